@@ -1,0 +1,104 @@
+/**
+ * Regenerates everything under imports/ from the upstream CRDs in ../shared/crds:
+ *  - imports/schemas/*.json: each served version's openAPIV3Schema with descriptions stripped,
+ *    used by the validation tests and by the API test double;
+ *  - imports/*.ts: typed cdk8s classes (`cdk8s import`) for the OCM kinds and AppProject.
+ * The CRD files themselves never enter the project: only their structure does.
+ *
+ * Usage: npm run import [-- --crds <dir>] [--out <dir>]
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseAllDocuments, stringify } from 'yaml';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+function option(name: string, fallback: string): string {
+  const index = process.argv.indexOf(name);
+  return index > 0 && process.argv[index + 1] ? resolve(process.argv[index + 1]) : fallback;
+}
+const crdRoot = option('--crds', resolve(root, '..', 'shared', 'crds'));
+const out = option('--out', join(root, 'imports'));
+
+/** CRDs that get typed cdk8s classes; the prefix keeps one group's kinds from overwriting each other. */
+const TYPED: ReadonlyArray<{ file: string; prefix: string }> = [
+  { file: 'work.open-cluster-management.io/ManifestWork.yaml', prefix: 'manifestwork' },
+  { file: 'cluster.open-cluster-management.io/Placement.yaml', prefix: 'placement' },
+  { file: 'cluster.open-cluster-management.io/ManagedClusterSet.yaml', prefix: 'managedclusterset' },
+  { file: 'cluster.open-cluster-management.io/ManagedClusterSetBinding.yaml', prefix: 'managedclustersetbinding' },
+  { file: 'argoproj.io/AppProject.yaml', prefix: 'appproject' },
+];
+
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+
+/** Removes the prose of a structural schema, keeping every field name (property keys are data, not prose). */
+export function stripDescriptions(schema: Json): Json {
+  if (Array.isArray(schema)) return schema.map(stripDescriptions);
+  if (schema === null || typeof schema !== 'object') return schema;
+  const result: { [key: string]: Json } = {};
+  for (const [key, value] of Object.entries(schema)) {
+    if (key === 'description' && typeof value === 'string') continue;
+    if ((key === 'properties' || key === 'patternProperties' || key === 'definitions') && value && typeof value === 'object' && !Array.isArray(value)) {
+      result[key] = Object.fromEntries(Object.entries(value).map(([name, sub]) => [name, stripDescriptions(sub)]));
+    } else {
+      result[key] = stripDescriptions(value);
+    }
+  }
+  return result;
+}
+
+function crdFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true })
+    .flatMap((entry) => (entry.isDirectory() ? crdFiles(join(dir, entry.name)) : entry.name.endsWith('.yaml') ? [join(dir, entry.name)] : []))
+    .sort();
+}
+
+function main(): void {
+  rmSync(out, { recursive: true, force: true });
+  mkdirSync(join(out, 'schemas'), { recursive: true });
+  const work = mkdtempSync(join(tmpdir(), 'pullfleet-import-'));
+  const stripped = new Map<string, string>();
+  try {
+    for (const file of crdFiles(crdRoot)) {
+      const rel = file.slice(crdRoot.length + 1);
+      for (const doc of parseAllDocuments(readFileSync(file, 'utf8'))) {
+        const crd = doc.toJS() as any;
+        if (crd?.kind !== 'CustomResourceDefinition') continue;
+        for (const version of crd.spec.versions ?? []) {
+          const schema = stripDescriptions(version.schema?.openAPIV3Schema ?? {});
+          const name = `${crd.spec.group}_${crd.spec.names.kind}_${version.name}.json`;
+          const envelope = {
+            group: crd.spec.group,
+            kind: crd.spec.names.kind,
+            plural: crd.spec.names.plural,
+            version: version.name,
+            scope: crd.spec.scope,
+            served: version.served,
+            storage: version.storage,
+            subresources: Object.keys(version.subresources ?? {}).sort(),
+            schema,
+          };
+          writeFileSync(join(out, 'schemas', name), JSON.stringify(envelope) + '\n');
+        }
+        const copy = { ...crd, spec: { ...crd.spec, versions: crd.spec.versions.map((v: any) => ({ ...v, schema: { openAPIV3Schema: stripDescriptions(v.schema.openAPIV3Schema) } })) } };
+        const target = join(work, rel.replace(/\//g, '__'));
+        writeFileSync(target, stringify(copy));
+        stripped.set(rel, target);
+      }
+    }
+    for (const { file, prefix } of TYPED) {
+      const path = stripped.get(file);
+      if (!path) throw new Error(`import-crds: ${file} not found under ${crdRoot}`);
+      // `cdk8s import` takes one spec per call.
+      const args = ['import', '--language', 'typescript', '--output', out, '--no-check-upgrade', '--no-save', `${prefix}:=${path}`];
+      execFileSync(join(root, 'node_modules', '.bin', 'cdk8s'), args, { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+      console.log(`imports: ${prefix} <- ${file}`);
+    }
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+main();

@@ -1,0 +1,5 @@
+export * from './keys.js';
+export * from './names.js';
+export * from './types.js';
+export * from './manifestwork.js';
+export * from './feedback.js';

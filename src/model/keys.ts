@@ -1,0 +1,71 @@
+/**
+ * Every label, annotation, finalizer and API coordinate pullfleet reads or writes.
+ * The `apps.open-cluster-management.io/*` keys are the OCM pull-integration contract and must not change.
+ */
+
+const OCM_APPS = 'apps.open-cluster-management.io';
+
+/** Label on a hub Application that opts it into pull delivery (value parsed like Go's ParseBool). */
+export const PULL_LABEL = `${OCM_APPS}/pull-to-ocm-managed-cluster`;
+/** Label on a ManifestWork whose hub Application is owned by an ApplicationSet. */
+export const APPLICATION_SET_LABEL = `${OCM_APPS}/application-set`;
+/** Annotation naming the target ManagedCluster (also the ManifestWork namespace). */
+export const MANAGED_CLUSTER_ANNOTATION = `${OCM_APPS}/ocm-managed-cluster`;
+/** Optional annotation: namespace of the Application copy on the spoke. */
+export const SPOKE_APP_NAMESPACE_ANNOTATION = `${OCM_APPS}/ocm-managed-cluster-app-namespace`;
+/** Optional annotations overriding the spoke destination. */
+export const DESTINATION_NAME_ANNOTATION = `${OCM_APPS}/destination-name`;
+export const DESTINATION_SERVER_ANNOTATION = `${OCM_APPS}/destination-server`;
+/** Work annotations pointing back at the hub Application. */
+export const HUB_APP_NAMESPACE_ANNOTATION = `${OCM_APPS}/hub-application-namespace`;
+export const HUB_APP_NAME_ANNOTATION = `${OCM_APPS}/hub-application-name`;
+/** Work annotation `<namespace>/<applicationset>` when an ApplicationSet owns the hub app. */
+export const HOSTING_APPSET_ANNOTATION = `${OCM_APPS}/hosting-applicationset`;
+
+/** Argo CD keys. */
+export const SKIP_RECONCILE_ANNOTATION = 'argocd.argoproj.io/skip-reconcile';
+export const REFRESH_ANNOTATION = 'argocd.argoproj.io/refresh';
+export const ARGOCD_SECRET_TYPE_LABEL = 'argocd.argoproj.io/secret-type';
+export const ARGOCD_MANAGED_BY_LABEL = 'argocd.argoproj.io/managed-by';
+export const ARGOCD_TRACKING_ANNOTATION = 'argocd.argoproj.io/tracking-id';
+export const ARGOCD_RESOURCES_FINALIZER = 'resources-finalizer.argocd.argoproj.io';
+/** The in-cluster destination every payload Application points at on its spoke. */
+export const IN_CLUSTER_SERVER = 'https://kubernetes.default.svc';
+
+/** OCM cluster keys. */
+export const CLUSTERSET_LABEL = 'cluster.open-cluster-management.io/clusterset';
+export const PLACEMENT_LABEL = 'cluster.open-cluster-management.io/placement';
+/** The hub's own ManagedCluster: never a pull-delivery target. */
+export const LOCAL_CLUSTER = 'local-cluster';
+
+/** Kubernetes recommended labels. */
+export const MANAGED_BY_LABEL = 'app.kubernetes.io/managed-by';
+export const MANAGED_BY_VALUE = 'pullfleet';
+export const LAST_APPLIED_ANNOTATION = 'kubectl.kubernetes.io/last-applied-configuration';
+
+/** pullfleet's own keys. */
+export const PULLFLEET_PREFIX = 'pullfleet.io/';
+/** Annotation: the construct path that produced an object (provenance). */
+export const CONSTRUCT_PATH_ANNOTATION = `${PULLFLEET_PREFIX}construct-path`;
+/** Annotation on a hub Application (and label on its work): `static` when synth already rendered the work. */
+export const DELIVERY_ANNOTATION = `${PULLFLEET_PREFIX}delivery`;
+export const DELIVERY_LABEL = DELIVERY_ANNOTATION;
+export const DELIVERY_STATIC = 'static';
+export const DELIVERY_DYNAMIC = 'dynamic';
+/** Work annotation: UID of the hub Application the controller propagated (runtime only). */
+export const HUB_APP_UID_ANNOTATION = `${PULLFLEET_PREFIX}hub-application-uid`;
+/** Label on objects the controller creates, so it never touches what it did not create. */
+export const CONTROLLER_OWNED_LABEL = `${PULLFLEET_PREFIX}controller`;
+/** Finalizer the controller puts on opted-in hub Applications. */
+export const CLEANUP_FINALIZER = `${PULLFLEET_PREFIX}manifestwork-cleanup`;
+/** Field manager for every write the controller makes. */
+export const FIELD_MANAGER = 'pullfleet-controller';
+
+/** API coordinates. */
+export const ARGOCD_GROUP = 'argoproj.io';
+export const ARGOCD_VERSION = 'v1alpha1';
+export const ARGOCD_API_VERSION = `${ARGOCD_GROUP}/${ARGOCD_VERSION}`;
+export const WORK_API_VERSION = 'work.open-cluster-management.io/v1';
+export const CLUSTER_API_VERSION = 'cluster.open-cluster-management.io/v1';
+export const PLACEMENT_API_VERSION = 'cluster.open-cluster-management.io/v1beta1';
+export const CLUSTERSET_API_VERSION = 'cluster.open-cluster-management.io/v1beta2';
