@@ -3,3 +3,4 @@ export * from './names.js';
 export * from './types.js';
 export * from './manifestwork.js';
 export * from './feedback.js';
+export * from './cluster-secret.js';
