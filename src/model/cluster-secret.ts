@@ -5,6 +5,7 @@
  */
 import { ARGOCD_SECRET_TYPE_LABEL, MANAGED_BY_LABEL, MANAGED_BY_VALUE } from './keys.js';
 import { fitName } from './names.js';
+import { sortKeys } from './records.js';
 import type { KubeObject } from './types.js';
 
 export interface ClusterSecret extends KubeObject {
@@ -37,7 +38,7 @@ export function buildClusterSecret(cluster: string, argoNamespace: string, extra
     metadata: {
       name: clusterSecretName(cluster),
       namespace: argoNamespace,
-      labels: Object.fromEntries(Object.entries(labels).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))),
+      labels: sortKeys(labels),
     },
     type: 'Opaque',
     stringData: { name: cluster, server: placeholderServer(cluster) },

@@ -4,3 +4,4 @@ export * from './types.js';
 export * from './manifestwork.js';
 export * from './feedback.js';
 export * from './cluster-secret.js';
+export * from './records.js';

@@ -31,6 +31,7 @@ import {
   WORK_API_VERSION,
 } from './keys.js';
 import { dnsLabelProblem, manifestWorkName, parseBool } from './names.js';
+import { sortKeys } from './records.js';
 import type { Application, FeedbackScrapeType, JsonObject, ManifestConfig, ManifestWork } from './types.js';
 
 /** Annotations that steer delivery on the hub and never travel to the spoke. */
@@ -209,8 +210,4 @@ export function buildManifestWork(app: Application, options: WrapOptions = {}): 
 /** Size of an object as the API server stores it (JSON bytes), for the ManifestWork size budget. */
 export function jsonSize(value: unknown): number {
   return Buffer.byteLength(JSON.stringify(value), 'utf8');
-}
-
-function sortKeys(record: Record<string, string>): Record<string, string> {
-  return Object.fromEntries(Object.entries(record).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
