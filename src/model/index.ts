@@ -5,3 +5,4 @@ export * from './manifestwork.js';
 export * from './feedback.js';
 export * from './cluster-secret.js';
 export * from './records.js';
+export * from './report-crd.js';
