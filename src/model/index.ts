@@ -6,3 +6,4 @@ export * from './feedback.js';
 export * from './cluster-secret.js';
 export * from './records.js';
 export * from './report-crd.js';
+export * from './report.js';

@@ -1,0 +1,679 @@
+/**
+ * The fleet report: for one pull ApplicationSet, one row per cluster its Placement(s) selected, built
+ * from what the hub can see (PlacementDecisions, hub Applications, ManifestWorks and their status
+ * feedback). Pure: the controller and `pullfleet status` both call these functions with observed
+ * objects and a clock.
+ *
+ * Row states, decided in this order:
+ * 1. `Missing`: no hub Application for the cluster, or no ManifestWork for it.
+ * 2. `Degraded`: the work is not applied (`Applied=False`) or reports `Degraded=True`.
+ * 3. `Stale`: the last feedback (`reconciledAt` of the spoke Application) is older than the stale
+ *    threshold, or the work is older than the threshold and has never reported feedback.
+ * 4. From the feedback: `Degraded` when the last operation Failed/Errored or health is Degraded;
+ *    `Progressing` while an operation runs or health is Progressing; `Degraded` when health is Missing
+ *    (resources absent and nothing creating them); `Healthy` when health is Healthy or Suspended;
+ *    otherwise `Unknown` (including "no feedback yet").
+ * Sync status is a separate facet: a Healthy row can be OutOfSync.
+ *
+ * Stored rows are sorted by cluster, then application, so a report only changes when the fleet does;
+ * {@link sortRowsProblemsFirst} gives the display order (worst state first).
+ */
+import { type ApplicationFeedback, readApplicationFeedback, workCondition } from './feedback.js';
+import {
+  ARGOCD_API_VERSION,
+  HUB_APP_NAME_ANNOTATION,
+  HUB_APP_NAMESPACE_ANNOTATION,
+  LOCAL_CLUSTER,
+  MANAGED_BY_LABEL,
+  MANAGED_BY_VALUE,
+  PLACEMENT_LABEL,
+  PULL_LABEL,
+} from './keys.js';
+import { owningApplicationSet, spokeAppNamespace, targetCluster } from './manifestwork.js';
+import { manifestWorkName, parseBool } from './names.js';
+import { FLEET_REPORT_API_VERSION, FLEET_REPORT_KIND, FLEET_REPORT_STATES } from './report-crd.js';
+import type { Application, Condition, JsonObject, KubeObject, ManifestWork } from './types.js';
+
+/** The hub Application condition the controller sets when it cannot deliver (same value as the status model's). */
+const DELIVERY_ERROR_CONDITION_TYPE = 'DeliveryError';
+/** Feedback older than this makes a row Stale unless the caller chooses another threshold. */
+export const DEFAULT_STALE_AFTER_SECONDS = 600;
+/** Longest operation message kept in a row (a report holds hundreds of rows; objects are capped at ~1.5 MB). */
+export const MAX_ROW_MESSAGE_LENGTH = 512;
+
+export type ReportState = (typeof FLEET_REPORT_STATES)[number];
+export type ConditionStatus = Condition['status'];
+
+/** The label selector of a clusterDecisionResource generator. */
+export interface GeneratorLabelSelector {
+  matchLabels?: Record<string, string>;
+  matchExpressions?: Array<{ key: string; operator: string; values?: string[] }>;
+}
+
+/** An ApplicationSet generator; only the parts the report reads are typed. */
+export interface ApplicationSetGenerator {
+  clusterDecisionResource?: { configMapRef?: string; labelSelector?: GeneratorLabelSelector; [key: string]: unknown };
+  matrix?: { generators?: ApplicationSetGenerator[]; [key: string]: unknown };
+  merge?: { generators?: ApplicationSetGenerator[]; [key: string]: unknown };
+  [key: string]: unknown;
+}
+
+/** An Argo CD ApplicationSet (argoproj.io/v1alpha1). */
+export interface ApplicationSet extends KubeObject {
+  spec: {
+    generators?: ApplicationSetGenerator[];
+    template?: { metadata?: { labels?: Record<string, string>; annotations?: Record<string, string>; [key: string]: unknown }; [key: string]: unknown };
+    [key: string]: unknown;
+  };
+  status?: JsonObject;
+}
+
+/** An OCM PlacementDecision (cluster.open-cluster-management.io/v1beta1). */
+export interface PlacementDecision extends KubeObject {
+  status?: { decisions?: Array<{ clusterName: string; reason?: string }> };
+}
+
+export interface FleetReportRow {
+  cluster: string;
+  state: ReportState;
+  application?: string;
+  manifestWork?: string;
+  syncStatus?: string;
+  healthStatus?: string;
+  revision?: string;
+  operationPhase?: string;
+  operationStartedAt?: string;
+  operationMessage?: string;
+  workApplied?: ConditionStatus;
+  workAvailable?: ConditionStatus;
+  lastFeedbackTime?: string;
+  message?: string;
+}
+
+export interface FleetReportSummary {
+  clusters: number;
+  synced: number;
+  outOfSync: number;
+  healthy: number;
+  progressing: number;
+  degraded: number;
+  missing: number;
+  stale: number;
+  unknown: number;
+}
+
+export interface FleetReportStatus {
+  observedGeneration?: number;
+  placements?: string[];
+  summary: FleetReportSummary;
+  clusters: FleetReportRow[];
+  conditions: Condition[];
+}
+
+/** A FleetReport object (pullfleet.io/v1alpha1). */
+export interface FleetReport extends KubeObject {
+  spec: { applicationSet: string; staleAfterSeconds?: number };
+  status?: FleetReportStatus;
+}
+
+export interface FleetReportInput {
+  /** The ApplicationSet; undefined when it no longer exists. */
+  readonly applicationSet: ApplicationSet | undefined;
+  /** PlacementDecisions in the ApplicationSet's namespace (extra ones are filtered out by label). */
+  readonly decisions: readonly PlacementDecision[];
+  /** Hub Applications (those not owned by the ApplicationSet are ignored). */
+  readonly applications: readonly Application[];
+  /** ManifestWorks that may deliver those Applications (others are ignored). */
+  readonly works: readonly ManifestWork[];
+  readonly now: Date;
+  /** The report as last written, so condition transition times survive unchanged conditions. */
+  readonly previous?: FleetReportStatus;
+  /** @default DEFAULT_STALE_AFTER_SECONDS */
+  readonly staleAfterSeconds?: number;
+}
+
+export interface FleetReportResult {
+  readonly report: FleetReport;
+  /**
+   * When a fresh row turns Stale if nothing else happens: the earliest such moment, or undefined when
+   * no row can go stale. A reconciler re-checks then (staleness is the only change without an event).
+   */
+  readonly recheckAt?: Date;
+}
+
+/** Kubernetes timestamps are RFC 3339 with second precision. */
+export function kubeTime(date: Date): string {
+  return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+function parseTime(value: string | undefined): number | undefined {
+  if (!value) return undefined;
+  const ms = Date.parse(value);
+  return Number.isNaN(ms) ? undefined : ms;
+}
+
+function truncate(text: string | undefined, max = MAX_ROW_MESSAGE_LENGTH): string | undefined {
+  if (text === undefined) return undefined;
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
+
+/** Whether an ApplicationSet delivers through the pull model (its template carries the pull label). */
+export function isPullApplicationSet(appSet: Pick<ApplicationSet, 'spec'>): boolean {
+  return parseBool(appSet.spec?.template?.metadata?.labels?.[PULL_LABEL]);
+}
+
+/** Every clusterDecisionResource generator of an ApplicationSet, including those nested in matrix/merge. */
+export function clusterDecisionGenerators(appSet: Pick<ApplicationSet, 'spec'>): NonNullable<ApplicationSetGenerator['clusterDecisionResource']>[] {
+  const found: NonNullable<ApplicationSetGenerator['clusterDecisionResource']>[] = [];
+  const visit = (generators: ApplicationSetGenerator[] | undefined): void => {
+    for (const generator of generators ?? []) {
+      if (generator.clusterDecisionResource) found.push(generator.clusterDecisionResource);
+      visit(generator.matrix?.generators);
+      visit(generator.merge?.generators);
+    }
+  };
+  visit(appSet.spec?.generators);
+  return found;
+}
+
+/** Whether `labels` satisfy a Kubernetes label selector. An empty selector matches everything. */
+function selectorMatches(labels: Record<string, string> | undefined, selector: GeneratorLabelSelector | undefined): boolean {
+  const have = labels ?? {};
+  for (const [key, value] of Object.entries(selector?.matchLabels ?? {})) {
+    if (have[key] !== value) return false;
+  }
+  for (const req of selector?.matchExpressions ?? []) {
+    const present = Object.prototype.hasOwnProperty.call(have, req.key);
+    const values = req.values ?? [];
+    switch (req.operator) {
+      case 'In':
+        if (!present || !values.includes(have[req.key]!)) return false;
+        break;
+      case 'NotIn':
+        if (present && values.includes(have[req.key]!)) return false;
+        break;
+      case 'Exists':
+        if (!present) return false;
+        break;
+      case 'DoesNotExist':
+        if (present) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return true;
+}
+
+/** Names of the Placements an ApplicationSet's generators select decisions from (sorted). */
+export function placementNames(appSet: Pick<ApplicationSet, 'spec'>): string[] {
+  const names = new Set<string>();
+  for (const generator of clusterDecisionGenerators(appSet)) {
+    const name = generator.labelSelector?.matchLabels?.[PLACEMENT_LABEL];
+    if (name) names.add(name);
+  }
+  return [...names].sort();
+}
+
+/** Whether a PlacementDecision feeds one of the ApplicationSet's generators. */
+export function decisionFeedsApplicationSet(appSet: ApplicationSet, decision: Pick<PlacementDecision, 'metadata'>): boolean {
+  if (decision.metadata.namespace !== appSet.metadata.namespace) return false;
+  return clusterDecisionGenerators(appSet).some((generator) => selectorMatches(decision.metadata.labels, generator.labelSelector ?? {}));
+}
+
+/**
+ * The clusters an ApplicationSet is expected to reach: the union of `status.decisions[].clusterName`
+ * over every PlacementDecision its generators read (a Placement spreads its decisions over several
+ * objects of at most 100 entries), without the hub's own `local-cluster`. Sorted, no duplicates.
+ */
+export function expectedClusters(appSet: ApplicationSet, decisions: readonly PlacementDecision[]): string[] {
+  const clusters = new Set<string>();
+  for (const decision of decisions) {
+    if (!decisionFeedsApplicationSet(appSet, decision)) continue;
+    for (const entry of decision.status?.decisions ?? []) {
+      const name = entry.clusterName?.trim();
+      if (name && name !== LOCAL_CLUSTER) clusters.add(name);
+    }
+  }
+  return [...clusters].sort();
+}
+
+/** The ManifestWork delivering `app`: by the pullfleet name first, else by the hub-application annotations. */
+export function findWorkForApplication(app: Application, works: readonly ManifestWork[]): ManifestWork | undefined {
+  const cluster = targetCluster(app);
+  if (!cluster) return undefined;
+  const hubNamespace = app.metadata.namespace ?? '';
+  const name = manifestWorkName(hubNamespace, app.metadata.name);
+  const inCluster = works.filter((work) => work.metadata.namespace === cluster);
+  return (
+    inCluster.find((work) => work.metadata.name === name) ??
+    inCluster.find(
+      (work) =>
+        work.metadata.annotations?.[HUB_APP_NAMESPACE_ANNOTATION] === hubNamespace &&
+        work.metadata.annotations?.[HUB_APP_NAME_ANNOTATION] === app.metadata.name,
+    )
+  );
+}
+
+function conditionStatus(work: ManifestWork, type: string): ConditionStatus {
+  return workCondition(work, type)?.status ?? 'Unknown';
+}
+
+function conditionMessage(condition: Condition | undefined): string {
+  return condition?.message || condition?.reason || 'no reason given';
+}
+
+/** The state of a row from the spoke Application's feedback alone (step 4 of the rules above). */
+export function feedbackState(feedback: ApplicationFeedback | undefined): ReportState {
+  if (!feedback) return 'Unknown';
+  const phase = feedback.operationStatePhase;
+  const health = feedback.healthStatus;
+  if (phase === 'Failed' || phase === 'Error' || health === 'Degraded') return 'Degraded';
+  if (phase === 'Running' || phase === 'Terminating' || health === 'Progressing') return 'Progressing';
+  if (health === 'Missing') return 'Degraded';
+  if (health === 'Healthy' || health === 'Suspended') return 'Healthy';
+  return 'Unknown';
+}
+
+/** A hint naming the likely fix when no hub Application exists for an expected cluster. */
+function missingApplicationMessage(appSetName: string, cluster: string): string {
+  return `ApplicationSet ${appSetName} has not generated an Application for cluster ${cluster} (an Argo CD cluster Secret named "${cluster}" must exist on the hub)`;
+}
+
+interface RowResult {
+  row: FleetReportRow;
+  /** Epoch ms at which this row turns stale when nothing changes. */
+  staleAt?: number;
+}
+
+/** One row: the hub Application `app` (if any) delivering to `cluster`. */
+export function computeRow(
+  cluster: string,
+  app: Application | undefined,
+  works: readonly ManifestWork[],
+  now: Date,
+  staleAfterSeconds: number,
+  appSetName = '',
+): RowResult {
+  if (!app) return { row: { cluster, state: 'Missing', message: missingApplicationMessage(appSetName, cluster) } };
+  const hubNamespace = app.metadata.namespace ?? '';
+  const row: FleetReportRow = { cluster, state: 'Unknown', application: app.metadata.name };
+  const work = findWorkForApplication(app, works);
+  if (!work) {
+    row.manifestWork = manifestWorkName(hubNamespace, app.metadata.name);
+    row.state = 'Missing';
+    const deliveryError = app.status?.conditions?.find((condition) => condition.type === DELIVERY_ERROR_CONDITION_TYPE)?.message;
+    row.message = truncate(`ManifestWork ${cluster}/${row.manifestWork} does not exist${deliveryError ? `: ${deliveryError}` : ''}`);
+    return { row };
+  }
+  row.manifestWork = work.metadata.name;
+  row.workApplied = conditionStatus(work, 'Applied');
+  row.workAvailable = conditionStatus(work, 'Available');
+
+  const feedback = readApplicationFeedback(work, spokeAppNamespace(app), app.metadata.name);
+  if (feedback) {
+    if (feedback.syncStatus) row.syncStatus = feedback.syncStatus;
+    if (feedback.healthStatus) row.healthStatus = feedback.healthStatus;
+    if (feedback.syncRevision) row.revision = feedback.syncRevision;
+    if (feedback.operationStatePhase) row.operationPhase = feedback.operationStatePhase;
+    if (feedback.operationStateStartedAt) row.operationStartedAt = feedback.operationStateStartedAt;
+    const opMessage = truncate(feedback.operationStateMessage);
+    if (opMessage) row.operationMessage = opMessage;
+  }
+  const lastFeedback = parseTime(feedback?.reconciledAt);
+  if (lastFeedback !== undefined) row.lastFeedbackTime = kubeTime(new Date(lastFeedback));
+
+  const applied = workCondition(work, 'Applied');
+  const degraded = workCondition(work, 'Degraded');
+  if (applied?.status === 'False') {
+    row.state = 'Degraded';
+    row.message = truncate(`ManifestWork not applied on the spoke: ${conditionMessage(applied)}`);
+    return { row };
+  }
+  if (degraded?.status === 'True') {
+    row.state = 'Degraded';
+    row.message = truncate(`ManifestWork reports Degraded: ${conditionMessage(degraded)}`);
+    return { row };
+  }
+
+  const thresholdMs = staleAfterSeconds * 1000;
+  const nowMs = now.getTime();
+  if (lastFeedback !== undefined) {
+    const staleAt = lastFeedback + thresholdMs;
+    if (nowMs >= staleAt) {
+      row.state = 'Stale';
+      row.message = `no status feedback from the spoke since ${row.lastFeedbackTime} (threshold ${staleAfterSeconds}s)`;
+      return { row };
+    }
+    row.state = feedbackState(feedback);
+    return { row, staleAt };
+  }
+  const created = parseTime(work.metadata.creationTimestamp);
+  if (!feedback) {
+    if (created !== undefined && nowMs >= created + thresholdMs) {
+      row.state = 'Stale';
+      row.message = `no status feedback from the spoke since the ManifestWork was created at ${kubeTime(new Date(created))} (threshold ${staleAfterSeconds}s)`;
+      return { row };
+    }
+    row.message = 'waiting for the first status feedback from the spoke';
+    return { row, staleAt: created === undefined ? undefined : created + thresholdMs };
+  }
+  // Feedback without a reconcile time: its age cannot be judged, so it is taken as current.
+  row.state = feedbackState(feedback);
+  return { row };
+}
+
+const EMPTY_SUMMARY: FleetReportSummary = {
+  clusters: 0,
+  synced: 0,
+  outOfSync: 0,
+  healthy: 0,
+  progressing: 0,
+  degraded: 0,
+  missing: 0,
+  stale: 0,
+  unknown: 0,
+};
+
+/**
+ * Integer counts over rows. `healthy`, `progressing`, `degraded`, `missing`, `stale` and `unknown`
+ * count rows by state (with one Application per cluster they add up to `clusters`); `synced` and
+ * `outOfSync` count rows whose current (neither missing nor stale) feedback says so; `clusters` is the
+ * number of distinct expected clusters.
+ */
+export function summarize(rows: readonly FleetReportRow[]): FleetReportSummary {
+  const summary = { ...EMPTY_SUMMARY };
+  summary.clusters = new Set(rows.map((row) => row.cluster)).size;
+  for (const row of rows) {
+    switch (row.state) {
+      case 'Healthy':
+        summary.healthy++;
+        break;
+      case 'Progressing':
+        summary.progressing++;
+        break;
+      case 'Degraded':
+        summary.degraded++;
+        break;
+      case 'Missing':
+        summary.missing++;
+        break;
+      case 'Stale':
+        summary.stale++;
+        break;
+      case 'Unknown':
+        summary.unknown++;
+        break;
+    }
+    if (row.state !== 'Missing' && row.state !== 'Stale') {
+      if (row.syncStatus === 'Synced') summary.synced++;
+      else if (row.syncStatus === 'OutOfSync') summary.outOfSync++;
+    }
+  }
+  return summary;
+}
+
+/** Whether a row needs attention in a CI gate: degraded, missing or stale. */
+export function isProblemRow(row: Pick<FleetReportRow, 'state'>): boolean {
+  return row.state === 'Degraded' || row.state === 'Missing' || row.state === 'Stale';
+}
+
+function clusterList(rows: readonly FleetReportRow[], limit = 10): string {
+  const names = [...new Set(rows.map((row) => row.cluster))];
+  const shown = names.slice(0, limit).join(', ');
+  return names.length > limit ? `${shown} and ${names.length - limit} more` : shown;
+}
+
+/**
+ * Carries `lastTransitionTime` over from the previous condition of the same type when its status did
+ * not change; otherwise stamps `now`.
+ */
+export function withTransitionTime(next: Omit<Condition, 'lastTransitionTime'>, previous: readonly Condition[] | undefined, now: Date): Condition {
+  const before = previous?.find((condition) => condition.type === next.type);
+  const lastTransitionTime = before && before.status === next.status && before.lastTransitionTime ? before.lastTransitionTime : kubeTime(now);
+  return { ...next, lastTransitionTime };
+}
+
+/** The Ready and Degraded conditions for a set of rows. */
+export function reportConditions(rows: readonly FleetReportRow[], summary: FleetReportSummary, previous: readonly Condition[] | undefined, now: Date, generation?: number): Condition[] {
+  const withGeneration = generation === undefined ? {} : { observedGeneration: generation };
+  const problems = rows.filter(isProblemRow);
+  let degraded: Omit<Condition, 'lastTransitionTime'>;
+  if (problems.length === 0) {
+    degraded = { type: 'Degraded', status: 'False', reason: 'NoProblems', message: 'no cluster is degraded, missing or stale', ...withGeneration };
+  } else {
+    const reason = summary.degraded > 0 ? 'ClustersDegraded' : summary.missing > 0 ? 'ClustersMissing' : 'FeedbackStale';
+    degraded = {
+      type: 'Degraded',
+      status: 'True',
+      reason,
+      message: `${summary.degraded} degraded, ${summary.missing} missing, ${summary.stale} stale of ${summary.clusters} clusters: ${clusterList(problems)}`,
+      ...withGeneration,
+    };
+  }
+  let ready: Omit<Condition, 'lastTransitionTime'>;
+  const notReady = rows.filter((row) => row.state !== 'Healthy' || row.syncStatus !== 'Synced');
+  if (rows.length === 0) {
+    ready = { type: 'Ready', status: 'False', reason: 'NoClusters', message: 'the placement selects no clusters', ...withGeneration };
+  } else if (notReady.length === 0) {
+    ready = { type: 'Ready', status: 'True', reason: 'AllSyncedAndHealthy', message: `all ${summary.clusters} clusters are synced and healthy`, ...withGeneration };
+  } else {
+    ready = {
+      type: 'Ready',
+      status: 'False',
+      reason: 'NotAllSyncedAndHealthy',
+      message: `${summary.clusters - new Set(notReady.map((row) => row.cluster)).size} of ${summary.clusters} clusters are synced and healthy; waiting for ${clusterList(notReady)}`,
+      ...withGeneration,
+    };
+  }
+  return [withTransitionTime(ready, previous, now), withTransitionTime(degraded, previous, now)];
+}
+
+function compareText(a: string | undefined, b: string | undefined): number {
+  const x = a ?? '';
+  const y = b ?? '';
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
+/** Rows in storage order: by cluster, then application. */
+export function sortRowsByCluster<T extends Pick<FleetReportRow, 'cluster' | 'application'>>(rows: readonly T[]): T[] {
+  return [...rows].sort((a, b) => compareText(a.cluster, b.cluster) || compareText(a.application, b.application));
+}
+
+/** Rows in display order: worst state first (Degraded, Missing, Stale, Unknown, Progressing, Healthy), OutOfSync before Synced, then by cluster. */
+export function sortRowsProblemsFirst<T extends FleetReportRow>(rows: readonly T[]): T[] {
+  const rank = (row: FleetReportRow): number => FLEET_REPORT_STATES.indexOf(row.state);
+  const syncRank = (row: FleetReportRow): number => (row.syncStatus === 'Synced' ? 1 : 0);
+  return [...rows].sort((a, b) => rank(a) - rank(b) || syncRank(a) - syncRank(b) || compareText(a.cluster, b.cluster) || compareText(a.application, b.application));
+}
+
+/** The rows and status for an ApplicationSet, given everything observed. */
+export function computeFleetReportStatus(input: FleetReportInput & { applicationSet: ApplicationSet }): { status: FleetReportStatus; recheckAt?: Date } {
+  const appSet = input.applicationSet;
+  const staleAfter = input.staleAfterSeconds ?? DEFAULT_STALE_AFTER_SECONDS;
+  const key = `${appSet.metadata.namespace}/${appSet.metadata.name}`;
+  const owned = input.applications.filter((app) => !app.metadata.deletionTimestamp && owningApplicationSet(app) === key);
+  const byCluster = new Map<string, Application[]>();
+  for (const app of owned) {
+    const cluster = targetCluster(app);
+    if (!cluster) continue;
+    const list = byCluster.get(cluster) ?? [];
+    list.push(app);
+    byCluster.set(cluster, list);
+  }
+  const rows: FleetReportRow[] = [];
+  let recheck: number | undefined;
+  for (const cluster of expectedClusters(appSet, input.decisions)) {
+    const apps = byCluster.get(cluster) ?? [];
+    const targets: Array<Application | undefined> = apps.length === 0 ? [undefined] : apps;
+    for (const app of targets) {
+      const { row, staleAt } = computeRow(cluster, app, input.works, input.now, staleAfter, appSet.metadata.name);
+      rows.push(row);
+      if (staleAt !== undefined && (recheck === undefined || staleAt < recheck)) recheck = staleAt;
+    }
+  }
+  const sorted = sortRowsByCluster(rows);
+  const summary = summarize(sorted);
+  const status: FleetReportStatus = {
+    ...(appSet.metadata.generation === undefined ? {} : { observedGeneration: appSet.metadata.generation }),
+    placements: placementNames(appSet),
+    summary,
+    clusters: sorted,
+    conditions: reportConditions(sorted, summary, input.previous?.conditions, input.now, appSet.metadata.generation),
+  };
+  return recheck === undefined ? { status } : { status, recheckAt: new Date(recheck) };
+}
+
+/**
+ * The FleetReport an ApplicationSet should have, or undefined when it should have none (the
+ * ApplicationSet is gone, being deleted, or does not deliver through the pull model). The report has
+ * the ApplicationSet's name and namespace and is owned by it, so Kubernetes deletes it with it.
+ */
+export function computeFleetReport(input: FleetReportInput): FleetReportResult | undefined {
+  const appSet = input.applicationSet;
+  if (!appSet || appSet.metadata.deletionTimestamp || !isPullApplicationSet(appSet)) return undefined;
+  const staleAfter = input.staleAfterSeconds ?? DEFAULT_STALE_AFTER_SECONDS;
+  const { status, recheckAt } = computeFleetReportStatus({ ...input, applicationSet: appSet });
+  const report: FleetReport = {
+    apiVersion: FLEET_REPORT_API_VERSION,
+    kind: FLEET_REPORT_KIND,
+    metadata: {
+      name: appSet.metadata.name,
+      namespace: appSet.metadata.namespace,
+      labels: { [MANAGED_BY_LABEL]: MANAGED_BY_VALUE },
+      ...(appSet.metadata.uid ? { ownerReferences: [applicationSetOwnerReference(appSet)] } : {}),
+    },
+    spec: { applicationSet: appSet.metadata.name, staleAfterSeconds: staleAfter },
+    status,
+  };
+  return recheckAt ? { report, recheckAt } : { report };
+}
+
+/** The owner reference tying a report to its ApplicationSet (garbage-collected with it). */
+export function applicationSetOwnerReference(appSet: ApplicationSet): { apiVersion: string; kind: string; name: string; uid: string; controller: boolean; blockOwnerDeletion: boolean } {
+  return { apiVersion: ARGOCD_API_VERSION, kind: 'ApplicationSet', name: appSet.metadata.name, uid: appSet.metadata.uid ?? '', controller: true, blockOwnerDeletion: false };
+}
+
+/**
+ * Whether two report statuses carry the same content (so the write can be skipped). Compares the
+ * canonical JSON of both, ignoring key order.
+ */
+export function sameReportStatus(a: FleetReportStatus | undefined, b: FleetReportStatus | undefined): boolean {
+  return canonicalJson(a) === canonicalJson(b);
+}
+
+/** JSON with object keys sorted at every level. */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, inner: unknown) => {
+    if (inner && typeof inner === 'object' && !Array.isArray(inner)) {
+      return Object.fromEntries(Object.entries(inner as Record<string, unknown>).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)));
+    }
+    return inner;
+  });
+}
+
+/**
+ * Rows for statically delivered hub Applications (synth rendered their works, so no ApplicationSet
+ * groups them): one row per Application, from its ManifestWork when `works` is given, else from the
+ * status the controller wrote back onto the hub Application (staleness cannot be judged then).
+ */
+export function staticApplicationRows(
+  apps: readonly Application[],
+  works: readonly ManifestWork[] | undefined,
+  now: Date,
+  staleAfterSeconds = DEFAULT_STALE_AFTER_SECONDS,
+): FleetReportRow[] {
+  const rows: FleetReportRow[] = [];
+  for (const app of apps) {
+    const cluster = targetCluster(app) ?? '';
+    if (works) {
+      rows.push(computeRow(cluster, app, works, now, staleAfterSeconds).row);
+      continue;
+    }
+    const status = app.status ?? {};
+    const feedback: ApplicationFeedback = {
+      ...(status.sync?.status ? { syncStatus: status.sync.status } : {}),
+      ...(status.health?.status ? { healthStatus: status.health.status } : {}),
+      ...(status.sync?.revision ? { syncRevision: status.sync.revision } : {}),
+      ...(status.operationState?.phase ? { operationStatePhase: status.operationState.phase } : {}),
+      ...(status.operationState?.message ? { operationStateMessage: status.operationState.message } : {}),
+    };
+    const row: FleetReportRow = { cluster, application: app.metadata.name, state: feedbackState(Object.keys(feedback).length ? feedback : undefined) };
+    if (feedback.syncStatus) row.syncStatus = feedback.syncStatus;
+    if (feedback.healthStatus) row.healthStatus = feedback.healthStatus;
+    if (feedback.syncRevision) row.revision = feedback.syncRevision;
+    if (feedback.operationStatePhase) row.operationPhase = feedback.operationStatePhase;
+    const opMessage = truncate(feedback.operationStateMessage);
+    if (opMessage) row.operationMessage = opMessage;
+    row.message = 'from the hub Application status (ManifestWorks not readable)';
+    rows.push(row);
+  }
+  return sortRowsByCluster(rows);
+}
+
+export const MCAS_REPORT_API_VERSION = 'apps.open-cluster-management.io/v1alpha1';
+export const MCAS_REPORT_KIND = 'MulticlusterApplicationSetReport';
+
+/** ACM's MulticlusterApplicationSetReport (apps.open-cluster-management.io/v1alpha1); counts are strings there. */
+export interface MulticlusterApplicationSetReport extends KubeObject {
+  statuses?: {
+    summary?: { clusters?: string; healthy?: string; inProgress?: string; notHealthy?: string; notSynced?: string; synced?: string };
+    clusterConditions?: Array<{
+      cluster?: string;
+      app?: string;
+      healthStatus?: string;
+      syncStatus?: string;
+      syncRevision?: string;
+      operationStatePhase?: string;
+      operationStateStartedAt?: string;
+      conditions?: Array<{ type?: string; message?: string }>;
+    }>;
+    resources?: Array<{ apiVersion?: string; kind?: string; name?: string; namespace?: string }>;
+  };
+}
+
+/**
+ * The same report in ACM's MulticlusterApplicationSetReport shape, for consoles that read it. Every
+ * expected cluster appears (ACM's own report omits clusters that never reported); a row's problem is
+ * carried as a condition whose type is the row state. Spoke resources are not known on the hub and
+ * are left out.
+ */
+export function toMulticlusterApplicationSetReport(report: FleetReport): MulticlusterApplicationSetReport {
+  const status = report.status;
+  const summary = status?.summary ?? EMPTY_SUMMARY;
+  const rows = status?.clusters ?? [];
+  const namespace = report.metadata.namespace;
+  return {
+    apiVersion: MCAS_REPORT_API_VERSION,
+    kind: MCAS_REPORT_KIND,
+    metadata: {
+      name: report.metadata.name,
+      ...(namespace ? { namespace } : {}),
+      labels: { [MANAGED_BY_LABEL]: MANAGED_BY_VALUE },
+      ...(report.metadata.ownerReferences ? { ownerReferences: report.metadata.ownerReferences } : {}),
+    },
+    statuses: {
+      summary: {
+        clusters: String(summary.clusters),
+        healthy: String(summary.healthy),
+        inProgress: String(summary.progressing),
+        notHealthy: String(summary.clusters - summary.healthy - summary.progressing),
+        notSynced: String(summary.clusters - summary.synced),
+        synced: String(summary.synced),
+      },
+      clusterConditions: rows.map((row) => {
+        const message = row.operationMessage ?? row.message;
+        return {
+          cluster: row.cluster,
+          ...(row.application ? { app: `${namespace}/${row.application}` } : {}),
+          ...(row.healthStatus ? { healthStatus: row.healthStatus } : {}),
+          ...(row.syncStatus ? { syncStatus: row.syncStatus } : {}),
+          ...(row.revision ? { syncRevision: row.revision } : {}),
+          ...(row.operationPhase ? { operationStatePhase: row.operationPhase } : {}),
+          ...(row.operationStartedAt ? { operationStateStartedAt: row.operationStartedAt } : {}),
+          ...(row.state !== 'Healthy' && message ? { conditions: [{ type: row.state, message }] } : {}),
+        };
+      }),
+    },
+  };
+}
