@@ -1,0 +1,174 @@
+/**
+ * Duties 1 and 2 for one hub Application key: propagate it into a ManifestWork (create, update,
+ * retarget, opt-out, deletion with the cleanup finalizer, orphan sweep, `operation` forwarding) and
+ * write the spoke's feedback back into its status. Reads the cache, calls the pure model, writes once.
+ */
+import {
+  CLEANUP_FINALIZER,
+  FORWARDED_OPERATION_ANNOTATION,
+  REFRESH_ANNOTATION,
+  computeApplicationStatus,
+  computePropagation,
+  isPullApplication,
+  isStaticApplication,
+  jsonSize,
+  manifestWorkName,
+  readApplicationFeedback,
+  spokeAppNamespace,
+  targetCluster,
+  tenancyProblem,
+  workOwnerKey,
+  type Application,
+  type KubeObject,
+  type ManagedCluster,
+  type ManagedClusterSet,
+  type ManagedClusterSetBinding,
+  type ManifestWork,
+  type PropagationPlan,
+} from '../model/index.js';
+import { objectKey, splitKey, type CacheReader } from './cache.js';
+import { KubeApiError } from './kube-client.js';
+import type { Reconciler, ReconcilerContext, ReconcileInfo } from './reconciler.js';
+import { APPLICATION, MANAGED_CLUSTER, MANAGED_CLUSTER_SET, MANAGED_CLUSTER_SET_BINDING, MANIFEST_WORK } from './resources.js';
+
+/** Largest work the controller writes (OCM rejects works whose manifests exceed 500 KiB). */
+export const MAX_WORK_BYTES = 500 * 1024;
+/** Index of ManifestWorks by the hub Application they point back at. */
+export const WORK_OWNER_INDEX = 'hub-application';
+
+function tenancyInventory(cache: CacheReader) {
+  return {
+    clusters: new Map(cache.list<ManagedCluster>(MANAGED_CLUSTER.id).map((cluster) => [cluster.metadata.name, cluster])),
+    clusterSets: cache.list<ManagedClusterSet>(MANAGED_CLUSTER_SET.id),
+    bindings: cache.list<ManagedClusterSetBinding>(MANAGED_CLUSTER_SET_BINDING.id),
+  };
+}
+
+/** HTTP statuses that retrying cannot fix: they become a condition on the hub app instead. */
+function isTerminal(error: unknown): error is KubeApiError {
+  return error instanceof KubeApiError && error.statusCode >= 400 && error.statusCode < 500 && ![404, 409, 429].includes(error.statusCode);
+}
+
+export function createApplicationReconciler(context: ReconcilerContext): Reconciler {
+  const { cache, writer, config, metrics, logger } = context;
+  let inventory: ReturnType<typeof tenancyInventory> | undefined;
+  const inventoryNow = () => (inventory ??= tenancyInventory(cache));
+  const invalidateInventory = () => {
+    inventory = undefined;
+    return 'all' as const;
+  };
+
+  async function patchApp(app: Application, patch: object): Promise<Application> {
+    return writer.mergePatch<Application>(APPLICATION, app.metadata.namespace, app.metadata.name, patch);
+  }
+
+  async function reconcile(key: string, info: ReconcileInfo): Promise<void> {
+    const { namespace = '', name } = splitKey(key);
+    let app = cache.get<Application>(APPLICATION.id, key);
+    const works = cache.byIndex<ManifestWork>(MANIFEST_WORK.id, WORK_OWNER_INDEX, key);
+    const cluster = app ? targetCluster(app) : undefined;
+    const delivering = app && isPullApplication(app) && !isStaticApplication(app) && cluster;
+    const deliveryProblem = delivering ? tenancyProblem(namespace, cluster, inventoryNow(), { relaxed: config.relaxTenancy }) : undefined;
+    const workAtTarget = cluster ? cache.get<ManifestWork>(MANIFEST_WORK.id, `${cluster}/${manifestWorkName(namespace, name)}`) : undefined;
+    let plan: PropagationPlan = computePropagation({
+      namespace,
+      name,
+      ...(app ? { app } : {}),
+      works,
+      ...(workAtTarget ? { workAtTarget } : {}),
+      ...(deliveryProblem ? { deliveryProblem } : {}),
+      wrapOptions: { feedbackScrapeType: config.feedbackScrapeType },
+    });
+
+    if (plan.apply && jsonSize(plan.apply) > MAX_WORK_BYTES) {
+      plan = { deletes: [], clearForwarded: false, problem: `the ManifestWork would be ${jsonSize(plan.apply)} bytes; the limit is ${MAX_WORK_BYTES}: make the Application smaller`, ...(plan.finalizer === 'add' ? { finalizer: 'add' } : {}) };
+    }
+
+    // The finalizer goes on before the first work exists, so a deleted app never leaves its work behind.
+    if (app && plan.finalizer === 'add') {
+      app = await patchApp(app, { metadata: { resourceVersion: app.metadata.resourceVersion, finalizers: [...(app.metadata.finalizers ?? []), CLEANUP_FINALIZER] } });
+    }
+
+    let appliedWork: ManifestWork | undefined;
+    if (plan.apply) {
+      try {
+        appliedWork = await writer.apply<ManifestWork>(MANIFEST_WORK, plan.apply);
+        metrics.propagationLatency.observe((Date.now() - info.enqueuedAt) / 1000);
+      } catch (error) {
+        if (!isTerminal(error)) throw error;
+        logger.warn({ app: key, err: error.message }, 'ManifestWork rejected by the API server');
+        plan = { ...plan, problem: `the API server rejected ManifestWork ${plan.apply.metadata.namespace}/${plan.apply.metadata.name}: ${error.message}`, clearForwarded: false };
+      }
+    }
+
+    for (const ref of plan.deletes) {
+      await writer.delete(MANIFEST_WORK, ref.namespace, ref.name, ref.uid ? { uid: ref.uid } : {});
+      logger.info({ app: key, work: `${ref.namespace}/${ref.name}` }, 'deleted ManifestWork');
+    }
+
+    if (app && plan.finalizer === 'remove') {
+      const finalizers = (app.metadata.finalizers ?? []).filter((finalizer) => finalizer !== CLEANUP_FINALIZER);
+      app = await patchApp(app, { metadata: { resourceVersion: app.metadata.resourceVersion, finalizers: finalizers.length > 0 ? finalizers : null } });
+    }
+
+    const work = appliedWork ?? (plan.target ? cache.get<ManifestWork>(MANIFEST_WORK.id, `${plan.target.namespace}/${plan.target.name}`) : undefined);
+
+    // `operation` and the refresh annotation were carried to the spoke: remove them from the hub app once.
+    if (app && plan.clearForwarded && !plan.problem) {
+      const annotations: Record<string, string | null> = {};
+      if (app.metadata.annotations?.[REFRESH_ANNOTATION] !== undefined) annotations[REFRESH_ANNOTATION] = null;
+      if (app.operation !== undefined) {
+        const feedback = work ? readApplicationFeedback(work, spokeAppNamespace(app), app.metadata.name) : undefined;
+        annotations[FORWARDED_OPERATION_ANNOTATION] = JSON.stringify({ at: context.now().toISOString().replace(/\.\d{3}Z$/, 'Z'), after: feedback?.operationStateStartedAt ?? '' });
+      }
+      app = await patchApp(app, { metadata: { resourceVersion: app.metadata.resourceVersion, annotations }, ...(app.operation !== undefined ? { operation: null } : {}) });
+    }
+
+    // Status write-back for apps pullfleet delivers (dynamic) or synth delivered (static).
+    if (app && !app.metadata.deletionTimestamp && isPullApplication(app) && cluster) {
+      const statusWork = plan.target ? work : undefined;
+      const result = computeApplicationStatus({
+        app,
+        ...(statusWork ? { work: statusWork } : {}),
+        ...(plan.problem ? { problem: plan.problem } : {}),
+        now: context.now(),
+        staleAfterMs: config.staleAfterSeconds * 1000,
+      });
+      if (result.patch) {
+        await patchApp(app, result.patch);
+        metrics.statusLatency.observe((Date.now() - info.enqueuedAt) / 1000);
+      }
+    }
+  }
+
+  const ownerKeys = (object: KubeObject) => {
+    const owner = workOwnerKey(object as ManifestWork);
+    return owner ? [owner] : [];
+  };
+
+  return {
+    name: 'application',
+    workers: config.workers,
+    watches: [
+      { kind: APPLICATION, keysFor: (object) => [objectKey(object)] },
+      {
+        kind: MANIFEST_WORK,
+        indexes: { [WORK_OWNER_INDEX]: ownerKeys },
+        keysFor: (object, previous) => [...new Set([...ownerKeys(object), ...(previous ? ownerKeys(previous) : [])])],
+      },
+      { kind: MANAGED_CLUSTER, keysFor: invalidateInventory },
+      { kind: MANAGED_CLUSTER_SET, keysFor: invalidateInventory },
+      { kind: MANAGED_CLUSTER_SET_BINDING, keysFor: invalidateInventory },
+    ],
+    resyncKeys: () => {
+      const keys = new Set(cache.list<Application>(APPLICATION.id).map((app) => objectKey(app)));
+      // Works whose hub app is gone are swept by reconciling their owner key.
+      for (const work of cache.list<ManifestWork>(MANIFEST_WORK.id)) {
+        const owner = workOwnerKey(work);
+        if (owner) keys.add(owner);
+      }
+      return [...keys];
+    },
+    reconcile,
+  };
+}

@@ -1,0 +1,297 @@
+/**
+ * Wires informers, caches, queues, workers, leader election, metrics and the HTTP endpoints together.
+ * To add a reconciler (one root kind), append its factory to {@link RECONCILERS}: the manager starts the
+ * informers it declares, routes their events to its queue and runs its workers while leading.
+ */
+import http from 'node:http';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { pino, type Logger } from 'pino';
+import type { KubeObject } from '../model/index.js';
+import { createApplicationReconciler } from './application-reconciler.js';
+import { ObjectCache } from './cache.js';
+import { createClusterSecretReconciler } from './cluster-secret-reconciler.js';
+import { resolveConfig, type ControllerConfig } from './config.js';
+import { Informer } from './informer.js';
+import { KubeClient, isConflict, type KubeWriter } from './kube-client.js';
+import { LeaderElector } from './leader.js';
+import { ControllerMetrics } from './metrics.js';
+import { WorkQueue } from './queue.js';
+import type { Reconciler, ReconcilerContext, ReconcilerFactory } from './reconciler.js';
+import type { ResourceKind } from './resources.js';
+
+/**
+ * Every reconciler the controller runs. Add one more root kind (for example the fleet report) here, in
+ * this one place; a factory may return undefined when its duty is switched off by configuration.
+ */
+export const RECONCILERS: ReconcilerFactory[] = [createApplicationReconciler, createClusterSecretReconciler];
+
+export interface StartOptions {
+  readonly kubeConfig: KubeConfig;
+  readonly config?: Partial<ControllerConfig>;
+  readonly logger?: Logger;
+  /** Extra reconcilers for this instance only (tests); production ones belong in {@link RECONCILERS}. */
+  readonly reconcilers?: readonly ReconcilerFactory[];
+  /** Clock (tests). @default () => new Date() */
+  readonly now?: () => Date;
+}
+
+export interface RunningController {
+  /** Resolves once every cache has synced and this replica leads (workers are running). */
+  ready(): Promise<void>;
+  /** Stops workers (in-flight reconciles finish), watches, the HTTP server, and releases the Lease. */
+  stop(): Promise<void>;
+  /** Prometheus text exposition of the controller's metrics. */
+  metrics(): Promise<string>;
+}
+
+/** A writer that counts every write in the metrics. */
+function countingWriter(inner: KubeWriter, metrics: ControllerMetrics): KubeWriter {
+  return {
+    apply: (kind, object) => {
+      metrics.writes.inc({ resource: kind.plural, verb: 'apply' });
+      return inner.apply(kind, object);
+    },
+    mergePatch: (kind, namespace, name, patch) => {
+      metrics.writes.inc({ resource: kind.plural, verb: 'patch' });
+      return inner.mergePatch(kind, namespace, name, patch);
+    },
+    delete: (kind, namespace, name, options) => {
+      metrics.writes.inc({ resource: kind.plural, verb: 'delete' });
+      return inner.delete(kind, namespace, name, options);
+    },
+  };
+}
+
+interface Running {
+  readonly reconciler: Reconciler;
+  readonly queue: WorkQueue;
+  workers: Array<Promise<void>>;
+  allPending: boolean;
+}
+
+export async function startController(options: StartOptions): Promise<RunningController> {
+  const config = resolveConfig(options.config);
+  const logger = options.logger ?? pino({ name: 'pullfleet-controller' });
+  const now = options.now ?? (() => new Date());
+  const client = new KubeClient(options.kubeConfig);
+  const cache = new ObjectCache();
+  const metrics = new ControllerMetrics();
+  const context: ReconcilerContext = { cache, writer: countingWriter(client, metrics), config, logger, metrics, now };
+
+  const running: Running[] = [];
+  for (const factory of [...RECONCILERS, ...(options.reconcilers ?? [])]) {
+    const reconciler = factory(context);
+    if (!reconciler) continue;
+    if (running.some((other) => other.reconciler.name === reconciler.name)) throw new Error(`two reconcilers are named "${reconciler.name}"`);
+    running.push({ reconciler, queue: new WorkQueue(), workers: [], allPending: false });
+  }
+
+  // One informer per kind, shared by every reconciler that reads it.
+  const informers = new Map<string, { informer: Informer; scopeText: string }>();
+  for (const { reconciler } of running) {
+    for (const watch of reconciler.watches) {
+      for (const [indexName, fn] of Object.entries(watch.indexes ?? {})) cache.addIndex(watch.kind.id, indexName, fn);
+      const scopeText = JSON.stringify(watch.scope ?? {});
+      const existing = informers.get(watch.kind.id);
+      if (existing) {
+        if (existing.scopeText !== scopeText) throw new Error(`${reconciler.name} watches ${watch.kind.kind} with scope ${scopeText}, another reconciler with ${existing.scopeText}`);
+        continue;
+      }
+      const informer = new Informer({
+        kind: watch.kind,
+        ...(watch.scope ? { scope: watch.scope } : {}),
+        client,
+        cache,
+        logger,
+        watchTimeoutSeconds: config.watchTimeoutSeconds,
+        onRelist: () => metrics.relists.inc({ resource: watch.kind.plural }),
+      });
+      informers.set(watch.kind.id, { informer, scopeText });
+    }
+  }
+
+  let leading = !config.leaderElection;
+  let stopping = false;
+
+  // Route each event to the keys of every reconciler watching that kind. 'all' is debounced.
+  function enqueueAll(entry: Running): void {
+    if (entry.allPending) return;
+    entry.allPending = true;
+    setTimeout(() => {
+      entry.allPending = false;
+      for (const key of entry.reconciler.resyncKeys()) entry.queue.add(key);
+    }, 50).unref();
+  }
+  for (const entry of running) {
+    for (const watch of entry.reconciler.watches) {
+      informers.get(watch.kind.id)!.informer.on((_type, object: KubeObject, previous?: KubeObject) => {
+        if (!workersStarted) return; // the start-up resync covers everything listed before
+        const keys = watch.keysFor(object, previous);
+        if (keys === 'all') enqueueAll(entry);
+        else for (const key of keys) entry.queue.add(key);
+      });
+    }
+  }
+
+  async function worker(entry: Running): Promise<void> {
+    const { queue, reconciler } = entry;
+    for (;;) {
+      const key = await queue.get();
+      if (key === undefined) return;
+      const enqueuedAt = queue.enqueuedAt(key) ?? Date.now();
+      const end = metrics.duration.startTimer({ controller: reconciler.name });
+      try {
+        await reconciler.reconcile(key, { enqueuedAt });
+        queue.forget(key);
+        metrics.reconciles.inc({ controller: reconciler.name, result: 'success' });
+      } catch (error) {
+        metrics.errors.inc({ controller: reconciler.name });
+        metrics.reconciles.inc({ controller: reconciler.name, result: isConflict(error) ? 'conflict' : 'error' });
+        const delay = queue.addRateLimited(key);
+        const log = isConflict(error) ? logger.debug.bind(logger) : logger.warn.bind(logger);
+        log({ controller: reconciler.name, key, err: error instanceof Error ? error.message : String(error), retryInMs: Math.round(delay) }, 'reconcile failed: retrying');
+      } finally {
+        end();
+        queue.done(key);
+      }
+    }
+  }
+
+  let workersStarted = false;
+  function startWorkers(): void {
+    if (workersStarted || stopping) return;
+    workersStarted = true;
+    for (const entry of running) {
+      for (const key of entry.reconciler.resyncKeys()) entry.queue.add(key);
+      for (let i = 0; i < entry.reconciler.workers; i++) entry.workers.push(worker(entry));
+    }
+    metrics.leader.set(1);
+  }
+
+  const resyncTimer = setInterval(() => {
+    if (!workersStarted) return;
+    for (const entry of running) for (const key of entry.reconciler.resyncKeys()) entry.queue.add(key);
+  }, config.resyncSeconds * 1000);
+  resyncTimer.unref();
+
+  const gaugeTimer = setInterval(() => {
+    for (const entry of running) metrics.queueDepth.set({ controller: entry.reconciler.name }, entry.queue.depth);
+    for (const { informer } of informers.values()) metrics.cachedObjects.set({ resource: informer.kind.plural }, cache.keys(informer.kind.id).length);
+  }, 1000);
+  gaugeTimer.unref();
+
+  for (const { informer } of informers.values()) informer.start();
+  const synced = Promise.all([...informers.values()].map(({ informer }) => informer.synced));
+
+  let resolveReady!: () => void;
+  const readyPromise = new Promise<void>((resolve) => (resolveReady = resolve));
+  let cachesSynced = false;
+  let elector: LeaderElector | undefined;
+
+  void synced.then(() => {
+    cachesSynced = true;
+    if (stopping) return;
+    logger.info({ kinds: [...informers.keys()] }, 'caches synced');
+    if (!config.leaderElection) {
+      startWorkers();
+      resolveReady();
+      return;
+    }
+    elector = new LeaderElector(
+      client,
+      {
+        namespace: config.namespace,
+        name: config.leaseName,
+        identity: config.identity,
+        leaseDurationSeconds: config.leaseDurationSeconds,
+        renewDeadlineSeconds: config.renewDeadlineSeconds,
+        retryPeriodSeconds: config.retryPeriodSeconds,
+      },
+      logger,
+    );
+    elector.start(
+      () => {
+        leading = true;
+        startWorkers();
+        resolveReady();
+      },
+      () => {
+        // Another replica may be reconciling now: stop at once, never run two leaders.
+        leading = false;
+        metrics.leader.set(0);
+        void stop();
+      },
+    );
+  });
+
+  let server: http.Server | undefined;
+  if (config.httpPort !== undefined) {
+    server = http.createServer((req, res) => {
+      const path = (req.url ?? '/').split('?')[0];
+      if (path === '/metrics') {
+        metrics
+          .text()
+          .then((text) => {
+            res.writeHead(200, { 'Content-Type': metrics.contentType });
+            res.end(text);
+          })
+          .catch((error: unknown) => {
+            res.writeHead(500);
+            res.end(String(error));
+          });
+        return;
+      }
+      if (path === '/healthz') {
+        res.writeHead(stopping ? 503 : 200, { 'Content-Type': 'text/plain' });
+        res.end(stopping ? 'stopping\n' : 'ok\n');
+        return;
+      }
+      if (path === '/readyz') {
+        // A standby replica is ready (it serves metrics and can take over); it just does not reconcile.
+        const ok = cachesSynced && !stopping;
+        res.writeHead(ok ? 200 : 503, { 'Content-Type': 'text/plain' });
+        res.end(ok ? (leading ? 'ok (leader)\n' : 'ok (standby)\n') : 'caches not synced\n');
+        return;
+      }
+      res.writeHead(404);
+      res.end();
+    });
+    await new Promise<void>((resolve, reject) => {
+      server!.once('error', reject);
+      server!.listen(config.httpPort, config.httpHost, () => resolve());
+    });
+    const address = server.address();
+    logger.info({ address }, 'serving /metrics, /healthz and /readyz');
+  }
+
+  let stopped: Promise<void> | undefined;
+  function stop(): Promise<void> {
+    stopped ??= (async () => {
+      stopping = true;
+      clearInterval(resyncTimer);
+      clearInterval(gaugeTimer);
+      for (const entry of running) entry.queue.shutdown();
+      await Promise.all(running.flatMap((entry) => entry.workers));
+      await Promise.all([...informers.values()].map(({ informer }) => informer.stop()));
+      await elector?.stop();
+      metrics.leader.set(0);
+      if (server) await new Promise<void>((resolve) => server!.close(() => resolve()));
+      client.close();
+      logger.info('controller stopped');
+    })();
+    return stopped;
+  }
+
+  return {
+    ready: () => readyPromise,
+    stop,
+    metrics: () => metrics.text(),
+  };
+}
+
+/** Exposed for tests that need the kind list without starting anything. */
+export function watchedKinds(context: ReconcilerContext): ResourceKind[] {
+  const kinds = new Map<string, ResourceKind>();
+  for (const factory of RECONCILERS) for (const watch of factory(context)?.watches ?? []) kinds.set(watch.kind.id, watch.kind);
+  return [...kinds.values()];
+}

@@ -1,0 +1,129 @@
+/**
+ * A keyed work queue with client-go semantics: a key is never processed by two workers at once, adds of a
+ * key already waiting collapse into one, a key added while it is being processed runs once more afterwards,
+ * and failures retry with exponential backoff plus jitter (capped), so a failing key never spins hot.
+ */
+export interface QueueOptions {
+  /** First retry delay. @default 100 */
+  readonly baseDelayMs?: number;
+  /** Retry delay cap. @default 60000 */
+  readonly maxDelayMs?: number;
+  /** Random source for jitter (injectable for tests). @default Math.random */
+  readonly random?: () => number;
+}
+
+export class WorkQueue {
+  private readonly order: string[] = [];
+  private head = 0;
+  private readonly waiting = new Set<string>();
+  private readonly processing = new Set<string>();
+  private readonly dirty = new Set<string>();
+  private readonly failures = new Map<string, number>();
+  private readonly timers = new Map<string, NodeJS.Timeout>();
+  /** Time each waiting key was first added (for latency metrics). */
+  private readonly addedAt = new Map<string, number>();
+  private readonly dirtyAt = new Map<string, number>();
+  private readonly waiters: Array<(key: string | undefined) => void> = [];
+  private shuttingDown = false;
+
+  constructor(private readonly options: QueueOptions = {}) {}
+
+  /** Keys waiting to be processed (not counting those in flight or delayed). */
+  get depth(): number {
+    return this.order.length - this.head;
+  }
+
+  get inFlight(): number {
+    return this.processing.size;
+  }
+
+  add(key: string): void {
+    if (this.shuttingDown) return;
+    if (this.processing.has(key)) {
+      this.dirty.add(key);
+      if (!this.dirtyAt.has(key)) this.dirtyAt.set(key, Date.now());
+      return;
+    }
+    if (this.waiting.has(key)) return;
+    this.waiting.add(key);
+    if (!this.addedAt.has(key)) this.addedAt.set(key, Date.now());
+    const waiter = this.waiters.shift();
+    if (waiter) this.take(key, waiter);
+    else this.order.push(key);
+  }
+
+  /** Adds `key` after a backoff that grows with its consecutive failures. */
+  addRateLimited(key: string): number {
+    const count = (this.failures.get(key) ?? 0) + 1;
+    this.failures.set(key, count);
+    const base = this.options.baseDelayMs ?? 100;
+    const max = this.options.maxDelayMs ?? 60000;
+    const random = this.options.random ?? Math.random;
+    const delay = Math.min(max, base * 2 ** Math.min(count - 1, 20)) * (0.5 + random() / 2);
+    this.addAfter(key, delay);
+    return delay;
+  }
+
+  addAfter(key: string, delayMs: number): void {
+    if (this.shuttingDown) return;
+    if (this.timers.has(key)) return;
+    const timer = setTimeout(() => {
+      this.timers.delete(key);
+      this.add(key);
+    }, delayMs);
+    timer.unref?.();
+    this.timers.set(key, timer);
+  }
+
+  /** Clears the failure count of `key` (after a success). */
+  forget(key: string): void {
+    this.failures.delete(key);
+  }
+
+  failureCount(key: string): number {
+    return this.failures.get(key) ?? 0;
+  }
+
+  /** Waits for the next key; resolves undefined once the queue shuts down. */
+  get(): Promise<string | undefined> {
+    if (this.depth > 0) {
+      const key = this.order[this.head++]!;
+      if (this.head > 1024 && this.head * 2 > this.order.length) {
+        this.order.splice(0, this.head);
+        this.head = 0;
+      }
+      return new Promise((resolve) => this.take(key, resolve));
+    }
+    if (this.shuttingDown) return Promise.resolve(undefined);
+    return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  private take(key: string, resolve: (key: string) => void): void {
+    this.waiting.delete(key);
+    this.processing.add(key);
+    resolve(key);
+  }
+
+  /** When the key was first added since it was last processed (ms epoch). */
+  enqueuedAt(key: string): number | undefined {
+    return this.addedAt.get(key);
+  }
+
+  /** Marks `key` processed; if it was added meanwhile it goes back in line. */
+  done(key: string): void {
+    this.processing.delete(key);
+    this.addedAt.delete(key);
+    if (this.dirty.delete(key)) {
+      this.addedAt.set(key, this.dirtyAt.get(key) ?? Date.now());
+      this.dirtyAt.delete(key);
+      this.add(key);
+    }
+  }
+
+  shutdown(): void {
+    this.shuttingDown = true;
+    for (const timer of this.timers.values()) clearTimeout(timer);
+    this.timers.clear();
+    for (const waiter of this.waiters.splice(0)) waiter(undefined);
+  }
+}

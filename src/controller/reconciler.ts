@@ -1,0 +1,51 @@
+/** The contract every reconciler plugs into the manager with (one per root kind). */
+import type { Logger } from 'pino';
+import type { KubeObject } from '../model/index.js';
+import type { CacheReader } from './cache.js';
+import type { ControllerConfig } from './config.js';
+import type { KubeWriter } from './kube-client.js';
+import type { ControllerMetrics } from './metrics.js';
+import type { ResourceKind, WatchScope } from './resources.js';
+
+export interface ReconcilerContext {
+  readonly cache: CacheReader;
+  readonly writer: KubeWriter;
+  readonly config: ControllerConfig;
+  readonly logger: Logger;
+  readonly metrics: ControllerMetrics;
+  /** Current time (injected so tests control it). */
+  now(): Date;
+}
+
+/** One informed kind a reconciler reads, and which of its keys an event of that kind touches. */
+export interface WatchSpec {
+  readonly kind: ResourceKind;
+  readonly scope?: WatchScope;
+  /** Secondary cache indexes on this kind. */
+  readonly indexes?: Readonly<Record<string, (object: KubeObject) => string[]>>;
+  /**
+   * Keys of this reconciler to enqueue when an object of this kind changes (`previous` is the version
+   * before an update). Return 'all' to enqueue every resync key (debounced by the manager).
+   */
+  keysFor(object: KubeObject, previous: KubeObject | undefined): string[] | 'all';
+}
+
+/** What a reconcile run learns about its key; the manager retries `retry` with backoff. */
+export interface ReconcileInfo {
+  /** When the key was queued (ms epoch), for latency metrics. */
+  readonly enqueuedAt: number;
+}
+
+export interface Reconciler {
+  /** Metric and log label; unique. */
+  readonly name: string;
+  readonly watches: readonly WatchSpec[];
+  /** Concurrent reconciles. */
+  readonly workers: number;
+  /** Every key that exists now (periodic resync and start-up). */
+  resyncKeys(): string[];
+  /** Brings the world in line for `key`; throws to be retried with backoff. */
+  reconcile(key: string, info: ReconcileInfo): Promise<void>;
+}
+
+export type ReconcilerFactory = (context: ReconcilerContext) => Reconciler | undefined;

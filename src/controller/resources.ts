@@ -1,0 +1,47 @@
+/** The API resources the controller reads and writes, with their REST coordinates. */
+import {
+  ARGOCD_GROUP,
+  ARGOCD_SECRET_TYPE_LABEL,
+  ARGOCD_VERSION,
+} from '../model/index.js';
+
+export interface ResourceKind {
+  /** Short stable id used for cache lookups and metrics labels. */
+  readonly id: string;
+  /** API group ('' for the core group). */
+  readonly group: string;
+  readonly version: string;
+  readonly kind: string;
+  readonly plural: string;
+  readonly namespaced: boolean;
+}
+
+/** Where an informer lists and watches a kind: optionally one namespace and a label selector. */
+export interface WatchScope {
+  readonly namespace?: string;
+  readonly labelSelector?: string;
+}
+
+export function apiVersionOf(kind: ResourceKind): string {
+  return kind.group ? `${kind.group}/${kind.version}` : kind.version;
+}
+
+/** REST path of a collection or an object. */
+export function resourcePath(kind: ResourceKind, namespace?: string, name?: string): string {
+  const base = kind.group ? `/apis/${kind.group}/${kind.version}` : `/api/${kind.version}`;
+  const ns = kind.namespaced && namespace ? `/namespaces/${encodeURIComponent(namespace)}` : '';
+  return `${base}${ns}/${kind.plural}${name ? `/${encodeURIComponent(name)}` : ''}`;
+}
+
+export const APPLICATION: ResourceKind = { id: 'Application', group: ARGOCD_GROUP, version: ARGOCD_VERSION, kind: 'Application', plural: 'applications', namespaced: true };
+export const APPLICATION_SET: ResourceKind = { id: 'ApplicationSet', group: ARGOCD_GROUP, version: ARGOCD_VERSION, kind: 'ApplicationSet', plural: 'applicationsets', namespaced: true };
+export const MANIFEST_WORK: ResourceKind = { id: 'ManifestWork', group: 'work.open-cluster-management.io', version: 'v1', kind: 'ManifestWork', plural: 'manifestworks', namespaced: true };
+export const MANAGED_CLUSTER: ResourceKind = { id: 'ManagedCluster', group: 'cluster.open-cluster-management.io', version: 'v1', kind: 'ManagedCluster', plural: 'managedclusters', namespaced: false };
+export const MANAGED_CLUSTER_SET: ResourceKind = { id: 'ManagedClusterSet', group: 'cluster.open-cluster-management.io', version: 'v1beta2', kind: 'ManagedClusterSet', plural: 'managedclustersets', namespaced: false };
+export const MANAGED_CLUSTER_SET_BINDING: ResourceKind = { id: 'ManagedClusterSetBinding', group: 'cluster.open-cluster-management.io', version: 'v1beta2', kind: 'ManagedClusterSetBinding', plural: 'managedclustersetbindings', namespaced: true };
+export const PLACEMENT_DECISION: ResourceKind = { id: 'PlacementDecision', group: 'cluster.open-cluster-management.io', version: 'v1beta1', kind: 'PlacementDecision', plural: 'placementdecisions', namespaced: true };
+export const SECRET: ResourceKind = { id: 'Secret', group: '', version: 'v1', kind: 'Secret', plural: 'secrets', namespaced: true };
+export const LEASE: ResourceKind = { id: 'Lease', group: 'coordination.k8s.io', version: 'v1', kind: 'Lease', plural: 'leases', namespaced: true };
+
+/** Argo CD cluster Secrets only (the controller never needs any other Secret). */
+export const CLUSTER_SECRET_SELECTOR = `${ARGOCD_SECRET_TYPE_LABEL}=cluster`;
