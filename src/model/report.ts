@@ -37,7 +37,7 @@ import type { Application, Condition, JsonObject, KubeObject, ManifestWork } fro
 /** The hub Application condition the controller sets when it cannot deliver (same value as the status model's). */
 const DELIVERY_ERROR_CONDITION_TYPE = 'DeliveryError';
 /** Feedback older than this makes a row Stale unless the caller chooses another threshold. */
-export const DEFAULT_STALE_AFTER_SECONDS = 600;
+export const DEFAULT_STALE_AFTER_SECONDS = 900;
 /** Longest operation message kept in a row (a report holds hundreds of rows; objects are capped at ~1.5 MB). */
 export const MAX_ROW_MESSAGE_LENGTH = 512;
 
@@ -128,7 +128,7 @@ export interface FleetReportInput {
   readonly now: Date;
   /** The report as last written, so condition transition times survive unchanged conditions. */
   readonly previous?: FleetReportStatus;
-  /** @default DEFAULT_STALE_AFTER_SECONDS */
+  /** Seconds without feedback after which a row is Stale; 0 switches staleness off. @default DEFAULT_STALE_AFTER_SECONDS */
   readonly staleAfterSeconds?: number;
 }
 
@@ -338,6 +338,12 @@ export function computeRow(
 
   const thresholdMs = staleAfterSeconds * 1000;
   const nowMs = now.getTime();
+  if (thresholdMs <= 0) {
+    // Staleness checks switched off.
+    row.state = feedbackState(feedback);
+    if (!feedback) row.message = 'waiting for the first status feedback from the spoke';
+    return { row };
+  }
   if (lastFeedback !== undefined) {
     const staleAt = lastFeedback + thresholdMs;
     if (nowMs >= staleAt) {
@@ -543,7 +549,7 @@ export function computeFleetReport(input: FleetReportInput): FleetReportResult |
       labels: { [MANAGED_BY_LABEL]: MANAGED_BY_VALUE },
       ...(appSet.metadata.uid ? { ownerReferences: [applicationSetOwnerReference(appSet)] } : {}),
     },
-    spec: { applicationSet: appSet.metadata.name, staleAfterSeconds: staleAfter },
+    spec: { applicationSet: appSet.metadata.name, ...(staleAfter > 0 ? { staleAfterSeconds: staleAfter } : {}) },
     status,
   };
   return recheckAt ? { report, recheckAt } : { report };

@@ -45,7 +45,7 @@ describe('computeFleetReport: the minimal case', () => {
           labels: { 'app.kubernetes.io/managed-by': 'pullfleet' },
           ownerReferences: [{ apiVersion: 'argoproj.io/v1alpha1', kind: 'ApplicationSet', name: APPSET, uid: `${APPSET}-uid`, controller: true, blockOwnerDeletion: false }],
         },
-        spec: { applicationSet: APPSET, staleAfterSeconds: 600 },
+        spec: { applicationSet: APPSET, staleAfterSeconds: 900 },
         status: {
           observedGeneration: 1,
           placements: ['prod'],
@@ -72,8 +72,8 @@ describe('computeFleetReport: the minimal case', () => {
           ],
         },
       },
-      // the row turns stale 600 s after its last feedback
-      recheckAt: new Date('2026-01-01T01:09:00Z'),
+      // the row turns stale 900 s after its last feedback
+      recheckAt: new Date('2026-01-01T01:14:00Z'),
     });
   });
 });
@@ -306,7 +306,13 @@ describe('the report across the fleet', () => {
         works: [work('east', { ...healthy, reconciledAt: '2026-01-01T00:55:00Z' }), work('west', healthy)],
       }),
     );
-    expect(result!.recheckAt).toStrictEqual(new Date('2026-01-01T01:05:00Z'));
+    expect(result!.recheckAt).toStrictEqual(new Date('2026-01-01T01:10:00Z'));
+  });
+
+  test('a zero threshold switches staleness off and leaves it out of the spec', () => {
+    const result = computeFleetReport(input({ decisions: [decision('d', ['east'])], applications: [hubApp('east')], works: [work('east', { ...healthy, reconciledAt: '2025-01-01T00:00:00Z' })], staleAfterSeconds: 0 }));
+    expect(result!.report.spec).toStrictEqual({ applicationSet: APPSET });
+    expect([result!.report.status!.clusters[0]!.state, result!.recheckAt]).toStrictEqual(['Healthy', undefined]);
   });
 
   test('a custom stale threshold is used and recorded in the spec', () => {
