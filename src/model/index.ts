@@ -7,3 +7,6 @@ export * from './cluster-secret.js';
 export * from './records.js';
 export * from './report-crd.js';
 export * from './report.js';
+export * from './tenancy.js';
+export * from './propagation.js';
+export * from './status.js';
