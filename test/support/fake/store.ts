@@ -1,0 +1,720 @@
+/**
+ * The storage and write semantics of the fake API server, shared by its HTTP front and by tests that
+ * act as other actors directly. Every write goes through here, so direct writes bump resourceVersion
+ * and reach watchers exactly like HTTP writes.
+ */
+import { randomUUID } from 'node:crypto';
+import { Ajv, type ValidateFunction } from 'ajv';
+import { parse as parseYaml } from 'yaml';
+import {
+  applyConfiguration,
+  ApplyConflict,
+  managedFieldsOf,
+  recordUpdate,
+  type Ownership,
+} from './ownership.js';
+import { clone, deepEqual, isPlainObject, jsonPatch, mergePatch, PatchError, type Json } from './patch.js';
+import { apiVersionOf, definitionsFromCrd, qualifiedName, Registry, resourceKey, type ResourceDefinition } from './registry.js';
+import { parseFieldSelector, parseLabelSelector, SelectorError } from './selectors.js';
+
+export type KubeObj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+export interface StatusCause {
+  reason?: string;
+  message: string;
+  field?: string;
+}
+
+/** An API error carrying the Kubernetes Status object the server answers with. */
+export class ApiError extends Error {
+  constructor(
+    readonly code: number,
+    readonly reason: string,
+    message: string,
+    readonly details: Record<string, unknown> = {},
+  ) {
+    super(message);
+  }
+
+  toStatus(): KubeObj {
+    return {
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message: this.message,
+      reason: this.reason,
+      details: this.details,
+      code: this.code,
+    };
+  }
+}
+
+export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
+
+interface StoredEvent {
+  rv: number;
+  key: string;
+  type: 'ADDED' | 'MODIFIED' | 'DELETED';
+  object: KubeObj;
+  previous?: KubeObj;
+}
+
+export interface WatchSink {
+  send(type: WatchEventType, object: KubeObj): void;
+  close(): void;
+}
+
+export interface WatchOptions {
+  namespace?: string;
+  labelSelector?: string;
+  fieldSelector?: string;
+  /** Resume after this resourceVersion; '' or '0' starts with synthetic ADDED events for what exists. */
+  resourceVersion?: string;
+}
+
+export interface ListOptions {
+  namespace?: string;
+  labelSelector?: string;
+  fieldSelector?: string;
+  limit?: number;
+  continue?: string;
+}
+
+export interface WriteOptions {
+  /** 'status' to write through the status subresource. */
+  subresource?: string;
+  /** Field manager recorded in managedFields (required for apply). */
+  fieldManager?: string;
+  /** Server-side apply: take fields owned by other managers. */
+  force?: boolean;
+}
+
+export type PatchType = 'merge' | 'json' | 'strategic' | 'apply';
+
+export const PATCH_CONTENT_TYPES: Record<string, PatchType> = {
+  'application/merge-patch+json': 'merge',
+  'application/json-patch+json': 'json',
+  'application/strategic-merge-patch+json': 'strategic',
+  'application/apply-patch+yaml': 'apply',
+  'application/apply-patch+cbor': 'apply',
+};
+
+export interface DeleteOptions {
+  preconditions?: { uid?: string; resourceVersion?: string };
+  propagationPolicy?: string;
+}
+
+interface Watcher {
+  key: string;
+  namespace?: string;
+  labels: (l: Record<string, string> | undefined) => boolean;
+  fields: (o: KubeObj) => boolean;
+  sink: WatchSink;
+}
+
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+function timestamp(date: Date): string {
+  return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+function objectKey(namespace: string | undefined, name: string): string {
+  return `${namespace ?? ''}/${name}`;
+}
+
+/** Translates ajv errors to the causes the API server reports (field paths in dotted form). */
+function ajvCauses(validate: ValidateFunction): StatusCause[] {
+  return (validate.errors ?? []).map((e) => {
+    const base = e.instancePath.replace(/^\//, '').split('/').filter(Boolean).map((p, i) => (/^\d+$/.test(p) ? `[${p}]` : i === 0 ? p : `.${p}`)).join('').replace(/\.\[/g, '[');
+    if (e.keyword === 'required') {
+      const missing = (e.params as { missingProperty: string }).missingProperty;
+      return { reason: 'FieldValueRequired', message: 'Required value', field: base ? `${base}.${missing}` : missing };
+    }
+    if (e.keyword === 'enum') {
+      return { reason: 'FieldValueNotSupported', message: `Unsupported value: supported values: ${JSON.stringify((e.params as { allowedValues: unknown[] }).allowedValues)}`, field: base };
+    }
+    return { reason: 'FieldValueInvalid', message: `Invalid value: ${e.message ?? 'invalid'}`, field: base };
+  });
+}
+
+/** Removes x-kubernetes-* and other keywords ajv would misread, and keeps `nullable` working. */
+function ajvSchema(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(ajvSchema);
+  if (!isPlainObject(schema)) return schema;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(schema)) {
+    if (key.startsWith('x-kubernetes-')) continue;
+    if (key === 'format') continue;
+    out[key] = key === 'properties' || key === 'patternProperties' ? Object.fromEntries(Object.entries(value as object).map(([k, v]) => [k, ajvSchema(v)])) : ajvSchema(value);
+  }
+  if (out.nullable === true && out.type === undefined) delete out.nullable;
+  return out;
+}
+
+export interface StoreOptions {
+  /** How many past events watches can resume from (older resourceVersions get 410 Gone). */
+  historyLimit?: number;
+  /** Clock for creationTimestamp / deletionTimestamp / managedFields times. */
+  now?: () => Date;
+}
+
+export class FakeStore {
+  readonly registry = new Registry();
+  private readonly objects = new Map<string, Map<string, KubeObj>>();
+  private readonly ownership = new Map<string, Ownership>();
+  private readonly history: StoredEvent[] = [];
+  private readonly watchers = new Set<Watcher>();
+  private readonly validators = new Map<string, ValidateFunction>();
+  private readonly ajv = new Ajv({ strict: false, allErrors: true, useDefaults: true, validateFormats: false });
+  private rv = 0;
+  /** Events with a resourceVersion above this are still in the history. */
+  private compactedRv = 0;
+  private readonly historyLimit: number;
+  private readonly now: () => Date;
+
+  constructor(opts: StoreOptions = {}) {
+    this.historyLimit = opts.historyLimit ?? 100_000;
+    this.now = opts.now ?? (() => new Date());
+  }
+
+  /** The current (latest) resourceVersion. */
+  get resourceVersion(): string {
+    return String(this.rv);
+  }
+
+  registerDefinition(def: ResourceDefinition): void {
+    this.registry.register(def);
+    this.validators.delete(resourceKey(def));
+  }
+
+  registerCrd(crd: KubeObj): ResourceDefinition[] {
+    const defs = definitionsFromCrd(crd);
+    for (const def of defs) this.registerDefinition(def);
+    return defs;
+  }
+
+  // ---------------------------------------------------------------- reads
+
+  get(def: ResourceDefinition, namespace: string | undefined, name: string): KubeObj {
+    const found = this.bucket(def).get(objectKey(def.namespaced ? namespace : undefined, name));
+    if (!found) throw this.notFound(def, name);
+    return found;
+  }
+
+  find(def: ResourceDefinition, namespace: string | undefined, name: string): KubeObj | undefined {
+    return this.bucket(def).get(objectKey(def.namespaced ? namespace : undefined, name));
+  }
+
+  list(def: ResourceDefinition, opts: ListOptions = {}): { items: KubeObj[]; resourceVersion: string; continue?: string } {
+    const labels = this.labelSelector(opts.labelSelector);
+    const fields = this.fieldSelector(opts.fieldSelector);
+    const all = [...this.bucket(def).entries()]
+      .filter(([, o]) => !def.namespaced || !opts.namespace || o.metadata.namespace === opts.namespace)
+      .filter(([, o]) => labels(o.metadata.labels) && fields(o))
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    let start = 0;
+    let listRv = this.resourceVersion;
+    if (opts.continue) {
+      let token: { k: string; rv: string };
+      try {
+        token = JSON.parse(Buffer.from(opts.continue, 'base64url').toString('utf8')) as { k: string; rv: string };
+      } catch {
+        throw new ApiError(400, 'BadRequest', 'continue key is not valid: incorrect encoded start resourceVersion');
+      }
+      start = all.findIndex(([k]) => k > token.k);
+      if (start < 0) start = all.length;
+      listRv = token.rv;
+    }
+    const limit = opts.limit && opts.limit > 0 ? opts.limit : all.length;
+    const page = all.slice(start, start + limit);
+    const more = start + limit < all.length;
+    return {
+      items: page.map(([, o]) => o),
+      resourceVersion: listRv,
+      continue: more ? Buffer.from(JSON.stringify({ k: page[page.length - 1]![0], rv: listRv })).toString('base64url') : undefined,
+    };
+  }
+
+  // ---------------------------------------------------------------- writes
+
+  create(def: ResourceDefinition, namespace: string | undefined, body: KubeObj, opts: WriteOptions = {}): KubeObj {
+    if (!isPlainObject(body)) throw new ApiError(400, 'BadRequest', 'the request body must be an object');
+    this.checkTypeMeta(def, body);
+    const meta: KubeObj = isPlainObject(body.metadata) ? body.metadata : {};
+    const ns: string | undefined = def.namespaced ? (namespace ?? meta.namespace) : undefined;
+    if (def.namespaced && !ns) throw new ApiError(400, 'BadRequest', 'the namespace of the object is required for a namespaced resource');
+    if (def.namespaced && meta.namespace && meta.namespace !== ns) {
+      throw new ApiError(400, 'BadRequest', 'the namespace of the provided object does not match the namespace sent on the request');
+    }
+    let name = meta.name as string | undefined;
+    if (!name && meta.generateName) name = `${meta.generateName}${randomUUID().replace(/-/g, '').slice(0, 5)}`;
+    if (!name) throw this.invalid(def, '', [{ reason: 'FieldValueRequired', field: 'metadata.name', message: 'Required value: name or generateName is required' }]);
+    this.checkName(def, name);
+    if (this.bucket(def).has(objectKey(ns, name))) {
+      throw new ApiError(409, 'AlreadyExists', `${qualifiedName(def)} "${name}" already exists`, { name, group: def.group, kind: def.plural });
+    }
+    const obj: KubeObj = clone(body);
+    obj.apiVersion = apiVersionOf(def);
+    obj.kind = def.kind;
+    const cleanMeta: KubeObj = { ...obj.metadata };
+    for (const k of ['uid', 'resourceVersion', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'generation', 'managedFields', 'selfLink']) delete cleanMeta[k];
+    cleanMeta.name = name;
+    if (ns) cleanMeta.namespace = ns;
+    cleanMeta.uid = randomUUID();
+    cleanMeta.creationTimestamp = timestamp(this.now());
+    if (def.custom) cleanMeta.generation = 1;
+    obj.metadata = cleanMeta;
+    if (def.subresources.includes('status') && def.custom) delete obj.status;
+    this.validate(def, obj);
+    const entries: Ownership = [];
+    recordUpdate({ before: undefined, after: obj, schema: def.schema, entries, manager: opts.fieldManager ?? 'unknown', subresource: '', apiVersion: apiVersionOf(def), now: timestamp(this.now()) });
+    return this.commit(def, undefined, obj, entries);
+  }
+
+  /** PUT: full replace of the object (or of its status through the status subresource). */
+  update(def: ResourceDefinition, namespace: string | undefined, name: string, body: KubeObj, opts: WriteOptions = {}): KubeObj {
+    if (!isPlainObject(body)) throw new ApiError(400, 'BadRequest', 'the request body must be an object');
+    this.checkTypeMeta(def, body);
+    const existing = this.get(def, namespace, name);
+    const meta = isPlainObject(body.metadata) ? body.metadata : {};
+    if (meta.name !== undefined && meta.name !== name) {
+      throw new ApiError(400, 'BadRequest', `the name of the object (${meta.name}) does not match the name on the URL (${name})`);
+    }
+    if (meta.resourceVersion === undefined || meta.resourceVersion === '') {
+      if (def.custom) {
+        throw this.invalid(def, name, [{ reason: 'FieldValueInvalid', field: 'metadata.resourceVersion', message: 'Invalid value: 0x0: must be specified for an update' }]);
+      }
+    } else if (meta.resourceVersion !== existing.metadata.resourceVersion) {
+      throw this.conflict(def, name);
+    }
+    return this.writeNext(def, existing, clone(body), opts, 'Update');
+  }
+
+  patch(def: ResourceDefinition, namespace: string | undefined, name: string, type: PatchType, patch: unknown, opts: WriteOptions = {}): KubeObj {
+    if (type === 'strategic' && def.custom) {
+      throw new ApiError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml`);
+    }
+    let body = patch;
+    if (typeof body === 'string' || Buffer.isBuffer(body)) {
+      try {
+        body = type === 'apply' ? parseYaml(body.toString()) : JSON.parse(body.toString());
+      } catch (e) {
+        throw new ApiError(400, 'BadRequest', `error decoding patch: ${(e as Error).message}`);
+      }
+    }
+    const existing = this.find(def, namespace, name);
+    if (type === 'apply') return this.apply(def, namespace, name, existing, body as KubeObj, opts);
+    if (!existing) throw this.notFound(def, name);
+    let next: KubeObj;
+    try {
+      if (type === 'json') next = jsonPatch(existing as Json, body) as KubeObj;
+      else {
+        if (!isPlainObject(body)) throw new ApiError(400, 'BadRequest', 'a merge patch must be a JSON object');
+        next = mergePatch(existing, body) as KubeObj;
+      }
+    } catch (e) {
+      if (e instanceof PatchError) throw new ApiError(e.code, e.code === 400 ? 'BadRequest' : 'Invalid', e.message);
+      throw e;
+    }
+    if (!isPlainObject(next) || !isPlainObject(next.metadata)) throw new ApiError(422, 'Invalid', 'the patch removed the object metadata');
+    const sentRv = next.metadata.resourceVersion;
+    if (sentRv !== undefined && sentRv !== existing.metadata.resourceVersion) throw this.conflict(def, name);
+    if (next.metadata.name !== name) throw new ApiError(400, 'BadRequest', `the name of the object (${next.metadata.name}) does not match the name on the URL (${name})`);
+    return this.writeNext(def, existing, next, opts, 'Update');
+  }
+
+  delete(def: ResourceDefinition, namespace: string | undefined, name: string, opts: DeleteOptions = {}): KubeObj {
+    const existing = this.get(def, namespace, name);
+    const pre = opts.preconditions ?? {};
+    if (pre.uid && pre.uid !== existing.metadata.uid) {
+      throw new ApiError(409, 'Conflict', `Operation cannot be fulfilled on ${qualifiedName(def)} "${name}": Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${existing.metadata.uid}`, { name, group: def.group, kind: def.plural });
+    }
+    if (pre.resourceVersion && pre.resourceVersion !== existing.metadata.resourceVersion) {
+      throw new ApiError(409, 'Conflict', `Operation cannot be fulfilled on ${qualifiedName(def)} "${name}": Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${existing.metadata.resourceVersion}`, { name, group: def.group, kind: def.plural });
+    }
+    if (def.group === '' && def.plural === 'namespaces') this.deleteNamespaceContents(name);
+    if ((existing.metadata.finalizers ?? []).length > 0) {
+      if (existing.metadata.deletionTimestamp) return existing;
+      const next = clone(existing);
+      next.metadata.deletionTimestamp = timestamp(this.now());
+      next.metadata.deletionGracePeriodSeconds = 0;
+      if (def.custom) next.metadata.generation = (existing.metadata.generation ?? 0) + 1;
+      return this.commit(def, existing, next, this.ownershipOf(def, existing));
+    }
+    return this.remove(def, existing);
+  }
+
+  // ---------------------------------------------------------------- watch
+
+  /**
+   * Starts a watch: replays history after `resourceVersion` (or synthetic ADDED events for the current
+   * state), then streams. Returns `gone` (and sends nothing) when the resourceVersion is too old.
+   */
+  watch(def: ResourceDefinition, opts: WatchOptions, sink: WatchSink): { gone: false; stop: () => void } | { gone: true; status: KubeObj } {
+    const watcher: Watcher = {
+      key: resourceKey(def),
+      namespace: def.namespaced ? opts.namespace : undefined,
+      labels: this.labelSelector(opts.labelSelector),
+      fields: this.fieldSelector(opts.fieldSelector),
+      sink,
+    };
+    const from = opts.resourceVersion;
+    if (!from || from === '0') {
+      for (const obj of this.list(def, { namespace: watcher.namespace, labelSelector: opts.labelSelector, fieldSelector: opts.fieldSelector }).items) {
+        sink.send('ADDED', obj);
+      }
+    } else {
+      const fromRv = Number(from);
+      if (!Number.isFinite(fromRv)) throw new ApiError(400, 'BadRequest', `invalid resource version ${JSON.stringify(from)}`);
+      if (fromRv < this.compactedRv) {
+        return {
+          gone: true,
+          status: new ApiError(410, 'Expired', `too old resource version: ${fromRv} (${this.compactedRv + 1})`).toStatus(),
+        };
+      }
+      for (const event of this.history) {
+        if (event.rv > fromRv && event.key === watcher.key) this.deliver(watcher, event);
+      }
+    }
+    this.watchers.add(watcher);
+    return { gone: false, stop: () => this.watchers.delete(watcher) };
+  }
+
+  /** Number of open watches (optionally for one resource). */
+  watchCount(def?: ResourceDefinition): number {
+    if (!def) return this.watchers.size;
+    const key = resourceKey(def);
+    return [...this.watchers].filter((w) => w.key === key).length;
+  }
+
+  /** Forgets all history and closes every open watch: a resume from any earlier resourceVersion gets 410 Gone. */
+  expireWatches(): void {
+    // Move the clock on (as unrelated writes would) so every resourceVersion a client holds is now too old.
+    this.rv += 1;
+    this.compactedRv = this.rv;
+    this.history.length = 0;
+    this.closeWatches();
+  }
+
+  /** Closes every open watch without forgetting history (a plain disconnect; resumes succeed). */
+  closeWatches(): void {
+    const open = [...this.watchers];
+    this.watchers.clear();
+    for (const w of open) w.sink.close();
+  }
+
+  /** Sends a BOOKMARK carrying the current resourceVersion to every open watch that asked for bookmarks. */
+  bookmark(filter: (sink: WatchSink) => boolean = () => true): void {
+    for (const w of this.watchers) {
+      if (!filter(w.sink)) continue;
+      const [group, version, plural] = w.key.split('/');
+      const def = this.registry.byPath(group!, version!, plural!);
+      w.sink.send('BOOKMARK', { kind: def?.kind, apiVersion: def ? apiVersionOf(def) : undefined, metadata: { resourceVersion: this.resourceVersion } });
+    }
+  }
+
+  // ---------------------------------------------------------------- internals
+
+  private bucket(def: ResourceDefinition): Map<string, KubeObj> {
+    const key = resourceKey(def);
+    let bucket = this.objects.get(key);
+    if (!bucket) {
+      bucket = new Map();
+      this.objects.set(key, bucket);
+    }
+    return bucket;
+  }
+
+  private ownershipOf(def: ResourceDefinition, obj: KubeObj): Ownership {
+    return this.ownership.get(`${resourceKey(def)}|${objectKey(obj.metadata.namespace, obj.metadata.name)}`) ?? [];
+  }
+
+  private labelSelector(text: string | undefined) {
+    try {
+      return parseLabelSelector(text);
+    } catch (e) {
+      throw new ApiError(400, 'BadRequest', `unable to parse requirement: ${(e as SelectorError).message}`);
+    }
+  }
+
+  private fieldSelector(text: string | undefined) {
+    try {
+      return parseFieldSelector(text);
+    } catch (e) {
+      throw new ApiError(400, 'BadRequest', (e as SelectorError).message);
+    }
+  }
+
+  private checkTypeMeta(def: ResourceDefinition, body: KubeObj): void {
+    if (body.apiVersion !== undefined && body.apiVersion !== apiVersionOf(def)) {
+      throw new ApiError(400, 'BadRequest', `the API version in the data (${body.apiVersion}) does not match the expected API version (${apiVersionOf(def)})`);
+    }
+    if (body.kind !== undefined && body.kind !== def.kind) {
+      throw new ApiError(400, 'BadRequest', `the kind in the data (${body.kind}) does not match the expected kind (${def.kind})`);
+    }
+  }
+
+  private checkName(def: ResourceDefinition, name: string): void {
+    if (name.length > 253 || !DNS_SUBDOMAIN.test(name)) {
+      throw this.invalid(def, name, [
+        {
+          reason: 'FieldValueInvalid',
+          field: 'metadata.name',
+          message: `Invalid value: "${name}": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character`,
+        },
+      ]);
+    }
+  }
+
+  private notFound(def: ResourceDefinition, name: string): ApiError {
+    return new ApiError(404, 'NotFound', `${qualifiedName(def)} "${name}" not found`, { name, group: def.group, kind: def.plural });
+  }
+
+  private conflict(def: ResourceDefinition, name: string): ApiError {
+    return new ApiError(
+      409,
+      'Conflict',
+      `Operation cannot be fulfilled on ${qualifiedName(def)} "${name}": the object has been modified; please apply your changes to the latest version and try again`,
+      { name, group: def.group, kind: def.plural },
+    );
+  }
+
+  private invalid(def: ResourceDefinition, name: string, causes: StatusCause[]): ApiError {
+    const text = causes.map((c) => (c.field ? `${c.field}: ${c.message}` : c.message)).join(', ');
+    const what = def.group ? `${def.kind}.${def.group}` : def.kind;
+    return new ApiError(422, 'Invalid', `${what} "${name}" is invalid: ${causes.length > 1 ? `[${text}]` : text}`, {
+      name,
+      group: def.group,
+      kind: def.kind,
+      causes,
+    });
+  }
+
+  /** Applies schema defaults in place and rejects what the schema forbids (custom resources only). */
+  private validate(def: ResourceDefinition, obj: KubeObj): void {
+    if (!def.custom || !def.schema) return;
+    const key = resourceKey(def);
+    let validate = this.validators.get(key);
+    if (!validate) {
+      validate = this.ajv.compile(ajvSchema(def.schema) as object);
+      this.validators.set(key, validate);
+    }
+    const metadata = obj.metadata;
+    if (!validate(obj)) throw this.invalid(def, metadata?.name ?? '', ajvCauses(validate));
+    obj.metadata = metadata;
+  }
+
+  /** The object a PUT or non-apply PATCH would store, with server-owned fields and subresource rules applied. */
+  private writeNext(def: ResourceDefinition, existing: KubeObj, body: KubeObj, opts: WriteOptions, operation: 'Update'): KubeObj {
+    const statusSub = opts.subresource === 'status';
+    if (opts.subresource && !(statusSub && def.subresources.includes('status'))) {
+      throw new ApiError(404, 'NotFound', `the server could not find the requested resource (${qualifiedName(def)}/${opts.subresource})`);
+    }
+    let next: KubeObj;
+    if (statusSub) {
+      next = clone(existing);
+      if (body.status === undefined) delete next.status;
+      else next.status = body.status;
+    } else {
+      next = body;
+      next.apiVersion = apiVersionOf(def);
+      next.kind = def.kind;
+      if (def.subresources.includes('status')) {
+        if (existing.status === undefined) delete next.status;
+        else next.status = clone(existing.status);
+      }
+    }
+    next.metadata = this.serverMeta(existing, isPlainObject(next.metadata) ? next.metadata : {});
+    this.checkFinalizers(def, existing, next);
+    const entries = this.ownershipOf(def, existing).map((e) => ({ ...e, fields: new Set(e.fields) }));
+    recordUpdate({
+      before: existing,
+      after: next,
+      schema: def.schema,
+      entries,
+      manager: opts.fieldManager ?? 'unknown',
+      subresource: opts.subresource ?? '',
+      apiVersion: apiVersionOf(def),
+      now: timestamp(this.now()),
+    });
+    void operation;
+    return this.finishWrite(def, existing, next, entries);
+  }
+
+  private apply(def: ResourceDefinition, namespace: string | undefined, name: string, existing: KubeObj | undefined, body: KubeObj, opts: WriteOptions): KubeObj {
+    if (!opts.fieldManager) throw new ApiError(400, 'BadRequest', 'PATCH requests using apply must set fieldManager');
+    if (!isPlainObject(body)) throw new ApiError(400, 'BadRequest', 'the applied configuration must be an object');
+    if (!body.apiVersion || !body.kind) throw new ApiError(400, 'BadRequest', 'apiVersion and kind must be set in an applied configuration');
+    this.checkTypeMeta(def, body);
+    const meta = isPlainObject(body.metadata) ? body.metadata : {};
+    if (meta.name !== undefined && meta.name !== name) {
+      throw new ApiError(400, 'BadRequest', `the name of the object (${meta.name}) does not match the name on the URL (${name})`);
+    }
+    const statusSub = opts.subresource === 'status';
+    if (opts.subresource && !(statusSub && def.subresources.includes('status'))) {
+      throw new ApiError(404, 'NotFound', `the server could not find the requested resource (${qualifiedName(def)}/${opts.subresource})`);
+    }
+    if (statusSub && !existing) throw this.notFound(def, name);
+    if (meta.resourceVersion !== undefined && existing && meta.resourceVersion !== existing.metadata.resourceVersion) throw this.conflict(def, name);
+    const applied: KubeObj = clone(body);
+    if (def.subresources.includes('status')) {
+      if (statusSub) {
+        for (const k of Object.keys(applied)) if (!['apiVersion', 'kind', 'metadata', 'status'].includes(k)) delete applied[k];
+        applied.metadata = { name };
+      } else {
+        delete applied.status;
+      }
+    }
+    const entries = existing ? this.ownershipOf(def, existing).map((e) => ({ ...e, fields: new Set(e.fields) })) : [];
+    let merged: KubeObj;
+    try {
+      merged = applyConfiguration({
+        live: existing,
+        applied,
+        schema: def.schema,
+        entries,
+        manager: opts.fieldManager,
+        subresource: opts.subresource ?? '',
+        apiVersion: apiVersionOf(def),
+        force: opts.force === true,
+        now: timestamp(this.now()),
+      }) as KubeObj;
+    } catch (e) {
+      if (e instanceof ApplyConflict) {
+        throw new ApiError(409, 'Conflict', e.message, {
+          name,
+          group: def.group,
+          kind: def.plural,
+          causes: e.conflicts.map((c) => ({ reason: 'FieldManagerConflict', message: `conflict with "${c.manager}"`, field: c.field })),
+        });
+      }
+      throw e;
+    }
+    if (!existing) {
+      const ns = def.namespaced ? (namespace ?? meta.namespace) : undefined;
+      if (def.namespaced && meta.namespace && meta.namespace !== ns) {
+        throw new ApiError(400, 'BadRequest', 'the namespace of the provided object does not match the namespace sent on the request');
+      }
+      this.checkName(def, name);
+      merged.apiVersion = apiVersionOf(def);
+      merged.kind = def.kind;
+      merged.metadata = { ...(merged.metadata ?? {}), name, uid: randomUUID(), creationTimestamp: timestamp(this.now()) };
+      if (ns) merged.metadata.namespace = ns;
+      if (def.custom) merged.metadata.generation = 1;
+      for (const k of ['resourceVersion', 'deletionTimestamp', 'managedFields']) delete merged.metadata[k];
+      if (def.subresources.includes('status') && def.custom) delete merged.status;
+      this.validate(def, merged);
+      return this.commit(def, undefined, merged, entries);
+    }
+    merged.metadata = this.serverMeta(existing, merged.metadata ?? {});
+    this.checkFinalizers(def, existing, merged);
+    return this.finishWrite(def, existing, merged, entries);
+  }
+
+  private serverMeta(existing: KubeObj, meta: KubeObj): KubeObj {
+    const out: KubeObj = { ...meta };
+    for (const k of ['name', 'namespace', 'uid', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'generation', 'resourceVersion']) {
+      if (existing.metadata[k] === undefined) delete out[k];
+      else out[k] = existing.metadata[k];
+    }
+    delete out.managedFields;
+    return out;
+  }
+
+  private checkFinalizers(def: ResourceDefinition, existing: KubeObj, next: KubeObj): void {
+    if (!existing.metadata.deletionTimestamp) return;
+    const before = new Set<string>(existing.metadata.finalizers ?? []);
+    const added = ((next.metadata.finalizers ?? []) as string[]).filter((f) => !before.has(f));
+    if (added.length > 0) {
+      throw this.invalid(def, existing.metadata.name, [
+        { reason: 'FieldValueForbidden', field: 'metadata.finalizers', message: 'Forbidden: no new finalizers can be added if the object is being deleted' },
+      ]);
+    }
+  }
+
+  private finishWrite(def: ResourceDefinition, existing: KubeObj, next: KubeObj, entries: Ownership): KubeObj {
+    this.validate(def, next);
+    if (def.custom) {
+      const strip = (o: KubeObj) => {
+        const copy: KubeObj = { ...o };
+        delete copy.metadata;
+        if (def.subresources.includes('status')) delete copy.status;
+        return copy;
+      };
+      if (!deepEqual(strip(existing), strip(next))) next.metadata.generation = (existing.metadata.generation ?? 0) + 1;
+    }
+    const comparable = (o: KubeObj) => ({ ...o, metadata: { ...o.metadata, resourceVersion: undefined, managedFields: undefined } });
+    if (deepEqual(comparable(existing), comparable(next))) return existing; // a no-op write changes nothing
+    if (next.metadata.deletionTimestamp && (next.metadata.finalizers ?? []).length === 0) {
+      return this.remove(def, { ...next, metadata: { ...next.metadata, resourceVersion: existing.metadata.resourceVersion } });
+    }
+    return this.commit(def, existing, next, entries);
+  }
+
+  private commit(def: ResourceDefinition, previous: KubeObj | undefined, next: KubeObj, entries: Ownership): KubeObj {
+    this.rv += 1;
+    next.metadata.resourceVersion = String(this.rv);
+    if (entries.length > 0) next.metadata.managedFields = managedFieldsOf(entries);
+    else delete next.metadata.managedFields;
+    const frozen = deepFreeze(next);
+    const key = objectKey(frozen.metadata.namespace, frozen.metadata.name);
+    this.bucket(def).set(key, frozen);
+    this.ownership.set(`${resourceKey(def)}|${key}`, entries);
+    this.emit({ rv: this.rv, key: resourceKey(def), type: previous ? 'MODIFIED' : 'ADDED', object: frozen, previous });
+    if (def.group === 'apiextensions.k8s.io' && def.plural === 'customresourcedefinitions') this.registerCrd(frozen);
+    return frozen;
+  }
+
+  private remove(def: ResourceDefinition, existing: KubeObj): KubeObj {
+    this.rv += 1;
+    const gone = deepFreeze({ ...clone(existing), metadata: { ...clone(existing.metadata), resourceVersion: String(this.rv) } });
+    const key = objectKey(existing.metadata.namespace, existing.metadata.name);
+    this.bucket(def).delete(key);
+    this.ownership.delete(`${resourceKey(def)}|${key}`);
+    this.emit({ rv: this.rv, key: resourceKey(def), type: 'DELETED', object: gone, previous: existing });
+    return gone;
+  }
+
+  private deleteNamespaceContents(namespace: string): void {
+    for (const def of this.registry.all()) {
+      if (!def.namespaced) continue;
+      for (const obj of [...this.bucket(def).values()]) {
+        if (obj.metadata.namespace === namespace) this.delete(def, namespace, obj.metadata.name);
+      }
+    }
+  }
+
+  private emit(event: StoredEvent): void {
+    this.history.push(event);
+    if (this.history.length > this.historyLimit) {
+      const dropped = this.history.splice(0, this.history.length - this.historyLimit);
+      this.compactedRv = dropped[dropped.length - 1]!.rv;
+    }
+    for (const watcher of [...this.watchers]) {
+      if (watcher.key === event.key) this.deliver(watcher, event);
+    }
+  }
+
+  private deliver(watcher: Watcher, event: StoredEvent): void {
+    const matches = (o: KubeObj | undefined) =>
+      o !== undefined && (!watcher.namespace || o.metadata.namespace === watcher.namespace) && watcher.labels(o.metadata.labels) && watcher.fields(o);
+    const now = matches(event.object);
+    const before = event.type === 'ADDED' ? false : matches(event.previous);
+    if (event.type === 'DELETED') {
+      if (before || now) watcher.sink.send('DELETED', event.object);
+      return;
+    }
+    if (now && before) watcher.sink.send('MODIFIED', event.object);
+    else if (now) watcher.sink.send('ADDED', event.object);
+    else if (before) watcher.sink.send('DELETED', event.object);
+  }
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value as object)) deepFreeze(v);
+  }
+  return value;
+}
