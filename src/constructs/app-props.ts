@@ -1,0 +1,96 @@
+import { Construct } from 'constructs';
+import { destinationRule, dnsLabelRule, labelRule, type AppDefinition, type JsonObject, type ResourceGrant } from '../model/index.js';
+import type { AppSource } from './app-source.js';
+
+/** Props shared by PullApplication and PullApplicationSet. */
+export interface PullAppOptions {
+  /**
+   * The app name (a DNS label).
+   * @default - the construct id
+   */
+  readonly name?: string;
+  /** Where the manifests come from. */
+  readonly source: AppSource;
+  /** Namespace the app deploys into on each spoke (created by the spoke bootstrap). */
+  readonly destinationNamespace: string;
+  /**
+   * Destination API server. Pulled apps always deploy to their own spoke, so anything but the
+   * in-cluster address fails validation.
+   * @default 'https://kubernetes.default.svc'
+   */
+  readonly destinationServer?: string;
+  /**
+   * Argo CD project on the spoke.
+   * @default 'default'
+   */
+  readonly project?: string;
+  /**
+   * Sync automatically.
+   * @default true
+   */
+  readonly autoSync?: boolean;
+  /**
+   * With autoSync: delete resources that left the source.
+   * @default true
+   */
+  readonly prune?: boolean;
+  /**
+   * With autoSync: revert changes made on the spoke.
+   * @default true
+   */
+  readonly selfHeal?: boolean;
+  /**
+   * Argo CD sync options, for example `ServerSideApply=true`.
+   * @default []
+   */
+  readonly syncOptions?: readonly string[];
+  /**
+   * Resources the app renders, by API group: the spoke Argo CD gets exactly these permissions in the
+   * destination namespace (or cluster-wide for `clusterScoped` grants).
+   * @default []
+   */
+  readonly resources?: readonly ResourceGrant[];
+  /**
+   * Delete the app's workload on the spoke when its Application is deleted (Argo CD resources finalizer).
+   * @default false
+   */
+  readonly pruneOnDelete?: boolean;
+  /**
+   * Extra labels on the hub Application (and the spoke copy).
+   * @default {}
+   */
+  readonly labels?: Record<string, string>;
+}
+
+/** Resolves the shared options once; problems are reported at synth through `node.addValidation`. */
+export function resolveApp(scope: Construct, id: string, props: PullAppOptions): { def: AppDefinition; grants: ResourceGrant[]; problems: string[] } {
+  const name = props.name ?? id;
+  const problems: string[] = [];
+  for (const p of [dnsLabelRule('app name', name), dnsLabelRule('destinationNamespace', props.destinationNamespace), destinationRule(props.destinationServer)]) {
+    if (p) problems.push(p);
+  }
+  for (const [key, value] of Object.entries(props.labels ?? {})) {
+    const p = labelRule('app', key, value);
+    if (p) problems.push(p);
+  }
+  const autoSync = props.autoSync ?? true;
+  const syncPolicy: JsonObject = {};
+  if (autoSync) syncPolicy.automated = { prune: props.prune ?? true, selfHeal: props.selfHeal ?? true };
+  if (props.syncOptions?.length) syncPolicy.syncOptions = [...props.syncOptions];
+  for (const grant of props.resources ?? []) {
+    if (grant.resources.length === 0 || grant.resources.some((r) => r === '*' || r.length === 0)) {
+      throw new Error(`${scope.node.path}: resources grant for API group "${grant.apiGroup}" lists ${JSON.stringify(grant.resources)}: name each resource (no "*", no empty list)`);
+    }
+    if (grant.apiGroup === '*') throw new Error(`${scope.node.path}: resources grant API group "*" is not allowed: declare each API group the app renders`);
+  }
+  const def: AppDefinition = {
+    name,
+    project: props.project ?? 'default',
+    sources: [props.source.toJson()],
+    destinationNamespace: props.destinationNamespace,
+    ...(Object.keys(syncPolicy).length ? { syncPolicy } : {}),
+    pruneOnDelete: props.pruneOnDelete ?? false,
+    labels: { ...(props.labels ?? {}) },
+  };
+  return { def, grants: [...(props.resources ?? [])], problems };
+}

@@ -1,0 +1,10 @@
+export * from './fleet.js';
+export * from './hub.js';
+export * from './spoke.js';
+export * from './cluster-set.js';
+export * from './placement.js';
+export * from './app-source.js';
+export * from './app-props.js';
+export * from './pull-application.js';
+export * from './pull-application-set.js';
+export { routeOutput, OutputFiles } from './output.js';

@@ -1,0 +1,72 @@
+/**
+ * Where each object lands under `dist/<hub>/`, and the provenance every object carries. Internal to
+ * the construct library except {@link routeOutput}, which lets other constructs (the controller
+ * install) choose their file.
+ */
+import { ApiObject } from 'cdk8s';
+import type { IConstruct } from 'constructs';
+import { CONSTRUCT_PATH_ANNOTATION, MANAGED_BY_LABEL, MANAGED_BY_VALUE } from '../model/index.js';
+
+const routes = new WeakMap<IConstruct, string>();
+
+/** Hub-relative output files. Everything under `hub/` is what the hub's Argo CD syncs. */
+export const OutputFiles = {
+  DEFAULT: 'hub/hub.yaml',
+  CLUSTER_SETS: 'hub/cluster-sets.yaml',
+  PLACEMENTS: 'hub/placements.yaml',
+  CLUSTER_SECRETS: 'hub/cluster-secrets.yaml',
+  APPLICATIONS: 'hub/applications.yaml',
+  APPLICATION_SETS: 'hub/application-sets.yaml',
+  CONTROLLER: 'hub/controller.yaml',
+  works: (spoke: string) => `hub/works/${spoke}.yaml`,
+  bootstrap: (spoke: string) => `bootstrap/${spoke}.yaml`,
+} as const;
+
+/**
+ * Sends every API object at or below `scope` to `file` (relative to `dist/<hub>/`, for example
+ * `hub/controller.yaml`). The nearest routed ancestor wins; unrouted objects go to `hub/hub.yaml`.
+ */
+export function routeOutput(scope: IConstruct, file: string): void {
+  if (!/^(hub|bootstrap)\/[a-z0-9][-a-z0-9./]*\.yaml$/.test(file) || file.includes('..')) {
+    throw new Error(`routeOutput: file "${file}" must be a relative path under hub/ or bootstrap/ ending in .yaml`);
+  }
+  routes.set(scope, file);
+}
+
+/** The output file of an API object. */
+export function outputFileOf(obj: IConstruct): string {
+  const scopes = obj.node.scopes;
+  for (let i = scopes.length - 1; i >= 0; i--) {
+    const file = routes.get(scopes[i]);
+    if (file) return file;
+  }
+  return OutputFiles.DEFAULT;
+}
+
+const stamped = new WeakSet<ApiObject>();
+
+/**
+ * Adds the provenance label and construct-path annotation (the object's own path) to an object that
+ * was not made through {@link apiObjectFrom}. Idempotent.
+ */
+export function stampProvenance(obj: ApiObject): void {
+  if (stamped.has(obj)) return;
+  stamped.add(obj);
+  if (obj.metadata.getLabel(MANAGED_BY_LABEL) === undefined) obj.metadata.addLabel(MANAGED_BY_LABEL, MANAGED_BY_VALUE);
+  obj.metadata.addAnnotation(CONSTRUCT_PATH_ANNOTATION, obj.node.path);
+}
+
+type PlainObject = { apiVersion: string; kind: string; metadata: { name: string; namespace?: string; annotations?: Record<string, string> } };
+
+/**
+ * An ApiObject from a plain object built by src/model. Provenance is added here: the managed-by label,
+ * and the construct path unless the model object already names one (a hub Application and its work
+ * both name the PullApplication target that made them).
+ */
+export function apiObjectFrom<T extends PlainObject>(scope: IConstruct, id: string, obj: T): ApiObject {
+  const apiObject = new ApiObject(scope as never, id, obj as never);
+  stamped.add(apiObject);
+  if (apiObject.metadata.getLabel(MANAGED_BY_LABEL) === undefined) apiObject.metadata.addLabel(MANAGED_BY_LABEL, MANAGED_BY_VALUE);
+  if (obj.metadata.annotations?.[CONSTRUCT_PATH_ANNOTATION] === undefined) apiObject.metadata.addAnnotation(CONSTRUCT_PATH_ANNOTATION, apiObject.node.path);
+  return apiObject;
+}

@@ -1,0 +1,183 @@
+import { Construct, type IConstruct } from 'constructs';
+import {
+  dnsLabelRule,
+  evaluatePlacement,
+  PLACEMENT_API_VERSION,
+  type ClusterPredicate,
+  type PlacementSpec,
+  type PrioritizerConfiguration,
+  type SelectorRequirement,
+  type Toleration,
+} from '../model/index.js';
+import type { IClusterSet } from './cluster-set.js';
+import { Hub } from './hub.js';
+import { apiObjectFrom, OutputFiles, routeOutput } from './output.js';
+import type { Spoke } from './spoke.js';
+
+/** A Placement of a hub. */
+export interface IPlacement extends IConstruct {
+  readonly name: string;
+  readonly namespace: string;
+  readonly hub: Hub;
+  /** The spokes this Placement selects from the hub's inventory, evaluated offline (sorted by name). */
+  selectedSpokes(): Spoke[];
+}
+
+/** One `requiredClusterSelector`: every given selector must match (predicates are ORed). */
+export interface ClusterPredicateProps {
+  /** ManagedCluster labels that must all be present with these values. */
+  readonly labels?: Record<string, string>;
+  /** Label expressions (In, NotIn, Exists, DoesNotExist). */
+  readonly labelExpressions?: readonly SelectorRequirement[];
+  /** ClusterClaim expressions. */
+  readonly claimExpressions?: readonly SelectorRequirement[];
+}
+
+/** How prioritizer scores combine. */
+export enum PrioritizerMode {
+  /** Configured prioritizers add to the default ones. */
+  ADDITIVE = 'Additive',
+  /** Only the configured prioritizers count. */
+  EXACT = 'Exact',
+}
+
+/** A prioritizer: a built-in score or an add-on score, with a weight. */
+export class Prioritizer {
+  /** A built-in prioritizer such as `Balance`, `Steady`, `ResourceAllocatableCPU`, `ResourceAllocatableMemory`. */
+  public static builtIn(name: string, weight = 1): Prioritizer {
+    return new Prioritizer({ scoreCoordinate: { type: 'BuiltIn', builtIn: name }, weight });
+  }
+
+  /** A score published by an add-on through AddOnPlacementScore. */
+  public static addOn(resourceName: string, scoreName: string, weight = 1): Prioritizer {
+    return new Prioritizer({ scoreCoordinate: { type: 'AddOn', addOn: { resourceName, scoreName } }, weight });
+  }
+
+  private constructor(public readonly configuration: PrioritizerConfiguration) {}
+}
+
+export interface PlacementProps {
+  /**
+   * Cluster sets to select from; each must be bound to the Placement's namespace.
+   * @default - every cluster set bound to the namespace
+   */
+  readonly clusterSets?: readonly IClusterSet[];
+  /**
+   * Predicates; a cluster is selected when any predicate matches.
+   * @default - every cluster of the sets
+   */
+  readonly predicates?: readonly ClusterPredicateProps[];
+  /**
+   * How many clusters to select.
+   * @default - all matching clusters
+   */
+  readonly numberOfClusters?: number;
+  /**
+   * Tolerations for ManagedCluster taints.
+   * @default []
+   */
+  readonly tolerations?: readonly Toleration[];
+  /**
+   * Prioritizers, used with `numberOfClusters`.
+   * @default - OCM's defaults
+   */
+  readonly prioritizers?: readonly Prioritizer[];
+  /**
+   * Prioritizer mode.
+   * @default PrioritizerMode.ADDITIVE
+   */
+  readonly prioritizerMode?: PrioritizerMode;
+  /**
+   * Namespace of the Placement. ApplicationSets only read placement decisions from their own
+   * namespace, so keep the default for PullApplicationSet.
+   * @default - the hub's Argo CD namespace
+   */
+  readonly namespace?: string;
+}
+
+/**
+ * An OCM Placement (cluster.open-cluster-management.io/v1beta1). Synth also evaluates it offline
+ * against the hub's spokes to deliver static apps and bootstrap namespaces.
+ */
+export class Placement extends Construct implements IPlacement {
+  public readonly name: string;
+  public readonly namespace: string;
+  public readonly hub: Hub;
+  /** The rendered spec. */
+  public readonly spec: PlacementSpec;
+  private readonly clusterSetRefs: readonly IClusterSet[];
+  private readonly problems: string[] = [];
+
+  constructor(scope: Construct, id: string, props: PlacementProps = {}) {
+    super(scope, id);
+    this.hub = Hub.of(scope);
+    this.name = id;
+    this.namespace = props.namespace ?? this.hub.argoNamespace;
+    if (props.numberOfClusters !== undefined && !(Number.isInteger(props.numberOfClusters) && props.numberOfClusters >= 0)) {
+      throw new Error(`${this.node.path}: numberOfClusters ${props.numberOfClusters} must be a whole number >= 0`);
+    }
+    this.clusterSetRefs = [...(props.clusterSets ?? [])];
+    const predicates: ClusterPredicate[] = (props.predicates ?? []).map((p) => {
+      const labelSelector = {
+        ...(p.labels ? { matchLabels: { ...p.labels } } : {}),
+        ...(p.labelExpressions?.length ? { matchExpressions: p.labelExpressions.map((e) => ({ ...e })) } : {}),
+      };
+      return {
+        requiredClusterSelector: {
+          ...(Object.keys(labelSelector).length ? { labelSelector } : {}),
+          ...(p.claimExpressions?.length ? { claimSelector: { matchExpressions: p.claimExpressions.map((e) => ({ ...e })) } } : {}),
+        },
+      };
+    });
+    const spec: PlacementSpec = {};
+    if (this.clusterSetRefs.length) spec.clusterSets = this.clusterSetRefs.map((s) => s.name);
+    if (props.numberOfClusters !== undefined) spec.numberOfClusters = props.numberOfClusters;
+    if (predicates.length) spec.predicates = predicates;
+    if (props.tolerations?.length) spec.tolerations = props.tolerations.map((t) => ({ ...t }));
+    if (props.prioritizers?.length || props.prioritizerMode) {
+      spec.prioritizerPolicy = {
+        mode: props.prioritizerMode ?? PrioritizerMode.ADDITIVE,
+        ...(props.prioritizers?.length ? { configurations: props.prioritizers.map((p) => p.configuration) } : {}),
+      };
+    }
+    this.spec = spec;
+
+    for (const problem of [dnsLabelRule('placement name', id), dnsLabelRule('placement namespace', this.namespace)]) {
+      if (problem) this.problems.push(problem);
+    }
+    this.node.addValidation({ validate: () => [...this.problems, ...this.bindingProblems()] });
+
+    routeOutput(this, OutputFiles.PLACEMENTS);
+    apiObjectFrom(this, 'Placement', {
+      apiVersion: PLACEMENT_API_VERSION,
+      kind: 'Placement',
+      metadata: { name: id, namespace: this.namespace },
+      spec: JSON.parse(JSON.stringify(spec)) as object,
+    });
+  }
+
+  private bindingProblems(): string[] {
+    const problems: string[] = [];
+    for (const set of this.clusterSetRefs) {
+      if (set.hub !== this.hub) {
+        problems.push(`cluster set "${set.name}" (${set.node.path}) is not a cluster set of hub "${this.hub.name}": use a ClusterSet declared on this hub`);
+      } else if (!set.bindings.includes(this.namespace)) {
+        problems.push(
+          `cluster set "${set.name}" is not bound to namespace "${this.namespace}", so this placement would select nothing from it: add "${this.namespace}" to the set's bindings (clusterSet.bindTo('${this.namespace}'))`,
+        );
+      }
+    }
+    return problems;
+  }
+
+  /** Names of the cluster sets bound to this Placement's namespace. */
+  private boundSets(): string[] {
+    return this.hub.clusterSets.filter((s) => s.bindings.includes(this.namespace)).map((s) => s.name);
+  }
+
+  public selectedSpokes(): Spoke[] {
+    const spokes = this.hub.spokes;
+    const names = new Set(evaluatePlacement(this.spec, spokes.map((s) => s.inventoryEntry()), this.boundSets()));
+    return spokes.filter((s) => names.has(s.name)).sort((a, b) => (a.name < b.name ? -1 : 1));
+  }
+}

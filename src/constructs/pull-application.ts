@@ -1,0 +1,120 @@
+import { Construct } from 'constructs';
+import {
+  buildManifestWork,
+  buildStaticHubApplication,
+  localClusterRule,
+  wrapProblem,
+  workSizeRule,
+  type AppDefinition,
+  type ResourceGrant,
+} from '../model/index.js';
+import { resolveApp, type PullAppOptions } from './app-props.js';
+import { Hub } from './hub.js';
+import { apiObjectFrom, OutputFiles, routeOutput } from './output.js';
+import type { IPlacement } from './placement.js';
+import type { ISpoke, Spoke } from './spoke.js';
+
+export interface PullApplicationProps extends PullAppOptions {
+  /**
+   * Spokes to deliver to.
+   * @default [] (add more with deployTo)
+   */
+  readonly spokes?: readonly ISpoke[];
+  /**
+   * A Placement evaluated offline against the hub's spokes at synth time; its selection is added to
+   * `spokes`. For runtime selection use PullApplicationSet.
+   * @default - none
+   */
+  readonly placement?: IPlacement;
+}
+
+/**
+ * An app delivered statically: for every target spoke, synth renders the hub Application (pull label,
+ * target cluster, skip-reconcile, `pullfleet.io/delivery: static`) and the ManifestWork built from it
+ * by the same model function the controller uses.
+ */
+export class PullApplication extends Construct {
+  public readonly name: string;
+  public readonly hub: Hub;
+  /** The resolved app definition (source, destination, sync policy). */
+  public readonly definition: AppDefinition;
+  private readonly grants: ResourceGrant[];
+  private readonly spokeList: ISpoke[] = [];
+  private readonly placements: IPlacement[] = [];
+  private readonly problems: string[];
+
+  constructor(scope: Construct, id: string, props: PullApplicationProps) {
+    super(scope, id);
+    this.hub = Hub.of(scope);
+    const resolved = resolveApp(this, id, props);
+    this.name = resolved.def.name;
+    this.definition = resolved.def;
+    this.grants = resolved.grants;
+    this.problems = resolved.problems;
+    for (const spoke of props.spokes ?? []) this.deployTo(spoke);
+    if (props.placement) this.deployToPlacement(props.placement);
+    this.node.addValidation({ validate: () => [...this.problems] });
+    this.hub._registerRenderable(this);
+  }
+
+  /** Adds target spokes. Throws when a spoke is already a target. */
+  public deployTo(...spokes: ISpoke[]): void {
+    for (const spoke of spokes) {
+      if (this.spokeList.includes(spoke)) throw new Error(`${this.node.path}: app "${this.name}" already deploys to spoke "${spoke.name}": add each spoke once`);
+      this.spokeList.push(spoke);
+    }
+  }
+
+  /** Adds every spoke `placement` selects (evaluated offline at synth). Throws when added twice. */
+  public deployToPlacement(placement: IPlacement): void {
+    if (this.placements.includes(placement)) throw new Error(`${this.node.path}: app "${this.name}" already deploys to placement "${placement.name}"`);
+    this.placements.push(placement);
+  }
+
+  /** Target spokes: explicit ones plus placement selections, de-duplicated and sorted by name. */
+  public targets(): ISpoke[] {
+    const all = new Map<string, ISpoke>();
+    for (const spoke of this.spokeList) all.set(spoke.name, spoke);
+    for (const placement of this.placements) for (const spoke of placement.selectedSpokes()) if (!all.has(spoke.name)) all.set(spoke.name, spoke);
+    return [...all.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  }
+
+  /** @internal */
+  public _render(): void {
+    for (const placement of this.placements) {
+      if (placement.hub !== this.hub) this.problems.push(`placement "${placement.node.path}" belongs to hub "${placement.hub.name}", not "${this.hub.name}": use a placement of this hub`);
+    }
+    for (const spoke of this.targets()) {
+      if (spoke.hub !== this.hub) {
+        this.problems.push(`spoke "${spoke.name}" (${spoke.node.path}) is not a spoke of hub "${this.hub.name}": declare it on this hub or deliver from its own hub`);
+        continue;
+      }
+      const local = localClusterRule(this.name, spoke.name);
+      if (local) {
+        this.problems.push(local);
+        continue;
+      }
+      const scope = new Construct(this, spoke.name);
+      const hubApp = buildStaticHubApplication(this.definition, {
+        cluster: spoke.name,
+        namespace: this.hub.argoNamespace,
+        constructPath: scope.node.path,
+      });
+      const problem = wrapProblem(hubApp);
+      if (problem) {
+        this.problems.push(`cannot deliver to spoke "${spoke.name}": ${problem}`);
+        continue;
+      }
+      const work = buildManifestWork(hubApp, { feedbackScrapeType: this.hub.workFeedbackScrapeType });
+      const sizeProblem = workSizeRule(work.metadata.name, spoke.name, work, this.hub.workSizeBudget);
+      if (sizeProblem) this.problems.push(sizeProblem);
+      const appScope = new Construct(scope, 'HubApplication');
+      routeOutput(appScope, OutputFiles.APPLICATIONS);
+      apiObjectFrom(appScope, 'Application', hubApp as never);
+      const workScope = new Construct(scope, 'Work');
+      routeOutput(workScope, OutputFiles.works(spoke.name));
+      apiObjectFrom(workScope, 'ManifestWork', work as never);
+      (spoke as Spoke)._addDelivery(this.definition.destinationNamespace, this.grants);
+    }
+  }
+}

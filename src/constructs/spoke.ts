@@ -1,0 +1,152 @@
+import { Construct, type IConstruct } from 'constructs';
+import {
+  buildBootstrapWork,
+  buildClusterSecret,
+  buildSpokeBootstrap,
+  CLUSTERSET_LABEL,
+  CONSTRUCT_PATH_ANNOTATION,
+  dnsLabelRule,
+  labelRule,
+  LOCAL_CLUSTER,
+  type InventoryCluster,
+  type JsonObject,
+  type ResourceGrant,
+  type Taint,
+} from '../model/index.js';
+import type { ClusterSet } from './cluster-set.js';
+import { Hub } from './hub.js';
+import { apiObjectFrom, OutputFiles, routeOutput } from './output.js';
+
+/** A managed cluster of a hub. */
+export interface ISpoke extends IConstruct {
+  /** The ManagedCluster name (also its namespace on the hub). */
+  readonly name: string;
+  readonly hub: Hub;
+  /** Effective ManagedCluster labels (including the cluster-set and vendor labels). */
+  readonly labels: Record<string, string>;
+  readonly openshift: boolean;
+}
+
+export interface SpokeProps {
+  /**
+   * The exclusive cluster set this spoke belongs to (sets the
+   * `cluster.open-cluster-management.io/clusterset` label).
+   * @default - no exclusive set (label-selected sets may still include it)
+   */
+  readonly clusterSet?: ClusterSet;
+  /**
+   * ManagedCluster labels, as placements and label-selected sets see them.
+   * @default {}
+   */
+  readonly labels?: Record<string, string>;
+  /**
+   * ClusterClaims of the spoke, for placement claim selectors.
+   * @default {}
+   */
+  readonly claims?: Record<string, string>;
+  /**
+   * Taints on the ManagedCluster (placements must tolerate NoSelect taints).
+   * @default []
+   */
+  readonly taints?: readonly Taint[];
+  /**
+   * The spoke runs OpenShift (adds the `vendor: OpenShift` label unless set, and the duplicate Route
+   * CRD guardrail to its bootstrap).
+   * @default false
+   */
+  readonly openshift?: boolean;
+}
+
+/**
+ * A spoke: an inventory entry for one ManagedCluster. Renders its blank Argo CD cluster Secret, and
+ * its bootstrap (as a ManifestWork and as plain YAML for the first manual apply).
+ */
+export class Spoke extends Construct implements ISpoke {
+  public readonly name: string;
+  public readonly hub: Hub;
+  public readonly openshift: boolean;
+  public readonly clusterSet?: ClusterSet;
+  public readonly claims: Record<string, string>;
+  public readonly taints: readonly Taint[];
+  private readonly labelMap: Record<string, string>;
+  private readonly deliveries: Array<{ namespace: string; grants: readonly ResourceGrant[] }> = [];
+  private readonly problems: string[] = [];
+
+  constructor(scope: Construct, id: string, props: SpokeProps = {}) {
+    super(scope, id);
+    this.hub = Hub.of(scope);
+    this.name = id;
+    this.openshift = props.openshift ?? false;
+    this.clusterSet = props.clusterSet;
+    this.claims = { ...(props.claims ?? {}) };
+    this.taints = [...(props.taints ?? [])];
+    const labels: Record<string, string> = { ...(props.labels ?? {}) };
+    if (this.openshift && labels.vendor === undefined) labels.vendor = 'OpenShift';
+    if (props.clusterSet) {
+      if (props.clusterSet.matchLabels) {
+        throw new Error(`${this.node.path}: cluster set "${props.clusterSet.name}" selects members by labels, so it cannot be a spoke's exclusive clusterSet: give the spoke matching labels instead`);
+      }
+      if (labels[CLUSTERSET_LABEL] !== undefined && labels[CLUSTERSET_LABEL] !== props.clusterSet.name) {
+        throw new Error(`${this.node.path}: label ${CLUSTERSET_LABEL}="${labels[CLUSTERSET_LABEL]}" contradicts clusterSet "${props.clusterSet.name}": drop the label`);
+      }
+      labels[CLUSTERSET_LABEL] = props.clusterSet.name;
+    }
+    this.labelMap = labels;
+
+    const nameProblem = dnsLabelRule('spoke name', id);
+    if (nameProblem) this.problems.push(nameProblem);
+    for (const [key, value] of Object.entries(labels)) {
+      const problem = labelRule('spoke', key, value);
+      if (problem) this.problems.push(problem);
+    }
+    if (props.clusterSet && props.clusterSet.hub !== this.hub) {
+      this.problems.push(`cluster set "${props.clusterSet.node.path}" belongs to hub "${props.clusterSet.hub.name}", not "${this.hub.name}": use a ClusterSet of this spoke's hub`);
+    }
+    this.hub._addSpoke(this);
+    this.node.addValidation({ validate: () => [...this.problems] });
+
+    if (id !== LOCAL_CLUSTER) {
+      const secretScope = new Construct(this, 'ClusterSecret');
+      routeOutput(secretScope, OutputFiles.CLUSTER_SECRETS);
+      apiObjectFrom(secretScope, 'Secret', buildClusterSecret(id, this.hub.argoNamespace));
+      this.hub._afterRender(() => this.renderBootstrap());
+    }
+  }
+
+  /** Effective ManagedCluster labels (a copy). */
+  public get labels(): Record<string, string> {
+    return { ...this.labelMap };
+  }
+
+  /** This spoke as offline placement evaluation sees it. */
+  public inventoryEntry(): InventoryCluster {
+    const sets = this.hub.clusterSets.filter((set) => set.isMember(this)).map((set) => set.name);
+    return { name: this.name, labels: this.labels, claims: { ...this.claims }, clusterSets: sets, taints: this.taints };
+  }
+
+  /** @internal an app deploys into `namespace` here, rendering resources of `grants`. */
+  public _addDelivery(namespace: string, grants: readonly ResourceGrant[]): void {
+    this.deliveries.push({ namespace, grants });
+  }
+
+  private renderBootstrap(): void {
+    const scope = new Construct(this, 'Bootstrap');
+    routeOutput(scope, OutputFiles.bootstrap(this.name));
+    const objects = buildSpokeBootstrap({
+      cluster: this.name,
+      argoNamespace: this.hub.argoNamespace,
+      openshift: this.openshift,
+      namespaces: this.deliveries,
+    });
+    const manifests: JsonObject[] = [];
+    for (const obj of objects) {
+      const id = `${obj.kind}-${obj.metadata.namespace ? `${obj.metadata.namespace}-` : ''}${obj.metadata.name}`;
+      obj.metadata.annotations = { ...(obj.metadata.annotations ?? {}), [CONSTRUCT_PATH_ANNOTATION]: `${scope.node.path}/${id}` };
+      apiObjectFrom(scope, id, obj);
+      manifests.push(obj);
+    }
+    const workScope = new Construct(this, 'BootstrapWork');
+    routeOutput(workScope, OutputFiles.works(this.name));
+    apiObjectFrom(workScope, 'ManifestWork', buildBootstrapWork(this.name, manifests, `${workScope.node.path}/ManifestWork`) as never);
+  }
+}

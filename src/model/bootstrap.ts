@@ -1,0 +1,169 @@
+/**
+ * Spoke bootstrap: the objects a spoke needs before pulled Applications can work there. They are
+ * delivered through a ManifestWork and also written as plain YAML for the one manual apply on the spoke
+ * (the work agent cannot grant itself the RBAC it needs before that).
+ */
+import { ARGOCD_MANAGED_BY_LABEL, CONSTRUCT_PATH_ANNOTATION, MANAGED_BY_LABEL, MANAGED_BY_VALUE, WORK_API_VERSION } from './keys.js';
+import { sortKeys } from './records.js';
+import type { JsonObject, KubeObject, ManifestWork } from './types.js';
+
+/** The klusterlet work agent's service account on every spoke. */
+export const WORK_AGENT_SERVICE_ACCOUNT = 'klusterlet-work-sa';
+export const WORK_AGENT_NAMESPACE = 'open-cluster-management-agent';
+/** The spoke Argo CD application controller's service account. */
+export const ARGOCD_CONTROLLER_SERVICE_ACCOUNT = 'argocd-application-controller';
+/** Name of the ClusterRole(Binding) letting the work agent manage Argo CD applications and projects. */
+export const WORK_AGENT_ROLE = 'pullfleet-work-agent-argocd';
+/** Name of the Roles/ClusterRole granting the spoke Argo CD what its apps declare. */
+export const ARGOCD_APPS_ROLE = 'pullfleet-argocd-apps';
+/** Name of the OpenShift guardrail policy and its binding. */
+export const ROUTE_CRD_GUARDRAIL = 'pullfleet-deny-duplicate-route-crd';
+/** The CRD that shadows OpenShift's aggregated routes API and breaks /openapi/v2. */
+export const OPENSHIFT_ROUTE_CRD = 'routes.route.openshift.io';
+
+const MANAGE_VERBS = ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'];
+
+/** A set of resources of one API group that a spoke app renders (and the spoke Argo CD must manage). */
+export interface ResourceGrant {
+  /** API group; `''` is the core group. */
+  readonly apiGroup: string;
+  /** Plural resource names, for example `deployments`. */
+  readonly resources: readonly string[];
+  /** Cluster-scoped resources get a ClusterRole; namespaced ones a Role in the app's namespace. */
+  readonly clusterScoped?: boolean;
+}
+
+/** What one spoke runs, as far as bootstrap is concerned. */
+export interface SpokeBootstrapInput {
+  readonly cluster: string;
+  /** Namespace of the spoke Argo CD (where pulled Applications land). */
+  readonly argoNamespace: string;
+  readonly openshift: boolean;
+  /** Each destination namespace with the grants of the apps deploying into it. */
+  readonly namespaces: ReadonlyArray<{ readonly namespace: string; readonly grants: readonly ResourceGrant[] }>;
+}
+
+type Obj = KubeObject & JsonObject;
+
+function meta(name: string, extra: Partial<KubeObject['metadata']> = {}): KubeObject['metadata'] {
+  return { name, ...extra, labels: sortKeys({ ...(extra.labels ?? {}), [MANAGED_BY_LABEL]: MANAGED_BY_VALUE }) };
+}
+
+/** Merges grants into RBAC rules: one rule per API group, resources sorted and de-duplicated. */
+export function grantRules(grants: readonly ResourceGrant[]): JsonObject[] {
+  const byGroup = new Map<string, Set<string>>();
+  for (const grant of grants) {
+    const set = byGroup.get(grant.apiGroup) ?? new Set<string>();
+    grant.resources.forEach((r) => set.add(r));
+    byGroup.set(grant.apiGroup, set);
+  }
+  return [...byGroup.keys()].sort().map((group) => ({ apiGroups: [group], resources: [...byGroup.get(group)!].sort(), verbs: MANAGE_VERBS }));
+}
+
+function binding(kind: 'ClusterRoleBinding' | 'RoleBinding', name: string, namespace: string | undefined, sa: string, saNamespace: string): Obj {
+  return {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind,
+    metadata: meta(name, namespace ? { namespace } : {}),
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: kind === 'RoleBinding' ? 'Role' : 'ClusterRole', name },
+    subjects: [{ kind: 'ServiceAccount', name: sa, namespace: saNamespace }],
+  } as unknown as Obj;
+}
+
+/** The OpenShift guardrail: a ValidatingAdmissionPolicy denying the duplicate routes CRD, and its binding. */
+export function routeCrdGuardrail(): Obj[] {
+  const policy = {
+    apiVersion: 'admissionregistration.k8s.io/v1',
+    kind: 'ValidatingAdmissionPolicy',
+    metadata: meta(ROUTE_CRD_GUARDRAIL),
+    spec: {
+      failurePolicy: 'Fail',
+      matchConstraints: {
+        resourceRules: [
+          { apiGroups: ['apiextensions.k8s.io'], apiVersions: ['v1'], operations: ['CREATE', 'UPDATE'], resources: ['customresourcedefinitions'] },
+        ],
+      },
+      validations: [
+        {
+          expression: `object.metadata.name != '${OPENSHIFT_ROUTE_CRD}'`,
+          message: `${OPENSHIFT_ROUTE_CRD} is served by OpenShift itself; a CRD of that name breaks /openapi/v2 and stalls every Argo CD sync. Remove the Route CRD from the app.`,
+          reason: 'Forbidden',
+        },
+      ],
+    },
+  };
+  const policyBinding = {
+    apiVersion: 'admissionregistration.k8s.io/v1',
+    kind: 'ValidatingAdmissionPolicyBinding',
+    metadata: meta(ROUTE_CRD_GUARDRAIL),
+    spec: { policyName: ROUTE_CRD_GUARDRAIL, validationActions: ['Deny'] },
+  };
+  return [policy as unknown as Obj, policyBinding as unknown as Obj];
+}
+
+/**
+ * Every bootstrap object for one spoke, in apply order: work-agent RBAC, destination namespaces
+ * (labelled `argocd.argoproj.io/managed-by`), the spoke Argo CD RBAC for the declared grants, and on
+ * OpenShift the duplicate-Route-CRD guardrail.
+ */
+export function buildSpokeBootstrap(input: SpokeBootstrapInput): Obj[] {
+  const objects: Obj[] = [];
+  objects.push({
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRole',
+    metadata: meta(WORK_AGENT_ROLE),
+    rules: [{ apiGroups: ['argoproj.io'], resources: ['applications', 'appprojects'], verbs: MANAGE_VERBS }],
+  } as unknown as Obj);
+  objects.push(binding('ClusterRoleBinding', WORK_AGENT_ROLE, undefined, WORK_AGENT_SERVICE_ACCOUNT, WORK_AGENT_NAMESPACE));
+
+  const byNamespace = new Map<string, ResourceGrant[]>();
+  for (const entry of input.namespaces) {
+    const list = byNamespace.get(entry.namespace) ?? [];
+    list.push(...entry.grants);
+    byNamespace.set(entry.namespace, list);
+  }
+  const namespaces = [...byNamespace.keys()].sort();
+  for (const ns of namespaces) {
+    if (ns === input.argoNamespace) continue;
+    objects.push({ apiVersion: 'v1', kind: 'Namespace', metadata: meta(ns, { labels: { [ARGOCD_MANAGED_BY_LABEL]: input.argoNamespace } }) } as unknown as Obj);
+  }
+  const clusterGrants: ResourceGrant[] = [];
+  for (const ns of namespaces) {
+    const grants = byNamespace.get(ns)!;
+    clusterGrants.push(...grants.filter((g) => g.clusterScoped));
+    const namespaced = grants.filter((g) => !g.clusterScoped);
+    if (namespaced.length === 0) continue;
+    objects.push({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: meta(ARGOCD_APPS_ROLE, { namespace: ns }), rules: grantRules(namespaced) } as unknown as Obj);
+    objects.push(binding('RoleBinding', ARGOCD_APPS_ROLE, ns, ARGOCD_CONTROLLER_SERVICE_ACCOUNT, input.argoNamespace));
+  }
+  if (clusterGrants.length > 0) {
+    objects.push({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: meta(ARGOCD_APPS_ROLE), rules: grantRules(clusterGrants) } as unknown as Obj);
+    objects.push(binding('ClusterRoleBinding', ARGOCD_APPS_ROLE, undefined, ARGOCD_CONTROLLER_SERVICE_ACCOUNT, input.argoNamespace));
+  }
+  if (input.openshift) objects.push(...routeCrdGuardrail());
+  return objects;
+}
+
+/** Name of the ManifestWork carrying a spoke's bootstrap objects. */
+export const BOOTSTRAP_WORK_NAME = 'pullfleet-bootstrap';
+
+/**
+ * The ManifestWork delivering a spoke's bootstrap objects. Deleting it orphans them: removing a spoke
+ * from the fleet must never delete its namespaces (and every workload in them).
+ */
+export function buildBootstrapWork(cluster: string, objects: readonly JsonObject[], constructPath: string): ManifestWork {
+  return {
+    apiVersion: WORK_API_VERSION,
+    kind: 'ManifestWork',
+    metadata: {
+      name: BOOTSTRAP_WORK_NAME,
+      namespace: cluster,
+      labels: { [MANAGED_BY_LABEL]: MANAGED_BY_VALUE },
+      annotations: { [CONSTRUCT_PATH_ANNOTATION]: constructPath },
+    },
+    spec: {
+      workload: { manifests: objects.map((o) => JSON.parse(JSON.stringify(o)) as JsonObject) },
+      deleteOption: { propagationPolicy: 'Orphan' },
+    },
+  };
+}

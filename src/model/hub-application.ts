@@ -1,0 +1,85 @@
+/**
+ * Hub Applications rendered at synth time for static pull delivery. The ManifestWork for each one is
+ * built from this very object by {@link buildManifestWork}, exactly as the controller would.
+ */
+import {
+  ARGOCD_API_VERSION,
+  ARGOCD_RESOURCES_FINALIZER,
+  CONSTRUCT_PATH_ANNOTATION,
+  DELIVERY_ANNOTATION,
+  DELIVERY_STATIC,
+  IN_CLUSTER_SERVER,
+  MANAGED_BY_LABEL,
+  MANAGED_BY_VALUE,
+  MANAGED_CLUSTER_ANNOTATION,
+  PULL_LABEL,
+  SKIP_RECONCILE_ANNOTATION,
+} from './keys.js';
+import { fitName, MAX_LABEL_LENGTH } from './names.js';
+import { sortKeys } from './records.js';
+import type { Application, JsonObject } from './types.js';
+
+/** Label on hub Applications (and ApplicationSet templates) naming the fleet app they come from. */
+export const FLEET_APP_LABEL = 'pullfleet.io/app';
+
+/** What an app delivers, independent of where: the parts of an Application spec pullfleet renders. */
+export interface AppDefinition {
+  /** The fleet app name (a DNS label). */
+  readonly name: string;
+  readonly project: string;
+  /** One source, or several (multi-source Application). */
+  readonly sources: readonly JsonObject[];
+  readonly destinationNamespace: string;
+  readonly syncPolicy?: JsonObject;
+  /** Delete the app's workload when the Application is deleted (Argo CD resources finalizer). */
+  readonly pruneOnDelete?: boolean;
+  readonly labels?: Record<string, string>;
+  readonly annotations?: Record<string, string>;
+}
+
+/** The Application spec shared by static hub apps and ApplicationSet templates. */
+export function applicationSpec(def: AppDefinition): JsonObject {
+  const spec: JsonObject = { project: def.project };
+  if (def.sources.length === 1) spec.source = def.sources[0];
+  else spec.sources = [...def.sources];
+  spec.destination = { server: IN_CLUSTER_SERVER, namespace: def.destinationNamespace };
+  if (def.syncPolicy) spec.syncPolicy = def.syncPolicy;
+  return spec;
+}
+
+/** Name of the hub Application delivering `app` to `cluster`: `<app>-<cluster>`, fitted to 63 characters. */
+export function staticHubApplicationName(app: string, cluster: string): string {
+  return fitName(`${app}-${cluster}`, MAX_LABEL_LENGTH);
+}
+
+/**
+ * The hub Application for static delivery of `def` to `cluster`: pull label, target cluster,
+ * `skip-reconcile` (the hub Argo CD only shows it), `pullfleet.io/delivery: static` (the controller
+ * leaves its work to synth) and provenance.
+ */
+export function buildStaticHubApplication(
+  def: AppDefinition,
+  target: { cluster: string; namespace: string; constructPath: string },
+): Application {
+  const labels = sortKeys({
+    ...(def.labels ?? {}),
+    [FLEET_APP_LABEL]: def.name,
+    [MANAGED_BY_LABEL]: MANAGED_BY_VALUE,
+    [PULL_LABEL]: 'true',
+  });
+  const annotations = sortKeys({
+    ...(def.annotations ?? {}),
+    [CONSTRUCT_PATH_ANNOTATION]: target.constructPath,
+    [DELIVERY_ANNOTATION]: DELIVERY_STATIC,
+    [MANAGED_CLUSTER_ANNOTATION]: target.cluster,
+    [SKIP_RECONCILE_ANNOTATION]: 'true',
+  });
+  const app: Application = {
+    apiVersion: ARGOCD_API_VERSION,
+    kind: 'Application',
+    metadata: { name: staticHubApplicationName(def.name, target.cluster), namespace: target.namespace, labels, annotations },
+    spec: applicationSpec(def) as unknown as Application['spec'],
+  };
+  if (def.pruneOnDelete) app.metadata.finalizers = [ARGOCD_RESOURCES_FINALIZER];
+  return app;
+}

@@ -1,0 +1,126 @@
+/**
+ * Offline Placement evaluation: which spokes of a known inventory a Placement selects, following OCM's
+ * rules (cluster sets bound to the namespace, predicates ORed, label and claim selectors ANDed inside a
+ * predicate, taints and tolerations, `local-cluster` never selected for pull delivery).
+ */
+import { LOCAL_CLUSTER } from './keys.js';
+
+export type SelectorOperator = 'In' | 'NotIn' | 'Exists' | 'DoesNotExist';
+
+export interface SelectorRequirement {
+  key: string;
+  operator: SelectorOperator;
+  values?: string[];
+}
+
+export interface LabelSelector {
+  matchLabels?: Record<string, string>;
+  matchExpressions?: SelectorRequirement[];
+}
+
+export interface ClusterPredicate {
+  requiredClusterSelector: {
+    labelSelector?: LabelSelector;
+    claimSelector?: { matchExpressions?: SelectorRequirement[] };
+  };
+}
+
+export type TaintEffect = 'NoSelect' | 'PreferNoSelect' | 'NoSelectIfNew';
+
+export interface Taint {
+  key: string;
+  value?: string;
+  effect: TaintEffect;
+}
+
+export interface Toleration {
+  key?: string;
+  operator?: 'Exists' | 'Equal';
+  value?: string;
+  effect?: TaintEffect;
+  tolerationSeconds?: number;
+}
+
+export interface PrioritizerConfiguration {
+  scoreCoordinate: { type: 'BuiltIn' | 'AddOn'; builtIn?: string; addOn?: { resourceName: string; scoreName: string } };
+  weight?: number;
+}
+
+/** The `spec` of a cluster.open-cluster-management.io/v1beta1 Placement (the fields pullfleet renders). */
+export interface PlacementSpec {
+  clusterSets?: string[];
+  numberOfClusters?: number;
+  predicates?: ClusterPredicate[];
+  tolerations?: Toleration[];
+  prioritizerPolicy?: { mode?: 'Additive' | 'Exact'; configurations?: PrioritizerConfiguration[] };
+  decisionStrategy?: { groupStrategy?: { clustersPerDecisionGroup?: number | string } };
+}
+
+/** A spoke as the hub sees it: its ManagedCluster labels, claims, cluster sets and taints. */
+export interface InventoryCluster {
+  name: string;
+  labels: Record<string, string>;
+  claims?: Record<string, string>;
+  clusterSets: readonly string[];
+  taints?: readonly Taint[];
+}
+
+function requirementMatches(req: SelectorRequirement, values: Record<string, string>): boolean {
+  const has = Object.prototype.hasOwnProperty.call(values, req.key);
+  switch (req.operator) {
+    case 'In':
+      return has && (req.values ?? []).includes(values[req.key]);
+    case 'NotIn':
+      return !has || !(req.values ?? []).includes(values[req.key]);
+    case 'Exists':
+      return has;
+    case 'DoesNotExist':
+      return !has;
+  }
+}
+
+/** Whether `labels` satisfy a Kubernetes label selector (an empty selector matches everything). */
+export function matchesSelector(selector: LabelSelector | undefined, labels: Record<string, string>): boolean {
+  if (!selector) return true;
+  for (const [key, value] of Object.entries(selector.matchLabels ?? {})) {
+    if (labels[key] !== value) return false;
+  }
+  return (selector.matchExpressions ?? []).every((req) => requirementMatches(req, labels));
+}
+
+function predicateMatches(predicate: ClusterPredicate, cluster: InventoryCluster): boolean {
+  const { labelSelector, claimSelector } = predicate.requiredClusterSelector;
+  return matchesSelector(labelSelector, cluster.labels) && matchesSelector(claimSelector, cluster.claims ?? {});
+}
+
+function tolerates(tolerations: readonly Toleration[], taint: Taint): boolean {
+  return tolerations.some((t) => {
+    if (t.effect && t.effect !== taint.effect) return false;
+    if (t.key === undefined || t.key === '') return t.operator === 'Exists';
+    if (t.key !== taint.key) return false;
+    return t.operator === 'Exists' || (t.value ?? '') === (taint.value ?? '');
+  });
+}
+
+/**
+ * Names of the clusters `spec` selects from `inventory`, given the cluster sets bound to the Placement's
+ * namespace. Sorted by name. With `numberOfClusters`, the first clusters by name are kept: prioritizer
+ * scores depend on runtime data (allocatable resources, add-on scores) that an offline evaluation does
+ * not have, so name order is the deterministic stand-in.
+ */
+export function evaluatePlacement(spec: PlacementSpec, inventory: readonly InventoryCluster[], boundSets: readonly string[]): string[] {
+  const bound = new Set(boundSets);
+  const sets = spec.clusterSets?.length ? spec.clusterSets.filter((s) => bound.has(s)) : [...bound];
+  const eligible = new Set(sets);
+  const predicates = spec.predicates ?? [];
+  const tolerations = spec.tolerations ?? [];
+  const selected = inventory
+    .filter((c) => c.name !== LOCAL_CLUSTER)
+    .filter((c) => c.clusterSets.some((s) => eligible.has(s)))
+    .filter((c) => predicates.length === 0 || predicates.some((p) => predicateMatches(p, c)))
+    .filter((c) => (c.taints ?? []).every((taint) => taint.effect === 'PreferNoSelect' || tolerates(tolerations, taint)))
+    .map((c) => c.name)
+    .sort();
+  const unique = [...new Set(selected)];
+  return spec.numberOfClusters === undefined ? unique : unique.slice(0, spec.numberOfClusters);
+}

@@ -1,0 +1,113 @@
+/**
+ * Fleet validation rules. Every rule returns problems instead of throwing, so synth can list every
+ * problem at once; each message names the offending value and the fix (the caller adds the construct path).
+ */
+import { IN_CLUSTER_SERVER, LOCAL_CLUSTER } from './keys.js';
+import { dnsLabelProblem, dnsSubdomainProblem, labelValueProblem } from './names.js';
+import { jsonSize } from './manifestwork.js';
+
+/** One problem found in a fleet description. */
+export interface FleetProblem {
+  /** Construct path of the construct at fault. */
+  readonly path: string;
+  /** What is wrong, with the offending value and the fix. */
+  readonly message: string;
+}
+
+/** Default ManifestWork size budget: 500 KiB (the API server rejects objects over ~1.5 MiB; works stay far below). */
+export const DEFAULT_WORK_SIZE_BUDGET = 500 * 1024;
+
+/** Thrown by synth when the fleet description has problems; nothing has been written. */
+export class FleetValidationError extends Error {
+  public readonly problems: readonly FleetProblem[];
+  constructor(problems: readonly FleetProblem[]) {
+    super(formatProblems(problems));
+    this.name = 'FleetValidationError';
+    this.problems = problems;
+  }
+}
+
+/** The multi-line report for a list of problems, sorted by construct path for a stable order. */
+export function formatProblems(problems: readonly FleetProblem[]): string {
+  const sorted = [...problems].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  const lines = sorted.map((p) => `  [${p.path}] ${p.message}`);
+  return `fleet validation failed with ${problems.length} problem${problems.length === 1 ? '' : 's'} (nothing was written):\n${lines.join('\n')}`;
+}
+
+/** A name that must be a DNS-1123 label (cluster names, namespaces, most pullfleet names). */
+export function dnsLabelRule(what: string, value: string): string | undefined {
+  const problem = dnsLabelProblem(value);
+  return problem
+    ? `${what} "${value}" ${problem}: use lower-case letters, digits and "-" (at most 63 characters)`
+    : undefined;
+}
+
+/** A name that must be a DNS-1123 subdomain (object names). */
+export function dnsSubdomainRule(what: string, value: string): string | undefined {
+  const problem = dnsSubdomainProblem(value);
+  return problem ? `${what} "${value}" ${problem}: use lower-case letters, digits, "-" and "." (at most 253 characters)` : undefined;
+}
+
+/** Label keys and values a user supplies. */
+export function labelRule(what: string, key: string, value: string): string | undefined {
+  const problem = labelValueProblem(value);
+  return problem ? `${what} label ${key}="${value}" ${problem}: shorten or replace the value` : undefined;
+}
+
+/** Pull delivery never targets the hub itself. */
+export function localClusterRule(app: string, cluster: string): string | undefined {
+  return cluster === LOCAL_CLUSTER
+    ? `app "${app}" is delivered to "${LOCAL_CLUSTER}", which is the hub itself and never a pull-delivery target: remove it from the app's spokes (or the placement's clusters)`
+    : undefined;
+}
+
+/** A pulled Application always deploys into its own spoke. */
+export function destinationRule(server: string | undefined): string | undefined {
+  if (server === undefined || server === IN_CLUSTER_SERVER) return undefined;
+  return `destination server "${server}" is not in-cluster: a pulled app always deploys to the spoke it runs on; drop destinationServer or set it to "${IN_CLUSTER_SERVER}"`;
+}
+
+/** A ManifestWork payload over the size budget. */
+export function workSizeRule(workName: string, cluster: string, work: unknown, budget: number): string | undefined {
+  const size = jsonSize(work);
+  return size > budget
+    ? `ManifestWork ${cluster}/${workName} is ${size} bytes, over the size budget of ${budget} bytes: move large values (Helm values, plugin env) into the source repository or raise the hub's workSizeBudget`
+    : undefined;
+}
+
+/** Identity of an object in one target cluster: API group, kind, namespace, name. */
+export interface ObjectIdentity {
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly namespace?: string;
+  readonly name: string;
+  /** Which cluster applies it (for example `hub` or `spoke:east`). */
+  readonly target: string;
+  /** Construct path of the object. */
+  readonly path: string;
+}
+
+function groupOf(apiVersion: string): string {
+  const slash = apiVersion.indexOf('/');
+  return slash < 0 ? '' : apiVersion.slice(0, slash);
+}
+
+/** Two objects that the same cluster would store under one identity (any API version of one group). */
+export function collisionProblems(objects: readonly ObjectIdentity[]): FleetProblem[] {
+  const first = new Map<string, ObjectIdentity>();
+  const problems: FleetProblem[] = [];
+  for (const obj of objects) {
+    const key = `${obj.target}|${groupOf(obj.apiVersion)}|${obj.kind}|${obj.namespace ?? ''}|${obj.name}`;
+    const seen = first.get(key);
+    if (!seen) {
+      first.set(key, obj);
+      continue;
+    }
+    const where = obj.namespace ? `${obj.namespace}/${obj.name}` : obj.name;
+    problems.push({
+      path: obj.path,
+      message: `${obj.kind} "${where}" collides with the one made by ${seen.path} (same ${obj.target === 'hub' ? 'hub' : obj.target}): rename one of the two`,
+    });
+  }
+  return problems;
+}
