@@ -77,7 +77,8 @@ export function createApplicationReconciler(context: ReconcilerContext): Reconci
       works,
       ...(workAtTarget ? { workAtTarget } : {}),
       ...(deliveryProblem ? { deliveryProblem } : {}),
-      wrapOptions: { feedbackScrapeType: config.feedbackScrapeType },
+      // Poll is the agent default: synth leaves it out, and so does the controller, so both works are identical.
+      wrapOptions: config.feedbackScrapeType === 'Watch' ? { feedbackScrapeType: 'Watch' } : {},
     });
 
     if (plan.apply && jsonSize(plan.apply) > MAX_WORK_BYTES) {

@@ -20,6 +20,10 @@ export interface ControllerConfig {
   workers: number;
   /** Keep blank Argo CD cluster Secrets for clusters pull ApplicationSets may select. @default true */
   clusterSecrets: boolean;
+  /** Keep a FleetReport per pull ApplicationSet (needs the FleetReport CRD installed). @default true */
+  fleetReports: boolean;
+  /** Also write ACM's MulticlusterApplicationSetReport per pull ApplicationSet (needs that CRD). @default false */
+  multiclusterReports: boolean;
   /** Only the holder of the Lease reconciles (safe with several replicas). @default true */
   leaderElection: boolean;
   /** Name of the coordination.k8s.io/v1 Lease. @default 'pullfleet-controller' */
@@ -50,6 +54,8 @@ export function defaultConfig(): ControllerConfig {
     resyncSeconds: 300,
     workers: 8,
     clusterSecrets: true,
+    fleetReports: true,
+    multiclusterReports: false,
     leaderElection: true,
     leaseName: 'pullfleet-controller',
     leaseDurationSeconds: 15,

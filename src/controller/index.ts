@@ -10,3 +10,4 @@ export * from './leader.js';
 export * from './informer.js';
 export * from './application-reconciler.js';
 export * from './cluster-secret-reconciler.js';
+export * from './report/index.js';

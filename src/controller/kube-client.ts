@@ -49,6 +49,8 @@ export interface KubeWriter {
   apply<T extends KubeObject>(kind: ResourceKind, object: T): Promise<T>;
   /** JSON merge patch on an object (not a subresource). */
   mergePatch<T extends KubeObject>(kind: ResourceKind, namespace: string | undefined, name: string, patch: object): Promise<T>;
+  /** Server-side apply of the status subresource (`object` carries apiVersion, kind, metadata name/namespace and status). */
+  applyStatus?<T extends KubeObject>(kind: ResourceKind, object: T): Promise<T>;
   /** Delete; a missing object counts as deleted. `uid` becomes a precondition. */
   delete(kind: ResourceKind, namespace: string | undefined, name: string, options?: { uid?: string }): Promise<void>;
 }
@@ -261,6 +263,15 @@ export class KubeClient implements KubeWriter {
   async apply<T extends KubeObject>(kind: ResourceKind, object: T): Promise<T> {
     this.writes++;
     return this.request<T>('PATCH', resourcePath(kind, object.metadata.namespace, object.metadata.name), {
+      body: object,
+      contentType: 'application/apply-patch+yaml',
+      query: { fieldManager: FIELD_MANAGER, force: true },
+    });
+  }
+
+  async applyStatus<T extends KubeObject>(kind: ResourceKind, object: T): Promise<T> {
+    this.writes++;
+    return this.request<T>('PATCH', `${resourcePath(kind, object.metadata.namespace, object.metadata.name)}/status`, {
       body: object,
       contentType: 'application/apply-patch+yaml',
       query: { fieldManager: FIELD_MANAGER, force: true },

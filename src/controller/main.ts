@@ -29,11 +29,13 @@ export function buildCommand(): Command {
     .addOption(new Option('--argo-namespace <ns>', 'namespace of the hub Argo CD (cluster Secrets)').env('PULLFLEET_ARGO_NAMESPACE').default(defaults.argoNamespace))
     .addOption(new Option('--namespace <ns>', 'namespace of the controller (leader Lease)').env('PULLFLEET_NAMESPACE').default(env('POD_NAMESPACE') ?? defaults.namespace))
     .addOption(new Option('--feedback-scrape-type <type>', 'how work agents collect feedback').choices(['Poll', 'Watch']).env('PULLFLEET_FEEDBACK_SCRAPE_TYPE').default(defaults.feedbackScrapeType))
-    .addOption(new Option('--stale-after <seconds>', 'feedback older than this raises FeedbackStaleWarning (0 disables)').env('PULLFLEET_STALE_AFTER').argParser(int).default(defaults.staleAfterSeconds))
+    .addOption(new Option('--stale-after <seconds>', 'feedback older than this raises FeedbackStaleWarning and marks fleet report rows Stale (0 disables)').env('PULLFLEET_STALE_AFTER').argParser(int).default(defaults.staleAfterSeconds))
     .addOption(new Option('--relax-tenancy [bool]', 'let any namespace target any ManagedCluster (single-tenant hubs)').env('PULLFLEET_RELAX_TENANCY').argParser(bool).default(defaults.relaxTenancy))
     .addOption(new Option('--resync <seconds>', 'periodic full resync').env('PULLFLEET_RESYNC').argParser(int).default(defaults.resyncSeconds))
     .addOption(new Option('--workers <n>', 'concurrent Application reconciles').env('PULLFLEET_WORKERS').argParser(int).default(defaults.workers))
     .addOption(new Option('--cluster-secrets [bool]', 'keep blank Argo CD cluster Secrets for pull ApplicationSet clusters').env('PULLFLEET_CLUSTER_SECRETS').argParser(bool).default(defaults.clusterSecrets))
+    .addOption(new Option('--fleet-reports [bool]', 'keep a FleetReport per pull ApplicationSet').env('PULLFLEET_FLEET_REPORTS').argParser(bool).default(defaults.fleetReports))
+    .addOption(new Option('--multicluster-reports [bool]', "also write ACM's MulticlusterApplicationSetReport per pull ApplicationSet").env('PULLFLEET_MULTICLUSTER_REPORTS').argParser(bool).default(defaults.multiclusterReports))
     .addOption(new Option('--leader-elect [bool]', 'leader election on a Lease').env('PULLFLEET_LEADER_ELECT').argParser(bool).default(defaults.leaderElection))
     .addOption(new Option('--lease-name <name>', 'name of the leader Lease').env('PULLFLEET_LEASE_NAME').default(defaults.leaseName))
     .addOption(new Option('--identity <id>', 'identity in the Lease').env('POD_NAME').default(defaults.identity))
@@ -52,6 +54,8 @@ export function configFromOptions(options: Record<string, unknown>): Partial<Con
     resyncSeconds: options.resync as number,
     workers: options.workers as number,
     clusterSecrets: options.clusterSecrets as boolean,
+    fleetReports: options.fleetReports as boolean,
+    multiclusterReports: options.multiclusterReports as boolean,
     leaderElection: options.leaderElect as boolean,
     leaseName: options.leaseName as string,
     identity: options.identity as string,

@@ -18,12 +18,13 @@ import { ControllerMetrics } from './metrics.js';
 import { WorkQueue } from './queue.js';
 import type { Reconciler, ReconcilerContext, ReconcilerFactory } from './reconciler.js';
 import type { ResourceKind } from './resources.js';
+import { createReportReconciler } from './report/report-reconciler.js';
 
 /**
  * Every reconciler the controller runs. Add one more root kind (for example the fleet report) here, in
  * this one place; a factory may return undefined when its duty is switched off by configuration.
  */
-export const RECONCILERS: ReconcilerFactory[] = [createApplicationReconciler, createClusterSecretReconciler];
+export const RECONCILERS: ReconcilerFactory[] = [createApplicationReconciler, createClusterSecretReconciler, createReportReconciler];
 
 export interface StartOptions {
   readonly kubeConfig: KubeConfig;
@@ -54,6 +55,10 @@ function countingWriter(inner: KubeWriter, metrics: ControllerMetrics): KubeWrit
     mergePatch: (kind, namespace, name, patch) => {
       metrics.writes.inc({ resource: kind.plural, verb: 'patch' });
       return inner.mergePatch(kind, namespace, name, patch);
+    },
+    applyStatus: (kind, object) => {
+      metrics.writes.inc({ resource: `${kind.plural}/status`, verb: 'apply' });
+      return inner.applyStatus!(kind, object);
     },
     delete: (kind, namespace, name, options) => {
       metrics.writes.inc({ resource: kind.plural, verb: 'delete' });
@@ -141,8 +146,9 @@ export async function startController(options: StartOptions): Promise<RunningCon
       const enqueuedAt = queue.enqueuedAt(key) ?? Date.now();
       const end = metrics.duration.startTimer({ controller: reconciler.name });
       try {
-        await reconciler.reconcile(key, { enqueuedAt });
+        const result = await reconciler.reconcile(key, { enqueuedAt });
         queue.forget(key);
+        if (result?.requeueAfterMs !== undefined) queue.addAfter(key, result.requeueAfterMs);
         metrics.reconciles.inc({ controller: reconciler.name, result: 'success' });
       } catch (error) {
         metrics.errors.inc({ controller: reconciler.name });

@@ -36,6 +36,12 @@ export interface ReconcileInfo {
   readonly enqueuedAt: number;
 }
 
+/** What a reconcile may ask of the manager afterwards. */
+export interface ReconcileResult {
+  /** Reconcile this key again after this many milliseconds (time-driven changes, such as feedback going stale). */
+  readonly requeueAfterMs?: number;
+}
+
 export interface Reconciler {
   /** Metric and log label; unique. */
   readonly name: string;
@@ -45,7 +51,7 @@ export interface Reconciler {
   /** Every key that exists now (periodic resync and start-up). */
   resyncKeys(): string[];
   /** Brings the world in line for `key`; throws to be retried with backoff. */
-  reconcile(key: string, info: ReconcileInfo): Promise<void>;
+  reconcile(key: string, info: ReconcileInfo): Promise<void | ReconcileResult>;
 }
 
 export type ReconcilerFactory = (context: ReconcilerContext) => Reconciler | undefined;

@@ -97,11 +97,24 @@ export function containsFields(observed: unknown, desired: unknown): boolean {
   return Object.entries(desired as Record<string, unknown>).every(([key, value]) => value === undefined || containsFields(record[key], value));
 }
 
+/** JSON with object keys sorted at every level (the API server re-encodes maps in key order). */
+export function canonicalJson(value: unknown): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  const entries = Object.entries(value as Record<string, unknown>)
+    .filter(([, item]) => item !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item)}`).join(',')}}`;
+}
+
 /** Whether the observed work already carries everything the desired one says. */
 export function workUpToDate(observed: ManifestWork, desired: ManifestWork): boolean {
   return (
     containsFields(observed.metadata.labels ?? {}, desired.metadata.labels ?? {}) &&
     containsFields(observed.metadata.annotations ?? {}, desired.metadata.annotations ?? {}) &&
+    // The embedded manifests are stored verbatim, so they must match exactly (a field removed from the
+    // payload, such as a forwarded `operation`, must be written); the rest may carry server defaults.
+    canonicalJson(observed.spec?.workload?.manifests ?? []) === canonicalJson(desired.spec.workload.manifests) &&
     containsFields(observed.spec, desired.spec)
   );
 }

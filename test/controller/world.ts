@@ -1,0 +1,133 @@
+/**
+ * An in-memory world for pure reconcile tests: the informer cache and a writer that applies every write
+ * to that cache, as the API server plus a watch would. resourceVersion preconditions give 409s.
+ */
+import { pino } from 'pino';
+import { ObjectCache, objectKey } from '../../src/controller/cache.js';
+import { resolveConfig, type ControllerConfig } from '../../src/controller/config.js';
+import { KubeApiError, type KubeWriter } from '../../src/controller/kube-client.js';
+import { ControllerMetrics } from '../../src/controller/metrics.js';
+import type { Reconciler, ReconcilerContext, ReconcilerFactory } from '../../src/controller/reconciler.js';
+import type { ResourceKind } from '../../src/controller/resources.js';
+import type { KubeObject } from '../../src/model/index.js';
+
+function mergePatch(target: unknown, patch: unknown): unknown {
+  if (patch === null || typeof patch !== 'object' || Array.isArray(patch)) return patch;
+  const result: Record<string, unknown> = target && typeof target === 'object' && !Array.isArray(target) ? { ...(target as Record<string, unknown>) } : {};
+  for (const [key, value] of Object.entries(patch as Record<string, unknown>)) {
+    if (value === null) delete result[key];
+    else result[key] = mergePatch(result[key], value);
+  }
+  return result;
+}
+
+export interface WriteRecord {
+  verb: 'apply' | 'patch' | 'delete';
+  resource: string;
+  key: string;
+  body?: unknown;
+}
+
+export class World implements KubeWriter {
+  readonly cache = new ObjectCache();
+  readonly writes: WriteRecord[] = [];
+  private version = 1;
+  /** Fail the next write of this verb with this HTTP status. */
+  failNext?: { verb: WriteRecord['verb']; status: number };
+  clock = new Date('2026-03-01T12:00:00Z');
+
+  put<T extends KubeObject>(kindId: string, object: T): T {
+    const copy = structuredClone(object);
+    copy.metadata.resourceVersion = String(++this.version);
+    copy.metadata.uid ??= `uid-${objectKey(copy)}`;
+    this.cache.upsert(kindId, copy);
+    return copy;
+  }
+
+  get<T extends KubeObject>(kindId: string, key: string): T | undefined {
+    const found = this.cache.get<T>(kindId, key);
+    return found ? structuredClone(found) : undefined;
+  }
+
+  private fail(verb: WriteRecord['verb']): void {
+    if (this.failNext?.verb === verb) {
+      const status = this.failNext.status;
+      this.failNext = undefined;
+      throw new KubeApiError(status, `${verb}: injected ${status}`);
+    }
+  }
+
+  async apply<T extends KubeObject>(kind: ResourceKind, object: T): Promise<T> {
+    this.fail('apply');
+    const key = objectKey(object);
+    this.writes.push({ verb: 'apply', resource: kind.plural, key, body: object });
+    const existing = this.cache.get(kind.id, key);
+    const merged = { ...structuredClone(object), metadata: { ...(existing?.metadata ?? {}), ...structuredClone(object.metadata) } } as T;
+    if (existing && (existing as unknown as { status?: unknown }).status) (merged as unknown as { status?: unknown }).status = (existing as unknown as { status?: unknown }).status;
+    return this.put(kind.id, merged);
+  }
+
+  async mergePatch<T extends KubeObject>(kind: ResourceKind, namespace: string | undefined, name: string, patch: object): Promise<T> {
+    this.fail('patch');
+    const key = namespace ? `${namespace}/${name}` : name;
+    this.writes.push({ verb: 'patch', resource: kind.plural, key, body: patch });
+    const existing = this.cache.get(kind.id, key);
+    if (!existing) throw new KubeApiError(404, `${key} not found`);
+    const wanted = (patch as { metadata?: { resourceVersion?: string } }).metadata?.resourceVersion;
+    if (wanted && wanted !== existing.metadata.resourceVersion) throw new KubeApiError(409, `${key}: the object has been modified`);
+    const next = mergePatch(structuredClone(existing), patch) as T;
+    if (next.metadata.deletionTimestamp && !(next.metadata.finalizers ?? []).length) {
+      this.cache.remove(kind.id, key);
+      return next;
+    }
+    return this.put(kind.id, next);
+  }
+
+  async delete(kind: ResourceKind, namespace: string | undefined, name: string): Promise<void> {
+    this.fail('delete');
+    const key = namespace ? `${namespace}/${name}` : name;
+    this.writes.push({ verb: 'delete', resource: kind.plural, key });
+    this.remove(kind.id, key);
+  }
+
+  /** Deletes like the API server: objects with finalizers only get a deletionTimestamp. */
+  remove(kindId: string, key: string): void {
+    const existing = this.cache.get(kindId, key);
+    if (!existing) return;
+    if ((existing.metadata.finalizers ?? []).length > 0) {
+      if (!existing.metadata.deletionTimestamp) this.put(kindId, { ...structuredClone(existing), metadata: { ...structuredClone(existing.metadata), deletionTimestamp: this.clock.toISOString() } });
+      return;
+    }
+    this.cache.remove(kindId, key);
+  }
+
+  context(config: Partial<ControllerConfig> = {}): ReconcilerContext {
+    for (const kind of ['Application', 'ManifestWork', 'ManagedCluster', 'ManagedClusterSet', 'ManagedClusterSetBinding', 'ApplicationSet', 'PlacementDecision', 'Secret']) this.cache.markSynced(kind);
+    return {
+      cache: this.cache,
+      writer: this,
+      config: resolveConfig({ leaderElection: false, ...config }),
+      logger: pino({ level: 'silent' }),
+      metrics: new ControllerMetrics(false),
+      now: () => this.clock,
+    };
+  }
+
+  /** Builds a reconciler wired to this world (indexes registered). */
+  reconciler(factory: ReconcilerFactory, config: Partial<ControllerConfig> = {}): Reconciler {
+    const reconciler = factory(this.context(config));
+    if (!reconciler) throw new Error('reconciler disabled');
+    for (const watch of reconciler.watches) for (const [name, fn] of Object.entries(watch.indexes ?? {})) this.cache.addIndex(watch.kind.id, name, fn);
+    return reconciler;
+  }
+
+  /** Reconciles `key` until a run writes nothing (level-triggered convergence); returns the number of runs. */
+  async settle(reconciler: Reconciler, key: string, maxRuns = 10): Promise<number> {
+    for (let run = 1; run <= maxRuns; run++) {
+      const before = this.writes.length;
+      await reconciler.reconcile(key, { enqueuedAt: Date.now() });
+      if (this.writes.length === before) return run;
+    }
+    throw new Error(`${key} did not settle in ${maxRuns} runs`);
+  }
+}
