@@ -144,3 +144,18 @@ export function fleetReportCrd(): JsonObject {
     },
   };
 }
+
+/**
+ * RBAC rules the controller needs for fleet reports (for its ClusterRole): read and write FleetReports
+ * and their status, and, with ACM compatibility on, MulticlusterApplicationSetReports.
+ */
+export function fleetReportRbacRules(multiclusterReports = false): JsonObject[] {
+  const rules: JsonObject[] = [
+    { apiGroups: [FLEET_REPORT_GROUP], resources: [FLEET_REPORT_PLURAL], verbs: ['create', 'delete', 'get', 'list', 'patch', 'watch'] },
+    { apiGroups: [FLEET_REPORT_GROUP], resources: [`${FLEET_REPORT_PLURAL}/status`], verbs: ['get', 'patch'] },
+  ];
+  if (multiclusterReports) {
+    rules.push({ apiGroups: ['apps.open-cluster-management.io'], resources: ['multiclusterapplicationsetreports'], verbs: ['create', 'delete', 'get', 'patch'] });
+  }
+  return rules;
+}
