@@ -1,0 +1,140 @@
+/**
+ * Plays the OCM work agent for tests: for a ManifestWork it reports status through the /status
+ * subresource as the real klusterlet agent does — work conditions (Applied, Available) and
+ * `resourceStatus.manifests[]` with a resourceMeta per manifest and, for manifests with feedback rules,
+ * `statusFeedback.values` of any fieldValue type.
+ */
+import { FEEDBACK_PATHS, WORK_API_VERSION, type Condition, type FieldValue, type ManifestStatus, type ManifestWork } from '../../src/model/index.js';
+import { errorCode, type TestCluster } from './cluster.js';
+
+/** What the spoke Argo CD reports for the payload Application (names follow FEEDBACK_PATHS). */
+export interface SpokeApplicationState {
+  healthStatus?: string;
+  syncStatus?: string;
+  syncRevision?: string;
+  operationStatePhase?: string;
+  operationStateStartedAt?: string;
+  operationStateMessage?: string;
+  reconciledAt?: string;
+}
+
+export interface ReportOptions {
+  /** Work condition Applied. @default true */
+  applied?: boolean;
+  /** Message on a False Applied condition. */
+  appliedMessage?: string;
+  /** Work condition Available. @default same as applied */
+  available?: boolean;
+  /** Raw feedback values instead of (or on top of) `state`; lets tests send any fieldValue type. */
+  values?: Array<{ name: string; fieldValue: FieldValue }>;
+  /** List manifests in reverse order (consumers must match by resourceMeta, not position). @default false */
+  reverse?: boolean;
+}
+
+const PLURALS: Record<string, string> = { Application: 'applications', AppProject: 'appprojects', Namespace: 'namespaces' };
+
+function pluralOf(kind: string): string {
+  return PLURALS[kind] ?? `${kind.toLowerCase()}s`;
+}
+
+function iso(date: Date): string {
+  return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+function condition(type: string, ok: boolean, reason: string, message: string, generation: number | undefined, now: Date, previous?: Condition[]): Condition {
+  const status = ok ? 'True' : 'False';
+  const before = previous?.find((c) => c.type === type);
+  return {
+    type,
+    status,
+    reason,
+    message,
+    lastTransitionTime: before && before.status === status && before.lastTransitionTime ? before.lastTransitionTime : iso(now),
+    ...(generation !== undefined ? { observedGeneration: generation } : {}),
+  };
+}
+
+export class WorkAgent {
+  constructor(
+    private readonly cluster: TestCluster,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
+
+  /** The status the agent would write for `work` given the spoke Application's state. */
+  statusFor(work: ManifestWork, state: SpokeApplicationState, opts: ReportOptions = {}): NonNullable<ManifestWork['status']> {
+    const applied = opts.applied ?? true;
+    const available = opts.available ?? applied;
+    const now = this.now();
+    const generation = work.metadata.generation;
+    const configs = work.spec.manifestConfigs ?? [];
+    const manifests: ManifestStatus[] = work.spec.workload.manifests.map((manifest, ordinal) => {
+      const apiVersion = String(manifest.apiVersion ?? '');
+      const [group, version] = apiVersion.includes('/') ? apiVersion.split('/') : ['', apiVersion];
+      const kind = String(manifest.kind ?? '');
+      const meta = (manifest.metadata ?? {}) as { name?: string; namespace?: string };
+      const resource = pluralOf(kind);
+      const resourceMeta = { group: group!, version: version!, kind, resource, name: meta.name ?? '', namespace: meta.namespace ?? '', ordinal };
+      const rules = configs.find(
+        (c) =>
+          c.resourceIdentifier.group === group &&
+          c.resourceIdentifier.resource === resource &&
+          c.resourceIdentifier.name === meta.name &&
+          (c.resourceIdentifier.namespace ?? '') === (meta.namespace ?? ''),
+      );
+      const status: ManifestStatus = {
+        resourceMeta,
+        conditions: [
+          condition('Applied', applied, applied ? 'AppliedManifestComplete' : 'AppliedManifestFailed', applied ? 'Apply manifest complete' : (opts.appliedMessage ?? 'failed to apply'), undefined, now),
+          condition('Available', available, available ? 'ResourceAvailable' : 'ResourceNotAvailable', available ? 'Resource is available' : 'Resource is not available', undefined, now),
+        ],
+      };
+      if (rules && applied) {
+        const values: Array<{ name: string; fieldValue: FieldValue }> = [];
+        for (const [name] of FEEDBACK_PATHS) {
+          const value = state[name as keyof SpokeApplicationState];
+          if (value !== undefined) values.push({ name, fieldValue: { type: 'String', string: value } });
+        }
+        for (const extra of opts.values ?? []) {
+          const at = values.findIndex((v) => v.name === extra.name);
+          if (at >= 0) values[at] = extra;
+          else values.push(extra);
+        }
+        status.statusFeedback = { values };
+        status.conditions!.push(condition('StatusFeedbackSynced', true, 'StatusFeedbackSynced', '', undefined, now));
+      }
+      return status;
+    });
+    if (opts.reverse) manifests.reverse();
+    const previous = work.status?.conditions;
+    return {
+      conditions: [
+        condition('Applied', applied, applied ? 'AppliedManifestWorkComplete' : 'AppliedManifestWorkFailed', applied ? 'Apply manifest work complete' : (opts.appliedMessage ?? 'Failed to apply manifest work'), generation, now, previous),
+        condition('Available', available, available ? 'ResourcesAvailable' : 'ResourcesNotAvailable', available ? 'All resources are available' : 'Some resources are not available', generation, now, previous),
+      ],
+      resourceStatus: { manifests },
+    };
+  }
+
+  /** Reports status for one work (re-reading and retrying on 409 like a controller). Returns the stored work. */
+  async report(namespace: string, name: string, state: SpokeApplicationState, opts: ReportOptions = {}): Promise<ManifestWork> {
+    for (let attempt = 0; ; attempt++) {
+      const work = await this.cluster.get<ManifestWork>({ apiVersion: WORK_API_VERSION, kind: 'ManifestWork', namespace, name });
+      if (!work) throw new Error(`work agent: ManifestWork ${namespace}/${name} does not exist`);
+      try {
+        return await this.cluster.replaceStatus<ManifestWork>({ ...work, status: this.statusFor(work, state, opts) });
+      } catch (e) {
+        if (errorCode(e) !== 409 || attempt >= 10) throw e;
+      }
+    }
+  }
+
+  /** Reports the same state for every ManifestWork in the given namespaces (all namespaces when empty). */
+  async reportAll(state: SpokeApplicationState, namespaces: string[] = [], opts: ReportOptions = {}): Promise<number> {
+    const works =
+      namespaces.length === 0
+        ? await this.cluster.list<ManifestWork>(WORK_API_VERSION, 'ManifestWork')
+        : (await Promise.all(namespaces.map((ns) => this.cluster.list<ManifestWork>(WORK_API_VERSION, 'ManifestWork', { namespace: ns })))).flat();
+    for (const work of works) await this.report(work.metadata.namespace!, work.metadata.name, state, opts);
+    return works.length;
+  }
+}
