@@ -1,0 +1,153 @@
+import { describe, expect, test } from '@jest/globals';
+import {
+  ARGOCD_TRACKING_ANNOTATION,
+  buildManifestWork,
+  buildPayloadApplication,
+  CONSTRUCT_PATH_ANNOTATION,
+  DELIVERY_ANNOTATION,
+  DESTINATION_NAME_ANNOTATION,
+  DESTINATION_SERVER_ANNOTATION,
+  FEEDBACK_PATHS,
+  IN_CLUSTER_SERVER,
+  MANAGED_CLUSTER_ANNOTATION,
+  PULL_LABEL,
+  SKIP_RECONCILE_ANNOTATION,
+  SPOKE_APP_NAMESPACE_ANNOTATION,
+  wrapProblem,
+  type Application,
+} from '../../src/model/index.js';
+
+function hubApp(overrides: Partial<Application['metadata']> = {}, spec: Partial<Application['spec']> = {}): Application {
+  return {
+    apiVersion: 'argoproj.io/v1alpha1',
+    kind: 'Application',
+    metadata: {
+      name: 'guestbook',
+      namespace: 'argocd',
+      labels: { [PULL_LABEL]: 'true', team: 'web' },
+      annotations: { [MANAGED_CLUSTER_ANNOTATION]: 'east', [SKIP_RECONCILE_ANNOTATION]: 'true' },
+      ...overrides,
+    },
+    spec: {
+      project: 'default',
+      source: { repoURL: 'https://example.com/repo.git', path: 'guestbook', targetRevision: 'HEAD' },
+      destination: { server: 'https://hub.example:6443', namespace: 'guestbook' },
+      ...spec,
+    },
+  };
+}
+
+describe('payload Application (DESIGN §2, rule by rule)', () => {
+  test('GIVEN a minimal pull app WHEN wrapped THEN the payload is exactly the rewritten copy', () => {
+    expect(buildPayloadApplication(hubApp())).toStrictEqual({
+      apiVersion: 'argoproj.io/v1alpha1',
+      kind: 'Application',
+      metadata: { name: 'guestbook', namespace: 'argocd', labels: { team: 'web' } },
+      spec: {
+        project: 'default',
+        source: { repoURL: 'https://example.com/repo.git', path: 'guestbook', targetRevision: 'HEAD' },
+        destination: { server: IN_CLUSTER_SERVER, namespace: 'guestbook' },
+      },
+    });
+  });
+
+  test('keeps the name and uses the app-namespace annotation for the namespace', () => {
+    const app = hubApp({ annotations: { [MANAGED_CLUSTER_ANNOTATION]: 'east', [SPOKE_APP_NAMESPACE_ANNOTATION]: 'gitops' } });
+    expect(buildPayloadApplication(app).metadata).toMatchObject({ name: 'guestbook', namespace: 'gitops' });
+  });
+
+  test('drops the pull label and keeps the other labels', () => {
+    expect(buildPayloadApplication(hubApp()).metadata.labels).toStrictEqual({ team: 'web' });
+  });
+
+  test('drops hub-only annotations and pullfleet annotations, keeps the rest', () => {
+    const app = hubApp({
+      annotations: {
+        [MANAGED_CLUSTER_ANNOTATION]: 'east',
+        [SPOKE_APP_NAMESPACE_ANNOTATION]: 'argocd',
+        [SKIP_RECONCILE_ANNOTATION]: 'true',
+        [DESTINATION_SERVER_ANNOTATION]: 'https://other:6443',
+        [ARGOCD_TRACKING_ANNOTATION]: 'x',
+        [CONSTRUCT_PATH_ANNOTATION]: 'hub/guestbook/east',
+        [DELIVERY_ANNOTATION]: 'static',
+        'notifications.argoproj.io/subscribe': 'slack',
+      },
+    });
+    expect(buildPayloadApplication(app).metadata.annotations).toStrictEqual({ 'notifications.argoproj.io/subscribe': 'slack' });
+  });
+
+  test('copies finalizers and operation', () => {
+    const app = { ...hubApp({ finalizers: ['resources-finalizer.argocd.argoproj.io'] }), operation: { sync: { revision: 'abc' } } };
+    const payload = buildPayloadApplication(app);
+    expect(payload.metadata.finalizers).toStrictEqual(['resources-finalizer.argocd.argoproj.io']);
+    expect(payload.operation).toStrictEqual({ sync: { revision: 'abc' } });
+  });
+
+  test('rewrites the destination to in-cluster, or to the override annotations', () => {
+    expect(buildPayloadApplication(hubApp()).spec.destination).toStrictEqual({ server: IN_CLUSTER_SERVER, namespace: 'guestbook' });
+    const byName = hubApp({ annotations: { [MANAGED_CLUSTER_ANNOTATION]: 'east', [DESTINATION_NAME_ANNOTATION]: 'in-cluster' } });
+    expect(buildPayloadApplication(byName).spec.destination).toStrictEqual({ name: 'in-cluster', namespace: 'guestbook' });
+    const byServer = hubApp({ annotations: { [MANAGED_CLUSTER_ANNOTATION]: 'east', [DESTINATION_SERVER_ANNOTATION]: 'https://local:6443' } });
+    expect(buildPayloadApplication(byServer).spec.destination).toStrictEqual({ server: 'https://local:6443', namespace: 'guestbook' });
+  });
+
+  test('never carries uid, resourceVersion, ownerReferences, managedFields or status', () => {
+    const app: Application = {
+      ...hubApp({ uid: 'u1', resourceVersion: '7', managedFields: [{}], ownerReferences: [{ apiVersion: 'argoproj.io/v1alpha1', kind: 'ApplicationSet', name: 's', uid: 'u2' }] }),
+      status: { sync: { status: 'Synced' } },
+    };
+    const payload = buildPayloadApplication(app);
+    expect(Object.keys(payload.metadata).sort()).toStrictEqual(['labels', 'name', 'namespace']);
+    expect(payload.status).toBeUndefined();
+  });
+
+  test('is a fresh object: mutating the payload never touches the hub app', () => {
+    const app = hubApp();
+    const payload = buildPayloadApplication(app);
+    (payload.spec.source as { path: string }).path = 'changed';
+    expect(app.spec.source?.path).toBe('guestbook');
+  });
+});
+
+describe('ManifestWork', () => {
+  test('GIVEN a static hub app WHEN wrapped THEN the work is named after the app, lives in the cluster namespace and carries the delivery label', () => {
+    const app = hubApp({ annotations: { [MANAGED_CLUSTER_ANNOTATION]: 'east', [DELIVERY_ANNOTATION]: 'static', [CONSTRUCT_PATH_ANNOTATION]: 'hub/guestbook/east' } });
+    const work = buildManifestWork(app);
+    expect(work.metadata).toMatchObject({
+      name: 'argocd-guestbook',
+      namespace: 'east',
+      labels: { [PULL_LABEL]: 'true', [DELIVERY_ANNOTATION]: 'static', 'app.kubernetes.io/managed-by': 'pullfleet' },
+      annotations: { [CONSTRUCT_PATH_ANNOTATION]: 'hub/guestbook/east' },
+    });
+    expect(work.spec.deleteOption).toStrictEqual({ propagationPolicy: 'Foreground' });
+  });
+
+  test('asks for every feedback path and ignores .operation on spoke change', () => {
+    const config = buildManifestWork(hubApp(), { feedbackScrapeType: 'Watch' }).spec.manifestConfigs![0];
+    expect(config.resourceIdentifier).toStrictEqual({ group: 'argoproj.io', resource: 'applications', namespace: 'argocd', name: 'guestbook' });
+    expect(config.feedbackRules![0].jsonPaths!.map((p) => [p.name, p.path])).toStrictEqual(FEEDBACK_PATHS.map(([n, p]) => [n, p]));
+    expect(config.feedbackScrapeType).toBe('Watch');
+    expect(config.updateStrategy).toStrictEqual({
+      type: 'ServerSideApply',
+      serverSideApply: { force: true, ignoreFields: [{ condition: 'OnSpokeChange', jsonPaths: ['.operation'] }] },
+    });
+  });
+
+  test('puts prerequisites before the payload', () => {
+    const ns = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'guestbook' } };
+    const manifests = buildManifestWork(hubApp(), { prerequisites: [ns] }).spec.workload.manifests;
+    expect(manifests.map((m) => m.kind)).toStrictEqual(['Namespace', 'Application']);
+  });
+
+  test('fits a long work name into 63 characters with a hash', () => {
+    const work = buildManifestWork(hubApp({ name: 'a'.repeat(80) }));
+    expect(work.metadata.name).toHaveLength(63);
+    expect(work.metadata.name).toMatch(/^argocd-a+-[0-9a-f]{8}$/);
+  });
+
+  test('fails when the target cluster is local-cluster', () => {
+    const app = hubApp({ annotations: { [MANAGED_CLUSTER_ANNOTATION]: 'local-cluster' } });
+    expect(wrapProblem(app)).toBe('local-cluster is the hub itself and never a pull-delivery target: choose a spoke cluster');
+    expect(() => buildManifestWork(app)).toThrow('Application argocd/guestbook: local-cluster is the hub itself');
+  });
+});
