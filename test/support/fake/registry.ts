@@ -65,7 +65,19 @@ interface SchemaEnvelope {
 
 const SCHEMA_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'imports', 'schemas');
 
+const loaded = new Map<string, ResourceDefinition[]>();
+
+/** Definitions for every envelope in imports/schemas (read once per process; schemas are shared, never mutated). */
 export function importedDefinitions(dir = SCHEMA_DIR): ResourceDefinition[] {
+  let defs = loaded.get(dir);
+  if (!defs) {
+    defs = readDefinitions(dir);
+    loaded.set(dir, defs);
+  }
+  return defs;
+}
+
+function readDefinitions(dir: string): ResourceDefinition[] {
   return readdirSync(dir)
     .filter((f) => f.endsWith('.json'))
     .sort()

@@ -152,6 +152,10 @@ function ajvSchema(schema: unknown): unknown {
   return out;
 }
 
+/** Compiled validators, shared by every store in the process (compiling the Argo CD schemas is slow). */
+const AJV = new Ajv({ strict: false, allErrors: true, useDefaults: true, validateFormats: false });
+const COMPILED = new WeakMap<object, ValidateFunction>();
+
 export interface StoreOptions {
   /** How many past events watches can resume from (older resourceVersions get 410 Gone). */
   historyLimit?: number;
@@ -165,8 +169,6 @@ export class FakeStore {
   private readonly ownership = new Map<string, Ownership>();
   private readonly history: StoredEvent[] = [];
   private readonly watchers = new Set<Watcher>();
-  private readonly validators = new Map<string, ValidateFunction>();
-  private readonly ajv = new Ajv({ strict: false, allErrors: true, useDefaults: true, validateFormats: false });
   private rv = 0;
   /** Events with a resourceVersion above this are still in the history. */
   private compactedRv = 0;
@@ -185,7 +187,6 @@ export class FakeStore {
 
   registerDefinition(def: ResourceDefinition): void {
     this.registry.register(def);
-    this.validators.delete(resourceKey(def));
   }
 
   registerCrd(crd: KubeObj): ResourceDefinition[] {
@@ -494,11 +495,10 @@ export class FakeStore {
   /** Applies schema defaults in place and rejects what the schema forbids (custom resources only). */
   private validate(def: ResourceDefinition, obj: KubeObj): void {
     if (!def.custom || !def.schema) return;
-    const key = resourceKey(def);
-    let validate = this.validators.get(key);
+    let validate = COMPILED.get(def.schema);
     if (!validate) {
-      validate = this.ajv.compile(ajvSchema(def.schema) as object);
-      this.validators.set(key, validate);
+      validate = AJV.compile(ajvSchema(def.schema) as object);
+      COMPILED.set(def.schema, validate);
     }
     const metadata = obj.metadata;
     if (!validate(obj)) throw this.invalid(def, metadata?.name ?? '', ajvCauses(validate));
