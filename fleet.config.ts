@@ -3,60 +3,67 @@
  * guestbook delivered statically and podinfo through an ApplicationSet.
  * `cdk8s synth --no-check-upgrade` (or `npm run synth`) renders it into dist/.
  */
-import { AppSource, ClusterSet, Fleet, Hub, Placement, PullApplication, PullApplicationSet, Spoke } from './src/constructs/index.js';
+import { pathToFileURL } from 'node:url';
+import { AppSource, ClusterSet, Fleet, Hub, Placement, PullApplication, PullApplicationSet, Spoke, type FleetProps } from './src/constructs/index.js';
 
-const fleet = new Fleet();
-const hub = new Hub(fleet, 'hub', { argoNamespace: 'argocd' });
+/** Builds the example fleet (tests and the benchmark build it without writing anything). */
+export function buildFleet(props: FleetProps = {}): Fleet {
+  const fleet = new Fleet(props);
+  const hub = new Hub(fleet, 'hub', { argoNamespace: 'argocd' });
 
-// Production clusters join `prod` through the exclusive cluster-set label; `openshift` collects
-// every OpenShift cluster by its vendor label.
-const prod = new ClusterSet(hub, 'prod');
-const openshift = new ClusterSet(hub, 'openshift', { matchLabels: { vendor: 'OpenShift' } });
+  // Production clusters join `prod` through the exclusive cluster-set label; `openshift` collects
+  // every OpenShift cluster by its vendor label.
+  const prod = new ClusterSet(hub, 'prod');
+  const openshift = new ClusterSet(hub, 'openshift', { matchLabels: { vendor: 'OpenShift' } });
 
-new Spoke(hub, 'prod-east', { clusterSet: prod, labels: { region: 'us-east-1', env: 'prod' } });
-new Spoke(hub, 'prod-west', { clusterSet: prod, labels: { region: 'us-west-2', env: 'prod' } });
-new Spoke(hub, 'ocp-edge', { openshift: true, labels: { region: 'eu-central-1', env: 'prod' } });
+  new Spoke(hub, 'prod-east', { clusterSet: prod, labels: { region: 'us-east-1', env: 'prod' } });
+  new Spoke(hub, 'prod-west', { clusterSet: prod, labels: { region: 'us-west-2', env: 'prod' } });
+  new Spoke(hub, 'ocp-edge', { openshift: true, labels: { region: 'eu-central-1', env: 'prod' } });
 
-const east = new Placement(hub, 'prod-us-east', {
-  clusterSets: [prod],
-  predicates: [{ labels: { region: 'us-east-1' } }],
-});
-const allProd = new Placement(hub, 'all-prod', {
-  clusterSets: [prod, openshift],
-  predicates: [{ labels: { env: 'prod' } }],
-});
+  const east = new Placement(hub, 'prod-us-east', {
+    clusterSets: [prod],
+    predicates: [{ labels: { region: 'us-east-1' } }],
+  });
+  const allProd = new Placement(hub, 'all-prod', {
+    clusterSets: [prod, openshift],
+    predicates: [{ labels: { env: 'prod' } }],
+  });
 
-// Static delivery: synth renders the hub Application and the ManifestWork for each selected spoke.
-new PullApplication(hub, 'guestbook', {
-  source: AppSource.git({
-    repoURL: 'https://github.com/argoproj/argocd-example-apps.git',
-    path: 'guestbook',
-    targetRevision: 'HEAD',
-  }),
-  destinationNamespace: 'guestbook',
-  placement: east,
-  resources: [
-    { apiGroup: '', resources: ['services'] },
-    { apiGroup: 'apps', resources: ['deployments'] },
-  ],
-});
+  // Static delivery: synth renders the hub Application and the ManifestWork for each selected spoke.
+  new PullApplication(hub, 'guestbook', {
+    source: AppSource.git({
+      repoURL: 'https://github.com/argoproj/argocd-example-apps.git',
+      path: 'guestbook',
+      targetRevision: 'HEAD',
+    }),
+    destinationNamespace: 'guestbook',
+    placement: east,
+    resources: [
+      { apiGroup: '', resources: ['services'] },
+      { apiGroup: 'apps', resources: ['deployments'] },
+    ],
+  });
 
-// Dynamic delivery: the ApplicationSet follows the placement's decisions at runtime.
-new PullApplicationSet(hub, 'podinfo', {
-  source: AppSource.helm({
-    repoURL: 'https://stefanprodan.github.io/podinfo',
-    chart: 'podinfo',
-    targetRevision: '6.7.1',
-    values: { replicaCount: 2 },
-  }),
-  destinationNamespace: 'podinfo',
-  placement: allProd,
-  syncOptions: ['ServerSideApply=true'],
-  resources: [
-    { apiGroup: '', resources: ['configmaps', 'services'] },
-    { apiGroup: 'apps', resources: ['deployments'] },
-    { apiGroup: 'autoscaling', resources: ['horizontalpodautoscalers'] },
-  ],
-});
+  // Dynamic delivery: the ApplicationSet follows the placement's decisions at runtime.
+  new PullApplicationSet(hub, 'podinfo', {
+    source: AppSource.helm({
+      repoURL: 'https://stefanprodan.github.io/podinfo',
+      chart: 'podinfo',
+      targetRevision: '6.7.1',
+      values: { replicaCount: 2 },
+    }),
+    destinationNamespace: 'podinfo',
+    placement: allProd,
+    syncOptions: ['ServerSideApply=true'],
+    resources: [
+      { apiGroup: '', resources: ['configmaps', 'services'] },
+      { apiGroup: 'apps', resources: ['deployments'] },
+      { apiGroup: 'autoscaling', resources: ['horizontalpodautoscalers'] },
+    ],
+  });
 
-fleet.synth();
+  return fleet;
+}
+
+// `cdk8s synth` runs this file: validate the whole fleet, then write it.
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) buildFleet().synth();

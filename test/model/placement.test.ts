@@ -1,5 +1,5 @@
 import { describe, expect, test } from '@jest/globals';
-import { evaluatePlacement, matchesSelector, type InventoryCluster } from '../../src/model/index.js';
+import { evaluatePlacement, matchesSelector, type InventoryCluster, type PlacementSpec } from '../../src/model/index.js';
 
 const inventory: InventoryCluster[] = [
   { name: 'west', labels: { env: 'prod', region: 'us-west' }, claims: { 'platform.open-cluster-management.io': 'AWS' }, clusterSets: ['prod'] },
@@ -34,7 +34,7 @@ describe('evaluatePlacement', () => {
   });
 
   test('predicates are ORed; label and claim selectors inside one predicate are ANDed', () => {
-    const spec = {
+    const spec: PlacementSpec = {
       predicates: [
         { requiredClusterSelector: { labelSelector: { matchLabels: { region: 'us-east' } } } },
         { requiredClusterSelector: { labelSelector: { matchLabels: { env: 'dev' } } } },

@@ -1,0 +1,316 @@
+import { describe, expect, test } from '@jest/globals';
+import { ApiObject } from 'cdk8s';
+import { Construct } from 'constructs';
+import {
+  AppSource,
+  ClusterSet,
+  FeedbackScrape,
+  Fleet,
+  Hub,
+  HubFlavor,
+  Placement,
+  Prioritizer,
+  PullApplication,
+  PullApplicationSet,
+  routeOutput,
+  Spoke,
+} from '../../src/constructs/index.js';
+import { buildManifestWork, CONSTRUCT_PATH_ANNOTATION, MANAGED_BY_LABEL, type Application } from '../../src/model/index.js';
+import { allObjects, find, smallFleet } from './helpers.js';
+
+const guestbook = AppSource.git({ repoURL: 'https://github.com/argoproj/argocd-example-apps.git', path: 'guestbook' });
+
+describe('Hub', () => {
+  test('GIVEN no props THEN OCM defaults are resolved once', () => {
+    const hub = new Hub(new Fleet(), 'hub');
+    expect([hub.flavor, hub.argoNamespace, hub.feedbackScrape, hub.workSizeBudget]).toStrictEqual([HubFlavor.OCM, 'argocd', FeedbackScrape.POLL, 512000]);
+    expect(hub.applicationSetControllerServiceAccount).toBe('argocd-applicationset-controller');
+    expect(hub.controller).toStrictEqual({ enabled: true, image: 'ghcr.io/pullfleet/pullfleet-controller:0.1.0', namespace: 'argocd', resyncSeconds: 600, logLevel: 'info' });
+  });
+
+  test('ACM hubs default to OpenShift GitOps', () => {
+    const hub = new Hub(new Fleet(), 'hub', { flavor: HubFlavor.ACM });
+    expect([hub.argoNamespace, hub.applicationSetControllerServiceAccount]).toStrictEqual(['openshift-gitops', 'openshift-gitops-applicationset-controller']);
+  });
+
+  test('fails when workSizeBudget is not positive', () => {
+    expect(() => new Hub(new Fleet(), 'hub', { workSizeBudget: 0 })).toThrow('Hub hub: workSizeBudget 0 must be a positive number of bytes');
+  });
+
+  test('Hub.of fails outside a hub', () => {
+    const fleet = new Fleet();
+    expect(() => new Spoke(fleet, 'east')).toThrow('is not inside a Hub');
+  });
+});
+
+describe('Spoke', () => {
+  test('GIVEN a spoke THEN its blank cluster Secret is rendered in the Argo CD namespace, without credentials', () => {
+    const { fleet } = smallFleet();
+    const secret = find(fleet, 'Secret', 'east-cluster-secret', 'argocd');
+    expect(secret.stringData).toStrictEqual({ name: 'east', server: 'https://east-control-plane:6443' });
+    expect(secret.metadata.labels).toMatchObject({ 'argocd.argoproj.io/secret-type': 'cluster' });
+  });
+
+  test('effective labels include the exclusive cluster-set label and the OpenShift vendor', () => {
+    const { east, ocp } = smallFleet();
+    expect(east.labels).toStrictEqual({ region: 'us-east', 'cluster.open-cluster-management.io/clusterset': 'prod' });
+    expect(ocp.labels).toStrictEqual({ vendor: 'OpenShift' });
+  });
+
+  test('local-cluster may be in the inventory but gets no cluster Secret and no bootstrap', () => {
+    const { fleet, hub } = smallFleet();
+    new Spoke(hub, 'local-cluster');
+    expect(allObjects(fleet).filter(({ obj }) => obj.metadata.name.includes('local-cluster') || obj.metadata.namespace === 'local-cluster')).toStrictEqual([]);
+  });
+
+  test('fails when two spokes share a name', () => {
+    const { hub } = smallFleet();
+    const group = new Construct(hub, 'group');
+    expect(() => new Spoke(group, 'east')).toThrow('hub/group/east: hub "hub" already has a spoke named "east" (hub/east)');
+  });
+
+  test('fails when an exclusive clusterSet selects by labels', () => {
+    const { hub } = smallFleet();
+    const byLabel = new ClusterSet(hub, 'by-label', { matchLabels: { env: 'prod' } });
+    expect(() => new Spoke(hub, 'x', { clusterSet: byLabel })).toThrow('selects members by labels, so it cannot be a spoke\'s exclusive clusterSet');
+  });
+});
+
+describe('ClusterSet', () => {
+  test('GIVEN an exclusive set THEN a ManagedClusterSet and a binding into the Argo CD namespace are rendered', () => {
+    const { fleet } = smallFleet();
+    expect(find(fleet, 'ManagedClusterSet', 'prod').spec).toStrictEqual({ clusterSelector: { selectorType: 'ExclusiveClusterSetLabel' } });
+    expect(find(fleet, 'ManagedClusterSetBinding', 'prod', 'argocd').spec).toStrictEqual({ clusterSet: 'prod' });
+  });
+
+  test('label-selected sets select by labels and count members by labels', () => {
+    const { fleet, hub, ocp, east } = smallFleet();
+    const set = new ClusterSet(hub, 'openshift', { matchLabels: { vendor: 'OpenShift' }, bindings: ['argocd', 'team-a'] });
+    expect(find(fleet, 'ManagedClusterSet', 'openshift').spec).toStrictEqual({
+      clusterSelector: { selectorType: 'LabelSelector', labelSelector: { matchLabels: { vendor: 'OpenShift' } } },
+    });
+    expect(find(fleet, 'ManagedClusterSetBinding', 'openshift', 'team-a')).toBeDefined();
+    expect([set.isMember(ocp), set.isMember(east)]).toStrictEqual([true, false]);
+  });
+
+  test('fails when bound twice to one namespace', () => {
+    const { prod } = smallFleet();
+    expect(() => prod.bindTo('argocd')).toThrow('hub/prod: cluster set "prod" is already bound to namespace "argocd": bind each namespace once');
+  });
+});
+
+describe('Placement', () => {
+  test('GIVEN every option THEN the spec carries them in OCM field names', () => {
+    const { fleet, hub, prod } = smallFleet();
+    new Placement(hub, 'two', {
+      clusterSets: [prod],
+      numberOfClusters: 2,
+      predicates: [{ labels: { region: 'us-east' }, claimExpressions: [{ key: 'platform', operator: 'In', values: ['AWS'] }] }],
+      tolerations: [{ key: 'maintenance', operator: 'Exists' }],
+      prioritizers: [Prioritizer.builtIn('ResourceAllocatableMemory', 2), Prioritizer.addOn('score', 'cpu')],
+    });
+    expect(find(fleet, 'Placement', 'two', 'argocd').spec).toStrictEqual({
+      clusterSets: ['prod'],
+      numberOfClusters: 2,
+      predicates: [
+        {
+          requiredClusterSelector: {
+            labelSelector: { matchLabels: { region: 'us-east' } },
+            claimSelector: { matchExpressions: [{ key: 'platform', operator: 'In', values: ['AWS'] }] },
+          },
+        },
+      ],
+      tolerations: [{ key: 'maintenance', operator: 'Exists' }],
+      prioritizerPolicy: {
+        mode: 'Additive',
+        configurations: [
+          { scoreCoordinate: { type: 'BuiltIn', builtIn: 'ResourceAllocatableMemory' }, weight: 2 },
+          { scoreCoordinate: { type: 'AddOn', addOn: { resourceName: 'score', scoreName: 'cpu' } }, weight: 1 },
+        ],
+      },
+    });
+  });
+
+  test('selectedSpokes evaluates the placement against the hub inventory', () => {
+    const { hub, prod } = smallFleet();
+    const all = new Placement(hub, 'all', { clusterSets: [prod] });
+    const east = new Placement(hub, 'east-only', { predicates: [{ labels: { region: 'us-east' } }] });
+    expect(all.selectedSpokes().map((s) => s.name)).toStrictEqual(['east', 'west']);
+    expect(east.selectedSpokes().map((s) => s.name)).toStrictEqual(['east']);
+  });
+
+  test('fails when numberOfClusters is not a whole number', () => {
+    const { hub } = smallFleet();
+    expect(() => new Placement(hub, 'p', { numberOfClusters: 1.5 })).toThrow('hub/p: numberOfClusters 1.5 must be a whole number >= 0');
+  });
+});
+
+describe('PullApplication', () => {
+  test('GIVEN explicit spokes THEN one hub Application and one ManifestWork per spoke, the work built from that very app', () => {
+    const { fleet, hub, east, ocp } = smallFleet({ feedbackScrape: FeedbackScrape.WATCH });
+    new PullApplication(hub, 'guestbook', { source: guestbook, destinationNamespace: 'guestbook', spokes: [ocp, east] });
+    const apps = allObjects(fleet).filter(({ obj }) => obj.kind === 'Application');
+    expect(apps.map(({ file, obj }) => [file, obj.metadata.name])).toStrictEqual([
+      ['hub/hub/applications.yaml', 'guestbook-east'],
+      ['hub/hub/applications.yaml', 'guestbook-ocp'],
+    ]);
+    const hubApp = apps[0].obj as unknown as Application;
+    const work = find(fleet, 'ManifestWork', 'argocd-guestbook-east', 'east');
+    expect(work).toStrictEqual(JSON.parse(JSON.stringify(sortDeep(buildManifestWork(hubApp, { feedbackScrapeType: 'Watch' })))));
+  });
+
+  test('placement targets are evaluated offline and merged with explicit spokes', () => {
+    const { hub, prod, east } = smallFleet();
+    const placement = new Placement(hub, 'prod-all', { clusterSets: [prod] });
+    const app = new PullApplication(hub, 'guestbook', { source: guestbook, destinationNamespace: 'guestbook', spokes: [east], placement });
+    expect(app.targets().map((s) => s.name)).toStrictEqual(['east', 'west']);
+  });
+
+  test('target spokes get the destination namespace and declared RBAC in their bootstrap', () => {
+    const { fleet, hub, east } = smallFleet();
+    new PullApplication(hub, 'guestbook', { source: guestbook, destinationNamespace: 'guestbook', spokes: [east], resources: [{ apiGroup: 'apps', resources: ['deployments'] }] });
+    const files = fleet.renderObjects();
+    const bootstrap = files.get('hub/bootstrap/east.yaml')!.map((o) => `${o.kind}/${(o.metadata as { name: string }).name}`);
+    expect(bootstrap).toStrictEqual([
+      'ClusterRole/pullfleet-work-agent-argocd',
+      'ClusterRoleBinding/pullfleet-work-agent-argocd',
+      'Namespace/guestbook',
+      'Role/pullfleet-argocd-apps',
+      'RoleBinding/pullfleet-argocd-apps',
+    ]);
+    const work = files.get('hub/hub/works/east.yaml')!.find((o) => (o.metadata as { name: string }).name === 'pullfleet-bootstrap') as { spec: { workload: { manifests: unknown[] } } };
+    expect(work.spec.workload.manifests).toStrictEqual(files.get('hub/bootstrap/east.yaml'));
+  });
+
+  test('sync policy, project and Helm values are rendered', () => {
+    const { fleet, hub, east } = smallFleet();
+    new PullApplication(hub, 'podinfo', {
+      source: AppSource.helm({ repoURL: 'https://stefanprodan.github.io/podinfo', chart: 'podinfo', targetRevision: '6.7.1', values: { replicaCount: 2 } }),
+      destinationNamespace: 'podinfo',
+      project: 'apps',
+      autoSync: false,
+      syncOptions: ['ServerSideApply=true'],
+      spokes: [east],
+    });
+    expect(find(fleet, 'Application', 'podinfo-east').spec).toStrictEqual({
+      project: 'apps',
+      source: { repoURL: 'https://stefanprodan.github.io/podinfo', chart: 'podinfo', targetRevision: '6.7.1', helm: { valuesObject: { replicaCount: 2 } } },
+      destination: { server: 'https://kubernetes.default.svc', namespace: 'podinfo' },
+      syncPolicy: { syncOptions: ['ServerSideApply=true'] },
+    });
+  });
+
+  test('fails when a spoke is added twice', () => {
+    const { hub, east } = smallFleet();
+    const app = new PullApplication(hub, 'guestbook', { source: guestbook, destinationNamespace: 'guestbook', spokes: [east] });
+    expect(() => app.deployTo(east)).toThrow('hub/guestbook: app "guestbook" already deploys to spoke "east": add each spoke once');
+  });
+
+  test('fails when a resources grant uses a wildcard', () => {
+    const { hub } = smallFleet();
+    expect(() => new PullApplication(hub, 'x', { source: guestbook, destinationNamespace: 'x', resources: [{ apiGroup: 'apps', resources: ['*'] }] })).toThrow(
+      'hub/x: resources grant for API group "apps" lists ["*"]: name each resource (no "*", no empty list)',
+    );
+  });
+});
+
+describe('PullApplicationSet', () => {
+  test('GIVEN two sets THEN the ApplicationSets share one generator ConfigMap and one placement-reader Role', () => {
+    const { fleet, hub, prod } = smallFleet();
+    const placement = new Placement(hub, 'prod-all', { clusterSets: [prod] });
+    new PullApplicationSet(hub, 'podinfo', { source: guestbook, destinationNamespace: 'podinfo', placement });
+    new PullApplicationSet(hub, 'other', { source: guestbook, destinationNamespace: 'other', placement, requeueAfterSeconds: 30 });
+    const kinds = fleet.renderObjects().get('hub/hub/application-sets.yaml')!.map((o) => `${o.kind}/${(o.metadata as { name: string }).name}`);
+    expect(kinds).toStrictEqual([
+      'ApplicationSet/podinfo',
+      'ConfigMap/ocm-placement-generator',
+      'Role/pullfleet-appset-placement-reader',
+      'RoleBinding/pullfleet-appset-placement-reader',
+      'ApplicationSet/other',
+    ]);
+    expect(find(fleet, 'ApplicationSet', 'other')).toMatchObject({
+      spec: { generators: [{ clusterDecisionResource: { requeueAfterSeconds: 30, labelSelector: { matchLabels: { 'cluster.open-cluster-management.io/placement': 'prod-all' } } } }] },
+    });
+  });
+
+  test('spokes the placement selects offline get the namespace in their bootstrap; others do not', () => {
+    const { fleet, hub, prod } = smallFleet();
+    const placement = new Placement(hub, 'prod-all', { clusterSets: [prod] });
+    new PullApplicationSet(hub, 'podinfo', { source: guestbook, destinationNamespace: 'podinfo', placement });
+    const namespaces = (file: string) => fleet.renderObjects().get(file)!.filter((o) => o.kind === 'Namespace').map((o) => (o.metadata as { name: string }).name);
+    expect(namespaces('hub/bootstrap/east.yaml')).toStrictEqual(['podinfo']);
+    expect(namespaces('hub/bootstrap/ocp.yaml')).toStrictEqual([]);
+  });
+
+  test('fails when requeueAfterSeconds is not positive', () => {
+    const { hub } = smallFleet();
+    const placement = new Placement(hub, 'p');
+    expect(() => new PullApplicationSet(hub, 'x', { source: guestbook, destinationNamespace: 'x', placement, requeueAfterSeconds: 0 })).toThrow(
+      'hub/x: requeueAfterSeconds 0 must be a whole number of seconds > 0',
+    );
+  });
+});
+
+describe('Fleet output', () => {
+  test('GIVEN a fleet THEN every object carries provenance naming its construct', () => {
+    const { fleet, hub, east } = smallFleet();
+    new PullApplication(hub, 'guestbook', { source: guestbook, destinationNamespace: 'guestbook', spokes: [east] });
+    for (const { obj } of allObjects(fleet)) {
+      expect(obj.metadata.labels?.[MANAGED_BY_LABEL]).toBe('pullfleet');
+      expect(obj.metadata.annotations?.[CONSTRUCT_PATH_ANNOTATION]).toMatch(/^hub\//);
+    }
+    expect(find(fleet, 'ManifestWork', 'argocd-guestbook-east').metadata.annotations?.[CONSTRUCT_PATH_ANNOTATION]).toBe('hub/guestbook/east');
+  });
+
+  test('objects of other constructs land in hub/hub.yaml unless routed, and get provenance', () => {
+    const { fleet, hub } = smallFleet();
+    const install = new Construct(hub, 'ControllerInstall');
+    routeOutput(install, 'hub/controller.yaml');
+    new ApiObject(install, 'sa', { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'pullfleet-controller', namespace: 'argocd' } });
+    new ApiObject(hub, 'cm', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'extra', namespace: 'argocd' } });
+    const files = fleet.renderObjects();
+    expect(files.get('hub/hub/controller.yaml')).toStrictEqual([
+      {
+        apiVersion: 'v1',
+        kind: 'ServiceAccount',
+        metadata: {
+          annotations: { [CONSTRUCT_PATH_ANNOTATION]: 'hub/ControllerInstall/sa' },
+          labels: { [MANAGED_BY_LABEL]: 'pullfleet' },
+          name: 'pullfleet-controller',
+          namespace: 'argocd',
+        },
+      },
+    ]);
+    expect(files.get('hub/hub/hub.yaml')!.map((o) => o.kind)).toStrictEqual(['ConfigMap']);
+  });
+
+  test('fails when routeOutput points outside the hub folder', () => {
+    const { hub } = smallFleet();
+    expect(() => routeOutput(hub, '../etc/x.yaml')).toThrow('must be a relative path under hub/ or bootstrap/ ending in .yaml');
+  });
+
+  test('the file layout separates what the hub syncs from spoke bootstrap', () => {
+    const { fleet, hub, east } = smallFleet();
+    new PullApplication(hub, 'guestbook', { source: guestbook, destinationNamespace: 'guestbook', spokes: [east] });
+    expect([...fleet.renderObjects().keys()]).toStrictEqual([
+      'hub/bootstrap/east.yaml',
+      'hub/bootstrap/ocp.yaml',
+      'hub/bootstrap/west.yaml',
+      'hub/hub/applications.yaml',
+      'hub/hub/cluster-secrets.yaml',
+      'hub/hub/cluster-sets.yaml',
+      'hub/hub/works/east.yaml',
+      'hub/hub/works/ocp.yaml',
+      'hub/hub/works/west.yaml',
+    ]);
+  });
+});
+
+/** Recursively sorts object keys, as cdk8s does when serializing. */
+function sortDeep(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortDeep);
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(Object.keys(value as object).sort().map((k) => [k, sortDeep((value as Record<string, unknown>)[k])]));
+  }
+  return value;
+}

@@ -1,0 +1,37 @@
+import { ClusterSet, Fleet, Hub, Spoke, type HubProps } from '../../src/constructs/index.js';
+
+export type Obj = Record<string, unknown> & { apiVersion: string; kind: string; metadata: { name: string; namespace?: string; labels?: Record<string, string>; annotations?: Record<string, string> } };
+
+/** A fleet with one hub, cluster set `prod` and spokes `east`, `west` (prod) and `ocp` (OpenShift, no exclusive set). */
+export function smallFleet(hubProps: HubProps = {}) {
+  const fleet = new Fleet({ outdir: '/nonexistent/never-written' });
+  const hub = new Hub(fleet, 'hub', hubProps);
+  const prod = new ClusterSet(hub, 'prod');
+  const east = new Spoke(hub, 'east', { clusterSet: prod, labels: { region: 'us-east' } });
+  const west = new Spoke(hub, 'west', { clusterSet: prod, labels: { region: 'us-west' } });
+  const ocp = new Spoke(hub, 'ocp', { openshift: true });
+  return { fleet, hub, prod, east, west, ocp };
+}
+
+/** Every rendered object, flattened, with its file. */
+export function allObjects(fleet: Fleet): Array<{ file: string; obj: Obj }> {
+  const out: Array<{ file: string; obj: Obj }> = [];
+  for (const [file, objects] of fleet.renderObjects()) for (const obj of objects) out.push({ file, obj: obj as Obj });
+  return out;
+}
+
+export function find(fleet: Fleet, kind: string, name: string, namespace?: string): Obj {
+  const hit = allObjects(fleet).find(({ obj }) => obj.kind === kind && obj.metadata.name === name && (namespace === undefined || obj.metadata.namespace === namespace));
+  if (!hit) throw new Error(`no ${kind} ${namespace ?? ''}/${name}`);
+  return hit.obj;
+}
+
+/** The synth error message, or a failure when synth succeeds. */
+export function synthError(fleet: Fleet): string {
+  try {
+    fleet.renderObjects();
+  } catch (error) {
+    return (error as Error).message;
+  }
+  throw new Error('expected the fleet to fail validation');
+}
