@@ -27,7 +27,7 @@ export const OutputFiles = {
  * `hub/controller.yaml`). The nearest routed ancestor wins; unrouted objects go to `hub/hub.yaml`.
  */
 export function routeOutput(scope: IConstruct, file: string): void {
-  if (!/^(hub|bootstrap)\/[a-z0-9][-a-z0-9./]*\.yaml$/.test(file) || file.includes('..')) {
+  if (!/^(hub|bootstrap)\/[A-Za-z0-9_][-A-Za-z0-9_./]*\.yaml$/.test(file) || file.includes('..')) {
     throw new Error(`routeOutput: file "${file}" must be a relative path under hub/ or bootstrap/ ending in .yaml`);
   }
   routes.set(scope, file);

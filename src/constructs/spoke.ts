@@ -105,7 +105,8 @@ export class Spoke extends Construct implements ISpoke {
     this.hub._addSpoke(this);
     this.node.addValidation({ validate: () => [...this.problems] });
 
-    if (id !== LOCAL_CLUSTER) {
+    // local-cluster is never a target; an invalid name is already a reported problem.
+    if (id !== LOCAL_CLUSTER && !nameProblem) {
       const secretScope = new Construct(this, 'ClusterSecret');
       routeOutput(secretScope, OutputFiles.CLUSTER_SECRETS);
       apiObjectFrom(secretScope, 'Secret', buildClusterSecret(id, this.hub.argoNamespace));

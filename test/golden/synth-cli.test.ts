@@ -1,0 +1,50 @@
+/**
+ * `pullfleet synth` (npm run synth) through the real cdk8s CLI: success replaces the output folder,
+ * failure leaves the previous one untouched, and the real example synthesizes to what the library renders.
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { describe, expect, test } from '@jest/globals';
+import { runSynth } from '../../src/cli/synth.js';
+import { readTree } from '../../src/cli/plan.js';
+import { buildFleet } from '../../fleet.config.js';
+
+function project(app: string): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pullfleet-synth-'));
+  fs.writeFileSync(path.join(dir, 'cdk8s.yaml'), 'language: typescript\napp: node app.mjs\noutput: dist\n');
+  fs.writeFileSync(path.join(dir, 'app.mjs'), app);
+  fs.mkdirSync(path.join(dir, 'dist', 'hub'), { recursive: true });
+  fs.writeFileSync(path.join(dir, 'dist', 'hub', 'previous.yaml'), 'previous: true\n');
+  return dir;
+}
+
+describe('pullfleet synth', () => {
+  test('GIVEN a failing fleet app WHEN synthesized THEN the previous dist/ is left untouched', () => {
+    const dir = project("console.error('fleet validation failed with 1 problem'); process.exit(1);\n");
+    const result = runSynth({ cwd: dir });
+    expect(result.ok).toBe(false);
+    expect(result.output).toContain('fleet validation failed with 1 problem');
+    expect(fs.readdirSync(path.join(dir, 'dist'), { recursive: true }).sort()).toStrictEqual(['hub', path.join('hub', 'previous.yaml')]);
+    expect(fs.readFileSync(path.join(dir, 'dist', 'hub', 'previous.yaml'), 'utf8')).toBe('previous: true\n');
+    expect(fs.readdirSync(dir).sort()).toStrictEqual(['app.mjs', 'cdk8s.yaml', 'dist']);
+  });
+
+  test('GIVEN a working app WHEN synthesized THEN dist/ is replaced by exactly the new output', () => {
+    const dir = project(
+      "import fs from 'node:fs'; fs.mkdirSync(process.env.CDK8S_OUTDIR + '/hub', { recursive: true }); fs.writeFileSync(process.env.CDK8S_OUTDIR + '/hub/new.yaml', 'new: true\\n');\n",
+    );
+    const result = runSynth({ cwd: dir });
+    expect(result.ok).toBe(true);
+    expect(fs.readdirSync(path.join(dir, 'dist'), { recursive: true }).sort()).toStrictEqual(['hub', path.join('hub', 'new.yaml')]);
+    expect(fs.readdirSync(dir).sort()).toStrictEqual(['app.mjs', 'cdk8s.yaml', 'dist']);
+  });
+
+  test('the real example, synthesized by the cdk8s CLI in a child process, equals the in-process render', () => {
+    const out = fs.mkdtempSync(path.join(os.tmpdir(), 'pullfleet-example-'));
+    const result = runSynth({ cwd: process.cwd(), outdir: path.join(out, 'dist') });
+    expect(result.ok).toBe(true);
+    const expected = [...buildFleet().renderObjects().entries()].flatMap(([file, list]) => list.map((object) => ({ file, object })));
+    expect(readTree(path.join(out, 'dist'))).toStrictEqual(expected);
+  });
+});

@@ -1,0 +1,136 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { describe, expect, test } from '@jest/globals';
+import { AppSource, ClusterSet, Fleet, Hub, Placement, PullApplication, PullApplicationSet, Spoke } from '../../src/constructs/index.js';
+import { FleetValidationError } from '../../src/model/index.js';
+import { smallFleet, synthError } from '../constructs/helpers.js';
+
+const source = AppSource.git({ repoURL: 'https://example.com/apps.git', path: 'app' });
+
+describe('fleet validation', () => {
+  test('fails when an app targets a spoke of another hub (unknown spoke)', () => {
+    const { fleet, hub } = smallFleet();
+    const other = new Hub(fleet, 'other');
+    const stranger = new Spoke(other, 'stranger');
+    new PullApplication(hub, 'web', { source, destinationNamespace: 'web', spokes: [stranger] });
+    expect(synthError(fleet)).toContain('[hub/web] spoke "stranger" (other/stranger) is not a spoke of hub "hub": declare it on this hub or deliver from its own hub');
+  });
+
+  test('fails when a placement uses a cluster set of another hub (unknown cluster set)', () => {
+    const { fleet, hub } = smallFleet();
+    const foreign = new ClusterSet(new Hub(fleet, 'other'), 'foreign');
+    new Placement(hub, 'p', { clusterSets: [foreign] });
+    expect(synthError(fleet)).toContain('[hub/p] cluster set "foreign" (other/foreign) is not a cluster set of hub "hub": use a ClusterSet declared on this hub');
+  });
+
+  test('fails when a spoke joins a cluster set of another hub', () => {
+    const { fleet, hub } = smallFleet();
+    const foreign = new ClusterSet(new Hub(fleet, 'other'), 'foreign');
+    new Spoke(hub, 'lost', { clusterSet: foreign });
+    expect(synthError(fleet)).toContain('[hub/lost] cluster set "other/foreign" belongs to hub "other", not "hub": use a ClusterSet of this spoke\'s hub');
+  });
+
+  test('fails when a placement uses a cluster set not bound to its namespace', () => {
+    const { fleet, hub, prod } = smallFleet();
+    new Placement(hub, 'team', { clusterSets: [prod], namespace: 'team-a' });
+    expect(synthError(fleet)).toContain(
+      '[hub/team] cluster set "prod" is not bound to namespace "team-a", so this placement would select nothing from it: add "team-a" to the set\'s bindings (clusterSet.bindTo(\'team-a\'))',
+    );
+  });
+
+  test('fails when an app is delivered to local-cluster', () => {
+    const { fleet, hub } = smallFleet();
+    const local = new Spoke(hub, 'local-cluster');
+    new PullApplication(hub, 'web', { source, destinationNamespace: 'web', spokes: [local] });
+    expect(synthError(fleet)).toContain(
+      '[hub/web] app "web" is delivered to "local-cluster", which is the hub itself and never a pull-delivery target: remove it from the app\'s spokes (or the placement\'s clusters)',
+    );
+  });
+
+  test('fails when two objects collide (duplicate hub Application names)', () => {
+    const { fleet, hub } = smallFleet();
+    const c = new Spoke(hub, 'c');
+    const bc = new Spoke(hub, 'b-c');
+    new PullApplication(hub, 'a-b', { source, destinationNamespace: 'web', spokes: [c] });
+    new PullApplication(hub, 'a', { source, destinationNamespace: 'web', spokes: [bc] });
+    expect(synthError(fleet)).toContain(
+      '[hub/a/b-c/HubApplication/Application] Application "argocd/a-b-c" collides with the one made by hub/a-b/c/HubApplication/Application (same hub): rename one of the two',
+    );
+  });
+
+  test('fails when two apps have the same name', () => {
+    const { fleet, hub, east } = smallFleet();
+    new PullApplication(hub, 'web', { source, destinationNamespace: 'web', spokes: [east] });
+    new PullApplication(hub, 'web2', { name: 'web', source, destinationNamespace: 'web', spokes: [east] });
+    expect(synthError(fleet)).toContain('Application "argocd/web-east" collides with the one made by hub/web/east/HubApplication/Application');
+  });
+
+  test('fails when names are not valid DNS labels', () => {
+    const { fleet, hub } = smallFleet();
+    new Spoke(hub, 'East_1');
+    new PullApplication(hub, 'web', { source, destinationNamespace: 'Web Apps' });
+    const message = synthError(fleet);
+    expect(message).toContain('[hub/East_1] spoke name "East_1" must consist of lower-case letters, digits and "-", and start and end with a letter or digit: use lower-case letters, digits and "-" (at most 63 characters)');
+    expect(message).toContain('[hub/web] destinationNamespace "Web Apps" must consist of lower-case letters');
+  });
+
+  test('fails when a name is longer than 63 characters', () => {
+    const { fleet, hub } = smallFleet();
+    new Spoke(hub, 's'.repeat(64));
+    expect(synthError(fleet)).toContain(`spoke name "${'s'.repeat(64)}" is 64 characters long; the limit is 63`);
+  });
+
+  test('fails when a label value is invalid', () => {
+    const { fleet, hub } = smallFleet();
+    new Spoke(hub, 'x', { labels: { team: 'a b' } });
+    expect(synthError(fleet)).toContain('[hub/x] spoke label team="a b" must consist of letters, digits, "-", "_" and ".", and start and end with a letter or digit: shorten or replace the value');
+  });
+
+  test('fails when a payload is over the ManifestWork size budget', () => {
+    const { fleet, hub, east } = smallFleet({ workSizeBudget: 2000 });
+    const big = AppSource.helm({ repoURL: 'https://charts.example.com', chart: 'big', targetRevision: '1.0.0', values: { blob: 'x'.repeat(3000) } });
+    new PullApplication(hub, 'big', { source: big, destinationNamespace: 'big', spokes: [east] });
+    expect(synthError(fleet)).toMatch(
+      /\[hub\/big\] ManifestWork east\/argocd-big-east is \d+ bytes, over the size budget of 2000 bytes: move large values \(Helm values, plugin env\) into the source repository or raise the hub's workSizeBudget/,
+    );
+  });
+
+  test('fails when the destination is not in-cluster', () => {
+    const { fleet, hub, east } = smallFleet();
+    new PullApplication(hub, 'web', { source, destinationNamespace: 'web', destinationServer: 'https://east.example:6443', spokes: [east] });
+    expect(synthError(fleet)).toContain(
+      '[hub/web] destination server "https://east.example:6443" is not in-cluster: a pulled app always deploys to the spoke it runs on; drop destinationServer or set it to "https://kubernetes.default.svc"',
+    );
+  });
+
+  test('fails when an ApplicationSet uses a placement outside the Argo CD namespace', () => {
+    const { fleet, hub, prod } = smallFleet();
+    prod.bindTo('team-a');
+    const placement = new Placement(hub, 'team', { clusterSets: [prod], namespace: 'team-a' });
+    new PullApplicationSet(hub, 'web', { source, destinationNamespace: 'web', placement });
+    expect(synthError(fleet)).toContain(
+      '[hub/web] placement "team" is in namespace "team-a", but the ApplicationSet generator only reads decisions in "argocd": create the placement in "argocd"',
+    );
+  });
+
+  test('GIVEN several problems WHEN synthesized THEN every one is listed and nothing is written', () => {
+    const outdir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'pullfleet-val-')), 'dist');
+    const fleet = new Fleet({ outdir });
+    const hub = new Hub(fleet, 'hub');
+    const local = new Spoke(hub, 'local-cluster');
+    new Spoke(hub, 'Bad_Name');
+    new PullApplication(hub, 'web', { source, destinationNamespace: 'web', destinationServer: 'https://x:6443', spokes: [local] });
+    let error: unknown;
+    try {
+      fleet.synth();
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(FleetValidationError);
+    const problems = (error as FleetValidationError).problems;
+    expect(problems.map((p) => p.path)).toStrictEqual(['hub/Bad_Name', 'hub/web', 'hub/web']);
+    expect((error as Error).message.split('\n')[0]).toBe('fleet validation failed with 3 problems (nothing was written):');
+    expect(fs.existsSync(outdir)).toBe(false);
+  });
+});
