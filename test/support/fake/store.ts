@@ -645,7 +645,9 @@ export class FakeStore {
       if (!deepEqual(strip(existing), strip(next))) next.metadata.generation = (existing.metadata.generation ?? 0) + 1;
     }
     const comparable = (o: KubeObj) => ({ ...o, metadata: { ...o.metadata, resourceVersion: undefined, managedFields: undefined } });
-    if (deepEqual(comparable(existing), comparable(next))) return existing; // a no-op write changes nothing
+    const owners = (list: Ownership) => list.map((e) => [e.manager, e.operation, e.subresource, [...e.fields].sort()]);
+    // A write that changes neither content nor field ownership changes nothing (no new resourceVersion).
+    if (deepEqual(comparable(existing), comparable(next)) && deepEqual(owners(this.ownershipOf(def, existing)), owners(entries))) return existing;
     if (next.metadata.deletionTimestamp && (next.metadata.finalizers ?? []).length === 0) {
       return this.remove(def, { ...next, metadata: { ...next.metadata, resourceVersion: existing.metadata.resourceVersion } });
     }
