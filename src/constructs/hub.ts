@@ -119,6 +119,7 @@ export class Hub extends Chart {
   public readonly applicationSetControllerServiceAccount: string;
 
   private readonly spokeList: Spoke[] = [];
+  private readonly spokeByName = new Map<string, Spoke>();
   private readonly clusterSetList: ClusterSet[] = [];
   private readonly renderables: Renderable[] = [];
   private readonly late: Array<() => void> = [];
@@ -164,9 +165,10 @@ export class Hub extends Chart {
 
   /** @internal */
   public _addSpoke(spoke: Spoke): void {
-    const existing = this.spokeList.find((s) => s.name === spoke.name);
+    const existing = this.spokeByName.get(spoke.name);
     if (existing) throw new Error(`${spoke.node.path}: hub "${this.name}" already has a spoke named "${spoke.name}" (${existing.node.path}): spoke names are ManagedCluster names and must be unique per hub`);
     this.spokeList.push(spoke);
+    this.spokeByName.set(spoke.name, spoke);
   }
 
   /** @internal */

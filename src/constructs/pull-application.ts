@@ -40,6 +40,7 @@ export class PullApplication extends Construct {
   public readonly definition: AppDefinition;
   private readonly grants: ResourceGrant[];
   private readonly spokeList: ISpoke[] = [];
+  private readonly spokeSet = new Set<ISpoke>();
   private readonly placements: IPlacement[] = [];
   private readonly problems: string[];
 
@@ -60,8 +61,9 @@ export class PullApplication extends Construct {
   /** Adds target spokes. Throws when a spoke is already a target. */
   public deployTo(...spokes: ISpoke[]): void {
     for (const spoke of spokes) {
-      if (this.spokeList.includes(spoke)) throw new Error(`${this.node.path}: app "${this.name}" already deploys to spoke "${spoke.name}": add each spoke once`);
+      if (this.spokeSet.has(spoke)) throw new Error(`${this.node.path}: app "${this.name}" already deploys to spoke "${spoke.name}": add each spoke once`);
       this.spokeList.push(spoke);
+      this.spokeSet.add(spoke);
     }
   }
 

@@ -1,0 +1,109 @@
+/**
+ * `npm run bench`: synthesizes generated fleets (10, 100, 1,000, 5,000 spokes; 10 apps on every spoke)
+ * end to end (build the construct tree, validate, render, write YAML) and prints objects, wall time,
+ * objects per second and peak memory. Each size runs in its own child process so its peak RSS is its own.
+ *
+ *   npm run bench                 # all sizes
+ *   npm run bench -- 10 100       # chosen sizes
+ */
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ApiObject } from 'cdk8s';
+import { AppSource, ClusterSet, Fleet, Hub, Placement, PullApplication, PullApplicationSet, Spoke } from '../src/constructs/index.js';
+
+const APPS_PER_SPOKE = 10;
+const DEFAULT_SIZES = [10, 100, 1000, 5000];
+
+/**
+ * A fleet of `spokes` spokes in 4 regions (every tenth one OpenShift) with 10 apps delivered statically
+ * to every spoke (a hub Application and a ManifestWork each), plus one ApplicationSet over a Placement.
+ */
+export function generateFleet(spokes: number, outdir: string): Fleet {
+  const fleet = new Fleet({ outdir });
+  const hub = new Hub(fleet, 'hub');
+  const prod = new ClusterSet(hub, 'prod');
+  const regions = ['us-east', 'us-west', 'eu-central', 'ap-south'];
+  const all: Spoke[] = [];
+  for (let i = 0; i < spokes; i++) {
+    all.push(new Spoke(hub, `cluster-${String(i).padStart(5, '0')}`, { clusterSet: prod, labels: { region: regions[i % regions.length], env: 'prod' }, openshift: i % 10 === 0 }));
+  }
+  const everywhere = new Placement(hub, 'all-prod', { clusterSets: [prod] });
+  const grants = [{ apiGroup: '', resources: ['configmaps', 'services'] }, { apiGroup: 'apps', resources: ['deployments'] }];
+  for (let a = 0; a < APPS_PER_SPOKE; a++) {
+    new PullApplication(hub, `app-${a}`, {
+      source: AppSource.git({ repoURL: 'https://git.example.com/platform/apps.git', path: `apps/app-${a}`, targetRevision: 'main' }),
+      destinationNamespace: `app-${a}`,
+      resources: grants,
+      spokes: all,
+    });
+  }
+  new PullApplicationSet(hub, 'dynamic', {
+    source: AppSource.helm({ repoURL: 'https://charts.example.com', chart: 'dynamic', targetRevision: '1.0.0' }),
+    destinationNamespace: 'dynamic',
+    resources: grants,
+    placement: everywhere,
+  });
+  return fleet;
+}
+
+interface Measurement {
+  spokes: number;
+  objects: number;
+  works: number;
+  seconds: number;
+  processSeconds: number;
+  peakRssMiB: number;
+}
+
+function child(spokes: number): void {
+  const outdir = fs.mkdtempSync(path.join(os.tmpdir(), 'pullfleet-bench-'));
+  const start = process.hrtime.bigint();
+  const fleet = generateFleet(spokes, outdir);
+  fleet.synth();
+  const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+  const objects = fleet.node.findAll().filter((c) => c instanceof ApiObject) as ApiObject[];
+  const result: Measurement = {
+    spokes,
+    objects: objects.length,
+    works: objects.filter((o) => o.kind === 'ManifestWork').length,
+    seconds,
+    processSeconds: 0,
+    peakRssMiB: process.resourceUsage().maxRSS / 1024,
+  };
+  fs.rmSync(outdir, { recursive: true, force: true });
+  process.stdout.write(`${JSON.stringify(result)}\n`);
+}
+
+function parent(sizes: number[]): void {
+  const self = fileURLToPath(import.meta.url);
+  const rows: Measurement[] = [];
+  for (const spokes of sizes) {
+    const start = process.hrtime.bigint();
+    const run = spawnSync(process.execPath, ['--import', 'tsx', self, '--child', String(spokes)], { encoding: 'utf8', maxBuffer: 1 << 24 });
+    const processSeconds = Number(process.hrtime.bigint() - start) / 1e9;
+    if (run.status !== 0) {
+      process.stderr.write(run.stderr);
+      throw new Error(`bench child for ${spokes} spokes failed (exit ${run.status})`);
+    }
+    const m = JSON.parse(run.stdout.trim().split('\n').pop()!) as Measurement;
+    m.processSeconds = processSeconds;
+    rows.push(m);
+    process.stderr.write(`  ${spokes} spokes done in ${processSeconds.toFixed(1)} s\n`);
+  }
+  const lines = [
+    `| spokes | apps | objects | ManifestWorks | synth s | process s | objects/s | peak RSS MiB |`,
+    `|---:|---:|---:|---:|---:|---:|---:|---:|`,
+    ...rows.map((r) =>
+      `| ${r.spokes} | ${r.spokes * APPS_PER_SPOKE} | ${r.objects} | ${r.works} | ${r.seconds.toFixed(2)} | ${r.processSeconds.toFixed(2)} | ${Math.round(r.objects / r.seconds)} | ${Math.round(r.peakRssMiB)} |`,
+    ),
+  ];
+  process.stdout.write(`${lines.join('\n')}\n`);
+  process.stdout.write(`node ${process.version}, ${os.cpus().length} cpu(s); synth s = build + validate + render + write; process s adds node and tsx start-up\n`);
+}
+
+const args = process.argv.slice(2);
+if (args[0] === '--child') child(Number(args[1]));
+else parent(args.length ? args.map(Number) : DEFAULT_SIZES);

@@ -1,0 +1,28 @@
+import { describe, expect, test } from '@jest/globals';
+import { parseAllDocuments } from 'yaml';
+import { toYaml, toYamlDocuments } from '../../src/constructs/yaml.js';
+
+const tricky = [
+  'true', 'False', 'yes', 'No', 'on', 'OFF', 'y', 'n', 'null', '~', '', ' ', '1', '1.0', '0x1f', '1e3', '.inf', '-.Inf', '.nan', '1:20', '2024-01-01',
+  '{{name}}-app', '*alias', '&anchor', '!tag', '%dir', '@at', '`tick', '- item', '? key', ': colon', 'key: value', 'a #comment', '#hash', 'trailing:',
+  "it's", '"quoted"', 'line1\nline2', 'tab\there', 'unicode é ✓', '\u2028', 'https://kubernetes.default.svc', 'app.kubernetes.io/managed-by', '---', '...',
+  'ServerSideApply=true', '[flow]', '{flow}', '|', '>', 'a,b', '0', '-1', '+1', '=',
+];
+
+describe('toYaml', () => {
+  test('GIVEN a minimal object THEN block YAML', () => {
+    expect(toYaml({ a: 'b', c: { d: [1, 'x', { e: true }] }, f: [], g: {}, h: null })).toBe(
+      'a: b\nc:\n  d:\n    - 1\n    - x\n    - e: true\nf: []\ng: {}\nh: null\n',
+    );
+  });
+
+  test.each(['1.1', '1.2'] as const)('every tricky string reads back unchanged as a value and as a key (YAML %s)', (version) => {
+    const doc = { values: tricky, keys: Object.fromEntries(tricky.map((t, i) => [t, i])), nested: [[['deep']], [{}], [[]]] };
+    const parsed = parseAllDocuments(toYamlDocuments([doc, { second: 2 }]), { version }).map((d) => d.toJS());
+    expect(parsed).toStrictEqual([doc, { second: 2 }]);
+  });
+
+  test('fails when a value is not JSON', () => {
+    expect(() => toYaml({ a: Number.NaN })).toThrow('cannot write NaN to YAML');
+  });
+});
