@@ -1,5 +1,5 @@
 import { Construct } from 'constructs';
-import { destinationRule, dnsLabelRule, labelRule, type AppDefinition, type JsonObject, type ResourceGrant } from '../model/index.js';
+import { destinationRule, dnsLabelRule, dnsSubdomainRule, labelRule, type AppDefinition, type JsonObject, type ResourceGrant, type SpokeDelivery } from '../model/index.js';
 import type { AppSource } from './app-source.js';
 
 /** Props shared by PullApplication and PullApplicationSet. */
@@ -83,9 +83,12 @@ export function resolveApp(scope: Construct, id: string, props: PullAppOptions):
     }
     if (grant.apiGroup === '*') throw new Error(`${scope.node.path}: resources grant API group "*" is not allowed: declare each API group the app renders`);
   }
+  const project = props.project ?? 'default';
+  const projectProblem = dnsSubdomainRule('project', project);
+  if (projectProblem) problems.push(projectProblem);
   const def: AppDefinition = {
     name,
-    project: props.project ?? 'default',
+    project,
     sources: [props.source.toJson()],
     destinationNamespace: props.destinationNamespace,
     ...(Object.keys(syncPolicy).length ? { syncPolicy } : {}),
@@ -93,4 +96,10 @@ export function resolveApp(scope: Construct, id: string, props: PullAppOptions):
     labels: { ...(props.labels ?? {}) },
   };
   return { def, grants: [...(props.resources ?? [])], problems };
+}
+
+/** What a spoke's bootstrap needs to know about an app deploying there. */
+export function deliveryOf(def: AppDefinition, grants: readonly ResourceGrant[]): SpokeDelivery {
+  const repos = def.sources.map((s) => s.repoURL).filter((r): r is string => typeof r === 'string');
+  return { namespace: def.destinationNamespace, grants, project: def.project, sourceRepos: repos };
 }

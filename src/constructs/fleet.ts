@@ -68,6 +68,7 @@ export class Fleet extends App {
           path: obj.node.path,
         };
       });
+      for (const runtime of hub._runtimeObjects) identities.push({ ...runtime, target: 'hub' });
       problems.push(...collisionProblems(identities));
     }
     return problems;

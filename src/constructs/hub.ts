@@ -122,6 +122,7 @@ export class Hub extends Chart {
   private readonly spokeByName = new Map<string, Spoke>();
   private readonly clusterSetList: ClusterSet[] = [];
   private readonly renderables: Renderable[] = [];
+  private readonly runtimeObjects: Array<{ apiVersion: string; kind: string; namespace?: string; name: string; path: string }> = [];
   private readonly late: Array<() => void> = [];
   private rendered = false;
   private appSetSupport?: Construct;
@@ -176,6 +177,19 @@ export class Hub extends Chart {
     const existing = this.clusterSetList.find((s) => s.name === set.name);
     if (existing) throw new Error(`${set.node.path}: hub "${this.name}" already has a cluster set named "${set.name}" (${existing.node.path}): use one ClusterSet per name`);
     this.clusterSetList.push(set);
+  }
+
+  /**
+   * @internal an object that will exist on the hub at runtime (an ApplicationSet-generated Application
+   * for a spoke its placement selects offline), checked for collisions with synthesized objects.
+   */
+  public _addRuntimeObject(obj: { apiVersion: string; kind: string; namespace?: string; name: string; path: string }): void {
+    this.runtimeObjects.push(obj);
+  }
+
+  /** @internal */
+  public get _runtimeObjects(): ReadonlyArray<{ apiVersion: string; kind: string; namespace?: string; name: string; path: string }> {
+    return this.runtimeObjects;
   }
 
   /** @internal registers a construct that renders once the whole hub is declared. */

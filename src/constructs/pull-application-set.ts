@@ -1,6 +1,6 @@
 import { Construct } from 'constructs';
-import { buildPullApplicationSet, DEFAULT_REQUEUE_AFTER_SECONDS, type AppDefinition, type ResourceGrant } from '../model/index.js';
-import { resolveApp, type PullAppOptions } from './app-props.js';
+import { applicationSetAppNamePattern, ARGOCD_API_VERSION, buildPullApplicationSet, CLUSTER_NAME_PARAM, DEFAULT_REQUEUE_AFTER_SECONDS, type AppDefinition, type ResourceGrant } from '../model/index.js';
+import { deliveryOf, resolveApp, type PullAppOptions } from './app-props.js';
 import { Hub } from './hub.js';
 import { apiObjectFrom, OutputFiles, routeOutput } from './output.js';
 import type { IPlacement } from './placement.js';
@@ -72,6 +72,15 @@ export class PullApplicationSet extends Construct {
   /** @internal spokes the placement selects offline get the destination namespace and RBAC. */
   public _render(): void {
     if (this.placement.hub !== this.hub) return;
-    for (const spoke of this.placement.selectedSpokes()) (spoke as Spoke)._addDelivery(this.definition.destinationNamespace, this.grants);
+    for (const spoke of this.placement.selectedSpokes()) {
+      (spoke as Spoke)._addDelivery(deliveryOf(this.definition, this.grants));
+      this.hub._addRuntimeObject({
+        apiVersion: ARGOCD_API_VERSION,
+        kind: 'Application',
+        namespace: this.hub.argoNamespace,
+        name: applicationSetAppNamePattern(this.name).replace(CLUSTER_NAME_PARAM, spoke.name),
+        path: `${this.node.path} (generated at runtime for spoke ${spoke.name})`,
+      });
+    }
   }
 }

@@ -8,7 +8,7 @@ import {
   type AppDefinition,
   type ResourceGrant,
 } from '../model/index.js';
-import { resolveApp, type PullAppOptions } from './app-props.js';
+import { deliveryOf, resolveApp, type PullAppOptions } from './app-props.js';
 import { Hub } from './hub.js';
 import { apiObjectFrom, OutputFiles, routeOutput } from './output.js';
 import type { IPlacement } from './placement.js';
@@ -116,7 +116,7 @@ export class PullApplication extends Construct {
       const workScope = new Construct(scope, 'Work');
       routeOutput(workScope, OutputFiles.works(spoke.name));
       apiObjectFrom(workScope, 'ManifestWork', work as never);
-      (spoke as Spoke)._addDelivery(this.definition.destinationNamespace, this.grants);
+      (spoke as Spoke)._addDelivery(deliveryOf(this.definition, this.grants));
     }
   }
 }

@@ -10,7 +10,7 @@ import {
   LOCAL_CLUSTER,
   type InventoryCluster,
   type JsonObject,
-  type ResourceGrant,
+  type SpokeDelivery,
   type Taint,
 } from '../model/index.js';
 import type { ClusterSet } from './cluster-set.js';
@@ -69,7 +69,7 @@ export class Spoke extends Construct implements ISpoke {
   public readonly claims: Record<string, string>;
   public readonly taints: readonly Taint[];
   private readonly labelMap: Record<string, string>;
-  private readonly deliveries: Array<{ namespace: string; grants: readonly ResourceGrant[] }> = [];
+  private readonly deliveries: SpokeDelivery[] = [];
   private readonly problems: string[] = [];
 
   constructor(scope: Construct, id: string, props: SpokeProps = {}) {
@@ -125,9 +125,9 @@ export class Spoke extends Construct implements ISpoke {
     return { name: this.name, labels: this.labels, claims: { ...this.claims }, clusterSets: sets, taints: this.taints };
   }
 
-  /** @internal an app deploys into `namespace` here, rendering resources of `grants`. */
-  public _addDelivery(namespace: string, grants: readonly ResourceGrant[]): void {
-    this.deliveries.push({ namespace, grants });
+  /** @internal an app deploys here (namespace, RBAC grants, project and repositories). */
+  public _addDelivery(delivery: SpokeDelivery): void {
+    this.deliveries.push(delivery);
   }
 
   private renderBootstrap(): void {

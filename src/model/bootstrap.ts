@@ -3,7 +3,7 @@
  * delivered through a ManifestWork and also written as plain YAML for the one manual apply on the spoke
  * (the work agent cannot grant itself the RBAC it needs before that).
  */
-import { ARGOCD_MANAGED_BY_LABEL, CONSTRUCT_PATH_ANNOTATION, MANAGED_BY_LABEL, MANAGED_BY_VALUE, WORK_API_VERSION } from './keys.js';
+import { ARGOCD_MANAGED_BY_LABEL, CONSTRUCT_PATH_ANNOTATION, IN_CLUSTER_SERVER, MANAGED_BY_LABEL, MANAGED_BY_VALUE, WORK_API_VERSION } from './keys.js';
 import { sortKeys } from './records.js';
 import type { JsonObject, KubeObject, ManifestWork } from './types.js';
 
@@ -40,7 +40,44 @@ export interface SpokeBootstrapInput {
   readonly argoNamespace: string;
   readonly openshift: boolean;
   /** Each destination namespace with the grants of the apps deploying into it. */
-  readonly namespaces: ReadonlyArray<{ readonly namespace: string; readonly grants: readonly ResourceGrant[] }>;
+  readonly namespaces: readonly SpokeDelivery[];
+}
+
+/** One app deploying to a spoke, as bootstrap sees it. */
+export interface SpokeDelivery {
+  readonly namespace: string;
+  readonly grants: readonly ResourceGrant[];
+  /** Argo CD project of the app; projects other than `default` get an AppProject on the spoke. */
+  readonly project?: string;
+  /** Repositories the app pulls from (the AppProject's sourceRepos). */
+  readonly sourceRepos?: readonly string[];
+}
+
+/**
+ * AppProjects for every non-default project the spoke's apps use: allowed to pull from exactly the
+ * apps' repositories and deploy to exactly their namespaces on this cluster.
+ */
+export function buildAppProjects(argoNamespace: string, deliveries: readonly SpokeDelivery[]): Obj[] {
+  const projects = new Map<string, { repos: Set<string>; namespaces: Set<string> }>();
+  for (const d of deliveries) {
+    if (!d.project || d.project === 'default') continue;
+    const entry = projects.get(d.project) ?? { repos: new Set<string>(), namespaces: new Set<string>() };
+    (d.sourceRepos ?? []).forEach((r) => entry.repos.add(r));
+    entry.namespaces.add(d.namespace);
+    projects.set(d.project, entry);
+  }
+  return [...projects.keys()].sort().map((name) => {
+    const entry = projects.get(name)!;
+    return {
+      apiVersion: 'argoproj.io/v1alpha1',
+      kind: 'AppProject',
+      metadata: meta(name, { namespace: argoNamespace }),
+      spec: {
+        sourceRepos: [...entry.repos].sort(),
+        destinations: [...entry.namespaces].sort().map((namespace) => ({ namespace, server: IN_CLUSTER_SERVER })),
+      },
+    } as unknown as Obj;
+  });
 }
 
 type Obj = KubeObject & JsonObject;
@@ -103,8 +140,8 @@ export function routeCrdGuardrail(): Obj[] {
 
 /**
  * Every bootstrap object for one spoke, in apply order: work-agent RBAC, destination namespaces
- * (labelled `argocd.argoproj.io/managed-by`), the spoke Argo CD RBAC for the declared grants, and on
- * OpenShift the duplicate-Route-CRD guardrail.
+ * (labelled `argocd.argoproj.io/managed-by`), the spoke Argo CD RBAC for the declared grants, the
+ * AppProjects of non-default projects, and on OpenShift the duplicate-Route-CRD guardrail.
  */
 export function buildSpokeBootstrap(input: SpokeBootstrapInput): Obj[] {
   const objects: Obj[] = [];
@@ -140,6 +177,7 @@ export function buildSpokeBootstrap(input: SpokeBootstrapInput): Obj[] {
     objects.push({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: meta(ARGOCD_APPS_ROLE), rules: grantRules(clusterGrants) } as unknown as Obj);
     objects.push(binding('ClusterRoleBinding', ARGOCD_APPS_ROLE, undefined, ARGOCD_CONTROLLER_SERVICE_ACCOUNT, input.argoNamespace));
   }
+  objects.push(...buildAppProjects(input.argoNamespace, input.namespaces));
   if (input.openshift) objects.push(...routeCrdGuardrail());
   return objects;
 }

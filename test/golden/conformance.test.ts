@@ -89,11 +89,14 @@ describe('conformance', () => {
     new PullApplication(hub, 'podinfo', {
       source: AppSource.helm({ repoURL: 'https://stefanprodan.github.io/podinfo', chart: 'podinfo', targetRevision: '6.7.1', releaseName: 'web', values: { a: [1, 2] } }),
       destinationNamespace: 'podinfo',
+      project: 'web-team',
       syncOptions: ['ServerSideApply=true'],
       pruneOnDelete: true,
       spokes: [east],
     });
-    expect(everyObject(fleet.renderObjects()).map(violation).filter(Boolean)).toStrictEqual([]);
+    const objects = everyObject(fleet.renderObjects());
+    expect(objects.filter((o) => o.kind === 'AppProject').map((o) => o.metadata.name)).toStrictEqual(['web-team', 'web-team']);
+    expect(objects.map(violation).filter(Boolean)).toStrictEqual([]);
   });
 
   test('fails when an object breaks its schema (the check is real)', () => {

@@ -62,6 +62,33 @@ describe('buildSpokeBootstrap', () => {
     expect(objects.find((o) => o.kind === 'ValidatingAdmissionPolicyBinding')).toMatchObject({ spec: { validationActions: ['Deny'] } });
   });
 
+  test('non-default projects get an AppProject limited to the apps\' repositories and namespaces', () => {
+    const objects = buildSpokeBootstrap({
+      cluster: 'east',
+      argoNamespace: 'argocd',
+      openshift: false,
+      namespaces: [
+        { namespace: 'web', grants: [], project: 'team-a', sourceRepos: ['https://git.example.com/b.git'] },
+        { namespace: 'api', grants: [], project: 'team-a', sourceRepos: ['https://git.example.com/a.git', 'https://git.example.com/b.git'] },
+        { namespace: 'misc', grants: [], project: 'default', sourceRepos: ['https://git.example.com/c.git'] },
+      ],
+    });
+    expect(objects.filter((o) => o.kind === 'AppProject')).toStrictEqual([
+      {
+        apiVersion: 'argoproj.io/v1alpha1',
+        kind: 'AppProject',
+        metadata: { name: 'team-a', namespace: 'argocd', labels: { 'app.kubernetes.io/managed-by': 'pullfleet' } },
+        spec: {
+          sourceRepos: ['https://git.example.com/a.git', 'https://git.example.com/b.git'],
+          destinations: [
+            { namespace: 'api', server: 'https://kubernetes.default.svc' },
+            { namespace: 'web', server: 'https://kubernetes.default.svc' },
+          ],
+        },
+      },
+    ]);
+  });
+
   test('the bootstrap work orphans its objects on deletion', () => {
     const work = buildBootstrapWork('east', [{ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'web' } }], 'hub/east/BootstrapWork/ManifestWork');
     expect(work.metadata).toMatchObject({ name: 'pullfleet-bootstrap', namespace: 'east' });

@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { describe, expect, test } from '@jest/globals';
+import { Construct } from 'constructs';
 import { AppSource, ClusterSet, Fleet, Hub, Placement, PullApplication, PullApplicationSet, Spoke } from '../../src/constructs/index.js';
 import { FleetValidationError } from '../../src/model/index.js';
 import { smallFleet, synthError } from '../constructs/helpers.js';
@@ -56,6 +57,17 @@ describe('fleet validation', () => {
     new PullApplication(hub, 'a', { source, destinationNamespace: 'web', spokes: [bc] });
     expect(synthError(fleet)).toContain(
       '[hub/a/b-c/HubApplication/Application] Application "argocd/a-b-c" collides with the one made by hub/a-b/c/HubApplication/Application (same hub): rename one of the two',
+    );
+  });
+
+  test('fails when a static hub Application collides with one an ApplicationSet will generate', () => {
+    const { fleet, hub, prod } = smallFleet();
+    const placement = new Placement(hub, 'prod-all', { clusterSets: [prod] });
+    new PullApplicationSet(hub, 'web', { source, destinationNamespace: 'web', placement });
+    const webSpoke = new Spoke(new Construct(hub, 'clusters'), 'web');
+    new PullApplication(hub, 'east-app', { name: 'east', source, destinationNamespace: 'east', spokes: [webSpoke] });
+    expect(synthError(fleet)).toContain(
+      '[hub/web (generated at runtime for spoke east)] Application "argocd/east-web" collides with the one made by hub/east-app/web/HubApplication/Application (same hub): rename one of the two',
     );
   });
 
