@@ -27,6 +27,7 @@ import {
   type PropagationPlan,
 } from '../model/index.js';
 import { objectKey, splitKey, type CacheReader } from './cache.js';
+import { WriteExpectations } from './expectations.js';
 import { KubeApiError } from './kube-client.js';
 import type { Reconciler, ReconcilerContext, ReconcileInfo } from './reconciler.js';
 import { APPLICATION, MANAGED_CLUSTER, MANAGED_CLUSTER_SET, MANAGED_CLUSTER_SET_BINDING, MANIFEST_WORK } from './resources.js';
@@ -58,8 +59,12 @@ export function createApplicationReconciler(context: ReconcilerContext): Reconci
     return 'all' as const;
   };
 
+  const expectations = new WriteExpectations();
+
   async function patchApp(app: Application, patch: object): Promise<Application> {
-    return writer.mergePatch<Application>(APPLICATION, app.metadata.namespace, app.metadata.name, patch);
+    const written = await writer.mergePatch<Application>(APPLICATION, app.metadata.namespace, app.metadata.name, patch);
+    expectations.wrote(APPLICATION.id, written);
+    return written;
   }
 
   async function reconcile(key: string, info: ReconcileInfo): Promise<void> {
@@ -70,6 +75,9 @@ export function createApplicationReconciler(context: ReconcilerContext): Reconci
     const delivering = app && isPullApplication(app) && !isStaticApplication(app) && cluster;
     const deliveryProblem = delivering ? tenancyProblem(namespace, cluster, inventoryNow(), { relaxed: config.relaxTenancy }) : undefined;
     const workAtTarget = cluster ? cache.get<ManifestWork>(MANIFEST_WORK.id, `${cluster}/${manifestWorkName(namespace, name)}`) : undefined;
+    // The cache has not seen this controller's own last write yet: the watch event will bring the key back.
+    if (expectations.lagging(APPLICATION.id, namespace, name, app)) return;
+    if (cluster && expectations.lagging(MANIFEST_WORK.id, cluster, manifestWorkName(namespace, name), workAtTarget)) return;
     let plan: PropagationPlan = computePropagation({
       namespace,
       name,
@@ -94,6 +102,7 @@ export function createApplicationReconciler(context: ReconcilerContext): Reconci
     if (plan.apply) {
       try {
         appliedWork = await writer.apply<ManifestWork>(MANIFEST_WORK, plan.apply);
+        expectations.wrote(MANIFEST_WORK.id, appliedWork);
         metrics.propagationLatency.observe((Date.now() - info.enqueuedAt) / 1000);
       } catch (error) {
         if (!isTerminal(error)) throw error;
@@ -104,6 +113,7 @@ export function createApplicationReconciler(context: ReconcilerContext): Reconci
 
     for (const ref of plan.deletes) {
       await writer.delete(MANIFEST_WORK, ref.namespace, ref.name, ref.uid ? { uid: ref.uid } : {});
+      expectations.forget(MANIFEST_WORK.id, ref.namespace, ref.name);
       logger.info({ app: key, work: `${ref.namespace}/${ref.name}` }, 'deleted ManifestWork');
     }
 
@@ -151,11 +161,20 @@ export function createApplicationReconciler(context: ReconcilerContext): Reconci
     name: 'application',
     workers: config.workers,
     watches: [
-      { kind: APPLICATION, keysFor: (object) => [objectKey(object)] },
+      {
+        kind: APPLICATION,
+        keysFor: (object) => {
+          expectations.observe(APPLICATION.id, object);
+          return [objectKey(object)];
+        },
+      },
       {
         kind: MANIFEST_WORK,
         indexes: { [WORK_OWNER_INDEX]: ownerKeys },
-        keysFor: (object, previous) => [...new Set([...ownerKeys(object), ...(previous ? ownerKeys(previous) : [])])],
+        keysFor: (object, previous) => {
+          expectations.observe(MANIFEST_WORK.id, object);
+          return [...new Set([...ownerKeys(object), ...(previous ? ownerKeys(previous) : [])])];
+        },
       },
       { kind: MANAGED_CLUSTER, keysFor: invalidateInventory },
       { kind: MANAGED_CLUSTER_SET, keysFor: invalidateInventory },

@@ -35,12 +35,19 @@ export class World implements KubeWriter {
   /** Fail the next write of this verb with this HTTP status. */
   failNext?: { verb: WriteRecord['verb']; status: number };
   clock = new Date('2026-03-01T12:00:00Z');
+  /** Watch specs of the reconcilers built here: every change is reported to them, as the informer would. */
+  private readonly watches: Array<{ kindId: string; keysFor: (object: KubeObject, previous?: KubeObject) => unknown }> = [];
+
+  private notify(kindId: string, object: KubeObject, previous?: KubeObject): void {
+    for (const watch of this.watches) if (watch.kindId === kindId) watch.keysFor(object, previous);
+  }
 
   put<T extends KubeObject>(kindId: string, object: T): T {
     const copy = structuredClone(object);
     copy.metadata.resourceVersion = String(++this.version);
     copy.metadata.uid ??= `uid-${objectKey(copy)}`;
-    this.cache.upsert(kindId, copy);
+    const previous = this.cache.upsert(kindId, copy);
+    this.notify(kindId, copy, previous);
     return copy;
   }
 
@@ -77,7 +84,9 @@ export class World implements KubeWriter {
     if (wanted && wanted !== existing.metadata.resourceVersion) throw new KubeApiError(409, `${key}: the object has been modified`);
     const next = mergePatch(structuredClone(existing), patch) as T;
     if (next.metadata.deletionTimestamp && !(next.metadata.finalizers ?? []).length) {
+      next.metadata.resourceVersion = String(++this.version);
       this.cache.remove(kind.id, key);
+      this.notify(kind.id, next);
       return next;
     }
     return this.put(kind.id, next);
@@ -99,6 +108,7 @@ export class World implements KubeWriter {
       return;
     }
     this.cache.remove(kindId, key);
+    this.notify(kindId, existing);
   }
 
   context(config: Partial<ControllerConfig> = {}): ReconcilerContext {
@@ -117,7 +127,10 @@ export class World implements KubeWriter {
   reconciler(factory: ReconcilerFactory, config: Partial<ControllerConfig> = {}): Reconciler {
     const reconciler = factory(this.context(config));
     if (!reconciler) throw new Error('reconciler disabled');
-    for (const watch of reconciler.watches) for (const [name, fn] of Object.entries(watch.indexes ?? {})) this.cache.addIndex(watch.kind.id, name, fn);
+    for (const watch of reconciler.watches) {
+      for (const [name, fn] of Object.entries(watch.indexes ?? {})) this.cache.addIndex(watch.kind.id, name, fn);
+      this.watches.push({ kindId: watch.kind.id, keysFor: (object, previous) => watch.keysFor(object, previous) });
+    }
     return reconciler;
   }
 
