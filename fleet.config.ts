@@ -4,6 +4,7 @@
  * `cdk8s synth --no-check-upgrade` (or `npm run synth`) renders it into dist/.
  */
 import { pathToFileURL } from 'node:url';
+import { FleetValidationError } from './src/model/index.js';
 import { AppSource, ClusterSet, Fleet, Hub, Placement, PullApplication, PullApplicationSet, Spoke, type FleetProps } from './src/constructs/index.js';
 
 /** Builds the example fleet (tests and the benchmark build it without writing anything). */
@@ -65,5 +66,13 @@ export function buildFleet(props: FleetProps = {}): Fleet {
   return fleet;
 }
 
-// `cdk8s synth` runs this file: validate the whole fleet, then write it.
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) buildFleet().synth();
+// `cdk8s synth` runs this file: validate the whole fleet, then write it (nothing is written on a problem).
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  try {
+    buildFleet().synth();
+  } catch (error) {
+    if (!(error instanceof FleetValidationError)) throw error;
+    process.stderr.write(`${error.message}\n`);
+    process.exitCode = 1;
+  }
+}
