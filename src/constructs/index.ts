@@ -8,3 +8,4 @@ export * from './app-props.js';
 export * from './pull-application.js';
 export * from './pull-application-set.js';
 export { routeOutput, OutputFiles } from './output.js';
+export * from './controller-install.js';

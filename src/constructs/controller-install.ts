@@ -1,0 +1,283 @@
+/**
+ * The pullfleet controller's install on a hub: Namespace, ServiceAccount, least-privilege RBAC (each rule
+ * lists exactly the verbs one duty needs), a two-replica Deployment with probes, resources and a
+ * restricted security context, a PodDisruptionBudget, a metrics Service, and the FleetReport CRD.
+ */
+import { ApiObject, Duration } from 'cdk8s';
+import { k8s } from 'cdk8s-plus-28';
+import { Construct } from 'constructs';
+import {
+  ARGOCD_GROUP,
+  MANAGED_BY_LABEL,
+  MANAGED_BY_VALUE,
+  dnsLabelProblem,
+  fleetReportCrd,
+  fleetReportRbacRules,
+  type JsonObject,
+} from '../model/index.js';
+import { OutputFiles, routeOutput, stampProvenance } from './output.js';
+
+/** How work agents collect feedback for the works the controller writes. */
+export enum ControllerFeedbackScrape {
+  POLL = 'Poll',
+  WATCH = 'Watch',
+}
+
+export interface ControllerInstallProps {
+  /**
+   * Namespace the controller runs in (created unless it is the Argo CD namespace).
+   * @default 'pullfleet-system'
+   */
+  readonly namespace?: string;
+  /**
+   * Namespace of the hub Argo CD (blank cluster Secrets live there).
+   * @default 'argocd'
+   */
+  readonly argoNamespace?: string;
+  /**
+   * Image repository of the controller.
+   * @default 'ghcr.io/pullfleet/pullfleet-controller'
+   */
+  readonly imageRepository?: string;
+  /**
+   * Image tag.
+   * @default '0.1.0'
+   */
+  readonly imageTag?: string;
+  /**
+   * Replicas (one leads through a Lease; the others stand by).
+   * @default 2
+   */
+  readonly replicas?: number;
+  /**
+   * Feedback scrape type put on the works the controller writes.
+   * @default ControllerFeedbackScrape.POLL
+   */
+  readonly feedbackScrape?: ControllerFeedbackScrape;
+  /**
+   * Feedback older than this raises a FeedbackStaleWarning on the hub app.
+   * @default Duration.minutes(15)
+   */
+  readonly staleAfter?: Duration;
+  /**
+   * Let any namespace target any ManagedCluster (single-tenant hubs only).
+   * @default false
+   */
+  readonly relaxTenancy?: boolean;
+  /**
+   * Bounded periodic resync.
+   * @default Duration.minutes(5)
+   */
+  readonly resync?: Duration;
+  /**
+   * Concurrent Application reconciles.
+   * @default 8
+   */
+  readonly workers?: number;
+  /**
+   * Also write ACM's MulticlusterApplicationSetReport (grants RBAC for it).
+   * @default false
+   */
+  readonly multiclusterReports?: boolean;
+  /**
+   * Log level.
+   * @default 'info'
+   */
+  readonly logLevel?: string;
+}
+
+const APP_LABELS = { 'app.kubernetes.io/name': 'pullfleet-controller', 'app.kubernetes.io/component': 'controller' };
+const PORT = 8080;
+const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error'];
+
+export class ControllerInstall extends Construct {
+  public readonly namespace: string;
+  public readonly argoNamespace: string;
+  /** Full image reference `<repository>:<tag>`. */
+  public readonly image: string;
+  public readonly replicas: number;
+  public readonly feedbackScrape: ControllerFeedbackScrape;
+  public readonly staleAfter: Duration;
+  public readonly relaxTenancy: boolean;
+  public readonly resync: Duration;
+  public readonly workers: number;
+  public readonly multiclusterReports: boolean;
+  public readonly logLevel: string;
+  /** Name of the ServiceAccount (and of the Deployment, roles and Service). */
+  public readonly name = 'pullfleet-controller';
+
+  constructor(scope: Construct, id: string, props: ControllerInstallProps = {}) {
+    super(scope, id);
+    const where = this.node.path || id;
+    this.namespace = props.namespace ?? 'pullfleet-system';
+    this.argoNamespace = props.argoNamespace ?? 'argocd';
+    for (const [prop, value] of [['namespace', this.namespace], ['argoNamespace', this.argoNamespace]] as const) {
+      const problem = dnsLabelProblem(value);
+      if (problem) throw new Error(`${where}: ${prop} "${value}" ${problem}: use a valid namespace name`);
+    }
+    const repository = props.imageRepository ?? 'ghcr.io/pullfleet/pullfleet-controller';
+    const tag = props.imageTag ?? '0.1.0';
+    if (!/^[a-z0-9]+([._\-/:][a-z0-9]+)*$/.test(repository)) throw new Error(`${where}: imageRepository "${repository}" is not an image repository: use for example "ghcr.io/acme/pullfleet-controller"`);
+    if (!/^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/.test(tag)) throw new Error(`${where}: imageTag "${tag}" is not a valid tag: use for example "0.1.0"`);
+    if (tag === 'latest') throw new Error(`${where}: imageTag "latest" makes the install unreproducible: pin a version such as "0.1.0"`);
+    this.image = `${repository}:${tag}`;
+    this.replicas = props.replicas ?? 2;
+    if (!Number.isInteger(this.replicas) || this.replicas < 1) throw new Error(`${where}: replicas ${this.replicas} must be an integer >= 1`);
+    this.feedbackScrape = props.feedbackScrape ?? ControllerFeedbackScrape.POLL;
+    this.staleAfter = props.staleAfter ?? Duration.minutes(15);
+    this.relaxTenancy = props.relaxTenancy ?? false;
+    this.resync = props.resync ?? Duration.minutes(5);
+    if (this.resync.toSeconds() < 10) throw new Error(`${where}: resync ${this.resync.toSeconds()}s is too short: use at least 10 seconds`);
+    this.workers = props.workers ?? 8;
+    if (!Number.isInteger(this.workers) || this.workers < 1) throw new Error(`${where}: workers ${this.workers} must be an integer >= 1`);
+    this.multiclusterReports = props.multiclusterReports ?? false;
+    this.logLevel = props.logLevel ?? 'info';
+    if (!LOG_LEVELS.includes(this.logLevel)) throw new Error(`${where}: logLevel "${this.logLevel}" must be one of ${LOG_LEVELS.join(', ')}`);
+
+    routeOutput(this, OutputFiles.CONTROLLER);
+    const labels = { ...APP_LABELS, [MANAGED_BY_LABEL]: MANAGED_BY_VALUE };
+    const objects: ApiObject[] = [];
+
+    if (this.namespace !== this.argoNamespace) {
+      objects.push(new k8s.KubeNamespace(this, 'Namespace', { metadata: { name: this.namespace, labels } }));
+    }
+    objects.push(new ApiObject(this, 'FleetReportCrd', fleetReportCrd() as never));
+    objects.push(new k8s.KubeServiceAccount(this, 'ServiceAccount', { metadata: { name: this.name, namespace: this.namespace, labels } }));
+
+    objects.push(
+      new k8s.KubeClusterRole(this, 'ClusterRole', {
+        metadata: { name: this.name, labels },
+        rules: this.clusterRules(),
+      }),
+      new k8s.KubeClusterRoleBinding(this, 'ClusterRoleBinding', {
+        metadata: { name: this.name, labels },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: this.name },
+        subjects: [{ kind: 'ServiceAccount', name: this.name, namespace: this.namespace }],
+      }),
+      // Cluster Secrets: only in the Argo CD namespace.
+      new k8s.KubeRole(this, 'ArgoRole', {
+        metadata: { name: `${this.name}-cluster-secrets`, namespace: this.argoNamespace, labels },
+        rules: [{ apiGroups: [''], resources: ['secrets'], verbs: ['create', 'delete', 'get', 'list', 'patch', 'watch'] }],
+      }),
+      new k8s.KubeRoleBinding(this, 'ArgoRoleBinding', {
+        metadata: { name: `${this.name}-cluster-secrets`, namespace: this.argoNamespace, labels },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: `${this.name}-cluster-secrets` },
+        subjects: [{ kind: 'ServiceAccount', name: this.name, namespace: this.namespace }],
+      }),
+      // Leader election: only the controller's own Lease.
+      new k8s.KubeRole(this, 'LeaseRole', {
+        metadata: { name: `${this.name}-leader-election`, namespace: this.namespace, labels },
+        rules: [{ apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['create', 'get', 'update'] }],
+      }),
+      new k8s.KubeRoleBinding(this, 'LeaseRoleBinding', {
+        metadata: { name: `${this.name}-leader-election`, namespace: this.namespace, labels },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: `${this.name}-leader-election` },
+        subjects: [{ kind: 'ServiceAccount', name: this.name, namespace: this.namespace }],
+      }),
+    );
+
+    objects.push(
+      new k8s.KubeDeployment(this, 'Deployment', {
+        metadata: { name: this.name, namespace: this.namespace, labels },
+        spec: {
+          replicas: this.replicas,
+          selector: { matchLabels: APP_LABELS },
+          strategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: k8s.IntOrString.fromNumber(0), maxSurge: k8s.IntOrString.fromNumber(1) } },
+          template: {
+            metadata: { labels },
+            spec: {
+              serviceAccountName: this.name,
+              automountServiceAccountToken: true,
+              terminationGracePeriodSeconds: 30,
+              securityContext: {
+                runAsNonRoot: true,
+                runAsUser: 65532,
+                runAsGroup: 65532,
+                seccompProfile: { type: 'RuntimeDefault' },
+              },
+              affinity: {
+                podAntiAffinity: {
+                  preferredDuringSchedulingIgnoredDuringExecution: [
+                    { weight: 100, podAffinityTerm: { topologyKey: 'kubernetes.io/hostname', labelSelector: { matchLabels: APP_LABELS } } },
+                  ],
+                },
+              },
+              containers: [
+                {
+                  name: 'controller',
+                  image: this.image,
+                  imagePullPolicy: 'IfNotPresent',
+                  args: this.args(),
+                  env: [
+                    { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
+                    { name: 'POD_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } },
+                  ],
+                  ports: [{ name: 'http', containerPort: PORT, protocol: 'TCP' }],
+                  livenessProbe: { httpGet: { path: '/healthz', port: k8s.IntOrString.fromString('http') }, initialDelaySeconds: 10, periodSeconds: 20 },
+                  readinessProbe: { httpGet: { path: '/readyz', port: k8s.IntOrString.fromString('http') }, periodSeconds: 10 },
+                  resources: {
+                    requests: { cpu: k8s.Quantity.fromString('100m'), memory: k8s.Quantity.fromString('256Mi') },
+                    limits: { cpu: k8s.Quantity.fromString('1'), memory: k8s.Quantity.fromString('512Mi') },
+                  },
+                  securityContext: {
+                    runAsNonRoot: true,
+                    readOnlyRootFilesystem: true,
+                    allowPrivilegeEscalation: false,
+                    privileged: false,
+                    capabilities: { drop: ['ALL'] },
+                    seccompProfile: { type: 'RuntimeDefault' },
+                  },
+                  // tsx compiles into a cache under the temp directory; the root filesystem stays read-only.
+                  volumeMounts: [{ name: 'tmp', mountPath: '/tmp' }],
+                },
+              ],
+              volumes: [{ name: 'tmp', emptyDir: { sizeLimit: k8s.Quantity.fromString('64Mi') } }],
+            },
+          },
+        },
+      }),
+      new k8s.KubePodDisruptionBudget(this, 'PodDisruptionBudget', {
+        metadata: { name: this.name, namespace: this.namespace, labels },
+        spec: { minAvailable: k8s.IntOrString.fromNumber(1), selector: { matchLabels: APP_LABELS } },
+      }),
+      new k8s.KubeService(this, 'MetricsService', {
+        metadata: { name: `${this.name}-metrics`, namespace: this.namespace, labels },
+        spec: { type: 'ClusterIP', selector: APP_LABELS, ports: [{ name: 'metrics', port: PORT, targetPort: k8s.IntOrString.fromString('http'), protocol: 'TCP' }] },
+      }),
+    );
+    for (const object of objects) stampProvenance(object);
+  }
+
+  /** The flags the controller runs with (documented in the README's controller section). */
+  public args(): string[] {
+    return [
+      `--argo-namespace=${this.argoNamespace}`,
+      `--feedback-scrape-type=${this.feedbackScrape}`,
+      `--stale-after=${this.staleAfter.toSeconds()}`,
+      `--relax-tenancy=${this.relaxTenancy}`,
+      `--resync=${this.resync.toSeconds()}`,
+      `--workers=${this.workers}`,
+      `--multicluster-reports=${this.multiclusterReports}`,
+      `--port=${PORT}`,
+      `--log-level=${this.logLevel}`,
+    ];
+  }
+
+  /** Cluster-wide rules, one per duty, each with exactly the verbs that duty uses. */
+  public clusterRules(): k8s.PolicyRule[] {
+    const rules: JsonObject[] = [
+      // Propagation and status write-back: read apps, add/remove the finalizer, merge-patch status and forwarded fields.
+      { apiGroups: [ARGOCD_GROUP], resources: ['applications'], verbs: ['get', 'list', 'patch', 'watch'] },
+      // Propagation: server-side apply creates and updates works (create + patch), retarget/opt-out/sweep deletes them.
+      { apiGroups: ['work.open-cluster-management.io'], resources: ['manifestworks'], verbs: ['create', 'delete', 'get', 'list', 'patch', 'watch'] },
+      // Tenancy and cluster Secrets: read the cluster inventory.
+      { apiGroups: ['cluster.open-cluster-management.io'], resources: ['managedclusters', 'managedclustersetbindings', 'managedclustersets'], verbs: ['get', 'list', 'watch'] },
+      // Cluster Secrets and fleet reports: which clusters pull ApplicationSets select.
+      { apiGroups: [ARGOCD_GROUP], resources: ['applicationsets'], verbs: ['get', 'list', 'watch'] },
+      { apiGroups: ['cluster.open-cluster-management.io'], resources: ['placementdecisions'], verbs: ['get', 'list', 'watch'] },
+      // Fleet reports.
+      ...fleetReportRbacRules(this.multiclusterReports),
+    ];
+    return rules as unknown as k8s.PolicyRule[];
+  }
+}

@@ -1,0 +1,122 @@
+import { describe, expect, test } from '@jest/globals';
+import { Chart, Duration, Testing } from 'cdk8s';
+import { ControllerFeedbackScrape, ControllerInstall } from '../../src/constructs/controller-install.js';
+
+type Obj = { apiVersion: string; kind: string; metadata: { name: string; namespace?: string }; [key: string]: any }; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+function render(props: ConstructorParameters<typeof ControllerInstall>[2] = {}): Obj[] {
+  const app = Testing.app();
+  const chart = new Chart(app, 'hub');
+  new ControllerInstall(chart, 'Controller', props);
+  return Testing.synth(chart) as Obj[];
+}
+
+const find = (objects: Obj[], kind: string, name?: string) => objects.find((o) => o.kind === kind && (!name || o.metadata.name === name))!;
+
+describe('ControllerInstall', () => {
+  test('GIVEN defaults WHEN synthesized THEN it renders the install objects in its namespace', () => {
+    const objects = render();
+    expect(objects.map((o) => `${o.kind}/${o.metadata.namespace ?? ''}/${o.metadata.name}`)).toStrictEqual([
+      'Namespace//pullfleet-system',
+      'CustomResourceDefinition//fleetreports.pullfleet.io',
+      'ServiceAccount/pullfleet-system/pullfleet-controller',
+      'ClusterRole//pullfleet-controller',
+      'ClusterRoleBinding//pullfleet-controller',
+      'Role/argocd/pullfleet-controller-cluster-secrets',
+      'RoleBinding/argocd/pullfleet-controller-cluster-secrets',
+      'Role/pullfleet-system/pullfleet-controller-leader-election',
+      'RoleBinding/pullfleet-system/pullfleet-controller-leader-election',
+      'Deployment/pullfleet-system/pullfleet-controller',
+      'PodDisruptionBudget/pullfleet-system/pullfleet-controller',
+      'Service/pullfleet-system/pullfleet-controller-metrics',
+    ]);
+  });
+
+  test('GIVEN defaults WHEN synthesized THEN the pod runs restricted: non-root, read-only root, no escalation, no capabilities, RuntimeDefault seccomp', () => {
+    const deployment = find(render(), 'Deployment');
+    const pod = deployment.spec.template.spec;
+    const container = pod.containers[0];
+    expect(deployment.spec.replicas).toBe(2);
+    expect(pod.securityContext).toStrictEqual({ runAsGroup: 65532, runAsNonRoot: true, runAsUser: 65532, seccompProfile: { type: 'RuntimeDefault' } });
+    expect(container.securityContext).toStrictEqual({
+      allowPrivilegeEscalation: false,
+      capabilities: { drop: ['ALL'] },
+      privileged: false,
+      readOnlyRootFilesystem: true,
+      runAsNonRoot: true,
+      seccompProfile: { type: 'RuntimeDefault' },
+    });
+    expect(container.livenessProbe.httpGet).toStrictEqual({ path: '/healthz', port: 'http' });
+    expect(container.readinessProbe.httpGet).toStrictEqual({ path: '/readyz', port: 'http' });
+    expect(container.resources).toStrictEqual({ limits: { cpu: '1', memory: '512Mi' }, requests: { cpu: '100m', memory: '256Mi' } });
+    expect(container.image).toBe('ghcr.io/pullfleet/pullfleet-controller:0.1.0');
+  });
+
+  test('GIVEN defaults WHEN synthesized THEN RBAC has no wildcard and exactly the verbs each duty needs', () => {
+    const objects = render();
+    const rules = objects.filter((o) => o.kind === 'ClusterRole' || o.kind === 'Role').flatMap((o) => o.rules.map((rule: Obj) => ({ ...rule, scope: o.metadata.namespace ?? 'cluster' })));
+    expect(JSON.stringify(rules)).not.toContain('*');
+    const table = Object.fromEntries(rules.flatMap((rule) => rule.resources.map((resource: string) => [`${rule.scope}:${rule.apiGroups[0] || 'core'}/${resource}`, rule.verbs.join(',')])));
+    expect(table).toStrictEqual({
+      'cluster:argoproj.io/applications': 'get,list,patch,watch',
+      'cluster:work.open-cluster-management.io/manifestworks': 'create,delete,get,list,patch,watch',
+      'cluster:cluster.open-cluster-management.io/managedclusters': 'get,list,watch',
+      'cluster:cluster.open-cluster-management.io/managedclustersetbindings': 'get,list,watch',
+      'cluster:cluster.open-cluster-management.io/managedclustersets': 'get,list,watch',
+      'cluster:argoproj.io/applicationsets': 'get,list,watch',
+      'cluster:cluster.open-cluster-management.io/placementdecisions': 'get,list,watch',
+      'cluster:pullfleet.io/fleetreports': 'create,delete,get,list,patch,watch',
+      'cluster:pullfleet.io/fleetreports/status': 'get,patch',
+      'argocd:core/secrets': 'create,delete,get,list,patch,watch',
+      'pullfleet-system:coordination.k8s.io/leases': 'create,get,update',
+    });
+  });
+
+  test('GIVEN settings WHEN synthesized THEN they become controller flags', () => {
+    const objects = render({
+      argoNamespace: 'openshift-gitops',
+      namespace: 'openshift-gitops',
+      imageRepository: 'quay.io/acme/pullfleet-controller',
+      imageTag: '1.2.3',
+      replicas: 3,
+      feedbackScrape: ControllerFeedbackScrape.WATCH,
+      staleAfter: Duration.minutes(5),
+      relaxTenancy: true,
+      resync: Duration.minutes(10),
+    });
+    expect(objects.some((o) => o.kind === 'Namespace')).toBe(false);
+    const deployment = find(objects, 'Deployment');
+    expect(deployment.spec.replicas).toBe(3);
+    expect(deployment.spec.template.spec.containers[0].image).toBe('quay.io/acme/pullfleet-controller:1.2.3');
+    expect(deployment.spec.template.spec.containers[0].args).toStrictEqual([
+      '--argo-namespace=openshift-gitops',
+      '--feedback-scrape-type=Watch',
+      '--stale-after=300',
+      '--relax-tenancy=true',
+      '--resync=600',
+      '--workers=8',
+      '--multicluster-reports=false',
+      '--port=8080',
+      '--log-level=info',
+    ]);
+  });
+
+  test('GIVEN ACM report compatibility WHEN synthesized THEN the role may write MulticlusterApplicationSetReports', () => {
+    const role = find(render({ multiclusterReports: true }), 'ClusterRole');
+    expect(role.rules.at(-1)).toStrictEqual({ apiGroups: ['apps.open-cluster-management.io'], resources: ['multiclusterapplicationsetreports'], verbs: ['create', 'delete', 'get', 'patch'] });
+  });
+
+  test.each([
+    [{ imageTag: 'latest' }, 'imageTag "latest" makes the install unreproducible: pin a version such as "0.1.0"'],
+    [{ replicas: 0 }, 'replicas 0 must be an integer >= 1'],
+    [{ namespace: 'Bad_NS' }, 'namespace "Bad_NS" must consist of lower-case letters'],
+    [{ resync: Duration.seconds(1) }, 'resync 1s is too short: use at least 10 seconds'],
+    [{ logLevel: 'loud' }, 'logLevel "loud" must be one of trace, debug, info, warn, error'],
+  ])('fails when given %j', (props, message) => {
+    expect(() => render(props)).toThrow(message);
+  });
+
+  test('GIVEN the same props WHEN synthesized twice THEN the output is identical', () => {
+    expect(JSON.stringify(render())).toBe(JSON.stringify(render()));
+  });
+});
