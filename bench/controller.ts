@@ -1,0 +1,175 @@
+/**
+ * `npm run bench:controller`: the real controller (its own process, started through bin/ with
+ * --kubeconfig) against the in-process fake API server with CLUSTERS x APPS_PER_CLUSTER hub Applications.
+ * Prints: time until every ManifestWork exists, p50/p99 latency from a feedback change (written as the
+ * OCM work agent would) to the hub Application status, API writes per real change, API writes during a
+ * full resync with nothing changed, and the controller's peak memory (VmHWM).
+ *
+ *   npm run bench:controller                  # 500 clusters x 10 apps
+ *   npm run bench:controller -- 100 10        # smaller
+ */
+import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { APPLICATION } from '../src/controller/resources.js';
+import { KubeClient } from '../src/controller/kube-client.js';
+import { MANAGED_CLUSTER_ANNOTATION, PULL_LABEL, fleetReportCrd, manifestWorkName, type Application } from '../src/model/index.js';
+import { startFakeApiServer, type KubeObj } from '../test/support/fake-apiserver.js';
+
+const CLUSTERS = Number(process.argv[2] ?? 500);
+const APPS_PER_CLUSTER = Number(process.argv[3] ?? 10);
+const CHANGES = 500;
+const CHANGE_INTERVAL_MS = 20;
+const RESYNC_SECONDS = 10;
+const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs: number, everyMs = 100): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(everyMs);
+  }
+}
+const percentile = (values: number[], p: number) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+};
+
+const server = await startFakeApiServer();
+const store = server.store;
+store.registerCrd(fleetReportCrd() as KubeObj);
+store.create({ apiVersion: 'cluster.open-cluster-management.io/v1beta2', kind: 'ManagedClusterSet', metadata: { name: 'bench' }, spec: {} });
+store.create({ apiVersion: 'cluster.open-cluster-management.io/v1beta2', kind: 'ManagedClusterSetBinding', metadata: { name: 'bench', namespace: 'argocd' }, spec: { clusterSet: 'bench' } });
+const apps: Array<{ name: string; cluster: string }> = [];
+for (let c = 0; c < CLUSTERS; c++) {
+  const cluster = `cluster-${String(c).padStart(4, '0')}`;
+  store.create({ apiVersion: 'cluster.open-cluster-management.io/v1', kind: 'ManagedCluster', metadata: { name: cluster, labels: { 'cluster.open-cluster-management.io/clusterset': 'bench' } }, spec: { hubAcceptsClient: true } });
+  for (let a = 0; a < APPS_PER_CLUSTER; a++) {
+    const name = `${cluster}-app-${a}`;
+    apps.push({ name, cluster });
+    store.create({
+      apiVersion: 'argoproj.io/v1alpha1',
+      kind: 'Application',
+      metadata: { name, namespace: 'argocd', labels: { [PULL_LABEL]: 'true' }, annotations: { [MANAGED_CLUSTER_ANNOTATION]: cluster, 'argocd.argoproj.io/skip-reconcile': 'true' } },
+      spec: { project: 'default', destination: { server: 'https://kubernetes.default.svc', namespace: `app-${a}` }, source: { repoURL: 'https://git.example.com/apps.git', path: `apps/app-${a}`, targetRevision: 'main' } },
+    });
+  }
+}
+const total = apps.length;
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'pullfleet-bench-'));
+const kubeconfigPath = path.join(tmp, 'kubeconfig');
+fs.writeFileSync(kubeconfigPath, server.kubeConfigYaml());
+const port = 30000 + (process.pid % 20000);
+const controllerWrites = () => ['manifestworks', 'applications', 'secrets', 'fleetreports'].reduce((sum, resource) => sum + server.writeCount(resource), 0);
+
+console.log(`pullfleet-controller benchmark: ${CLUSTERS} clusters x ${APPS_PER_CLUSTER} apps = ${total} hub Applications`);
+const started = Date.now();
+const child = spawn(
+  process.execPath,
+  [path.join(root, 'bin/pullfleet-controller.js'), `--kubeconfig=${kubeconfigPath}`, `--port=${port}`, `--resync=${RESYNC_SECONDS}`, '--log-level=warn', '--identity=bench'],
+  { cwd: root, stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, PULLFLEET_NAMESPACE: 'pullfleet-system' } },
+);
+let peakKiB = 0;
+const memoryTimer = setInterval(() => {
+  try {
+    const status = fs.readFileSync(`/proc/${child.pid}/status`, 'utf8');
+    peakKiB = Math.max(peakKiB, Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0));
+  } catch {
+    // the process is gone
+  }
+}, 200);
+
+try {
+  await until('readyz', async () => {
+    try {
+      return (await fetch(`http://127.0.0.1:${port}/readyz`)).ok;
+    } catch {
+      return false;
+    }
+  }, 60000);
+  const readyAt = Date.now();
+  const expected = new Set(apps.map((app) => `${app.cluster}/${manifestWorkName('argocd', app.name)}`));
+  await until(`${total} works`, () => store.list<KubeObj>('manifestworks').filter((work) => expected.has(`${work.metadata.namespace}/${work.metadata.name}`)).length === total, 120000, 250);
+  const worksAt = Date.now();
+  console.log(`all ${total} works exist: ${((worksAt - started) / 1000).toFixed(2)} s after start (${((worksAt - readyAt) / 1000).toFixed(2)} s after ready)`);
+
+  // Settled: every app shows status and the controller has stopped writing.
+  await until('hub status on every app', () => store.list<KubeObj>('applications').every((app) => app.status?.sync?.status), 120000, 250);
+  let last = -1;
+  await until('writes to stop', () => {
+    const now = controllerWrites();
+    const stable = now === last;
+    last = now;
+    return stable;
+  }, 60000, 1000);
+  const initialWrites = controllerWrites();
+  console.log(`initial propagation: ${initialWrites} writes for ${total} apps (${(initialWrites / total).toFixed(2)} per app: finalizer, work, status)`);
+
+  // Feedback changes: the "work agent" writes a new revision into one work's feedback; time until the hub app shows it.
+  const client = new KubeClient(server.kubeConfig());
+  const pending = new Map<string, { revision: string; at: number }>();
+  const latencies: number[] = [];
+  const abort = new AbortController();
+  const watchDone = client.watch<Application>(APPLICATION, { namespace: 'argocd' }, store.resourceVersion, (event) => {
+    const app = event.object;
+    const want = pending.get(app.metadata.name);
+    if (want && app.status?.sync?.revision === want.revision) {
+      latencies.push(performance.now() - want.at);
+      pending.delete(app.metadata.name);
+    }
+  }, abort.signal, 3600).catch(() => undefined);
+  await sleep(200);
+  const beforeChanges = controllerWrites();
+  for (let i = 0; i < CHANGES; i++) {
+    const app = apps[(i * 7919) % total]!;
+    const work = store.get<KubeObj>('manifestworks', app.cluster, manifestWorkName('argocd', app.name));
+    const revision = `rev-${i}`;
+    work.status = {
+      conditions: [{ type: 'Applied', status: 'True', reason: 'AppliedManifestWorkComplete', message: 'applied', lastTransitionTime: '2026-03-01T12:00:00Z' }],
+      resourceStatus: {
+        manifests: [
+          {
+            resourceMeta: { group: 'argoproj.io', version: 'v1alpha1', kind: 'Application', resource: 'applications', name: app.name, namespace: 'argocd', ordinal: 0 },
+            statusFeedback: {
+              values: [
+                { name: 'healthStatus', fieldValue: { type: 'String', string: 'Healthy' } },
+                { name: 'syncStatus', fieldValue: { type: 'String', string: 'Synced' } },
+                { name: 'syncRevision', fieldValue: { type: 'String', string: revision } },
+              ],
+            },
+            conditions: [],
+          },
+        ],
+      },
+    };
+    pending.set(app.name, { revision, at: performance.now() });
+    store.updateStatus(work);
+    await sleep(CHANGE_INTERVAL_MS);
+  }
+  await until('every change on its hub app', () => pending.size === 0, 60000, 50);
+  await sleep(1500);
+  const changeWrites = controllerWrites() - beforeChanges;
+  console.log(`feedback -> hub status over ${CHANGES} changes (${1000 / CHANGE_INTERVAL_MS}/s): p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms, max ${Math.max(...latencies).toFixed(1)} ms`);
+  console.log(`writes per real change: ${(changeWrites / CHANGES).toFixed(2)} (${changeWrites} writes for ${CHANGES} changes)`);
+  abort.abort();
+  await watchDone;
+  client.close();
+
+  // A full resync with nothing changed must write nothing.
+  const metricsText = async () => (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+  const successes = async () => Number(/pullfleet_reconcile_total\{controller="application",result="success"\} (\d+)/.exec(await metricsText())?.[1] ?? 0);
+  const beforeResync = controllerWrites();
+  const reconcilesBefore = await successes();
+  await until('one full resync', async () => (await successes()) >= reconcilesBefore + total, (RESYNC_SECONDS + 60) * 1000, 500);
+  console.log(`writes during a full resync with no change: ${controllerWrites() - beforeResync} (${(await successes()) - reconcilesBefore} reconciles)`);
+  console.log(`controller peak memory (VmHWM): ${(peakKiB / 1024).toFixed(0)} MiB`);
+} finally {
+  clearInterval(memoryTimer);
+  child.kill('SIGTERM');
+  await new Promise((resolve) => child.once('exit', resolve));
+  await server.close();
+  fs.rmSync(tmp, { recursive: true, force: true });
+}
