@@ -18,12 +18,10 @@ interface Write {
   key: string;
 }
 
-/** The informer cache and a writer that lands every write in it (or not, to model a cache lagging behind). */
+/** The informer cache and a writer that lands every write in it (the cache doubles as the server's store). */
 class World implements KubeWriter {
   readonly cache = new ObjectCache();
   readonly writes: Write[] = [];
-  /** When false, writes succeed but the cache does not see them (the watch event has not arrived yet). */
-  cacheFollowsWrites = true;
   private version = 100;
 
   put<T extends KubeObject>(kindId: string, object: T): T {
@@ -37,7 +35,7 @@ class World implements KubeWriter {
   private land<T extends KubeObject>(kind: ResourceKind, next: T): T {
     const stored = structuredClone(next);
     stored.metadata.resourceVersion = String(++this.version);
-    if (this.cacheFollowsWrites) this.cache.upsert(kind.id, structuredClone(stored));
+    this.cache.upsert(kind.id, structuredClone(stored));
     return stored;
   }
 
@@ -61,7 +59,7 @@ class World implements KubeWriter {
 
   async delete(kind: ResourceKind, namespace: string | undefined, name: string): Promise<void> {
     this.writes.push({ verb: 'delete', resource: kind.plural, key: `${namespace}/${name}` });
-    if (this.cacheFollowsWrites) this.cache.remove(kind.id, `${namespace}/${name}`);
+    this.cache.remove(kind.id, `${namespace}/${name}`);
   }
 
   report(): FleetReport | undefined {
@@ -118,19 +116,21 @@ describe('report reconciler: writes', () => {
     expect(world.writes.length).toBe(before);
   });
 
-  test('a cache that has not seen the last write yet does not cause a second write', async () => {
-    const { world, reconciler } = setup();
+  test('a restarted controller reads the report first: unchanged content is not rewritten and transition times survive', async () => {
+    // GIVEN a report written an hour ago by an earlier controller
+    const { world, reconciler: earlier, clock } = setup();
     populate(world);
-    await reconciler.reconcile(KEY);
-    // GIVEN a feedback change whose report write the cache will not see
-    world.cacheFollowsWrites = false;
-    world.put('ManifestWork', work('west', { ...healthy, sync: 'OutOfSync' }));
-    await reconciler.reconcile(KEY);
-    const after = world.writes.length;
-    // WHEN the key is reconciled again before the watch delivers that write
-    await reconciler.reconcile(KEY);
-    // THEN nothing is written again
-    expect(world.writes.length).toBe(after);
+    world.put('ManifestWork', work('west', healthy));
+    await earlier.reconcile(KEY);
+    // WHEN a new controller (empty memory) reconciles the same world an hour later
+    // (staleness off, so an hour without feedback changes nothing but the recorded threshold)
+    const laterReconciler = new ReportReconciler(world.cache, world, (kind, object) => world.applyStatus(kind, object), () => clock.now, { staleAfterSeconds: 0, multiclusterReports: false });
+    clock.now = new Date('2026-01-01T02:00:00Z');
+    world.writes.length = 0;
+    await laterReconciler.reconcile(KEY);
+    // THEN it only confirmed the object (a no-op apply) and kept the conditions as they were
+    expect(world.writes.map((w) => w.verb)).toStrictEqual(['apply']);
+    expect(world.report()!.status!.conditions.map((c) => c.lastTransitionTime)).toStrictEqual(['2026-01-01T01:00:00Z', '2026-01-01T01:00:00Z']);
   });
 
   test('a feedback change rewrites the status only', async () => {
@@ -155,15 +155,20 @@ describe('report reconciler: writes', () => {
     expect(world.report()!.status!.clusters.find((row) => row.cluster === 'west')!.state).toBe('Stale');
   });
 
-  test('a report edited by hand is put back', async () => {
-    const { world, reconciler } = setup();
+  test('a report edited or deleted by hand is put back once the server copy is re-read', async () => {
+    const { world, reconciler, clock } = setup();
     populate(world);
     await reconciler.reconcile(KEY);
     const edited = world.report()!;
     edited.status!.summary.healthy = 99;
     world.put(FLEET_REPORT.id, edited);
+    clock.now = new Date(NOW.getTime() + 300_000);
     await reconciler.reconcile(KEY);
     expect(world.report()!.status!.summary.healthy).toBe(1);
+    world.cache.remove(FLEET_REPORT.id, KEY);
+    clock.now = new Date(NOW.getTime() + 600_000);
+    await reconciler.reconcile(KEY);
+    expect(world.report()!.status!.summary.clusters).toBe(2);
   });
 
   test('the ApplicationSet being deleted deletes its report', async () => {
@@ -174,6 +179,10 @@ describe('report reconciler: writes', () => {
     await reconciler.reconcile(KEY);
     expect(world.report()).toBeUndefined();
     expect(world.writes.at(-1)).toStrictEqual({ verb: 'delete', resource: 'fleetreports', key: KEY });
+    // AND later events for the gone ApplicationSet (its apps being cleaned up) delete nothing more
+    const writes = world.writes.length;
+    await reconciler.reconcile(KEY);
+    expect(world.writes.length).toBe(writes);
   });
 
   test('an ApplicationSet that never had a report writes nothing', async () => {
@@ -239,11 +248,13 @@ describe('report reconciler: events map to ApplicationSet keys', () => {
     expect(watch.keysFor(decision('d', ['east'], 'prod', 'other-ns'), undefined)).toStrictEqual([]);
   });
 
-  test('resync covers pull ApplicationSets and reports left without one', () => {
+  test('resync covers pull ApplicationSets and reports written for ones gone since', async () => {
     const { world, reconciler } = setup();
+    world.put('ApplicationSet', applicationSet({ name: 'gone' }));
+    await reconciler.reconcile(`${NS}/gone`);
+    world.cache.remove('ApplicationSet', `${NS}/gone`);
     world.put('ApplicationSet', applicationSet());
     world.put('ApplicationSet', applicationSet({ name: 'push-apps', pull: false }));
-    world.put(FLEET_REPORT.id, { apiVersion: 'pullfleet.io/v1alpha1', kind: 'FleetReport', metadata: { name: 'gone', namespace: NS }, spec: { applicationSet: 'gone' } } as FleetReport);
     expect(reconciler.resyncKeys()).toStrictEqual([`${NS}/gone`, KEY]);
   });
 });

@@ -1,9 +1,16 @@
 /**
  * Duty 4: the fleet report. Key = ApplicationSet (`<namespace>/<name>`). Events on ApplicationSets,
- * PlacementDecisions, hub Applications, ManifestWorks and the reports themselves map to the affected
- * ApplicationSet keys; each reconcile reads the cache, calls the pure computeFleetReport, and writes the
- * FleetReport (object via server-side apply, status via the status subresource) only when its content
- * changed. The only timer is the moment a row would turn Stale, returned as a requeue.
+ * PlacementDecisions, hub Applications and ManifestWorks map to the affected ApplicationSet keys; each
+ * reconcile reads the cache, calls the pure computeFleetReport, and writes the FleetReport (object via
+ * server-side apply, status via the status subresource) only when its content changed. The only timer
+ * is the moment a row would turn Stale, returned as a requeue.
+ *
+ * Reports are not watched (so a hub without the FleetReport CRD still runs every other duty, with this
+ * one failing loudly and retrying): the reconciler remembers what each report holds. It learns it from
+ * the server the first time it sees a key, and again every `verifyAfterMs`, by applying the report
+ * object (a no-op on the server when nothing changed) and reading the status in the answer; a report
+ * deleted or edited by hand is therefore put back within that interval, and condition transition times
+ * survive controller restarts.
  */
 import {
   FLEET_REPORT_API_VERSION,
@@ -14,8 +21,6 @@ import {
   HOSTING_APPSET_ANNOTATION,
   HUB_APP_NAME_ANNOTATION,
   HUB_APP_NAMESPACE_ANNOTATION,
-  MANAGED_BY_LABEL,
-  MANAGED_BY_VALUE,
   MCAS_REPORT_KIND,
   canonicalJson,
   computeFleetReport,
@@ -72,6 +77,8 @@ export interface ReportReconcilerOptions {
   readonly multiclusterReports: boolean;
   /** Concurrent reconciles. @default 2 */
   readonly workers?: number;
+  /** Re-read a report from the server at least this often. @default 300000 */
+  readonly verifyAfterMs?: number;
 }
 
 const namespaceOf = (object: KubeObject): string[] => (object.metadata.namespace ? [object.metadata.namespace] : []);
@@ -88,12 +95,13 @@ function hubAppKey(object: KubeObject): string[] {
   return ns && name ? [`${ns}/${name}`] : [];
 }
 
-/** What was last written for a key, so a cache that has not yet seen the write does not cause a second one. */
-interface Written {
-  readonly statusJson: string;
-  readonly status: FleetReportStatus;
-  /** resourceVersions of the report from before the write: a cache still showing one of these lags behind. */
-  readonly staleVersions: ReadonlySet<string>;
+/** What the server holds for a report, as last read or written. */
+interface Known {
+  /** Canonical JSON of the object without status (metadata this reconciler sets, and spec). */
+  shell: string;
+  status: FleetReportStatus | undefined;
+  /** When the server's copy was last read (ms epoch). */
+  checkedAt: number;
 }
 
 /** Writes a FleetReport's status through the status subresource. */
@@ -103,8 +111,10 @@ export class ReportReconciler implements Reconciler {
   readonly name = 'fleet-report';
   readonly workers: number;
   readonly watches: readonly WatchSpec[];
-  private readonly written = new Map<string, Written>();
+  private readonly known = new Map<string, Known>();
   private readonly writtenMcas = new Map<string, string>();
+  /** Keys whose report was deleted while their ApplicationSet is absent (so later events do not delete again). */
+  private readonly removed = new Set<string>();
 
   constructor(
     private readonly cache: CacheReader,
@@ -131,7 +141,6 @@ export class ReportReconciler implements Reconciler {
         indexes: { [REPORT_HUB_APP_INDEX]: hubAppKey },
         keysFor: (object, previous) => [...new Set([...this.keysForWork(object), ...(previous ? this.keysForWork(previous) : [])])],
       },
-      { kind: FLEET_REPORT, keysFor: (object) => [objectKey(object)] },
     ];
   }
 
@@ -156,8 +165,8 @@ export class ReportReconciler implements Reconciler {
   resyncKeys(): string[] {
     const keys = new Set<string>();
     for (const appSet of this.cache.list<ApplicationSet>(APPLICATION_SET.id)) if (isPullApplicationSet(appSet)) keys.add(objectKey(appSet));
-    // Reports whose ApplicationSet is gone (or no longer pull) are cleaned up by their own reconcile.
-    for (const report of this.cache.list(FLEET_REPORT.id)) keys.add(objectKey(report));
+    // Reports this replica wrote whose ApplicationSet has gone meanwhile are cleaned up by their own reconcile.
+    for (const key of this.known.keys()) keys.add(key);
     return [...keys].sort();
   }
 
@@ -177,54 +186,56 @@ export class ReportReconciler implements Reconciler {
   async reconcile(key: string): Promise<ReconcileResult | void> {
     const { namespace = '', name } = splitKey(key);
     const appSet = this.cache.get<ApplicationSet>(APPLICATION_SET.id, key);
-    const current = this.cache.get<FleetReport>(FLEET_REPORT.id, key);
-    const written = this.written.get(key);
-    const cacheLags = current?.metadata.resourceVersion !== undefined && written?.staleVersions.has(current.metadata.resourceVersion) === true;
-    const observedStatus = cacheLags ? written!.status : current?.status;
     const now = this.now();
+    let known = this.known.get(key);
+    if (known && now.getTime() - known.checkedAt >= (this.options.verifyAfterMs ?? 300_000)) known = undefined;
 
     const applications = appSet ? this.cache.byIndex<Application>(APPLICATION.id, REPORT_APPSET_INDEX, key) : [];
-    const result = computeFleetReport({
-      applicationSet: appSet,
-      decisions: appSet ? this.cache.byIndex<PlacementDecision>(PLACEMENT_DECISION.id, REPORT_NAMESPACE_INDEX, namespace) : [],
-      applications,
-      works: this.candidateWorks(applications),
-      now,
-      ...(observedStatus ? { previous: observedStatus } : {}),
-      staleAfterSeconds: this.options.staleAfterSeconds,
-    });
+    const compute = (previous: FleetReportStatus | undefined) =>
+      computeFleetReport({
+        applicationSet: appSet,
+        decisions: appSet ? this.cache.byIndex<PlacementDecision>(PLACEMENT_DECISION.id, REPORT_NAMESPACE_INDEX, namespace) : [],
+        applications,
+        works: this.candidateWorks(applications),
+        now,
+        ...(previous ? { previous } : {}),
+        staleAfterSeconds: this.options.staleAfterSeconds,
+      });
+    let result = compute(known?.status);
 
     if (!result) {
-      // ApplicationSet gone, being deleted or no longer pull: its report goes too (garbage collection
-      // does the same through the owner reference; this also covers reports left by a no-longer-pull set).
-      this.written.delete(key);
-      if (current && current.metadata.labels?.[MANAGED_BY_LABEL] === MANAGED_BY_VALUE) {
-        await this.writer.delete(FLEET_REPORT, namespace, name, current.metadata.uid ? { uid: current.metadata.uid } : {});
+      // The ApplicationSet is gone, being deleted or no longer pull: its report goes too (garbage
+      // collection does the same through the owner reference when the ApplicationSet is deleted).
+      if (this.known.has(key) || ((!appSet || appSet.metadata.deletionTimestamp) && !this.removed.has(key))) {
+        await this.writer.delete(FLEET_REPORT, namespace, name);
+        if (this.options.multiclusterReports) await this.writer.delete(MULTICLUSTER_APPSET_REPORT, namespace, name);
+        this.removed.add(key);
       }
-      if (this.options.multiclusterReports && this.writtenMcas.has(key)) {
-        await this.writer.delete(MULTICLUSTER_APPSET_REPORT, namespace, name);
-        this.writtenMcas.delete(key);
-      }
+      this.known.delete(key);
+      this.writtenMcas.delete(key);
       return;
     }
 
-    const desired = result.report;
-    const staleVersions = new Set<string>();
-    if (current?.metadata.resourceVersion) staleVersions.add(current.metadata.resourceVersion);
-    if (!current || !sameShell(current, desired)) {
-      const stored = await this.writer.apply<FleetReport>(FLEET_REPORT, shellOf(desired));
-      if (stored.metadata.resourceVersion) staleVersions.add(stored.metadata.resourceVersion);
+    this.removed.delete(key);
+    const shell = shellOf(result.report);
+    const shellJson = canonicalJson(shell);
+    if (!known || known.shell !== shellJson) {
+      // Creates the report, or confirms it, and tells what status the server holds.
+      const stored = await this.writer.apply<FleetReport>(FLEET_REPORT, shell);
+      const fresh = !known;
+      known = { shell: shellJson, status: stored.status, checkedAt: now.getTime() };
+      this.known.set(key, known);
+      // Conditions keep the transition times the server already holds.
+      if (fresh) result = compute(known.status)!;
     }
-    if (!sameReportStatus(observedStatus, desired.status)) {
-      const status = desired.status!;
-      await this.writeStatus(FLEET_REPORT, { apiVersion: FLEET_REPORT_API_VERSION, kind: FLEET_REPORT_KIND, metadata: { name, namespace }, status });
-      this.written.set(key, { statusJson: canonicalJson(status), status, staleVersions });
-    } else if (written && !cacheLags) {
-      this.written.delete(key);
+    const desired = result.report.status!;
+    if (!sameReportStatus(known.status, desired)) {
+      await this.writeStatus(FLEET_REPORT, { apiVersion: FLEET_REPORT_API_VERSION, kind: FLEET_REPORT_KIND, metadata: { name, namespace }, status: desired });
+      known.status = desired;
     }
 
     if (this.options.multiclusterReports) {
-      const mcas = toMulticlusterApplicationSetReport(desired);
+      const mcas = toMulticlusterApplicationSetReport(result.report);
       const json = canonicalJson(mcas);
       if (this.writtenMcas.get(key) !== json) {
         await this.writer.apply(MULTICLUSTER_APPSET_REPORT, mcas);
@@ -242,11 +253,6 @@ function shellOf(report: FleetReport): FleetReport {
   return { apiVersion: report.apiVersion, kind: report.kind, metadata: report.metadata, spec: report.spec };
 }
 
-function sameShell(current: FleetReport, desired: FleetReport): boolean {
-  const labelsOk = Object.entries(desired.metadata.labels ?? {}).every(([k, v]) => current.metadata.labels?.[k] === v);
-  const owners = (report: FleetReport): string => canonicalJson((report.metadata.ownerReferences ?? []).map((ref) => ({ kind: ref.kind, name: ref.name, uid: ref.uid })));
-  return labelsOk && owners(current) === owners(desired) && canonicalJson(current.spec) === canonicalJson(desired.spec);
-}
 
 /** The factory the controller manager runs; undefined when fleet reports are switched off. */
 export function createReportReconciler(context: ReconcilerContext): Reconciler | undefined {
