@@ -5,13 +5,18 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { describe, expect, test } from '@jest/globals';
+import { afterAll, describe, expect, test } from '@jest/globals';
 import { runSynth } from '../../src/cli/synth.js';
-import { readTree } from '../../src/cli/plan.js';
+import { readTree, runPlan } from '../../src/cli/plan.js';
+import { buildProgram } from '../../src/cli/main.js';
 import { buildFleet } from '../../fleet.config.js';
+
+const scratch: string[] = [];
+afterAll(() => scratch.forEach((dir) => fs.rmSync(dir, { recursive: true, force: true })));
 
 function project(app: string): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pullfleet-synth-'));
+  scratch.push(dir);
   fs.writeFileSync(path.join(dir, 'cdk8s.yaml'), 'language: typescript\napp: node app.mjs\noutput: dist\n');
   fs.writeFileSync(path.join(dir, 'app.mjs'), app);
   fs.mkdirSync(path.join(dir, 'dist', 'hub'), { recursive: true });
@@ -42,9 +47,34 @@ describe('pullfleet synth', () => {
 
   test('the real example, synthesized by the cdk8s CLI in a child process, equals the in-process render', () => {
     const out = fs.mkdtempSync(path.join(os.tmpdir(), 'pullfleet-example-'));
+    scratch.push(out);
     const result = runSynth({ cwd: process.cwd(), outdir: path.join(out, 'dist') });
     expect(result.ok).toBe(true);
     const expected = [...buildFleet().renderObjects().entries()].flatMap(([file, list]) => list.map((object) => ({ file, object })));
     expect(readTree(path.join(out, 'dist'))).toStrictEqual(expected);
+  });
+
+  test('plan lists a ManifestWork that a fresh synth no longer produces as a spoke deletion', () => {
+    const dir = project(
+      "import fs from 'node:fs'; fs.mkdirSync(process.env.CDK8S_OUTDIR + '/hub/hub', { recursive: true }); fs.writeFileSync(process.env.CDK8S_OUTDIR + '/hub/hub/hub.yaml', 'apiVersion: v1\\nkind: ConfigMap\\nmetadata:\\n  name: kept\\n');\n",
+    );
+    fs.mkdirSync(path.join(dir, 'dist', 'hub', 'hub', 'works'), { recursive: true });
+    fs.writeFileSync(path.join(dir, 'dist', 'hub', 'hub', 'hub.yaml'), 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: kept\n');
+    fs.writeFileSync(
+      path.join(dir, 'dist', 'hub', 'hub', 'works', 'east.yaml'),
+      'apiVersion: work.open-cluster-management.io/v1\nkind: ManifestWork\nmetadata:\n  name: argocd-web-east\n  namespace: east\n',
+    );
+    const result = runPlan({ cwd: dir });
+    expect(result.ok).toBe(true);
+    expect(result.plan!.workDeletions.map((c) => `${c.namespace}/${c.name}`)).toStrictEqual(['east/argocd-web-east']);
+    expect(result.output.split('\n').slice(0, 2)).toStrictEqual([
+      'DELETIONS ON SPOKES (1): deleting these ManifestWorks deletes what they delivered',
+      '  - ManifestWork east/argocd-web-east  (hub/hub/works/east.yaml)',
+    ]);
+    expect(fs.existsSync(path.join(dir, 'dist', 'hub', 'hub', 'works', 'east.yaml'))).toBe(true);
+  });
+
+  test('the pullfleet program registers synth, validate and plan', () => {
+    expect(buildProgram().commands.map((c) => c.name())).toEqual(expect.arrayContaining(['synth', 'validate', 'plan']));
   });
 });

@@ -144,5 +144,6 @@ describe('fleet validation', () => {
     expect(problems.map((p) => p.path)).toStrictEqual(['hub/Bad_Name', 'hub/web', 'hub/web']);
     expect((error as Error).message.split('\n')[0]).toBe('fleet validation failed with 3 problems (nothing was written):');
     expect(fs.existsSync(outdir)).toBe(false);
+    fs.rmSync(path.dirname(outdir), { recursive: true, force: true });
   });
 });
