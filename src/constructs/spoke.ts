@@ -14,7 +14,7 @@ import {
   type Taint,
 } from '../model/index.js';
 import type { ClusterSet } from './cluster-set.js';
-import { Hub } from './hub.js';
+import { Hub, HubFlavor } from './hub.js';
 import { apiObjectFrom, OutputFiles, routeOutput } from './output.js';
 
 /** A managed cluster of a hub. */
@@ -55,6 +55,11 @@ export interface SpokeProps {
    * @default false
    */
   readonly openshift?: boolean;
+  /**
+   * Service account of the spoke's Argo CD application controller, which gets the apps' declared RBAC.
+   * @default 'openshift-gitops-argocd-application-controller' on ACM hubs, else 'argocd-application-controller'
+   */
+  readonly argoControllerServiceAccount?: string;
 }
 
 /**
@@ -68,6 +73,7 @@ export class Spoke extends Construct implements ISpoke {
   public readonly clusterSet?: ClusterSet;
   public readonly claims: Record<string, string>;
   public readonly taints: readonly Taint[];
+  public readonly argoControllerServiceAccount: string;
   private readonly labelMap: Record<string, string>;
   private readonly deliveries: SpokeDelivery[] = [];
   private readonly problems: string[] = [];
@@ -80,6 +86,8 @@ export class Spoke extends Construct implements ISpoke {
     this.clusterSet = props.clusterSet;
     this.claims = { ...(props.claims ?? {}) };
     this.taints = [...(props.taints ?? [])];
+    this.argoControllerServiceAccount =
+      props.argoControllerServiceAccount ?? (this.hub.flavor === HubFlavor.ACM ? 'openshift-gitops-argocd-application-controller' : 'argocd-application-controller');
     const labels: Record<string, string> = { ...(props.labels ?? {}) };
     if (this.openshift && labels.vendor === undefined) labels.vendor = 'OpenShift';
     if (props.clusterSet) {
@@ -137,6 +145,7 @@ export class Spoke extends Construct implements ISpoke {
       cluster: this.name,
       argoNamespace: this.hub.argoNamespace,
       openshift: this.openshift,
+      argoControllerServiceAccount: this.argoControllerServiceAccount,
       namespaces: this.deliveries,
     });
     const manifests: JsonObject[] = [];

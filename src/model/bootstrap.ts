@@ -39,6 +39,11 @@ export interface SpokeBootstrapInput {
   /** Namespace of the spoke Argo CD (where pulled Applications land). */
   readonly argoNamespace: string;
   readonly openshift: boolean;
+  /**
+   * Service account of the spoke Argo CD application controller (in `argoNamespace`).
+   * @default 'argocd-application-controller'
+   */
+  readonly argoControllerServiceAccount?: string;
   /** Each destination namespace with the grants of the apps deploying into it. */
   readonly namespaces: readonly SpokeDelivery[];
 }
@@ -171,11 +176,11 @@ export function buildSpokeBootstrap(input: SpokeBootstrapInput): Obj[] {
     const namespaced = grants.filter((g) => !g.clusterScoped);
     if (namespaced.length === 0) continue;
     objects.push({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: meta(ARGOCD_APPS_ROLE, { namespace: ns }), rules: grantRules(namespaced) } as unknown as Obj);
-    objects.push(binding('RoleBinding', ARGOCD_APPS_ROLE, ns, ARGOCD_CONTROLLER_SERVICE_ACCOUNT, input.argoNamespace));
+    objects.push(binding('RoleBinding', ARGOCD_APPS_ROLE, ns, input.argoControllerServiceAccount ?? ARGOCD_CONTROLLER_SERVICE_ACCOUNT, input.argoNamespace));
   }
   if (clusterGrants.length > 0) {
     objects.push({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: meta(ARGOCD_APPS_ROLE), rules: grantRules(clusterGrants) } as unknown as Obj);
-    objects.push(binding('ClusterRoleBinding', ARGOCD_APPS_ROLE, undefined, ARGOCD_CONTROLLER_SERVICE_ACCOUNT, input.argoNamespace));
+    objects.push(binding('ClusterRoleBinding', ARGOCD_APPS_ROLE, undefined, input.argoControllerServiceAccount ?? ARGOCD_CONTROLLER_SERVICE_ACCOUNT, input.argoNamespace));
   }
   objects.push(...buildAppProjects(input.argoNamespace, input.namespaces));
   if (input.openshift) objects.push(...routeCrdGuardrail());

@@ -63,6 +63,12 @@ describe('Spoke', () => {
     expect(allObjects(fleet).filter(({ obj }) => obj.metadata.name.includes('local-cluster') || obj.metadata.namespace === 'local-cluster')).toStrictEqual([]);
   });
 
+  test('the spoke Argo CD service account follows the hub flavor unless set', () => {
+    const hub = new Hub(new Fleet(), 'hub', { flavor: HubFlavor.ACM });
+    expect(new Spoke(hub, 'a').argoControllerServiceAccount).toBe('openshift-gitops-argocd-application-controller');
+    expect(new Spoke(hub, 'b', { argoControllerServiceAccount: 'gitops-controller' }).argoControllerServiceAccount).toBe('gitops-controller');
+  });
+
   test('fails when two spokes share a name', () => {
     const { hub } = smallFleet();
     const group = new Construct(hub, 'group');
