@@ -4,7 +4,7 @@ export * from './spoke.js';
 export * from './cluster-set.js';
 export * from './placement.js';
 export * from './app-source.js';
-export * from './app-props.js';
+export type { PullAppOptions } from './app-props.js';
 export * from './pull-application.js';
 export * from './pull-application-set.js';
 export { routeOutput, OutputFiles } from './output.js';
