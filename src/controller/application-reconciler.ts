@@ -69,7 +69,7 @@ export function createApplicationReconciler(context: ReconcilerContext): Reconci
 
   async function reconcile(key: string, info: ReconcileInfo): Promise<void> {
     const { namespace = '', name } = splitKey(key);
-    let app = cache.get<Application>(APPLICATION.id, key);
+    const app = cache.get<Application>(APPLICATION.id, key);
     const works = cache.byIndex<ManifestWork>(MANIFEST_WORK.id, WORK_OWNER_INDEX, key);
     const cluster = app ? targetCluster(app) : undefined;
     const delivering = app && isPullApplication(app) && !isStaticApplication(app) && cluster;
@@ -93,11 +93,6 @@ export function createApplicationReconciler(context: ReconcilerContext): Reconci
       plan = { deletes: [], clearForwarded: false, problem: `the ManifestWork would be ${jsonSize(plan.apply)} bytes; the limit is ${MAX_WORK_BYTES}: make the Application smaller`, ...(plan.finalizer === 'add' ? { finalizer: 'add' } : {}) };
     }
 
-    // The finalizer goes on before the first work exists, so a deleted app never leaves its work behind.
-    if (app && plan.finalizer === 'add') {
-      app = await patchApp(app, { metadata: { resourceVersion: app.metadata.resourceVersion, finalizers: [...(app.metadata.finalizers ?? []), CLEANUP_FINALIZER] } });
-    }
-
     let appliedWork: ManifestWork | undefined;
     if (plan.apply) {
       try {
@@ -117,39 +112,61 @@ export function createApplicationReconciler(context: ReconcilerContext): Reconci
       logger.info({ app: key, work: `${ref.namespace}/${ref.name}` }, 'deleted ManifestWork');
     }
 
-    if (app && plan.finalizer === 'remove') {
-      const finalizers = (app.metadata.finalizers ?? []).filter((finalizer) => finalizer !== CLEANUP_FINALIZER);
-      app = await patchApp(app, { metadata: { resourceVersion: app.metadata.resourceVersion, finalizers: finalizers.length > 0 ? finalizers : null } });
-    }
-
     const work = appliedWork ?? (plan.target ? cache.get<ManifestWork>(MANIFEST_WORK.id, `${plan.target.namespace}/${plan.target.name}`) : undefined);
+    if (!app) return;
 
-    // `operation` and the refresh annotation were carried to the spoke: remove them from the hub app once.
-    if (app && plan.clearForwarded && !plan.problem) {
+    // One write to the hub app carries everything: the finalizer change, the removal of the forwarded
+    // `operation` and refresh annotation, and the status. Changes to metadata or `operation` are guarded by
+    // resourceVersion (a 409 retries on fresh data); a status-only patch is not.
+    const patch: Record<string, unknown> = {};
+    const metadata: Record<string, unknown> = {};
+    let view: Application = app;
+    if (plan.finalizer === 'add') metadata.finalizers = [...(app.metadata.finalizers ?? []), CLEANUP_FINALIZER];
+    if (plan.finalizer === 'remove') {
+      const finalizers = (app.metadata.finalizers ?? []).filter((finalizer) => finalizer !== CLEANUP_FINALIZER);
+      metadata.finalizers = finalizers.length > 0 ? finalizers : null;
+    }
+    // `operation` and the refresh annotation were carried to the spoke with this write: remove them from the hub app once.
+    if (plan.clearForwarded && !plan.problem) {
       const annotations: Record<string, string | null> = {};
-      if (app.metadata.annotations?.[REFRESH_ANNOTATION] !== undefined) annotations[REFRESH_ANNOTATION] = null;
+      const viewAnnotations = { ...(app.metadata.annotations ?? {}) };
+      if (viewAnnotations[REFRESH_ANNOTATION] !== undefined) {
+        annotations[REFRESH_ANNOTATION] = null;
+        delete viewAnnotations[REFRESH_ANNOTATION];
+      }
       if (app.operation !== undefined) {
         const feedback = work ? readApplicationFeedback(work, spokeAppNamespace(app), app.metadata.name) : undefined;
-        annotations[FORWARDED_OPERATION_ANNOTATION] = JSON.stringify({ at: context.now().toISOString().replace(/\.\d{3}Z$/, 'Z'), after: feedback?.operationStateStartedAt ?? '' });
+        const record = JSON.stringify({ at: context.now().toISOString().replace(/\.\d{3}Z$/, 'Z'), after: feedback?.operationStateStartedAt ?? '' });
+        annotations[FORWARDED_OPERATION_ANNOTATION] = record;
+        viewAnnotations[FORWARDED_OPERATION_ANNOTATION] = record;
+        patch.operation = null;
       }
-      app = await patchApp(app, { metadata: { resourceVersion: app.metadata.resourceVersion, annotations }, ...(app.operation !== undefined ? { operation: null } : {}) });
+      metadata.annotations = annotations;
+      const { operation: _forwarded, ...rest } = app;
+      view = { ...rest, metadata: { ...app.metadata, annotations: viewAnnotations } };
     }
+    const guarded = Object.keys(metadata).length > 0 || 'operation' in patch;
+    if (guarded) patch.metadata = { ...metadata, resourceVersion: app.metadata.resourceVersion };
 
     // Status write-back for apps pullfleet delivers (dynamic) or synth delivered (static).
-    if (app && !app.metadata.deletionTimestamp && isPullApplication(app) && cluster) {
+    let statusChanged = false;
+    if (!app.metadata.deletionTimestamp && isPullApplication(app) && cluster) {
       const statusWork = plan.target ? work : undefined;
       const result = computeApplicationStatus({
-        app,
+        app: view,
         ...(statusWork ? { work: statusWork } : {}),
         ...(plan.problem ? { problem: plan.problem } : {}),
         now: context.now(),
         staleAfterMs: config.staleAfterSeconds * 1000,
       });
       if (result.patch) {
-        await patchApp(app, result.patch);
-        metrics.statusLatency.observe((Date.now() - info.enqueuedAt) / 1000);
+        patch.status = result.patch.status;
+        statusChanged = true;
       }
     }
+    if (Object.keys(patch).length === 0) return;
+    await patchApp(app, patch);
+    if (statusChanged) metrics.statusLatency.observe((Date.now() - info.enqueuedAt) / 1000);
   }
 
   const ownerKeys = (object: KubeObject) => {

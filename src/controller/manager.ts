@@ -124,7 +124,7 @@ export async function startController(options: StartOptions): Promise<RunningCon
     entry.allPending = true;
     setTimeout(() => {
       entry.allPending = false;
-      for (const key of entry.reconciler.resyncKeys()) entry.queue.add(key);
+      for (const key of entry.reconciler.resyncKeys()) entry.queue.add(key, { background: true });
     }, 50).unref();
   }
   for (const entry of running) {
@@ -168,7 +168,7 @@ export async function startController(options: StartOptions): Promise<RunningCon
     if (workersStarted || stopping) return;
     workersStarted = true;
     for (const entry of running) {
-      for (const key of entry.reconciler.resyncKeys()) entry.queue.add(key);
+      for (const key of entry.reconciler.resyncKeys()) entry.queue.add(key, { background: true });
       for (let i = 0; i < entry.reconciler.workers; i++) entry.workers.push(worker(entry));
     }
     metrics.leader.set(1);
@@ -176,7 +176,7 @@ export async function startController(options: StartOptions): Promise<RunningCon
 
   const resyncTimer = setInterval(() => {
     if (!workersStarted) return;
-    for (const entry of running) for (const key of entry.reconciler.resyncKeys()) entry.queue.add(key);
+    for (const entry of running) for (const key of entry.reconciler.resyncKeys()) entry.queue.add(key, { background: true });
   }, config.resyncSeconds * 1000);
   resyncTimer.unref();
 

@@ -2,6 +2,8 @@
  * A keyed work queue with client-go semantics: a key is never processed by two workers at once, adds of a
  * key already waiting collapse into one, a key added while it is being processed runs once more afterwards,
  * and failures retry with exponential backoff plus jitter (capped), so a failing key never spins hot.
+ * Keys added in the background lane (periodic resync) wait behind every event-driven key, so a full
+ * resync of thousands of keys never delays a real change.
  */
 export interface QueueOptions {
   /** First retry delay. @default 100 */
@@ -13,9 +15,9 @@ export interface QueueOptions {
 }
 
 export class WorkQueue {
-  private readonly order: string[] = [];
-  private head = 0;
-  private readonly waiting = new Set<string>();
+  private readonly lanes: Record<'fg' | 'bg', { order: string[]; head: number }> = { fg: { order: [], head: 0 }, bg: { order: [], head: 0 } };
+  /** Waiting keys and the lane each waits in. */
+  private readonly waiting = new Map<string, 'fg' | 'bg'>();
   private readonly processing = new Set<string>();
   private readonly dirty = new Set<string>();
   private readonly failures = new Map<string, number>();
@@ -30,26 +32,45 @@ export class WorkQueue {
 
   /** Keys waiting to be processed (not counting those in flight or delayed). */
   get depth(): number {
-    return this.order.length - this.head;
+    return this.waiting.size;
   }
 
   get inFlight(): number {
     return this.processing.size;
   }
 
-  add(key: string): void {
+  /** Queues `key`; `background` puts it behind every event-driven key (resync). */
+  add(key: string, options: { background?: boolean } = {}): void {
     if (this.shuttingDown) return;
+    const lane = options.background ? 'bg' : 'fg';
     if (this.processing.has(key)) {
       this.dirty.add(key);
       if (!this.dirtyAt.has(key)) this.dirtyAt.set(key, Date.now());
       return;
     }
-    if (this.waiting.has(key)) return;
-    this.waiting.add(key);
+    const current = this.waiting.get(key);
+    if (current === 'fg' || current === lane) return;
+    // New, or promoted from the background lane (its old entry is skipped when reached).
+    this.waiting.set(key, lane);
     if (!this.addedAt.has(key)) this.addedAt.set(key, Date.now());
     const waiter = this.waiters.shift();
     if (waiter) this.take(key, waiter);
-    else this.order.push(key);
+    else this.lanes[lane].order.push(key);
+  }
+
+  private next(): string | undefined {
+    for (const lane of ['fg', 'bg'] as const) {
+      const queue = this.lanes[lane];
+      while (queue.head < queue.order.length) {
+        const key = queue.order[queue.head++]!;
+        if (queue.head > 1024 && queue.head * 2 > queue.order.length) {
+          queue.order.splice(0, queue.head);
+          queue.head = 0;
+        }
+        if (this.waiting.get(key) === lane) return key;
+      }
+    }
+    return undefined;
   }
 
   /** Adds `key` after a backoff that grows with its consecutive failures. */
@@ -86,14 +107,8 @@ export class WorkQueue {
 
   /** Waits for the next key; resolves undefined once the queue shuts down. */
   get(): Promise<string | undefined> {
-    if (this.depth > 0) {
-      const key = this.order[this.head++]!;
-      if (this.head > 1024 && this.head * 2 > this.order.length) {
-        this.order.splice(0, this.head);
-        this.head = 0;
-      }
-      return new Promise((resolve) => this.take(key, resolve));
-    }
+    const key = this.next();
+    if (key !== undefined) return new Promise((resolve) => this.take(key, resolve));
     if (this.shuttingDown) return Promise.resolve(undefined);
     return new Promise((resolve) => this.waiters.push(resolve));
   }

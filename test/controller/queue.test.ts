@@ -46,3 +46,16 @@ describe('WorkQueue', () => {
     expect(await waiting).toBeUndefined();
   });
 });
+
+describe('WorkQueue lanes', () => {
+  test('GIVEN a background resync WHEN an event-driven key arrives THEN it is handed out before the resync keys', async () => {
+    const queue = new WorkQueue();
+    for (const key of ['r1', 'r2', 'r3']) queue.add(key, { background: true });
+    queue.add('event');
+    queue.add('r3');
+    expect(queue.depth).toBe(4);
+    const order = [await queue.get(), await queue.get(), await queue.get(), await queue.get()];
+    expect(order).toStrictEqual(['event', 'r3', 'r1', 'r2']);
+    expect(queue.depth).toBe(0);
+  });
+});
