@@ -4,9 +4,10 @@
 import { Command } from 'commander';
 import { registerPlan, registerValidate } from './plan.js';
 import { registerSynth } from './synth.js';
+import { registerStatus } from './status.js';
 
 /** One entry per command file. */
-export const COMMANDS: ReadonlyArray<(program: Command) => void> = [registerSynth, registerValidate, registerPlan];
+export const COMMANDS: ReadonlyArray<(program: Command) => void> = [registerSynth, registerValidate, registerPlan, registerStatus];
 
 /** The program with every command registered. */
 export function buildProgram(): Command {

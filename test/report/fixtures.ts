@@ -110,6 +110,7 @@ export function work(cluster: string, feedback: Feedback | undefined, options: {
         manifests: [
           {
             resourceMeta: { group: 'argoproj.io', version: 'v1alpha1', kind: 'Application', resource: 'applications', name: appName, namespace: NS, ordinal: 0 },
+            conditions: [],
             ...(values.length ? { statusFeedback: { values } } : {}),
           },
         ],
