@@ -146,16 +146,17 @@ export function fleetReportCrd(): JsonObject {
 }
 
 /**
- * RBAC rules the controller needs for fleet reports (for its ClusterRole): read and write FleetReports
- * and their status, and, with ACM compatibility on, MulticlusterApplicationSetReports.
+ * RBAC rules the controller needs for fleet reports (for its ClusterRole). The controller never reads
+ * reports through list/watch: it server-side applies them (patch, plus create for a new one), applies
+ * their status, and deletes them; the same for MulticlusterApplicationSetReports with ACM compatibility on.
  */
 export function fleetReportRbacRules(multiclusterReports = false): JsonObject[] {
   const rules: JsonObject[] = [
-    { apiGroups: [FLEET_REPORT_GROUP], resources: [FLEET_REPORT_PLURAL], verbs: ['create', 'delete', 'get', 'list', 'patch', 'watch'] },
-    { apiGroups: [FLEET_REPORT_GROUP], resources: [`${FLEET_REPORT_PLURAL}/status`], verbs: ['get', 'patch'] },
+    { apiGroups: [FLEET_REPORT_GROUP], resources: [FLEET_REPORT_PLURAL], verbs: ['create', 'delete', 'patch'] },
+    { apiGroups: [FLEET_REPORT_GROUP], resources: [`${FLEET_REPORT_PLURAL}/status`], verbs: ['patch'] },
   ];
   if (multiclusterReports) {
-    rules.push({ apiGroups: ['apps.open-cluster-management.io'], resources: ['multiclusterapplicationsetreports'], verbs: ['create', 'delete', 'get', 'patch'] });
+    rules.push({ apiGroups: ['apps.open-cluster-management.io'], resources: ['multiclusterapplicationsetreports'], verbs: ['create', 'delete', 'patch'] });
   }
   return rules;
 }
