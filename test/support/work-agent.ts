@@ -128,6 +128,30 @@ export class WorkAgent {
     }
   }
 
+  /** Adds a finalizer to the work, as the hub side of OCM does until the spoke has removed what the work applied. */
+  async addFinalizer(namespace: string, name: string, finalizer: string): Promise<ManifestWork> {
+    return this.editFinalizers(namespace, name, (list) => (list.includes(finalizer) ? list : [...list, finalizer]));
+  }
+
+  /** Removes the finalizer (the spoke finished cleaning up). */
+  async removeFinalizer(namespace: string, name: string, finalizer: string): Promise<ManifestWork | undefined> {
+    return this.editFinalizers(namespace, name, (list) => list.filter((f) => f !== finalizer));
+  }
+
+  private async editFinalizers(namespace: string, name: string, edit: (list: string[]) => string[]): Promise<ManifestWork> {
+    const ref = { apiVersion: WORK_API_VERSION, kind: 'ManifestWork', namespace, name };
+    for (let attempt = 0; ; attempt++) {
+      const work = await this.cluster.get<ManifestWork>(ref);
+      if (!work) throw new Error(`work agent: ManifestWork ${namespace}/${name} does not exist`);
+      const finalizers = edit(work.metadata.finalizers ?? []);
+      try {
+        return await this.cluster.mergePatch<ManifestWork>(ref, { metadata: { resourceVersion: work.metadata.resourceVersion, finalizers: finalizers.length > 0 ? finalizers : null } });
+      } catch (e) {
+        if (errorCode(e) !== 409 || attempt >= 10) throw e;
+      }
+    }
+  }
+
   /** Reports the same state for every ManifestWork in the given namespaces (all namespaces when empty). */
   async reportAll(state: SpokeApplicationState, namespaces: string[] = [], opts: ReportOptions = {}): Promise<number> {
     const works =
