@@ -73,6 +73,15 @@ const child = spawn(
   { cwd: root, stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, PULLFLEET_NAMESPACE: 'pullfleet-system' } },
 );
 let peakKiB = 0;
+/** User + system CPU of the controller process so far, in ms (from /proc, clock ticks of 10 ms). */
+function childCpuMs(): number {
+  try {
+    const fields = fs.readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return 0;
+  }
+}
 const memoryTimer = setInterval(() => {
   try {
     const status = fs.readFileSync(`/proc/${child.pid}/status`, 'utf8');
@@ -91,10 +100,15 @@ try {
     }
   }, 60000);
   const readyAt = Date.now();
+  const cpuAtReady = { server: process.cpuUsage(), controller: childCpuMs() };
   const expected = new Set(apps.map((app) => `${app.cluster}/${manifestWorkName('argocd', app.name)}`));
-  await until(`${total} works`, () => store.list<KubeObj>('manifestworks').filter((work) => expected.has(`${work.metadata.namespace}/${work.metadata.name}`)).length === total, 120000, 250);
+  // Cheap trigger first (request counters), then confirm against the store itself.
+  await until(`${total} work applies`, () => server.requestCount({ verb: 'patch', resource: 'manifestworks' }) >= total, 120000, 20);
+  await until(`${total} works`, () => store.list<KubeObj>('manifestworks').filter((work) => expected.has(`${work.metadata.namespace}/${work.metadata.name}`)).length === total, 120000, 20);
   const worksAt = Date.now();
   console.log(`all ${total} works exist: ${((worksAt - started) / 1000).toFixed(2)} s after start (${((worksAt - readyAt) / 1000).toFixed(2)} s after ready)`);
+  const serverCpu = process.cpuUsage(cpuAtReady.server);
+  console.log(`  CPU meanwhile: fake API server + bench ${((serverCpu.user + serverCpu.system) / 1e6).toFixed(1)} s, controller ${((childCpuMs() - cpuAtReady.controller) / 1000).toFixed(1)} s`);
 
   // Settled: every app shows status and the controller has stopped writing.
   await until('hub status on every app', () => store.list<KubeObj>('applications').every((app) => app.status?.sync?.status), 120000, 250);
