@@ -103,7 +103,8 @@ export function realCluster(kubeConfig: KubeConfig): TestCluster {
       return (await objects.patch(obj as KubernetesObject, undefined, undefined, fieldManager, true, PatchStrategy.ServerSideApply)) as T;
     },
     async mergePatch<T>(ref: ObjectRef, patch: object) {
-      return (await objects.patch({ ...spec(ref), ...patch } as KubernetesObject, undefined, undefined, undefined, undefined, PatchStrategy.MergePatch)) as T;
+      const metadata = { ...((patch as { metadata?: object }).metadata ?? {}), ...spec(ref).metadata };
+      return (await objects.patch({ ...spec(ref), ...patch, metadata } as KubernetesObject, undefined, undefined, undefined, undefined, PatchStrategy.MergePatch)) as T;
     },
     async replaceStatus<T>(obj: KubeObj) {
       const def = registry.resolve({ apiVersion: obj.apiVersion, kind: obj.kind });

@@ -655,6 +655,18 @@ export class FakeStore {
   }
 
   private commit(def: ResourceDefinition, previous: KubeObj | undefined, next: KubeObj, entries: Ownership): KubeObj {
+    if (def.group === 'apiextensions.k8s.io' && def.plural === 'customresourcedefinitions') {
+      // The real server accepts names and establishes a CRD within moments; here at once.
+      const at = previous?.status?.conditions?.[0]?.lastTransitionTime ?? timestamp(this.now());
+      next.status = {
+        acceptedNames: next.spec?.names ?? {},
+        storedVersions: ((next.spec?.versions ?? []) as KubeObj[]).filter((v) => v.storage).map((v) => v.name),
+        conditions: [
+          { type: 'NamesAccepted', status: 'True', reason: 'NoConflicts', message: 'no conflicts found', lastTransitionTime: at },
+          { type: 'Established', status: 'True', reason: 'InitialNamesAccepted', message: 'the initial names have been accepted', lastTransitionTime: at },
+        ],
+      };
+    }
     this.rv += 1;
     next.metadata.resourceVersion = String(this.rv);
     if (entries.length > 0) next.metadata.managedFields = managedFieldsOf(entries);
