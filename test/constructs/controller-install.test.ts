@@ -65,8 +65,9 @@ describe('ControllerInstall', () => {
       'cluster:cluster.open-cluster-management.io/managedclustersets': 'get,list,watch',
       'cluster:argoproj.io/applicationsets': 'get,list,watch',
       'cluster:cluster.open-cluster-management.io/placementdecisions': 'get,list,watch',
-      'cluster:pullfleet.io/fleetreports': 'create,delete,get,list,patch,watch',
-      'cluster:pullfleet.io/fleetreports/status': 'get,patch',
+      // The report reconciler keeps its own state and never reads reports back (src/model/report-crd.ts).
+      'cluster:pullfleet.io/fleetreports': 'create,delete,patch',
+      'cluster:pullfleet.io/fleetreports/status': 'patch',
       'argocd:core/secrets': 'create,delete,get,list,patch,watch',
       'pullfleet-system:coordination.k8s.io/leases': 'create,get,update',
     });
@@ -103,7 +104,7 @@ describe('ControllerInstall', () => {
 
   test('GIVEN ACM report compatibility WHEN synthesized THEN the role may write MulticlusterApplicationSetReports', () => {
     const role = find(render({ multiclusterReports: true }), 'ClusterRole');
-    expect(role.rules.at(-1)).toStrictEqual({ apiGroups: ['apps.open-cluster-management.io'], resources: ['multiclusterapplicationsetreports'], verbs: ['create', 'delete', 'get', 'patch'] });
+    expect(role.rules.at(-1)).toStrictEqual({ apiGroups: ['apps.open-cluster-management.io'], resources: ['multiclusterapplicationsetreports'], verbs: ['create', 'delete', 'patch'] });
   });
 
   test.each([
