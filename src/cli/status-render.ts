@@ -24,6 +24,8 @@ export interface StatusGroup {
   readonly conditions?: readonly Condition[];
   /** Rows in display order: problems first. */
   readonly rows: readonly FleetReportRow[];
+  /** Rows the report left out to stay under the object size limit (the summary still counts them). */
+  readonly omittedRows?: number;
 }
 
 /** Exit codes: 0 all fine, 1 something degraded, missing or stale, 2 the hub could not be read. */
@@ -42,6 +44,7 @@ export function groupFromReport(report: FleetReport): StatusGroup {
     summary: status?.summary ?? summarize(rows),
     conditions: status?.conditions ?? [],
     rows: sortRowsProblemsFirst(rows),
+    ...(status?.omittedRows ? { omittedRows: status.omittedRows } : {}),
   };
 }
 
@@ -162,6 +165,7 @@ function summaryLine(group: StatusGroup): string {
   const stateText = states.filter(([n]) => n > 0).map(([n, what]) => `${n} ${what}`);
   if (stateText.length) parts.push(stateText.join(', '));
   parts.push(`${s.synced} synced, ${s.outOfSync} out of sync`);
+  if (group.omittedRows) parts.push(`${group.omittedRows} least interesting rows not stored (report size limit)`);
   return parts.join(' · ');
 }
 

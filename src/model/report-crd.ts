@@ -93,6 +93,7 @@ export function fleetReportSchema(): JsonObject {
           placements: { type: 'array', items: str(), 'x-kubernetes-list-type': 'set' },
           summary: summarySchema(),
           clusters: { type: 'array', items: rowSchema(), 'x-kubernetes-list-type': 'atomic' },
+          omittedRows: { type: 'integer', format: 'int32', minimum: 0 },
           conditions: {
             type: 'array',
             items: conditionSchema(),

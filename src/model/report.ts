@@ -38,6 +38,13 @@ import type { Application, Condition, JsonObject, KubeObject, ManifestWork } fro
 const DELIVERY_ERROR_CONDITION_TYPE = 'DeliveryError';
 /** Feedback older than this makes a row Stale unless the caller chooses another threshold. */
 export const DEFAULT_STALE_AFTER_SECONDS = 900;
+/**
+ * Most bytes of rows a report stores. An object must stay under etcd's 1.5 MiB; at about 280 bytes a row
+ * this keeps every row up to roughly 3,500 clusters. Beyond it the least interesting rows are left out
+ * (synced and healthy first, then by state, best first) and counted in `omittedRows`; the summary still
+ * counts every cluster.
+ */
+export const MAX_ROWS_BYTES = 1_000_000;
 /** Longest operation message kept in a row (a report holds hundreds of rows; objects are capped at ~1.5 MB). */
 export const MAX_ROW_MESSAGE_LENGTH = 512;
 
@@ -107,6 +114,8 @@ export interface FleetReportStatus {
   placements?: string[];
   summary: FleetReportSummary;
   clusters: FleetReportRow[];
+  /** Rows left out to keep the object under the size limit (see {@link MAX_ROWS_BYTES}); absent when none. */
+  omittedRows?: number;
   conditions: Condition[];
 }
 
@@ -130,6 +139,8 @@ export interface FleetReportInput {
   readonly previous?: FleetReportStatus;
   /** Seconds without feedback after which a row is Stale; 0 switches staleness off. @default DEFAULT_STALE_AFTER_SECONDS */
   readonly staleAfterSeconds?: number;
+  /** Row budget in bytes. @default MAX_ROWS_BYTES */
+  readonly maxRowsBytes?: number;
 }
 
 export interface FleetReportResult {
@@ -238,13 +249,28 @@ export function expectedClusters(appSet: ApplicationSet, decisions: readonly Pla
   return [...clusters].sort();
 }
 
+/** ManifestWorks as a list, or grouped by namespace (cluster) for large fleets. */
+export type WorkSet = readonly ManifestWork[] | ReadonlyMap<string, readonly ManifestWork[]>;
+
+/** Groups works by namespace, so finding a cluster's works does not scan the whole fleet. */
+export function worksByNamespace(works: readonly ManifestWork[]): Map<string, ManifestWork[]> {
+  const grouped = new Map<string, ManifestWork[]>();
+  for (const work of works) {
+    const ns = work.metadata.namespace ?? '';
+    const list = grouped.get(ns);
+    if (list) list.push(work);
+    else grouped.set(ns, [work]);
+  }
+  return grouped;
+}
+
 /** The ManifestWork delivering `app`: by the pullfleet name first, else by the hub-application annotations. */
-export function findWorkForApplication(app: Application, works: readonly ManifestWork[]): ManifestWork | undefined {
+export function findWorkForApplication(app: Application, works: WorkSet): ManifestWork | undefined {
   const cluster = targetCluster(app);
   if (!cluster) return undefined;
   const hubNamespace = app.metadata.namespace ?? '';
   const name = manifestWorkName(hubNamespace, app.metadata.name);
-  const inCluster = works.filter((work) => work.metadata.namespace === cluster);
+  const inCluster = Array.isArray(works) ? works.filter((work) => work.metadata.namespace === cluster) : ((works as ReadonlyMap<string, readonly ManifestWork[]>).get(cluster) ?? []);
   return (
     inCluster.find((work) => work.metadata.name === name) ??
     inCluster.find(
@@ -290,7 +316,7 @@ interface RowResult {
 export function computeRow(
   cluster: string,
   app: Application | undefined,
-  works: readonly ManifestWork[],
+  works: WorkSet,
   now: Date,
   staleAfterSeconds: number,
   appSetName = '',
@@ -493,6 +519,25 @@ export function sortRowsProblemsFirst<T extends FleetReportRow>(rows: readonly T
   return [...rows].sort((a, b) => rank(a) - rank(b) || syncRank(a) - syncRank(b) || compareText(a.cluster, b.cluster) || compareText(a.application, b.application));
 }
 
+/**
+ * Rows that fit in `maxBytes` of JSON: all of them when they fit; otherwise the least interesting are
+ * dropped first (reverse display order: synced healthy, out-of-sync healthy, progressing, unknown, stale,
+ * missing, degraded; later clusters first). Kept rows stay in their original order.
+ */
+export function fitRows(rows: readonly FleetReportRow[], maxBytes: number): { kept: FleetReportRow[]; omitted: number } {
+  const sizes = rows.map((row) => Buffer.byteLength(JSON.stringify(row), 'utf8') + 1);
+  let total = sizes.reduce((sum, size) => sum + size, 2);
+  if (total <= maxBytes) return { kept: [...rows], omitted: 0 };
+  const dropOrder = sortRowsProblemsFirst(rows.map((row, index) => ({ ...row, index }))).reverse();
+  const dropped = new Set<number>();
+  for (const candidate of dropOrder) {
+    if (total <= maxBytes) break;
+    dropped.add(candidate.index);
+    total -= sizes[candidate.index]!;
+  }
+  return { kept: rows.filter((_, index) => !dropped.has(index)), omitted: dropped.size };
+}
+
 /** The rows and status for an ApplicationSet, given everything observed. */
 export function computeFleetReportStatus(input: FleetReportInput & { applicationSet: ApplicationSet }): { status: FleetReportStatus; recheckAt?: Date } {
   const appSet = input.applicationSet;
@@ -509,22 +554,25 @@ export function computeFleetReportStatus(input: FleetReportInput & { application
   }
   const rows: FleetReportRow[] = [];
   let recheck: number | undefined;
+  const works = worksByNamespace(input.works);
   for (const cluster of expectedClusters(appSet, input.decisions)) {
     const apps = byCluster.get(cluster) ?? [];
     const targets: Array<Application | undefined> = apps.length === 0 ? [undefined] : apps;
     for (const app of targets) {
-      const { row, staleAt } = computeRow(cluster, app, input.works, input.now, staleAfter, appSet.metadata.name);
+      const { row, staleAt } = computeRow(cluster, app, works, input.now, staleAfter, appSet.metadata.name);
       rows.push(row);
       if (staleAt !== undefined && (recheck === undefined || staleAt < recheck)) recheck = staleAt;
     }
   }
   const sorted = sortRowsByCluster(rows);
   const summary = summarize(sorted);
+  const { kept, omitted } = fitRows(sorted, input.maxRowsBytes ?? MAX_ROWS_BYTES);
   const status: FleetReportStatus = {
     ...(appSet.metadata.generation === undefined ? {} : { observedGeneration: appSet.metadata.generation }),
     placements: placementNames(appSet),
     summary,
-    clusters: sorted,
+    clusters: kept,
+    ...(omitted > 0 ? { omittedRows: omitted } : {}),
     conditions: reportConditions(sorted, summary, input.previous?.conditions, input.now, appSet.metadata.generation),
   };
   return recheck === undefined ? { status } : { status, recheckAt: new Date(recheck) };
@@ -585,7 +633,7 @@ export function canonicalJson(value: unknown): string {
  */
 export function staticApplicationRows(
   apps: readonly Application[],
-  works: readonly ManifestWork[] | undefined,
+  works: WorkSet | undefined,
   now: Date,
   staleAfterSeconds = DEFAULT_STALE_AFTER_SECONDS,
 ): FleetReportRow[] {

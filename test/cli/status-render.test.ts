@@ -80,6 +80,20 @@ describe('pullfleet status: table output', () => {
     expect(coloured.replace(/\u001b\[\d+m/g, '')).toBe(plain);
   });
 
+  test('rows a large report left out are mentioned under the summary', () => {
+    const report = computeFleetReport({
+      applicationSet: applicationSet(),
+      decisions: [decision('d', ['a', 'b', 'c'])],
+      applications: ['a', 'b', 'c'].map((c) => hubApp(c)),
+      works: ['a', 'b', 'c'].map((c) => work(c, healthy)),
+      now: NOW,
+      maxRowsBytes: 600,
+    })!.report;
+    const text = renderStatus([groupFromReport(report)], { now: NOW, color: false });
+    expect(text.split('\n')[1]).toBe(`3 clusters · 3 healthy · 3 synced, 0 out of sync · ${report.status!.omittedRows} least interesting rows not stored (report size limit)`);
+    expect(report.status!.omittedRows).toBeGreaterThan(0);
+  });
+
   test('no reports at all says so', () => {
     expect(renderStatus([], { now: NOW, color: false })).toBe('No fleet reports found.\n');
   });

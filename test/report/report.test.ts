@@ -4,6 +4,7 @@ import {
   computeRow,
   expectedClusters,
   feedbackState,
+  fitRows,
   sameReportStatus,
   sortRowsProblemsFirst,
   staticApplicationRows,
@@ -362,6 +363,40 @@ describe('no report', () => {
     ['the ApplicationSet does not deliver through pull', applicationSet({ pull: false })],
   ])('when %s', (_what, appSet) => {
     expect(computeFleetReport(input({ applicationSet: appSet, decisions: [decision('d', ['east'])], applications: [hubApp('east')] }))).toBeUndefined();
+  });
+});
+
+describe('report size limit', () => {
+  test('rows that fit are all kept', () => {
+    const rows: FleetReportRow[] = [{ cluster: 'a', state: 'Healthy', syncStatus: 'Synced' }];
+    expect(fitRows(rows, 1000)).toStrictEqual({ kept: rows, omitted: 0 });
+  });
+
+  test('over budget, rows go in reverse display order (synced healthy, out-of-sync healthy, progressing, ...); problems stay', () => {
+    const rows: FleetReportRow[] = [
+      { cluster: 'a', state: 'Healthy', syncStatus: 'Synced' },
+      { cluster: 'b', state: 'Degraded' },
+      { cluster: 'c', state: 'Healthy', syncStatus: 'OutOfSync' },
+      { cluster: 'd', state: 'Healthy', syncStatus: 'Synced' },
+      { cluster: 'e', state: 'Missing' },
+      { cluster: 'f', state: 'Progressing' },
+    ];
+    const size = (r: FleetReportRow[]) => r.reduce((n, row) => n + JSON.stringify(row).length + 1, 2);
+    const budget = size([rows[1]!, rows[4]!, rows[5]!]);
+    const { kept, omitted } = fitRows(rows, budget);
+    expect(kept.map((row) => row.cluster)).toStrictEqual(['b', 'e', 'f']);
+    expect(omitted).toBe(3);
+  });
+
+  test('a fleet too large for one object keeps its counts and says how many rows were left out', () => {
+    const clusters = Array.from({ length: 50 }, (_, i) => `c${String(i).padStart(2, '0')}`);
+    const works = clusters.map((c, i) => work(c, { ...healthy, health: i === 7 ? 'Degraded' : 'Healthy' }));
+    const result = computeFleetReport(input({ decisions: [decision('d', clusters)], applications: clusters.map((c) => hubApp(c)), works, maxRowsBytes: 4000 }))!;
+    const s = result.report.status!;
+    expect(s.summary).toMatchObject({ clusters: 50, healthy: 49, degraded: 1 });
+    expect(s.clusters.length + s.omittedRows!).toBe(50);
+    expect(s.clusters.map((row) => row.cluster)).toContain('c07');
+    expect(JSON.stringify(s.clusters).length).toBeLessThanOrEqual(4000);
   });
 });
 

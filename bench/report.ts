@@ -1,0 +1,119 @@
+/**
+ * `npx tsx bench/report.ts [clusters] [changes]`: the fleet report at scale.
+ *
+ * 1. Pure aggregation: computeFleetReport for one ApplicationSet over 500 / 2,000 / 5,000 clusters.
+ * 2. End to end: the controller (in process) against the in-process fake API server with one pull
+ *    ApplicationSet over CLUSTERS clusters (decisions split into PlacementDecisions of 100). Prints the
+ *    time until the first complete report, p50/p95/max latency from a feedback change (written as the
+ *    OCM work agent would) to the report row showing it, and FleetReport writes per change.
+ */
+import { pino } from 'pino';
+import { startController } from '../src/controller/index.js';
+import { computeFleetReport, fleetReportCrd, MANAGED_CLUSTER_ANNOTATION, manifestWorkName, PULL_LABEL, type FleetReport } from '../src/model/index.js';
+import { startFakeApiServer, type KubeObj } from '../test/support/fake-apiserver.js';
+import { applicationSet, decision, hubApp, work } from '../test/report/fixtures.js';
+
+const CLUSTERS = Number(process.argv[2] ?? 500);
+const CHANGES = Number(process.argv[3] ?? 100);
+const NS = 'argocd';
+const APPSET = 'guestbook';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const percentile = (values: number[], p: number) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+};
+const clusterName = (i: number) => `cluster-${String(i).padStart(4, '0')}`;
+const iso = (date: Date) => date.toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+async function until(what: string, check: () => boolean, timeoutMs: number, everyMs = 5): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(everyMs);
+  }
+}
+
+// ---------------------------------------------------------------- 1. pure aggregation
+for (const size of [500, 2000, 5000]) {
+  const clusters = Array.from({ length: size }, (_, i) => clusterName(i));
+  const decisions = Array.from({ length: Math.ceil(size / 100) }, (_, d) => decision(`prod-decision-${d + 1}`, clusters.slice(d * 100, d * 100 + 100)));
+  const apps = clusters.map((c) => hubApp(c));
+  const now = new Date();
+  const works = clusters.map((c, i) => work(c, { health: i % 10 === 0 ? 'Degraded' : 'Healthy', sync: 'Synced', revision: 'abc123', reconciledAt: iso(now) }, { applied: 'True', available: 'True' }));
+  const input = { applicationSet: applicationSet(), decisions, applications: apps, works, now };
+  computeFleetReport(input); // warm up
+  const runs = 20;
+  const start = process.hrtime.bigint();
+  let report: FleetReport | undefined;
+  for (let r = 0; r < runs; r++) report = computeFleetReport(input)!.report;
+  const ms = Number(process.hrtime.bigint() - start) / 1e6 / runs;
+  console.log(`computeFleetReport ${size} clusters: ${ms.toFixed(1)} ms per report, status ${(JSON.stringify(report!.status).length / 1024).toFixed(0)} KiB`);
+}
+
+// ---------------------------------------------------------------- 2. end to end
+const server = await startFakeApiServer();
+const store = server.store;
+store.create(fleetReportCrd() as unknown as KubeObj);
+const appSet = store.create<KubeObj>(applicationSet() as unknown as KubeObj);
+const clusters = Array.from({ length: CLUSTERS }, (_, i) => clusterName(i));
+for (let d = 0; d * 100 < CLUSTERS; d++) {
+  const created = store.create<KubeObj>(decision(`prod-decision-${d + 1}`, []) as unknown as KubeObj);
+  store.updateStatus({ ...created, status: { decisions: clusters.slice(d * 100, d * 100 + 100).map((clusterName) => ({ clusterName, reason: '' })) } });
+}
+for (const cluster of clusters) {
+  store.create({ apiVersion: 'cluster.open-cluster-management.io/v1', kind: 'ManagedCluster', metadata: { name: cluster }, spec: { hubAcceptsClient: true } });
+  store.create({
+    apiVersion: 'argoproj.io/v1alpha1',
+    kind: 'Application',
+    metadata: {
+      name: `${cluster}-${APPSET}`,
+      namespace: NS,
+      labels: { [PULL_LABEL]: 'true' },
+      annotations: { [MANAGED_CLUSTER_ANNOTATION]: cluster, 'argocd.argoproj.io/skip-reconcile': 'true' },
+      ownerReferences: [{ apiVersion: 'argoproj.io/v1alpha1', kind: 'ApplicationSet', name: APPSET, uid: appSet.metadata.uid, controller: true }],
+    },
+    spec: { project: 'default', destination: { server: 'https://kubernetes.default.svc', namespace: APPSET }, source: { repoURL: 'https://git.example/apps', path: APPSET } },
+  });
+}
+
+const report = () => store.find<FleetReport>({ apiVersion: 'pullfleet.io/v1alpha1', kind: 'FleetReport' }, NS, APPSET);
+const workName = (cluster: string) => manifestWorkName(NS, `${cluster}-${APPSET}`);
+
+/** Writes feedback into a work's status the way the work agent does. */
+function feedback(cluster: string, revision: string): void {
+  const stored = store.get<KubeObj>('manifestworks', cluster, workName(cluster));
+  const reported = work(cluster, { health: 'Healthy', sync: 'Synced', revision, reconciledAt: iso(new Date()) }, { applied: 'True', available: 'True' });
+  store.updateStatus({ ...stored, status: reported.status });
+}
+
+const started = Date.now();
+const controller = await startController({
+  kubeConfig: server.kubeConfig(),
+  config: { leaderElection: false, relaxTenancy: true, clusterSecrets: false },
+  logger: pino({ level: 'silent' }),
+});
+await controller.ready();
+await until('every work', () => store.list('manifestworks').length === CLUSTERS, 300_000, 50);
+for (const cluster of clusters) feedback(cluster, 'r0');
+await until('a complete healthy report', () => report()?.status?.summary.healthy === CLUSTERS, 300_000, 20);
+console.log(`end to end ${CLUSTERS} clusters: first complete report ${Date.now() - started} ms after start (includes propagating ${CLUSTERS} works)`);
+
+const reportWrites = () => server.writeCount('fleetreports.pullfleet.io') + server.writeCount('fleetreports.pullfleet.io/status');
+const writesBefore = reportWrites();
+const latencies: number[] = [];
+for (let i = 1; i <= CHANGES; i++) {
+  const cluster = clusters[(i * 7919) % CLUSTERS]!;
+  const revision = `r${i}`;
+  const t0 = process.hrtime.bigint();
+  feedback(cluster, revision);
+  await until(`row ${cluster} at ${revision}`, () => report()?.status?.clusters.find((row) => row.cluster === cluster)?.revision === revision, 30_000, 1);
+  latencies.push(Number(process.hrtime.bigint() - t0) / 1e6);
+}
+const writes = reportWrites() - writesBefore;
+console.log(
+  `feedback change -> report (${CHANGES} changes, one at a time): p50 ${percentile(latencies, 50).toFixed(1)} ms, p95 ${percentile(latencies, 95).toFixed(1)} ms, max ${Math.max(...latencies).toFixed(1)} ms; FleetReport writes per change ${(writes / CHANGES).toFixed(2)}`,
+);
+
+await controller.stop();
+await server.close();
