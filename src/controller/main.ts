@@ -81,6 +81,10 @@ export async function main(argv: string[] = process.argv): Promise<void> {
     kubeConfig: loadKubeConfig(options.kubeconfig as string | undefined, options.context as string | undefined),
     config: configFromOptions(options),
     logger,
+    // Everything is closed by then: the process ends on its own, non-zero so the restart is visible.
+    onLeadershipLost: () => {
+      process.exitCode = 1;
+    },
   });
   let stopping = false;
   const shutdown = (signal: string) => {

@@ -34,6 +34,8 @@ export interface StartOptions {
   readonly reconcilers?: readonly ReconcilerFactory[];
   /** Clock (tests). @default () => new Date() */
   readonly now?: () => Date;
+  /** Called after the controller stopped itself because another replica may lead now. */
+  readonly onLeadershipLost?: () => void;
 }
 
 export interface RunningController {
@@ -225,7 +227,7 @@ export async function startController(options: StartOptions): Promise<RunningCon
         // Another replica may be reconciling now: stop at once, never run two leaders.
         leading = false;
         metrics.leader.set(0);
-        void stop();
+        void stop().then(() => options.onLeadershipLost?.());
       },
     );
   });

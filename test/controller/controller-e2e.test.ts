@@ -127,6 +127,23 @@ describe('controller against the fake API server', () => {
     expect(server.store.get<KubeObj>('leases', 'pullfleet-system', 'pullfleet-controller').spec.holderIdentity).toBe('two');
   });
 
+  test('GIVEN a leader WHEN another holder takes its Lease THEN it stops reconciling and reports the loss', async () => {
+    let lost = false;
+    const controller = await startController({ kubeConfig: server.kubeConfig(), config: { ...FAST, identity: 'one' }, logger: silent, onLeadershipLost: () => (lost = true) });
+    running.push(controller);
+    await controller.ready();
+    const lease = server.store.get<KubeObj>('leases', 'pullfleet-system', 'pullfleet-controller');
+    const steal = () => {
+      const current = server.store.get<KubeObj>('leases', 'pullfleet-system', 'pullfleet-controller');
+      server.store.update({ ...current, spec: { ...current.spec, holderIdentity: 'intruder', renewTime: new Date().toISOString().replace('Z', '000Z'), leaseDurationSeconds: 60 } });
+    };
+    expect(lease.spec.holderIdentity).toBe('one');
+    steal();
+    await waitFor('leadership loss', () => lost);
+    expect(await controller.metrics()).toMatch(/pullfleet_leader 0/);
+    expect(server.store.get<KubeObj>('leases', 'pullfleet-system', 'pullfleet-controller').spec.holderIdentity).toBe('intruder');
+  });
+
   test('GIVEN a settled fleet WHEN a full resync runs THEN nothing is written', async () => {
     for (let i = 0; i < 20; i++) createApp(server, `app${i}`, i % 2 ? 'spoke1' : 'spoke2');
     const controller = await start({ leaderElection: false, resyncSeconds: 0.3 });
