@@ -57,7 +57,12 @@ export interface FakeApiServerOptions extends StoreOptions {
   bookmarkIntervalMs?: number;
 }
 
-/** Direct store access for tests acting as other actors; same semantics (and errors) as HTTP. */
+/** A deep copy of stored JSON (faster than structuredClone for these plain objects). */
+function copy<T>(value: T): T {
+  return JSON.parse(JSON.stringify(value)) as T;
+}
+
+/** Direct store access for tests acting as other actors; same semantics (and errors) as HTTP. Results are copies. */
 export class StoreClient {
   constructor(private readonly store: FakeStore) {}
 
@@ -66,28 +71,33 @@ export class StoreClient {
   }
 
   get<T = KubeObj>(ref: ResourceRef, namespace: string | undefined, name: string): T {
-    return structuredClone(this.store.get(this.definition(ref), namespace, name)) as T;
+    return copy(this.store.get(this.definition(ref), namespace, name)) as T;
   }
 
   /** The object, or undefined when it does not exist. */
   find<T = KubeObj>(ref: ResourceRef, namespace: string | undefined, name: string): T | undefined {
     const found = this.store.find(this.definition(ref), namespace, name);
-    return found ? (structuredClone(found) as T) : undefined;
+    return found ? (copy(found) as T) : undefined;
+  }
+
+  /** How many objects match, without copying them (cheap enough to poll). */
+  count(ref: ResourceRef, opts: ListOptions = {}, predicate: (obj: Readonly<KubeObj>) => boolean = () => true): number {
+    return this.store.list(this.definition(ref), opts).items.filter(predicate).length;
   }
 
   list<T = KubeObj>(ref: ResourceRef, opts: ListOptions = {}): T[] {
-    return this.store.list(this.definition(ref), opts).items.map((o) => structuredClone(o) as T);
+    return this.store.list(this.definition(ref), opts).items.map((o) => copy(o) as T);
   }
 
   create<T = KubeObj>(obj: KubeObj, opts: WriteOptions & { resource?: ResourceRef } = {}): T {
     const def = this.definition(opts.resource ?? { apiVersion: obj.apiVersion, kind: obj.kind });
-    return structuredClone(this.store.create(def, obj.metadata?.namespace, obj, opts)) as T;
+    return copy(this.store.create(def, obj.metadata?.namespace, obj, opts)) as T;
   }
 
   /** PUT semantics: a stale metadata.resourceVersion is a 409 Conflict. */
   update<T = KubeObj>(obj: KubeObj, opts: WriteOptions & { resource?: ResourceRef } = {}): T {
     const def = this.definition(opts.resource ?? { apiVersion: obj.apiVersion, kind: obj.kind });
-    return structuredClone(this.store.update(def, obj.metadata?.namespace, obj.metadata?.name, obj, opts)) as T;
+    return copy(this.store.update(def, obj.metadata?.namespace, obj.metadata?.name, obj, opts)) as T;
   }
 
   /** PUT to the status subresource. */
@@ -96,18 +106,18 @@ export class StoreClient {
   }
 
   patch<T = KubeObj>(ref: ResourceRef, namespace: string | undefined, name: string, type: PatchType, patch: unknown, opts: WriteOptions = {}): T {
-    return structuredClone(this.store.patch(this.definition(ref), namespace, name, type, patch, opts)) as T;
+    return copy(this.store.patch(this.definition(ref), namespace, name, type, patch, opts)) as T;
   }
 
   /** Server-side apply of a whole object with a field manager. */
   apply<T = KubeObj>(obj: KubeObj, fieldManager: string, opts: Omit<WriteOptions, 'fieldManager'> = {}): T {
     const def = this.definition({ apiVersion: obj.apiVersion, kind: obj.kind });
-    return structuredClone(this.store.patch(def, obj.metadata?.namespace, obj.metadata?.name, 'apply', obj, { ...opts, fieldManager })) as T;
+    return copy(this.store.patch(def, obj.metadata?.namespace, obj.metadata?.name, 'apply', obj, { ...opts, fieldManager })) as T;
   }
 
   /** Deletes (or, with finalizers, marks for deletion); returns the object as last stored. */
   delete<T = KubeObj>(ref: ResourceRef, namespace: string | undefined, name: string, opts: DeleteOptions = {}): T {
-    return structuredClone(this.store.delete(this.definition(ref), namespace, name, opts)) as T;
+    return copy(this.store.delete(this.definition(ref), namespace, name, opts)) as T;
   }
 
   registerCrd(crd: KubeObj): ResourceDefinition[] {

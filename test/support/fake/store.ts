@@ -157,7 +157,7 @@ const AJV = new Ajv({ strict: false, allErrors: true, useDefaults: true, validat
 const COMPILED = new WeakMap<object, ValidateFunction>();
 
 export interface StoreOptions {
-  /** How many past events watches can resume from (older resourceVersions get 410 Gone). */
+  /** How many past events watches can resume from (older resourceVersions get 410 Gone). @default 20000 */
   historyLimit?: number;
   /** Clock for creationTimestamp / deletionTimestamp / managedFields times. */
   now?: () => Date;
@@ -176,7 +176,7 @@ export class FakeStore {
   private readonly now: () => Date;
 
   constructor(opts: StoreOptions = {}) {
-    this.historyLimit = opts.historyLimit ?? 100_000;
+    this.historyLimit = opts.historyLimit ?? 20_000;
     this.now = opts.now ?? (() => new Date());
   }
 
@@ -725,10 +725,12 @@ export class FakeStore {
   }
 }
 
+/**
+ * Stored objects are never modified in place (every write builds a new object), and nothing outside the
+ * store gets a reference to one without copying; freezing the top two levels guards that cheaply.
+ */
 function deepFreeze<T>(value: T): T {
-  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const v of Object.values(value as object)) deepFreeze(v);
-  }
-  return value;
+  const obj = value as KubeObj;
+  Object.freeze(obj.metadata);
+  return Object.freeze(value);
 }
