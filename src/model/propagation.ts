@@ -98,7 +98,7 @@ export function containsFields(observed: unknown, desired: unknown): boolean {
 }
 
 /** JSON with object keys sorted at every level (the API server re-encodes maps in key order). */
-export function canonicalJson(value: unknown): string {
+function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   const entries = Object.entries(value as Record<string, unknown>)
