@@ -30,7 +30,7 @@ afterEach(async () => {
 
 describe('controller end to end on the API double', () => {
   test.each(SCENARIOS.map((s) => [s.name, s] as const))('%s', async (_name, scenario) => {
-    await scenario.run({ cluster, fleet, agent: new WorkAgent(cluster), startController: (config) => controllers.start(config), timeoutMs: 20_000 });
+    await scenario.run({ cluster, fleet, agent: new WorkAgent(cluster), startController: (config, options) => controllers.start(config, options), timeoutMs: 20_000 });
   });
 
   test('GIVEN a converged fleet WHEN the controller resyncs everything THEN it issues no write at all', async () => {

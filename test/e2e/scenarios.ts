@@ -23,6 +23,12 @@ import {
   SKIP_RECONCILE_ANNOTATION,
   WORK_API_VERSION,
   LOCAL_CLUSTER,
+  REFRESH_ANNOTATION,
+  FORWARDED_OPERATION_ANNOTATION,
+  ARGOCD_SECRET_TYPE_LABEL,
+  PLACEMENT_LABEL,
+  PLACEMENT_API_VERSION,
+  clusterSecretName,
   buildManifestWork,
   manifestWorkName,
   type Application,
@@ -45,14 +51,21 @@ export interface Fleet {
   /** Two ManagedClusters in the bound set; their namespaces hold the works. */
   readonly clusters: readonly [string, string];
   readonly clusterSet: string;
+  /** Namespace playing the hub Argo CD namespace (cluster Secrets, ApplicationSets). */
+  readonly argoNamespace: string;
+  /** Namespace the controller runs in (its leader Lease). */
+  readonly controllerNamespace: string;
 }
 
 export interface ScenarioContext {
   readonly cluster: TestCluster;
   readonly fleet: Fleet;
   readonly agent: WorkAgent;
-  /** Starts a controller against the cluster (stopped by the runner after the scenario). */
-  startController(config?: Partial<ControllerConfig>): Promise<RunningController>;
+  /**
+   * Starts a controller against the cluster (stopped by the runner after the scenario); resolves once it
+   * is ready (caches synced and leading) unless `waitReady` is false.
+   */
+  startController(config?: Partial<ControllerConfig>, options?: { waitReady?: boolean }): Promise<RunningController>;
   /** Bound for every wait. */
   readonly timeoutMs: number;
 }
@@ -73,12 +86,18 @@ export function fleetFor(id: string): Fleet {
     unboundNamespace: `${id}-other`,
     clusters: [`${id}-c1`, `${id}-c2`],
     clusterSet: `${id}-set`,
+    argoNamespace: `${id}-argocd`,
+    controllerNamespace: `${id}-system`,
   };
+}
+
+function fleetNamespaces(fleet: Fleet): string[] {
+  return [fleet.hubNamespace, fleet.unboundNamespace, fleet.argoNamespace, fleet.controllerNamespace, ...fleet.clusters];
 }
 
 /** Creates namespaces, ManagedClusters, the ManagedClusterSet and its binding to the hub namespace. */
 export async function setUpFleet(cluster: TestCluster, fleet: Fleet): Promise<void> {
-  for (const ns of [fleet.hubNamespace, fleet.unboundNamespace, ...fleet.clusters]) await cluster.create(namespaceObject(ns));
+  for (const ns of fleetNamespaces(fleet)) await cluster.create(namespaceObject(ns));
   await cluster.create({
     apiVersion: CLUSTERSET_API_VERSION,
     kind: 'ManagedClusterSet',
@@ -114,7 +133,7 @@ export async function tearDownFleet(cluster: TestCluster, fleet: Fleet): Promise
   }
   for (const name of fleet.clusters) await cluster.delete({ apiVersion: CLUSTER_API_VERSION, kind: 'ManagedCluster', name });
   await cluster.delete({ apiVersion: CLUSTERSET_API_VERSION, kind: 'ManagedClusterSet', name: fleet.clusterSet });
-  for (const ns of [fleet.hubNamespace, fleet.unboundNamespace, ...fleet.clusters]) await cluster.delete({ apiVersion: 'v1', kind: 'Namespace', name: ns });
+  for (const ns of fleetNamespaces(fleet)) await cluster.delete({ apiVersion: 'v1', kind: 'Namespace', name: ns });
 }
 
 /** A hub Application opted into pull delivery to `targetCluster`, as the applicationset-controller writes it. */
@@ -469,20 +488,125 @@ export const SCENARIOS: Scenario[] = [
       expect(relists).toBeGreaterThan(0);
     },
   },
+  {
+    name: 'operation and the refresh annotation are forwarded once and removed from the hub app; the hub shows Progressing until the spoke reports the sync',
+    async run(ctx) {
+      const { hubNamespace, clusters } = ctx.fleet;
+      await ctx.startController();
+      const app = hubApp('guestbook', hubNamespace, clusters[0], { annotations: { [REFRESH_ANNOTATION]: 'hard' } });
+      await ctx.cluster.create({ ...app, operation: { sync: { revision: 'HEAD' }, initiatedBy: { username: 'rollout' } } });
+
+      const forwarded = await waitForAppStatus(ctx, hubNamespace, 'guestbook', 'operation forwarded and removed', (a) =>
+        (a as { operation?: unknown }).operation === undefined && a.metadata.annotations?.[REFRESH_ANNOTATION] === undefined && a.metadata.annotations?.[FORWARDED_OPERATION_ANNOTATION] !== undefined,
+      );
+      const running = await waitForAppStatus(ctx, hubNamespace, 'guestbook', 'Progressing while the spoke has not started', (a) => a.status?.health?.status === 'Progressing');
+      expect(running.status?.operationState?.phase).toBe('Running');
+      expect(forwarded.metadata.annotations?.[MANAGED_CLUSTER_ANNOTATION]).toBe(clusters[0]);
+      const work = await waitForDelivered(ctx, hubNamespace, 'guestbook', clusters[0]);
+
+      await ctx.agent.report(work.metadata.namespace!, work.metadata.name, {
+        syncStatus: 'Synced',
+        healthStatus: 'Healthy',
+        syncRevision: 'abc123',
+        operationStatePhase: 'Succeeded',
+        operationStateStartedAt: '2030-01-01T00:00:00Z',
+      });
+
+      const done = await waitForAppStatus(ctx, hubNamespace, 'guestbook', 'Healthy after the spoke sync', (a) => a.status?.health?.status === 'Healthy');
+      expect(done.status?.operationState).toMatchObject({ phase: 'Succeeded', startedAt: '2030-01-01T00:00:00Z' });
+    },
+  },
+  {
+    name: 'two replicas with leader election: only the leader delivers, and the standby takes over when it stops',
+    async run(ctx) {
+      const { hubNamespace, clusters, controllerNamespace } = ctx.fleet;
+      const election = { leaderElection: true, namespace: controllerNamespace, leaseName: 'pullfleet-e2e', leaseDurationSeconds: 4, renewDeadlineSeconds: 3, retryPeriodSeconds: 0.2 };
+      const a = await ctx.startController({ ...election, identity: 'replica-a' });
+      const b = await ctx.startController({ ...election, identity: 'replica-b' }, { waitReady: false });
+      const leaseRef = { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', namespace: controllerNamespace, name: 'pullfleet-e2e' };
+
+      await ctx.cluster.create(hubApp('first', hubNamespace, clusters[0]));
+      await waitForDelivered(ctx, hubNamespace, 'first', clusters[0]);
+      expect(((await ctx.cluster.get(leaseRef)) as { spec?: { holderIdentity?: string } } | undefined)?.spec?.holderIdentity).toBe('replica-a');
+
+      await a.stop();
+      await waitFor('replica-b to lead', () => Promise.race([b.ready().then(() => true), new Promise<false>((resolve) => setTimeout(() => resolve(false), 200))]), { timeoutMs: ctx.timeoutMs });
+      await ctx.cluster.create(hubApp('second', hubNamespace, clusters[1]));
+
+      await waitForDelivered(ctx, hubNamespace, 'second', clusters[1]);
+      expect(((await ctx.cluster.get(leaseRef)) as { spec?: { holderIdentity?: string } } | undefined)?.spec?.holderIdentity).toBe('replica-b');
+      expect(await managedWorks(ctx)).toStrictEqual(
+        [`${clusters[0]}/${manifestWorkName(hubNamespace, 'first')}`, `${clusters[1]}/${manifestWorkName(hubNamespace, 'second')}`].sort(),
+      );
+    },
+  },
+  {
+    name: 'cluster secrets: a blank Argo CD cluster Secret for each cluster a pull ApplicationSet may select, foreign Secrets untouched, deleted only when the ManagedCluster is gone',
+    async run(ctx) {
+      const { argoNamespace, clusters } = ctx.fleet;
+      const placement = `${ctx.fleet.id}-placement`;
+      const secretRef = (cluster: string) => ({ apiVersion: 'v1', kind: 'Secret', namespace: argoNamespace, name: clusterSecretName(cluster) });
+      // Someone else already registers the second cluster with Argo CD: the controller must leave it alone.
+      const foreign = await ctx.cluster.create({
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: { name: 'hand-made', namespace: argoNamespace, labels: { [ARGOCD_SECRET_TYPE_LABEL]: 'cluster' } },
+        stringData: { name: clusters[1], server: 'https://example.invalid' },
+      });
+      await ctx.cluster.create({
+        apiVersion: ARGOCD_API_VERSION,
+        kind: 'ApplicationSet',
+        metadata: { name: 'guestbook', namespace: argoNamespace },
+        spec: {
+          generators: [{ clusterDecisionResource: { configMapRef: 'acm-placement', labelSelector: { matchLabels: { [PLACEMENT_LABEL]: placement } }, requeueAfterSeconds: 180 } }],
+          template: {
+            metadata: { name: '{{name}}-guestbook', labels: { [PULL_LABEL]: 'true' }, annotations: { [MANAGED_CLUSTER_ANNOTATION]: '{{name}}' } },
+            spec: { project: 'default', source: { repoURL: 'https://example.com/repo.git', path: 'guestbook' }, destination: { server: 'https://kubernetes.default.svc', namespace: 'guestbook' } },
+          },
+        },
+      });
+      const decision = await ctx.cluster.create({
+        apiVersion: PLACEMENT_API_VERSION,
+        kind: 'PlacementDecision',
+        metadata: { name: `${placement}-decision-1`, namespace: argoNamespace, labels: { [PLACEMENT_LABEL]: placement } },
+      });
+      await ctx.cluster.replaceStatus({
+        ...decision,
+        status: { decisions: [...clusters, LOCAL_CLUSTER, `${ctx.fleet.id}-unregistered`].map((clusterName) => ({ clusterName, reason: '' })) },
+      });
+      await ctx.startController({ clusterSecrets: true, argoNamespace });
+
+      const secret = await waitFor('the blank cluster Secret', () => ctx.cluster.get<{ data?: Record<string, string>; metadata: { labels?: Record<string, string> } }>(secretRef(clusters[0])), {
+        timeoutMs: ctx.timeoutMs,
+      });
+      expect(Object.keys(secret.data ?? {}).sort()).toStrictEqual(['name', 'server']);
+      expect(Buffer.from(secret.data!.name!, 'base64').toString()).toBe(clusters[0]);
+      expect(secret.metadata.labels?.[ARGOCD_SECRET_TYPE_LABEL]).toBe('cluster');
+      const inArgo = await ctx.cluster.list<{ metadata: { name: string; resourceVersion?: string } }>('v1', 'Secret', { namespace: argoNamespace, labelSelector: `${ARGOCD_SECRET_TYPE_LABEL}=cluster` });
+      expect(inArgo.map((s) => s.metadata.name).sort()).toStrictEqual([clusterSecretName(clusters[0]), 'hand-made'].sort());
+      expect(inArgo.find((s) => s.metadata.name === 'hand-made')?.metadata.resourceVersion).toBe(foreign.metadata.resourceVersion);
+
+      await ctx.cluster.delete({ apiVersion: CLUSTER_API_VERSION, kind: 'ManagedCluster', name: clusters[0] });
+
+      await waitForGone(ctx, 'the Secret of the removed cluster', () => ctx.cluster.get(secretRef(clusters[0])));
+      expect(await ctx.cluster.get(secretRef(clusters[1]))).toBeUndefined();
+      expect(await ctx.cluster.get({ apiVersion: 'v1', kind: 'Secret', namespace: argoNamespace, name: 'hand-made' })).toBeDefined();
+    },
+  },
 ];
 
 /** Starts controllers for one scenario and stops them all afterwards. */
 export function controllerStarter(cluster: TestCluster, base: Partial<ControllerConfig> = {}) {
   const running: RunningController[] = [];
   return {
-    async start(config: Partial<ControllerConfig> = {}): Promise<RunningController> {
+    async start(config: Partial<ControllerConfig> = {}, options: { waitReady?: boolean } = {}): Promise<RunningController> {
       const controller = await startController({
         kubeConfig: cluster.kubeConfig(),
         config: { leaderElection: false, clusterSecrets: false, workers: 4, ...base, ...config },
         logger: pino({ level: process.env.PULLFLEET_E2E_LOG ?? 'silent' }),
       });
       running.push(controller);
-      await controller.ready();
+      if (options.waitReady !== false) await controller.ready();
       return controller;
     },
     async stopAll(): Promise<void> {

@@ -91,7 +91,7 @@ if (!KUBECONFIG) {
         fleet = fleetFor(`${runId}-${counter++}`);
         controllers = controllerStarter(cluster);
         await setUpFleet(cluster, fleet);
-        await scenario.run({ cluster, fleet, agent: new WorkAgent(cluster), startController: (config) => controllers!.start(config), timeoutMs: 60_000 });
+        await scenario.run({ cluster, fleet, agent: new WorkAgent(cluster), startController: (config, options) => controllers!.start(config, options), timeoutMs: 60_000 });
       },
       180_000,
     );
