@@ -77,7 +77,7 @@ export interface ReportReconcilerOptions {
   readonly multiclusterReports: boolean;
   /** Concurrent reconciles. @default 2 */
   readonly workers?: number;
-  /** Re-read a report from the server at least this often. @default 300000 */
+  /** Re-read a report from the server at least this often (the controller passes its resync period). @default 300000 */
   readonly verifyAfterMs?: number;
 }
 
@@ -266,5 +266,6 @@ export function createReportReconciler(context: ReconcilerContext): Reconciler |
   return new ReportReconciler(context.cache, writer, writeStatus, () => context.now(), {
     staleAfterSeconds: context.config.staleAfterSeconds,
     multiclusterReports: config.multiclusterReports,
+    verifyAfterMs: config.resyncSeconds * 1000,
   });
 }
