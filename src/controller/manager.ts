@@ -162,6 +162,9 @@ export async function startController(options: StartOptions): Promise<RunningCon
         end();
         queue.done(key);
       }
+      // A reconcile that writes nothing never waits on I/O; without this, a resync of thousands of keys
+      // would run as one chain of microtasks and starve the watch streams (and with them fresh events).
+      await new Promise<void>((resolve) => setImmediate(resolve));
     }
   }
 
