@@ -141,6 +141,18 @@ describe('fleet report against the fake API server', () => {
     expect(server.writeCount('fleetreports.pullfleet.io')).toBe(writes);
   });
 
+  test('GIVEN feedback that stops WHEN the threshold passes THEN the row turns Stale without any event', async () => {
+    seedApplicationSet(['east']);
+    await start({ staleAfterSeconds: 2 });
+    await worksExist(['east']);
+    const reconciledAt = iso(new Date());
+    await agent.report('east', workName('east'), { healthStatus: 'Healthy', syncStatus: 'Synced', reconciledAt });
+    // Nothing else changes: only the requeue the reconciler asked for can make the row stale.
+    await waitFor('east Stale', () => row('east')?.state === 'Stale', { describe: () => row('east') });
+    expect(row('east')!.message).toBe(`no status feedback from the spoke since ${reconciledAt} (threshold 2s)`);
+    expect(report()!.status!.conditions.find((c) => c.type === 'Degraded')).toMatchObject({ status: 'True', reason: 'FeedbackStale' });
+  });
+
   test('GIVEN the placement changes THEN joining clusters show as Missing and leaving ones drop out', async () => {
     seedApplicationSet(['east', 'west']);
     await start();
