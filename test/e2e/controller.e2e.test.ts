@@ -58,6 +58,19 @@ describe('controller end to end on the API double', () => {
     expect(server.store.list({ apiVersion: ARGOCD_API_VERSION, kind: 'Application' })).toHaveLength(names.length);
   });
 
+  test('GIVEN the cleanup finalizer cannot be written WHEN the app is deleted after its work exists THEN the work is still swept', async () => {
+    server.failNext({ verb: 'patch', resource: 'applications', code: 500, times: 1_000_000 });
+    await controllers.start();
+    await cluster.create(hubApp('guestbook', fleet.hubNamespace, fleet.clusters[0]));
+    const workName = manifestWorkName(fleet.hubNamespace, 'guestbook');
+    await waitFor('the work', () => server.store.find('manifestworks', fleet.clusters[0], workName));
+    expect(server.store.get<Application>('applications', fleet.hubNamespace, 'guestbook').metadata.finalizers).toBeUndefined();
+
+    server.store.delete('applications', fleet.hubNamespace, 'guestbook');
+
+    await waitFor('the orphaned work to be swept', () => server.store.find('manifestworks', fleet.clusters[0], workName) === undefined);
+  });
+
   test('GIVEN the API server answers 500 and 409 to the first writes WHEN apps are created THEN the controller retries and delivers them', async () => {
     server.failNext({ verb: 'patch', resource: 'manifestworks', code: 500, times: 2 });
     server.failNext({ verb: 'patch', resource: 'applications', code: 409, times: 2 });
