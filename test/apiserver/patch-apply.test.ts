@@ -186,6 +186,15 @@ describe('server-side apply', () => {
     expect(viaMain.status).toStrictEqual(status);
   });
 
+  test('GIVEN an applied configuration written as YAML WHEN applied THEN it is parsed like JSON', () => {
+    const yaml = ['apiVersion: work.open-cluster-management.io/v1', 'kind: ManifestWork', 'metadata:', '  name: w', '  labels:', '    from: yaml', 'spec:', '  workload:', '    manifests: []'].join('\n');
+
+    const created = h.server.store.patch('manifestworks', 'cluster1', 'w', 'apply', yaml, { fieldManager: 'kubectl' });
+
+    expect(created.metadata.labels).toStrictEqual({ from: 'yaml' });
+    expect(created.spec).toStrictEqual({ workload: { manifests: [] } });
+  });
+
   test('fails when the apply has no fieldManager: 400', async () => {
     const { code, status } = await failure(h.custom.patchNamespacedCustomObject({ ...WORKS, namespace: 'cluster1', name: 'w', body: work({}) }, apply));
 

@@ -115,6 +115,14 @@ interface Watcher {
 
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
+function parseApplyBody(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return parseYaml(text);
+  }
+}
+
 function timestamp(date: Date): string {
   return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
@@ -301,7 +309,7 @@ export class FakeStore {
       try {
         const text = body.toString();
         // Apply bodies are YAML; clients almost always send JSON (a YAML subset), which parses much faster.
-        body = type === 'apply' && !/^\s*[{[]/.test(text) ? parseYaml(text) : JSON.parse(text);
+        body = type === 'apply' ? parseApplyBody(text) : JSON.parse(text);
       } catch (e) {
         throw new ApiError(400, 'BadRequest', `error decoding patch: ${(e as Error).message}`);
       }
