@@ -69,6 +69,32 @@ describe('create and get', () => {
   });
 });
 
+describe('core kinds', () => {
+  test('GIVEN an Event with generateName WHEN created THEN the server picks a unique name with that prefix', async () => {
+    const body = { metadata: { generateName: 'guestbook.' }, involvedObject: { kind: 'Application', name: 'guestbook', namespace: 'argocd' }, reason: 'Delivered', message: 'ok', type: 'Normal' };
+
+    const first = await h.core.createNamespacedEvent({ namespace: 'argocd', body });
+    const second = await h.core.createNamespacedEvent({ namespace: 'argocd', body });
+
+    expect(first.metadata?.name).toMatch(/^guestbook\.[a-z0-9]{5}$/);
+    expect(second.metadata?.name).not.toBe(first.metadata?.name);
+    const listed = await h.core.listNamespacedEvent({ namespace: 'argocd', fieldSelector: 'involvedObject.name=guestbook' });
+    expect(listed.items).toHaveLength(2);
+  });
+
+  test('GIVEN a ServiceAccount and a Lease WHEN updated with a stale resourceVersion THEN 409, and with the current one THEN stored', async () => {
+    await h.core.createNamespacedServiceAccount({ namespace: 'pullfleet-system', body: { metadata: { name: 'controller' } } });
+    const lease = await h.coordination.createNamespacedLease({ namespace: 'pullfleet-system', body: { metadata: { name: 'leader' }, spec: { holderIdentity: 'a' } } });
+    const renewed = await h.coordination.replaceNamespacedLease({ namespace: 'pullfleet-system', name: 'leader', body: { ...lease, spec: { holderIdentity: 'a', leaseTransitions: 0 } } });
+
+    const stale = await failure(h.coordination.replaceNamespacedLease({ namespace: 'pullfleet-system', name: 'leader', body: { ...lease, spec: { holderIdentity: 'b' } } }));
+
+    expect(stale.code).toBe(409);
+    expect(renewed.spec?.holderIdentity).toBe('a');
+    expect((await h.core.readNamespacedServiceAccount({ namespace: 'pullfleet-system', name: 'controller' })).metadata?.uid).toBeDefined();
+  });
+});
+
 describe('resourceVersion and update', () => {
   test('GIVEN writes to different kinds WHEN each is stored THEN resourceVersions come from one increasing counter', async () => {
     const a = await h.custom.createNamespacedCustomObject({ ...APPS, namespace: 'argocd', body: application('a') });

@@ -183,7 +183,8 @@ async function managedWorks(ctx: ScenarioContext): Promise<string[]> {
 /** Whether the stored work carries exactly what buildManifestWork makes of the stored hub app (server defaults aside). */
 function matchesBuilt(work: ManifestWork | undefined, app: Application | undefined): boolean {
   if (!work || !app) return false;
-  const built = buildManifestWork(app, { feedbackScrapeType: 'Poll' });
+  // The controller leaves the agent's default scrape type implicit, like synth; the API server defaults it.
+  const built = buildManifestWork(app, {});
   try {
     expect(work.metadata.labels).toStrictEqual(built.metadata.labels);
     expect(work.metadata.annotations).toStrictEqual(built.metadata.annotations);
