@@ -667,6 +667,8 @@ export function staticApplicationRows(
 
 export const MCAS_REPORT_API_VERSION = 'apps.open-cluster-management.io/v1alpha1';
 export const MCAS_REPORT_KIND = 'MulticlusterApplicationSetReport';
+/** Label ACM puts on a MulticlusterApplicationSetReport: `<namespace>.<applicationset>`. */
+export const MCAS_HOSTING_APPSET_LABEL = 'apps.open-cluster-management.io/hosting-applicationset';
 
 /** ACM's MulticlusterApplicationSetReport (apps.open-cluster-management.io/v1alpha1); counts are strings there. */
 export interface MulticlusterApplicationSetReport extends KubeObject {
@@ -687,10 +689,11 @@ export interface MulticlusterApplicationSetReport extends KubeObject {
 }
 
 /**
- * The same report in ACM's MulticlusterApplicationSetReport shape, for consoles that read it. Every
- * expected cluster appears (ACM's own report omits clusters that never reported); a row's problem is
- * carried as a condition whose type is the row state. Spoke resources are not known on the hub and
- * are left out.
+ * The same report in ACM's MulticlusterApplicationSetReport shape, for consoles that read it: same
+ * name and namespace as the ApplicationSet, labelled `<namespace>.<name>`. Every expected cluster
+ * appears (ACM's own report omits clusters that never reported); a failed sync becomes a `SyncError`
+ * condition with the spoke's message, any other problem a condition whose type is the row state.
+ * Spoke resources are not known on the hub and are left out.
  */
 export function toMulticlusterApplicationSetReport(report: FleetReport): MulticlusterApplicationSetReport {
   const status = report.status;
@@ -703,7 +706,7 @@ export function toMulticlusterApplicationSetReport(report: FleetReport): Multicl
     metadata: {
       name: report.metadata.name,
       ...(namespace ? { namespace } : {}),
-      labels: { [MANAGED_BY_LABEL]: MANAGED_BY_VALUE },
+      labels: { [MCAS_HOSTING_APPSET_LABEL]: `${namespace}.${report.spec.applicationSet}`, [MANAGED_BY_LABEL]: MANAGED_BY_VALUE },
       ...(report.metadata.ownerReferences ? { ownerReferences: report.metadata.ownerReferences } : {}),
     },
     statuses: {
@@ -717,6 +720,8 @@ export function toMulticlusterApplicationSetReport(report: FleetReport): Multicl
       },
       clusterConditions: rows.map((row) => {
         const message = row.operationMessage ?? row.message;
+        const syncFailed = row.operationPhase === 'Failed' || row.operationPhase === 'Error';
+        const type = row.state === 'Degraded' && syncFailed ? 'SyncError' : row.state;
         return {
           cluster: row.cluster,
           ...(row.application ? { app: `${namespace}/${row.application}` } : {}),
@@ -725,7 +730,7 @@ export function toMulticlusterApplicationSetReport(report: FleetReport): Multicl
           ...(row.revision ? { syncRevision: row.revision } : {}),
           ...(row.operationPhase ? { operationStatePhase: row.operationPhase } : {}),
           ...(row.operationStartedAt ? { operationStateStartedAt: row.operationStartedAt } : {}),
-          ...(row.state !== 'Healthy' && message ? { conditions: [{ type: row.state, message }] } : {}),
+          ...(row.state !== 'Healthy' && message ? { conditions: [{ type, message }] } : {}),
         };
       }),
     },

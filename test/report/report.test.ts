@@ -460,6 +460,7 @@ describe('MulticlusterApplicationSetReport mapping', () => {
     const mcas = toMulticlusterApplicationSetReport(result.report);
     expect(mcas.apiVersion).toBe('apps.open-cluster-management.io/v1alpha1');
     expect(mcas.metadata.ownerReferences).toStrictEqual(result.report.metadata.ownerReferences);
+    expect([mcas.metadata.name, mcas.metadata.namespace, mcas.metadata.labels!['apps.open-cluster-management.io/hosting-applicationset']]).toStrictEqual(['guestbook', 'argocd', 'argocd.guestbook']);
     expect(mcas.statuses!.summary).toStrictEqual({ clusters: '3', healthy: '1', inProgress: '0', notHealthy: '2', notSynced: '2', synced: '1' });
     expect(mcas.statuses!.clusterConditions).toStrictEqual([
       { cluster: 'east', app: 'argocd/east-guestbook', healthStatus: 'Healthy', syncStatus: 'Synced', syncRevision: 'abc123', operationStatePhase: 'Succeeded', operationStateStartedAt: '2026-01-01T00:50:00Z' },
@@ -475,7 +476,7 @@ describe('MulticlusterApplicationSetReport mapping', () => {
         syncRevision: 'abc123',
         operationStatePhase: 'Failed',
         operationStateStartedAt: '2026-01-01T00:50:00Z',
-        conditions: [{ type: 'Degraded', message: 'apply failed' }],
+        conditions: [{ type: 'SyncError', message: 'apply failed' }],
       },
     ]);
   });
