@@ -124,6 +124,17 @@ describe('validation against the imported CRD schemas', () => {
     expect(status.details.causes[0]).toMatchObject({ reason: 'FieldValueNotSupported', field: 'spec.deleteOption.propagationPolicy' });
   });
 
+  test.each([
+    [{ labels: { tier: 'x'.repeat(64) } }, 'metadata.labels: Invalid value'],
+    [{ labels: { 'bad key!': 'v' } }, 'metadata.labels: Invalid value: "bad key!"'],
+    [{ annotations: { 'Example.COM/x': 'v' } }, 'metadata.annotations: Invalid value: "Example.COM/x": prefix part must be a lowercase RFC 1123 subdomain'],
+  ])('fails when metadata %j is not valid for any kind: 422', async (metadata, message) => {
+    const { code, status } = await failure(h.core.createNamespacedConfigMap({ namespace: 'ns', body: { metadata: { name: 'c', ...metadata } } }));
+
+    expect(code).toBe(422);
+    expect(status.message).toContain(message);
+  });
+
   test('GIVEN a schema default WHEN the field is omitted THEN the server fills it in', async () => {
     const body = manifestWork('w', 'cluster1', { spec: { deleteOption: {} } });
 

@@ -114,6 +114,18 @@ interface Watcher {
 }
 
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
+const QUALIFIED_NAME = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
+
+/** Why a label or annotation key is not a qualified name (`[prefix/]name`), or undefined. */
+function qualifiedNameProblem(key: string): string | undefined {
+  const parts = key.split('/');
+  if (parts.length > 2) return 'a qualified name must have at most one "/"';
+  const [prefix, name] = parts.length === 2 ? parts : [undefined, parts[0]!];
+  if (prefix !== undefined && (prefix.length === 0 || prefix.length > 253 || !DNS_SUBDOMAIN.test(prefix))) return 'prefix part must be a lowercase RFC 1123 subdomain';
+  if (!name || name.length > 63 || !QUALIFIED_NAME.test(name)) return "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (at most 63 characters)";
+  return undefined;
+}
 
 function parseApplyBody(text: string): unknown {
   try {
@@ -502,8 +514,35 @@ export class FakeStore {
     });
   }
 
+  /** Label and annotation syntax, as the API server checks it for every kind. */
+  private checkMetadata(def: ResourceDefinition, obj: KubeObj): void {
+    const causes: StatusCause[] = [];
+    const labels = (obj.metadata?.labels ?? {}) as Record<string, unknown>;
+    for (const [key, value] of Object.entries(labels)) {
+      const keyProblem = qualifiedNameProblem(key);
+      if (keyProblem) causes.push({ reason: 'FieldValueInvalid', field: 'metadata.labels', message: `Invalid value: "${key}": ${keyProblem}` });
+      if (typeof value !== 'string' || value.length > 63 || !LABEL_VALUE.test(value)) {
+        causes.push({
+          reason: 'FieldValueInvalid',
+          field: 'metadata.labels',
+          message: `Invalid value: "${String(value)}": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (at most 63 characters)`,
+        });
+      }
+    }
+    const annotations = (obj.metadata?.annotations ?? {}) as Record<string, unknown>;
+    let size = 0;
+    for (const [key, value] of Object.entries(annotations)) {
+      const keyProblem = qualifiedNameProblem(key);
+      if (keyProblem) causes.push({ reason: 'FieldValueInvalid', field: 'metadata.annotations', message: `Invalid value: "${key}": ${keyProblem}` });
+      size += key.length + (typeof value === 'string' ? value.length : 0);
+    }
+    if (size > 256 * 1024) causes.push({ reason: 'FieldValueTooLong', field: 'metadata.annotations', message: `Too long: must have at most 262144 bytes` });
+    if (causes.length > 0) throw this.invalid(def, obj.metadata?.name ?? '', causes);
+  }
+
   /** Applies schema defaults in place and rejects what the schema forbids (custom resources only). */
   private validate(def: ResourceDefinition, obj: KubeObj): void {
+    this.checkMetadata(def, obj);
     if (!def.custom || !def.schema) return;
     let validate = COMPILED.get(def.schema);
     if (!validate) {
