@@ -17,9 +17,11 @@ import {
 } from '../model/index.js';
 import { OutputFiles, routeOutput, stampProvenance } from './output.js';
 
-/** How work agents collect feedback for the works the controller writes. */
-export enum ControllerFeedbackScrape {
+/** How work agents report the spoke Application's status back (the works' feedback scrape type). */
+export enum FeedbackScrape {
+  /** The agent reads feedback every 10 s (every agent supports it). */
   POLL = 'Poll',
+  /** The agent pushes feedback when it changes (newer work agents). */
   WATCH = 'Watch',
 }
 
@@ -51,9 +53,9 @@ export interface ControllerInstallProps {
   readonly replicas?: number;
   /**
    * Feedback scrape type put on the works the controller writes.
-   * @default ControllerFeedbackScrape.POLL
+   * @default FeedbackScrape.POLL
    */
-  readonly feedbackScrape?: ControllerFeedbackScrape;
+  readonly feedbackScrape?: FeedbackScrape;
   /**
    * Feedback older than this raises a FeedbackStaleWarning on the hub app.
    * @default Duration.minutes(15)
@@ -96,7 +98,7 @@ export class ControllerInstall extends Construct {
   /** Full image reference `<repository>:<tag>`. */
   public readonly image: string;
   public readonly replicas: number;
-  public readonly feedbackScrape: ControllerFeedbackScrape;
+  public readonly feedbackScrape: FeedbackScrape;
   public readonly staleAfter: Duration;
   public readonly relaxTenancy: boolean;
   public readonly resync: Duration;
@@ -123,7 +125,7 @@ export class ControllerInstall extends Construct {
     this.image = `${repository}:${tag}`;
     this.replicas = props.replicas ?? 2;
     if (!Number.isInteger(this.replicas) || this.replicas < 1) throw new Error(`${where}: replicas ${this.replicas} must be an integer >= 1`);
-    this.feedbackScrape = props.feedbackScrape ?? ControllerFeedbackScrape.POLL;
+    this.feedbackScrape = props.feedbackScrape ?? FeedbackScrape.POLL;
     this.staleAfter = props.staleAfter ?? Duration.minutes(15);
     this.relaxTenancy = props.relaxTenancy ?? false;
     this.resync = props.resync ?? Duration.minutes(5);

@@ -13,8 +13,11 @@ import {
   type FeedbackScrapeType,
 } from '../model/index.js';
 import { apiObjectFrom, OutputFiles, routeOutput } from './output.js';
+import { ControllerInstall, FeedbackScrape, type ControllerInstallProps } from './controller-install.js';
 import type { ClusterSet } from './cluster-set.js';
 import type { Spoke } from './spoke.js';
+
+export { FeedbackScrape };
 
 /** Which hub distribution runs OCM and Argo CD. */
 export enum HubFlavor {
@@ -24,41 +27,17 @@ export enum HubFlavor {
   ACM = 'ACM',
 }
 
-/** How work agents report the spoke Application's status back. */
-export enum FeedbackScrape {
-  /** The agent reads feedback every 10 s (every agent supports it). */
-  POLL = 'Poll',
-  /** The agent pushes feedback when it changes (newer work agents). */
-  WATCH = 'Watch',
-}
-
-/** Settings of the pullfleet controller running on the hub (consumed by its install construct). */
-export interface HubControllerSettings {
+/**
+ * Settings of the pullfleet controller installed on the hub (`dist/<hub>/hub/controller.yaml`). The
+ * Argo CD namespace and the feedback scrape type come from the hub itself.
+ */
+export interface HubControllerSettings extends Omit<ControllerInstallProps, 'argoNamespace' | 'feedbackScrape'> {
   /**
-   * Deploy the controller on this hub.
+   * Install the controller on this hub. Without it, pull ApplicationSets deliver nothing and hub
+   * Applications get no status: turn it off only when the controller is installed some other way.
    * @default true
    */
   readonly enabled?: boolean;
-  /**
-   * Controller image.
-   * @default 'ghcr.io/pullfleet/pullfleet-controller:0.1.0'
-   */
-  readonly image?: string;
-  /**
-   * Namespace the controller runs in.
-   * @default - the hub's Argo CD namespace
-   */
-  readonly namespace?: string;
-  /**
-   * Bounded periodic resync, in seconds.
-   * @default 600
-   */
-  readonly resyncSeconds?: number;
-  /**
-   * Log level.
-   * @default 'info'
-   */
-  readonly logLevel?: string;
 }
 
 export interface HubProps {
@@ -113,8 +92,8 @@ export class Hub extends Chart {
   public readonly argoNamespace: string;
   public readonly feedbackScrape: FeedbackScrape;
   public readonly workSizeBudget: number;
-  /** Controller settings with defaults resolved. */
-  public readonly controller: Required<HubControllerSettings>;
+  /** The controller install, or undefined when `controller.enabled` is false. */
+  public readonly controller?: ControllerInstall;
   /** Service account of the hub's applicationset-controller. */
   public readonly applicationSetControllerServiceAccount: string;
 
@@ -136,17 +115,15 @@ export class Hub extends Chart {
     this.feedbackScrape = props.feedbackScrape ?? FeedbackScrape.POLL;
     this.workSizeBudget = props.workSizeBudget ?? DEFAULT_WORK_SIZE_BUDGET;
     if (!(this.workSizeBudget > 0)) throw new Error(`Hub ${id}: workSizeBudget ${this.workSizeBudget} must be a positive number of bytes`);
-    this.controller = {
-      enabled: props.controller?.enabled ?? true,
-      image: props.controller?.image ?? 'ghcr.io/pullfleet/pullfleet-controller:0.1.0',
-      namespace: props.controller?.namespace ?? this.argoNamespace,
-      resyncSeconds: props.controller?.resyncSeconds ?? 600,
-      logLevel: props.controller?.logLevel ?? 'info',
-    };
     this.applicationSetControllerServiceAccount =
       this.flavor === HubFlavor.ACM ? 'openshift-gitops-applicationset-controller' : 'argocd-applicationset-controller';
     const problems = [dnsLabelRule('hub name', id), dnsLabelRule('argoNamespace', this.argoNamespace)].filter((p): p is string => !!p);
     this.node.addValidation({ validate: () => problems });
+    if (problems.length > 0) return; // the install would repeat the namespace problem; validation reports it once
+    const { enabled = true, ...install } = props.controller ?? {};
+    if (enabled) {
+      this.controller = new ControllerInstall(this, 'Controller', { ...install, argoNamespace: this.argoNamespace, feedbackScrape: this.feedbackScrape });
+    }
   }
 
   /** The feedback scrape type to put on works, or undefined for the default (Poll). */

@@ -25,12 +25,41 @@ describe('Hub', () => {
     const hub = new Hub(new Fleet(), 'hub');
     expect([hub.flavor, hub.argoNamespace, hub.feedbackScrape, hub.workSizeBudget]).toStrictEqual([HubFlavor.OCM, 'argocd', FeedbackScrape.POLL, 512000]);
     expect(hub.applicationSetControllerServiceAccount).toBe('argocd-applicationset-controller');
-    expect(hub.controller).toStrictEqual({ enabled: true, image: 'ghcr.io/pullfleet/pullfleet-controller:0.1.0', namespace: 'argocd', resyncSeconds: 600, logLevel: 'info' });
+    expect([hub.controller?.namespace, hub.controller?.argoNamespace, hub.controller?.image, hub.controller?.feedbackScrape]).toStrictEqual([
+      'pullfleet-system',
+      'argocd',
+      'ghcr.io/pullfleet/pullfleet-controller:0.1.0',
+      FeedbackScrape.POLL,
+    ]);
   });
 
   test('ACM hubs default to OpenShift GitOps', () => {
     const hub = new Hub(new Fleet(), 'hub', { flavor: HubFlavor.ACM });
     expect([hub.argoNamespace, hub.applicationSetControllerServiceAccount]).toStrictEqual(['openshift-gitops', 'openshift-gitops-applicationset-controller']);
+    expect(hub.controller?.args()).toContain('--argo-namespace=openshift-gitops');
+  });
+
+  test('the controller install follows the hub: Argo CD namespace, feedback scrape type, and its own settings', () => {
+    const fleet = new Fleet();
+    new Hub(fleet, 'hub', {
+      argoNamespace: 'gitops',
+      feedbackScrape: FeedbackScrape.WATCH,
+      controller: { namespace: 'fleet-ops', imageTag: '0.2.0', relaxTenancy: true },
+    });
+    const deployment = find(fleet, 'Deployment', 'pullfleet-controller') as any;
+    expect(deployment.metadata.namespace).toBe('fleet-ops');
+    const container = deployment.spec.template.spec.containers[0];
+    expect(container.image).toBe('ghcr.io/pullfleet/pullfleet-controller:0.2.0');
+    expect(container.args).toEqual(expect.arrayContaining(['--argo-namespace=gitops', '--feedback-scrape-type=Watch', '--relax-tenancy=true']));
+    expect(find(fleet, 'Role', 'pullfleet-controller-cluster-secrets').metadata.namespace).toBe('gitops');
+    expect(allObjects(fleet).filter(({ obj }) => obj.kind === 'Deployment').map(({ file }) => file)).toEqual(['hub/hub/controller.yaml']);
+  });
+
+  test('controller.enabled=false leaves the controller out', () => {
+    const fleet = new Fleet();
+    const hub = new Hub(fleet, 'hub', { controller: { enabled: false } });
+    expect(hub.controller).toBeUndefined();
+    expect(allObjects(fleet).filter(({ obj }) => obj.kind === 'Deployment' || obj.kind === 'CustomResourceDefinition')).toEqual([]);
   });
 
   test('fails when workSizeBudget is not positive', () => {
@@ -269,7 +298,7 @@ describe('Fleet output', () => {
   });
 
   test('objects of other constructs land in hub/hub.yaml unless routed, and get provenance', () => {
-    const { fleet, hub } = smallFleet();
+    const { fleet, hub } = smallFleet({ controller: { enabled: false } });
     const install = new Construct(hub, 'ControllerInstall');
     routeOutput(install, 'hub/controller.yaml');
     new ApiObject(install, 'sa', { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'pullfleet-controller', namespace: 'argocd' } });
@@ -305,6 +334,7 @@ describe('Fleet output', () => {
       'hub/hub/applications.yaml',
       'hub/hub/cluster-secrets.yaml',
       'hub/hub/cluster-sets.yaml',
+      'hub/hub/controller.yaml',
       'hub/hub/works/east.yaml',
       'hub/hub/works/ocp.yaml',
       'hub/hub/works/west.yaml',

@@ -1,6 +1,8 @@
 import { describe, expect, test } from '@jest/globals';
 import { Chart, Duration, Testing } from 'cdk8s';
-import { ControllerFeedbackScrape, ControllerInstall } from '../../src/constructs/controller-install.js';
+import { FeedbackScrape, ControllerInstall } from '../../src/constructs/controller-install.js';
+import { buildCommand, configFromOptions } from '../../src/controller/cli.js';
+import { resolveConfig } from '../../src/controller/config.js';
 
 type Obj = { apiVersion: string; kind: string; metadata: { name: string; namespace?: string }; [key: string]: any }; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -80,7 +82,7 @@ describe('ControllerInstall', () => {
       imageRepository: 'quay.io/acme/pullfleet-controller',
       imageTag: '1.2.3',
       replicas: 3,
-      feedbackScrape: ControllerFeedbackScrape.WATCH,
+      feedbackScrape: FeedbackScrape.WATCH,
       staleAfter: Duration.minutes(5),
       relaxTenancy: true,
       resync: Duration.minutes(10),
@@ -119,5 +121,38 @@ describe('ControllerInstall', () => {
 
   test('GIVEN the same props WHEN synthesized twice THEN the output is identical', () => {
     expect(JSON.stringify(render())).toBe(JSON.stringify(render()));
+  });
+});
+
+describe('ControllerInstall and the controller agree', () => {
+  test('every flag the Deployment passes parses into the configuration it describes', () => {
+    const install = new ControllerInstall(new Chart(Testing.app(), 'hub'), 'Controller', {
+      argoNamespace: 'gitops',
+      feedbackScrape: FeedbackScrape.WATCH,
+      staleAfter: Duration.minutes(20),
+      relaxTenancy: true,
+      resync: Duration.minutes(2),
+      workers: 3,
+      multiclusterReports: true,
+      logLevel: 'debug',
+    });
+    const command = buildCommand().exitOverride();
+    command.parse(install.args(), { from: 'user' });
+    expect(resolveConfig(configFromOptions(command.opts()))).toMatchObject({
+      argoNamespace: 'gitops',
+      feedbackScrapeType: 'Watch',
+      staleAfterSeconds: 1200,
+      relaxTenancy: true,
+      resyncSeconds: 120,
+      workers: 3,
+      multiclusterReports: true,
+      httpPort: 8080,
+    });
+    expect(command.opts().logLevel).toBe('debug');
+  });
+
+  test('a boolean flag that is neither true nor false is refused, not read as false', () => {
+    const command = buildCommand().exitOverride().configureOutput({ writeErr: () => undefined });
+    expect(() => command.parse(['--relax-tenancy=ture'], { from: 'user' })).toThrow('expected true or false, got "ture"');
   });
 });

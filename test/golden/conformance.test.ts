@@ -12,6 +12,9 @@ import { ApplicationSet } from '@kubernetes-models/argo-cd/argoproj.io/v1alpha1/
 import { Ajv, type ValidateFunction } from 'ajv';
 import { ValidatingAdmissionPolicy } from 'kubernetes-models/admissionregistration.k8s.io/v1/ValidatingAdmissionPolicy';
 import { ValidatingAdmissionPolicyBinding } from 'kubernetes-models/admissionregistration.k8s.io/v1/ValidatingAdmissionPolicyBinding';
+import { CustomResourceDefinition } from 'kubernetes-models/apiextensions.k8s.io/v1/CustomResourceDefinition';
+import { Deployment } from 'kubernetes-models/apps/v1/Deployment';
+import { PodDisruptionBudget } from 'kubernetes-models/policy/v1/PodDisruptionBudget';
 import { ClusterRole } from 'kubernetes-models/rbac.authorization.k8s.io/v1/ClusterRole';
 import { ClusterRoleBinding } from 'kubernetes-models/rbac.authorization.k8s.io/v1/ClusterRoleBinding';
 import { Role } from 'kubernetes-models/rbac.authorization.k8s.io/v1/Role';
@@ -19,6 +22,8 @@ import { RoleBinding } from 'kubernetes-models/rbac.authorization.k8s.io/v1/Role
 import { ConfigMap } from 'kubernetes-models/v1/ConfigMap';
 import { Namespace } from 'kubernetes-models/v1/Namespace';
 import { Secret } from 'kubernetes-models/v1/Secret';
+import { Service } from 'kubernetes-models/v1/Service';
+import { ServiceAccount } from 'kubernetes-models/v1/ServiceAccount';
 import { AppSource, PullApplication } from '../../src/constructs/index.js';
 import { buildFleet } from '../../fleet.config.js';
 import { smallFleet } from '../constructs/helpers.js';
@@ -33,6 +38,11 @@ const models: Record<string, ModelClass> = {
   'v1/Secret': Secret as unknown as ModelClass,
   'v1/ConfigMap': ConfigMap as unknown as ModelClass,
   'v1/Namespace': Namespace as unknown as ModelClass,
+  'v1/ServiceAccount': ServiceAccount as unknown as ModelClass,
+  'v1/Service': Service as unknown as ModelClass,
+  'apps/v1/Deployment': Deployment as unknown as ModelClass,
+  'policy/v1/PodDisruptionBudget': PodDisruptionBudget as unknown as ModelClass,
+  'apiextensions.k8s.io/v1/CustomResourceDefinition': CustomResourceDefinition as unknown as ModelClass,
   'rbac.authorization.k8s.io/v1/Role': Role as unknown as ModelClass,
   'rbac.authorization.k8s.io/v1/RoleBinding': RoleBinding as unknown as ModelClass,
   'rbac.authorization.k8s.io/v1/ClusterRole': ClusterRole as unknown as ModelClass,
