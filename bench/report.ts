@@ -9,14 +9,12 @@
  */
 import { pino } from 'pino';
 import { startController } from '../src/controller/index.js';
-import { computeFleetReport, fleetReportCrd, MANAGED_CLUSTER_ANNOTATION, manifestWorkName, PULL_LABEL, type FleetReport } from '../src/model/index.js';
+import { computeFleetReport, fleetReportCrd, manifestWorkName, type FleetReport } from '../src/model/index.js';
 import { startFakeApiServer, type KubeObj } from '../test/support/fake-apiserver.js';
-import { applicationSet, decision, hubApp, work } from '../test/report/fixtures.js';
+import { applicationSet, APPSET, decision, generatedHubApp, hubApp, NS, work } from '../test/report/fixtures.js';
 
 const CLUSTERS = Number(process.argv[2] ?? 500);
 const CHANGES = Number(process.argv[3] ?? 100);
-const NS = 'argocd';
-const APPSET = 'guestbook';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const percentile = (values: number[], p: number) => {
@@ -63,18 +61,7 @@ for (let d = 0; d * 100 < CLUSTERS; d++) {
 }
 for (const cluster of clusters) {
   store.create({ apiVersion: 'cluster.open-cluster-management.io/v1', kind: 'ManagedCluster', metadata: { name: cluster }, spec: { hubAcceptsClient: true } });
-  store.create({
-    apiVersion: 'argoproj.io/v1alpha1',
-    kind: 'Application',
-    metadata: {
-      name: `${cluster}-${APPSET}`,
-      namespace: NS,
-      labels: { [PULL_LABEL]: 'true' },
-      annotations: { [MANAGED_CLUSTER_ANNOTATION]: cluster, 'argocd.argoproj.io/skip-reconcile': 'true' },
-      ownerReferences: [{ apiVersion: 'argoproj.io/v1alpha1', kind: 'ApplicationSet', name: APPSET, uid: appSet.metadata.uid, controller: true }],
-    },
-    spec: { project: 'default', destination: { server: 'https://kubernetes.default.svc', namespace: APPSET }, source: { repoURL: 'https://git.example/apps', path: APPSET } },
-  });
+  store.create(generatedHubApp(cluster, appSet.metadata.uid!) as unknown as KubeObj);
 }
 
 const report = () => store.find<FleetReport>({ apiVersion: 'pullfleet.io/v1alpha1', kind: 'FleetReport' }, NS, APPSET);

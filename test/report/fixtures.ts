@@ -69,6 +69,25 @@ export function hubApp(cluster: string, appSet = APPSET): Application {
   };
 }
 
+/**
+ * The hub Application the applicationset-controller generates for `cluster`, as the live API holds it:
+ * pull label, cluster annotation, skip-reconcile, owned by the ApplicationSet with uid `appSetUid`.
+ */
+export function generatedHubApp(cluster: string, appSetUid: string, appSet = APPSET): Application {
+  return {
+    apiVersion: 'argoproj.io/v1alpha1',
+    kind: 'Application',
+    metadata: {
+      name: `${cluster}-${appSet}`,
+      namespace: NS,
+      labels: { [PULL_LABEL]: 'true' },
+      annotations: { [MANAGED_CLUSTER_ANNOTATION]: cluster, 'argocd.argoproj.io/skip-reconcile': 'true' },
+      ownerReferences: [{ apiVersion: 'argoproj.io/v1alpha1', kind: 'ApplicationSet', name: appSet, uid: appSetUid, controller: true }],
+    },
+    spec: { project: 'default', destination: { server: 'https://kubernetes.default.svc', namespace: appSet }, source: { repoURL: 'https://git.example/apps', path: appSet } },
+  };
+}
+
 export interface Feedback {
   health?: string;
   sync?: string;

@@ -6,12 +6,12 @@
 import { afterEach, beforeEach, describe, expect, test } from '@jest/globals';
 import { pino } from 'pino';
 import { startController, type RunningController } from '../../src/controller/index.js';
-import { fleetReportCrd, MANAGED_CLUSTER_ANNOTATION, PULL_LABEL, type FleetReport, type FleetReportRow, type MulticlusterApplicationSetReport } from '../../src/model/index.js';
+import { fleetReportCrd, type FleetReport, type FleetReportRow, type MulticlusterApplicationSetReport } from '../../src/model/index.js';
 import { fakeCluster } from '../support/cluster.js';
 import { startFakeApiServer, type FakeApiServer, type KubeObj } from '../support/fake-apiserver.js';
 import { waitFor } from '../support/wait.js';
 import { WorkAgent } from '../support/work-agent.js';
-import { applicationSet, APPSET, decision, NS } from './fixtures.js';
+import { applicationSet, APPSET, decision, generatedHubApp, NS } from './fixtures.js';
 
 const silent = pino({ level: 'silent' });
 
@@ -58,18 +58,7 @@ describe('fleet report against the fake API server', () => {
   }
 
   function createHubApp(appSet: KubeObj, cluster: string): void {
-    server.store.create({
-      apiVersion: 'argoproj.io/v1alpha1',
-      kind: 'Application',
-      metadata: {
-        name: `${cluster}-${APPSET}`,
-        namespace: NS,
-        labels: { [PULL_LABEL]: 'true' },
-        annotations: { [MANAGED_CLUSTER_ANNOTATION]: cluster, 'argocd.argoproj.io/skip-reconcile': 'true' },
-        ownerReferences: [{ apiVersion: 'argoproj.io/v1alpha1', kind: 'ApplicationSet', name: APPSET, uid: appSet.metadata.uid, controller: true }],
-      },
-      spec: { project: 'default', destination: { server: 'https://kubernetes.default.svc', namespace: APPSET }, source: { repoURL: 'https://git.example/apps', path: APPSET } },
-    });
+    server.store.create(generatedHubApp(cluster, appSet.metadata.uid!) as unknown as KubeObj);
   }
 
   const report = (): FleetReport | undefined => server.store.find<FleetReport>({ apiVersion: 'pullfleet.io/v1alpha1', kind: 'FleetReport' }, NS, APPSET);
