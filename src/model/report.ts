@@ -290,6 +290,17 @@ function conditionMessage(condition: Condition | undefined): string {
 }
 
 /** The state of a row from the spoke Application's feedback alone (step 4 of the rules above). */
+/** Copies what the spoke reported into a row (messages truncated to the row limit). */
+function copyFeedback(row: FleetReportRow, feedback: ApplicationFeedback): void {
+  if (feedback.syncStatus) row.syncStatus = feedback.syncStatus;
+  if (feedback.healthStatus) row.healthStatus = feedback.healthStatus;
+  if (feedback.syncRevision) row.revision = feedback.syncRevision;
+  if (feedback.operationStatePhase) row.operationPhase = feedback.operationStatePhase;
+  if (feedback.operationStateStartedAt) row.operationStartedAt = feedback.operationStateStartedAt;
+  const opMessage = truncate(feedback.operationStateMessage);
+  if (opMessage) row.operationMessage = opMessage;
+}
+
 export function feedbackState(feedback: ApplicationFeedback | undefined): ReportState {
   if (!feedback) return 'Unknown';
   const phase = feedback.operationStatePhase;
@@ -337,15 +348,7 @@ export function computeRow(
   row.workAvailable = conditionStatus(work, 'Available');
 
   const feedback = readApplicationFeedback(work, spokeAppNamespace(app), app.metadata.name);
-  if (feedback) {
-    if (feedback.syncStatus) row.syncStatus = feedback.syncStatus;
-    if (feedback.healthStatus) row.healthStatus = feedback.healthStatus;
-    if (feedback.syncRevision) row.revision = feedback.syncRevision;
-    if (feedback.operationStatePhase) row.operationPhase = feedback.operationStatePhase;
-    if (feedback.operationStateStartedAt) row.operationStartedAt = feedback.operationStateStartedAt;
-    const opMessage = truncate(feedback.operationStateMessage);
-    if (opMessage) row.operationMessage = opMessage;
-  }
+  if (feedback) copyFeedback(row, feedback);
   const lastFeedback = parseTime(feedback?.reconciledAt);
   if (lastFeedback !== undefined) row.lastFeedbackTime = kubeTime(new Date(lastFeedback));
 
@@ -653,12 +656,7 @@ export function staticApplicationRows(
       ...(status.operationState?.message ? { operationStateMessage: status.operationState.message } : {}),
     };
     const row: FleetReportRow = { cluster, application: app.metadata.name, state: feedbackState(Object.keys(feedback).length ? feedback : undefined) };
-    if (feedback.syncStatus) row.syncStatus = feedback.syncStatus;
-    if (feedback.healthStatus) row.healthStatus = feedback.healthStatus;
-    if (feedback.syncRevision) row.revision = feedback.syncRevision;
-    if (feedback.operationStatePhase) row.operationPhase = feedback.operationStatePhase;
-    const opMessage = truncate(feedback.operationStateMessage);
-    if (opMessage) row.operationMessage = opMessage;
+    copyFeedback(row, feedback);
     row.message = 'from the hub Application status (ManifestWorks not readable)';
     rows.push(row);
   }
