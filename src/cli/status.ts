@@ -4,9 +4,9 @@
  * kubeconfig; rendering is in status-render.ts. Exit code 0 when all is well, 1 when anything is
  * degraded, missing or stale, 2 when the hub could not be read.
  */
-import { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import { Option, type Command } from 'commander';
-import { KubeApiError, KubeClient } from '../controller/kube-client.js';
+import { KubeApiError, KubeClient, loadKubeConfig } from '../controller/kube-client.js';
 import { APPLICATION, MANIFEST_WORK } from '../controller/resources.js';
 import { FLEET_REPORT } from '../controller/report/report-reconciler.js';
 import {
@@ -60,26 +60,15 @@ export function explainError(error: unknown, what: string, hub: string): StatusE
   return new StatusError(`reading ${what} from the hub at ${hub} failed: ${error instanceof Error ? error.message : String(error)}`);
 }
 
-/** Loads a kubeconfig: the file given, else $KUBECONFIG / ~/.kube/config (or in-cluster), optionally switching context. */
-export function loadKubeConfig(path: string | undefined, context: string | undefined): KubeConfig {
-  const kubeConfig = new KubeConfig();
+/** The user's kubeconfig (the file given, else $KUBECONFIG / ~/.kube/config), optionally switching context. */
+export function loadUserKubeConfig(path: string | undefined, context: string | undefined): KubeConfig {
   try {
-    if (path) kubeConfig.loadFromFile(path);
-    else kubeConfig.loadFromDefault();
+    return loadKubeConfig({ path, context });
   } catch (error) {
-    throw new StatusError(`cannot read kubeconfig${path ? ` ${path}` : ''}: ${error instanceof Error ? error.message : String(error)}`);
+    throw new StatusError((error as Error).message);
   }
-  if (context) {
-    if (!kubeConfig.getContextObject(context)) {
-      throw new StatusError(`context "${context}" is not in the kubeconfig (contexts: ${kubeConfig.getContexts().map((c) => c.name).join(', ') || 'none'})`);
-    }
-    kubeConfig.setCurrentContext(context);
-  }
-  if (!kubeConfig.getCurrentCluster()) throw new StatusError('the kubeconfig has no current cluster: pass --kubeconfig and --context');
-  return kubeConfig;
 }
 
-/** The hub, read through its API server. */
 export function kubeStatusSource(kubeConfig: KubeConfig): StatusSource {
   const client = new KubeClient(kubeConfig);
   const hub = kubeConfig.getCurrentCluster()?.server ?? 'the hub';
@@ -171,7 +160,7 @@ export interface StatusIo {
   readonly sleep: (ms: number, signal: AbortSignal) => Promise<void>;
   /** Aborts --watch (Ctrl-C). */
   readonly signal: AbortSignal;
-  /** Builds the source (tests inject a fake). @default kubeStatusSource(loadKubeConfig(...)) */
+  /** Builds the source (tests inject a fake). @default kubeStatusSource(loadUserKubeConfig(...)) */
   readonly source?: () => StatusSource;
 }
 
@@ -181,7 +170,7 @@ const CLEAR_SCREEN = '\u001b[H\u001b[2J';
 export async function runStatus(options: StatusOptions, io: StatusIo): Promise<number> {
   let source: StatusSource;
   try {
-    source = io.source ? io.source() : kubeStatusSource(loadKubeConfig(options.kubeconfig, options.context));
+    source = io.source ? io.source() : kubeStatusSource(loadUserKubeConfig(options.kubeconfig, options.context));
   } catch (error) {
     io.stderr.write(`pullfleet status: ${error instanceof Error ? error.message : String(error)}\n`);
     return EXIT_ERROR;

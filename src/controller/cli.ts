@@ -4,9 +4,9 @@
  * uses the service account. SIGTERM and SIGINT stop it gracefully.
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { KubeConfig } from '@kubernetes/client-node';
 import { pino } from 'pino';
 import { defaultConfig, type ControllerConfig } from './config.js';
+import { loadKubeConfig } from './kube-client.js';
 import { startController } from './manager.js';
 
 function int(value: string): number {
@@ -66,22 +66,13 @@ export function configFromOptions(options: Record<string, unknown>): Partial<Con
   };
 }
 
-export function loadKubeConfig(path: string | undefined, context: string | undefined): KubeConfig {
-  const kubeConfig = new KubeConfig();
-  if (path) kubeConfig.loadFromFile(path);
-  else if (process.env.KUBERNETES_SERVICE_HOST) kubeConfig.loadFromCluster();
-  else kubeConfig.loadFromDefault();
-  if (context) kubeConfig.setCurrentContext(context);
-  return kubeConfig;
-}
-
 export async function main(argv: string[] = process.argv): Promise<void> {
   const command = buildCommand();
   command.parse(argv);
   const options = command.opts();
   const logger = pino({ name: 'pullfleet-controller', level: options.logLevel as string });
   const controller = await startController({
-    kubeConfig: loadKubeConfig(options.kubeconfig as string | undefined, options.context as string | undefined),
+    kubeConfig: loadKubeConfig({ path: options.kubeconfig as string | undefined, context: options.context as string | undefined, preferInCluster: true }),
     config: configFromOptions(options),
     logger,
     // Everything is closed by then: the process ends on its own, non-zero so the restart is visible.

@@ -5,11 +5,35 @@
  */
 import http from 'node:http';
 import https from 'node:https';
-import type { KubeConfig } from '@kubernetes/client-node';
+import { KubeConfig } from '@kubernetes/client-node';
 import { FIELD_MANAGER, type KubeObject } from '../model/index.js';
 import { resourcePath, type ResourceKind, type WatchScope } from './resources.js';
 
 /** A failed API call, carrying the HTTP status (409 conflict, 404 not found, 410 gone, …). */
+/**
+ * Loads credentials: the kubeconfig file at `path`; else, with `preferInCluster` inside a pod, the pod's
+ * service account; else $KUBECONFIG, ~/.kube/config or the service account, in that order. Throws an
+ * error naming the file, the context and the fix when they are unusable.
+ */
+export function loadKubeConfig(options: { path?: string; context?: string; preferInCluster?: boolean } = {}): KubeConfig {
+  const kubeConfig = new KubeConfig();
+  try {
+    if (options.path) kubeConfig.loadFromFile(options.path);
+    else if (options.preferInCluster && process.env.KUBERNETES_SERVICE_HOST) kubeConfig.loadFromCluster();
+    else kubeConfig.loadFromDefault();
+  } catch (error) {
+    throw new Error(`cannot read kubeconfig${options.path ? ` ${options.path}` : ''}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  if (options.context) {
+    if (!kubeConfig.getContextObject(options.context)) {
+      throw new Error(`context "${options.context}" is not in the kubeconfig (contexts: ${kubeConfig.getContexts().map((c) => c.name).join(', ') || 'none'})`);
+    }
+    kubeConfig.setCurrentContext(options.context);
+  }
+  if (!kubeConfig.getCurrentCluster()) throw new Error('the kubeconfig has no current cluster: pass --kubeconfig and --context');
+  return kubeConfig;
+}
+
 export class KubeApiError extends Error {
   constructor(
     readonly statusCode: number,

@@ -1,0 +1,59 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { afterAll, describe, expect, test } from '@jest/globals';
+import { loadKubeConfig } from '../../src/controller/kube-client.js';
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pullfleet-kubeconfig-'));
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+function kubeconfig(name: string, body: string): string {
+  const file = path.join(dir, name);
+  fs.writeFileSync(file, body);
+  return file;
+}
+
+const twoContexts = kubeconfig(
+  'two.yaml',
+  `apiVersion: v1
+kind: Config
+clusters:
+  - name: hub-a
+    cluster: { server: https://hub-a.example:6443 }
+  - name: hub-b
+    cluster: { server: https://hub-b.example:6443 }
+users:
+  - name: me
+    user: { token: not-a-secret }
+contexts:
+  - name: a
+    context: { cluster: hub-a, user: me }
+  - name: b
+    context: { cluster: hub-b, user: me }
+current-context: a
+`,
+);
+
+describe('loadKubeConfig', () => {
+  test('GIVEN a file THEN its current context is used', () => {
+    expect(loadKubeConfig({ path: twoContexts }).getCurrentCluster()?.server).toBe('https://hub-a.example:6443');
+  });
+
+  test('GIVEN --context THEN that context is used', () => {
+    expect(loadKubeConfig({ path: twoContexts, context: 'b' }).getCurrentCluster()?.server).toBe('https://hub-b.example:6443');
+  });
+
+  test('fails naming the contexts there are when the context is unknown', () => {
+    expect(() => loadKubeConfig({ path: twoContexts, context: 'c' })).toThrow('context "c" is not in the kubeconfig (contexts: a, b)');
+  });
+
+  test('fails naming the file when it cannot be read', () => {
+    const missing = path.join(dir, 'missing.yaml');
+    expect(() => loadKubeConfig({ path: missing })).toThrow(`cannot read kubeconfig ${missing}`);
+  });
+
+  test('fails when the kubeconfig has no current cluster', () => {
+    const empty = kubeconfig('empty.yaml', 'apiVersion: v1\nkind: Config\nclusters: []\ncontexts: []\nusers: []\n');
+    expect(() => loadKubeConfig({ path: empty })).toThrow('the kubeconfig has no current cluster: pass --kubeconfig and --context');
+  });
+});
