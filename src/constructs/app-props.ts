@@ -86,6 +86,15 @@ export function resolveApp(scope: Construct, id: string, props: PullAppOptions):
   const project = props.project ?? 'default';
   const projectProblem = dnsSubdomainRule('project', project);
   if (projectProblem) problems.push(projectProblem);
+  for (const grant of props.resources ?? []) {
+    const badKind = (grant.kinds ?? []).find((kind) => !/^[A-Z][A-Za-z0-9]*$/.test(kind));
+    if (badKind !== undefined) problems.push(`kind "${badKind}" of the grant for API group "${grant.apiGroup}" is not a Kubernetes kind: use the kind as written in manifests, for example "ClusterRole"`);
+    if (grant.clusterScoped && project !== 'default' && !grant.kinds?.length) {
+      problems.push(
+        `cluster-scoped resources ${JSON.stringify(grant.resources)} of API group "${grant.apiGroup}" are declared without kinds, but project "${project}" admits only the cluster-scoped kinds its AppProject whitelists: add kinds to the grant, for example kinds: ['ClusterRole']`,
+      );
+    }
+  }
   const def: AppDefinition = {
     name,
     project,

@@ -31,6 +31,12 @@ export interface ResourceGrant {
   readonly resources: readonly string[];
   /** Cluster-scoped resources get a ClusterRole; namespaced ones a Role in the app's namespace. */
   readonly clusterScoped?: boolean;
+  /**
+   * Kinds of these cluster-scoped resources (for example `ClusterRole`). Argo CD admits cluster-scoped
+   * objects of a project other than `default` only when its AppProject whitelists their group and
+   * kind, so such grants must name them.
+   */
+  readonly kinds?: readonly string[];
 }
 
 /** What one spoke runs, as far as bootstrap is concerned. */
@@ -60,19 +66,27 @@ export interface SpokeDelivery {
 
 /**
  * AppProjects for every non-default project the spoke's apps use: allowed to pull from exactly the
- * apps' repositories and deploy to exactly their namespaces on this cluster.
+ * apps' repositories, deploy to exactly their namespaces on this cluster, and create exactly the
+ * cluster-scoped kinds their grants name.
  */
 export function buildAppProjects(argoNamespace: string, deliveries: readonly SpokeDelivery[]): Obj[] {
-  const projects = new Map<string, { repos: Set<string>; namespaces: Set<string> }>();
+  const projects = new Map<string, { repos: Set<string>; namespaces: Set<string>; clusterKinds: Set<string> }>();
   for (const d of deliveries) {
     if (!d.project || d.project === 'default') continue;
-    const entry = projects.get(d.project) ?? { repos: new Set<string>(), namespaces: new Set<string>() };
+    const entry = projects.get(d.project) ?? { repos: new Set<string>(), namespaces: new Set<string>(), clusterKinds: new Set<string>() };
     (d.sourceRepos ?? []).forEach((r) => entry.repos.add(r));
     entry.namespaces.add(d.namespace);
+    for (const grant of d.grants) {
+      if (grant.clusterScoped) (grant.kinds ?? []).forEach((kind) => entry.clusterKinds.add(JSON.stringify([grant.apiGroup, kind])));
+    }
     projects.set(d.project, entry);
   }
   return [...projects.keys()].sort().map((name) => {
     const entry = projects.get(name)!;
+    const clusterResourceWhitelist = [...entry.clusterKinds].sort().map((key) => {
+      const [group, kind] = JSON.parse(key) as [string, string];
+      return { group, kind };
+    });
     return {
       apiVersion: 'argoproj.io/v1alpha1',
       kind: 'AppProject',
@@ -80,6 +94,7 @@ export function buildAppProjects(argoNamespace: string, deliveries: readonly Spo
       spec: {
         sourceRepos: [...entry.repos].sort(),
         destinations: [...entry.namespaces].sort().map((namespace) => ({ namespace, server: IN_CLUSTER_SERVER })),
+        ...(clusterResourceWhitelist.length ? { clusterResourceWhitelist } : {}),
       },
     } as unknown as Obj;
   });

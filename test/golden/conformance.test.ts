@@ -94,7 +94,7 @@ describe('conformance', () => {
     expect(objects.map(violation).filter(Boolean)).toStrictEqual([]);
   });
 
-  test('GIVEN a Helm app with values, sync options and prune-on-delete THEN it validates too', () => {
+  test('GIVEN a Helm app with values, sync options, prune-on-delete and a cluster-scoped grant THEN it validates too', () => {
     const { fleet, hub, east } = smallFleet();
     new PullApplication(hub, 'podinfo', {
       source: AppSource.helm({ repoURL: 'https://stefanprodan.github.io/podinfo', chart: 'podinfo', targetRevision: '6.7.1', releaseName: 'web', values: { a: [1, 2] } }),
@@ -103,8 +103,13 @@ describe('conformance', () => {
       syncOptions: ['ServerSideApply=true'],
       pruneOnDelete: true,
       spokes: [east],
+      resources: [{ apiGroup: 'rbac.authorization.k8s.io', resources: ['clusterroles'], clusterScoped: true, kinds: ['ClusterRole'] }],
     });
     const objects = everyObject(fleet.renderObjects());
+    expect(objects.filter((o) => o.kind === 'AppProject').map((o) => (o.spec as { clusterResourceWhitelist?: unknown }).clusterResourceWhitelist)).toStrictEqual([
+      [{ group: 'rbac.authorization.k8s.io', kind: 'ClusterRole' }],
+      [{ group: 'rbac.authorization.k8s.io', kind: 'ClusterRole' }],
+    ]);
     expect(objects.filter((o) => o.kind === 'AppProject').map((o) => o.metadata.name)).toStrictEqual(['web-team', 'web-team']);
     expect(objects.map(violation).filter(Boolean)).toStrictEqual([]);
   });

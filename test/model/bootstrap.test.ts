@@ -89,6 +89,31 @@ describe('buildSpokeBootstrap', () => {
     ]);
   });
 
+  test('an AppProject whitelists exactly the cluster-scoped kinds its apps declare', () => {
+    const objects = buildSpokeBootstrap({
+      cluster: 'east',
+      argoNamespace: 'argocd',
+      openshift: false,
+      namespaces: [
+        {
+          namespace: 'ops',
+          project: 'platform',
+          grants: [
+            { apiGroup: 'rbac.authorization.k8s.io', resources: ['clusterroles'], clusterScoped: true, kinds: ['ClusterRole'] },
+            { apiGroup: 'apps', resources: ['deployments'] },
+          ],
+        },
+        { namespace: 'ops2', project: 'platform', grants: [{ apiGroup: '', resources: ['namespaces'], clusterScoped: true, kinds: ['Namespace'] }] },
+        { namespace: 'web', project: 'team-a', grants: [{ apiGroup: 'apps', resources: ['deployments'] }] },
+      ],
+    });
+    const projects = objects.filter((o) => o.kind === 'AppProject') as unknown as Array<{ metadata: { name: string }; spec: Record<string, unknown> }>;
+    expect(projects.map((p) => [p.metadata.name, p.spec.clusterResourceWhitelist])).toStrictEqual([
+      ['platform', [{ group: '', kind: 'Namespace' }, { group: 'rbac.authorization.k8s.io', kind: 'ClusterRole' }]],
+      ['team-a', undefined],
+    ]);
+  });
+
   test('the bootstrap work orphans its objects on deletion', () => {
     const work = buildBootstrapWork('east', [{ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'web' } }], 'hub/east/BootstrapWork/ManifestWork');
     expect(work.metadata).toMatchObject({ name: 'pullfleet-bootstrap', namespace: 'east' });

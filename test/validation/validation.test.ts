@@ -116,6 +116,31 @@ describe('fleet validation', () => {
     );
   });
 
+  test('fails when a non-default project declares cluster-scoped resources without their kinds', () => {
+    const { fleet, hub, east } = smallFleet();
+    new PullApplication(hub, 'ops', {
+      source,
+      destinationNamespace: 'ops',
+      project: 'platform',
+      spokes: [east],
+      resources: [{ apiGroup: 'rbac.authorization.k8s.io', resources: ['clusterroles'], clusterScoped: true }],
+    });
+    expect(synthError(fleet)).toContain(
+      `[hub/ops] cluster-scoped resources ["clusterroles"] of API group "rbac.authorization.k8s.io" are declared without kinds, but project "platform" admits only the cluster-scoped kinds its AppProject whitelists: add kinds to the grant, for example kinds: ['ClusterRole']`,
+    );
+  });
+
+  test('fails when a grant names something that is not a kind', () => {
+    const { fleet, hub, east } = smallFleet();
+    new PullApplication(hub, 'ops', {
+      source,
+      destinationNamespace: 'ops',
+      spokes: [east],
+      resources: [{ apiGroup: 'rbac.authorization.k8s.io', resources: ['clusterroles'], clusterScoped: true, kinds: ['clusterroles'] }],
+    });
+    expect(synthError(fleet)).toContain('[hub/ops] kind "clusterroles" of the grant for API group "rbac.authorization.k8s.io" is not a Kubernetes kind');
+  });
+
   test('fails when an ApplicationSet uses a placement outside the Argo CD namespace', () => {
     const { fleet, hub, prod } = smallFleet();
     prod.bindTo('team-a');
