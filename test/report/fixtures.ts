@@ -74,15 +74,13 @@ export function hubApp(cluster: string, appSet = APPSET): Application {
  * pull label, cluster annotation, skip-reconcile, owned by the ApplicationSet with uid `appSetUid`.
  */
 export function generatedHubApp(cluster: string, appSetUid: string, appSet = APPSET): Application {
+  const { uid: _serverAssigned, ...metadata } = hubApp(cluster, appSet).metadata;
   return {
-    apiVersion: 'argoproj.io/v1alpha1',
-    kind: 'Application',
+    ...hubApp(cluster, appSet),
     metadata: {
-      name: `${cluster}-${appSet}`,
-      namespace: NS,
-      labels: { [PULL_LABEL]: 'true' },
-      annotations: { [MANAGED_CLUSTER_ANNOTATION]: cluster, 'argocd.argoproj.io/skip-reconcile': 'true' },
-      ownerReferences: [{ apiVersion: 'argoproj.io/v1alpha1', kind: 'ApplicationSet', name: appSet, uid: appSetUid, controller: true }],
+      ...metadata,
+      annotations: { ...metadata.annotations, 'argocd.argoproj.io/skip-reconcile': 'true' },
+      ownerReferences: metadata.ownerReferences!.map((ref) => ({ ...ref, uid: appSetUid })),
     },
     spec: { project: 'default', destination: { server: 'https://kubernetes.default.svc', namespace: appSet }, source: { repoURL: 'https://git.example/apps', path: appSet } },
   };
