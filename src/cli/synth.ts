@@ -15,6 +15,8 @@ export interface SynthOptions {
   readonly outdir?: string;
   /** Command that runs the cdk8s app. @default - the `app` of cdk8s.yaml */
   readonly app?: string;
+  /** Pass the app's stderr (progress, validation problems) straight through instead of capturing it. @default false */
+  readonly streamStderr?: boolean;
 }
 
 export interface SynthResult {
@@ -64,7 +66,12 @@ export function cdk8sCli(): string {
 export function synthInto(dir: string, options: SynthOptions = {}): { ok: boolean; output: string } {
   const args = [cdk8sCli(), 'synth', '--no-check-upgrade', '-o', dir];
   if (options.app) args.push('--app', options.app);
-  const run = spawnSync(process.execPath, args, { cwd: options.cwd ?? process.cwd(), encoding: 'utf8', env: process.env });
+  const run = spawnSync(process.execPath, args, {
+    cwd: options.cwd ?? process.cwd(),
+    encoding: 'utf8',
+    env: process.env,
+    stdio: ['ignore', 'pipe', options.streamStderr ? 'inherit' : 'pipe'],
+  });
   const output = `${run.stdout ?? ''}${run.stderr ?? ''}${run.error ? String(run.error) : ''}`;
   const ok = run.status === 0 && fs.existsSync(dir);
   return { ok, output };
@@ -104,7 +111,7 @@ export function registerSynth(program: Command): void {
     .option('-a, --app <command>', 'command that runs the cdk8s app (default: cdk8s.yaml)')
     .action((opts: { output: string; app?: string }) => {
       const started = Date.now();
-      const result = runSynth({ outdir: opts.output, app: opts.app });
+      const result = runSynth({ outdir: opts.output, app: opts.app, streamStderr: true });
       if (!result.ok) {
         process.stderr.write(result.output);
         process.stderr.write(`\npullfleet synth failed: ${path.relative(process.cwd(), result.outdir) || result.outdir} was left as it was\n`);

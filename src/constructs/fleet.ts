@@ -12,6 +12,11 @@ export interface FleetProps {
    * @default - CDK8S_OUTDIR, else 'dist'
    */
   readonly outdir?: string;
+  /**
+   * Receives progress lines during {@link Fleet.synth} (validation done, files written).
+   * @default - lines go to stderr when `cdk8s synth` runs the fleet (CDK8S_OUTDIR is set), nowhere otherwise
+   */
+  readonly onProgress?: (message: string) => void;
 }
 
 /** The first line of every generated file. */
@@ -26,11 +31,16 @@ function renderYaml(objects: readonly ApiObject[]): string {
   return GENERATED_HEADER + toYamlDocuments(objects.map((o) => o.toJson() as object));
 }
 
+/** Files written between two progress lines during synth. */
+const PROGRESS_EVERY_FILES = 1000;
+
 export class Fleet extends App {
   private prepared = false;
+  private readonly progress: (message: string) => void;
 
   constructor(props: FleetProps = {}) {
     super({ outdir: props.outdir });
+    this.progress = props.onProgress ?? (process.env.CDK8S_OUTDIR ? (message) => process.stderr.write(`pullfleet: ${message}\n`) : () => undefined);
   }
 
   /** The hubs of this fleet, in declaration order. */
@@ -111,11 +121,18 @@ export class Fleet extends App {
   /** Validates the whole fleet, then writes every file into `outdir`. Nothing is written on failure. */
   public override synth(): void {
     // Validate everything first; then render and write one file at a time to keep memory flat.
+    const elapsed = () => `${process.uptime().toFixed(1)} s since start`;
     const files = this.objectsByFile();
-    for (const [file, objects] of files) {
+    const objects = files.reduce((sum, [, list]) => sum + list.length, 0);
+    this.progress(`validated ${this.hubs.length} hub(s), ${objects} objects in ${files.length} files (${elapsed()})`);
+    let written = 0;
+    for (const [file, list] of files) {
       const target = path.join(this.outdir, file);
       fs.mkdirSync(path.dirname(target), { recursive: true });
-      fs.writeFileSync(target, renderYaml(objects), 'utf8');
+      fs.writeFileSync(target, renderYaml(list), 'utf8');
+      written++;
+      if (written % PROGRESS_EVERY_FILES === 0 && written < files.length) this.progress(`wrote ${written}/${files.length} files (${elapsed()})`);
     }
+    this.progress(`wrote ${files.length} files (${elapsed()})`);
   }
 }

@@ -153,7 +153,8 @@ describe('fleet validation', () => {
 
   test('GIVEN several problems WHEN synthesized THEN every one is listed and nothing is written', () => {
     const outdir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'pullfleet-val-')), 'dist');
-    const fleet = new Fleet({ outdir });
+    const progress: string[] = [];
+    const fleet = new Fleet({ outdir, onProgress: (m) => progress.push(m) });
     const hub = new Hub(fleet, 'hub');
     const local = new Spoke(hub, 'local-cluster');
     new Spoke(hub, 'Bad_Name');
@@ -169,6 +170,29 @@ describe('fleet validation', () => {
     expect(problems.map((p) => p.path)).toStrictEqual(['hub/Bad_Name', 'hub/web', 'hub/web']);
     expect((error as Error).message.split('\n')[0]).toBe('fleet validation failed with 3 problems (nothing was written):');
     expect(fs.existsSync(outdir)).toBe(false);
+    expect(progress).toStrictEqual([]);
+    fs.rmSync(path.dirname(outdir), { recursive: true, force: true });
+  });
+
+  test('GIVEN a valid fleet WHEN synthesized THEN progress reports validation and every 1,000 files written', () => {
+    const outdir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'pullfleet-progress-')), 'dist');
+    const progress: string[] = [];
+    const fleet = new Fleet({ outdir, onProgress: (m) => progress.push(m.replace(/\([\d.]+ s since start\)/, '(t)')) });
+    const hub = new Hub(fleet, 'hub', { controller: { enabled: false } });
+    const spokes = Array.from({ length: 1200 }, (_, i) => new Spoke(hub, `s${i}`));
+    new PullApplication(hub, 'web', { source, destinationNamespace: 'web', spokes });
+    fleet.synth();
+    const written = fs.readdirSync(outdir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile());
+    const objects = written.reduce((sum, e) => sum + (fs.readFileSync(path.join(e.parentPath, e.name), 'utf8').match(/^kind: /gm)?.length ?? 0), 0);
+    // per spoke: a bootstrap file and a works file; plus cluster-secrets.yaml and applications.yaml
+    expect(written.length).toBe(2402);
+    expect(progress).toStrictEqual([
+      `validated 1 hub(s), ${objects} objects in 2402 files (t)`,
+      'wrote 1000/2402 files (t)',
+      'wrote 2000/2402 files (t)',
+      'wrote 2402 files (t)',
+    ]);
+    expect(fs.readdirSync(path.join(outdir, 'hub', 'hub', 'works')).length).toBe(1200);
     fs.rmSync(path.dirname(outdir), { recursive: true, force: true });
   });
 });
