@@ -25,34 +25,6 @@ export interface SynthResult {
   readonly outdir: string;
   /** What cdk8s printed (stdout and stderr). */
   readonly output: string;
-  /** Per hub folder: files and objects written (present when ok). */
-  readonly hubs?: HubSummary[];
-}
-
-export interface HubSummary {
-  readonly hub: string;
-  readonly files: number;
-  readonly objects: number;
-  readonly manifestWorks: number;
-}
-
-/** Counts files and objects per hub folder of a synthesized tree (top-level `kind:` lines, no parsing). */
-export function summarizeOutput(outdir: string): HubSummary[] {
-  const hubs: HubSummary[] = [];
-  for (const hub of fs.readdirSync(outdir, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name).sort()) {
-    let files = 0;
-    let objects = 0;
-    let manifestWorks = 0;
-    for (const entry of fs.readdirSync(path.join(outdir, hub), { recursive: true, withFileTypes: true })) {
-      if (!entry.isFile() || !entry.name.endsWith('.yaml')) continue;
-      files++;
-      const text = fs.readFileSync(path.join(entry.parentPath, entry.name), 'utf8');
-      objects += text.match(/^kind: /gm)?.length ?? 0;
-      manifestWorks += text.match(/^kind: ManifestWork$/gm)?.length ?? 0;
-    }
-    hubs.push({ hub, files, objects, manifestWorks });
-  }
-  return hubs;
 }
 
 /** Absolute path of the cdk8s CLI installed with pullfleet. */
@@ -100,7 +72,7 @@ export function runSynth(options: SynthOptions = {}): SynthResult {
     throw error;
   }
   if (hadPrevious) fs.rmSync(old, { recursive: true, force: true });
-  return { ok: true, outdir, output: result.output, hubs: summarizeOutput(outdir) };
+  return { ok: true, outdir, output: result.output };
 }
 
 export function registerSynth(program: Command): void {
@@ -120,8 +92,5 @@ export function registerSynth(program: Command): void {
       }
       const seconds = ((Date.now() - started) / 1000).toFixed(1);
       process.stdout.write(`synthesized into ${path.relative(process.cwd(), result.outdir) || result.outdir} in ${seconds} s\n`);
-      for (const h of result.hubs ?? []) {
-        process.stdout.write(`  ${h.hub}: ${h.objects} objects (${h.manifestWorks} ManifestWorks) in ${h.files} files\n`);
-      }
     });
 }

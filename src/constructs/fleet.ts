@@ -134,5 +134,11 @@ export class Fleet extends App {
       if (written % PROGRESS_EVERY_FILES === 0 && written < files.length) this.progress(`wrote ${written}/${files.length} files (${elapsed()})`);
     }
     this.progress(`wrote ${files.length} files (${elapsed()})`);
+    for (const hub of this.hubs) {
+      const own = files.filter(([file]) => file.startsWith(`${hub.name}/`));
+      const all = own.flatMap(([, list]) => list);
+      const works = all.filter((o) => o.kind === 'ManifestWork').length;
+      this.progress(`${hub.name}: ${all.length} objects (${works} ManifestWorks) in ${own.length} files`);
+    }
   }
 }

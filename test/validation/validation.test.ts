@@ -191,6 +191,8 @@ describe('fleet validation', () => {
       'wrote 1000/2402 files (t)',
       'wrote 2000/2402 files (t)',
       'wrote 2402 files (t)',
+      // two works per spoke: the app's and the bootstrap
+      `hub: ${objects} objects (2400 ManifestWorks) in 2402 files`,
     ]);
     expect(fs.readdirSync(path.join(outdir, 'hub', 'hub', 'works')).length).toBe(1200);
     fs.rmSync(path.dirname(outdir), { recursive: true, force: true });
