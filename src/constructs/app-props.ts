@@ -1,6 +1,8 @@
 import { Construct } from 'constructs';
 import { destinationRule, dnsLabelRule, dnsSubdomainRule, labelRule, type AppDefinition, type JsonObject, type ResourceGrant, type SpokeDelivery } from '../model/index.js';
 import type { AppSource } from './app-source.js';
+import { Hub } from './hub.js';
+import type { IPlacement } from './placement.js';
 
 /** Props shared by PullApplication and PullApplicationSet. */
 export interface PullAppOptions {
@@ -111,4 +113,38 @@ export function resolveApp(scope: Construct, id: string, props: PullAppOptions):
 export function deliveryOf(def: AppDefinition, grants: readonly ResourceGrant[]): SpokeDelivery {
   const repos = def.sources.map((s) => s.repoURL).filter((r): r is string => typeof r === 'string');
   return { namespace: def.destinationNamespace, grants, project: def.project, sourceRepos: repos };
+}
+
+/** What PullApplication and PullApplicationSet share: the hub, the resolved app and its problems. */
+export abstract class PullAppBase extends Construct {
+  public readonly name: string;
+  public readonly hub: Hub;
+  /** The resolved app definition (source, destination, sync policy). */
+  public readonly definition: AppDefinition;
+  protected readonly grants: ResourceGrant[];
+  /** Reported at synth through `node.addValidation`. */
+  protected readonly problems: string[];
+
+  protected constructor(scope: Construct, id: string, props: PullAppOptions) {
+    super(scope, id);
+    this.hub = Hub.of(scope);
+    const resolved = resolveApp(this, id, props);
+    this.name = resolved.def.name;
+    this.definition = resolved.def;
+    this.grants = resolved.grants;
+    this.problems = resolved.problems;
+    this.node.addValidation({ validate: () => [...this.problems] });
+  }
+
+  /** True when `placement` is on this app's hub; otherwise records why not and returns false. */
+  protected placementOnThisHub(placement: IPlacement): boolean {
+    if (placement.hub === this.hub) return true;
+    this.problems.push(`placement "${placement.node.path}" belongs to hub "${placement.hub.name}", not "${this.hub.name}": use a placement of this hub`);
+    return false;
+  }
+
+  /** What a target spoke's bootstrap needs to know about this app. */
+  protected delivery(): SpokeDelivery {
+    return deliveryOf(this.definition, this.grants);
+  }
 }

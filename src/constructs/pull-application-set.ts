@@ -1,7 +1,6 @@
-import { Construct } from 'constructs';
-import { applicationSetAppNamePattern, ARGOCD_API_VERSION, buildPullApplicationSet, CLUSTER_NAME_PARAM, DEFAULT_REQUEUE_AFTER_SECONDS, type AppDefinition, type ResourceGrant } from '../model/index.js';
-import { deliveryOf, resolveApp, type PullAppOptions } from './app-props.js';
-import { Hub } from './hub.js';
+import type { Construct } from 'constructs';
+import { applicationSetAppNamePattern, ARGOCD_API_VERSION, buildPullApplicationSet, CLUSTER_NAME_PARAM, DEFAULT_REQUEUE_AFTER_SECONDS } from '../model/index.js';
+import { PullAppBase, type PullAppOptions } from './app-props.js';
 import { apiObjectFrom, OutputFiles, routeOutput } from './output.js';
 import type { IPlacement } from './placement.js';
 import type { Spoke } from './spoke.js';
@@ -22,36 +21,22 @@ export interface PullApplicationSetProps extends PullAppOptions {
  * skip-reconcile. The hub controller wraps each generated Application into a ManifestWork.
  * Spokes the Placement selects offline get the app's namespace and RBAC in their bootstrap.
  */
-export class PullApplicationSet extends Construct {
-  public readonly name: string;
-  public readonly hub: Hub;
+export class PullApplicationSet extends PullAppBase {
   public readonly placement: IPlacement;
   public readonly requeueAfterSeconds: number;
-  public readonly definition: AppDefinition;
-  private readonly grants: ResourceGrant[];
-  private readonly problems: string[];
 
   constructor(scope: Construct, id: string, props: PullApplicationSetProps) {
-    super(scope, id);
-    this.hub = Hub.of(scope);
-    const resolved = resolveApp(this, id, props);
-    this.name = resolved.def.name;
-    this.definition = resolved.def;
-    this.grants = resolved.grants;
-    this.problems = resolved.problems;
+    super(scope, id, props);
     this.placement = props.placement;
     this.requeueAfterSeconds = props.requeueAfterSeconds ?? DEFAULT_REQUEUE_AFTER_SECONDS;
     if (!(Number.isInteger(this.requeueAfterSeconds) && this.requeueAfterSeconds > 0)) {
       throw new Error(`${this.node.path}: requeueAfterSeconds ${props.requeueAfterSeconds} must be a whole number of seconds > 0`);
     }
-    if (props.placement.hub !== this.hub) {
-      this.problems.push(`placement "${props.placement.node.path}" belongs to hub "${props.placement.hub.name}", not "${this.hub.name}": use a placement of this hub`);
-    } else if (props.placement.namespace !== this.hub.argoNamespace) {
+    if (this.placementOnThisHub(props.placement) && props.placement.namespace !== this.hub.argoNamespace) {
       this.problems.push(
         `placement "${props.placement.name}" is in namespace "${props.placement.namespace}", but the ApplicationSet generator only reads decisions in "${this.hub.argoNamespace}": create the placement in "${this.hub.argoNamespace}"`,
       );
     }
-    this.node.addValidation({ validate: () => [...this.problems] });
     this.hub._ensureApplicationSetSupport();
     routeOutput(this, OutputFiles.APPLICATION_SETS);
     const path = `${this.node.path}/ApplicationSet`;
@@ -73,7 +58,7 @@ export class PullApplicationSet extends Construct {
   public _render(): void {
     if (this.placement.hub !== this.hub) return;
     for (const spoke of this.placement.selectedSpokes()) {
-      (spoke as Spoke)._addDelivery(deliveryOf(this.definition, this.grants));
+      (spoke as Spoke)._addDelivery(this.delivery());
       this.hub._addRuntimeObject({
         apiVersion: ARGOCD_API_VERSION,
         kind: 'Application',

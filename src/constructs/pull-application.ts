@@ -1,15 +1,6 @@
 import { Construct } from 'constructs';
-import {
-  buildManifestWork,
-  buildStaticHubApplication,
-  localClusterRule,
-  wrapProblem,
-  workSizeRule,
-  type AppDefinition,
-  type ResourceGrant,
-} from '../model/index.js';
-import { deliveryOf, resolveApp, type PullAppOptions } from './app-props.js';
-import { Hub } from './hub.js';
+import { buildManifestWork, buildStaticHubApplication, localClusterRule, wrapProblem, workSizeRule } from '../model/index.js';
+import { PullAppBase, type PullAppOptions } from './app-props.js';
 import { apiObjectFrom, OutputFiles, routeOutput } from './output.js';
 import type { IPlacement } from './placement.js';
 import type { ISpoke, Spoke } from './spoke.js';
@@ -33,28 +24,15 @@ export interface PullApplicationProps extends PullAppOptions {
  * target cluster, skip-reconcile, `pullfleet.io/delivery: static`) and the ManifestWork built from it
  * by the same model function the controller uses.
  */
-export class PullApplication extends Construct {
-  public readonly name: string;
-  public readonly hub: Hub;
-  /** The resolved app definition (source, destination, sync policy). */
-  public readonly definition: AppDefinition;
-  private readonly grants: ResourceGrant[];
+export class PullApplication extends PullAppBase {
   private readonly spokeList: ISpoke[] = [];
   private readonly spokeSet = new Set<ISpoke>();
   private readonly placements: IPlacement[] = [];
-  private readonly problems: string[];
 
   constructor(scope: Construct, id: string, props: PullApplicationProps) {
-    super(scope, id);
-    this.hub = Hub.of(scope);
-    const resolved = resolveApp(this, id, props);
-    this.name = resolved.def.name;
-    this.definition = resolved.def;
-    this.grants = resolved.grants;
-    this.problems = resolved.problems;
+    super(scope, id, props);
     for (const spoke of props.spokes ?? []) this.deployTo(spoke);
     if (props.placement) this.deployToPlacement(props.placement);
-    this.node.addValidation({ validate: () => [...this.problems] });
     this.hub._registerRenderable(this);
   }
 
@@ -83,9 +61,7 @@ export class PullApplication extends Construct {
 
   /** @internal */
   public _render(): void {
-    for (const placement of this.placements) {
-      if (placement.hub !== this.hub) this.problems.push(`placement "${placement.node.path}" belongs to hub "${placement.hub.name}", not "${this.hub.name}": use a placement of this hub`);
-    }
+    for (const placement of this.placements) this.placementOnThisHub(placement);
     for (const spoke of this.targets()) {
       if (spoke.hub !== this.hub) {
         this.problems.push(`spoke "${spoke.name}" (${spoke.node.path}) is not a spoke of hub "${this.hub.name}": declare it on this hub or deliver from its own hub`);
@@ -116,7 +92,7 @@ export class PullApplication extends Construct {
       const workScope = new Construct(scope, 'Work');
       routeOutput(workScope, OutputFiles.works(spoke.name));
       apiObjectFrom(workScope, 'ManifestWork', work as never);
-      (spoke as Spoke)._addDelivery(deliveryOf(this.definition, this.grants));
+      (spoke as Spoke)._addDelivery(this.delivery());
     }
   }
 }
