@@ -152,14 +152,14 @@ export class WorkQueue {
     return undefined;
   }
 
-  /** Adds `key` after a backoff that grows with its consecutive failures. */
-  addRateLimited(key: string): number {
+  /** Adds `key` after a backoff that grows with its consecutive failures (at least `minDelayMs`, e.g. a Retry-After). */
+  addRateLimited(key: string, minDelayMs = 0): number {
     const count = (this.failures.get(key) ?? 0) + 1;
     this.failures.set(key, count);
     const base = this.options.baseDelayMs ?? 100;
     const max = this.options.maxDelayMs ?? 60000;
     const random = this.options.random ?? Math.random;
-    const delay = Math.min(max, base * 2 ** Math.min(count - 1, 20)) * (0.5 + random() / 2);
+    const delay = Math.max(Math.min(max, base * 2 ** Math.min(count - 1, 20)) * (0.5 + random() / 2), Math.min(minDelayMs, max));
     this.addAfter(key, delay);
     return delay;
   }
