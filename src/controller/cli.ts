@@ -123,9 +123,11 @@ export async function main(argv: string[] = process.argv): Promise<void> {
     kubeConfig: loadKubeConfig({ path: options.kubeconfig as string | undefined, context: options.context as string | undefined, preferInCluster: true }),
     config: configFromOptions(options),
     logger,
-    // Everything is closed by then: the process ends on its own, non-zero so the restart is visible.
+    // Everything is stopped by then (no write can be issued any more): exit non-zero at once so the
+    // restart is visible and nothing left open can keep a former leader around.
     onLeadershipLost: () => {
-      process.exitCode = 1;
+      logger.error('exiting: leadership lost');
+      process.exit(1);
     },
   });
   let stopping = false;

@@ -23,6 +23,8 @@ const running: RunningController[] = [];
 
 beforeEach(async () => {
   server = await startFakeApiServer();
+  // The controller's namespace exists, as the install creates it.
+  server.store.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'pullfleet-system' } });
   const target = new URL(server.url);
   forbid.leases = false;
   proxy = http.createServer((req, res) => {
