@@ -4,6 +4,7 @@
  * defaults. Out of cluster it reads --kubeconfig (or $KUBECONFIG / ~/.kube/config); in a pod it
  * uses the service account. SIGTERM and SIGINT stop it gracefully.
  */
+import { readFileSync } from 'node:fs';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { pino } from 'pino';
 import { defaultConfig, type ControllerConfig } from './config.js';
@@ -114,8 +115,25 @@ export function configFromOptions(options: Record<string, unknown>): Partial<Con
   };
 }
 
+const SERVICE_ACCOUNT_NAMESPACE = '/var/run/secrets/kubernetes.io/serviceaccount/namespace';
+
+/**
+ * The environment the command line reads: in a pod without POD_NAMESPACE (a controller deployed some other
+ * way than the install), POD_NAMESPACE becomes the namespace of the pod's service account, so the Lease is
+ * sought where the pod runs rather than in a default namespace it may have no rights in.
+ */
+export function controllerEnv(env: NodeJS.ProcessEnv = process.env, namespaceFile = SERVICE_ACCOUNT_NAMESPACE): NodeJS.ProcessEnv {
+  if (env.POD_NAMESPACE || !env.KUBERNETES_SERVICE_HOST) return env;
+  try {
+    const namespace = readFileSync(namespaceFile, 'utf8').trim();
+    return namespace ? { ...env, POD_NAMESPACE: namespace } : env;
+  } catch {
+    return env;
+  }
+}
+
 export async function main(argv: string[] = process.argv): Promise<void> {
-  const command = buildCommand();
+  const command = buildCommand(controllerEnv());
   command.parse(argv);
   const options = command.opts();
   const logger = pino({ name: 'pullfleet-controller', level: options.logLevel as string });

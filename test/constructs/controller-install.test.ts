@@ -1,7 +1,10 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, test } from '@jest/globals';
 import { Chart, Duration, Testing } from 'cdk8s';
 import { FeedbackScrape, ControllerInstall } from '../../src/constructs/controller-install.js';
-import { buildCommand, configFromOptions } from '../../src/controller/cli.js';
+import { buildCommand, configFromOptions, controllerEnv } from '../../src/controller/cli.js';
 import { resolveConfig } from '../../src/controller/config.js';
 
 type Obj = { apiVersion: string; kind: string; metadata: { name: string; namespace?: string }; [key: string]: any }; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -205,6 +208,20 @@ describe('ControllerInstall and the controller agree', () => {
       retryPeriodSeconds: 4,
       requestTimeoutSeconds: 5,
     });
+  });
+
+  test('GIVEN a pod without POD_NAMESPACE THEN the service account namespace is used; outside a pod nothing is guessed', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pullfleet-sa-'));
+    try {
+      const file = join(dir, 'namespace');
+      writeFileSync(file, 'platform\n');
+      expect(controllerEnv({ KUBERNETES_SERVICE_HOST: '10.0.0.1' }, file).POD_NAMESPACE).toBe('platform');
+      expect(controllerEnv({ KUBERNETES_SERVICE_HOST: '10.0.0.1', POD_NAMESPACE: 'other' }, file).POD_NAMESPACE).toBe('other');
+      expect(controllerEnv({}, file).POD_NAMESPACE).toBeUndefined();
+      expect(controllerEnv({ KUBERNETES_SERVICE_HOST: '10.0.0.1' }, join(dir, 'missing')).POD_NAMESPACE).toBeUndefined();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test('fails naming the variable when an environment value is invalid', () => {

@@ -150,3 +150,21 @@ describe('WorkQueue delayed adds', () => {
     expect(queue.depth).toBe(0);
   });
 });
+
+describe('WorkQueue rate limiting with Retry-After', () => {
+  test('GIVEN a first failure answered with Retry-After 20 s THEN the retry waits 20 s, not the 100 ms backoff', () => {
+    const timers = manualTimers();
+    const queue = new WorkQueue({ timers, baseDelayMs: 100, random: () => 1 });
+    expect(queue.addRateLimited('a', 20_000)).toBe(20_000);
+    timers.advance(19_999);
+    expect(queue.depth).toBe(0);
+    timers.advance(1);
+    expect(queue.depth).toBe(1);
+  });
+
+  test('GIVEN a Retry-After longer than the cap THEN the cap wins', () => {
+    const timers = manualTimers();
+    const queue = new WorkQueue({ timers, maxDelayMs: 1_000 });
+    expect(queue.addRateLimited('a', 3_600_000)).toBe(1_000);
+  });
+});
