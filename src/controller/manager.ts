@@ -306,8 +306,9 @@ export async function startController(options: StartOptions): Promise<RunningCon
       clearInterval(resyncTimer);
       clearInterval(gaugeTimer);
       for (const entry of running) entry.queue.shutdown();
-      // In-flight reconciles get a bounded time to finish (their writes are refused from now on). If one
-      // is still stuck, the Lease is not released: it expires, and only then may another replica lead.
+      // In-flight reconciles get a bounded time to finish their writes (after a lost Lease the writer
+      // already refuses them). Past it every write is refused, and the Lease is not released: it
+      // expires, and only then may another replica lead.
       const limitMs = options.stopTimeoutMs ?? 20000;
       let timer: NodeJS.Timeout | undefined;
       const finished = await Promise.race([
