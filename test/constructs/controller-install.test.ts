@@ -6,6 +6,7 @@ import { Chart, Duration, Testing } from 'cdk8s';
 import { FeedbackScrape, ControllerInstall } from '../../src/constructs/controller-install.js';
 import { buildCommand, configFromOptions, controllerEnv } from '../../src/controller/cli.js';
 import { resolveConfig } from '../../src/controller/config.js';
+import { allObjects, smallFleet } from './helpers.js';
 
 type Obj = { apiVersion: string; kind: string; metadata: { name: string; namespace?: string }; [key: string]: any }; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -179,6 +180,18 @@ describe('ControllerInstall and the controller agree', () => {
     expect(config.identity).toBe('pullfleet-controller-7d9f-abcde');
     expect(find(objects, 'Role', 'pullfleet-controller-leader-election').metadata.namespace).toBe(config.namespace);
     expect(find(objects, 'ServiceAccount').metadata.namespace).toBe(config.namespace);
+  });
+
+  test('GIVEN a Hub with controller namespace "platform" WHEN its controller.yaml is resolved by the controller THEN the Lease namespace is "platform"', () => {
+    const { fleet } = smallFleet({ controller: { namespace: 'platform' } });
+    const rendered = allObjects(fleet).filter(({ file }) => file.endsWith('controller.yaml'));
+    const deployment = rendered.find(({ obj }) => obj.kind === 'Deployment')!.obj as Obj;
+    const command = buildCommand(podEnv(deployment, 'pullfleet-controller-0')).exitOverride();
+    command.parse(deployment.spec.template.spec.containers[0].args, { from: 'user' });
+    const config = resolveConfig(configFromOptions(command.opts()));
+    expect(config.namespace).toBe('platform');
+    const leaseRole = rendered.find(({ obj }) => obj.kind === 'Role' && obj.metadata.name === 'pullfleet-controller-leader-election')!.obj;
+    expect(leaseRole.metadata.namespace).toBe(config.namespace);
   });
 
   test('GIVEN namespace "platform" THEN the flag alone and the downward-API env alone each give the Lease namespace', () => {
