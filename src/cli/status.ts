@@ -6,7 +6,7 @@
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import { Option, type Command } from 'commander';
-import { KubeApiError, KubeClient, loadKubeConfig } from '../controller/kube-client.js';
+import { KubeApiError, KubeClient, KubeTimeoutError, loadKubeConfig } from '../controller/kube-client.js';
 import { APPLICATION, MANIFEST_WORK } from '../controller/resources.js';
 import { FLEET_REPORT } from '../controller/report/report-reconciler.js';
 import {
@@ -48,6 +48,9 @@ const NETWORK_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENE
 /** Turns a failed request into a message that says what is wrong and what to do. */
 export function explainError(error: unknown, what: string, hub: string): StatusError {
   if (error instanceof StatusError) return error;
+  if (error instanceof KubeTimeoutError) {
+    return new StatusError(`the hub API server at ${hub} did not answer within ${error.timeoutMs / 1000}s while listing ${what}: check that it is up and reachable, or raise --timeout`);
+  }
   if (error instanceof KubeApiError) {
     if (error.statusCode === 401) return new StatusError(`the hub at ${hub} rejected the credentials (401 Unauthorized): refresh your kubeconfig login`);
     if (error.statusCode === 403) return new StatusError(`not allowed to list ${what} on the hub at ${hub} (403 Forbidden): ${error.message}`);
@@ -61,16 +64,18 @@ export function explainError(error: unknown, what: string, hub: string): StatusE
 }
 
 /** The user's kubeconfig (the file given, else $KUBECONFIG / ~/.kube/config), optionally switching context. */
-export function loadUserKubeConfig(path: string | undefined, context: string | undefined): KubeConfig {
+export function loadUserKubeConfig(path: string | undefined, context: string | undefined, env: NodeJS.ProcessEnv = process.env): KubeConfig {
   try {
-    return loadKubeConfig({ path, context });
+    return loadKubeConfig({ path, context, env });
   } catch (error) {
     throw new StatusError((error as Error).message);
   }
 }
 
-export function kubeStatusSource(kubeConfig: KubeConfig): StatusSource {
-  const client = new KubeClient(kubeConfig);
+/** Reads from the hub's API server; every request gives up after `timeoutMs`. */
+export function kubeStatusSource(kubeConfig: KubeConfig, options: { timeoutMs?: number } = {}): StatusSource {
+  // No retries on 429 here: a person is waiting, and the timeout is the whole budget.
+  const client = new KubeClient(kubeConfig, { requestTimeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_SECONDS * 1000, maxRetries: 0 });
   const hub = kubeConfig.getCurrentCluster()?.server ?? 'the hub';
   return {
     description: hub,
@@ -137,7 +142,12 @@ export async function collectStatus(source: StatusSource, options: CollectOption
   return groups;
 }
 
+/** Default of `--timeout`. */
+export const DEFAULT_TIMEOUT_SECONDS = 10;
+
 export interface StatusOptions {
+  /** Seconds each request to the hub may take. @default 10 */
+  readonly timeout?: number;
   readonly kubeconfig?: string;
   readonly context?: string;
   readonly namespace?: string;
@@ -160,7 +170,7 @@ export interface StatusIo {
   readonly sleep: (ms: number, signal: AbortSignal) => Promise<void>;
   /** Aborts --watch (Ctrl-C). */
   readonly signal: AbortSignal;
-  /** Builds the source (tests inject a fake). @default kubeStatusSource(loadUserKubeConfig(...)) */
+  /** Builds the source (tests inject a fake). @default kubeStatusSource(loadUserKubeConfig(...), { timeoutMs: timeout }) */
   readonly source?: () => StatusSource;
 }
 
@@ -170,7 +180,7 @@ const CLEAR_SCREEN = '\u001b[H\u001b[2J';
 export async function runStatus(options: StatusOptions, io: StatusIo): Promise<number> {
   let source: StatusSource;
   try {
-    source = io.source ? io.source() : kubeStatusSource(loadUserKubeConfig(options.kubeconfig, options.context));
+    source = io.source ? io.source() : kubeStatusSource(loadUserKubeConfig(options.kubeconfig, options.context, io.env), { timeoutMs: (options.timeout ?? DEFAULT_TIMEOUT_SECONDS) * 1000 });
   } catch (error) {
     io.stderr.write(`pullfleet status: ${error instanceof Error ? error.message : String(error)}\n`);
     return EXIT_ERROR;
@@ -243,9 +253,14 @@ export function registerStatus(program: Command): void {
       if (!Number.isFinite(seconds) || seconds <= 0) throw new Error(`--interval must be a positive number of seconds, got "${value}"`);
       return seconds;
     })
+    .option('--timeout <seconds>', `give up on the hub after this many seconds per request (default: ${DEFAULT_TIMEOUT_SECONDS})`, (value: string) => {
+      const seconds = Number(value);
+      if (!Number.isFinite(seconds) || seconds <= 0) throw new Error(`--timeout must be a positive number of seconds, got "${value}"`);
+      return seconds;
+    })
     .option('--no-static', 'leave out statically delivered applications')
     .option('--no-color', 'never colour the table')
-    .action(async (name: string | undefined, opts: { kubeconfig?: string; context?: string; namespace?: string; output: OutputFormat; watch?: boolean; interval?: number; static: boolean; color: boolean }) => {
+    .action(async (name: string | undefined, opts: { kubeconfig?: string; context?: string; namespace?: string; output: OutputFormat; watch?: boolean; interval?: number; timeout?: number; static: boolean; color: boolean }) => {
       const controller = new AbortController();
       const stop = (): void => controller.abort();
       process.once('SIGINT', stop);
@@ -259,6 +274,7 @@ export function registerStatus(program: Command): void {
             output: opts.output,
             watch: opts.watch,
             interval: opts.interval,
+            timeout: opts.timeout,
             includeStatic: opts.static,
             color: opts.color,
           },

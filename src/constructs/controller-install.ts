@@ -253,6 +253,8 @@ export class ControllerInstall extends Construct {
   /** The flags the controller runs with (documented in the README's controller section). */
   public args(): string[] {
     return [
+      // Also in POD_NAMESPACE (downward API); passed as a flag too so the Lease namespace never depends on it.
+      `--namespace=${this.namespace}`,
       `--argo-namespace=${this.argoNamespace}`,
       `--feedback-scrape-type=${this.feedbackScrape}`,
       `--stale-after=${this.staleAfter.toSeconds()}`,

@@ -1,8 +1,10 @@
 /**
- * `pullfleet-controller`: flags, environment and start-up (src/controller/main.ts runs it). Flags win over environment variables (PULLFLEET_*), which
- * win over defaults. Out of cluster it reads --kubeconfig (or $KUBECONFIG / ~/.kube/config); in a pod it
+ * `pullfleet-controller`: flags, environment and start-up (src/controller/main.ts runs it). Flags win over
+ * environment variables (PULLFLEET_*, and POD_NAMESPACE / POD_NAME from the downward API), which win over
+ * defaults. Out of cluster it reads --kubeconfig (or $KUBECONFIG / ~/.kube/config); in a pod it
  * uses the service account. SIGTERM and SIGINT stop it gracefully.
  */
+import { readFileSync } from 'node:fs';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { pino } from 'pino';
 import { defaultConfig, type ControllerConfig } from './config.js';
@@ -22,28 +24,70 @@ function bool(value: string): boolean {
   throw new InvalidArgumentError(`expected true or false, got "${value}"`);
 }
 
-export function buildCommand(): Command {
-  const defaults = defaultConfig();
-  const env = (name: string) => process.env[`PULLFLEET_${name}`];
+/** Seconds as a number >= 0 (fractions allowed). */
+function seconds(value: string): number {
+  const parsed = int(value);
+  if (parsed < 0) throw new InvalidArgumentError(`expected seconds >= 0, got "${value}"`);
+  return parsed;
+}
+
+/**
+ * An option whose value may come from environment variables (first set one wins) before its default.
+ * The environment is passed in (not read from process.env at parse time) so tests can resolve the
+ * exact env a Deployment renders.
+ */
+function option(flags: string, description: string, settings: { env?: string[]; parse?: (value: string) => unknown; fallback?: unknown; choices?: string[] }, env: NodeJS.ProcessEnv): Option {
+  const result = new Option(flags, description);
+  if (settings.choices) result.choices(settings.choices);
+  if (settings.parse) result.argParser(settings.parse as (value: string, previous: unknown) => unknown);
+  const names = settings.env ?? [];
+  const from = names.find((name) => env[name] !== undefined && env[name] !== '');
+  let value = settings.fallback;
+  if (from) {
+    const raw = env[from]!;
+    try {
+      value = settings.parse ? settings.parse(raw) : raw;
+    } catch (error) {
+      throw new InvalidArgumentError(`environment variable ${from}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    if (settings.choices && !settings.choices.includes(String(value))) throw new InvalidArgumentError(`environment variable ${from}: "${raw}" is not one of ${settings.choices.join(', ')}`);
+  }
+  if (value !== undefined) result.default(value, from ? `${JSON.stringify(value)} from ${from}` : undefined);
+  if (names.length > 0) result.description = `${description} [env: ${names.join(', ')}]`;
+  return result;
+}
+
+/**
+ * The command line. Flags win over environment variables, which win over defaults. `env` is where
+ * environment variables are read from (@default process.env).
+ */
+export function buildCommand(env: NodeJS.ProcessEnv = process.env): Command {
+  const d = defaultConfig();
+  const o = (flags: string, description: string, settings: Parameters<typeof option>[2]) => option(flags, description, settings, env);
   const command = new Command('pullfleet-controller')
     .description('Hub controller for Argo CD pull delivery on OCM: propagation, status write-back, cluster secrets.')
-    .addOption(new Option('--kubeconfig <path>', 'kubeconfig file (default: in-cluster service account, else $KUBECONFIG or ~/.kube/config)').env('KUBECONFIG'))
-    .addOption(new Option('--context <name>', 'kubeconfig context to use'))
-    .addOption(new Option('--argo-namespace <ns>', 'namespace of the hub Argo CD (cluster Secrets)').env('PULLFLEET_ARGO_NAMESPACE').default(defaults.argoNamespace))
-    .addOption(new Option('--namespace <ns>', 'namespace of the controller (leader Lease)').env('PULLFLEET_NAMESPACE').default(env('POD_NAMESPACE') ?? defaults.namespace))
-    .addOption(new Option('--feedback-scrape-type <type>', 'how work agents collect feedback').choices(['Poll', 'Watch']).env('PULLFLEET_FEEDBACK_SCRAPE_TYPE').default(defaults.feedbackScrapeType))
-    .addOption(new Option('--stale-after <seconds>', 'feedback older than this raises FeedbackStaleWarning and marks fleet report rows Stale (0 disables)').env('PULLFLEET_STALE_AFTER').argParser(int).default(defaults.staleAfterSeconds))
-    .addOption(new Option('--relax-tenancy [bool]', 'let any namespace target any ManagedCluster (single-tenant hubs)').env('PULLFLEET_RELAX_TENANCY').argParser(bool).default(defaults.relaxTenancy))
-    .addOption(new Option('--resync <seconds>', 'periodic full resync').env('PULLFLEET_RESYNC').argParser(int).default(defaults.resyncSeconds))
-    .addOption(new Option('--workers <n>', 'concurrent Application reconciles').env('PULLFLEET_WORKERS').argParser(int).default(defaults.workers))
-    .addOption(new Option('--cluster-secrets [bool]', 'keep blank Argo CD cluster Secrets for pull ApplicationSet clusters').env('PULLFLEET_CLUSTER_SECRETS').argParser(bool).default(defaults.clusterSecrets))
-    .addOption(new Option('--fleet-reports [bool]', 'keep a FleetReport per pull ApplicationSet').env('PULLFLEET_FLEET_REPORTS').argParser(bool).default(defaults.fleetReports))
-    .addOption(new Option('--multicluster-reports [bool]', "also write ACM's MulticlusterApplicationSetReport per pull ApplicationSet").env('PULLFLEET_MULTICLUSTER_REPORTS').argParser(bool).default(defaults.multiclusterReports))
-    .addOption(new Option('--leader-elect [bool]', 'leader election on a Lease').env('PULLFLEET_LEADER_ELECT').argParser(bool).default(defaults.leaderElection))
-    .addOption(new Option('--lease-name <name>', 'name of the leader Lease').env('PULLFLEET_LEASE_NAME').default(defaults.leaseName))
-    .addOption(new Option('--identity <id>', 'identity in the Lease').env('POD_NAME').default(defaults.identity))
-    .addOption(new Option('--port <port>', '/metrics, /healthz and /readyz port').env('PULLFLEET_PORT').argParser(int).default(8080))
-    .addOption(new Option('--log-level <level>', 'log level').choices(['trace', 'debug', 'info', 'warn', 'error']).env('PULLFLEET_LOG_LEVEL').default('info'));
+    .addOption(o('--kubeconfig <path>', 'kubeconfig file (default: in-cluster service account, else ~/.kube/config)', { env: ['KUBECONFIG'] }))
+    .addOption(o('--context <name>', 'kubeconfig context to use', {}))
+    .addOption(o('--argo-namespace <ns>', 'namespace of the hub Argo CD (cluster Secrets)', { env: ['PULLFLEET_ARGO_NAMESPACE'], fallback: d.argoNamespace }))
+    .addOption(o('--namespace <ns>', 'namespace of the controller (leader Lease)', { env: ['PULLFLEET_NAMESPACE', 'POD_NAMESPACE'], fallback: d.namespace }))
+    .addOption(o('--feedback-scrape-type <type>', 'how work agents collect feedback', { env: ['PULLFLEET_FEEDBACK_SCRAPE_TYPE'], choices: ['Poll', 'Watch'], fallback: d.feedbackScrapeType }))
+    .addOption(o('--stale-after <seconds>', 'feedback older than this raises FeedbackStaleWarning and marks fleet report rows Stale (0 disables)', { env: ['PULLFLEET_STALE_AFTER'], parse: int, fallback: d.staleAfterSeconds }))
+    .addOption(o('--relax-tenancy [bool]', 'let any namespace target any ManagedCluster (single-tenant hubs)', { env: ['PULLFLEET_RELAX_TENANCY'], parse: bool, fallback: d.relaxTenancy }))
+    .addOption(o('--resync <seconds>', 'periodic full resync', { env: ['PULLFLEET_RESYNC'], parse: int, fallback: d.resyncSeconds }))
+    .addOption(o('--workers <n>', 'concurrent Application reconciles', { env: ['PULLFLEET_WORKERS'], parse: int, fallback: d.workers }))
+    .addOption(o('--cluster-secrets [bool]', 'keep blank Argo CD cluster Secrets for pull ApplicationSet clusters', { env: ['PULLFLEET_CLUSTER_SECRETS'], parse: bool, fallback: d.clusterSecrets }))
+    .addOption(o('--fleet-reports [bool]', 'keep a FleetReport per pull ApplicationSet', { env: ['PULLFLEET_FLEET_REPORTS'], parse: bool, fallback: d.fleetReports }))
+    .addOption(o('--multicluster-reports [bool]', "also write ACM's MulticlusterApplicationSetReport per pull ApplicationSet", { env: ['PULLFLEET_MULTICLUSTER_REPORTS'], parse: bool, fallback: d.multiclusterReports }))
+    .addOption(o('--leader-elect [bool]', 'leader election on a Lease', { env: ['PULLFLEET_LEADER_ELECT'], parse: bool, fallback: d.leaderElection }))
+    .addOption(o('--lease-name <name>', 'name of the leader Lease', { env: ['PULLFLEET_LEASE_NAME'], fallback: d.leaseName }))
+    .addOption(o('--lease-duration <seconds>', 'how long a Lease not renewed keeps other replicas waiting', { env: ['PULLFLEET_LEASE_DURATION'], parse: seconds, fallback: d.leaseDurationSeconds }))
+    .addOption(o('--renew-deadline <seconds>', 'a leader that cannot renew within this stops at once', { env: ['PULLFLEET_RENEW_DEADLINE'], parse: seconds, fallback: d.renewDeadlineSeconds }))
+    .addOption(o('--retry-period <seconds>', 'time between Lease acquire/renew attempts', { env: ['PULLFLEET_RETRY_PERIOD'], parse: seconds, fallback: d.retryPeriodSeconds }))
+    .addOption(o('--request-timeout <seconds>', 'timeout of every API request (watches: --watch-timeout plus a margin)', { env: ['PULLFLEET_REQUEST_TIMEOUT'], parse: seconds, fallback: d.requestTimeoutSeconds }))
+    .addOption(o('--watch-timeout <seconds>', 'server-side timeout of each watch before it is reopened', { env: ['PULLFLEET_WATCH_TIMEOUT'], parse: seconds, fallback: d.watchTimeoutSeconds }))
+    .addOption(o('--identity <id>', 'identity in the Lease', { env: ['PULLFLEET_IDENTITY', 'POD_NAME'], fallback: d.identity }))
+    .addOption(o('--port <port>', '/metrics, /healthz and /readyz port', { env: ['PULLFLEET_PORT'], parse: int, fallback: 8080 }))
+    .addOption(o('--log-level <level>', 'log level', { env: ['PULLFLEET_LOG_LEVEL'], choices: ['trace', 'debug', 'info', 'warn', 'error'], fallback: 'info' }));
   return command;
 }
 
@@ -61,13 +105,35 @@ export function configFromOptions(options: Record<string, unknown>): Partial<Con
     multiclusterReports: options.multiclusterReports as boolean,
     leaderElection: options.leaderElect as boolean,
     leaseName: options.leaseName as string,
+    leaseDurationSeconds: options.leaseDuration as number,
+    renewDeadlineSeconds: options.renewDeadline as number,
+    retryPeriodSeconds: options.retryPeriod as number,
+    requestTimeoutSeconds: options.requestTimeout as number,
+    watchTimeoutSeconds: options.watchTimeout as number,
     identity: options.identity as string,
     httpPort: options.port as number,
   };
 }
 
+const SERVICE_ACCOUNT_NAMESPACE = '/var/run/secrets/kubernetes.io/serviceaccount/namespace';
+
+/**
+ * The environment the command line reads: in a pod without POD_NAMESPACE (a controller deployed some other
+ * way than the install), POD_NAMESPACE becomes the namespace of the pod's service account, so the Lease is
+ * sought where the pod runs rather than in a default namespace it may have no rights in.
+ */
+export function controllerEnv(env: NodeJS.ProcessEnv = process.env, namespaceFile = SERVICE_ACCOUNT_NAMESPACE): NodeJS.ProcessEnv {
+  if (env.POD_NAMESPACE || !env.KUBERNETES_SERVICE_HOST) return env;
+  try {
+    const namespace = readFileSync(namespaceFile, 'utf8').trim();
+    return namespace ? { ...env, POD_NAMESPACE: namespace } : env;
+  } catch {
+    return env;
+  }
+}
+
 export async function main(argv: string[] = process.argv): Promise<void> {
-  const command = buildCommand();
+  const command = buildCommand(controllerEnv());
   command.parse(argv);
   const options = command.opts();
   const logger = pino({ name: 'pullfleet-controller', level: options.logLevel as string });
@@ -75,9 +141,11 @@ export async function main(argv: string[] = process.argv): Promise<void> {
     kubeConfig: loadKubeConfig({ path: options.kubeconfig as string | undefined, context: options.context as string | undefined, preferInCluster: true }),
     config: configFromOptions(options),
     logger,
-    // Everything is closed by then: the process ends on its own, non-zero so the restart is visible.
+    // Everything is stopped by then (no write can be issued any more): exit non-zero at once so the
+    // restart is visible and nothing left open can keep a former leader around.
     onLeadershipLost: () => {
-      process.exitCode = 1;
+      logger.error('exiting: leadership lost');
+      process.exit(1);
     },
   });
   let stopping = false;

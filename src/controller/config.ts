@@ -40,8 +40,10 @@ export interface ControllerConfig {
   httpPort?: number;
   /** Address the HTTP server binds. @default '0.0.0.0' */
   httpHost: string;
-  /** Server-side timeout of each watch request before it is reopened. @default 300 */
+  /** Server-side timeout of each watch request before it is reopened; the client gives up 30 s after it. @default 300 */
   watchTimeoutSeconds: number;
+  /** Timeout of every other API request (list pages, gets, writes); Lease requests also stay within the renew deadline. @default 30 */
+  requestTimeoutSeconds: number;
 }
 
 export function defaultConfig(): ControllerConfig {
@@ -64,6 +66,7 @@ export function defaultConfig(): ControllerConfig {
     identity: `${hostname()}-${randomBytes(4).toString('hex')}`,
     httpHost: '0.0.0.0',
     watchTimeoutSeconds: 300,
+    requestTimeoutSeconds: 30,
   };
 }
 
@@ -73,14 +76,20 @@ export function resolveConfig(overrides: Partial<ControllerConfig> = {}): Contro
   for (const [key, value] of Object.entries(overrides)) if (value !== undefined) (config as unknown as Record<string, unknown>)[key] = value;
   const problems: string[] = [];
   if (config.feedbackScrapeType !== 'Poll' && config.feedbackScrapeType !== 'Watch') problems.push(`feedbackScrapeType must be Poll or Watch, got "${config.feedbackScrapeType}"`);
-  for (const key of ['staleAfterSeconds', 'resyncSeconds', 'leaseDurationSeconds', 'renewDeadlineSeconds', 'retryPeriodSeconds', 'watchTimeoutSeconds'] as const) {
+  for (const key of ['staleAfterSeconds', 'resyncSeconds', 'leaseDurationSeconds', 'renewDeadlineSeconds', 'retryPeriodSeconds', 'watchTimeoutSeconds', 'requestTimeoutSeconds'] as const) {
     if (!Number.isFinite(config[key]) || config[key] < 0) problems.push(`${key} must be a number >= 0, got ${config[key]}`);
   }
   if (!Number.isInteger(config.workers) || config.workers < 1) problems.push(`workers must be an integer >= 1, got ${config.workers}`);
   if (config.leaderElection && config.renewDeadlineSeconds >= config.leaseDurationSeconds) {
     problems.push(`renewDeadlineSeconds (${config.renewDeadlineSeconds}) must be shorter than leaseDurationSeconds (${config.leaseDurationSeconds})`);
   }
-  if (config.resyncSeconds === 0) problems.push('resyncSeconds must be > 0');
+  if (config.leaderElection && config.retryPeriodSeconds >= config.renewDeadlineSeconds) {
+    problems.push(`retryPeriodSeconds (${config.retryPeriodSeconds}) must be shorter than renewDeadlineSeconds (${config.renewDeadlineSeconds})`);
+  }
+  // Zero here would mean a hot loop (retry period) or requests that give up at once.
+  for (const key of ['resyncSeconds', 'retryPeriodSeconds', 'leaseDurationSeconds', 'watchTimeoutSeconds', 'requestTimeoutSeconds'] as const) {
+    if (config[key] === 0) problems.push(`${key} must be > 0`);
+  }
   if (problems.length > 0) throw new Error(`invalid controller configuration: ${problems.join('; ')}`);
   return config;
 }

@@ -1,12 +1,14 @@
 /**
  * List + watch for one kind feeding the shared cache. The first list fills the cache before `synced`
  * resolves; watches resume from the last resourceVersion, relist on 410 Gone, and restart with
- * exponential backoff on any error. Nothing here ever exits the process.
+ * exponential backoff on any error. A watch the server ends at once without a single event counts as an
+ * error (as client-go's reflector does), so a server that keeps closing watches never makes a hot loop;
+ * a 429 waits at least its Retry-After. Nothing here ever exits the process.
  */
 import type { Logger } from 'pino';
 import type { KubeObject } from '../model/index.js';
 import { objectKey, type ObjectCache } from './cache.js';
-import { isGone, type KubeClient } from './kube-client.js';
+import { KubeApiError, isGone, type KubeClient } from './kube-client.js';
 import type { ResourceKind, WatchScope } from './resources.js';
 
 export type InformerEventType = 'add' | 'update' | 'delete';
@@ -15,7 +17,7 @@ export type InformerHandler = (type: InformerEventType, object: KubeObject, prev
 export interface InformerOptions {
   readonly kind: ResourceKind;
   readonly scope?: WatchScope;
-  readonly client: KubeClient;
+  readonly client: Pick<KubeClient, 'list' | 'watch'>;
   readonly cache: ObjectCache;
   readonly logger: Logger;
   /** Longest wait between watch restarts after errors. @default 30000 */
@@ -24,6 +26,14 @@ export interface InformerOptions {
   readonly watchTimeoutSeconds?: number;
   /** Called after each relist following a 410 Gone or an error (metrics). */
   readonly onRelist?: () => void;
+  /** A watch that ends sooner than this without any event is an error. @default 1000 */
+  readonly minWatchMs?: number;
+  /** Monotonic clock in ms (tests). @default performance.now */
+  readonly now?: () => number;
+  /** Backoff wait (tests). @default sleep */
+  readonly sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+  /** Random source for jitter (tests). @default Math.random */
+  readonly random?: () => number;
 }
 
 export class Informer {
@@ -69,7 +79,7 @@ export class Informer {
   /** Lists everything and replaces the cache contents, emitting the differences. */
   private async relist(): Promise<void> {
     const { kind, cache, client, scope } = this.options;
-    const result = await client.list(kind, scope);
+    const result = await client.list(kind, scope, undefined, { signal: this.abort.signal });
     const seen = new Set<string>();
     for (const item of result.items) {
       const key = objectKey(item);
@@ -108,6 +118,10 @@ export class Informer {
     const { logger, kind } = this.options;
     const signal = this.abort.signal;
     const maxBackoff = this.options.maxBackoffMs ?? 30000;
+    const minWatchMs = this.options.minWatchMs ?? 1000;
+    const now = this.options.now ?? (() => performance.now());
+    const wait = this.options.sleep ?? sleep;
+    const random = this.options.random ?? Math.random;
     let failures = 0;
     let needList = true;
     while (!signal.aborted) {
@@ -118,7 +132,22 @@ export class Informer {
           needList = false;
           this.syncedResolve();
         }
-        await this.options.client.watch(kind, this.options.scope ?? {}, this.resourceVersion, (event) => this.handle(event), signal, this.options.watchTimeoutSeconds ?? 300);
+        let events = 0;
+        const started = now();
+        await this.options.client.watch(
+          kind,
+          this.options.scope ?? {},
+          this.resourceVersion,
+          (event) => {
+            events++;
+            this.handle(event);
+          },
+          signal,
+          this.options.watchTimeoutSeconds ?? 300,
+        );
+        if (signal.aborted) break;
+        const lasted = now() - started;
+        if (events === 0 && lasted < minWatchMs) throw new Error(`very short watch: the server ended it after ${Math.round(lasted)}ms without any event`);
         failures = 0;
       } catch (error) {
         if (signal.aborted) break;
@@ -128,11 +157,13 @@ export class Informer {
           continue;
         }
         failures++;
-        const delay = Math.min(maxBackoff, 200 * 2 ** Math.min(failures, 10)) * (0.5 + Math.random() / 2);
+        const backoff = Math.min(maxBackoff, 200 * 2 ** Math.min(failures, 10)) * (0.5 + random() / 2);
+        const retryAfter = error instanceof KubeApiError ? (error.retryAfterMs ?? 0) : 0;
+        const delay = Math.max(backoff, Math.min(retryAfter, maxBackoff));
         logger.warn({ kind: kind.kind, err: error instanceof Error ? error.message : String(error), retryInMs: Math.round(delay) }, 'list/watch failed: retrying');
         // After repeated failures the resourceVersion may be too old: relist to be safe.
         if (failures >= 3) needList = true;
-        await sleep(delay, signal);
+        await wait(delay, signal);
       }
     }
   }

@@ -1,28 +1,66 @@
 /**
  * A small Kubernetes REST client on node:http(s): list (paged), watch (streamed JSON lines), server-side
  * apply, merge patch, create, replace, delete. Credentials and TLS come from a client-node KubeConfig
- * (kubeconfig file or in-cluster service account); connections are kept alive and reused.
+ * (kubeconfig file or in-cluster service account); connections are kept alive and reused. Every request
+ * has a timeout (watches: their server-side timeout plus a grace period), and 429 answers are retried
+ * after their Retry-After, bounded.
  */
+import { existsSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
+import { delimiter, join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { FIELD_MANAGER, type KubeObject } from '../model/index.js';
 import { resourcePath, type ResourceKind, type WatchScope } from './resources.js';
 
-/** A failed API call, carrying the HTTP status (409 conflict, 404 not found, 410 gone, …). */
+export interface LoadKubeConfigOptions {
+  /** Kubeconfig file(s) (several joined by the path delimiter, as in $KUBECONFIG). */
+  readonly path?: string;
+  readonly context?: string;
+  /** Inside a pod, use the pod's service account before $KUBECONFIG / ~/.kube/config. */
+  readonly preferInCluster?: boolean;
+  /** Environment to read KUBECONFIG, KUBERNETES_SERVICE_HOST and HOME from. @default process.env */
+  readonly env?: NodeJS.ProcessEnv;
+}
+
+const SERVICE_ACCOUNT_TOKEN = '/var/run/secrets/kubernetes.io/serviceaccount/token';
+
 /**
  * Loads credentials: the kubeconfig file at `path`; else, with `preferInCluster` inside a pod, the pod's
  * service account; else $KUBECONFIG, ~/.kube/config or the service account, in that order. Throws an
- * error naming the file, the context and the fix when they are unusable.
+ * error naming the file, the context and the fix when they are unusable, and says so when there is no
+ * kubeconfig at all (rather than falling back to an API server on localhost).
  */
-export function loadKubeConfig(options: { path?: string; context?: string; preferInCluster?: boolean } = {}): KubeConfig {
+export function loadKubeConfig(options: LoadKubeConfigOptions = {}): KubeConfig {
+  const env = options.env ?? process.env;
   const kubeConfig = new KubeConfig();
-  try {
-    if (options.path) kubeConfig.loadFromFile(options.path);
-    else if (options.preferInCluster && process.env.KUBERNETES_SERVICE_HOST) kubeConfig.loadFromCluster();
-    else kubeConfig.loadFromDefault();
-  } catch (error) {
-    throw new Error(`cannot read kubeconfig${options.path ? ` ${options.path}` : ''}: ${error instanceof Error ? error.message : String(error)}`);
+  const inPod = Boolean(env.KUBERNETES_SERVICE_HOST) && existsSync(SERVICE_ACCOUNT_TOKEN);
+  const loadFiles = (list: string, what: string) => {
+    const files = list.split(delimiter).filter(Boolean);
+    files.forEach((file, i) => {
+      try {
+        if (i === 0) kubeConfig.loadFromFile(file);
+        else {
+          const more = new KubeConfig();
+          more.loadFromFile(file);
+          kubeConfig.mergeConfig(more);
+        }
+      } catch (error) {
+        throw new Error(`cannot read kubeconfig ${file}${what}: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    });
+  };
+  const home = env.HOME || env.USERPROFILE;
+  const homeConfig = home ? join(home, '.kube', 'config') : undefined;
+  if (options.path) loadFiles(options.path, '');
+  else if (options.preferInCluster && inPod) kubeConfig.loadFromCluster();
+  else if (env.KUBECONFIG) loadFiles(env.KUBECONFIG, ' (from $KUBECONFIG)');
+  else if (homeConfig && existsSync(homeConfig)) loadFiles(homeConfig, '');
+  else if (inPod) kubeConfig.loadFromCluster();
+  else {
+    throw new Error(
+      `no kubeconfig found: --kubeconfig not given, $KUBECONFIG not set, ${homeConfig ?? '~/.kube/config'} does not exist and this is not a pod: pass --kubeconfig <file> or set KUBECONFIG`,
+    );
   }
   if (options.context) {
     if (!kubeConfig.getContextObject(options.context)) {
@@ -34,15 +72,43 @@ export function loadKubeConfig(options: { path?: string; context?: string; prefe
   return kubeConfig;
 }
 
+/** A failed API call, carrying the HTTP status (409 conflict, 404 not found, 410 gone, 429 with its Retry-After, …). */
 export class KubeApiError extends Error {
   constructor(
     readonly statusCode: number,
     message: string,
     readonly reason?: string,
+    /** The server's Retry-After (429, 503), in milliseconds. */
+    readonly retryAfterMs?: number,
   ) {
     super(message);
     this.name = 'KubeApiError';
   }
+}
+
+/** A request the API server did not answer in time (connected or not). */
+export class KubeTimeoutError extends Error {
+  readonly code = 'ETIMEDOUT';
+  constructor(
+    message: string,
+    readonly timeoutMs: number,
+  ) {
+    super(message);
+    this.name = 'KubeTimeoutError';
+  }
+}
+
+export function isTimeout(error: unknown): boolean {
+  return error instanceof KubeTimeoutError;
+}
+
+/** Retry-After as milliseconds: delta-seconds or an HTTP date; undefined when absent or unreadable. */
+export function parseRetryAfter(value: string | string[] | undefined, now = Date.now()): number | undefined {
+  const text = Array.isArray(value) ? value[0] : value;
+  if (!text) return undefined;
+  if (/^\s*\d+(\.\d+)?\s*$/.test(text)) return Math.round(Number(text) * 1000);
+  const at = Date.parse(text);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
 }
 
 export function isNotFound(error: unknown): boolean {
@@ -79,11 +145,44 @@ export interface KubeWriter {
   delete(kind: ResourceKind, namespace: string | undefined, name: string, options?: { uid?: string }): Promise<void>;
 }
 
-interface RequestOptions {
+/** Per-call limits: a caller may shorten the timeout and cancel through a signal. */
+export interface CallOptions {
+  /** Timeout of each attempt. @default the client's requestTimeoutMs */
+  readonly timeoutMs?: number;
+  /** Aborts the request (and any Retry-After wait). */
+  readonly signal?: AbortSignal;
+}
+
+interface RequestOptions extends CallOptions {
   readonly query?: Record<string, string | number | boolean | undefined>;
   readonly body?: unknown;
   readonly contentType?: string;
-  readonly signal?: AbortSignal;
+}
+
+export interface KubeClientOptions {
+  /** Timeout of every request except watches (connect, headers and body). @default 30000 */
+  readonly requestTimeoutMs?: number;
+  /** Watches are given up this long after their server-side timeoutSeconds. @default 30000 */
+  readonly watchGraceMs?: number;
+  /** Retries of a request answered 429 Too Many Requests (waiting its Retry-After). @default 3 */
+  readonly maxRetries?: number;
+  /** Longest Retry-After honoured; a longer one is cut to this. @default 30000 */
+  readonly maxRetryAfterMs?: number;
+  /** Wait used for Retry-After (tests). */
+  readonly sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+}
+
+function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const timer = setTimeout(done, ms);
+    function done() {
+      signal?.removeEventListener('abort', done);
+      clearTimeout(timer);
+      resolve();
+    }
+    signal?.addEventListener('abort', done, { once: true });
+  });
 }
 
 /** A reader and writer for one API server. */
@@ -94,10 +193,28 @@ export class KubeClient implements KubeWriter {
   /** Number of write requests issued (apply, patch, create, replace, delete), for benchmarks and metrics. */
   writes = 0;
 
-  constructor(private readonly kubeConfig: KubeConfig) {
+  readonly requestTimeoutMs: number;
+  private readonly settings: Required<Omit<KubeClientOptions, 'requestTimeoutMs'>>;
+
+  constructor(
+    private readonly kubeConfig: KubeConfig,
+    options: KubeClientOptions = {},
+  ) {
     const cluster = kubeConfig.getCurrentCluster();
     if (!cluster) throw new Error('kubeconfig has no current cluster: pass --kubeconfig or run in a cluster');
     this.server = new URL(cluster.server);
+    this.requestTimeoutMs = options.requestTimeoutMs ?? 30000;
+    this.settings = {
+      watchGraceMs: options.watchGraceMs ?? 30000,
+      maxRetries: options.maxRetries ?? 3,
+      maxRetryAfterMs: options.maxRetryAfterMs ?? 30000,
+      sleep: options.sleep ?? abortableSleep,
+    };
+  }
+
+  /** The API server URL (for messages). */
+  get serverUrl(): string {
+    return this.server.toString();
   }
 
   private async options(method: string, path: string, watch: boolean): Promise<https.RequestOptions> {
@@ -131,20 +248,47 @@ export class KubeClient implements KubeWriter {
     return text ? `?${text}` : '';
   }
 
-  /** One request; resolves with the parsed JSON body, rejects with KubeApiError on a non-2xx answer. */
+  /**
+   * One request; resolves with the parsed JSON body, rejects with KubeApiError on a non-2xx answer and
+   * with KubeTimeoutError when no full answer arrives within the timeout. A 429 is retried after its
+   * Retry-After (bounded by maxRetryAfterMs, at most maxRetries times).
+   */
   async request<T = unknown>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.requestOnce<T>(method, path, options);
+      } catch (error) {
+        if (!(error instanceof KubeApiError) || error.statusCode !== 429 || attempt >= this.settings.maxRetries || options.signal?.aborted) throw error;
+        const wait = Math.min(this.settings.maxRetryAfterMs, error.retryAfterMs ?? 1000 * 2 ** attempt);
+        await this.settings.sleep(wait, options.signal);
+        if (options.signal?.aborted) throw error;
+      }
+    }
+  }
+
+  private async requestOnce<T>(method: string, path: string, options: RequestOptions): Promise<T> {
     const opts = await this.options(method, path + KubeClient.query(options.query), false);
     const payload = options.body === undefined ? undefined : typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
     if (payload !== undefined) {
       (opts.headers as Record<string, string>)['Content-Type'] = options.contentType ?? 'application/json';
       (opts.headers as Record<string, string>)['Content-Length'] = String(Buffer.byteLength(payload));
     }
+    const timeoutMs = options.timeoutMs ?? this.requestTimeoutMs;
     const transport = this.server.protocol === 'https:' ? https : http;
     return new Promise<T>((resolve, reject) => {
+      let settled = false;
+      const finish = (error: unknown, value?: T) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        options.signal?.removeEventListener('abort', abort);
+        if (error) reject(error);
+        else resolve(value as T);
+      };
       const req = transport.request(opts, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('error', reject);
+        res.on('error', (error) => finish(error));
         res.on('end', () => {
           const text = Buffer.concat(chunks).toString('utf8');
           const status = res.statusCode ?? 0;
@@ -154,17 +298,29 @@ export class KubeClient implements KubeWriter {
           } catch {
             body = text;
           }
-          if (status >= 200 && status < 300) resolve(body as T);
+          if (status >= 200 && status < 300) finish(undefined, body as T);
           else {
             const statusBody = body as { message?: string; reason?: string } | undefined;
-            reject(new KubeApiError(status, `${method} ${path}: ${status} ${statusBody?.message ?? text}`, statusBody?.reason));
+            finish(new KubeApiError(status, `${method} ${path}: ${status} ${statusBody?.message ?? text}`, statusBody?.reason, parseRetryAfter(res.headers['retry-after'])));
           }
         });
       });
-      req.on('error', reject);
+      // The whole exchange (connect, headers, body) must finish in time: a server that accepts and never
+      // answers must not hold a worker, a Lease renewal or `pullfleet status` forever.
+      const timer = setTimeout(() => {
+        const error = new KubeTimeoutError(`${method} ${path}: no answer from ${this.server.host} within ${timeoutMs / 1000}s`, timeoutMs);
+        finish(error);
+        req.destroy(error);
+      }, timeoutMs);
+      timer.unref?.();
+      const abort = () => {
+        finish(new Error(`${method} ${path}: aborted`));
+        req.destroy();
+      };
+      req.on('error', (error) => finish(error));
       if (options.signal) {
-        if (options.signal.aborted) req.destroy(new Error('aborted'));
-        options.signal.addEventListener('abort', () => req.destroy(new Error('aborted')), { once: true });
+        if (options.signal.aborted) return abort();
+        options.signal.addEventListener('abort', abort, { once: true });
       }
       if (payload !== undefined) req.write(payload);
       req.end();
@@ -172,12 +328,13 @@ export class KubeClient implements KubeWriter {
   }
 
   /** Lists every object in scope, following `continue` tokens. */
-  async list<T extends KubeObject = KubeObject>(kind: ResourceKind, scope: WatchScope = {}, pageSize = 500): Promise<ListResult<T>> {
+  async list<T extends KubeObject = KubeObject>(kind: ResourceKind, scope: WatchScope = {}, pageSize = 500, call: CallOptions = {}): Promise<ListResult<T>> {
     const items: T[] = [];
     let token: string | undefined;
     let resourceVersion = '';
     do {
       const page = await this.request<{ items?: T[]; metadata?: { resourceVersion?: string; continue?: string } }>('GET', resourcePath(kind, scope.namespace), {
+        ...call,
         query: { labelSelector: scope.labelSelector, limit: pageSize, continue: token },
       });
       for (const item of page.items ?? []) {
@@ -194,6 +351,8 @@ export class KubeClient implements KubeWriter {
   /**
    * Streams watch events from `resourceVersion` until the server closes the stream (resolve), the signal
    * aborts (resolve) or the request fails (reject; 410 Gone rejects with a KubeApiError of status 410).
+   * The response headers must arrive within the request timeout, and the stream is given up (reject with
+   * KubeTimeoutError) `watchGraceMs` after `timeoutSeconds`, when the server should have closed it.
    */
   async watch<T extends KubeObject = KubeObject>(
     kind: ResourceKind,
@@ -212,16 +371,29 @@ export class KubeClient implements KubeWriter {
       const finish = (error?: unknown) => {
         if (settled) return;
         settled = true;
+        clearTimeout(headerTimer);
+        clearTimeout(streamTimer);
         signal.removeEventListener('abort', abort);
         if (error && !signal.aborted) reject(error);
         else resolve();
       };
+      const giveUp = (what: string, ms: number) => () => {
+        const error = new KubeTimeoutError(`watch ${kind.plural}: ${what} within ${ms / 1000}s`, ms);
+        finish(error);
+        req.destroy(error);
+      };
+      const headerTimer = setTimeout(giveUp(`no answer from ${this.server.host}`, this.requestTimeoutMs), this.requestTimeoutMs);
+      const streamMs = timeoutSeconds * 1000 + this.settings.watchGraceMs;
+      const streamTimer = setTimeout(giveUp(`the server did not end the watch (timeoutSeconds ${timeoutSeconds})`, streamMs), streamMs);
+      headerTimer.unref?.();
+      streamTimer.unref?.();
       const req = transport.request(opts, (res) => {
+        clearTimeout(headerTimer);
         const status = res.statusCode ?? 0;
         if (status < 200 || status >= 300) {
           const chunks: Buffer[] = [];
           res.on('data', (chunk: Buffer) => chunks.push(chunk));
-          res.on('end', () => finish(new KubeApiError(status, `watch ${kind.plural}: ${status} ${Buffer.concat(chunks).toString('utf8')}`)));
+          res.on('end', () => finish(new KubeApiError(status, `watch ${kind.plural}: ${status} ${Buffer.concat(chunks).toString('utf8')}`, undefined, parseRetryAfter(res.headers['retry-after']))));
           res.on('error', finish);
           return;
         }
@@ -270,18 +442,18 @@ export class KubeClient implements KubeWriter {
     });
   }
 
-  async get<T extends KubeObject>(kind: ResourceKind, namespace: string | undefined, name: string): Promise<T> {
-    return this.request<T>('GET', resourcePath(kind, namespace, name));
+  async get<T extends KubeObject>(kind: ResourceKind, namespace: string | undefined, name: string, call: CallOptions = {}): Promise<T> {
+    return this.request<T>('GET', resourcePath(kind, namespace, name), call);
   }
 
-  async create<T extends KubeObject>(kind: ResourceKind, object: T): Promise<T> {
+  async create<T extends KubeObject>(kind: ResourceKind, object: T, call: CallOptions = {}): Promise<T> {
     this.writes++;
-    return this.request<T>('POST', resourcePath(kind, object.metadata.namespace), { body: object, query: { fieldManager: FIELD_MANAGER } });
+    return this.request<T>('POST', resourcePath(kind, object.metadata.namespace), { ...call, body: object, query: { fieldManager: FIELD_MANAGER } });
   }
 
-  async replace<T extends KubeObject>(kind: ResourceKind, object: T): Promise<T> {
+  async replace<T extends KubeObject>(kind: ResourceKind, object: T, call: CallOptions = {}): Promise<T> {
     this.writes++;
-    return this.request<T>('PUT', resourcePath(kind, object.metadata.namespace, object.metadata.name), { body: object, query: { fieldManager: FIELD_MANAGER } });
+    return this.request<T>('PUT', resourcePath(kind, object.metadata.namespace, object.metadata.name), { ...call, body: object, query: { fieldManager: FIELD_MANAGER } });
   }
 
   async apply<T extends KubeObject>(kind: ResourceKind, object: T): Promise<T> {

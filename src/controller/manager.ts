@@ -12,8 +12,8 @@ import { ObjectCache } from './cache.js';
 import { createClusterSecretReconciler } from './cluster-secret-reconciler.js';
 import { resolveConfig, type ControllerConfig } from './config.js';
 import { Informer } from './informer.js';
-import { KubeClient, isConflict, type KubeWriter } from './kube-client.js';
-import { LeaderElector } from './leader.js';
+import { KubeApiError, KubeClient, isConflict, type KubeWriter } from './kube-client.js';
+import { LeaderElector, type ElectionClock } from './leader.js';
 import { ControllerMetrics } from './metrics.js';
 import { WorkQueue } from './queue.js';
 import type { Reconciler, ReconcilerContext, ReconcilerFactory } from './reconciler.js';
@@ -36,6 +36,10 @@ export interface StartOptions {
   readonly now?: () => Date;
   /** Called after the controller stopped itself because another replica may lead now. */
   readonly onLeadershipLost?: () => void;
+  /** Longest wait in stop() for in-flight reconciles; past it the Lease is left to expire. @default 20000 */
+  readonly stopTimeoutMs?: number;
+  /** Monotonic clock and timers of leader election (tests). */
+  readonly electionClock?: ElectionClock;
 }
 
 export interface RunningController {
@@ -47,22 +51,34 @@ export interface RunningController {
   metrics(): Promise<string>;
 }
 
-/** A writer that counts every write in the metrics. */
-function countingWriter(inner: KubeWriter, metrics: ControllerMetrics): KubeWriter {
+/**
+ * A writer that counts every write in the metrics and refuses every write once `fenced()` says this
+ * replica may no longer act (leadership lost or shutting down), so an in-flight reconcile cannot write
+ * after another replica may have started leading.
+ */
+function guardedWriter(inner: KubeWriter, metrics: ControllerMetrics, fenced: () => string | undefined): KubeWriter {
+  const check = () => {
+    const why = fenced();
+    if (why) throw new Error(`write refused: ${why}`);
+  };
   return {
-    apply: (kind, object) => {
+    apply: async (kind, object) => {
+      check();
       metrics.writes.inc({ resource: kind.plural, verb: 'apply' });
       return inner.apply(kind, object);
     },
-    mergePatch: (kind, namespace, name, patch) => {
+    mergePatch: async (kind, namespace, name, patch) => {
+      check();
       metrics.writes.inc({ resource: kind.plural, verb: 'patch' });
       return inner.mergePatch(kind, namespace, name, patch);
     },
-    applyStatus: (kind, object) => {
+    applyStatus: async (kind, object) => {
+      check();
       metrics.writes.inc({ resource: `${kind.plural}/status`, verb: 'apply' });
       return inner.applyStatus!(kind, object);
     },
-    delete: (kind, namespace, name, options) => {
+    delete: async (kind, namespace, name, options) => {
+      check();
       metrics.writes.inc({ resource: kind.plural, verb: 'delete' });
       return inner.delete(kind, namespace, name, options);
     },
@@ -80,10 +96,15 @@ export async function startController(options: StartOptions): Promise<RunningCon
   const config = resolveConfig(options.config);
   const logger = options.logger ?? pino({ name: 'pullfleet-controller' });
   const now = options.now ?? (() => new Date());
-  const client = new KubeClient(options.kubeConfig);
+  const client = new KubeClient(options.kubeConfig, { requestTimeoutMs: config.requestTimeoutSeconds * 1000 });
   const cache = new ObjectCache();
   const metrics = new ControllerMetrics();
-  const context: ReconcilerContext = { cache, writer: countingWriter(client, metrics), config, logger, metrics, now };
+  // Set below; the writer checks them on every write.
+  let leading = !config.leaderElection;
+  let stopping = false;
+  let writesClosed = false;
+  const fenced = () => (writesClosed ? 'the controller stopped' : leading ? undefined : 'this replica does not hold the leader Lease');
+  const context: ReconcilerContext = { cache, writer: guardedWriter(client, metrics, fenced), config, logger, metrics, now };
 
   const running: Running[] = [];
   for (const factory of [...RECONCILERS, ...(options.reconcilers ?? [])]) {
@@ -116,9 +137,6 @@ export async function startController(options: StartOptions): Promise<RunningCon
       informers.set(watch.kind.id, { informer, scopeText });
     }
   }
-
-  let leading = !config.leaderElection;
-  let stopping = false;
 
   // Route each event to the keys of every reconciler watching that kind. 'all' is debounced.
   function enqueueAll(entry: Running): void {
@@ -155,7 +173,7 @@ export async function startController(options: StartOptions): Promise<RunningCon
       } catch (error) {
         metrics.errors.inc({ controller: reconciler.name });
         metrics.reconciles.inc({ controller: reconciler.name, result: isConflict(error) ? 'conflict' : 'error' });
-        const delay = queue.addRateLimited(key);
+        const delay = queue.addRateLimited(key, error instanceof KubeApiError ? error.retryAfterMs : undefined);
         const log = isConflict(error) ? logger.debug.bind(logger) : logger.warn.bind(logger);
         log({ controller: reconciler.name, key, err: error instanceof Error ? error.message : String(error), retryInMs: Math.round(delay) }, 'reconcile failed: retrying');
       } finally {
@@ -217,9 +235,13 @@ export async function startController(options: StartOptions): Promise<RunningCon
         leaseDurationSeconds: config.leaseDurationSeconds,
         renewDeadlineSeconds: config.renewDeadlineSeconds,
         retryPeriodSeconds: config.retryPeriodSeconds,
+        requestTimeoutSeconds: config.requestTimeoutSeconds,
       },
       logger,
+      { ...(options.electionClock ? { clock: options.electionClock } : {}), onError: () => metrics.leaderElectionErrors.inc() },
     );
+    const current = elector;
+    metrics.leaseAge = () => current.health().secondsSinceSuccess;
     elector.start(
       () => {
         leading = true;
@@ -227,7 +249,7 @@ export async function startController(options: StartOptions): Promise<RunningCon
         resolveReady();
       },
       () => {
-        // Another replica may be reconciling now: stop at once, never run two leaders.
+        // Another replica may lead soon: the writer refuses from this moment, then everything stops.
         leading = false;
         metrics.leader.set(0);
         void stop().then(() => options.onLeadershipLost?.());
@@ -259,9 +281,11 @@ export async function startController(options: StartOptions): Promise<RunningCon
       }
       if (path === '/readyz') {
         // A standby replica is ready (it serves metrics and can take over); it just does not reconcile.
-        const ok = cachesSynced && !stopping;
-        res.writeHead(ok ? 200 : 503, { 'Content-Type': 'text/plain' });
-        res.end(ok ? (leading ? 'ok (leader)\n' : 'ok (standby)\n') : 'caches not synced\n');
+        // One that cannot read or write the Lease is not: it could never take over.
+        const election = elector?.health();
+        const why = stopping ? 'stopping' : !cachesSynced ? 'caches not synced' : election && !election.healthy ? election.reason : undefined;
+        res.writeHead(why ? 503 : 200, { 'Content-Type': 'text/plain' });
+        res.end(why ? `${why}\n` : leading ? 'ok (leader)\n' : 'ok (standby)\n');
         return;
       }
       res.writeHead(404);
@@ -282,11 +306,26 @@ export async function startController(options: StartOptions): Promise<RunningCon
       clearInterval(resyncTimer);
       clearInterval(gaugeTimer);
       for (const entry of running) entry.queue.shutdown();
-      await Promise.all(running.flatMap((entry) => entry.workers));
+      // In-flight reconciles get a bounded time to finish their writes (after a lost Lease the writer
+      // already refuses them). Past it every write is refused, and the Lease is not released: it
+      // expires, and only then may another replica lead.
+      const limitMs = options.stopTimeoutMs ?? 20000;
+      let timer: NodeJS.Timeout | undefined;
+      const finished = await Promise.race([
+        Promise.all(running.flatMap((entry) => entry.workers)).then(() => true),
+        new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), limitMs))),
+      ]);
+      clearTimeout(timer);
+      writesClosed = true;
+      if (!finished) logger.warn({ waitedMs: limitMs }, 'in-flight reconciles did not finish in time: the Lease is left to expire');
       await Promise.all([...informers.values()].map(({ informer }) => informer.stop()));
-      await elector?.stop();
+      await elector?.stop({ release: finished });
       metrics.leader.set(0);
-      if (server) await new Promise<void>((resolve) => server!.close(() => resolve()));
+      if (server) {
+        const closed = new Promise<void>((resolve) => server!.close(() => resolve()));
+        server.closeAllConnections();
+        await closed;
+      }
       client.close();
       logger.info('controller stopped');
     })();

@@ -24,6 +24,17 @@ export class ControllerMetrics {
   readonly writes = new Counter({ name: 'pullfleet_api_writes_total', help: 'Write requests sent to the API server.', labelNames: ['resource', 'verb'], registers: [this.registry] });
   readonly relists = new Counter({ name: 'pullfleet_watch_relists_total', help: 'Full relists after a watch expired or failed.', labelNames: ['resource'], registers: [this.registry] });
   readonly leader = new Gauge({ name: 'pullfleet_leader', help: '1 while this replica holds the leader Lease.', registers: [this.registry] });
+  readonly leaderElectionErrors = new Counter({ name: 'pullfleet_leader_election_errors_total', help: 'Lease requests that failed (error or timeout).', registers: [this.registry] });
+  /** Source of the Lease age gauge (set by the manager when leader election runs). */
+  leaseAge?: () => number;
+  readonly leaseSecondsSinceSuccess = new Gauge({
+    name: 'pullfleet_leader_election_seconds_since_success',
+    help: 'Seconds since this replica last read or wrote the leader Lease successfully (0 without leader election).',
+    registers: [this.registry],
+    collect: () => {
+      this.leaseSecondsSinceSuccess.set(this.leaseAge?.() ?? 0);
+    },
+  });
   readonly cachedObjects = new Gauge({ name: 'pullfleet_cached_objects', help: 'Objects in the informer cache by resource.', labelNames: ['resource'], registers: [this.registry] });
 
   constructor(defaultMetrics = true) {

@@ -12,6 +12,74 @@ export interface QueueOptions {
   readonly maxDelayMs?: number;
   /** Random source for jitter (injectable for tests). @default Math.random */
   readonly random?: () => number;
+  /** Clock and timer for delayed adds (injectable for tests). @default Date.now, setTimeout, clearTimeout */
+  readonly timers?: QueueTimers;
+}
+
+export interface QueueTimers {
+  now(): number;
+  setTimeout(callback: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+const SYSTEM_TIMERS: QueueTimers = {
+  now: () => Date.now(),
+  setTimeout: (callback, ms) => {
+    const timer = setTimeout(callback, ms);
+    timer.unref?.();
+    return timer;
+  },
+  clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
+};
+
+/** A min-heap of (deadline, key); entries whose deadline no longer matches the key's are skipped. */
+class DeadlineHeap {
+  private readonly items: Array<{ at: number; key: string }> = [];
+
+  get size(): number {
+    return this.items.length;
+  }
+
+  peek(): { at: number; key: string } | undefined {
+    return this.items[0];
+  }
+
+  push(item: { at: number; key: string }): void {
+    const items = this.items;
+    items.push(item);
+    let i = items.length - 1;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (items[parent]!.at <= items[i]!.at) break;
+      [items[parent], items[i]] = [items[i]!, items[parent]!];
+      i = parent;
+    }
+  }
+
+  pop(): { at: number; key: string } | undefined {
+    const items = this.items;
+    const top = items[0];
+    const last = items.pop();
+    if (items.length > 0 && last) {
+      items[0] = last;
+      let i = 0;
+      for (;;) {
+        const left = 2 * i + 1;
+        const right = left + 1;
+        let smallest = i;
+        if (left < items.length && items[left]!.at < items[smallest]!.at) smallest = left;
+        if (right < items.length && items[right]!.at < items[smallest]!.at) smallest = right;
+        if (smallest === i) break;
+        [items[smallest], items[i]] = [items[i]!, items[smallest]!];
+        i = smallest;
+      }
+    }
+    return top;
+  }
+
+  clear(): void {
+    this.items.length = 0;
+  }
 }
 
 export class WorkQueue {
@@ -21,14 +89,25 @@ export class WorkQueue {
   private readonly processing = new Set<string>();
   private readonly dirty = new Set<string>();
   private readonly failures = new Map<string, number>();
-  private readonly timers = new Map<string, NodeJS.Timeout>();
+  /** Earliest pending deadline of each delayed key (ms on the queue's clock). */
+  private readonly deadlines = new Map<string, number>();
+  private readonly heap = new DeadlineHeap();
+  private timer?: { handle: unknown; at: number };
+  private readonly clock: QueueTimers;
   /** Time each waiting key was first added (for latency metrics). */
   private readonly addedAt = new Map<string, number>();
   private readonly dirtyAt = new Map<string, number>();
   private readonly waiters: Array<(key: string | undefined) => void> = [];
   private shuttingDown = false;
 
-  constructor(private readonly options: QueueOptions = {}) {}
+  constructor(private readonly options: QueueOptions = {}) {
+    this.clock = options.timers ?? SYSTEM_TIMERS;
+  }
+
+  /** Keys waiting for a delayed add (backoff or requeue-after). */
+  get delayed(): number {
+    return this.deadlines.size;
+  }
 
   /** Keys waiting to be processed (not counting those in flight or delayed). */
   get depth(): number {
@@ -73,27 +152,64 @@ export class WorkQueue {
     return undefined;
   }
 
-  /** Adds `key` after a backoff that grows with its consecutive failures. */
-  addRateLimited(key: string): number {
+  /** Adds `key` after a backoff that grows with its consecutive failures (at least `minDelayMs`, e.g. a Retry-After). */
+  addRateLimited(key: string, minDelayMs = 0): number {
     const count = (this.failures.get(key) ?? 0) + 1;
     this.failures.set(key, count);
     const base = this.options.baseDelayMs ?? 100;
     const max = this.options.maxDelayMs ?? 60000;
     const random = this.options.random ?? Math.random;
-    const delay = Math.min(max, base * 2 ** Math.min(count - 1, 20)) * (0.5 + random() / 2);
+    const delay = Math.max(Math.min(max, base * 2 ** Math.min(count - 1, 20)) * (0.5 + random() / 2), Math.min(minDelayMs, max));
     this.addAfter(key, delay);
     return delay;
   }
 
+  /**
+   * Adds `key` once `delayMs` has passed. A key already waiting for a later deadline moves to the earlier
+   * one; a later deadline never replaces an earlier one (client-go's delaying queue keeps the earliest).
+   */
   addAfter(key: string, delayMs: number): void {
     if (this.shuttingDown) return;
-    if (this.timers.has(key)) return;
-    const timer = setTimeout(() => {
-      this.timers.delete(key);
+    if (!(delayMs > 0)) {
       this.add(key);
-    }, delayMs);
-    timer.unref?.();
-    this.timers.set(key, timer);
+      return;
+    }
+    const at = this.clock.now() + delayMs;
+    const current = this.deadlines.get(key);
+    if (current !== undefined && current <= at) return;
+    this.deadlines.set(key, at);
+    this.heap.push({ at, key });
+    this.arm();
+  }
+
+  /** Points the single timer at the earliest live deadline. */
+  private arm(): void {
+    let top = this.heap.peek();
+    while (top && this.deadlines.get(top.key) !== top.at) {
+      this.heap.pop();
+      top = this.heap.peek();
+    }
+    if (!top) {
+      if (this.timer) this.clock.clearTimeout(this.timer.handle);
+      this.timer = undefined;
+      return;
+    }
+    if (this.timer && this.timer.at <= top.at) return;
+    if (this.timer) this.clock.clearTimeout(this.timer.handle);
+    const at = top.at;
+    this.timer = { at, handle: this.clock.setTimeout(() => this.fire(), Math.max(0, at - this.clock.now())) };
+  }
+
+  private fire(): void {
+    this.timer = undefined;
+    const now = this.clock.now();
+    for (let top = this.heap.peek(); top && top.at <= now; top = this.heap.peek()) {
+      this.heap.pop();
+      if (this.deadlines.get(top.key) !== top.at) continue;
+      this.deadlines.delete(top.key);
+      this.add(top.key);
+    }
+    this.arm();
   }
 
   /** Clears the failure count of `key` (after a success). */
@@ -137,8 +253,10 @@ export class WorkQueue {
 
   shutdown(): void {
     this.shuttingDown = true;
-    for (const timer of this.timers.values()) clearTimeout(timer);
-    this.timers.clear();
+    if (this.timer) this.clock.clearTimeout(this.timer.handle);
+    this.timer = undefined;
+    this.deadlines.clear();
+    this.heap.clear();
     for (const waiter of this.waiters.splice(0)) waiter(undefined);
   }
 }

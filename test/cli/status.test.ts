@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer as createTcpServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, jest, test } from '@jest/globals';
@@ -281,5 +282,52 @@ describe('pullfleet status against the API double', () => {
     const result = await run(['--kubeconfig', file]);
     expect(result.code).toBe(2);
     expect(result.err).toBe(`pullfleet status: cannot reach the hub API server at ${url} (ECONNREFUSED): check --kubeconfig / --context and that the hub is up\n`);
+  });
+
+  test('fails within --timeout when the hub accepts connections and never answers', async () => {
+    // GIVEN a server on 127.0.0.1 that accepts every connection and never writes a byte
+    const sockets: Socket[] = [];
+    const silent = createTcpServer((socket) => sockets.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const { port } = silent.address() as { port: number };
+    const file = join(dir, 'silent');
+    writeFileSync(
+      file,
+      `apiVersion: v1\nkind: Config\nclusters: [{ name: silent, cluster: { server: "http://127.0.0.1:${port}", insecure-skip-tls-verify: true } }]\nusers: [{ name: me, user: { token: t } }]\ncontexts: [{ name: silent, context: { cluster: silent, user: me } }]\ncurrent-context: silent\n`,
+    );
+    try {
+      // WHEN status runs with a short timeout
+      const result = await run(['--kubeconfig', file, '--timeout', '0.3']);
+      // THEN it gives up with exit code 2 and says what to do
+      expect(result.code).toBe(2);
+      expect(result.err).toBe(`pullfleet status: the hub API server at http://127.0.0.1:${port} did not answer within 0.3s while listing FleetReports: check that it is up and reachable, or raise --timeout\n`);
+      expect(sockets.length).toBeGreaterThan(0);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => silent.close(() => resolve()));
+    }
+  });
+
+  test('fails when --timeout is not a positive number', async () => {
+    await expect(run(['--kubeconfig', kubeconfig, '--timeout', '0'])).rejects.toThrow('--timeout must be a positive number of seconds, got "0"');
+  });
+});
+
+describe('pullfleet status without a kubeconfig', () => {
+  test('fails saying that no kubeconfig was found, instead of trying localhost', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'pullfleet-home-'));
+    let err = '';
+    try {
+      const code = await runStatus(
+        { output: 'table' },
+        { stdout: { write: () => true }, stderr: { write: (text: string) => (err += text) }, env: { HOME: home }, now: () => NOW, sleep: async () => undefined, signal: new AbortController().signal },
+      );
+      expect(code).toBe(2);
+      expect(err).toBe(
+        `pullfleet status: no kubeconfig found: --kubeconfig not given, $KUBECONFIG not set, ${join(home, '.kube', 'config')} does not exist and this is not a pod: pass --kubeconfig <file> or set KUBECONFIG\n`,
+      );
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
   });
 });

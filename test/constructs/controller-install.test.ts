@@ -1,8 +1,12 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, test } from '@jest/globals';
 import { Chart, Duration, Testing } from 'cdk8s';
 import { FeedbackScrape, ControllerInstall } from '../../src/constructs/controller-install.js';
-import { buildCommand, configFromOptions } from '../../src/controller/cli.js';
+import { buildCommand, configFromOptions, controllerEnv } from '../../src/controller/cli.js';
 import { resolveConfig } from '../../src/controller/config.js';
+import { allObjects, smallFleet } from './helpers.js';
 
 type Obj = { apiVersion: string; kind: string; metadata: { name: string; namespace?: string }; [key: string]: any }; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -92,6 +96,7 @@ describe('ControllerInstall', () => {
     expect(deployment.spec.replicas).toBe(3);
     expect(deployment.spec.template.spec.containers[0].image).toBe('quay.io/acme/pullfleet-controller:1.2.3');
     expect(deployment.spec.template.spec.containers[0].args).toStrictEqual([
+      '--namespace=openshift-gitops',
       '--argo-namespace=openshift-gitops',
       '--feedback-scrape-type=Watch',
       '--stale-after=300',
@@ -149,6 +154,91 @@ describe('ControllerInstall and the controller agree', () => {
       httpPort: 8080,
     });
     expect(command.opts().logLevel).toBe('debug');
+  });
+
+  /** The container's env as the kubelet would set it: downward API fields resolved for a pod of the Deployment. */
+  function podEnv(deployment: Obj, podName: string): Record<string, string> {
+    const fields: Record<string, string> = { 'metadata.name': podName, 'metadata.namespace': deployment.metadata.namespace! };
+    const env: Record<string, string> = {};
+    for (const entry of deployment.spec.template.spec.containers[0].env as Array<{ name: string; value?: string; valueFrom?: { fieldRef?: { fieldPath: string } } }>) {
+      const value = entry.value ?? fields[entry.valueFrom?.fieldRef?.fieldPath ?? ''];
+      if (value === undefined) throw new Error(`env ${entry.name} has a source this test does not resolve`);
+      env[entry.name] = value;
+    }
+    return env;
+  }
+
+  test('GIVEN namespace "platform" WHEN the rendered args and env are resolved by the controller THEN its Lease lives in "platform", as the Role grants', () => {
+    const objects = render({ namespace: 'platform' });
+    const deployment = find(objects, 'Deployment');
+    const container = deployment.spec.template.spec.containers[0];
+    const env = podEnv(deployment, 'pullfleet-controller-7d9f-abcde');
+    const command = buildCommand(env).exitOverride();
+    command.parse(container.args, { from: 'user' });
+    const config = resolveConfig(configFromOptions(command.opts()));
+    expect(config.namespace).toBe('platform');
+    expect(config.identity).toBe('pullfleet-controller-7d9f-abcde');
+    expect(find(objects, 'Role', 'pullfleet-controller-leader-election').metadata.namespace).toBe(config.namespace);
+    expect(find(objects, 'ServiceAccount').metadata.namespace).toBe(config.namespace);
+  });
+
+  test('GIVEN a Hub with controller namespace "platform" WHEN its controller.yaml is resolved by the controller THEN the Lease namespace is "platform"', () => {
+    const { fleet } = smallFleet({ controller: { namespace: 'platform' } });
+    const rendered = allObjects(fleet).filter(({ file }) => file.endsWith('controller.yaml'));
+    const deployment = rendered.find(({ obj }) => obj.kind === 'Deployment')!.obj as Obj;
+    const command = buildCommand(podEnv(deployment, 'pullfleet-controller-0')).exitOverride();
+    command.parse(deployment.spec.template.spec.containers[0].args, { from: 'user' });
+    const config = resolveConfig(configFromOptions(command.opts()));
+    expect(config.namespace).toBe('platform');
+    const leaseRole = rendered.find(({ obj }) => obj.kind === 'Role' && obj.metadata.name === 'pullfleet-controller-leader-election')!.obj;
+    expect(leaseRole.metadata.namespace).toBe(config.namespace);
+  });
+
+  test('GIVEN namespace "platform" THEN the flag alone and the downward-API env alone each give the Lease namespace', () => {
+    const deployment = find(render({ namespace: 'platform' }), 'Deployment');
+    const args: string[] = deployment.spec.template.spec.containers[0].args;
+    const onlyFlag = buildCommand({}).exitOverride();
+    onlyFlag.parse(args, { from: 'user' });
+    expect(resolveConfig(configFromOptions(onlyFlag.opts())).namespace).toBe('platform');
+    const onlyEnv = buildCommand(podEnv(deployment, 'pod-0')).exitOverride();
+    onlyEnv.parse(args.filter((arg) => !arg.startsWith('--namespace=')), { from: 'user' });
+    expect(resolveConfig(configFromOptions(onlyEnv.opts())).namespace).toBe('platform');
+  });
+
+  test('GIVEN environment variables THEN flags win over PULLFLEET_*, which win over POD_NAMESPACE and the defaults', () => {
+    const parse = (env: NodeJS.ProcessEnv, args: string[]) => {
+      const command = buildCommand(env).exitOverride();
+      command.parse(args, { from: 'user' });
+      return resolveConfig(configFromOptions(command.opts()));
+    };
+    expect(parse({ POD_NAMESPACE: 'a' }, []).namespace).toBe('a');
+    expect(parse({ POD_NAMESPACE: 'a', PULLFLEET_NAMESPACE: 'b' }, []).namespace).toBe('b');
+    expect(parse({ POD_NAMESPACE: 'a', PULLFLEET_NAMESPACE: 'b' }, ['--namespace=c']).namespace).toBe('c');
+    expect(parse({}, []).namespace).toBe('pullfleet-system');
+    expect(parse({ PULLFLEET_LEASE_DURATION: '30', PULLFLEET_RENEW_DEADLINE: '20' }, ['--retry-period=4', '--request-timeout=5'])).toMatchObject({
+      leaseDurationSeconds: 30,
+      renewDeadlineSeconds: 20,
+      retryPeriodSeconds: 4,
+      requestTimeoutSeconds: 5,
+    });
+  });
+
+  test('GIVEN a pod without POD_NAMESPACE THEN the service account namespace is used; outside a pod nothing is guessed', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pullfleet-sa-'));
+    try {
+      const file = join(dir, 'namespace');
+      writeFileSync(file, 'platform\n');
+      expect(controllerEnv({ KUBERNETES_SERVICE_HOST: '10.0.0.1' }, file).POD_NAMESPACE).toBe('platform');
+      expect(controllerEnv({ KUBERNETES_SERVICE_HOST: '10.0.0.1', POD_NAMESPACE: 'other' }, file).POD_NAMESPACE).toBe('other');
+      expect(controllerEnv({}, file).POD_NAMESPACE).toBeUndefined();
+      expect(controllerEnv({ KUBERNETES_SERVICE_HOST: '10.0.0.1' }, join(dir, 'missing')).POD_NAMESPACE).toBeUndefined();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('fails naming the variable when an environment value is invalid', () => {
+    expect(() => buildCommand({ PULLFLEET_RELAX_TENANCY: 'ture' })).toThrow('environment variable PULLFLEET_RELAX_TENANCY: expected true or false, got "ture"');
   });
 
   test('a boolean flag that is neither true nor false is refused, not read as false', () => {

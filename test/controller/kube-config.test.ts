@@ -56,4 +56,33 @@ describe('loadKubeConfig', () => {
     const empty = kubeconfig('empty.yaml', 'apiVersion: v1\nkind: Config\nclusters: []\ncontexts: []\nusers: []\n');
     expect(() => loadKubeConfig({ path: empty })).toThrow('the kubeconfig has no current cluster: pass --kubeconfig and --context');
   });
+
+  test('GIVEN $KUBECONFIG with two files THEN both are merged and the first file picks the context', () => {
+    const other = kubeconfig(
+      'other.yaml',
+      'apiVersion: v1\nkind: Config\nclusters: [{ name: hub-c, cluster: { server: "https://hub-c.example:6443" } }]\nusers: [{ name: you, user: { token: t } }]\ncontexts: [{ name: c, context: { cluster: hub-c, user: you } }]\n',
+    );
+    const env = { KUBECONFIG: `${twoContexts}${path.delimiter}${other}`, HOME: dir };
+    expect(loadKubeConfig({ env }).getCurrentCluster()?.server).toBe('https://hub-a.example:6443');
+    expect(loadKubeConfig({ env, context: 'c' }).getCurrentCluster()?.server).toBe('https://hub-c.example:6443');
+  });
+
+  test('GIVEN no --kubeconfig and no $KUBECONFIG THEN ~/.kube/config is used', () => {
+    const home = fs.mkdtempSync(path.join(dir, 'home-'));
+    fs.mkdirSync(path.join(home, '.kube'));
+    fs.copyFileSync(twoContexts, path.join(home, '.kube', 'config'));
+    expect(loadKubeConfig({ env: { HOME: home } }).getCurrentCluster()?.server).toBe('https://hub-a.example:6443');
+  });
+
+  test('fails saying no kubeconfig was found when there is none, instead of falling back to localhost', () => {
+    const home = fs.mkdtempSync(path.join(dir, 'empty-home-'));
+    expect(() => loadKubeConfig({ env: { HOME: home } })).toThrow(
+      `no kubeconfig found: --kubeconfig not given, $KUBECONFIG not set, ${path.join(home, '.kube', 'config')} does not exist and this is not a pod: pass --kubeconfig <file> or set KUBECONFIG`,
+    );
+  });
+
+  test('fails naming the file when one in $KUBECONFIG cannot be read', () => {
+    const missing = path.join(dir, 'gone.yaml');
+    expect(() => loadKubeConfig({ env: { KUBECONFIG: missing } })).toThrow(`cannot read kubeconfig ${missing} (from $KUBECONFIG)`);
+  });
 });
