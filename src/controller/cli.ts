@@ -33,6 +33,7 @@ export function buildCommand(): Command {
     .addOption(new Option('--namespace <ns>', 'namespace of the controller (leader Lease)').env('PULLFLEET_NAMESPACE').default(env('POD_NAMESPACE') ?? defaults.namespace))
     .addOption(new Option('--feedback-scrape-type <type>', 'how work agents collect feedback').choices(['Poll', 'Watch']).env('PULLFLEET_FEEDBACK_SCRAPE_TYPE').default(defaults.feedbackScrapeType))
     .addOption(new Option('--stale-after <seconds>', 'feedback older than this raises FeedbackStaleWarning and marks fleet report rows Stale (0 disables)').env('PULLFLEET_STALE_AFTER').argParser(int).default(defaults.staleAfterSeconds))
+    .addOption(new Option('--operation-timeout <seconds>', 'a forwarded operation the spoke has not started after this long raises OperationPendingWarning (0 disables)').env('PULLFLEET_OPERATION_TIMEOUT').argParser(int).default(defaults.operationTimeoutSeconds))
     .addOption(new Option('--relax-tenancy [bool]', 'let any namespace target any ManagedCluster (single-tenant hubs)').env('PULLFLEET_RELAX_TENANCY').argParser(bool).default(defaults.relaxTenancy))
     .addOption(new Option('--resync <seconds>', 'periodic full resync').env('PULLFLEET_RESYNC').argParser(int).default(defaults.resyncSeconds))
     .addOption(new Option('--workers <n>', 'concurrent Application reconciles').env('PULLFLEET_WORKERS').argParser(int).default(defaults.workers))
@@ -53,6 +54,7 @@ export function configFromOptions(options: Record<string, unknown>): Partial<Con
     namespace: options.namespace as string,
     feedbackScrapeType: options.feedbackScrapeType as ControllerConfig['feedbackScrapeType'],
     staleAfterSeconds: options.staleAfter as number,
+    operationTimeoutSeconds: options.operationTimeout as number,
     relaxTenancy: options.relaxTenancy as boolean,
     resyncSeconds: options.resync as number,
     workers: options.workers as number,

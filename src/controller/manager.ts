@@ -131,9 +131,9 @@ export async function startController(options: StartOptions): Promise<RunningCon
   }
   for (const entry of running) {
     for (const watch of entry.reconciler.watches) {
-      informers.get(watch.kind.id)!.informer.on((_type, object: KubeObject, previous?: KubeObject) => {
+      informers.get(watch.kind.id)!.informer.on((type, object: KubeObject, previous?: KubeObject) => {
         if (!workersStarted) return; // the start-up resync covers everything listed before
-        const keys = watch.keysFor(object, previous);
+        const keys = watch.keysFor(object, previous, type);
         if (keys === 'all') enqueueAll(entry);
         else for (const key of keys) entry.queue.add(key);
       });
