@@ -11,6 +11,7 @@ import {
   computeApplicationStatus,
   computePropagation,
   isPullApplication,
+  isStaticApplication,
   jsonSize,
   manifestWorkName,
   targetCluster,
@@ -90,7 +91,7 @@ export function createApplicationReconciler(context: ReconcilerContext): Reconci
     const app = cache.get<Application>(APPLICATION.id, key);
     const works = cache.byIndex<ManifestWork>(MANIFEST_WORK.id, WORK_OWNER_INDEX, key);
     const cluster = app ? targetCluster(app) : undefined;
-    const delivering = app && isPullApplication(app) && cluster;
+    const delivering = app && isPullApplication(app) && !isStaticApplication(app) && cluster;
     const deliveryProblem = delivering ? tenancyProblem(namespace, cluster, inventoryNow(), { relaxed: config.relaxTenancy }) : undefined;
     const workAtTarget = cluster ? cache.get<ManifestWork>(MANIFEST_WORK.id, `${cluster}/${manifestWorkName(namespace, name)}`) : undefined;
     // The cache has not seen this controller's own last write yet: come back shortly (the watch event

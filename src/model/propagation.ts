@@ -60,9 +60,22 @@ export function operationId(operation: JsonObject): string {
   return createHash('sha256').update(canonicalJson(operation)).digest('hex').slice(0, 16);
 }
 
-/** Whether the spoke's reported operation shows that the forwarded one was taken (a new `startedAt`). */
+/** How far a spoke's clock may lag the hub's before a `startedAt` counts as older than the forwarding. */
+export const CLOCK_SKEW_ALLOWANCE_MS = 5 * 60_000;
+
+/**
+ * Whether the spoke's reported operation shows that the forwarded one was taken: a `startedAt` other than
+ * the one seen when forwarding. When nothing was seen then (no feedback yet), a `startedAt` clearly older
+ * than the forwarding is an earlier operation reported late, not this one.
+ */
 export function operationTaken(record: ForwardedOperation, spokeStartedAt: string | undefined): boolean {
-  return spokeStartedAt !== undefined && spokeStartedAt !== '' && spokeStartedAt !== record.after;
+  if (spokeStartedAt === undefined || spokeStartedAt === '' || spokeStartedAt === record.after) return false;
+  if (record.after === '') {
+    const started = Date.parse(spokeStartedAt);
+    const forwarded = Date.parse(record.at);
+    if (!Number.isNaN(started) && !Number.isNaN(forwarded) && started < forwarded - CLOCK_SKEW_ALLOWANCE_MS) return false;
+  }
+  return true;
 }
 
 export interface WorkRef {

@@ -130,6 +130,19 @@ describe('reconcile hardening (issue 7)', () => {
       expect(hubApp(world).status!.operationState).toMatchObject({ phase: 'Running', startedAt: '2026-03-01T12:00:30Z' });
     });
 
+    test('GIVEN an operation forwarded before any feedback WHEN the spoke first reports an older operation THEN it is not mistaken for this one', async () => {
+      world.put('Application', { ...app(), operation: { sync: { revision: 'v2' } } });
+      await world.settle(reconciler, KEY);
+      expect(JSON.parse(hubApp(world).metadata.annotations![FORWARDED_OPERATION_ANNOTATION]!)).toMatchObject({ after: '' });
+      report(world, WORK1, { operationStatePhase: S('Succeeded'), operationStateStartedAt: S('2026-03-01T10:00:00Z') });
+      await world.settle(reconciler, KEY);
+      expect(payload(world).operation).toStrictEqual({ sync: { revision: 'v2' } });
+      report(world, WORK1, { operationStatePhase: S('Running'), operationStateStartedAt: S('2026-03-01T11:59:30Z') });
+      await world.settle(reconciler, KEY);
+      expect(payload(world).operation).toBeUndefined();
+      expect(hubApp(world).operation).toBeUndefined();
+    });
+
     test('fails when the spoke does not take the operation within the timeout: OperationPendingWarning, scheduled by the reconcile itself, operation still forwarded', async () => {
       await forward();
       const result = (await reconciler.reconcile(KEY, { enqueuedAt: Date.now() })) as ReconcileResult;
