@@ -7,6 +7,8 @@ import {
   CLEANUP_FINALIZER,
   FORWARDED_OPERATION_ANNOTATION,
   INVALID_FEEDBACK_CONDITION,
+  LAST_APPLIED_ANNOTATION,
+  PULL_LABEL,
   REFRESH_ANNOTATION,
   computeApplicationStatus,
   computePropagation,
@@ -14,11 +16,13 @@ import {
   isStaticApplication,
   jsonSize,
   manifestWorkName,
+  owningApplicationSet,
   targetCluster,
   tenancyProblem,
   workOwnerKey,
   type Application,
   type ApplicationCondition,
+  type ApplicationStatus,
   type KubeObject,
   type ManagedCluster,
   type ManagedClusterSet,
@@ -67,6 +71,31 @@ const appTarget = (object: KubeObject) => {
   const cluster = isPullApplication(app) ? targetCluster(app) : undefined;
   return cluster ? [cluster] : [];
 };
+/**
+ * What the cache keeps of a hub Application. Applications cannot be label-selected (an app whose pull
+ * label was just removed must still be seen, to delete its work and release the finalizer), so push-mode
+ * apps are cached as metadata only, and every app drops the status fields no reconciler reads (the
+ * resource tree, sync history, sync results: most of a push app's size) and kubectl's last-applied copy.
+ */
+export function trimApplication(object: KubeObject): KubeObject {
+  let app = object as Application;
+  // kubectl's copy of the whole object: never read (and never forwarded to a spoke).
+  if (app.metadata.annotations?.[LAST_APPLIED_ANNOTATION] !== undefined) {
+    const { [LAST_APPLIED_ANNOTATION]: _lastApplied, ...annotations } = app.metadata.annotations;
+    app = { ...app, metadata: { ...app.metadata, annotations } };
+  }
+  const labels = app.metadata.labels ?? {};
+  const involved = PULL_LABEL in labels || (app.metadata.finalizers ?? []).includes(CLEANUP_FINALIZER) || owningApplicationSet(app) !== undefined;
+  if (!involved) return { apiVersion: app.apiVersion, kind: app.kind, metadata: app.metadata };
+  if (!app.status) return app;
+  const { resources: _resources, history: _history, summary: _summary, ...status } = app.status as ApplicationStatus & Record<string, unknown>;
+  if (status.operationState) {
+    const { syncResult: _syncResult, ...operationState } = status.operationState as NonNullable<ApplicationStatus['operationState']> & Record<string, unknown>;
+    status.operationState = operationState as ApplicationStatus['operationState'];
+  }
+  return { ...app, status } as KubeObject;
+}
+
 const namespaceOf = (object: KubeObject) => (object.metadata.namespace ? [object.metadata.namespace] : []);
 const boundSet = (object: KubeObject) => {
   const set = (object as ManagedClusterSetBinding).spec?.clusterSet ?? object.metadata.name;
@@ -253,6 +282,7 @@ export function createApplicationReconciler(context: ReconcilerContext): Reconci
     watches: [
       {
         kind: APPLICATION,
+        trim: trimApplication,
         indexes: { [APP_CLUSTER_INDEX]: appTarget, [APP_NAMESPACE_INDEX]: namespaceOf },
         keysFor: (object, _previous, type) => {
           observe(APPLICATION.id, object, type);

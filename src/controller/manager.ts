@@ -98,6 +98,7 @@ export async function startController(options: StartOptions): Promise<RunningCon
   for (const { reconciler } of running) {
     for (const watch of reconciler.watches) {
       for (const [indexName, fn] of Object.entries(watch.indexes ?? {})) cache.addIndex(watch.kind.id, indexName, fn);
+      if (watch.trim) cache.setTrim(watch.kind.id, watch.trim);
       const scopeText = JSON.stringify(watch.scope ?? {});
       const existing = informers.get(watch.kind.id);
       if (existing) {

@@ -24,6 +24,11 @@ export type WatchEventType = 'add' | 'update' | 'delete';
 export interface WatchSpec {
   readonly kind: ResourceKind;
   readonly scope?: WatchScope;
+  /**
+   * What the cache keeps of each object of this kind (a label selector cannot always exclude objects the
+   * controller never acts on; this drops their bulk instead). Event handlers still see whole objects.
+   */
+  readonly trim?: (object: KubeObject) => KubeObject;
   /** Secondary cache indexes on this kind. */
   readonly indexes?: Readonly<Record<string, (object: KubeObject) => string[]>>;
   /**

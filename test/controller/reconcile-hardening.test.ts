@@ -384,6 +384,48 @@ describe('reconcile hardening (issue 7)', () => {
     });
   });
 
+  describe('defect 11: the cache keeps only what pullfleet acts on', () => {
+    const bulky = {
+      resources: Array.from({ length: 200 }, (_, i) => ({ kind: 'ConfigMap', name: `cm-${i}`, namespace: 'guestbook', status: 'Synced' })),
+      history: [{ id: 1, revision: 'abc', deployedAt: '2026-03-01T11:00:00Z' }],
+      sync: { status: 'Synced' },
+      health: { status: 'Healthy' },
+      operationState: { operation: { sync: {} }, phase: 'Succeeded', startedAt: '2026-03-01T11:00:00Z', syncResult: { resources: [{ name: 'cm-0' }] } },
+    };
+
+    test('GIVEN a push-mode Application WHEN cached THEN only its metadata is kept (without the last-applied copy); WHEN it opts in THEN all of it is', async () => {
+      const push = app({ annotations: { 'kubectl.kubernetes.io/last-applied-configuration': 'x'.repeat(10_000) } });
+      delete push.metadata.labels![PULL_LABEL];
+      world.put('Application', { ...push, status: bulky } as Application);
+      expect(world.cache.get('Application', KEY)).toStrictEqual({
+        apiVersion: 'argoproj.io/v1alpha1',
+        kind: 'Application',
+        metadata: { ...push.metadata, annotations: { [SKIP_RECONCILE_ANNOTATION]: 'true', [MANAGED_CLUSTER_ANNOTATION]: 'spoke1' }, resourceVersion: expect.any(String), uid: expect.any(String) },
+      });
+      await world.settle(reconciler, KEY);
+      expect(world.cache.list('ManifestWork')).toHaveLength(0);
+      world.put('Application', { ...app(), status: bulky } as Application);
+      const cached = world.cache.get<Application>('Application', KEY)!;
+      expect(cached.spec).toStrictEqual(app().spec);
+      expect(cached.status).toStrictEqual({
+        sync: { status: 'Synced' },
+        health: { status: 'Healthy' },
+        operationState: { operation: { sync: {} }, phase: 'Succeeded', startedAt: '2026-03-01T11:00:00Z' },
+      });
+    });
+
+    test('GIVEN a delivered app WHEN its pull label is removed THEN the trimmed copy still lets the controller delete its work and release the finalizer', async () => {
+      world.put('Application', app());
+      await world.settle(reconciler, KEY);
+      const current = hubApp(world);
+      delete current.metadata.labels![PULL_LABEL];
+      world.put('Application', current);
+      await world.settle(reconciler, KEY);
+      expect(world.cache.list('ManifestWork')).toHaveLength(0);
+      expect(hubApp(world).metadata.finalizers).toBeUndefined();
+    });
+  });
+
   describe('defect 11: events do not fan out', () => {
     beforeEach(async () => {
       world.put('Application', app());

@@ -172,6 +172,7 @@ export class World implements KubeWriter {
     if (!reconciler) throw new Error('reconciler disabled');
     for (const watch of reconciler.watches) {
       for (const [name, fn] of Object.entries(watch.indexes ?? {})) this.cache.addIndex(watch.kind.id, name, fn);
+      if (watch.trim) this.cache.setTrim(watch.kind.id, watch.trim);
       this.watches.push({ kindId: watch.kind.id, keysFor: (object, previous, type) => watch.keysFor(object, previous, type) });
     }
     return reconciler;
