@@ -3,9 +3,11 @@
  * --kubeconfig) against the in-process fake API server with CLUSTERS x APPS_PER_CLUSTER hub Applications.
  * Prints: time until every ManifestWork exists, p50/p99 latency from a feedback change (written as the
  * OCM work agent would) to the hub Application status, API writes per real change, API writes during a
- * full resync with nothing changed, and the controller's peak memory (VmHWM).
+ * full resync with nothing changed, reconciles caused by ManagedCluster status updates (every cluster's
+ * agent updates its ManagedCluster once a minute on a real hub; here all of them within STATUS_WINDOW_MS,
+ * with nothing else changing), and the controller's peak memory (VmHWM).
  *
- *   npm run bench:controller                  # 500 clusters x 10 apps
+ *   npm run bench:controller                  # 1,000 clusters x 10 apps
  *   npm run bench:controller -- 100 10        # smaller
  */
 import { spawn } from 'node:child_process';
@@ -18,11 +20,13 @@ import { KubeClient } from '../src/controller/kube-client.js';
 import { MANAGED_CLUSTER_ANNOTATION, PULL_LABEL, fleetReportCrd, manifestWorkName, type Application } from '../src/model/index.js';
 import { startFakeApiServer, type KubeObj } from '../test/support/fake-apiserver.js';
 
-const CLUSTERS = Number(process.argv[2] ?? 500);
+const CLUSTERS = Number(process.argv[2] ?? 1000);
 const APPS_PER_CLUSTER = Number(process.argv[3] ?? 10);
 const CHANGES = 500;
 const CHANGE_INTERVAL_MS = 20;
-const RESYNC_SECONDS = 10;
+const RESYNC_SECONDS = 30;
+/** Every ManagedCluster's status update of one real minute, compressed into this window. */
+const STATUS_WINDOW_MS = 10_000;
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -179,6 +183,41 @@ try {
   const reconcilesBefore = await successes();
   await until('one full resync', async () => (await successes()) >= reconcilesBefore + total, (RESYNC_SECONDS + 60) * 1000, 500);
   console.log(`writes during a full resync with no change: ${controllerWrites() - beforeResync} (${(await successes()) - reconcilesBefore} reconciles)`);
+
+  // ManagedCluster status updates (cluster agents' heartbeats and conditions) while nothing else changes:
+  // they change nothing tenancy or delivery reads, so they must cause (about) no reconcile and no write.
+  const allReconciles = async () => [...(await metricsText()).matchAll(/^pullfleet_reconcile_total\{[^}]*\} (\d+)/gm)].reduce((sum, m) => sum + Number(m[1]), 0);
+  await sleep(1000);
+  const reconcilesBeforeStatus = await allReconciles();
+  const writesBeforeStatus = controllerWrites();
+  const statusStart = performance.now();
+  for (let c = 0; c < CLUSTERS; c++) {
+    const name = `cluster-${String(c).padStart(4, '0')}`;
+    const cluster = store.get<KubeObj>({ apiVersion: 'cluster.open-cluster-management.io/v1', kind: 'ManagedCluster' }, undefined, name);
+    const beat = new Date(Date.now()).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    cluster.status = {
+      conditions: [
+        { type: 'ManagedClusterConditionAvailable', status: 'True', reason: 'ManagedClusterAvailable', message: 'Managed cluster is available', lastTransitionTime: '2026-03-01T12:00:00Z' },
+        { type: 'ManagedClusterJoined', status: 'True', reason: 'ManagedClusterJoined', message: 'Managed cluster joined', lastTransitionTime: '2026-03-01T12:00:00Z' },
+      ],
+      allocatable: { cpu: `${8 + (c % 3)}`, memory: '32Gi' },
+      capacity: { cpu: '16', memory: '64Gi' },
+      version: { kubernetes: 'v1.30.2' },
+      clusterClaims: [{ name: 'heartbeat.example.com', value: beat }],
+    };
+    store.updateStatus(cluster);
+    // Spread evenly over the window, as a real hub sees them over a minute.
+    const due = statusStart + ((c + 1) * STATUS_WINDOW_MS) / CLUSTERS;
+    const wait = due - performance.now();
+    if (wait > 1) await sleep(wait);
+  }
+  await sleep(2000);
+  const statusSeconds = (performance.now() - statusStart) / 1000;
+  const statusReconciles = (await allReconciles()) - reconcilesBeforeStatus;
+  console.log(
+    `ManagedCluster status updates: ${CLUSTERS} in ${(STATUS_WINDOW_MS / 1000).toFixed(0)} s (${(CLUSTERS / (STATUS_WINDOW_MS / 1000)).toFixed(0)}/s): ` +
+      `${statusReconciles} reconciles (${(statusReconciles / statusSeconds).toFixed(2)}/s over ${statusSeconds.toFixed(1)} s), ${controllerWrites() - writesBeforeStatus} writes`,
+  );
   console.log(`controller peak memory (VmHWM): ${(peakKiB / 1024).toFixed(0)} MiB`);
 } finally {
   clearInterval(memoryTimer);

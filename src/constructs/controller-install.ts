@@ -276,6 +276,8 @@ export class ControllerInstall extends Construct {
       { apiGroups: ['work.open-cluster-management.io'], resources: ['manifestworks'], verbs: ['create', 'delete', 'get', 'list', 'patch', 'watch'] },
       // Tenancy and cluster Secrets: read the cluster inventory.
       { apiGroups: ['cluster.open-cluster-management.io'], resources: ['managedclusters', 'managedclustersetbindings', 'managedclustersets'], verbs: ['get', 'list', 'watch'] },
+      // Propagation: a cluster namespace appearing (ManagedCluster accepted) lets a waiting work be written at once.
+      { apiGroups: [''], resources: ['namespaces'], verbs: ['get', 'list', 'watch'] },
       // Cluster Secrets and fleet reports: which clusters pull ApplicationSets select.
       { apiGroups: [ARGOCD_GROUP], resources: ['applicationsets'], verbs: ['get', 'list', 'watch'] },
       { apiGroups: ['cluster.open-cluster-management.io'], resources: ['placementdecisions'], verbs: ['get', 'list', 'watch'] },

@@ -6,6 +6,9 @@
 import {
   CLEANUP_FINALIZER,
   FORWARDED_OPERATION_ANNOTATION,
+  INVALID_FEEDBACK_CONDITION,
+  LAST_APPLIED_ANNOTATION,
+  PULL_LABEL,
   REFRESH_ANNOTATION,
   computeApplicationStatus,
   computePropagation,
@@ -13,12 +16,13 @@ import {
   isStaticApplication,
   jsonSize,
   manifestWorkName,
-  readApplicationFeedback,
-  spokeAppNamespace,
+  owningApplicationSet,
   targetCluster,
   tenancyProblem,
   workOwnerKey,
   type Application,
+  type ApplicationCondition,
+  type ApplicationStatus,
   type KubeObject,
   type ManagedCluster,
   type ManagedClusterSet,
@@ -29,13 +33,21 @@ import {
 import { objectKey, splitKey, type CacheReader } from './cache.js';
 import { WriteExpectations } from './expectations.js';
 import { KubeApiError } from './kube-client.js';
-import type { Reconciler, ReconcilerContext, ReconcileInfo } from './reconciler.js';
-import { APPLICATION, MANAGED_CLUSTER, MANAGED_CLUSTER_SET, MANAGED_CLUSTER_SET_BINDING, MANIFEST_WORK } from './resources.js';
+import type { Reconciler, ReconcilerContext, ReconcileInfo, ReconcileResult, WatchEventType } from './reconciler.js';
+import { APPLICATION, MANAGED_CLUSTER, MANAGED_CLUSTER_SET, MANAGED_CLUSTER_SET_BINDING, MANIFEST_WORK, NAMESPACE } from './resources.js';
 
 /** Largest work the controller writes (OCM rejects works whose manifests exceed 500 KiB). */
 export const MAX_WORK_BYTES = 500 * 1024;
 /** Index of ManifestWorks by the hub Application they point back at. */
 export const WORK_OWNER_INDEX = 'hub-application';
+/** Index of hub Applications by the ManagedCluster they target (pull-labelled apps only). */
+export const APP_CLUSTER_INDEX = 'target-cluster';
+/** Index of hub Applications by namespace (tenancy is per namespace). */
+export const APP_NAMESPACE_INDEX = 'namespace';
+/** Index of ManagedClusterSetBindings by the set they bind. */
+export const BINDING_SET_INDEX = 'cluster-set';
+/** A reconcile that finds the cache behind its own last write comes back after this long (the watch event usually comes first). */
+export const LAGGING_REQUEUE_MS = 250;
 
 function tenancyInventory(cache: CacheReader) {
   return {
@@ -50,14 +62,50 @@ function isTerminal(error: unknown): error is KubeApiError {
   return error instanceof KubeApiError && error.statusCode >= 400 && error.statusCode < 500 && ![404, 409, 429].includes(error.statusCode);
 }
 
-export function createApplicationReconciler(context: ReconcilerContext): Reconciler {
+function canonical(value: unknown): string {
+  return JSON.stringify(value ?? null);
+}
+
+const appTarget = (object: KubeObject) => {
+  const app = object as Application;
+  const cluster = isPullApplication(app) ? targetCluster(app) : undefined;
+  return cluster ? [cluster] : [];
+};
+/**
+ * What the cache keeps of a hub Application. Applications cannot be label-selected (an app whose pull
+ * label was just removed must still be seen, to delete its work and release the finalizer), so push-mode
+ * apps are cached as metadata only, and every app drops the status fields no reconciler reads (the
+ * resource tree, sync history, sync results: most of a push app's size) and kubectl's last-applied copy.
+ */
+export function trimApplication(object: KubeObject): KubeObject {
+  let app = object as Application;
+  // kubectl's copy of the whole object: never read (and never forwarded to a spoke).
+  if (app.metadata.annotations?.[LAST_APPLIED_ANNOTATION] !== undefined) {
+    const { [LAST_APPLIED_ANNOTATION]: _lastApplied, ...annotations } = app.metadata.annotations;
+    app = { ...app, metadata: { ...app.metadata, annotations } };
+  }
+  const labels = app.metadata.labels ?? {};
+  const involved = PULL_LABEL in labels || (app.metadata.finalizers ?? []).includes(CLEANUP_FINALIZER) || owningApplicationSet(app) !== undefined;
+  if (!involved) return { apiVersion: app.apiVersion, kind: app.kind, metadata: app.metadata };
+  if (!app.status) return app;
+  const { resources: _resources, history: _history, summary: _summary, ...status } = app.status as ApplicationStatus & Record<string, unknown>;
+  if (status.operationState) {
+    const { syncResult: _syncResult, ...operationState } = status.operationState as NonNullable<ApplicationStatus['operationState']> & Record<string, unknown>;
+    status.operationState = operationState as ApplicationStatus['operationState'];
+  }
+  return { ...app, status } as KubeObject;
+}
+
+const namespaceOf = (object: KubeObject) => (object.metadata.namespace ? [object.metadata.namespace] : []);
+const boundSet = (object: KubeObject) => {
+  const set = (object as ManagedClusterSetBinding).spec?.clusterSet ?? object.metadata.name;
+  return set ? [set] : [];
+};
+
+export function createApplicationReconciler(context: ReconcilerContext): Reconciler & { pendingExpectations(): number } {
   const { cache, writer, config, metrics, logger } = context;
   let inventory: ReturnType<typeof tenancyInventory> | undefined;
   const inventoryNow = () => (inventory ??= tenancyInventory(cache));
-  const invalidateInventory = () => {
-    inventory = undefined;
-    return 'all' as const;
-  };
 
   const expectations = new WriteExpectations();
 
@@ -67,7 +115,7 @@ export function createApplicationReconciler(context: ReconcilerContext): Reconci
     return written;
   }
 
-  async function reconcile(key: string, info: ReconcileInfo): Promise<void> {
+  async function reconcile(key: string, info: ReconcileInfo): Promise<void | ReconcileResult> {
     const { namespace = '', name } = splitKey(key);
     const app = cache.get<Application>(APPLICATION.id, key);
     const works = cache.byIndex<ManifestWork>(MANIFEST_WORK.id, WORK_OWNER_INDEX, key);
@@ -75,9 +123,10 @@ export function createApplicationReconciler(context: ReconcilerContext): Reconci
     const delivering = app && isPullApplication(app) && !isStaticApplication(app) && cluster;
     const deliveryProblem = delivering ? tenancyProblem(namespace, cluster, inventoryNow(), { relaxed: config.relaxTenancy }) : undefined;
     const workAtTarget = cluster ? cache.get<ManifestWork>(MANIFEST_WORK.id, `${cluster}/${manifestWorkName(namespace, name)}`) : undefined;
-    // The cache has not seen this controller's own last write yet: the watch event will bring the key back.
-    if (expectations.lagging(APPLICATION.id, namespace, name, app)) return;
-    if (cluster && expectations.lagging(MANIFEST_WORK.id, cluster, manifestWorkName(namespace, name), workAtTarget)) return;
+    // The cache has not seen this controller's own last write yet: come back shortly (the watch event
+    // usually brings the key back first; the requeue covers an event that never comes).
+    if (expectations.lagging(APPLICATION.id, namespace, name, app)) return { requeueAfterMs: LAGGING_REQUEUE_MS };
+    if (cluster && expectations.lagging(MANIFEST_WORK.id, cluster, manifestWorkName(namespace, name), workAtTarget)) return { requeueAfterMs: LAGGING_REQUEUE_MS };
     let plan: PropagationPlan = computePropagation({
       namespace,
       name,
@@ -87,10 +136,15 @@ export function createApplicationReconciler(context: ReconcilerContext): Reconci
       ...(deliveryProblem ? { deliveryProblem } : {}),
       // Poll is the agent default: synth leaves it out, and so does the controller, so both works are identical.
       wrapOptions: config.feedbackScrapeType === 'Watch' ? { feedbackScrapeType: 'Watch' } : {},
+      now: context.now(),
     });
 
+    // Nothing of the plan but the finalizer survives a work that cannot be written: no deletes, no
+    // operation bookkeeping, the refresh annotation stays for the next attempt.
+    const refused = (problem: string): PropagationPlan => ({ deletes: [], problem, ...(plan.target ? { target: plan.target } : {}), ...(plan.finalizer === 'add' ? { finalizer: 'add' as const } : {}) });
+
     if (plan.apply && jsonSize(plan.apply) > MAX_WORK_BYTES) {
-      plan = { deletes: [], clearForwarded: false, problem: `the ManifestWork would be ${jsonSize(plan.apply)} bytes; the limit is ${MAX_WORK_BYTES}: make the Application smaller`, ...(plan.finalizer === 'add' ? { finalizer: 'add' } : {}) };
+      plan = refused(`the ManifestWork would be ${jsonSize(plan.apply)} bytes; the limit is ${MAX_WORK_BYTES}: make the Application smaller`);
     }
 
     let appliedWork: ManifestWork | undefined;
@@ -100,9 +154,18 @@ export function createApplicationReconciler(context: ReconcilerContext): Reconci
         expectations.wrote(MANIFEST_WORK.id, appliedWork);
         metrics.propagationLatency.observe((Date.now() - info.enqueuedAt) / 1000);
       } catch (error) {
-        if (!isTerminal(error)) throw error;
-        logger.warn({ app: key, err: error.message }, 'ManifestWork rejected by the API server');
-        plan = { ...plan, problem: `the API server rejected ManifestWork ${plan.apply.metadata.namespace}/${plan.apply.metadata.name}: ${error.message}`, clearForwarded: false };
+        const target = `${plan.apply.metadata.namespace}/${plan.apply.metadata.name}`;
+        if (error instanceof KubeApiError && error.statusCode === 404) {
+          // The cluster namespace does not exist (yet): OCM creates it when the ManagedCluster is accepted.
+          // The Namespace watch brings this key back the moment it appears.
+          logger.info({ app: key, work: target }, 'cluster namespace missing: waiting for it');
+          plan = refused(`namespace "${plan.apply.metadata.namespace}" does not exist on the hub yet, so ManifestWork ${target} cannot be written: accept the ManagedCluster (OCM creates its namespace then); delivery follows as soon as the namespace appears`);
+        } else if (isTerminal(error)) {
+          logger.warn({ app: key, err: error.message }, 'ManifestWork rejected by the API server');
+          plan = refused(`the API server rejected ManifestWork ${target}: ${error.message}`);
+        } else {
+          throw error;
+        }
       }
     }
 
@@ -115,42 +178,50 @@ export function createApplicationReconciler(context: ReconcilerContext): Reconci
     const work = appliedWork ?? (plan.target ? cache.get<ManifestWork>(MANIFEST_WORK.id, `${plan.target.namespace}/${plan.target.name}`) : undefined);
     if (!app) return;
 
-    // One write to the hub app carries everything: the finalizer change, the removal of the forwarded
-    // `operation` and refresh annotation, and the status. Changes to metadata or `operation` are guarded by
-    // resourceVersion (a 409 retries on fresh data); a status-only patch is not.
+    // One write to the hub app carries everything: the finalizer change, the forwarded-operation
+    // bookkeeping, the removal of the refresh annotation, and the status. Changes to metadata or
+    // `operation` are guarded by resourceVersion (a 409 retries on fresh data); a status-only patch is not.
     const patch: Record<string, unknown> = {};
     const metadata: Record<string, unknown> = {};
+    const annotations: Record<string, string | null> = {};
+    const viewAnnotations = { ...(app.metadata.annotations ?? {}) };
     let view: Application = app;
     if (plan.finalizer === 'add') metadata.finalizers = [...(app.metadata.finalizers ?? []), CLEANUP_FINALIZER];
     if (plan.finalizer === 'remove') {
       const finalizers = (app.metadata.finalizers ?? []).filter((finalizer) => finalizer !== CLEANUP_FINALIZER);
       metadata.finalizers = finalizers.length > 0 ? finalizers : null;
     }
-    // `operation` and the refresh annotation were carried to the spoke with this write: remove them from the hub app once.
-    if (plan.clearForwarded && !plan.problem) {
-      const annotations: Record<string, string | null> = {};
-      const viewAnnotations = { ...(app.metadata.annotations ?? {}) };
-      if (viewAnnotations[REFRESH_ANNOTATION] !== undefined) {
-        annotations[REFRESH_ANNOTATION] = null;
-        delete viewAnnotations[REFRESH_ANNOTATION];
+    // The refresh annotation went to the spoke with this write: remove it from the hub app once.
+    if (plan.clearRefresh && !plan.problem && viewAnnotations[REFRESH_ANNOTATION] !== undefined) {
+      annotations[REFRESH_ANNOTATION] = null;
+      delete viewAnnotations[REFRESH_ANNOTATION];
+    }
+    if (plan.operation?.kind === 'record' && !plan.problem) {
+      // Remembered on the hub app itself, so a restarted controller keeps forwarding the same operation.
+      const record = JSON.stringify(plan.operation.record);
+      annotations[FORWARDED_OPERATION_ANNOTATION] = record;
+      viewAnnotations[FORWARDED_OPERATION_ANNOTATION] = record;
+    }
+    if (plan.operation?.kind === 'clear') {
+      if (viewAnnotations[FORWARDED_OPERATION_ANNOTATION] !== undefined) {
+        annotations[FORWARDED_OPERATION_ANNOTATION] = null;
+        delete viewAnnotations[FORWARDED_OPERATION_ANNOTATION];
       }
-      if (app.operation !== undefined) {
-        const feedback = work ? readApplicationFeedback(work, spokeAppNamespace(app), app.metadata.name) : undefined;
-        const record = JSON.stringify({ at: context.now().toISOString().replace(/\.\d{3}Z$/, 'Z'), after: feedback?.operationStateStartedAt ?? '' });
-        annotations[FORWARDED_OPERATION_ANNOTATION] = record;
-        viewAnnotations[FORWARDED_OPERATION_ANNOTATION] = record;
-        patch.operation = null;
-      }
-      metadata.annotations = annotations;
-      const { operation: _forwarded, ...rest } = app;
-      view = { ...rest, metadata: { ...app.metadata, annotations: viewAnnotations } };
+      if (app.operation !== undefined) patch.operation = null;
+    }
+    if (Object.keys(annotations).length > 0) metadata.annotations = annotations;
+    if (Object.keys(annotations).length > 0 || 'operation' in patch) {
+      const { operation, ...rest } = app;
+      view = { ...rest, ...('operation' in patch || operation === undefined ? {} : { operation }), metadata: { ...app.metadata, annotations: viewAnnotations } };
     }
     const guarded = Object.keys(metadata).length > 0 || 'operation' in patch;
     if (guarded) patch.metadata = { ...metadata, resourceVersion: app.metadata.resourceVersion };
 
-    // Status write-back for apps pullfleet delivers (dynamic) or synth delivered (static).
+    // Status write-back for opted-in apps pullfleet delivers (dynamic) or synth delivered (static).
     let statusChanged = false;
-    if (!app.metadata.deletionTimestamp && isPullApplication(app) && cluster) {
+    let conditions: ApplicationCondition[] | undefined;
+    let recheckAt: Date | undefined;
+    if (!app.metadata.deletionTimestamp && isPullApplication(app) && (cluster || plan.problem)) {
       const statusWork = plan.target ? work : undefined;
       const result = computeApplicationStatus({
         app: view,
@@ -158,20 +229,51 @@ export function createApplicationReconciler(context: ReconcilerContext): Reconci
         ...(plan.problem ? { problem: plan.problem } : {}),
         now: context.now(),
         staleAfterMs: config.staleAfterSeconds * 1000,
+        operationTimeoutMs: config.operationTimeoutSeconds * 1000,
       });
+      conditions = result.desired.conditions;
+      recheckAt = result.recheckAt;
       if (result.patch) {
         patch.status = result.patch.status;
         statusChanged = true;
       }
     }
-    if (Object.keys(patch).length === 0) return;
-    await patchApp(app, patch);
+    const requeue = recheckAt ? { requeueAfterMs: Math.max(0, recheckAt.getTime() - context.now().getTime()) } : undefined;
+    if (Object.keys(patch).length === 0) return requeue;
+    try {
+      await patchApp(app, patch);
+    } catch (error) {
+      // A status the API server refuses (a feedback value outside the Application schema) must not freeze
+      // the write-back in a retry loop: write the rest without the spoke's values, and say why.
+      if (!(error instanceof KubeApiError && error.statusCode === 422 && patch.status)) throw error;
+      logger.warn({ app: key, err: error.message }, 'status write-back rejected: writing conditions only');
+      const previous = app.status?.conditions?.find((condition) => condition.type === INVALID_FEEDBACK_CONDITION);
+      const rejected: ApplicationCondition = {
+        type: INVALID_FEEDBACK_CONDITION,
+        message: `the API server rejected the status write-back, so the spoke's sync, health and operation are not shown: ${error.message}`,
+        lastTransitionTime: previous?.lastTransitionTime ?? context.now().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+      };
+      const kept = (conditions ?? []).filter((condition) => condition.type !== INVALID_FEEDBACK_CONDITION);
+      const fallbackConditions = [...kept, rejected];
+      const { status: _rejected, ...rest } = patch;
+      const fallback = canonical(app.status?.conditions) === canonical(fallbackConditions) ? rest : { ...rest, status: { conditions: fallbackConditions } };
+      if (Object.keys(fallback).length > 0) await patchApp(app, fallback);
+      return requeue;
+    }
     if (statusChanged) metrics.statusLatency.observe((Date.now() - info.enqueuedAt) / 1000);
+    return requeue;
   }
 
   const ownerKeys = (object: KubeObject) => {
     const owner = workOwnerKey(object as ManifestWork);
     return owner ? [owner] : [];
+  };
+  const appsTargeting = (clusterName: string) => cache.byIndex<Application>(APPLICATION.id, APP_CLUSTER_INDEX, clusterName).map((app) => objectKey(app));
+  const appsIn = (namespace: string) => cache.byIndex<Application>(APPLICATION.id, APP_NAMESPACE_INDEX, namespace).filter((app) => isPullApplication(app)).map((app) => objectKey(app));
+  /** Records a write the watch has now delivered; a deletion forgets the object's expectation whatever version it carried. */
+  const observe = (kindId: string, object: KubeObject, type: WatchEventType | undefined) => {
+    if (type === 'delete') expectations.forget(kindId, object.metadata.namespace, object.metadata.name);
+    else expectations.observe(kindId, object);
   };
 
   return {
@@ -180,22 +282,53 @@ export function createApplicationReconciler(context: ReconcilerContext): Reconci
     watches: [
       {
         kind: APPLICATION,
-        keysFor: (object) => {
-          expectations.observe(APPLICATION.id, object);
+        trim: trimApplication,
+        indexes: { [APP_CLUSTER_INDEX]: appTarget, [APP_NAMESPACE_INDEX]: namespaceOf },
+        keysFor: (object, _previous, type) => {
+          observe(APPLICATION.id, object, type);
           return [objectKey(object)];
         },
       },
       {
         kind: MANIFEST_WORK,
         indexes: { [WORK_OWNER_INDEX]: ownerKeys },
-        keysFor: (object, previous) => {
-          expectations.observe(MANIFEST_WORK.id, object);
+        keysFor: (object, previous, type) => {
+          observe(MANIFEST_WORK.id, object, type);
           return [...new Set([...ownerKeys(object), ...(previous ? ownerKeys(previous) : [])])];
         },
       },
-      { kind: MANAGED_CLUSTER, keysFor: invalidateInventory },
-      { kind: MANAGED_CLUSTER_SET, keysFor: invalidateInventory },
-      { kind: MANAGED_CLUSTER_SET_BINDING, keysFor: invalidateInventory },
+      {
+        // Tenancy reads a cluster's existence and labels (set membership); agents rewrite status all the time.
+        kind: MANAGED_CLUSTER,
+        keysFor: (object, previous, type) => {
+          if ((type ?? (previous ? 'update' : 'add')) === 'update' && canonical(object.metadata.labels) === canonical(previous?.metadata.labels)) return [];
+          inventory = undefined;
+          return appsTargeting(object.metadata.name);
+        },
+      },
+      {
+        kind: MANAGED_CLUSTER_SET,
+        keysFor: (object, previous, type) => {
+          if ((type ?? (previous ? 'update' : 'add')) === 'update' && canonical((object as ManagedClusterSet).spec) === canonical((previous as ManagedClusterSet | undefined)?.spec)) return [];
+          inventory = undefined;
+          const namespaces = new Set(cache.byIndex<ManagedClusterSetBinding>(MANAGED_CLUSTER_SET_BINDING.id, BINDING_SET_INDEX, object.metadata.name).map((binding) => binding.metadata.namespace ?? ''));
+          return [...namespaces].flatMap(appsIn);
+        },
+      },
+      {
+        kind: MANAGED_CLUSTER_SET_BINDING,
+        indexes: { [BINDING_SET_INDEX]: boundSet },
+        keysFor: (object, previous, type) => {
+          if ((type ?? (previous ? 'update' : 'add')) === 'update' && canonical(boundSet(object)) === canonical(previous ? boundSet(previous) : undefined)) return [];
+          inventory = undefined;
+          return appsIn(object.metadata.namespace ?? '');
+        },
+      },
+      {
+        // A cluster namespace appearing (the ManagedCluster was accepted) lets waiting works be written at once.
+        kind: NAMESPACE,
+        keysFor: (object, previous, type) => ((type ?? (previous ? 'update' : 'add')) === 'add' ? appsTargeting(object.metadata.name) : []),
+      },
     ],
     resyncKeys: () => {
       const keys = new Set(cache.list<Application>(APPLICATION.id).map((app) => objectKey(app)));
@@ -207,5 +340,7 @@ export function createApplicationReconciler(context: ReconcilerContext): Reconci
       return [...keys];
     },
     reconcile,
+    /** Writes whose watch event has not arrived yet (a gauge for leaks). */
+    pendingExpectations: () => expectations.size,
   };
 }

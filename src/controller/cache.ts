@@ -21,6 +21,8 @@ export interface CacheReader {
 }
 
 type IndexFn = (object: KubeObject) => string[];
+/** What of an object the cache keeps (fields no reconciler reads are dropped to save memory). */
+export type TrimFn = (object: KubeObject) => KubeObject;
 
 /** An in-memory store of objects per kind with indexes kept up to date on every change. */
 export class ObjectCache implements CacheReader {
@@ -28,6 +30,13 @@ export class ObjectCache implements CacheReader {
   private readonly indexFns = new Map<string, Map<string, IndexFn>>();
   private readonly indexes = new Map<string, Map<string, Map<string, Set<string>>>>();
   private readonly syncedKinds = new Set<string>();
+  private readonly trims = new Map<string, TrimFn>();
+
+  /** Registers what to keep of each object of `kindId`; must be called before objects of that kind arrive. */
+  setTrim(kindId: string, fn: TrimFn): void {
+    if (this.trims.has(kindId) && this.trims.get(kindId) !== fn) throw new Error(`two trims for ${kindId}`);
+    this.trims.set(kindId, fn);
+  }
 
   private store(kindId: string): Map<string, KubeObject> {
     let store = this.stores.get(kindId);
@@ -57,8 +66,10 @@ export class ObjectCache implements CacheReader {
   }
 
   /** Stores `object` (managedFields dropped to save memory); returns the previous version. */
-  upsert(kindId: string, object: KubeObject): KubeObject | undefined {
-    if (object.metadata.managedFields) delete object.metadata.managedFields;
+  upsert(kindId: string, input: KubeObject): KubeObject | undefined {
+    if (input.metadata.managedFields) delete input.metadata.managedFields;
+    const trim = this.trims.get(kindId);
+    const object = trim ? trim(input) : input;
     const key = objectKey(object);
     const store = this.store(kindId);
     const previous = store.get(key);

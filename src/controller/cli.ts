@@ -72,6 +72,7 @@ export function buildCommand(env: NodeJS.ProcessEnv = process.env): Command {
     .addOption(o('--namespace <ns>', 'namespace of the controller (leader Lease)', { env: ['PULLFLEET_NAMESPACE', 'POD_NAMESPACE'], fallback: d.namespace }))
     .addOption(o('--feedback-scrape-type <type>', 'how work agents collect feedback', { env: ['PULLFLEET_FEEDBACK_SCRAPE_TYPE'], choices: ['Poll', 'Watch'], fallback: d.feedbackScrapeType }))
     .addOption(o('--stale-after <seconds>', 'feedback older than this raises FeedbackStaleWarning and marks fleet report rows Stale (0 disables)', { env: ['PULLFLEET_STALE_AFTER'], parse: int, fallback: d.staleAfterSeconds }))
+    .addOption(o('--operation-timeout <seconds>', 'a forwarded operation the spoke has not started after this long raises OperationPendingWarning (0 disables)', { env: ['PULLFLEET_OPERATION_TIMEOUT'], parse: int, fallback: d.operationTimeoutSeconds }))
     .addOption(o('--relax-tenancy [bool]', 'let any namespace target any ManagedCluster (single-tenant hubs)', { env: ['PULLFLEET_RELAX_TENANCY'], parse: bool, fallback: d.relaxTenancy }))
     .addOption(o('--resync <seconds>', 'periodic full resync', { env: ['PULLFLEET_RESYNC'], parse: int, fallback: d.resyncSeconds }))
     .addOption(o('--workers <n>', 'concurrent Application reconciles', { env: ['PULLFLEET_WORKERS'], parse: int, fallback: d.workers }))
@@ -97,6 +98,7 @@ export function configFromOptions(options: Record<string, unknown>): Partial<Con
     namespace: options.namespace as string,
     feedbackScrapeType: options.feedbackScrapeType as ControllerConfig['feedbackScrapeType'],
     staleAfterSeconds: options.staleAfter as number,
+    operationTimeoutSeconds: options.operationTimeout as number,
     relaxTenancy: options.relaxTenancy as boolean,
     resyncSeconds: options.resync as number,
     workers: options.workers as number,

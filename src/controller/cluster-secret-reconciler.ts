@@ -129,7 +129,8 @@ export function createClusterSecretReconciler(context: ReconcilerContext): Recon
     watches: [
       { kind: APPLICATION_SET, keysFor: all },
       { kind: PLACEMENT_DECISION, keysFor: all },
-      { kind: MANAGED_CLUSTER, keysFor: all },
+      // Only which ManagedClusters exist matters here: status updates (every agent, all the time) change nothing.
+      { kind: MANAGED_CLUSTER, keysFor: (_object, previous, type) => ((type ?? (previous ? 'update' : 'add')) === 'update' ? [] : all()) },
       { kind: SECRET, scope: { namespace: config.argoNamespace, labelSelector: CLUSTER_SECRET_SELECTOR }, keysFor: all },
     ],
     resyncKeys: all,

@@ -12,6 +12,8 @@ export interface ControllerConfig {
   feedbackScrapeType: FeedbackScrapeType;
   /** Feedback older than this (seconds since the spoke Application's reconciledAt) raises a FeedbackStaleWarning. 0 disables. @default 900 */
   staleAfterSeconds: number;
+  /** A forwarded `operation` the spoke has not started after this many seconds raises an OperationPendingWarning (it stays forwarded). 0 disables. @default 600 */
+  operationTimeoutSeconds: number;
   /** Single-tenant hubs: allow any namespace to target any ManagedCluster (never local-cluster). @default false */
   relaxTenancy: boolean;
   /** Every key is reconciled again at least this often (level-triggered safety net). @default 300 */
@@ -52,6 +54,7 @@ export function defaultConfig(): ControllerConfig {
     namespace: 'pullfleet-system',
     feedbackScrapeType: 'Poll',
     staleAfterSeconds: 900,
+    operationTimeoutSeconds: 600,
     relaxTenancy: false,
     resyncSeconds: 300,
     workers: 8,
@@ -76,7 +79,7 @@ export function resolveConfig(overrides: Partial<ControllerConfig> = {}): Contro
   for (const [key, value] of Object.entries(overrides)) if (value !== undefined) (config as unknown as Record<string, unknown>)[key] = value;
   const problems: string[] = [];
   if (config.feedbackScrapeType !== 'Poll' && config.feedbackScrapeType !== 'Watch') problems.push(`feedbackScrapeType must be Poll or Watch, got "${config.feedbackScrapeType}"`);
-  for (const key of ['staleAfterSeconds', 'resyncSeconds', 'leaseDurationSeconds', 'renewDeadlineSeconds', 'retryPeriodSeconds', 'watchTimeoutSeconds', 'requestTimeoutSeconds'] as const) {
+  for (const key of ['staleAfterSeconds', 'operationTimeoutSeconds', 'resyncSeconds', 'leaseDurationSeconds', 'renewDeadlineSeconds', 'retryPeriodSeconds', 'watchTimeoutSeconds', 'requestTimeoutSeconds'] as const) {
     if (!Number.isFinite(config[key]) || config[key] < 0) problems.push(`${key} must be a number >= 0, got ${config[key]}`);
   }
   if (!Number.isInteger(config.workers) || config.workers < 1) problems.push(`workers must be an integer >= 1, got ${config.workers}`);

@@ -119,6 +119,7 @@ export async function startController(options: StartOptions): Promise<RunningCon
   for (const { reconciler } of running) {
     for (const watch of reconciler.watches) {
       for (const [indexName, fn] of Object.entries(watch.indexes ?? {})) cache.addIndex(watch.kind.id, indexName, fn);
+      if (watch.trim) cache.setTrim(watch.kind.id, watch.trim);
       const scopeText = JSON.stringify(watch.scope ?? {});
       const existing = informers.get(watch.kind.id);
       if (existing) {
@@ -149,9 +150,9 @@ export async function startController(options: StartOptions): Promise<RunningCon
   }
   for (const entry of running) {
     for (const watch of entry.reconciler.watches) {
-      informers.get(watch.kind.id)!.informer.on((_type, object: KubeObject, previous?: KubeObject) => {
+      informers.get(watch.kind.id)!.informer.on((type, object: KubeObject, previous?: KubeObject) => {
         if (!workersStarted) return; // the start-up resync covers everything listed before
-        const keys = watch.keysFor(object, previous);
+        const keys = watch.keysFor(object, previous, type);
         if (keys === 'all') enqueueAll(entry);
         else for (const key of keys) entry.queue.add(key);
       });

@@ -17,17 +17,28 @@ export interface ReconcilerContext {
   now(): Date;
 }
 
+/** What happened to an informed object. */
+export type WatchEventType = 'add' | 'update' | 'delete';
+
 /** One informed kind a reconciler reads, and which of its keys an event of that kind touches. */
 export interface WatchSpec {
   readonly kind: ResourceKind;
   readonly scope?: WatchScope;
+  /**
+   * What the cache keeps of each object of this kind (a label selector cannot always exclude objects the
+   * controller never acts on; this drops their bulk instead). Event handlers still see whole objects.
+   */
+  readonly trim?: (object: KubeObject) => KubeObject;
   /** Secondary cache indexes on this kind. */
   readonly indexes?: Readonly<Record<string, (object: KubeObject) => string[]>>;
   /**
    * Keys of this reconciler to enqueue when an object of this kind changes (`previous` is the version
-   * before an update). Return 'all' to enqueue every resync key (debounced by the manager).
+   * before an update; `type` says whether it was added, updated or deleted, and is taken as add or update
+   * from `previous` when left out). Return only the keys whose
+   * result can change, so frequent unrelated updates (ManagedCluster status) cost nothing; 'all' enqueues
+   * every resync key (debounced by the manager).
    */
-  keysFor(object: KubeObject, previous: KubeObject | undefined): string[] | 'all';
+  keysFor(object: KubeObject, previous: KubeObject | undefined, type?: WatchEventType): string[] | 'all';
 }
 
 /** What a reconcile run learns about its key; the manager retries `retry` with backoff. */

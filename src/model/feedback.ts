@@ -83,3 +83,37 @@ export function readApplicationFeedback(work: Pick<ManifestWork, 'status'>, name
 export function workCondition(work: Pick<ManifestWork, 'status'>, type: string): Condition | undefined {
   return work.status?.conditions?.find((condition) => condition.type === type);
 }
+
+/** Feedback fields that land in (or are compared with) `format: date-time` fields of the Application status. */
+const DATE_TIME_FIELDS = ['operationStateStartedAt', 'reconciledAt'] as const;
+const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
+
+/** A feedback value the Application status schema would reject, and what was done with it. */
+export interface InvalidFeedback {
+  readonly name: string;
+  readonly value: string;
+}
+
+/**
+ * Checks feedback against the Application status shape before it is written: date-time fields must be
+ * RFC 3339. Unix timestamps (some agents report `startedAt` as an Integer) are converted; anything else is
+ * dropped and listed in `invalid`, so one bad value never blocks the rest of the write-back.
+ */
+export function validateApplicationFeedback(feedback: ApplicationFeedback | undefined): { feedback: ApplicationFeedback | undefined; invalid: InvalidFeedback[] } {
+  if (!feedback) return { feedback, invalid: [] };
+  const result: Record<string, string> = { ...feedback };
+  const invalid: InvalidFeedback[] = [];
+  for (const name of DATE_TIME_FIELDS) {
+    const value = result[name];
+    if (value === undefined || (RFC3339.test(value) && !Number.isNaN(Date.parse(value)))) continue;
+    if (/^\d{1,13}$/.test(value)) {
+      // Seconds since the epoch (milliseconds when it has 13 digits).
+      const ms = value.length === 13 ? Number(value) : Number(value) * 1000;
+      result[name] = new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+      continue;
+    }
+    delete result[name];
+    invalid.push({ name, value });
+  }
+  return { feedback: result as ApplicationFeedback, invalid };
+}

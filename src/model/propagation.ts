@@ -2,24 +2,81 @@
  * What the controller must do to the ManifestWorks of one hub Application, given what it observes. Pure:
  * the controller reads its caches, calls {@link computePropagation}, and performs the returned plan.
  */
+import { createHash } from 'node:crypto';
+import { readApplicationFeedback, workCondition } from './feedback.js';
 import {
+  APPLICATION_SET_LABEL,
   CLEANUP_FINALIZER,
+  CONSTRUCT_PATH_ANNOTATION,
   DELIVERY_ANNOTATION,
   DELIVERY_LABEL,
   DELIVERY_STATIC,
   HUB_APP_NAME_ANNOTATION,
   HUB_APP_NAMESPACE_ANNOTATION,
+  HUB_APP_UID_ANNOTATION,
+  HOSTING_APPSET_ANNOTATION,
   MANAGED_BY_LABEL,
   MANAGED_BY_VALUE,
+  MANAGED_CLUSTER_ANNOTATION,
   PULLFLEET_PREFIX,
+  PULL_LABEL,
   REFRESH_ANNOTATION,
 } from './keys.js';
-import { buildManifestWork, isPullApplication, targetCluster, wrapProblem, type WrapOptions } from './manifestwork.js';
+import { buildManifestWork, isPullApplication, spokeAppNamespace, targetCluster, wrapProblem, type WrapOptions } from './manifestwork.js';
 import { manifestWorkName } from './names.js';
-import type { Application, ManifestWork } from './types.js';
+import type { Application, JsonObject, ManifestWork } from './types.js';
 
-/** Annotation the controller leaves on a hub app when it forwards `operation`: JSON `{at, after}` (see status.ts). */
+/**
+ * Annotation the controller leaves on a hub app when it forwards `operation`: JSON `{id, at, after}` (see
+ * {@link ForwardedOperation}). The operation itself stays on the hub app, and so in the work payload, until
+ * the spoke's feedback shows it started; this record is what survives a controller restart.
+ */
 export const FORWARDED_OPERATION_ANNOTATION = `${PULLFLEET_PREFIX}forwarded-operation`;
+
+/** The record left on a hub app when the controller forwards an `operation` (annotation {@link FORWARDED_OPERATION_ANNOTATION}). */
+export interface ForwardedOperation {
+  /** Identity of the forwarded operation (hash of its canonical JSON): a different operation is forwarded afresh. */
+  readonly id: string;
+  /** Hub time the operation was first forwarded. */
+  readonly at: string;
+  /** The spoke's `operationState.startedAt` seen at that moment ('' when none): a different value means the spoke started it. */
+  readonly after: string;
+}
+
+export function parseForwardedOperation(app: Pick<Application, 'metadata'>): ForwardedOperation | undefined {
+  const raw = app.metadata.annotations?.[FORWARDED_OPERATION_ANNOTATION];
+  if (!raw) return undefined;
+  try {
+    const parsed = JSON.parse(raw) as Partial<ForwardedOperation>;
+    if (typeof parsed.at !== 'string') return undefined;
+    return { id: typeof parsed.id === 'string' ? parsed.id : '', at: parsed.at, after: typeof parsed.after === 'string' ? parsed.after : '' };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Identity of an `operation` value: the same operation always gives the same id. */
+export function operationId(operation: JsonObject): string {
+  return createHash('sha256').update(canonicalJson(operation)).digest('hex').slice(0, 16);
+}
+
+/** How far a spoke's clock may lag the hub's before a `startedAt` counts as older than the forwarding. */
+export const CLOCK_SKEW_ALLOWANCE_MS = 5 * 60_000;
+
+/**
+ * Whether the spoke's reported operation shows that the forwarded one was taken: a `startedAt` other than
+ * the one seen when forwarding. When nothing was seen then (no feedback yet), a `startedAt` clearly older
+ * than the forwarding is an earlier operation reported late, not this one.
+ */
+export function operationTaken(record: ForwardedOperation, spokeStartedAt: string | undefined): boolean {
+  if (spokeStartedAt === undefined || spokeStartedAt === '' || spokeStartedAt === record.after) return false;
+  if (record.after === '') {
+    const started = Date.parse(spokeStartedAt);
+    const forwarded = Date.parse(record.at);
+    if (!Number.isNaN(started) && !Number.isNaN(forwarded) && started < forwarded - CLOCK_SKEW_ALLOWANCE_MS) return false;
+  }
+  return true;
+}
 
 export interface WorkRef {
   readonly namespace: string;
@@ -41,7 +98,16 @@ export interface PropagationInput {
   /** Why delivery to the target cluster is not allowed right now (tenancy, cluster missing), if so. */
   readonly deliveryProblem?: string;
   readonly wrapOptions?: WrapOptions;
+  /** Current time (recorded when an operation is first forwarded). @default new Date() */
+  readonly now?: Date;
 }
+
+/** What to do about the hub app's `operation`. */
+export type OperationAction =
+  /** Forwarded now for the first time: record it on the hub app (it stays in the payload until taken). */
+  | { readonly kind: 'record'; readonly record: ForwardedOperation }
+  /** The spoke started it (or it was withdrawn): remove `operation` and the record from the hub app. */
+  | { readonly kind: 'clear' };
 
 export interface PropagationPlan {
   /** The work to server-side apply; undefined when nothing needs writing. */
@@ -50,8 +116,10 @@ export interface PropagationPlan {
   readonly deletes: readonly WorkRef[];
   /** Finalizer change on the hub Application. */
   readonly finalizer?: 'add' | 'remove';
-  /** After the apply, remove `operation` and the refresh annotation from the hub app (they have been forwarded). */
-  readonly clearForwarded: boolean;
+  /** Change to the hub app's forwarded `operation` bookkeeping, if any. */
+  readonly operation?: OperationAction;
+  /** After the apply, remove the refresh annotation from the hub app (it has been forwarded). */
+  readonly clearRefresh?: boolean;
   /** Why the app is not delivered (becomes a condition on the hub app); undefined when all is well. */
   readonly problem?: string;
   /** Where the app's work lives (or should live) when the app is delivered; status is read from it. */
@@ -84,8 +152,7 @@ export function workOwnerKey(work: Pick<ManifestWork, 'metadata'>): string | und
 
 /**
  * Whether every field of `desired` is present with the same value in `observed` (objects compared key by
- * key, arrays element by element with equal length). Fields only the server added are ignored, so a work
- * the API server defaulted still counts as unchanged.
+ * key, arrays element by element with equal length). Fields only the server added are ignored.
  */
 export function containsFields(observed: unknown, desired: unknown): boolean {
   if (desired === null || typeof desired !== 'object') return observed === desired;
@@ -107,15 +174,56 @@ function canonicalJson(value: unknown): string {
   return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item)}`).join(',')}}`;
 }
 
-/** Whether the observed work already carries everything the desired one says. */
+/** Work label keys pullfleet writes (besides anything under `pullfleet.io/`). */
+const OWNED_WORK_LABELS = new Set([PULL_LABEL, MANAGED_BY_LABEL, APPLICATION_SET_LABEL, DELIVERY_LABEL]);
+/** Work annotation keys pullfleet writes (besides anything under `pullfleet.io/`). */
+const OWNED_WORK_ANNOTATIONS = new Set([HUB_APP_NAMESPACE_ANNOTATION, HUB_APP_NAME_ANNOTATION, HOSTING_APPSET_ANNOTATION, HUB_APP_UID_ANNOTATION, CONSTRUCT_PATH_ANNOTATION]);
+
+/** The entries of `record` under keys pullfleet owns, in canonical form. */
+function ownedEntries(record: Record<string, string> | undefined, owned: ReadonlySet<string>): string {
+  const kept = Object.entries(record ?? {}).filter(([key]) => owned.has(key) || key.startsWith(PULLFLEET_PREFIX));
+  return canonicalJson(Object.fromEntries(kept));
+}
+
+/**
+ * A ManifestWork spec with the defaults the API server fills in (from the ManifestWork CRD) made explicit,
+ * so a work the server defaulted compares equal to the one pullfleet asked for, and a field pullfleet
+ * stopped asking for (Watch → Poll) shows as a difference.
+ */
+function ownedSpec(spec: ManifestWork['spec'] | undefined): unknown {
+  const manifestConfigs = (spec?.manifestConfigs ?? []).map((config) => {
+    const strategy = config.updateStrategy as Record<string, unknown> | undefined;
+    const ssa = strategy?.serverSideApply as Record<string, unknown> | undefined;
+    const ignoreFields = (ssa?.ignoreFields as Array<Record<string, unknown>> | undefined)?.map((field) => ({ ...field, condition: field.condition ?? 'OnSpokePresent' }));
+    return {
+      ...config,
+      feedbackScrapeType: config.feedbackScrapeType ?? 'Poll',
+      updateStrategy: {
+        ...(strategy ?? {}),
+        type: strategy?.type ?? 'Update',
+        ...(ssa ? { serverSideApply: { ...ssa, fieldManager: ssa.fieldManager ?? 'work-agent', ...(ignoreFields ? { ignoreFields } : {}) } } : {}),
+      },
+    };
+  });
+  const deleteOption = spec?.deleteOption as Record<string, unknown> | undefined;
+  return {
+    manifests: spec?.workload?.manifests ?? [],
+    manifestConfigs,
+    deleteOption: { ...(deleteOption ?? {}), propagationPolicy: deleteOption?.propagationPolicy ?? 'Foreground' },
+  };
+}
+
+/**
+ * Whether the observed work is exactly what pullfleet wants, on everything pullfleet owns: labels and
+ * annotations under its keys (a key that should be gone must be gone), the payload manifests, the
+ * manifestConfigs and the delete option. Fields of other writers (other label keys, status, server
+ * defaults) are ignored.
+ */
 export function workUpToDate(observed: ManifestWork, desired: ManifestWork): boolean {
   return (
-    containsFields(observed.metadata.labels ?? {}, desired.metadata.labels ?? {}) &&
-    containsFields(observed.metadata.annotations ?? {}, desired.metadata.annotations ?? {}) &&
-    // The embedded manifests are stored verbatim, so they must match exactly (a field removed from the
-    // payload, such as a forwarded `operation`, must be written); the rest may carry server defaults.
-    canonicalJson(observed.spec?.workload?.manifests ?? []) === canonicalJson(desired.spec.workload.manifests) &&
-    containsFields(observed.spec, desired.spec)
+    ownedEntries(observed.metadata.labels, OWNED_WORK_LABELS) === ownedEntries(desired.metadata.labels, OWNED_WORK_LABELS) &&
+    ownedEntries(observed.metadata.annotations, OWNED_WORK_ANNOTATIONS) === ownedEntries(desired.metadata.annotations, OWNED_WORK_ANNOTATIONS) &&
+    canonicalJson(ownedSpec(observed.spec)) === canonicalJson(ownedSpec(desired.spec))
   );
 }
 
@@ -127,6 +235,18 @@ function deletable(works: readonly ManifestWork[], keep?: { namespace: string; n
     .sort((a, b) => (a.namespace + '/' + a.name < b.namespace + '/' + b.name ? -1 : 1));
 }
 
+/**
+ * THE retarget rule: works at an old target are deleted only once the work at the new target exists (seen
+ * in the cache, so the write landed), belongs to this app, is not being deleted and has not been refused
+ * by the spoke (Applied=False). Until then both stay: a spoke briefly runs the app twice rather than a
+ * failed write (foreign work in the way, 403/422, tenancy, size) leaving it delivered nowhere.
+ */
+export function newTargetReady(workAtTarget: ManifestWork | undefined, namespace: string, name: string): boolean {
+  if (!workAtTarget || workAtTarget.metadata.deletionTimestamp) return false;
+  if (!isControllerWorkFor(workAtTarget, namespace, name)) return false;
+  return workCondition(workAtTarget, 'Applied')?.status !== 'False';
+}
+
 function describeOwner(work: ManifestWork): string {
   if (work.metadata.labels?.[DELIVERY_LABEL] === DELIVERY_STATIC) return 'it is delivered statically by synth';
   const owner = workOwnerKey(work);
@@ -134,9 +254,14 @@ function describeOwner(work: ManifestWork): string {
   return owner ? `it belongs to Application ${owner}` : 'it names no hub Application';
 }
 
+function iso(date: Date): string {
+  return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
 /**
- * The plan for one hub Application: create/update its work, delete works it no longer wants (retarget,
- * opt-out, deletion, app gone), manage the cleanup finalizer, and forward `operation` once.
+ * The plan for one hub Application: create/update its work, delete works it no longer wants (retarget
+ * once the new work exists, opt-out, deletion, app gone), manage the cleanup finalizer, and forward
+ * `operation` until the spoke takes it.
  */
 export function computePropagation(input: PropagationInput): PropagationPlan {
   const { app, namespace, name } = input;
@@ -144,46 +269,77 @@ export function computePropagation(input: PropagationInput): PropagationPlan {
   const hasFinalizer = app?.metadata.finalizers?.includes(CLEANUP_FINALIZER) ?? false;
 
   // The app is gone: sweep whatever the controller wrote for it.
-  if (!app) return { deletes: deletable(owned), clearForwarded: false };
+  if (!app) return { deletes: deletable(owned) };
 
   // Being deleted: delete the works first, release the finalizer once none remain.
   if (app.metadata.deletionTimestamp) {
-    return { deletes: deletable(owned), clearForwarded: false, ...(hasFinalizer && owned.length === 0 ? { finalizer: 'remove' as const } : {}) };
+    return { deletes: deletable(owned), ...(hasFinalizer && owned.length === 0 ? { finalizer: 'remove' as const } : {}) };
   }
 
   // Synth renders this app's work: never write or delete it, only report status.
   if (isStaticApplication(app)) {
     const cluster = targetCluster(app);
     const target = cluster ? { namespace: cluster, name: manifestWorkName(app.metadata.namespace ?? 'argocd', app.metadata.name) } : undefined;
-    return { deletes: [], clearForwarded: false, ...(hasFinalizer ? { finalizer: 'remove' as const } : {}), ...(target ? { target } : {}) };
+    return { deletes: [], ...(hasFinalizer ? { finalizer: 'remove' as const } : {}), ...(target ? { target } : {}) };
   }
 
-  // Opted out (label removed or false, or no target cluster any more): remove what was delivered.
-  if (!isPullApplication(app) || !targetCluster(app)) {
-    return { deletes: deletable(owned), clearForwarded: false, ...(hasFinalizer ? { finalizer: 'remove' as const } : {}) };
+  // Opted out (label removed or false): the user asked for the delivery to end.
+  if (!isPullApplication(app)) {
+    return { deletes: deletable(owned), ...(hasFinalizer ? { finalizer: 'remove' as const } : {}) };
+  }
+
+  // Opted in but no target: most likely a broken template or a typo, never a request to delete. Say so, keep what runs.
+  if (!targetCluster(app)) {
+    const value = app.metadata.annotations?.[MANAGED_CLUSTER_ANNOTATION];
+    return {
+      deletes: [],
+      problem: `the Application has the pull label but annotation ${MANAGED_CLUSTER_ANNOTATION} is ${value === undefined ? 'missing' : 'empty'}: set it to the target ManagedCluster name, or remove the pull label to stop delivery`,
+      ...(!hasFinalizer && owned.length > 0 ? { finalizer: 'add' as const } : {}),
+    };
   }
 
   const finalizer = hasFinalizer ? {} : { finalizer: 'add' as const };
   const problem = wrapProblem(app) ?? input.deliveryProblem;
   // Nothing new is delivered, and nothing already delivered is taken away, while the app is undeliverable.
-  if (problem) return { deletes: [], clearForwarded: false, problem, ...finalizer };
+  if (problem) return { deletes: [], problem, ...finalizer };
 
-  const desired = buildManifestWork(app, input.wrapOptions);
-  const target = { namespace: desired.metadata.namespace!, name: desired.metadata.name };
   const existing = input.workAtTarget;
+  const targetName = manifestWorkName(app.metadata.namespace ?? 'argocd', app.metadata.name);
   if (existing && !isControllerWorkFor(existing, namespace, name)) {
     return {
-      deletes: deletable(owned, target),
-      clearForwarded: false,
-      problem: `ManifestWork ${target.namespace}/${target.name} already exists and ${describeOwner(existing)}: refusing to take it over; delete it or rename the Application`,
+      deletes: [],
+      problem: `ManifestWork ${existing.metadata.namespace}/${targetName} already exists and ${describeOwner(existing)}: refusing to take it over; delete it or rename the Application`,
       ...finalizer,
     };
   }
-  const clearForwarded = app.operation !== undefined || app.metadata.annotations?.[REFRESH_ANNOTATION] !== undefined;
+
+  // `operation` stays in the payload until the spoke's feedback shows a new startedAt.
+  let operation: OperationAction | undefined;
+  let payloadApp = app;
+  const record = parseForwardedOperation(app);
+  const spokeStartedAt = existing ? readApplicationFeedback(existing, spokeAppNamespace(app), app.metadata.name)?.operationStateStartedAt : undefined;
+  if (app.operation !== undefined) {
+    const id = operationId(app.operation);
+    if (!record || record.id !== id) {
+      operation = { kind: 'record', record: { id, at: iso(input.now ?? new Date()), after: spokeStartedAt ?? '' } };
+    } else if (operationTaken(record, spokeStartedAt)) {
+      operation = { kind: 'clear' };
+      const { operation: _taken, ...rest } = app;
+      payloadApp = rest;
+    }
+  } else if (record) {
+    // Withdrawn from the hub app (or already cleared): the record has nothing left to track.
+    operation = { kind: 'clear' };
+  }
+
+  const desired = buildManifestWork(payloadApp, input.wrapOptions);
+  const target = { namespace: desired.metadata.namespace!, name: desired.metadata.name };
+  const clearRefresh = app.metadata.annotations?.[REFRESH_ANNOTATION] !== undefined;
   return {
     ...(existing && workUpToDate(existing, desired) ? {} : { apply: desired }),
-    deletes: deletable(owned, target),
-    clearForwarded,
+    deletes: newTargetReady(existing, namespace, name) ? deletable(owned, target) : [],
+    ...(operation ? { operation } : {}),
+    ...(clearRefresh ? { clearRefresh } : {}),
     target,
     ...finalizer,
   };

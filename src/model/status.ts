@@ -3,39 +3,26 @@
  * work and the delivery problem (if any), compute the status the hub app should show and the merge patch
  * that gets it there (undefined when nothing changed, so no-op writes are skipped).
  */
-import { readApplicationFeedback, workCondition, type ApplicationFeedback } from './feedback.js';
+import { readApplicationFeedback, validateApplicationFeedback, workCondition, type ApplicationFeedback, type InvalidFeedback } from './feedback.js';
+import { SKIP_RECONCILE_ANNOTATION } from './keys.js';
 import { spokeAppNamespace } from './manifestwork.js';
-import { FORWARDED_OPERATION_ANNOTATION } from './propagation.js';
+import { operationTaken, parseForwardedOperation } from './propagation.js';
 import type { Application, ApplicationCondition, ApplicationStatus, JsonObject, ManifestWork } from './types.js';
 
 /** Condition type for anything that stops delivery (cluster missing, namespace not allowed, work not applied). */
 export const DELIVERY_ERROR_CONDITION = 'DeliveryError';
 /** Condition type for spoke feedback older than the staleness threshold. */
 export const FEEDBACK_STALE_CONDITION = 'FeedbackStaleWarning';
-const OWN_CONDITIONS = new Set([DELIVERY_ERROR_CONDITION, FEEDBACK_STALE_CONDITION]);
+/** Condition type for a forwarded `operation` the spoke has not started within the timeout. */
+export const OPERATION_PENDING_CONDITION = 'OperationPendingWarning';
+/** Condition type for spoke feedback values the Application status cannot hold (dropped from the write-back). */
+export const INVALID_FEEDBACK_CONDITION = 'InvalidFeedbackWarning';
+/** Condition type for an opted-in app the hub's own Argo CD would also reconcile (no `skip-reconcile: "true"`). */
+export const SKIP_RECONCILE_CONDITION = 'SkipReconcileWarning';
+const OWN_CONDITIONS = new Set([DELIVERY_ERROR_CONDITION, FEEDBACK_STALE_CONDITION, OPERATION_PENDING_CONDITION, INVALID_FEEDBACK_CONDITION, SKIP_RECONCILE_CONDITION]);
 
 /** The sync / health value written while the spoke has not reported one. */
 export const UNKNOWN = 'Unknown';
-
-/** The record left on a hub app when the controller forwards an `operation` (annotation {@link FORWARDED_OPERATION_ANNOTATION}). */
-export interface ForwardedOperation {
-  /** Hub time the operation was forwarded. */
-  readonly at: string;
-  /** The spoke's `operationState.startedAt` seen at that moment ('' when none): a different value means the spoke started it. */
-  readonly after: string;
-}
-
-export function parseForwardedOperation(app: Pick<Application, 'metadata'>): ForwardedOperation | undefined {
-  const raw = app.metadata.annotations?.[FORWARDED_OPERATION_ANNOTATION];
-  if (!raw) return undefined;
-  try {
-    const parsed = JSON.parse(raw) as Partial<ForwardedOperation>;
-    if (typeof parsed.at !== 'string') return undefined;
-    return { at: parsed.at, after: typeof parsed.after === 'string' ? parsed.after : '' };
-  } catch {
-    return undefined;
-  }
-}
 
 export interface StatusInput {
   readonly app: Application;
@@ -47,6 +34,8 @@ export interface StatusInput {
   readonly now: Date;
   /** Feedback whose `reconciledAt` is older than this many milliseconds is stale. 0 disables the check. */
   readonly staleAfterMs: number;
+  /** A forwarded operation the spoke has not started after this many milliseconds raises a condition. 0 disables. @default 0 */
+  readonly operationTimeoutMs?: number;
 }
 
 export interface StatusResult {
@@ -54,13 +43,37 @@ export interface StatusResult {
   readonly desired: ApplicationStatus;
   /** Merge patch for the hub Application (`{status: …}`), or undefined when nothing changed. */
   readonly patch?: { status: JsonObject };
+  /** The next moment the status would change with time alone (feedback going stale, an operation timing out). */
+  readonly recheckAt?: Date;
+}
+
+/** Feedback of the app's work, checked against the status schema. */
+function feedbackOf(input: StatusInput): { feedback: ApplicationFeedback | undefined; invalid: InvalidFeedback[] } {
+  const { app, work } = input;
+  return validateApplicationFeedback(work ? readApplicationFeedback(work, spokeAppNamespace(app), app.metadata.name) : undefined);
+}
+
+/** The first moment after `now` at which time alone changes the status, if any. */
+function recheckAt(input: StatusInput, feedback: ApplicationFeedback | undefined): Date | undefined {
+  const now = input.now.getTime();
+  const moments: number[] = [];
+  if (input.work && feedback?.reconciledAt && input.staleAfterMs > 0) {
+    const staleAt = Date.parse(feedback.reconciledAt) + input.staleAfterMs + 1;
+    if (!Number.isNaN(staleAt) && staleAt > now) moments.push(staleAt);
+  }
+  const forwarded = parseForwardedOperation(input.app);
+  if (forwarded && input.app.operation !== undefined && (input.operationTimeoutMs ?? 0) > 0 && !operationTaken(forwarded, feedback?.operationStateStartedAt)) {
+    const due = Date.parse(forwarded.at) + input.operationTimeoutMs! + 1;
+    if (!Number.isNaN(due) && due > now) moments.push(due);
+  }
+  return moments.length > 0 ? new Date(Math.min(...moments)) : undefined;
 }
 
 function iso(date: Date): string {
   return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
-function conditionsFor(input: StatusInput, feedback: ApplicationFeedback | undefined): ApplicationCondition[] {
+function conditionsFor(input: StatusInput, feedback: ApplicationFeedback | undefined, invalid: readonly InvalidFeedback[]): ApplicationCondition[] {
   const messages = new Map<string, string>();
   const work = input.work;
   if (input.problem) messages.set(DELIVERY_ERROR_CONDITION, input.problem);
@@ -73,12 +86,34 @@ function conditionsFor(input: StatusInput, feedback: ApplicationFeedback | undef
   if (work && feedback?.reconciledAt && input.staleAfterMs > 0) {
     const reconciled = Date.parse(feedback.reconciledAt);
     if (!Number.isNaN(reconciled) && input.now.getTime() - reconciled > input.staleAfterMs) {
-      const minutes = Math.round((input.now.getTime() - reconciled) / 60000);
+      // The message only changes when the feedback does: no "N min ago" that would rewrite the app every minute.
       messages.set(
         FEEDBACK_STALE_CONDITION,
-        `spoke feedback is stale: the spoke Application last reconciled at ${feedback.reconciledAt} (${minutes} min ago); check the work agent and Argo CD on cluster ${work.metadata.namespace}`,
+        `spoke feedback is stale: the spoke Application last reconciled at ${feedback.reconciledAt}, more than ${Math.round(input.staleAfterMs / 1000)} s before the hub last checked; check the work agent and Argo CD on cluster ${work.metadata.namespace}`,
       );
     }
+  }
+  const forwarded = parseForwardedOperation(input.app);
+  const timeout = input.operationTimeoutMs ?? 0;
+  if (forwarded && input.app.operation !== undefined && timeout > 0 && !operationTaken(forwarded, feedback?.operationStateStartedAt)) {
+    const at = Date.parse(forwarded.at);
+    if (!Number.isNaN(at) && input.now.getTime() - at > timeout) {
+      const cluster = work?.metadata.namespace ?? 'the target cluster';
+      messages.set(
+        OPERATION_PENDING_CONDITION,
+        `the operation forwarded at ${forwarded.at} has not been started by the spoke within ${Math.round(timeout / 1000)} s; it stays in the ManifestWork until it is: check that the work agent on ${cluster} is connected and its Argo CD is running, or remove the operation from this Application to cancel it`,
+      );
+    }
+  }
+  if (invalid.length > 0) {
+    const fields = invalid.map(({ name, value }) => `${name} ${JSON.stringify(value.length > 64 ? `${value.slice(0, 64)}…` : value)}`).join(', ');
+    messages.set(INVALID_FEEDBACK_CONDITION, `spoke feedback the Application status cannot hold was left out: ${fields} (expected an RFC 3339 time); check the work agent's feedback rules on cluster ${work?.metadata.namespace ?? 'the target cluster'}`);
+  }
+  if (input.app.metadata.annotations?.[SKIP_RECONCILE_ANNOTATION] !== 'true') {
+    messages.set(
+      SKIP_RECONCILE_CONDITION,
+      `annotation ${SKIP_RECONCILE_ANNOTATION} is not "true": the hub's own Argo CD reconciles this Application too (against the hub); set it to "true" on pull-delivered Applications`,
+    );
   }
   const previous = input.app.status?.conditions ?? [];
   const others = previous.filter((condition) => !OWN_CONDITIONS.has(condition.type));
@@ -95,16 +130,15 @@ function conditionsFor(input: StatusInput, feedback: ApplicationFeedback | undef
 /** The status the hub app should show, built from the world every time. */
 export function desiredStatus(input: StatusInput): ApplicationStatus {
   const { app, work } = input;
-  const feedback = work ? readApplicationFeedback(work, spokeAppNamespace(app), app.metadata.name) : undefined;
+  const { feedback, invalid } = feedbackOf(input);
   const status: ApplicationStatus = {};
   const current = app.status ?? {};
   if (work) {
     status.sync = { status: feedback?.syncStatus ?? UNKNOWN, ...(feedback?.syncRevision ? { revision: feedback.syncRevision } : {}) };
     status.health = { status: feedback?.healthStatus ?? UNKNOWN };
     const forwarded = parseForwardedOperation(app);
-    const spokeStarted = feedback?.operationStateStartedAt ?? '';
     const operation = (current.operationState?.operation as JsonObject | undefined) ?? {};
-    if (forwarded && spokeStarted === forwarded.after) {
+    if (forwarded && app.operation !== undefined && !operationTaken(forwarded, feedback?.operationStateStartedAt)) {
       // Forwarded but not started on the spoke yet: show the sync as running so RollingSync sees Progressing.
       status.health = { status: 'Progressing' };
       status.operationState = { operation, phase: 'Running', startedAt: forwarded.at };
@@ -117,7 +151,7 @@ export function desiredStatus(input: StatusInput): ApplicationStatus {
       };
     }
   }
-  status.conditions = conditionsFor(input, feedback);
+  status.conditions = conditionsFor(input, feedback, invalid);
   return status;
 }
 
@@ -159,5 +193,6 @@ export function computeApplicationStatus(input: StatusInput): StatusResult {
   const currentConditions = current.conditions ?? [];
   if (!same(currentConditions, desired.conditions)) patch.conditions = (desired.conditions?.length ? desired.conditions : null) as JsonObject['conditions'];
   if (patch.conditions === null && currentConditions.length === 0) delete patch.conditions;
-  return Object.keys(patch).length === 0 ? { desired } : { desired, patch: { status: patch } };
+  const recheck = recheckAt(input, feedbackOf(input).feedback);
+  return { desired, ...(Object.keys(patch).length === 0 ? {} : { patch: { status: patch } }), ...(recheck ? { recheckAt: recheck } : {}) };
 }

@@ -67,6 +67,7 @@ describe('ControllerInstall', () => {
       'cluster:argoproj.io/applications': 'get,list,patch,watch',
       'cluster:work.open-cluster-management.io/manifestworks': 'create,delete,get,list,patch,watch',
       'cluster:cluster.open-cluster-management.io/managedclusters': 'get,list,watch',
+      'cluster:core/namespaces': 'get,list,watch',
       'cluster:cluster.open-cluster-management.io/managedclustersetbindings': 'get,list,watch',
       'cluster:cluster.open-cluster-management.io/managedclustersets': 'get,list,watch',
       'cluster:argoproj.io/applicationsets': 'get,list,watch',

@@ -7,6 +7,7 @@ import {
   DELIVERY_ERROR_CONDITION,
   DELIVERY_LABEL,
   FEEDBACK_STALE_CONDITION,
+  FORWARDED_OPERATION_ANNOTATION,
   MANAGED_CLUSTER_ANNOTATION,
   PULL_LABEL,
   REFRESH_ANNOTATION,
@@ -136,7 +137,6 @@ describe('application reconciler', () => {
   test.each([
     ['the pull label is removed', (a: Application) => delete a.metadata.labels![PULL_LABEL]],
     ['the pull label is set to false', (a: Application) => (a.metadata.labels![PULL_LABEL] = 'false')],
-    ['the cluster annotation is removed', (a: Application) => delete a.metadata.annotations![MANAGED_CLUSTER_ANNOTATION]],
   ])('GIVEN a delivered app WHEN %s THEN its work is deleted and the finalizer released', async (_case, change) => {
     world.put('Application', app());
     await world.settle(reconciler, KEY);
@@ -250,7 +250,9 @@ describe('application reconciler', () => {
     await world.settle(reconciler, KEY);
     const first = world.get<Application>('Application', KEY)!.status!.conditions!;
     expect(first.map((c) => [c.type, c.lastTransitionTime])).toStrictEqual([[FEEDBACK_STALE_CONDITION, '2026-03-01T12:00:00Z']]);
-    expect(first[0]!.message).toContain('last reconciled at 2026-03-01T11:00:00Z (60 min ago)');
+    expect(first[0]!.message).toBe(
+      'spoke feedback is stale: the spoke Application last reconciled at 2026-03-01T11:00:00Z, more than 900 s before the hub last checked; check the work agent and Argo CD on cluster spoke1',
+    );
     world.clock = new Date('2026-03-01T12:10:00Z');
     await world.settle(reconciler, KEY);
     expect(world.get<Application>('Application', KEY)!.status!.conditions![0]!.lastTransitionTime).toBe('2026-03-01T12:00:00Z');
@@ -284,7 +286,7 @@ describe('application reconciler', () => {
     expect(world.get<Application>('Application', KEY)!.status!.conditions![0]!.message).toContain('the API server rejected ManifestWork spoke1/argocd-guestbook: apply: injected 422');
   });
 
-  test('GIVEN an operation and a refresh on the hub app WHEN reconciled THEN both are forwarded once and RollingSync sees Progressing then Healthy', async () => {
+  test('GIVEN an operation and a refresh on the hub app WHEN reconciled THEN the refresh is forwarded once, the operation until the spoke takes it, and RollingSync sees Progressing then Healthy', async () => {
     world.put('Application', app());
     await world.settle(reconciler, KEY);
     report(world, 'spoke1/argocd-guestbook', { healthStatus: S('Healthy'), syncStatus: S('Synced'), operationStatePhase: S('Succeeded'), operationStateStartedAt: S('2026-03-01T10:00:00Z') });
@@ -293,19 +295,19 @@ describe('application reconciler', () => {
     current.operation = { sync: { revision: 'HEAD' } };
     current.metadata.annotations![REFRESH_ANNOTATION] = 'hard';
     world.put('Application', current);
-    await reconciler.reconcile(KEY, { enqueuedAt: Date.now() });
-    const forwarded = world.writes.find((write) => write.verb === 'apply' && (write.body as ManifestWork).spec.workload.manifests.some((m) => m.operation));
-    expect(forwarded).toBeDefined();
-    const hub = world.get<Application>('Application', KEY)!;
-    expect(hub.operation).toBeUndefined();
-    expect(hub.metadata.annotations?.[REFRESH_ANNOTATION]).toBeUndefined();
-    expect([hub.status!.health!.status, hub.status!.operationState!.phase]).toStrictEqual(['Progressing', 'Running']);
     await world.settle(reconciler, KEY);
-    const payload = world.get<ManifestWork>('ManifestWork', 'spoke1/argocd-guestbook')!.spec.workload.manifests.at(-1)!;
-    expect(payload.operation).toBeUndefined();
+    const payload = () => world.get<ManifestWork>('ManifestWork', 'spoke1/argocd-guestbook')!.spec.workload.manifests.at(-1)!;
+    const hub = world.get<Application>('Application', KEY)!;
+    expect(hub.metadata.annotations?.[REFRESH_ANNOTATION]).toBeUndefined();
+    expect(hub.operation).toStrictEqual({ sync: { revision: 'HEAD' } });
+    expect(payload().operation).toStrictEqual({ sync: { revision: 'HEAD' } });
+    expect([hub.status!.health!.status, hub.status!.operationState!.phase]).toStrictEqual(['Progressing', 'Running']);
     report(world, 'spoke1/argocd-guestbook', { healthStatus: S('Healthy'), syncStatus: S('Synced'), operationStatePhase: S('Succeeded'), operationStateStartedAt: S('2026-03-01T12:00:05Z') });
     await world.settle(reconciler, KEY);
-    const done = world.get<Application>('Application', KEY)!.status!;
-    expect([done.health!.status, done.operationState!.phase, done.operationState!.startedAt]).toStrictEqual(['Healthy', 'Succeeded', '2026-03-01T12:00:05Z']);
+    const done = world.get<Application>('Application', KEY)!;
+    expect(done.operation).toBeUndefined();
+    expect(done.metadata.annotations?.[FORWARDED_OPERATION_ANNOTATION]).toBeUndefined();
+    expect(payload().operation).toBeUndefined();
+    expect([done.status!.health!.status, done.status!.operationState!.phase, done.status!.operationState!.startedAt]).toStrictEqual(['Healthy', 'Succeeded', '2026-03-01T12:00:05Z']);
   });
 });

@@ -7,7 +7,7 @@ import { ObjectCache, objectKey } from '../../src/controller/cache.js';
 import { resolveConfig, type ControllerConfig } from '../../src/controller/config.js';
 import { KubeApiError, type KubeWriter } from '../../src/controller/kube-client.js';
 import { ControllerMetrics } from '../../src/controller/metrics.js';
-import type { Reconciler, ReconcilerContext, ReconcilerFactory } from '../../src/controller/reconciler.js';
+import type { Reconciler, ReconcilerContext, ReconcilerFactory, WatchEventType } from '../../src/controller/reconciler.js';
 import type { ResourceKind } from '../../src/controller/resources.js';
 import type { KubeObject } from '../../src/model/index.js';
 
@@ -17,6 +17,27 @@ function mergePatch(target: unknown, patch: unknown): unknown {
   for (const [key, value] of Object.entries(patch as Record<string, unknown>)) {
     if (value === null) delete result[key];
     else result[key] = mergePatch(result[key], value);
+  }
+  return result;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/**
+ * Server-side apply for one field manager: fields the manager set last time and leaves out now are
+ * removed; fields it sets replace what is there (lists are atomic, as in a CRD without list-type);
+ * fields other writers own stay.
+ */
+function serverSideApply(existing: unknown, previousApplied: unknown, applied: unknown): unknown {
+  if (!isObject(applied)) return structuredClone(applied);
+  const result: Record<string, unknown> = isObject(existing) ? { ...existing } : {};
+  const before = isObject(previousApplied) ? previousApplied : {};
+  for (const key of Object.keys(before)) if (!(key in applied)) delete result[key];
+  for (const [key, value] of Object.entries(applied)) {
+    if (value === undefined) continue;
+    result[key] = isObject(value) ? serverSideApply(result[key], before[key], value) : structuredClone(value);
   }
   return result;
 }
@@ -36,10 +57,23 @@ export class World implements KubeWriter {
   failNext?: { verb: WriteRecord['verb']; status: number };
   clock = new Date('2026-03-01T12:00:00Z');
   /** Watch specs of the reconcilers built here: every change is reported to them, as the informer would. */
-  private readonly watches: Array<{ kindId: string; keysFor: (object: KubeObject, previous?: KubeObject) => unknown }> = [];
+  private readonly watches: Array<{ kindId: string; keysFor: (object: KubeObject, previous: KubeObject | undefined, type: WatchEventType) => unknown }> = [];
+  /** The last configuration the controller applied, per object: what its field manager owns. */
+  private readonly applied = new Map<string, unknown>();
+  /** Keys every watch event asked to enqueue, in order (what the manager would queue). */
+  readonly enqueued: string[] = [];
 
-  private notify(kindId: string, object: KubeObject, previous?: KubeObject): void {
-    for (const watch of this.watches) if (watch.kindId === kindId) watch.keysFor(object, previous);
+  /** While set, writes land in the cache but no watch event is delivered (a watch that lags or drops events). */
+  muted = false;
+
+  private notify(kindId: string, object: KubeObject, previous: KubeObject | undefined, type: WatchEventType = previous ? 'update' : 'add'): void {
+    if (this.muted) return;
+    for (const watch of this.watches) {
+      if (watch.kindId !== kindId) continue;
+      const keys = watch.keysFor(object, previous, type);
+      if (Array.isArray(keys)) this.enqueued.push(...(keys as string[]));
+      else if (keys === 'all') this.enqueued.push('*');
+    }
   }
 
   put<T extends KubeObject>(kindId: string, object: T): T {
@@ -69,8 +103,15 @@ export class World implements KubeWriter {
     const key = objectKey(object);
     this.writes.push({ verb: 'apply', resource: kind.plural, key, body: object });
     const existing = this.cache.get(kind.id, key);
-    const merged = { ...structuredClone(object), metadata: { ...(existing?.metadata ?? {}), ...structuredClone(object.metadata) } } as T;
-    if (existing && (existing as unknown as { status?: unknown }).status) (merged as unknown as { status?: unknown }).status = (existing as unknown as { status?: unknown }).status;
+    const ownedKey = `${kind.id}:${key}`;
+    const { status: _status, ...body } = structuredClone(object) as T & { status?: unknown };
+    const merged = serverSideApply(existing ? structuredClone(existing) : {}, existing ? this.applied.get(ownedKey) : undefined, body) as T;
+    // Identity and bookkeeping stay the server's.
+    if (existing) {
+      merged.metadata.uid = existing.metadata.uid;
+      if (existing.metadata.deletionTimestamp) merged.metadata.deletionTimestamp = existing.metadata.deletionTimestamp;
+    }
+    this.applied.set(ownedKey, body);
     return this.put(kind.id, merged);
   }
 
@@ -86,7 +127,8 @@ export class World implements KubeWriter {
     if (next.metadata.deletionTimestamp && !(next.metadata.finalizers ?? []).length) {
       next.metadata.resourceVersion = String(++this.version);
       this.cache.remove(kind.id, key);
-      this.notify(kind.id, next);
+      this.applied.delete(`${kind.id}:${key}`);
+      this.notify(kind.id, next, undefined, 'delete');
       return next;
     }
     return this.put(kind.id, next);
@@ -108,11 +150,12 @@ export class World implements KubeWriter {
       return;
     }
     this.cache.remove(kindId, key);
-    this.notify(kindId, existing);
+    this.applied.delete(`${kindId}:${key}`);
+    this.notify(kindId, existing, undefined, 'delete');
   }
 
   context(config: Partial<ControllerConfig> = {}): ReconcilerContext {
-    for (const kind of ['Application', 'ManifestWork', 'ManagedCluster', 'ManagedClusterSet', 'ManagedClusterSetBinding', 'ApplicationSet', 'PlacementDecision', 'Secret']) this.cache.markSynced(kind);
+    for (const kind of ['Application', 'ManifestWork', 'ManagedCluster', 'ManagedClusterSet', 'ManagedClusterSetBinding', 'ApplicationSet', 'PlacementDecision', 'Secret', 'Namespace']) this.cache.markSynced(kind);
     return {
       cache: this.cache,
       writer: this,
@@ -129,7 +172,8 @@ export class World implements KubeWriter {
     if (!reconciler) throw new Error('reconciler disabled');
     for (const watch of reconciler.watches) {
       for (const [name, fn] of Object.entries(watch.indexes ?? {})) this.cache.addIndex(watch.kind.id, name, fn);
-      this.watches.push({ kindId: watch.kind.id, keysFor: (object, previous) => watch.keysFor(object, previous) });
+      if (watch.trim) this.cache.setTrim(watch.kind.id, watch.trim);
+      this.watches.push({ kindId: watch.kind.id, keysFor: (object, previous, type) => watch.keysFor(object, previous, type) });
     }
     return reconciler;
   }

@@ -490,15 +490,15 @@ export const SCENARIOS: Scenario[] = [
     },
   },
   {
-    name: 'operation and the refresh annotation are forwarded once and removed from the hub app; the hub shows Progressing until the spoke reports the sync',
+    name: 'the refresh annotation is forwarded once; operation stays on the hub app and in the work until the spoke starts it; the hub shows Progressing until then',
     async run(ctx) {
       const { hubNamespace, clusters } = ctx.fleet;
       await ctx.startController();
       const app = hubApp('guestbook', hubNamespace, clusters[0], { annotations: { [REFRESH_ANNOTATION]: 'hard' } });
       await ctx.cluster.create({ ...app, operation: { sync: { revision: 'HEAD' }, initiatedBy: { username: 'rollout' } } });
 
-      const forwarded = await waitForAppStatus(ctx, hubNamespace, 'guestbook', 'operation forwarded and removed', (a) =>
-        (a as { operation?: unknown }).operation === undefined && a.metadata.annotations?.[REFRESH_ANNOTATION] === undefined && a.metadata.annotations?.[FORWARDED_OPERATION_ANNOTATION] !== undefined,
+      const forwarded = await waitForAppStatus(ctx, hubNamespace, 'guestbook', 'operation forwarded and kept until taken', (a) =>
+        (a as { operation?: unknown }).operation !== undefined && a.metadata.annotations?.[REFRESH_ANNOTATION] === undefined && a.metadata.annotations?.[FORWARDED_OPERATION_ANNOTATION] !== undefined,
       );
       const running = await waitForAppStatus(ctx, hubNamespace, 'guestbook', 'Progressing while the spoke has not started', (a) => a.status?.health?.status === 'Progressing');
       expect(running.status?.operationState?.phase).toBe('Running');
@@ -513,7 +513,7 @@ export const SCENARIOS: Scenario[] = [
         operationStateStartedAt: '2030-01-01T00:00:00Z',
       });
 
-      const done = await waitForAppStatus(ctx, hubNamespace, 'guestbook', 'Healthy after the spoke sync', (a) => a.status?.health?.status === 'Healthy');
+      const done = await waitForAppStatus(ctx, hubNamespace, 'guestbook', 'Healthy after the spoke sync, operation taken', (a) => a.status?.health?.status === 'Healthy' && (a as { operation?: unknown }).operation === undefined);
       expect(done.status?.operationState).toMatchObject({ phase: 'Succeeded', startedAt: '2030-01-01T00:00:00Z' });
     },
   },

@@ -1,5 +1,5 @@
 import { describe, expect, test } from '@jest/globals';
-import { fieldValueText, readApplicationFeedback, workCondition } from '../../src/model/feedback.js';
+import { fieldValueText, readApplicationFeedback, validateApplicationFeedback, workCondition } from '../../src/model/feedback.js';
 import type { Condition, ManifestStatus, ManifestWork } from '../../src/model/types.js';
 
 function workWith(manifests: ManifestStatus[], conditions: Condition[] = []): Pick<ManifestWork, 'status'> {
@@ -82,5 +82,33 @@ describe('workCondition', () => {
     const work = workWith([], [{ type: 'Applied', status: 'True', reason: 'AppliedManifestWorkComplete' }]);
     expect(workCondition(work, 'Applied')?.status).toBe('True');
     expect(workCondition(work, 'Available')).toBeUndefined();
+  });
+});
+
+describe('validateApplicationFeedback', () => {
+  test.each([
+    ['an RFC 3339 time', '2026-03-01T12:00:00Z', '2026-03-01T12:00:00Z'],
+    ['a time with an offset and fraction', '2026-03-01T13:00:00.250+01:00', '2026-03-01T13:00:00.250+01:00'],
+    ['Unix seconds', '1772366400', '2026-03-01T12:00:00Z'],
+    ['Unix milliseconds', '1772366400000', '2026-03-01T12:00:00Z'],
+  ])('keeps or converts %s', (_case, value, expected) => {
+    expect(validateApplicationFeedback({ operationStateStartedAt: value, healthStatus: 'Healthy' })).toStrictEqual({
+      feedback: { operationStateStartedAt: expected, healthStatus: 'Healthy' },
+      invalid: [],
+    });
+  });
+
+  test('fails when a time field holds anything else: it is dropped and named, the rest kept', () => {
+    expect(validateApplicationFeedback({ operationStateStartedAt: '{"a":1}', reconciledAt: 'yesterday', syncStatus: 'Synced' })).toStrictEqual({
+      feedback: { syncStatus: 'Synced' },
+      invalid: [
+        { name: 'operationStateStartedAt', value: '{"a":1}' },
+        { name: 'reconciledAt', value: 'yesterday' },
+      ],
+    });
+  });
+
+  test('no feedback stays no feedback', () => {
+    expect(validateApplicationFeedback(undefined)).toStrictEqual({ feedback: undefined, invalid: [] });
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, test } from '@jest/globals';
 import {
+  APPLICATION_SET_LABEL,
   ARGOCD_TRACKING_ANNOTATION,
   buildManifestWork,
   buildPayloadApplication,
@@ -8,13 +9,16 @@ import {
   DESTINATION_NAME_ANNOTATION,
   DESTINATION_SERVER_ANNOTATION,
   FEEDBACK_PATHS,
+  HOSTING_APPSET_ANNOTATION,
   IN_CLUSTER_SERVER,
   MANAGED_CLUSTER_ANNOTATION,
   PULL_LABEL,
   SKIP_RECONCILE_ANNOTATION,
   SPOKE_APP_NAMESPACE_ANNOTATION,
+  workUpToDate,
   wrapProblem,
   type Application,
+  type ManifestWork,
 } from '../../src/model/index.js';
 
 function hubApp(overrides: Partial<Application['metadata']> = {}, spec: Partial<Application['spec']> = {}): Application {
@@ -149,5 +153,28 @@ describe('ManifestWork', () => {
     const app = hubApp({ annotations: { [MANAGED_CLUSTER_ANNOTATION]: 'local-cluster' } });
     expect(wrapProblem(app)).toBe('local-cluster is the hub itself and never a pull-delivery target: choose a spoke cluster');
     expect(() => buildManifestWork(app)).toThrow('Application argocd/guestbook: local-cluster is the hub itself');
+  });
+});
+
+describe('workUpToDate (exact on what pullfleet owns)', () => {
+  const owned = () => buildManifestWork(hubApp({ annotations: { [MANAGED_CLUSTER_ANNOTATION]: 'spoke1' } }));
+
+  test('GIVEN the work as built WHEN compared THEN it is up to date, also with the CRD defaults filled in and foreign labels added', () => {
+    const observed = structuredClone(owned());
+    observed.metadata.labels!['team.example.com/owner'] = 'payments';
+    observed.spec.manifestConfigs![0]!.feedbackScrapeType = 'Poll';
+    expect(workUpToDate(observed, owned())).toBe(true);
+  });
+
+  test.each([
+    ['a pullfleet label that should be gone', (work: ManifestWork) => (work.metadata.labels![APPLICATION_SET_LABEL] = 'true')],
+    ['a pullfleet annotation that should be gone', (work: ManifestWork) => (work.metadata.annotations![HOSTING_APPSET_ANNOTATION] = 'argocd/old-set')],
+    ['feedbackScrapeType Watch when Poll is wanted', (work: ManifestWork) => (work.spec.manifestConfigs![0]!.feedbackScrapeType = 'Watch')],
+    ['an extra manifestConfig', (work: ManifestWork) => work.spec.manifestConfigs!.push(structuredClone(work.spec.manifestConfigs![0]!))],
+    ['another delete option', (work: ManifestWork) => (work.spec.deleteOption = { propagationPolicy: 'Orphan' })],
+  ])('fails when the observed work carries %s', (_case, change) => {
+    const observed = structuredClone(owned());
+    change(observed);
+    expect(workUpToDate(observed, owned())).toBe(false);
   });
 });

@@ -185,6 +185,17 @@ describe('report reconciler: writes', () => {
     expect(world.writes.length).toBe(writes);
   });
 
+  test('ApplicationSets that come and go leave no bookkeeping behind after a resync', async () => {
+    const { world, reconciler } = setup();
+    populate(world);
+    await reconciler.reconcile(KEY);
+    world.cache.remove('ApplicationSet', KEY);
+    await reconciler.reconcile(KEY);
+    expect(world.report()).toBeUndefined();
+    reconciler.resyncKeys();
+    expect(reconciler.bookkeeping()).toBe(0);
+  });
+
   test('an ApplicationSet that never had a report writes nothing', async () => {
     const { world, reconciler } = setup();
     world.put('ApplicationSet', applicationSet({ pull: false }));

@@ -162,7 +162,15 @@ export class ReportReconciler implements Reconciler {
     return hubAppKey(work).flatMap((key) => appSetKeyOfApp(this.cache.get(APPLICATION.id, key)));
   }
 
+  /** Entries this replica keeps per report (known reports, ACM reports written, reports deleted): a gauge for leaks. */
+  bookkeeping(): number {
+    return this.known.size + this.writtenMcas.size + this.removed.size;
+  }
+
   resyncKeys(): string[] {
+    // Deleted reports are remembered only until the next resync, so ApplicationSets that come and go leave
+    // nothing behind; a late event for one of them costs at most one more DELETE of a missing object.
+    this.removed.clear();
     const keys = new Set<string>();
     for (const appSet of this.cache.list<ApplicationSet>(APPLICATION_SET.id)) if (isPullApplicationSet(appSet)) keys.add(objectKey(appSet));
     // Reports this replica wrote whose ApplicationSet has gone meanwhile are cleaned up by their own reconcile.

@@ -1,0 +1,117 @@
+/**
+ * Issue 7 behaviours through the real controller (manager, informers, queue) against the fake API server:
+ * an operation survives a controller restart until the spoke starts it, and a ManagedCluster leaving the
+ * app's set keeps what is delivered and says why. (That ManagedCluster status updates wake nothing is
+ * measured by `npm run bench:controller` and checked on the routing itself in reconcile-hardening.test.ts.)
+ */
+import { afterEach, beforeEach, describe, expect, test } from '@jest/globals';
+import { destination, pino } from 'pino';
+import { startController, type RunningController } from '../../src/controller/index.js';
+import { DELIVERY_ERROR_CONDITION, FORWARDED_OPERATION_ANNOTATION, MANAGED_CLUSTER_ANNOTATION, PULL_LABEL, fleetReportCrd } from '../../src/model/index.js';
+import { startFakeApiServer, type FakeApiServer, type KubeObj } from '../support/fake-apiserver.js';
+import { waitFor } from '../support/wait.js';
+
+const silent = pino({ level: process.env.E2E_LOG ?? 'silent' }, destination(2));
+const CLUSTER = { apiVersion: 'cluster.open-cluster-management.io/v1', kind: 'ManagedCluster' };
+
+function seedHub(server: FakeApiServer): void {
+  const store = server.store;
+  store.registerCrd(fleetReportCrd() as KubeObj);
+  store.create({ apiVersion: 'cluster.open-cluster-management.io/v1beta2', kind: 'ManagedClusterSet', metadata: { name: 'prod' }, spec: {} });
+  store.create({ apiVersion: 'cluster.open-cluster-management.io/v1beta2', kind: 'ManagedClusterSetBinding', metadata: { name: 'prod', namespace: 'argocd' }, spec: { clusterSet: 'prod' } });
+  for (const name of ['spoke1', 'spoke2']) {
+    store.create({ ...CLUSTER, metadata: { name, labels: { 'cluster.open-cluster-management.io/clusterset': 'prod' } }, spec: { hubAcceptsClient: true } });
+  }
+}
+
+function createApp(server: FakeApiServer, name: string, cluster: string, extra: Record<string, unknown> = {}): void {
+  server.store.create({
+    apiVersion: 'argoproj.io/v1alpha1',
+    kind: 'Application',
+    metadata: { name, namespace: 'argocd', labels: { [PULL_LABEL]: 'true' }, annotations: { [MANAGED_CLUSTER_ANNOTATION]: cluster, 'argocd.argoproj.io/skip-reconcile': 'true' } },
+    spec: { project: 'default', destination: { server: 'https://kubernetes.default.svc', namespace: name }, source: { repoURL: 'https://git.example/apps', path: name } },
+    ...extra,
+  });
+}
+
+/** Plays the OCM work agent: writes the spoke Application's operation state into the work's feedback. */
+function agentReports(server: FakeApiServer, cluster: string, app: string, startedAt: string): void {
+  const work = server.store.get<KubeObj>('manifestworks', cluster, `argocd-${app}`);
+  work.status = {
+    conditions: [{ type: 'Applied', status: 'True', reason: 'AppliedManifestWorkComplete', message: 'applied', lastTransitionTime: '2026-03-01T12:00:00Z' }],
+    resourceStatus: {
+      manifests: [
+        {
+          resourceMeta: { group: 'argoproj.io', version: 'v1alpha1', kind: 'Application', resource: 'applications', name: app, namespace: 'argocd', ordinal: 0 },
+          statusFeedback: {
+            values: [
+              { name: 'healthStatus', fieldValue: { type: 'String', string: 'Healthy' } },
+              { name: 'operationStatePhase', fieldValue: { type: 'String', string: 'Succeeded' } },
+              { name: 'operationStateStartedAt', fieldValue: { type: 'String', string: startedAt } },
+            ],
+          },
+          conditions: [],
+        },
+      ],
+    },
+  };
+  server.store.updateStatus(work);
+}
+
+const hubApp = (server: FakeApiServer, name: string) => server.store.find<KubeObj>('applications', 'argocd', name);
+const payloadOperation = (server: FakeApiServer, cluster: string, name: string) =>
+  (server.store.find<KubeObj>('manifestworks', cluster, `argocd-${name}`)?.spec?.workload?.manifests?.at(-1) as { operation?: unknown } | undefined)?.operation;
+
+describe('reconcile hardening through the real controller', () => {
+  let server: FakeApiServer;
+  const running: RunningController[] = [];
+
+  beforeEach(async () => {
+    server = await startFakeApiServer();
+    seedHub(server);
+  });
+
+  afterEach(async () => {
+    await Promise.all(running.splice(0).map((controller) => controller.stop()));
+    await server.close();
+  });
+
+  async function start(): Promise<RunningController> {
+    const controller = await startController({ kubeConfig: server.kubeConfig(), config: { leaderElection: false }, logger: silent });
+    running.push(controller);
+    await controller.ready();
+    return controller;
+  }
+
+  test('GIVEN a forwarded operation WHEN the controller restarts before the spoke starts it THEN it is still forwarded, and leaves once the spoke starts it', async () => {
+    createApp(server, 'a', 'spoke1', { operation: { sync: { revision: 'v2' } } });
+    const first = await start();
+    await waitFor('operation recorded and in the work', () => hubApp(server, 'a')?.metadata.annotations?.[FORWARDED_OPERATION_ANNOTATION] && payloadOperation(server, 'spoke1', 'a'));
+    await first.stop();
+    running.splice(running.indexOf(first), 1);
+
+    // Nobody touches anything while the controller is down; a new process must carry on from the hub app alone.
+    await start();
+    expect(hubApp(server, 'a')!.operation).toStrictEqual({ sync: { revision: 'v2' } });
+    expect(payloadOperation(server, 'spoke1', 'a')).toStrictEqual({ sync: { revision: 'v2' } });
+
+    agentReports(server, 'spoke1', 'a', new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'));
+    await waitFor('operation taken', () => hubApp(server, 'a')!.operation === undefined && payloadOperation(server, 'spoke1', 'a') === undefined, {
+      describe: () => hubApp(server, 'a'),
+    });
+    expect(hubApp(server, 'a')!.metadata.annotations?.[FORWARDED_OPERATION_ANNOTATION]).toBeUndefined();
+  });
+
+  test('GIVEN a delivered app WHEN its cluster leaves the bound set THEN the work stays and the app says why; WHEN it comes back THEN the condition goes', async () => {
+    createApp(server, 'a', 'spoke1');
+    await start();
+    await waitFor('work a', () => server.store.find('manifestworks', 'spoke1', 'argocd-a'));
+    const cluster = server.store.get<KubeObj>(CLUSTER, undefined, 'spoke1');
+    server.store.update({ ...cluster, metadata: { ...cluster.metadata, labels: { 'cluster.open-cluster-management.io/clusterset': 'dev' } } });
+    await waitFor('DeliveryError', () => hubApp(server, 'a')?.status?.conditions?.find((c: { type: string }) => c.type === DELIVERY_ERROR_CONDITION));
+    expect(server.store.find('manifestworks', 'spoke1', 'argocd-a')).toBeDefined();
+    const back = server.store.get<KubeObj>(CLUSTER, undefined, 'spoke1');
+    server.store.update({ ...back, metadata: { ...back.metadata, labels: { 'cluster.open-cluster-management.io/clusterset': 'prod' } } });
+    await waitFor('condition gone', () => !hubApp(server, 'a')?.status?.conditions?.some((c: { type: string }) => c.type === DELIVERY_ERROR_CONDITION));
+  });
+});
