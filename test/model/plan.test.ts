@@ -1,78 +1,21 @@
 /**
  * `pullfleet plan` in the pure model: deletion semantics by deleteOption, runtime deletions of
  * ApplicationSet-generated works, field diffs, first synth, acknowledgements. Fleets come from the
- * fixtures below, never from the repository's fleet.config.ts.
+ * fixture in test/support/plan-fleet.ts, never from the repository's fleet.config.ts.
  */
 import { describe, expect, test } from '@jest/globals';
-import { AppSource, ClusterSet, Fleet, Hub, Placement, PullApplication, PullApplicationSet, Spoke } from '../../src/constructs/index.js';
-import { planStateFiles } from '../../src/constructs/plan-state.js';
 import {
   acknowledge,
   diffFields,
   formatFieldChange,
   formatPlan,
   parseAcknowledgements,
-  parsePlanState,
   planFleet,
   resourceOfKind,
   type PlannedObject,
   type PlanSide,
 } from '../../src/model/index.js';
-
-interface SpokeSpec {
-  name: string;
-  labels?: Record<string, string>;
-  set?: 'prod' | 'none';
-}
-
-interface FleetSpec {
-  spokes?: SpokeSpec[];
-  /** Predicate labels of placement all-prod. */
-  match?: Record<string, string>;
-  numberOfClusters?: number;
-  /** Render PullApplicationSet podinfo following all-prod. */
-  appSet?: boolean;
-  appSetPrune?: boolean;
-  /** Render static PullApplication web to all-prod. */
-  staticApp?: boolean;
-  webRevision?: string;
-}
-
-const DEFAULT_SPOKES: SpokeSpec[] = [
-  { name: 'east', labels: { env: 'prod' } },
-  { name: 'west', labels: { env: 'prod' } },
-];
-
-/** Renders a one-hub fleet the way synth does: objects per file and the hub's plan state. */
-function output(spec: FleetSpec = {}): PlanSide {
-  const fleet = new Fleet({ outdir: '/nonexistent/never-written' });
-  const hub = new Hub(fleet, 'hub', { argoNamespace: 'argocd', controller: { enabled: false } });
-  const prod = new ClusterSet(hub, 'prod');
-  for (const s of spec.spokes ?? DEFAULT_SPOKES) new Spoke(hub, s.name, { labels: s.labels ?? {}, ...(s.set === 'none' ? {} : { clusterSet: prod }) });
-  const placement = new Placement(hub, 'all-prod', {
-    clusterSets: [prod],
-    predicates: [{ labels: spec.match ?? { env: 'prod' } }],
-    ...(spec.numberOfClusters !== undefined ? { numberOfClusters: spec.numberOfClusters } : {}),
-  });
-  if (spec.appSet ?? true) {
-    new PullApplicationSet(hub, 'podinfo', {
-      source: AppSource.helm({ repoURL: 'https://stefanprodan.github.io/podinfo', chart: 'podinfo', targetRevision: '6.7.1' }),
-      destinationNamespace: 'podinfo',
-      placement,
-      ...(spec.appSetPrune ? { pruneOnDelete: true } : {}),
-    });
-  }
-  if (spec.staticApp) {
-    new PullApplication(hub, 'web', {
-      source: AppSource.git({ repoURL: 'https://git.example.com/web.git', path: 'deploy', targetRevision: spec.webRevision ?? 'main' }),
-      destinationNamespace: 'web',
-      placement,
-    });
-  }
-  const objects = [...fleet.renderObjects()].flatMap(([file, list]) => list.map((object) => ({ file, object }) as PlannedObject));
-  const states = new Map([...planStateFiles(fleet.hubs)].map(([file, text]) => [file.split('/')[0], parsePlanState(text, file)]));
-  return { objects, states };
-}
+import { output } from '../support/plan-fleet.js';
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
