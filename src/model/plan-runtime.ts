@@ -59,6 +59,8 @@ interface HubView {
   readonly hasState: boolean;
   /** Works synth renders (static delivery, bootstrap): `<cluster>/<name>`. */
   readonly renderedWorks: Set<string>;
+  /** Decisions per `<namespace>/<placement>`, evaluated once. */
+  readonly decisions: Map<string, string[]>;
 }
 
 const nsName = (o: Obj) => `${o.metadata?.namespace ?? ''}/${o.metadata?.name ?? ''}`;
@@ -107,10 +109,11 @@ function viewOf(side: PlanSide, other: PlanSide, hub: string): HubView {
       return { name, labels: {}, clusterSets: [] };
     });
   }
-  return { appSets, placements, bindings, inventory, assumed, hasState: !!state, renderedWorks };
+  return { appSets, placements, bindings, inventory, assumed, hasState: !!state, renderedWorks, decisions: new Map() };
 }
 
-const PARAM = /\{\{\s*(name|clusterName)\s*\}\}/g;
+/** `{{name}}`, `{{clusterName}}`, and their Go-template forms `{{ .name }}`. */
+const PARAM = /\{\{\s*\.?(name|clusterName)\s*\}\}/g;
 
 function generatedName(template: string, cluster: string): string {
   return template.replace(PARAM, cluster);
@@ -126,11 +129,18 @@ function placementsOf(appSet: Obj): string[] {
 }
 
 function decisionsOf(view: HubView, namespace: string, placement: string): string[] {
-  const p = view.placements.get(`${namespace}/${placement}`);
-  if (!p) return [];
-  const selected = evaluatePlacement((p.spec ?? {}) as PlacementSpec, view.inventory, [...(view.bindings.get(namespace) ?? [])]);
-  const assumed = [...view.assumed].filter((s) => !selected.includes(s));
-  return [...selected, ...assumed];
+  const key = `${namespace}/${placement}`;
+  const known = view.decisions.get(key);
+  if (known) return known;
+  const p = view.placements.get(key);
+  let decisions: string[] = [];
+  if (p) {
+    const selected = evaluatePlacement((p.spec ?? {}) as PlacementSpec, view.inventory, [...(view.bindings.get(namespace) ?? [])]);
+    const chosen = new Set(selected);
+    decisions = [...selected, ...[...view.assumed].filter((s) => !chosen.has(s))];
+  }
+  view.decisions.set(key, decisions);
+  return decisions;
 }
 
 function worksOf(view: HubView, hub: string): Map<string, RuntimeWork> {
@@ -231,6 +241,8 @@ export function compareRuntime(before: PlanSide, after: PlanSide): RuntimeCompar
     if (!old.hasState && old.appSets.size > 0) hubsWithoutState.push(hub);
     const oldWorks = worksOf(old, hub);
     const newWorks = worksOf(next, hub);
+    const byAppSetAndCluster = new Map<string, RuntimeWork>();
+    for (const n of newWorks.values()) if (!byAppSetAndCluster.has(`${n.applicationSet}|${n.cluster}`)) byAppSetAndCluster.set(`${n.applicationSet}|${n.cluster}`, n);
     for (const [id, w] of oldWorks) {
       if (newWorks.has(id) || next.renderedWorks.has(`${w.cluster}/${w.work}`)) continue;
       const appSetName = w.applicationSet.split('/')[1];
@@ -253,7 +265,7 @@ export function compareRuntime(before: PlanSide, after: PlanSide): RuntimeCompar
         }
         subject = `ApplicationSet ${appSetName}'s app ${w.app} and its work ${w.work}`;
         if (stillSelected) {
-          const replacement = [...newWorks.values()].find((n) => n.applicationSet === w.applicationSet && n.cluster === w.cluster);
+          const replacement = byAppSetAndCluster.get(`${w.applicationSet}|${w.cluster}`);
           cause = replacement
             ? `ApplicationSet ${appSetName} now names spoke ${w.cluster}'s app ${replacement.app} (work ${replacement.work})`
             : `ApplicationSet ${appSetName} changed its generated app`;

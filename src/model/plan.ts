@@ -6,6 +6,7 @@
  */
 import { diffFields, formatFieldChange, type FieldChange } from './plan-diff.js';
 import { deleteOptionOf, droppedManifestRemovals, droppedManifestsKept, resourceId, workDeletionRemovals, workResources, type SpokeRemoval } from './plan-deletion.js';
+import { PLAN_STATE_FILE } from './plan-state.js';
 import { compareRuntime, hubOfFile, type PlannedObject, type PlanSide, type RuntimeDeletion } from './plan-runtime.js';
 
 export interface PlanChange {
@@ -142,6 +143,19 @@ export function planFleet(before: PlanSide, after: PlanSide): FleetPlan {
       removals,
       prunesWorkload: removals.some((r) => r.prunesWorkload),
     });
+  }
+
+  // Spokes whose inventory (labels, claims, taints, sets) changed: no object shows it, the plan state does.
+  for (const [hub, state] of after.states ?? []) {
+    const prior = before.states?.get(hub);
+    if (!prior) continue;
+    const was = new Map(prior.spokes.map((s) => [s.name, s]));
+    for (const spoke of state.spokes) {
+      const old = was.get(spoke.name);
+      if (!old) continue;
+      const fields = diffFields(old, spoke);
+      if (fields.length) plan.changed.push({ key: `${hub}|inventory|Spoke|/${spoke.name}`, kind: 'Spoke', name: spoke.name, file: `${hub}/${PLAN_STATE_FILE}`, fields });
+    }
   }
 
   const runtime = compareRuntime(before, after);

@@ -127,6 +127,47 @@ describe('runtime deletions of ApplicationSet-generated works', () => {
     ]);
   });
 
+  test('GIVEN a spoke label change THEN the spoke shows as changed with its labels', () => {
+    const plan = planFleet(output(), output({ spokes: [{ name: 'east', labels: { env: 'prod', tier: 'gold' } }, { name: 'west', labels: { env: 'prod' } }] }));
+    expect(plan.runtimeDeletions).toStrictEqual([]);
+    expect(formatPlan(plan)).toContain('  ~ Spoke east  (hub/plan-state.json)\n      labels.tier: added "gold"\n');
+  });
+
+  const withAppSet = (side: PlanSide, change: (appSet: Obj) => void): PlanSide => ({
+    ...side,
+    objects: side.objects.map((o) => {
+      if (o.object.kind !== 'ApplicationSet') return o;
+      const copy = structuredClone(o.object) as Obj;
+      change(copy);
+      return { ...o, object: copy };
+    }),
+  });
+
+  test('GIVEN a renamed generated app THEN the old app and work are runtime deletions', () => {
+    const after = withAppSet(output(), (a) => {
+      a.spec.template.metadata.name = 'podinfo-{{name}}';
+    });
+    expect(planFleet(output(), after).runtimeDeletions.map((d) => d.text)[0]).toBe(
+      "ApplicationSet podinfo now names spoke east's app podinfo-east (work argocd-podinfo-east): ApplicationSet podinfo's app east-podinfo and its work argocd-east-podinfo will be deleted at runtime (its workload stays: no resources finalizer)",
+    );
+  });
+
+  test('GIVEN preserveResourcesOnDeletion or applicationsSync create-only THEN apps stay and a note says why', () => {
+    const preserved = withAppSet(output(), (a) => {
+      a.spec.syncPolicy = { preserveResourcesOnDeletion: true };
+    });
+    const gone = planFleet(preserved, output({ appSet: false }));
+    expect(gone.runtimeDeletions).toStrictEqual([]);
+    expect(gone.notes[0]).toBe('ApplicationSet podinfo removed with syncPolicy.preserveResourcesOnDeletion: its app east-podinfo and work east/argocd-east-podinfo stay');
+    const createOnly = (side: PlanSide) =>
+      withAppSet(side, (a) => {
+        a.spec.syncPolicy = { applicationsSync: 'create-only' };
+      });
+    const left = planFleet(createOnly(output()), createOnly(output({ spokes: [{ name: 'east', labels: {} }, { name: 'west', labels: { env: 'prod' } }] })));
+    expect(left.runtimeDeletions).toStrictEqual([]);
+    expect(left.notes).toStrictEqual(['ApplicationSet podinfo has syncPolicy.applicationsSync create-only: its app east-podinfo on spoke east stays although the spoke leaves placement all-prod']);
+  });
+
   test('GIVEN a spoke that joins the placement THEN nothing is deleted', () => {
     const plan = planFleet(output({ spokes: [{ name: 'east', labels: {} }] }), output({ spokes: [{ name: 'east', labels: { env: 'prod' } }] }));
     expect(plan.runtimeDeletions).toStrictEqual([]);
