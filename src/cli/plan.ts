@@ -8,7 +8,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Command } from 'commander';
-import { parseAllDocuments } from 'yaml';
+import { CORE_SCHEMA, loadAll } from 'js-yaml';
 import {
   acknowledge,
   formatPlan,
@@ -33,11 +33,15 @@ export function readTree(dir: string): PlannedObject[] {
       const rel = sub ? `${sub}/${entry.name}` : entry.name;
       if (entry.isDirectory()) walk(rel);
       else if (/\.ya?ml$/.test(entry.name)) {
-        for (const doc of parseAllDocuments(fs.readFileSync(path.join(dir, rel), 'utf8'))) {
-          if (doc.errors.length > 0) throw new Error(`${path.join(dir, rel)}: not valid YAML (${doc.errors[0].message.split('\n')[0]})`);
-          const object = doc.toJS() as PlannedObject['object'] | null;
-          if (object) out.push({ file: rel, object });
+        let docs: unknown[];
+        try {
+          // js-yaml with the YAML 1.2 core schema (what synth writes): about ten times faster than the
+          // yaml package's document API on a 1,000-spoke output.
+          docs = loadAll(fs.readFileSync(path.join(dir, rel), 'utf8'), undefined, { schema: CORE_SCHEMA, filename: rel });
+        } catch (error) {
+          throw new Error(`${path.join(dir, rel)}: not valid YAML (${(error as Error).message.split('\n')[0]})`);
         }
+        for (const object of docs) if (object && typeof object === 'object') out.push({ file: rel, object: object as PlannedObject['object'] });
       }
     }
   };
