@@ -114,6 +114,20 @@ describe('runtime deletions of ApplicationSet-generated works', () => {
     expect(plan.runtimeDeletions.map((d) => d.cause)).toStrictEqual(['spoke east leaves placement all-prod (left cluster set prod; label cluster.open-cluster-management.io/clusterset=prod removed)']);
   });
 
+  test('GIVEN a spoke that leaves a label-selected cluster set THEN the runtime deletion names the set and the label', () => {
+    const spokes = (labels: Record<string, string>) => [{ name: 'edge', labels, set: 'none' as const }];
+    const plan = planFleet(output({ gpuSet: true, spokes: spokes({ env: 'prod', gpu: 'true' }) }), output({ gpuSet: true, spokes: spokes({ env: 'prod' }) }));
+    expect(plan.runtimeDeletions.map((d) => [d.id, d.cause])).toStrictEqual([['hub/edge/argocd-edge-podinfo', 'spoke edge leaves placement all-prod (left cluster set gpu; label gpu=true removed)']]);
+  });
+
+  test('GIVEN a new spoke that takes the only place of numberOfClusters THEN the displaced spoke is a runtime deletion', () => {
+    const plan = planFleet(
+      output({ numberOfClusters: 1, spokes: [{ name: 'east', labels: { env: 'prod' } }] }),
+      output({ numberOfClusters: 1, spokes: [{ name: 'alpha', labels: { env: 'prod' } }, { name: 'east', labels: { env: 'prod' } }] }),
+    );
+    expect(plan.runtimeDeletions.map((d) => d.cause)).toStrictEqual(['spoke east leaves placement all-prod (numberOfClusters 1 is filled by other spokes (offline evaluation keeps the first by name))']);
+  });
+
   test('GIVEN a removed spoke, a changed predicate, a lowered numberOfClusters THEN each is a runtime deletion with its cause', () => {
     expect(planFleet(output(), output({ spokes: [{ name: 'west', labels: { env: 'prod' } }] })).runtimeDeletions.map((d) => d.cause)).toStrictEqual([
       'spoke east leaves placement all-prod (spoke east removed from the fleet)',

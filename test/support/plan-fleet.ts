@@ -18,6 +18,8 @@ export interface FleetSpec {
   /** Predicate labels of placement all-prod. */
   match?: Record<string, string>;
   numberOfClusters?: number;
+  /** Add cluster set gpu (members by label gpu=true) to placement all-prod. */
+  gpuSet?: boolean;
   /** Render PullApplicationSet podinfo following all-prod. @default true */
   appSet?: boolean;
   appSetPrune?: boolean;
@@ -37,8 +39,9 @@ export function planFleetFixture(spec: FleetSpec = {}, outdir = '/nonexistent/ne
   const hub = new Hub(fleet, 'hub', { argoNamespace: 'argocd', controller: { enabled: false } });
   const prod = new ClusterSet(hub, 'prod');
   for (const s of spec.spokes ?? DEFAULT_SPOKES) new Spoke(hub, s.name, { labels: s.labels ?? {}, ...(s.set === 'none' ? {} : { clusterSet: prod }) });
+  const gpu = spec.gpuSet ? new ClusterSet(hub, 'gpu', { matchLabels: { gpu: 'true' } }) : undefined;
   const placement = new Placement(hub, 'all-prod', {
-    clusterSets: [prod],
+    clusterSets: gpu ? [prod, gpu] : [prod],
     predicates: [{ labels: spec.match ?? { env: 'prod' } }],
     ...(spec.numberOfClusters !== undefined ? { numberOfClusters: spec.numberOfClusters } : {}),
   });
