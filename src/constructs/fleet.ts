@@ -4,6 +4,7 @@ import { ApiObject, App, Chart } from 'cdk8s';
 import { collisionProblems, FleetValidationError, type FleetProblem, type ObjectIdentity } from '../model/index.js';
 import { Hub } from './hub.js';
 import { outputFileOf, stampProvenance } from './output.js';
+import { writePlanState } from './plan-state.js';
 import { toYamlDocuments } from './yaml.js';
 
 export interface FleetProps {
@@ -133,6 +134,7 @@ export class Fleet extends App {
       written++;
       if (written % PROGRESS_EVERY_FILES === 0 && written < files.length) this.progress(`wrote ${written}/${files.length} files (${elapsed()})`);
     }
+    writePlanState(this.hubs, this.outdir);
     this.progress(`wrote ${files.length} files (${elapsed()})`);
     for (const hub of this.hubs) {
       const own = files.filter(([file]) => file.startsWith(`${hub.name}/`));

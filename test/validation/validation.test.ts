@@ -182,7 +182,8 @@ describe('fleet validation', () => {
     const spokes = Array.from({ length: 1200 }, (_, i) => new Spoke(hub, `s${i}`));
     new PullApplication(hub, 'web', { source, destinationNamespace: 'web', spokes });
     fleet.synth();
-    const written = fs.readdirSync(outdir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile());
+    // YAML files only: dist/<hub>/plan-state.json is written beside them for pullfleet plan
+    const written = fs.readdirSync(outdir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile() && e.name.endsWith('.yaml'));
     const objects = written.reduce((sum, e) => sum + (fs.readFileSync(path.join(e.parentPath, e.name), 'utf8').match(/^kind: /gm)?.length ?? 0), 0);
     // per spoke: a bootstrap file and a works file; plus cluster-secrets.yaml and applications.yaml
     expect(written.length).toBe(2402);

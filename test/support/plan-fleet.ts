@@ -1,0 +1,72 @@
+/**
+ * A small one-hub fleet for plan tests (never the repository's fleet.config.ts): cluster set prod,
+ * placement all-prod (env=prod by default), optionally a PullApplicationSet podinfo and a static
+ * PullApplication web following it.
+ */
+import { AppSource, ClusterSet, Fleet, Hub, Placement, PullApplication, PullApplicationSet, Spoke } from '../../src/constructs/index.js';
+import { planStateFiles } from '../../src/constructs/plan-state.js';
+import { parsePlanState, type PlannedObject, type PlanSide } from '../../src/model/index.js';
+
+export interface SpokeSpec {
+  name: string;
+  labels?: Record<string, string>;
+  set?: 'prod' | 'none';
+}
+
+export interface FleetSpec {
+  spokes?: SpokeSpec[];
+  /** Predicate labels of placement all-prod. */
+  match?: Record<string, string>;
+  numberOfClusters?: number;
+  /** Add cluster set gpu (members by label gpu=true) to placement all-prod. */
+  gpuSet?: boolean;
+  /** Render PullApplicationSet podinfo following all-prod. @default true */
+  appSet?: boolean;
+  appSetPrune?: boolean;
+  /** Render static PullApplication web to all-prod. */
+  staticApp?: boolean;
+  webRevision?: string;
+}
+
+const DEFAULT_SPOKES: SpokeSpec[] = [
+  { name: 'east', labels: { env: 'prod' } },
+  { name: 'west', labels: { env: 'prod' } },
+];
+
+/** The fleet described by `spec`, writing into `outdir` on synth. */
+export function planFleetFixture(spec: FleetSpec = {}, outdir = '/nonexistent/never-written'): Fleet {
+  const fleet = new Fleet({ outdir });
+  const hub = new Hub(fleet, 'hub', { argoNamespace: 'argocd', controller: { enabled: false } });
+  const prod = new ClusterSet(hub, 'prod');
+  for (const s of spec.spokes ?? DEFAULT_SPOKES) new Spoke(hub, s.name, { labels: s.labels ?? {}, ...(s.set === 'none' ? {} : { clusterSet: prod }) });
+  const gpu = spec.gpuSet ? new ClusterSet(hub, 'gpu', { matchLabels: { gpu: 'true' } }) : undefined;
+  const placement = new Placement(hub, 'all-prod', {
+    clusterSets: gpu ? [prod, gpu] : [prod],
+    predicates: [{ labels: spec.match ?? { env: 'prod' } }],
+    ...(spec.numberOfClusters !== undefined ? { numberOfClusters: spec.numberOfClusters } : {}),
+  });
+  if (spec.appSet ?? true) {
+    new PullApplicationSet(hub, 'podinfo', {
+      source: AppSource.helm({ repoURL: 'https://stefanprodan.github.io/podinfo', chart: 'podinfo', targetRevision: '6.7.1' }),
+      destinationNamespace: 'podinfo',
+      placement,
+      ...(spec.appSetPrune ? { pruneOnDelete: true } : {}),
+    });
+  }
+  if (spec.staticApp) {
+    new PullApplication(hub, 'web', {
+      source: AppSource.git({ repoURL: 'https://git.example.com/web.git', path: 'deploy', targetRevision: spec.webRevision ?? 'main' }),
+      destinationNamespace: 'web',
+      placement,
+    });
+  }
+  return fleet;
+}
+
+/** Renders the fixture the way synth does: objects per file and the hub's plan state. */
+export function output(spec: FleetSpec = {}): PlanSide {
+  const fleet = planFleetFixture(spec);
+  const objects = [...fleet.renderObjects()].flatMap(([file, list]) => list.map((object) => ({ file, object }) as PlannedObject));
+  const states = new Map([...planStateFiles(fleet.hubs)].map(([file, text]) => [file.split('/')[0], parsePlanState(text, file)]));
+  return { objects, states };
+}
