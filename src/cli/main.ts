@@ -5,9 +5,10 @@ import { Command } from 'commander';
 import { registerPlan, registerValidate } from './plan.js';
 import { registerSynth } from './synth.js';
 import { registerStatus } from './status.js';
+import { registerInventory } from './inventory.js';
 
 /** One entry per command file. */
-export const COMMANDS: ReadonlyArray<(program: Command) => void> = [registerSynth, registerValidate, registerPlan, registerStatus];
+export const COMMANDS: ReadonlyArray<(program: Command) => void> = [registerSynth, registerValidate, registerPlan, registerStatus, registerInventory];
 
 /** The program with every command registered. */
 export function buildProgram(): Command {
