@@ -17,3 +17,4 @@ export * from './tenancy.js';
 export * from './propagation.js';
 export * from './status.js';
 export * from './inventory.js';
+export * from './migrate-subscriptions.js';
