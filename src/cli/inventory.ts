@@ -13,6 +13,7 @@ import { KubeApiError, KubeClient } from '../controller/kube-client.js';
 import { MANAGED_CLUSTER, MANAGED_CLUSTER_SET, type ResourceKind } from '../controller/resources.js';
 import {
   diffInventory,
+  dnsLabelRule,
   hasDrift,
   inventoryFromHub,
   InventoryError,
@@ -137,6 +138,11 @@ const message = (error: unknown): string => (error instanceof Error ? error.mess
 
 /** `pullfleet inventory pull`; resolves with the exit code. Writes nothing unless the whole hub was read and valid. */
 export async function runInventoryPull(options: InventoryPullOptions, io: InventoryIo): Promise<number> {
+  const hubProblem = dnsLabelRule('--hub', options.hub);
+  if (hubProblem) {
+    io.stderr.write(`pullfleet inventory pull: ${hubProblem} (the name of the Hub in fleet.config.ts)\n`);
+    return EXIT_ERROR;
+  }
   const output = options.output ?? join('inventory', `${options.hub}.yaml`);
   let source: InventorySource | undefined;
   try {

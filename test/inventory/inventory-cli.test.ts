@@ -1,4 +1,5 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer as createTcpServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, jest, test } from '@jest/globals';
@@ -162,6 +163,39 @@ describe('pullfleet inventory pull', () => {
     } finally {
       await server.close();
     }
+  });
+
+  test('fails within --timeout when the hub accepts connections and never answers, writing nothing', async () => {
+    const sockets: Socket[] = [];
+    const silent = createTcpServer((socket) => sockets.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const { port } = silent.address() as { port: number };
+    const kubeconfig = join(dir, 'silent-kubeconfig');
+    writeFileSync(
+      kubeconfig,
+      `apiVersion: v1\nkind: Config\nclusters: [{ name: silent, cluster: { server: "http://127.0.0.1:${port}", insecure-skip-tls-verify: true } }]\nusers: [{ name: me, user: { token: t } }]\ncontexts: [{ name: silent, context: { cluster: silent, user: me } }]\ncurrent-context: silent\n`,
+    );
+    const output = join(dir, 'silent', 'hub.yaml');
+    try {
+      const result = await run(['pull', '--kubeconfig', kubeconfig, '--hub', 'hub', '-o', output, '--timeout', '0.3']);
+      expect(result.code).toBe(2);
+      expect(result.err).toBe(
+        `pullfleet inventory pull: the hub API server at http://127.0.0.1:${port} did not answer within 0.3s while listing ManagedClusters: check that it is up and reachable, or raise --timeout\nnothing was written to ${output}\n`,
+      );
+      expect(existsSync(join(dir, 'silent'))).toBe(false);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => silent.close(() => resolve()));
+    }
+  });
+
+  test('fails when --hub is not a DNS label, before contacting any hub', async () => {
+    const result = await run(['pull', '--hub', 'Prod_Hub', '--kubeconfig', join(dir, 'does-not-exist')]);
+    expect(result).toStrictEqual({
+      code: 2,
+      out: '',
+      err: 'pullfleet inventory pull: --hub "Prod_Hub" must consist of lower-case letters, digits and "-", and start and end with a letter or digit: use lower-case letters, digits and "-" (at most 63 characters) (the name of the Hub in fleet.config.ts)\n',
+    });
   });
 
   test('fails when --page-size is not a positive integer', async () => {
