@@ -368,7 +368,15 @@ function mapChanges(prefix: string, from: Readonly<Record<string, string>>, to: 
 }
 
 const taintText = (taints: readonly Taint[]): string => sortTaints(taints).map((t) => `${t.key}${t.value ? `=${t.value}` : ''}:${t.effect}`).join(', ');
-const selectorText = (s: LabelSelector | undefined): string => (s ? JSON.stringify(normalSelector(s)) : `exclusive (${CLUSTERSET_LABEL} label)`);
+function selectorText(selector: LabelSelector | undefined): string {
+  if (!selector) return `exclusive (${CLUSTERSET_LABEL} label)`;
+  const s = normalSelector(selector);
+  const parts = [
+    ...Object.entries(s.matchLabels ?? {}).map(([k, v]) => `${k}=${v}`),
+    ...(s.matchExpressions ?? []).map((e) => `${e.key} ${e.operator}${e.values?.length ? ` (${e.values.join(', ')})` : ''}`),
+  ];
+  return parts.length ? parts.join(', ') : 'every cluster';
+}
 
 /** What changed from `committed` to `live`: clusters and sets added, removed, and changed field by field. */
 export function diffInventory(committed: HubInventory, live: HubInventory): InventoryDiff {

@@ -23,6 +23,8 @@ const GITHUB_BRANCH_ANNOTATION = `${ANN}github-branch`;
 /** The label ACM puts on every ManagedCluster with its own name (PlacementRule `clusters` become a selector on it). */
 export const CLUSTER_NAME_LABEL = 'name';
 const PAUSE_LABEL = 'subscription-pause';
+/** On a Subscription the subscription controller created from another one (for example the hub's own copy as local-cluster). */
+export const HOSTING_SUBSCRIPTION_ANNOTATION = `${ANN}hosting-subscription`;
 
 /** Severity of a report line: `skipped` (nothing generated for the Subscription), `untranslated` (generated without this part), `changed` (translated with a difference in behaviour). */
 export type MigrationSeverity = 'skipped' | 'untranslated' | 'changed';
@@ -172,6 +174,11 @@ class Translator {
     const ns = sub.metadata?.namespace ?? 'default';
     const spec = sub.spec ?? {};
     const annotations = sub.metadata?.annotations ?? {};
+    const hosting = annotations[HOSTING_SUBSCRIPTION_ANNOTATION];
+    if (hosting) {
+      this.note(subject, 'skipped', `a copy the subscription controller made from Subscription ${hosting} (annotation ${HOSTING_SUBSCRIPTION_ANNOTATION}); the parent is what gets translated`);
+      return;
+    }
     const channelRef = typeof spec.channel === 'string' ? spec.channel : '';
     const [chNs, chName] = channelRef.includes('/') ? channelRef.split('/', 2) : [ns, channelRef];
     const channel = this.channels.get(`${chNs}/${chName}`);

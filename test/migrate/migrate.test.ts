@@ -107,7 +107,7 @@ describe('migrate subscriptions: nothing translatable', () => {
       ].join('\n'),
     );
     expect(typeCheckVirtual(result.code)).toStrictEqual([]);
-    expect(result.notes.map((n) => `${n.subject} ${n.severity}`)).toStrictEqual(['batch/orphan skipped', 'reports/reports-subscription skipped', 'shared/shared-config-subscription skipped']);
+    expect(result.notes.map((n) => `${n.subject} ${n.severity}`)).toStrictEqual(['batch/batch-jobs-local skipped', 'batch/orphan skipped', 'reports/reports-subscription skipped', 'shared/shared-config-subscription skipped']);
   });
 });
 
