@@ -5,9 +5,11 @@ import { Command } from 'commander';
 import { registerPlan, registerValidate } from './plan.js';
 import { registerSynth } from './synth.js';
 import { registerStatus } from './status.js';
+import { registerInventory } from './inventory.js';
+import { registerMigrate } from './migrate.js';
 
 /** One entry per command file. */
-export const COMMANDS: ReadonlyArray<(program: Command) => void> = [registerSynth, registerValidate, registerPlan, registerStatus];
+export const COMMANDS: ReadonlyArray<(program: Command) => void> = [registerSynth, registerValidate, registerPlan, registerStatus, registerInventory, registerMigrate];
 
 /** The program with every command registered. */
 export function buildProgram(): Command {

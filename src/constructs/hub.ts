@@ -16,6 +16,7 @@ import { apiObjectFrom, OutputFiles, routeOutput } from './output.js';
 import { ControllerInstall, FeedbackScrape, type ControllerInstallProps } from './controller-install.js';
 import type { ClusterSet } from './cluster-set.js';
 import type { Spoke } from './spoke.js';
+import { addInventoryTo, type AddInventoryOptions, type Inventory } from './inventory.js';
 
 export { FeedbackScrape };
 
@@ -139,6 +140,15 @@ export class Hub extends Chart {
   /** The cluster sets of this hub, in declaration order (a copy). */
   public get clusterSets(): ClusterSet[] {
     return [...this.clusterSetList];
+  }
+
+  /**
+   * Declares a Spoke for every cluster of `inventory` (`Inventory.fromFile('inventory/<hub>.yaml')`), under
+   * the construct `Inventory`. Entries change through `options.overrides` and give way to hand-written
+   * spokes through `options.exclude`; any other clash with a declared spoke throws, naming both.
+   */
+  public addInventory(inventory: Inventory, options: AddInventoryOptions = {}): Spoke[] {
+    return addInventoryTo(this, inventory, options);
   }
 
   /** @internal */

@@ -9,3 +9,4 @@ export * from './pull-application.js';
 export * from './pull-application-set.js';
 export { routeOutput, OutputFiles } from './output.js';
 export * from './controller-install.js';
+export { Inventory, type AddInventoryOptions, type SpokeOverride } from './inventory.js';

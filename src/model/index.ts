@@ -20,3 +20,5 @@ export * from './report.js';
 export * from './tenancy.js';
 export * from './propagation.js';
 export * from './status.js';
+export * from './inventory.js';
+export * from './migrate-subscriptions.js';

@@ -1,0 +1,149 @@
+/**
+ * Spokes from an inventory file (`pullfleet inventory pull`): `hub.addInventory(Inventory.fromFile(...))`
+ * declares one Spoke per ManagedCluster the hub reported, under a construct `Inventory` (the path of an
+ * inventory spoke is `<hub>/Inventory/<cluster>`). Hand-written spokes sit beside them; changing or
+ * replacing an inventory entry is explicit (`overrides`, `exclude`), and any other name clash is an error.
+ */
+import { readFileSync } from 'node:fs';
+import { Construct } from 'constructs';
+import { parseInventory, type HubInventory, type InventorySpoke, type Taint } from '../model/index.js';
+import type { ClusterSet } from './cluster-set.js';
+import type { Hub } from './hub.js';
+import { Spoke } from './spoke.js';
+
+/** A hub's inventory, read from the file `pullfleet inventory pull` writes. */
+export class Inventory {
+  /** Reads and validates an inventory file. Throws naming the file and every problem in it. */
+  public static fromFile(path: string): Inventory {
+    let text: string;
+    try {
+      text = readFileSync(path, 'utf8');
+    } catch (error) {
+      throw new Error(`cannot read inventory ${path}: ${(error as Error).message}: run \`pullfleet inventory pull --hub <name> -o ${path}\` to create it`);
+    }
+    return new Inventory(parseInventory(text, path), path);
+  }
+
+  /** An inventory given as text (tests, or a file read some other way); `source` names it in errors. */
+  public static fromText(text: string, source = 'inventory'): Inventory {
+    return new Inventory(parseInventory(text, source), source);
+  }
+
+  /** Hub name recorded in the file. */
+  public readonly hub: string;
+  /** Where the inventory came from (its path), for messages. */
+  public readonly source: string;
+  private readonly data: HubInventory;
+
+  private constructor(data: HubInventory, source: string) {
+    this.data = data;
+    this.hub = data.hub;
+    this.source = source;
+  }
+
+  /** The cluster entries, sorted by name (copies). */
+  public get clusters(): InventorySpoke[] {
+    return this.data.clusters.map((c) => ({ ...c, labels: { ...c.labels }, claims: { ...c.claims }, taints: [...c.taints], clusterSets: [...c.clusterSets] }));
+  }
+
+  /** Names of the ManagedClusterSets the hub reported, sorted. */
+  public get clusterSetNames(): string[] {
+    return this.data.clusterSets.map((s) => s.name);
+  }
+}
+
+/** Changes to one inventory entry. Maps merge key by key over the entry; the rest replaces. */
+export interface SpokeOverride {
+  /**
+   * Labels merged over the inventory labels (a key given here wins).
+   * @default - the inventory labels
+   */
+  readonly labels?: Record<string, string>;
+  /**
+   * Claims merged over the inventory claims.
+   * @default - the inventory claims
+   */
+  readonly claims?: Record<string, string>;
+  /**
+   * Taints replacing the inventory taints.
+   * @default - the inventory taints
+   */
+  readonly taints?: readonly Taint[];
+  /**
+   * @default - the inventory's `openshift`
+   */
+  readonly openshift?: boolean;
+  /**
+   * Exclusive cluster set (sets the cluster-set label; the inventory label must agree or be overridden).
+   * @default - membership from the inventory labels
+   */
+  readonly clusterSet?: ClusterSet;
+  /**
+   * @default - the Spoke default
+   */
+  readonly argoControllerServiceAccount?: string;
+}
+
+export interface AddInventoryOptions {
+  /**
+   * Per cluster name, changes to its inventory entry. Every name must be in the inventory.
+   * @default - no overrides
+   */
+  readonly overrides?: Readonly<Record<string, SpokeOverride>>;
+  /**
+   * Cluster names not to declare from the inventory: a hand-written `Spoke` of the same name may then
+   * stand in for the entry, or the cluster is left out of the fleet. Every name must be in the inventory.
+   * @default []
+   */
+  readonly exclude?: readonly string[];
+}
+
+/**
+ * @internal declares the inventory's spokes on `hub` (Hub.addInventory). Throws before declaring anything
+ * when the inventory belongs to another hub, an override or exclusion names no entry, or an entry clashes
+ * with a spoke already declared.
+ */
+export function addInventoryTo(hub: Hub, inventory: Inventory, options: AddInventoryOptions = {}): Spoke[] {
+  const where = `${hub.node.path}: inventory ${inventory.source}`;
+  if (inventory.hub !== hub.name) {
+    throw new Error(`${where} is for hub "${inventory.hub}", not "${hub.name}": load inventory/${hub.name}.yaml (pullfleet inventory pull --hub ${hub.name})`);
+  }
+  const entries = inventory.clusters;
+  const names = new Set(entries.map((e) => e.name));
+  const overrides = options.overrides ?? {};
+  const exclude = new Set(options.exclude ?? []);
+  const stale = [...Object.keys(overrides).map((n) => ['overrides', n] as const), ...[...exclude].map((n) => ['exclude', n] as const)].filter(([, n]) => !names.has(n));
+  if (stale.length > 0) {
+    throw new Error(`${where}: ${stale.map(([what, n]) => `${what} names "${n}"`).join(', ')}, which is not in the inventory: remove it, or pull the inventory again if the cluster is new`);
+  }
+  const both = Object.keys(overrides).filter((n) => exclude.has(n));
+  if (both.length > 0) throw new Error(`${where}: "${both.join('", "')}" is both overridden and excluded: keep one`);
+  const declared = new Map(hub.spokes.map((s) => [s.name, s]));
+  const clashes = entries.filter((e) => !exclude.has(e.name) && declared.has(e.name));
+  if (clashes.length > 0) {
+    throw new Error(
+      `${where}: ${clashes.map((e) => `cluster "${e.name}" is already declared as ${declared.get(e.name)!.node.path}`).join('; ')}: ` +
+        `change the entry with addInventory(..., { overrides: { '<name>': {...} } }) or replace it with addInventory(..., { exclude: ['<name>'] }) and keep the hand-written Spoke`,
+    );
+  }
+  const taken = new Set(hub.node.children.map((c) => c.node.id));
+  let id = 'Inventory';
+  for (let n = 2; taken.has(id); n++) id = `Inventory${n}`;
+  const scope = new Construct(hub, id);
+  const spokes: Spoke[] = [];
+  for (const entry of entries) {
+    if (exclude.has(entry.name)) continue;
+    const o = overrides[entry.name] ?? {};
+    spokes.push(
+      new Spoke(scope, entry.name, {
+        labels: { ...entry.labels, ...(o.labels ?? {}) },
+        claims: { ...entry.claims, ...(o.claims ?? {}) },
+        taints: o.taints ?? entry.taints,
+        openshift: o.openshift ?? entry.openshift,
+        ...(o.clusterSet ? { clusterSet: o.clusterSet } : {}),
+        ...(o.argoControllerServiceAccount ? { argoControllerServiceAccount: o.argoControllerServiceAccount } : {}),
+      }),
+    );
+  }
+  return spokes;
+}
