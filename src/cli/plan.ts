@@ -9,6 +9,7 @@ import type { Command } from 'commander';
 import { parseAllDocuments } from 'yaml';
 import { formatPlan, planFleet, type FleetPlan, type PlannedObject } from '../model/plan.js';
 import { synthInto } from './synth.js';
+import { checkFleetTypes } from './typecheck.js';
 
 /** Every YAML document under `dir`, with its path relative to `dir`. */
 export function readTree(dir: string): PlannedObject[] {
@@ -56,6 +57,7 @@ export function registerValidate(program: Command): void {
     .description('check the fleet description (every problem, with construct path and fix); writes nothing')
     .option('-a, --app <command>', 'command that runs the cdk8s app (default: cdk8s.yaml)')
     .action((opts: { app?: string }) => {
+      if (!checkFleetTypes({ app: opts.app })) return;
       const cwd = process.cwd();
       const result = scratch((dir) => synthInto(dir, { cwd, app: opts.app }));
       if (!result.ok) {
@@ -75,6 +77,7 @@ export function registerPlan(program: Command): void {
     .option('-a, --app <command>', 'command that runs the cdk8s app (default: cdk8s.yaml)')
     .option('--fail-on-deletions', 'exit 3 when the plan deletes a ManifestWork')
     .action((opts: { output: string; app?: string; failOnDeletions?: boolean }) => {
+      if (!checkFleetTypes({ app: opts.app })) return;
       const result = runPlan({ outdir: opts.output, app: opts.app });
       if (!result.ok) {
         process.stderr.write(result.output);
