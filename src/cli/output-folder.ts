@@ -224,6 +224,10 @@ export function cleanLeftovers(outdir: string, cwd: string, ops: SwapFs = realFs
     if (!match) continue;
     if (match[1] && processAlive(Number(match[1]))) continue;
     const dir = path.join(parent, entry.name);
+    if (match[2] && !fs.existsSync(outdir)) {
+      notes.push(`left ${shown(dir, cwd)} in place: it is the previous output set aside by an interrupted synth and ${shown(outdir, cwd)} is missing; move it back to ${shown(outdir, cwd)}`);
+      continue;
+    }
     const foreign = foreignFiles(dir);
     if (foreign.length > 0) {
       notes.push(`left ${shown(dir, cwd)} from an interrupted synth in place: it holds files synth did not write (${foreign.slice(0, NAMED_FOREIGN).join(', ')})`);
@@ -237,6 +241,14 @@ export function cleanLeftovers(outdir: string, cwd: string, ops: SwapFs = realFs
     }
   }
   return notes;
+}
+
+/** The new output could not be moved in, and the previous one could not be put back: the message says where it is. */
+export class SwapRestoreError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'SwapRestoreError';
+  }
 }
 
 /** A new, empty staging folder beside `outdir`, named after this process. */
@@ -257,7 +269,14 @@ export function swapIn(staging: string, outdir: string, ops: SwapFs = realFs): s
   try {
     ops.renameSync(staging, outdir);
   } catch (error) {
-    if (hadPrevious) ops.renameSync(previous, outdir);
+    if (!hadPrevious) throw error;
+    try {
+      ops.renameSync(previous, outdir);
+    } catch (restoreError) {
+      throw new SwapRestoreError(
+        `${(error as Error).message}; putting the previous output back failed too (${(restoreError as Error).message}): it is at ${previous}, move it back to ${outdir}`,
+      );
+    }
     throw error;
   }
   if (!hadPrevious) return undefined;

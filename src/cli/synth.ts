@@ -10,7 +10,7 @@ import { createRequire } from 'node:module';
 import * as path from 'node:path';
 import type { Command } from 'commander';
 import { readCdk8sConfig } from './cdk8s-config.js';
-import { cleanLeftovers, makeStaging, outputFolderProblem, swapFs, swapIn, writabilityProblem, writeManifest, type SwapFs } from './output-folder.js';
+import { cleanLeftovers, makeStaging, outputFolderProblem, SwapRestoreError, swapFs, swapIn, writabilityProblem, writeManifest, type SwapFs } from './output-folder.js';
 import { formatTypeErrors, typecheckApp, type TypecheckResult } from './typecheck.js';
 
 export interface SynthOptions {
@@ -112,6 +112,8 @@ export function resolveOutdir(cwd: string, outdir: string | undefined): string {
 /**
  * Synthesizes into a staging folder and replaces the output folder only when the output folder may
  * be replaced, the fleet type-checks and synthesizes, and every folder involved is writable.
+ * Rejects only with a {@link SwapRestoreError} (the previous output could not be put back; the
+ * message says where it is) or an unexpected filesystem error before anything was swapped.
  */
 export async function runSynth(options: SynthOptions = {}): Promise<SynthResult> {
   const cwd = options.cwd ?? process.cwd();
@@ -152,6 +154,7 @@ export async function runSynth(options: SynthOptions = {}): Promise<SynthResult>
       const note = swapIn(staging, outdir, ops);
       if (note) notes.push(note);
     } catch (error) {
+      if (error instanceof SwapRestoreError) throw error;
       return refuse(`${result.output}could not move the new output into place (${(error as Error).message})\n`, notes, typecheck);
     }
     return { ok: true, outdir, output: result.output, notes, typecheck };
@@ -168,7 +171,15 @@ export function registerSynth(program: Command): void {
     .option('-a, --app <command>', 'command that runs the cdk8s app (default: cdk8s.yaml)')
     .action(async (opts: { output?: string; app?: string }) => {
       const started = Date.now();
-      const result = await runSynth({ outdir: opts.output, app: opts.app, streamStderr: true });
+      let result: SynthResult;
+      try {
+        result = await runSynth({ outdir: opts.output, app: opts.app, streamStderr: true });
+      } catch (error) {
+        // Everything runSynth does before the swap leaves the output alone, and the swap puts it back or says where it is.
+        process.stderr.write(`pullfleet synth failed: ${(error as Error).message}\n`);
+        process.exitCode = 1;
+        return;
+      }
       for (const note of result.notes) process.stderr.write(`pullfleet: ${note}\n`);
       const where = path.relative(process.cwd(), result.outdir) || result.outdir;
       if (!result.ok) {

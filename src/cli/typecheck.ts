@@ -186,9 +186,15 @@ export function formatTypeErrors(result: TypecheckResult, cwd: string = process.
  */
 export function checkFleetTypes(options: { app?: string; cwd?: string } = {}): boolean {
   const cwd = options.cwd ?? process.cwd();
-  const app = options.app ?? readCdk8sConfig(cwd).app;
-  if (!app) return true;
-  const result = typecheckApp(app, cwd);
+  let result: TypecheckResult | undefined;
+  try {
+    const app = options.app ?? readCdk8sConfig(cwd).app;
+    result = app ? typecheckApp(app, cwd) : undefined;
+  } catch (error) {
+    process.stderr.write(`type-check failed: ${(error as Error).message}\n`);
+    process.exitCode = 1;
+    return false;
+  }
   if (!result || result.errors.length === 0) return true;
   process.stderr.write(formatTypeErrors(result, cwd));
   process.exitCode = 1;

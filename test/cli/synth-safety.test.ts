@@ -62,6 +62,12 @@ function snapshot(dir: string): Record<string, string> {
   return out;
 }
 
+/** A process id that is not running. */
+function deadPid(): number {
+  const run = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
+  return Number(run.stdout);
+}
+
 describe('synth refuses output folders that are not its own', () => {
   test.each([
     ['.', 'is the project folder or a folder above it'],
@@ -222,6 +228,22 @@ describe('a failed synth leaves the previous output exactly as it was', () => {
     expect(snapshot(dir)).toStrictEqual(before);
   });
 
+  test('GIVEN the previous output cannot be put back either THEN synth says where it is, and the next run keeps it', async () => {
+    const dir = project();
+    const rename = (from: string, to: string) => {
+      if (path.basename(from).startsWith('.dist.staging-')) throw Object.assign(new Error('EIO: i/o error'), { code: 'EIO' });
+      fs.renameSync(from, to);
+    };
+    await expect(runSynth({ cwd: dir, fs: { renameSync: rename } })).rejects.toThrow(/EIO: i\/o error; putting the previous output back failed too \(EIO: i\/o error\): it is at .*\.dist\.staging-\d+-\w{6}\.previous, move it back to /);
+    const aside = fs.readdirSync(dir).find((name) => name.endsWith('.previous'))!;
+    expect(fs.readFileSync(path.join(dir, aside, 'hub', 'hub', 'hub.yaml'), 'utf8')).toBe(`${HEADER}previous: true\n`);
+    fs.renameSync(path.join(dir, aside), path.join(dir, aside.replace(/^\.dist\.staging-\d+-/, `.dist.staging-${deadPid()}-`)));
+    const next = await runSynth({ cwd: dir, typecheck: false, fs: { accessSync: () => { throw Object.assign(new Error('EROFS'), { code: 'EROFS' }); } } });
+    expect(next.ok).toBe(false);
+    expect(next.notes).toStrictEqual([expect.stringMatching(/^left \.dist\.staging-\d+-\w{6}\.previous in place: it is the previous output set aside by an interrupted synth and dist is missing; move it back to dist$/)]);
+    expect(fs.readdirSync(dir).filter((name) => name.endsWith('.previous'))).toHaveLength(1);
+  });
+
   test('GIVEN a type error in the fleet description THEN synth fails with file:line:col and nothing is written', async () => {
     const dir = project();
     fs.writeFileSync(path.join(dir, 'fleet.ts'), "const namespace: string = 123;\nexport default namespace;\n");
@@ -237,12 +259,6 @@ describe('a failed synth leaves the previous output exactly as it was', () => {
 });
 
 describe('staging folders of interrupted runs', () => {
-  /** A process id that is not running. */
-  function deadPid(): number {
-    const run = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
-    return Number(run.stdout);
-  }
-
   test('GIVEN leftover staging and set-aside folders of a dead synth THEN the next run removes them', async () => {
     const dir = project();
     const pid = deadPid();
