@@ -181,7 +181,8 @@ export function registerSynth(program: Command): void {
         return;
       }
       for (const note of result.notes) process.stderr.write(`pullfleet: ${note}\n`);
-      const where = path.relative(process.cwd(), result.outdir) || result.outdir;
+      const relative = path.relative(process.cwd(), result.outdir);
+      const where = relative === '' ? '.' : relative.startsWith('..') ? result.outdir : relative;
       if (!result.ok) {
         process.stderr.write(result.output);
         process.stderr.write(`\npullfleet synth failed: ${where} was left as it was\n`);
