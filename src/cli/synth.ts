@@ -129,10 +129,16 @@ export async function runSynth(options: SynthOptions = {}): Promise<SynthResult>
   const folderProblem = outputFolderProblem(outdir, cwd);
   if (folderProblem) return refuse(`${folderProblem}\n`);
   const ops = swapFs(options.fs);
-  fs.mkdirSync(path.dirname(outdir), { recursive: true });
+  const parent = path.dirname(outdir);
+  // Folders made here for a new output (-o new/out) are removed again when synth does not succeed.
+  const created = fs.mkdirSync(parent, { recursive: true });
+  let succeeded = false;
   const notes = cleanLeftovers(outdir, cwd, ops);
   const writeProblem = writabilityProblem(outdir, cwd, ops);
-  if (writeProblem) return refuse(`${writeProblem}\n`, notes);
+  if (writeProblem) {
+    removeEmptyFolders(parent, created);
+    return refuse(`${writeProblem}\n`, notes);
+  }
 
   const staging = makeStaging(outdir);
   try {
@@ -157,9 +163,24 @@ export async function runSynth(options: SynthOptions = {}): Promise<SynthResult>
       if (error instanceof SwapRestoreError) throw error;
       return refuse(`${result.output}could not move the new output into place (${(error as Error).message})\n`, notes, typecheck);
     }
+    succeeded = true;
     return { ok: true, outdir, output: result.output, notes, typecheck };
   } finally {
     fs.rmSync(staging, { recursive: true, force: true });
+    if (!succeeded) removeEmptyFolders(parent, created);
+  }
+}
+
+/** Removes `dir` and its parents up to `created` (the first folder mkdir made), as long as they are empty. */
+function removeEmptyFolders(dir: string, created: string | undefined): void {
+  if (!created) return;
+  for (let at = dir; at.startsWith(created); at = path.dirname(at)) {
+    try {
+      fs.rmdirSync(at); // fails on a folder that is not empty, which then stays with its parents
+    } catch {
+      return;
+    }
+    if (at === created) return;
   }
 }
 

@@ -174,6 +174,14 @@ describe('synth refuses output folders that are not its own', () => {
 });
 
 describe('a failed synth leaves the previous output exactly as it was', () => {
+  test('GIVEN a new output folder in new parent folders WHEN the fleet app fails THEN the folders made for it are removed again', async () => {
+    const dir = project("process.exit(1);\n");
+    const before = snapshot(dir);
+    const result = await runSynth({ cwd: dir, outdir: 'out/prod/dist' });
+    expect(result.ok).toBe(false);
+    expect(snapshot(dir)).toStrictEqual(before);
+  });
+
   test('GIVEN a fleet app that fails THEN dist/ is byte-identical and no staging folder is left', async () => {
     const dir = project("console.error('fleet validation failed with 1 problem'); process.exit(1);\n");
     const before = snapshot(dir);
