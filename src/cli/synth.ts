@@ -155,6 +155,14 @@ export async function runSynth(options: SynthOptions = {}): Promise<SynthResult>
     if (typecheckError) return refuse(typecheckError, notes);
     if (typecheck && typecheck.errors.length > 0) return refuse(formatTypeErrors(typecheck, cwd), notes, typecheck);
     if (!result.ok) return refuse(result.output, notes, typecheck);
+    if (!(fs.readdirSync(staging, { recursive: true }) as string[]).some((rel) => fs.statSync(path.join(staging, rel)).isFile())) {
+      // Swapping in an empty folder would delete the previous output.
+      return refuse(
+        `${result.output}the fleet app wrote no files into the folder cdk8s gave it (CDK8S_OUTDIR), so the output folder was left as it was: declare at least one Hub, and leave Fleet's outdir unset\n`,
+        notes,
+        typecheck,
+      );
+    }
     writeManifest(staging);
     try {
       const note = swapIn(staging, outdir, ops);

@@ -182,6 +182,15 @@ describe('a failed synth leaves the previous output exactly as it was', () => {
     expect(snapshot(dir)).toStrictEqual(before);
   });
 
+  test('GIVEN a fleet app that succeeds but writes nothing into its output folder THEN dist/ is not replaced by an empty folder', async () => {
+    const dir = project("import fs from 'node:fs'; fs.mkdirSync(process.env.CDK8S_OUTDIR + '/hub', { recursive: true });\n");
+    const before = snapshot(dir);
+    const result = await runSynth({ cwd: dir });
+    expect(result.ok).toBe(false);
+    expect(result.output).toContain("the fleet app wrote no files into the folder cdk8s gave it (CDK8S_OUTDIR), so the output folder was left as it was: declare at least one Hub, and leave Fleet's outdir unset");
+    expect(snapshot(dir)).toStrictEqual(before);
+  });
+
   test('GIVEN a fleet app that fails THEN dist/ is byte-identical and no staging folder is left', async () => {
     const dir = project("console.error('fleet validation failed with 1 problem'); process.exit(1);\n");
     const before = snapshot(dir);
