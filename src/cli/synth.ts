@@ -26,6 +26,8 @@ export interface SynthOptions {
   readonly typecheck?: boolean;
   /** Filesystem calls of the swap (tests make them fail). @default - node:fs */
   readonly fs?: Partial<SwapFs>;
+  /** Aborting stops the app and ends the synth as failed, with the output folder as it was. @default - none */
+  readonly signal?: AbortSignal;
 }
 
 export interface SynthResult {
@@ -82,23 +84,36 @@ function startSynth(dir: string, options: SynthOptions & { cwd: string }): Runni
   const chunks: string[] = [];
   const held: string[] = [];
   let stderrMode: 'hold' | 'stream' | 'drop' = 'hold';
-  const child = spawn(process.execPath, synthArgs(dir, options.app), { cwd: options.cwd, env: process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  // Its own process group, so that stopping it also stops the app cdk8s started.
+  const child = spawn(process.execPath, synthArgs(dir, options.app), { cwd: options.cwd, env: process.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => chunks.push(chunk));
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
     if (!options.streamStderr) chunks.push(chunk);
     else if (stderrMode === 'hold') held.push(chunk);
     else if (stderrMode === 'stream') process.stderr.write(chunk);
   });
+  const stop = () => {
+    try {
+      if (child.pid !== undefined && child.exitCode === null) process.kill(-child.pid, 'SIGTERM');
+    } catch {
+      child.kill();
+    }
+  };
+  options.signal?.addEventListener('abort', stop, { once: true });
+  if (options.signal?.aborted) stop();
   const done = new Promise<{ ok: boolean; output: string }>((resolve) => {
     child.on('error', (error) => resolve({ ok: false, output: `${chunks.join('')}${String(error)}` }));
-    child.on('close', (code) => resolve({ ok: code === 0 && fs.existsSync(dir), output: chunks.join('') }));
+    child.on('close', (code) => {
+      options.signal?.removeEventListener('abort', stop);
+      resolve({ ok: code === 0 && fs.existsSync(dir) && !options.signal?.aborted, output: chunks.join('') });
+    });
   });
   return {
     done,
     settle(typesOk) {
       stderrMode = typesOk ? 'stream' : 'drop';
       if (typesOk) process.stderr.write(held.join(''));
-      else child.kill();
+      else stop();
       held.length = 0;
     },
   };
@@ -152,6 +167,7 @@ export async function runSynth(options: SynthOptions = {}): Promise<SynthResult>
     }
     synth.settle(!typecheckError && !(typecheck && typecheck.errors.length > 0));
     const result = await synth.done;
+    if (options.signal?.aborted) return refuse('synth was interrupted\n', notes, typecheck);
     if (typecheckError) return refuse(typecheckError, notes);
     if (typecheck && typecheck.errors.length > 0) return refuse(formatTypeErrors(typecheck, cwd), notes, typecheck);
     if (!result.ok) return refuse(result.output, notes, typecheck);
@@ -201,13 +217,19 @@ export function registerSynth(program: Command): void {
     .action(async (opts: { output?: string; app?: string }) => {
       const started = Date.now();
       let result: SynthResult;
+      // Ctrl-C or a SIGTERM stops the app; synth then removes its staging folder and leaves the output as it was.
+      const interrupt = new AbortController();
+      const onSignal = () => interrupt.abort();
+      process.once('SIGINT', onSignal).once('SIGTERM', onSignal);
       try {
-        result = await runSynth({ outdir: opts.output, app: opts.app, streamStderr: true });
+        result = await runSynth({ outdir: opts.output, app: opts.app, streamStderr: true, signal: interrupt.signal });
       } catch (error) {
         // Everything runSynth does before the swap leaves the output alone, and the swap puts it back or says where it is.
         process.stderr.write(`pullfleet synth failed: ${(error as Error).message}\n`);
         process.exitCode = 1;
         return;
+      } finally {
+        process.off('SIGINT', onSignal).off('SIGTERM', onSignal);
       }
       for (const note of result.notes) process.stderr.write(`pullfleet: ${note}\n`);
       const relative = path.relative(process.cwd(), result.outdir);
@@ -215,7 +237,7 @@ export function registerSynth(program: Command): void {
       if (!result.ok) {
         process.stderr.write(result.output);
         process.stderr.write(`\npullfleet synth failed: ${where} was left as it was\n`);
-        process.exitCode = 1;
+        process.exitCode = interrupt.signal.aborted ? 130 : 1;
         return;
       }
       const seconds = ((Date.now() - started) / 1000).toFixed(1);

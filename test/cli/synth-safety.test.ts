@@ -191,6 +191,40 @@ describe('a failed synth leaves the previous output exactly as it was', () => {
     expect(snapshot(dir)).toStrictEqual(before);
   });
 
+  test('GIVEN synth is interrupted while the app runs THEN the app is stopped, dist/ is byte-identical and no staging folder is left', async () => {
+    const dir = project('setTimeout(() => {}, 600000);\n');
+    const before = snapshot(dir);
+    const interrupt = new AbortController();
+    const running = runSynth({ cwd: dir, signal: interrupt.signal });
+    interrupt.abort();
+    const result = await running;
+    expect(result.ok).toBe(false);
+    expect(result.output).toBe('synth was interrupted\n');
+    expect(snapshot(dir)).toStrictEqual(before);
+  });
+
+  test('GIVEN synth is interrupted after the app started THEN the app itself is stopped too', async () => {
+    const dir = project("import fs from 'node:fs'; fs.writeFileSync('app.pid', String(process.pid)); setTimeout(() => {}, 600000);\n");
+    const interrupt = new AbortController();
+    const running = runSynth({ cwd: dir, signal: interrupt.signal, typecheck: false });
+    const pidFile = path.join(dir, 'app.pid');
+    for (let i = 0; i < 600 && !fs.existsSync(pidFile); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    const pid = Number(fs.readFileSync(pidFile, 'utf8'));
+    interrupt.abort();
+    expect((await running).output).toBe('synth was interrupted\n');
+    const alive = () => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    for (let i = 0; i < 200 && alive(); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(alive()).toBe(false);
+    expect(fs.readdirSync(dir).sort()).toStrictEqual(['.git', 'app.mjs', 'app.pid', 'cdk8s.yaml', 'dist', 'src']);
+  });
+
   test('GIVEN a fleet app that fails THEN dist/ is byte-identical and no staging folder is left', async () => {
     const dir = project("console.error('fleet validation failed with 1 problem'); process.exit(1);\n");
     const before = snapshot(dir);
