@@ -1,13 +1,14 @@
 /**
  * The example fleet: one OCM hub, three spokes (one OpenShift), two cluster sets, two placements,
  * guestbook delivered statically and podinfo through an ApplicationSet.
- * `cdk8s synth --no-check-upgrade` (or `npm run synth`) renders it into dist/.
+ * `npm run synth` type-checks it and renders it into dist/. Edit it freely: the tests render fleets of
+ * their own (test/fixtures/), and CI checks that dist/ is what synth makes of this file.
  */
 import { pathToFileURL } from 'node:url';
 import { FleetValidationError } from './src/model/index.js';
 import { AppSource, ClusterSet, Fleet, Hub, Placement, PullApplication, PullApplicationSet, Spoke, type FleetProps } from './src/constructs/index.js';
 
-/** Builds the example fleet (tests and the benchmark build it without writing anything). */
+/** Builds the example fleet (without writing anything; `synth()` writes it). */
 export function buildFleet(props: FleetProps = {}): Fleet {
   const fleet = new Fleet(props);
   const hub = new Hub(fleet, 'hub', { argoNamespace: 'argocd' });

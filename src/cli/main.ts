@@ -1,23 +1,19 @@
 /**
- * The `pullfleet` command. Each command file exports one `registerX(program)`; add yours to COMMANDS.
+ * The `pullfleet` command. Each command file exports one `registerX(program)`; add yours to COMMANDS
+ * (and to OFFLINE_COMMANDS in program.ts when it needs no cluster).
  */
-import { Command } from 'commander';
-import { registerPlan, registerValidate } from './plan.js';
-import { registerSynth } from './synth.js';
+import type { Command } from 'commander';
+import { OFFLINE_COMMANDS, programWith, type RegisterCommand } from './program.js';
 import { registerStatus } from './status.js';
 import { registerInventory } from './inventory.js';
 import { registerMigrate } from './migrate.js';
 
+export { EXIT_USAGE, main, packageVersion } from './program.js';
+
 /** One entry per command file. */
-export const COMMANDS: ReadonlyArray<(program: Command) => void> = [registerSynth, registerValidate, registerPlan, registerStatus, registerInventory, registerMigrate];
+export const COMMANDS: readonly RegisterCommand[] = [...OFFLINE_COMMANDS, registerStatus, registerInventory, registerMigrate];
 
-/** The program with every command registered. */
+/** The program with every command registered (commander errors are thrown, not exited on). */
 export function buildProgram(): Command {
-  const program = new Command('pullfleet').description('Argo CD pull delivery across an Open Cluster Management fleet').showHelpAfterError();
-  for (const register of COMMANDS) register(program);
-  return program;
-}
-
-export async function main(argv: readonly string[] = process.argv): Promise<void> {
-  await buildProgram().parseAsync([...argv]);
+  return programWith(COMMANDS);
 }

@@ -23,6 +23,7 @@ import {
   type PlanState,
 } from '../model/index.js';
 import { synthInto } from './synth.js';
+import { checkFleetTypes } from './typecheck.js';
 
 /** Every YAML document under `dir`, with its path relative to `dir`. Throws naming the file that does not parse. */
 export function readTree(dir: string): PlannedObject[] {
@@ -152,6 +153,7 @@ export function registerValidate(program: Command): void {
     .description('check the fleet description (every problem, with construct path and fix); writes nothing')
     .option('-a, --app <command>', 'command that runs the cdk8s app (default: cdk8s.yaml)')
     .action((opts: { app?: string }) => {
+      if (!checkFleetTypes({ app: opts.app })) return;
       const cwd = process.cwd();
       const result = scratch((dir) => synthInto(dir, { cwd, app: opts.app }));
       if (!result.ok) {
@@ -175,6 +177,7 @@ export function registerPlan(program: Command): void {
     .option('--acknowledgements <file>', 'file of acknowledged deletion ids, one per line (# comments)')
     .exitOverride((error) => process.exit(error.exitCode === 0 ? 0 : 2))
     .action((dir: string, opts: { output: string; app?: string; failOnDeletions?: boolean; allowDeletion: string[]; acknowledgements?: string }) => {
+      if (!checkFleetTypes({ app: opts.app })) return;
       const result = runPlan({ outdir: dir, format: opts.output, app: opts.app, failOnDeletions: opts.failOnDeletions, allowDeletion: opts.allowDeletion, acknowledgements: opts.acknowledgements });
       process.stdout.write(result.stdout);
       process.stderr.write(result.stderr);

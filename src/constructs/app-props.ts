@@ -75,6 +75,7 @@ export function resolveApp(scope: Construct, id: string, props: PullAppOptions):
     const p = labelRule('app', key, value);
     if (p) problems.push(p);
   }
+  for (const p of props.source._problems()) problems.push(`app "${name}": ${p}`);
   const autoSync = props.autoSync ?? true;
   const syncPolicy: JsonObject = {};
   if (autoSync) syncPolicy.automated = { prune: props.prune ?? true, selfHeal: props.selfHeal ?? true };

@@ -25,10 +25,84 @@ export interface HelmSourceProps {
    */
   readonly releaseName?: string;
   /**
-   * Inline values (counted against the ManifestWork size budget).
+   * Inline values (counted against the ManifestWork size budget). Plain objects, arrays, strings,
+   * finite numbers, booleans and `null` (Helm's way to remove a chart default, kept as written);
+   * anything else (BigInt, NaN, Infinity, functions, symbols, `undefined` in an array, class
+   * instances, cycles) fails validation naming the app and the key.
    * @default - the chart's defaults
    */
   readonly values?: Record<string, unknown>;
+}
+
+/** `a.b[0]` style path of a key below `values`. */
+function keyPath(parent: string, key: string | number): string {
+  if (typeof key === 'number') return `${parent}[${key}]`;
+  return /^[A-Za-z_$][A-Za-z0-9_$-]*$/.test(key) ? `${parent}.${key}` : `${parent}[${JSON.stringify(key)}]`;
+}
+
+function describeValue(value: unknown): string {
+  if (typeof value === 'bigint') return `the BigInt ${value}n`;
+  if (typeof value === 'number') return String(value);
+  if (typeof value === 'function') return 'a function';
+  if (typeof value === 'symbol') return `the symbol ${String(value)}`;
+  if (value === undefined) return 'undefined';
+  const name = (value as object).constructor?.name;
+  return name ? `a ${name}` : 'an object without prototype';
+}
+
+/**
+ * Every value below `values` that YAML and Helm cannot represent as written, as
+ * `<key path> is <what>: <fix>`. An `undefined` property is left out (as in JSON); elsewhere it is a problem.
+ */
+function helmValueProblems(values: unknown): string[] {
+  const problems: string[] = [];
+  const seen = new Set<object>();
+  const walk = (value: unknown, at: string, inArray: boolean): void => {
+    if (value === null || typeof value === 'string' || typeof value === 'boolean') return;
+    if (typeof value === 'number') {
+      if (!Number.isFinite(value)) problems.push(`Helm value ${at} is ${describeValue(value)}, which YAML and Helm cannot hold: give a finite number, a string, or null to remove the chart default`);
+      return;
+    }
+    if (value === undefined) {
+      if (inArray) problems.push(`Helm value ${at} is undefined (an array hole or undefined item): remove the item or use null`);
+      return;
+    }
+    if (typeof value !== 'object') {
+      const fix = typeof value === 'bigint' ? 'write it as a number (within 2^53) or a string' : 'give plain data (objects, arrays, strings, numbers, booleans, null)';
+      problems.push(`Helm value ${at} is ${describeValue(value)}, which YAML and Helm cannot hold: ${fix}`);
+      return;
+    }
+    if (seen.has(value)) {
+      problems.push(`Helm value ${at} refers back to an enclosing object (a cycle): give plain data`);
+      return;
+    }
+    if (Array.isArray(value)) {
+      seen.add(value);
+      for (let i = 0; i < value.length; i++) walk(value[i], keyPath(at, i), true);
+      seen.delete(value);
+      return;
+    }
+    const proto = Object.getPrototypeOf(value) as object | null;
+    if (proto !== Object.prototype && proto !== null) {
+      const fix = value instanceof Date ? 'write it as a string (date.toISOString())' : 'give a plain object';
+      problems.push(`Helm value ${at} is ${describeValue(value)}, which YAML and Helm cannot hold: ${fix}`);
+      return;
+    }
+    seen.add(value);
+    for (const [key, item] of Object.entries(value)) walk(item, keyPath(at, key), false);
+    seen.delete(value);
+  };
+  walk(values, 'values', false);
+  return problems;
+}
+
+/** A copy of plain JSON data that keeps `null` (and leaves `undefined` properties out). */
+function copyValues(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map((item) => (item === undefined ? null : copyValues(item)));
+  if (typeof value !== 'object' || value === null) return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) if (item !== undefined) out[key] = copyValues(item);
+  return out;
 }
 
 /** Where an app's manifests come from: a Git path or a Helm chart. */
@@ -45,16 +119,32 @@ export class AppSource {
     if (!props.chart) throw new Error('AppSource.helm: chart is empty: give the chart name');
     const helm: JsonObject = {};
     if (props.releaseName) helm.releaseName = props.releaseName;
-    if (props.values) helm.valuesObject = JSON.parse(JSON.stringify(props.values)) as JsonObject;
-    return new AppSource({
-      repoURL: props.repoURL,
-      chart: props.chart,
-      targetRevision: props.targetRevision,
-      ...(Object.keys(helm).length ? { helm } : {}),
-    });
+    // Problems are reported by the app using this source, with every other problem of the fleet.
+    const problems = props.values === undefined ? [] : helmValueProblems(props.values);
+    if (props.values && problems.length === 0) helm.valuesObject = copyValues(props.values) as JsonObject;
+    return new AppSource(
+      {
+        repoURL: props.repoURL,
+        chart: props.chart,
+        targetRevision: props.targetRevision,
+        ...(Object.keys(helm).length ? { helm } : {}),
+      },
+      problems,
+    );
   }
 
-  private constructor(private readonly source: JsonObject) {}
+  private constructor(
+    private readonly source: JsonObject,
+    private readonly problems: readonly string[] = [],
+  ) {}
+
+  /**
+   * What is wrong with this source (values that cannot be written), for the app using it to report.
+   * @internal
+   */
+  public _problems(): string[] {
+    return [...this.problems];
+  }
 
   /** The Application `spec.source` (a copy). */
   public toJson(): JsonObject {

@@ -4,7 +4,7 @@ import { ApiObject, App, Chart } from 'cdk8s';
 import { collisionProblems, FleetValidationError, type FleetProblem, type ObjectIdentity } from '../model/index.js';
 import { Hub } from './hub.js';
 import { outputFileOf, stampProvenance } from './output.js';
-import { writePlanState } from './plan-state.js';
+import { planStateFiles, writePlanState } from './plan-state.js';
 import { toYamlDocuments } from './yaml.js';
 
 export interface FleetProps {
@@ -114,9 +114,9 @@ export class Fleet extends App {
     return new Map(this.objectsByFile().map(([file, objects]) => [file, objects.map((o) => o.toJson() as Record<string, unknown>)]));
   }
 
-  /** Like {@link renderObjects}, as YAML file contents. */
+  /** Every file synth writes: the objects as YAML (like {@link renderObjects}), then each hub's plan state. */
   public renderFiles(): Map<string, string> {
-    return new Map(this.objectsByFile().map(([file, objects]) => [file, renderYaml(objects)]));
+    return new Map([...this.objectsByFile().map(([file, objects]): [string, string] => [file, renderYaml(objects)]), ...planStateFiles(this.hubs)]);
   }
 
   /** Validates the whole fleet, then writes every file into `outdir`. Nothing is written on failure. */

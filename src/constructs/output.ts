@@ -56,15 +56,41 @@ export function stampProvenance(obj: ApiObject): void {
   obj.metadata.addAnnotation(CONSTRUCT_PATH_ANNOTATION, obj.node.path);
 }
 
+/**
+ * cdk8s drops `null` when it renders an object, but a `null` in Helm values is how Helm removes a
+ * chart default. Objects holding a `null` are built with this placeholder in its place and rendered
+ * back to `null` (a string with NUL characters never comes from a fleet description: YAML cannot hold one).
+ */
+const NULL_PLACEHOLDER = '\u0000pullfleet:null\u0000';
+
+function hasNull(value: unknown): boolean {
+  if (value === null) return true;
+  if (typeof value !== 'object') return false;
+  return Array.isArray(value) ? value.some(hasNull) : Object.values(value as object).some(hasNull);
+}
+
+function replaceNulls(value: unknown, from: unknown, to: unknown): unknown {
+  if (value === from) return to;
+  if (typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) return value.map((item) => replaceNulls(item, from, to));
+  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, replaceNulls(item, from, to)]));
+}
+
 type PlainObject = { apiVersion: string; kind: string; metadata: { name: string; namespace?: string; annotations?: Record<string, string> } };
 
 /**
- * An ApiObject from a plain object built by src/model. Provenance is added here: the managed-by label,
+ * An ApiObject from a plain object built by src/model; a `null` in it is rendered as `null` (cdk8s
+ * alone would drop it). Provenance is added here: the managed-by label,
  * and the construct path unless the model object already names one (a hub Application and its work
  * both name the PullApplication target that made them).
  */
 export function apiObjectFrom<T extends PlainObject>(scope: IConstruct, id: string, obj: T): ApiObject {
-  const apiObject = new ApiObject(scope as never, id, obj as never);
+  const keepsNull = hasNull(obj);
+  const apiObject = new ApiObject(scope as never, id, (keepsNull ? replaceNulls(obj, null, NULL_PLACEHOLDER) : obj) as never);
+  if (keepsNull) {
+    const render = apiObject.toJson.bind(apiObject);
+    apiObject.toJson = () => replaceNulls(render(), NULL_PLACEHOLDER, null);
+  }
   stamped.add(apiObject);
   if (apiObject.metadata.getLabel(MANAGED_BY_LABEL) === undefined) apiObject.metadata.addLabel(MANAGED_BY_LABEL, MANAGED_BY_VALUE);
   if (obj.metadata.annotations?.[CONSTRUCT_PATH_ANNOTATION] === undefined) apiObject.metadata.addAnnotation(CONSTRUCT_PATH_ANNOTATION, apiObject.node.path);

@@ -3,16 +3,29 @@
  * most of synth time on a large fleet). Output is block-style YAML that YAML 1.1 and 1.2 parsers read
  * back as the same JSON: a string is written plain only when it cannot be mistaken for anything else
  * (no booleans, nulls, numbers, dates, indicators); every other string is written as a JSON string,
- * which is a valid double-quoted YAML scalar.
+ * which is a valid double-quoted YAML scalar. JSON leaves DEL, the C1 controls (U+0080–U+009F) and a few
+ * other characters raw that YAML parsers (kubectl's among them) refuse or read as line breaks, so
+ * those are escaped as `\uXXXX` too.
  */
 
 const PLAIN = /^[A-Za-z_/][A-Za-z0-9_./:@+-]*$/;
 /** Words YAML 1.1 or 1.2 resolve to booleans or null (compared lower-case). */
 const RESERVED = new Set(['y', 'n', 'yes', 'no', 'on', 'off', 'true', 'false', 'null', 'nan', 'inf']);
 
+/**
+ * Characters JSON.stringify writes raw but YAML does not accept as they are: DEL and C1 controls (not
+ * printable in YAML; U+0085 is also a YAML 1.1 line break), the Unicode line and paragraph separators
+ * (line breaks in YAML 1.1), the byte-order mark and the non-characters U+FFFE and U+FFFF.
+ */
+const UNSAFE = /[\u007f-\u009f\u2028\u2029\ufeff\ufffe\uffff]/g;
+
+function escapeUnsafe(char: string): string {
+  return `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`;
+}
+
 function scalarString(value: string): string {
   if (PLAIN.test(value) && !RESERVED.has(value.toLowerCase()) && !value.endsWith(':')) return value;
-  return JSON.stringify(value);
+  return JSON.stringify(value).replace(UNSAFE, escapeUnsafe);
 }
 
 function scalar(value: unknown): string {
@@ -23,6 +36,7 @@ function scalar(value: unknown): string {
     return String(value);
   }
   if (typeof value === 'boolean') return value ? 'true' : 'false';
+  if (typeof value === 'bigint') throw new Error(`cannot write the BigInt ${value}n to YAML`);
   throw new Error(`cannot write a ${typeof value} to YAML`);
 }
 

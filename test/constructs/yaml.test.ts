@@ -22,6 +22,21 @@ describe('toYaml', () => {
     expect(parsed).toStrictEqual([doc, { second: 2 }]);
   });
 
+  test('GIVEN DEL, every C1 control and the Unicode separators THEN they are written escaped and read back unchanged', () => {
+    const controls = ['\u007f', ...Array.from({ length: 32 }, (_, i) => String.fromCharCode(0x80 + i)), '\u2028', '\u2029', '\ufeff', '\ufffe', '\uffff'];
+    const doc = { values: controls.map((c) => `a${c}b`), keys: Object.fromEntries(controls.map((c, i) => [`k${c}`, i])), bare: '\u0085' };
+    const text = toYaml(doc);
+    expect(text).not.toMatch(/[\u007f-\u009f\u2028\u2029\ufeff\ufffe\uffff]/);
+    expect(text).toContain('- "a\\u0085b"');
+    expect(text).toContain('"k\\u007f": 0');
+    expect(text).toContain('bare: "\\u0085"');
+    for (const version of ['1.1', '1.2'] as const) expect(parseAllDocuments(text, { version }).map((d) => d.toJS())).toStrictEqual([doc]);
+  });
+
+  test('fails when a value is a BigInt', () => {
+    expect(() => toYaml({ a: 12n })).toThrow('cannot write the BigInt 12n to YAML');
+  });
+
   test('fails when a value is not JSON', () => {
     expect(() => toYaml({ a: Number.NaN })).toThrow('cannot write NaN to YAML');
   });

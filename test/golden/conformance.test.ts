@@ -25,7 +25,7 @@ import { Secret } from 'kubernetes-models/v1/Secret';
 import { Service } from 'kubernetes-models/v1/Service';
 import { ServiceAccount } from 'kubernetes-models/v1/ServiceAccount';
 import { AppSource, PullApplication } from '../../src/constructs/index.js';
-import { buildFleet } from '../../fleet.config.js';
+import { buildFleet } from '../fixtures/example-fleet.js';
 import { smallFleet } from '../constructs/helpers.js';
 
 type Obj = { apiVersion: string; kind: string; metadata: { name: string }; [k: string]: unknown };

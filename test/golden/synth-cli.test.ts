@@ -1,6 +1,6 @@
 /**
  * `pullfleet synth` (npm run synth) through the real cdk8s CLI: success replaces the output folder,
- * failure leaves the previous one untouched, and the real example synthesizes to what the library renders.
+ * failure leaves the previous one untouched, and the fixture fleet synthesizes to what the library renders.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -9,9 +9,12 @@ import { afterAll, describe, expect, test } from '@jest/globals';
 import { runSynth } from '../../src/cli/synth.js';
 import { readTree, runPlan } from '../../src/cli/plan.js';
 import { buildProgram } from '../../src/cli/main.js';
-import { buildFleet } from '../../fleet.config.js';
+import { buildFleet } from '../fixtures/example-fleet.js';
 
 const scratch: string[] = [];
+// The type-check cache of these runs stays in a scratch folder.
+process.env.PULLFLEET_CACHE_DIR = fs.mkdtempSync(path.join(os.tmpdir(), 'pullfleet-cache-'));
+scratch.push(process.env.PULLFLEET_CACHE_DIR);
 afterAll(() => scratch.forEach((dir) => fs.rmSync(dir, { recursive: true, force: true })));
 
 function project(app: string): string {
@@ -21,35 +24,40 @@ function project(app: string): string {
   fs.writeFileSync(path.join(dir, 'app.mjs'), app);
   fs.mkdirSync(path.join(dir, 'dist', 'hub'), { recursive: true });
   fs.writeFileSync(path.join(dir, 'dist', 'hub', 'previous.yaml'), 'previous: true\n');
+  fs.writeFileSync(path.join(dir, 'dist', '.pullfleet'), '# manifest\nhub/previous.yaml\n');
   return dir;
 }
 
 describe('pullfleet synth', () => {
-  test('GIVEN a failing fleet app WHEN synthesized THEN the previous dist/ is left untouched', () => {
+  test('GIVEN a failing fleet app WHEN synthesized THEN the previous dist/ is left untouched', async () => {
     const dir = project("console.error('fleet validation failed with 1 problem'); process.exit(1);\n");
-    const result = runSynth({ cwd: dir });
+    const result = await runSynth({ cwd: dir });
     expect(result.ok).toBe(false);
     expect(result.output).toContain('fleet validation failed with 1 problem');
-    expect(fs.readdirSync(path.join(dir, 'dist'), { recursive: true }).sort()).toStrictEqual(['hub', path.join('hub', 'previous.yaml')]);
+    expect(fs.readdirSync(path.join(dir, 'dist'), { recursive: true }).sort()).toStrictEqual(['.pullfleet', 'hub', path.join('hub', 'previous.yaml')]);
     expect(fs.readFileSync(path.join(dir, 'dist', 'hub', 'previous.yaml'), 'utf8')).toBe('previous: true\n');
     expect(fs.readdirSync(dir).sort()).toStrictEqual(['app.mjs', 'cdk8s.yaml', 'dist']);
   });
 
-  test('GIVEN a working app WHEN synthesized THEN dist/ is replaced by exactly the new output', () => {
+  test('GIVEN a working app WHEN synthesized THEN dist/ is replaced by exactly the new output and its manifest', async () => {
     const dir = project(
       "import fs from 'node:fs'; fs.mkdirSync(process.env.CDK8S_OUTDIR + '/hub', { recursive: true }); fs.writeFileSync(process.env.CDK8S_OUTDIR + '/hub/new.yaml', 'new: true\\n');\n",
     );
-    const result = runSynth({ cwd: dir });
+    const result = await runSynth({ cwd: dir });
     expect(result.ok).toBe(true);
-    expect(fs.readdirSync(path.join(dir, 'dist'), { recursive: true }).sort()).toStrictEqual(['hub', path.join('hub', 'new.yaml')]);
+    expect(fs.readdirSync(path.join(dir, 'dist'), { recursive: true }).sort()).toStrictEqual(['.pullfleet', 'hub', path.join('hub', 'new.yaml')]);
+    expect(fs.readFileSync(path.join(dir, 'dist', '.pullfleet'), 'utf8').split('\n').filter((l) => l && !l.startsWith('#'))).toStrictEqual(['hub/new.yaml']);
     expect(fs.readdirSync(dir).sort()).toStrictEqual(['app.mjs', 'cdk8s.yaml', 'dist']);
   });
 
-  test('the real example, synthesized by the cdk8s CLI in a child process, equals the in-process render', () => {
+  test('the fixture fleet, type-checked and synthesized by the cdk8s CLI in a child process, equals the in-process render', async () => {
     const out = fs.mkdtempSync(path.join(os.tmpdir(), 'pullfleet-example-'));
     scratch.push(out);
-    const result = runSynth({ cwd: process.cwd(), outdir: path.join(out, 'dist') });
+    const result = await runSynth({ cwd: process.cwd(), outdir: path.join(out, 'dist'), app: `${process.execPath} --import tsx test/fixtures/example-fleet.ts` });
+    expect(result.output).toContain('pullfleet: hub:');
     expect(result.ok).toBe(true);
+    expect(result.typecheck?.errors).toStrictEqual([]);
+    expect(result.typecheck?.file).toBe(path.resolve('test/fixtures/example-fleet.ts'));
     const expected = [...buildFleet().renderObjects().entries()].flatMap(([file, list]) => list.map((object) => ({ file, object })));
     expect(readTree(path.join(out, 'dist'))).toStrictEqual(expected);
     const works = expected.filter(({ object }) => object.kind === 'ManifestWork').length;

@@ -1,0 +1,60 @@
+/**
+ * The `pullfleet` program without its command list: version, exit codes, and `main`, which loads only
+ * what the command given needs (the offline commands start without the Kubernetes client).
+ * Exit codes: 0 success, 1 failure (or, for `status`, a degraded fleet), 2 usage error (unknown
+ * command or option, missing argument), 3 `plan --fail-on-deletions` found deletions.
+ */
+import * as fs from 'node:fs';
+import { Command, CommanderError } from 'commander';
+import { registerPlan, registerValidate } from './plan.js';
+import { registerSynth } from './synth.js';
+
+/** Exit code of a usage error (1 means failed, or degraded for `status`). */
+export const EXIT_USAGE = 2;
+
+/** Registers one command on the program. */
+export type RegisterCommand = (program: Command) => void;
+
+/** Commands that need no cluster, in help order. */
+export const OFFLINE_COMMANDS: readonly RegisterCommand[] = [registerSynth, registerValidate, registerPlan];
+
+/** The version in package.json. */
+export function packageVersion(): string {
+  const pkg = JSON.parse(fs.readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
+}
+
+/** A program with `commands` registered. Commander errors are thrown, not exited on. */
+export function programWith(commands: readonly RegisterCommand[]): Command {
+  const program = new Command('pullfleet')
+    .description('Argo CD pull delivery across an Open Cluster Management fleet')
+    .version(packageVersion(), '-V, --version', 'print the pullfleet version')
+    .showHelpAfterError()
+    .exitOverride();
+  for (const register of commands) register(program);
+  // Subcommands copy the parent's settings when created; make sure each one throws too.
+  for (const command of program.commands) command.exitOverride();
+  return program;
+}
+
+/** Every command, loading the cluster-facing ones. */
+export async function allCommands(): Promise<RegisterCommand[]> {
+  const { registerStatus } = await import('./status.js');
+  return [...OFFLINE_COMMANDS, registerStatus];
+}
+
+/**
+ * Runs the program. Help and --version exit 0, usage errors {@link EXIT_USAGE}; commands set
+ * `process.exitCode` themselves.
+ */
+export async function main(argv: readonly string[] = process.argv): Promise<void> {
+  const first = argv[2];
+  const offline = first === 'synth' || first === 'validate' || first === 'plan' || first === '--version' || first === '-V';
+  const program = programWith(offline ? OFFLINE_COMMANDS : await allCommands());
+  try {
+    await program.parseAsync([...argv]);
+  } catch (error) {
+    if (!(error instanceof CommanderError)) throw error;
+    process.exitCode = error.exitCode === 0 ? 0 : EXIT_USAGE;
+  }
+}
