@@ -1,10 +1,10 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ApiObject, App, Chart } from 'cdk8s';
-import { collisionProblems, FleetValidationError, type FleetProblem, type ObjectIdentity } from '../model/index.js';
+import { collisionProblems, FleetValidationError, MANIFEST_FILE, renderManifest, type FleetProblem, type ObjectIdentity } from '../model/index.js';
 import { Hub } from './hub.js';
 import { outputFileOf, stampProvenance } from './output.js';
-import { planStateFiles, writePlanState } from './plan-state.js';
+import { planStateFiles } from './plan-state.js';
 import { toYamlDocuments } from './yaml.js';
 
 export interface FleetProps {
@@ -134,7 +134,13 @@ export class Fleet extends App {
       written++;
       if (written % PROGRESS_EVERY_FILES === 0 && written < files.length) this.progress(`wrote ${written}/${files.length} files (${elapsed()})`);
     }
-    writePlanState(this.hubs, this.outdir);
+    const states = planStateFiles(this.hubs);
+    for (const [file, text] of states) {
+      fs.mkdirSync(path.dirname(path.join(this.outdir, file)), { recursive: true });
+      fs.writeFileSync(path.join(this.outdir, file), text, 'utf8');
+    }
+    // The same manifest `pullfleet synth` leaves, so a bare `cdk8s synth` writes the same folder.
+    fs.writeFileSync(path.join(this.outdir, MANIFEST_FILE), renderManifest([...files.map(([file]) => file), ...states.keys()]), 'utf8');
     this.progress(`wrote ${files.length} files (${elapsed()})`);
     for (const hub of this.hubs) {
       const own = files.filter(([file]) => file.startsWith(`${hub.name}/`));

@@ -22,3 +22,4 @@ export * from './propagation.js';
 export * from './status.js';
 export * from './inventory.js';
 export * from './migrate-subscriptions.js';
+export * from './output-manifest.js';

@@ -62,6 +62,14 @@ describe('pullfleet synth', () => {
     expect(readTree(path.join(out, 'dist'))).toStrictEqual(expected);
     const works = expected.filter(({ object }) => object.kind === 'ManifestWork').length;
     expect(result.output).toContain(`pullfleet: hub: ${expected.length} objects (${works} ManifestWorks) in ${buildFleet().renderObjects().size} files`);
+
+    // A bare `cdk8s synth` (Fleet.synth) writes the same folder byte for byte, manifest included.
+    const bare = path.join(out, 'bare');
+    buildFleet({ outdir: bare }).synth();
+    const files = (dir: string) => (fs.readdirSync(dir, { recursive: true }) as string[]).filter((f) => fs.statSync(path.join(dir, f)).isFile()).sort();
+    expect(files(bare)).toStrictEqual(files(path.join(out, 'dist')));
+    for (const file of files(bare)) expect([file, fs.readFileSync(path.join(bare, file), 'utf8')]).toStrictEqual([file, fs.readFileSync(path.join(out, 'dist', file), 'utf8')]);
+    expect(files(bare)).toContain('.pullfleet');
   });
 
   test('plan lists a ManifestWork that a fresh synth no longer produces as a spoke deletion', () => {
