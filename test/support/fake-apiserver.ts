@@ -8,11 +8,13 @@
  * Faults: `expireWatches()` (resumes get 410 Gone), `closeWatches()`, `failNext(...)`.
  * `requestCount(...)` counts HTTP requests per verb and resource.
  *
- * Choices: namespaces need not exist for namespaced writes (deleting a Namespace deletes its contents,
- * honouring finalizers, and the Namespace at once); strategic merge patch on core kinds is treated as
- * a merge patch and refused with 415 for custom resources, as the real server does; CRD objects are
- * validated and defaulted against their OpenAPI schema but CEL rules (x-kubernetes-validations) are
- * not evaluated and unknown fields are not pruned.
+ * As the real server: a namespaced create (or apply) into a namespace that does not exist is 404
+ * `namespaces "x" not found` (`implicitNamespaces: true` turns that off); custom resources lose fields
+ * their structural schema does not specify (x-kubernetes-preserve-unknown-fields respected).
+ * Choices: deleting a Namespace deletes its contents (honouring finalizers) and the Namespace at once;
+ * strategic merge patch on core kinds is treated as a merge patch and refused with 415 for custom
+ * resources, as the real server does; CRD objects are validated and defaulted against their OpenAPI
+ * schema but CEL rules (x-kubernetes-validations) are not evaluated.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -181,6 +181,11 @@ export interface StoreOptions {
   historyLimit?: number;
   /** Clock for creationTimestamp / deletionTimestamp / managedFields times. */
   now?: () => Date;
+  /**
+   * Accept namespaced creates into namespaces that do not exist (older behaviour of the double). The real
+   * server answers 404 `namespaces "x" not found`. @default false
+   */
+  implicitNamespaces?: boolean;
 }
 
 export class FakeStore {
@@ -194,10 +199,12 @@ export class FakeStore {
   private compactedRv = 0;
   private readonly historyLimit: number;
   private readonly now: () => Date;
+  private readonly implicitNamespaces: boolean;
 
   constructor(opts: StoreOptions = {}) {
     this.historyLimit = opts.historyLimit ?? 20_000;
     this.now = opts.now ?? (() => new Date());
+    this.implicitNamespaces = opts.implicitNamespaces === true;
   }
 
   /** The current (latest) resourceVersion. */
@@ -268,6 +275,7 @@ export class FakeStore {
     if (def.namespaced && meta.namespace && meta.namespace !== ns) {
       throw new ApiError(400, 'BadRequest', 'the namespace of the provided object does not match the namespace sent on the request');
     }
+    if (ns) this.checkNamespaceExists(ns);
     let name = meta.name as string | undefined;
     if (!name && meta.generateName) name = `${meta.generateName}${randomUUID().replace(/-/g, '').slice(0, 5)}`;
     if (!name) throw this.invalid(def, '', [{ reason: 'FieldValueRequired', field: 'metadata.name', message: 'Required value: name or generateName is required' }]);
@@ -490,6 +498,18 @@ export class FakeStore {
     }
   }
 
+  /** Namespace lifecycle admission: no new object in a namespace that does not exist or is terminating. */
+  private checkNamespaceExists(namespace: string): void {
+    if (this.implicitNamespaces) return;
+    const def = this.registry.byPath('', 'v1', 'namespaces');
+    if (!def) return;
+    const found = this.bucket(def).get(objectKey(undefined, namespace));
+    if (!found) throw new ApiError(404, 'NotFound', `namespaces "${namespace}" not found`, { name: namespace, kind: 'namespaces' });
+    if (found.metadata.deletionTimestamp) {
+      throw new ApiError(403, 'Forbidden', `unable to create new content in namespace ${namespace} because it is being terminated`, { name: namespace, kind: 'namespaces' });
+    }
+  }
+
   private notFound(def: ResourceDefinition, name: string): ApiError {
     return new ApiError(404, 'NotFound', `${qualifiedName(def)} "${name}" not found`, { name, group: def.group, kind: def.plural });
   }
@@ -544,6 +564,7 @@ export class FakeStore {
   private validate(def: ResourceDefinition, obj: KubeObj): void {
     this.checkMetadata(def, obj);
     if (!def.custom || !def.schema) return;
+    pruneUnknown(obj, def.schema, true);
     let validate = COMPILED.get(def.schema);
     if (!validate) {
       validate = AJV.compile(ajvSchema(def.schema) as object);
@@ -646,6 +667,7 @@ export class FakeStore {
         throw new ApiError(400, 'BadRequest', 'the namespace of the provided object does not match the namespace sent on the request');
       }
       this.checkName(def, name);
+      if (ns) this.checkNamespaceExists(ns);
       merged.apiVersion = apiVersionOf(def);
       merged.kind = def.kind;
       merged.metadata = { ...(merged.metadata ?? {}), name, uid: randomUUID(), creationTimestamp: timestamp(this.now()) };
@@ -771,6 +793,35 @@ export class FakeStore {
     if (now && before) watcher.sink.send('MODIFIED', event.object);
     else if (now) watcher.sink.send('ADDED', event.object);
     else if (before) watcher.sink.send('DELETED', event.object);
+  }
+}
+
+type SchemaNode = Record<string, unknown>;
+
+/**
+ * Drops fields the structural schema does not specify, in place, as the API server does for custom
+ * resources: below `x-kubernetes-preserve-unknown-fields: true` unknown fields stay (specified ones are
+ * still pruned recursively); `apiVersion`, `kind` and `metadata` stay at the root and in embedded resources.
+ */
+export function pruneUnknown(value: unknown, schema: unknown, root = false): void {
+  if (!isPlainObject(schema)) return;
+  const node = schema as SchemaNode;
+  if (Array.isArray(value)) {
+    for (const item of value) pruneUnknown(item, node.items);
+    return;
+  }
+  if (!isPlainObject(value)) return;
+  const obj = value as Record<string, unknown>;
+  const preserve = node['x-kubernetes-preserve-unknown-fields'] === true;
+  const embedded = root || node['x-kubernetes-embedded-resource'] === true;
+  const properties = isPlainObject(node.properties) ? (node.properties as Record<string, unknown>) : undefined;
+  const additional = isPlainObject(node.additionalProperties) ? node.additionalProperties : undefined;
+  for (const key of Object.keys(obj)) {
+    if (embedded && (key === 'apiVersion' || key === 'kind' || key === 'metadata')) continue;
+    if (properties && key in properties) pruneUnknown(obj[key], properties[key]);
+    else if (additional) pruneUnknown(obj[key], additional);
+    else if (node.additionalProperties === true || preserve) continue;
+    else delete obj[key];
   }
 }
 
