@@ -667,7 +667,7 @@ export class FakeStore {
         throw new ApiError(400, 'BadRequest', 'the namespace of the provided object does not match the namespace sent on the request');
       }
       this.checkName(def, name);
-      if (ns) this.checkNamespaceExists(ns);
+      if (ns) this.checkNamespaceExists(String(ns));
       merged.apiVersion = apiVersionOf(def);
       merged.kind = def.kind;
       merged.metadata = { ...(merged.metadata ?? {}), name, uid: randomUUID(), creationTimestamp: timestamp(this.now()) };
