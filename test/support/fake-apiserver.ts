@@ -418,6 +418,12 @@ export class FakeApiServer {
     return { ...this.injected };
   }
 
+  /** Holds a request; a client that gives up (closes its connection) takes its request with it. */
+  private hold(h: HeldRequest): void {
+    this.held.add(h);
+    h.res.once('close', () => this.held.delete(h));
+  }
+
   private releaseOne(h: HeldRequest): void {
     this.held.delete(h);
     if (h.req.socket.destroyed || h.res.writableEnded || h.res.destroyed) return;
@@ -563,7 +569,7 @@ export class FakeApiServer {
           if (hang.times <= 0) this.hangs.splice(this.hangs.indexOf(hang), 1);
         }
         this.injected.hungRequests += 1;
-        this.held.add({ client, verb, req, res, serve });
+        this.hold({ client, verb, req, res, serve });
         return;
       }
       const r = this.realism;
@@ -571,7 +577,7 @@ export class FakeApiServer {
         // Held for a short while, then answered if the client still waits (like a slow etcd or a stalled proxy).
         this.injected.randomHangs += 1;
         const held: HeldRequest = { client, verb, req, res, serve };
-        this.held.add(held);
+        this.hold(held);
         this.later(r.requestRandom.int(r.hangMs[0], r.hangMs[1]), () => {
           if (this.held.has(held)) this.releaseOne(held);
         });
