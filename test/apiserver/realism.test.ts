@@ -8,7 +8,7 @@ import { afterEach, describe, expect, test } from '@jest/globals';
 import { Watch } from '@kubernetes/client-node';
 import type { RealismOptions } from '../support/fake-apiserver.js';
 import { waitFor } from '../support/wait.js';
-import { APPS, WORKS, application, failure, harness, manifestWork, type Harness } from './helpers.js';
+import { APPS, application, failure, harness, manifestWork, type Harness } from './helpers.js';
 
 const open: Harness[] = [];
 afterEach(async () => {
