@@ -101,3 +101,32 @@ describe('pruning of unknown fields', () => {
     expect(created.metadata).toMatchObject({ labels: { a: 'b' }, annotations: { 'x.io/y': 'z' }, finalizers: ['x.io/f'] });
   });
 });
+
+describe('date-time formats', () => {
+  test('fails when an Application status carries a startedAt that is not RFC 3339: 422 naming the field, as the real server', async () => {
+    h.server.store.create(application('guestbook'));
+
+    const { code, status } = await failure(
+      h.custom.patchNamespacedCustomObject(
+        { ...APPS, namespace: 'argocd', name: 'guestbook', body: { status: { operationState: { operation: {}, phase: 'Running', startedAt: '1700000000' } } } },
+        merge,
+      ),
+    );
+
+    expect(code).toBe(422);
+    expect(status.details.causes).toContainEqual({
+      reason: 'FieldValueInvalid',
+      field: 'status.operationState.startedAt',
+      message: 'Invalid value: "1700000000": status.operationState.startedAt in body must be of type date-time: "1700000000"',
+    });
+  });
+
+  test('GIVEN an RFC 3339 startedAt with fractional seconds WHEN written THEN it is accepted', async () => {
+    h.server.store.create(application('guestbook'));
+    await h.custom.patchNamespacedCustomObject(
+      { ...APPS, namespace: 'argocd', name: 'guestbook', body: { status: { operationState: { operation: {}, phase: 'Running', startedAt: '2030-01-01T00:00:00.123456Z' } } } },
+      merge,
+    );
+    expect(h.server.store.get('applications', 'argocd', 'guestbook').status.operationState.startedAt).toBe('2030-01-01T00:00:00.123456Z');
+  });
+});

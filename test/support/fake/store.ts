@@ -154,6 +154,9 @@ function ajvCauses(validate: ValidateFunction): StatusCause[] {
     if (e.keyword === 'enum') {
       return { reason: 'FieldValueNotSupported', message: `Unsupported value: supported values: ${JSON.stringify((e.params as { allowedValues: unknown[] }).allowedValues)}`, field: base };
     }
+    if (e.keyword === 'format') {
+      return { reason: 'FieldValueInvalid', message: `Invalid value: ${JSON.stringify(e.data)}: ${base} in body must be of type ${(e.params as { format: string }).format}: ${JSON.stringify(e.data)}`, field: base };
+    }
     return { reason: 'FieldValueInvalid', message: `Invalid value: ${e.message ?? 'invalid'}`, field: base };
   });
 }
@@ -165,7 +168,7 @@ function ajvSchema(schema: unknown): unknown {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(schema)) {
     if (key.startsWith('x-kubernetes-')) continue;
-    if (key === 'format') continue;
+    if (key === 'format' && value !== 'date-time') continue;
     out[key] = key === 'properties' || key === 'patternProperties' ? Object.fromEntries(Object.entries(value as object).map(([k, v]) => [k, ajvSchema(v)])) : ajvSchema(value);
   }
   if (out.nullable === true && out.type === undefined) delete out.nullable;
@@ -173,7 +176,9 @@ function ajvSchema(schema: unknown): unknown {
 }
 
 /** Compiled validators, shared by every store in the process (compiling the Argo CD schemas is slow). */
-const AJV = new Ajv({ strict: false, allErrors: true, useDefaults: true, validateFormats: false });
+const AJV = new Ajv({ strict: false, allErrors: true, useDefaults: true, validateFormats: true, verbose: true });
+// The API server checks date-time (RFC 3339) strings in custom resources; other formats are not checked here.
+AJV.addFormat('date-time', /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/);
 const COMPILED = new WeakMap<object, ValidateFunction>();
 
 export interface StoreOptions {
