@@ -11,16 +11,8 @@
 import { describe, test } from '@jest/globals';
 import { CHAOS_SCENARIOS } from './chaos-scenarios.js';
 import { chaosSeeds, runOnDouble } from './harness.js';
+import { PENDING_CONTROLLER_FIXES } from './pending.js';
 
-/** Scenario name → the issue 7 defect it waits for. */
-export const PENDING_CONTROLLER_FIXES: Record<string, string> = {
-  "two replicas, the leader's requests hang: the standby takes over only once the Lease has really expired, and the old leader's stuck writes never land":
-    'issue 7 defects 5 and 7 (no request timeout: the hung leader keeps its writes in flight and they land after the partition heals)',
-  'opted-in apps with an empty, blank or missing cluster annotation, or without skip-reconcile, get a condition saying so': 'issue 7 defect 10 (bad annotations get no condition)',
-  'feedback the hub app schema rejects (an Integer operationStateStartedAt) does not freeze the status write-back: valid fields land and a condition names the field':
-    'issue 7 defect 10 (one rejected feedback value freezes the write-back)',
-  'a cluster whose namespace does not exist yet: a condition on the hub app, and the work follows promptly once the namespace appears': 'issue 7 defect 10 (namespace 404 loops without a condition)',
-};
 
 const SEEDS = process.env.PULLFLEET_CHAOS_SEEDS || process.env.PULLFLEET_CHAOS_SEED ? chaosSeeds(2) : [11, 12];
 
