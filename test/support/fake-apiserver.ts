@@ -24,6 +24,7 @@ import { apiVersionOf, qualifiedName, type ResourceDefinition } from './fake/reg
 import {
   ApiError,
   FakeStore,
+  MAX_REQUEST_BYTES,
   PATCH_CONTENT_TYPES,
   type DeleteOptions,
   type KubeObj,
@@ -662,6 +663,7 @@ export class FakeApiServer {
       force: q.get('force') === 'true',
     };
     if (q.get('dryRun')) throw new ApiError(400, 'BadRequest', 'the fake API server does not support dryRun');
+    if (raw.length > MAX_REQUEST_BYTES) throw new ApiError(413, 'RequestEntityTooLarge', `Request entity too large: limit is ${MAX_REQUEST_BYTES}`);
     const body = (): KubeObj => {
       try {
         return JSON.parse(raw.toString('utf8') || 'null') as KubeObj;

@@ -113,6 +113,11 @@ interface Watcher {
   sink: WatchSink;
 }
 
+/** etcd's default request limit (--max-request-bytes): an object larger than this cannot be stored. */
+export const MAX_STORED_BYTES = 1.5 * 1024 * 1024;
+/** The API server's limit on a write request body. */
+export const MAX_REQUEST_BYTES = 3 * 1024 * 1024;
+
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
 const QUALIFIED_NAME = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
@@ -743,6 +748,8 @@ export class FakeStore {
         ],
       };
     }
+    // etcd refuses values over 1.5 MiB; the API server passes its error on as a 500.
+    if (Buffer.byteLength(JSON.stringify(next)) > MAX_STORED_BYTES) throw new ApiError(500, 'InternalError', 'etcdserver: request is too large');
     this.rv += 1;
     next.metadata.resourceVersion = String(this.rv);
     if (entries.length > 0) next.metadata.managedFields = managedFieldsOf(entries);

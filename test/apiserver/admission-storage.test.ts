@@ -1,4 +1,4 @@
-/** The double refuses writes into missing namespaces and prunes unknown fields of custom resources, as the real server does. */
+/** Checks the real server makes on every write that the double makes too: namespace lifecycle, pruning of unknown fields, date-time formats, size limits. */
 import { afterEach, beforeEach, describe, expect, test } from '@jest/globals';
 import { APPS, WORKS, apply, application, failure, harness, manifestWork, merge, type Harness } from './helpers.js';
 
@@ -128,5 +128,28 @@ describe('date-time formats', () => {
       merge,
     );
     expect(h.server.store.get('applications', 'argocd', 'guestbook').status.operationState.startedAt).toBe('2030-01-01T00:00:00.123456Z');
+  });
+});
+
+describe('size limits', () => {
+  test('fails when a write body is over 3 MiB: 413 RequestEntityTooLarge, as the real server', async () => {
+    const body = application('huge');
+    body.spec.source.helm = { values: 'x'.repeat(3 * 1024 * 1024) };
+
+    const { code, status } = await failure(h.custom.createNamespacedCustomObject({ ...APPS, namespace: 'argocd', body }));
+
+    expect(code).toBe(413);
+    expect(status).toMatchObject({ reason: 'RequestEntityTooLarge', message: 'Request entity too large: limit is 3145728' });
+  });
+
+  test('fails when the stored object would be over 1.5 MiB: 500 with etcd\'s message, and nothing is stored', async () => {
+    const body = application('big');
+    body.spec.source.helm = { values: 'x'.repeat(1600 * 1024) };
+
+    const { code, status } = await failure(h.custom.createNamespacedCustomObject({ ...APPS, namespace: 'argocd', body }));
+
+    expect(code).toBe(500);
+    expect(status.message).toBe('etcdserver: request is too large');
+    expect(h.server.store.find('applications', 'argocd', 'big')).toBeUndefined();
   });
 });
