@@ -280,3 +280,41 @@ describe('determinism', () => {
     expect(other).not.toStrictEqual(first);
   });
 });
+
+describe('watches that end at once, and the request log', () => {
+  test('GIVEN endWatchesAtOnce WHEN a watch opens THEN it ends at once with no event; switched off, watches stream again', async () => {
+    const h = await harness();
+    open.push(h);
+    h.server.store.create(application('a'));
+    h.server.endWatchesAtOnce(true);
+    const seen: Seen[] = [];
+
+    const first = await watch(h, APPS_PATH, 'apps', seen);
+    await waitFor('the stream to end', () => first.state.ended);
+    expect(seen).toStrictEqual([]);
+
+    h.server.endWatchesAtOnce(false);
+    const second = await watch(h, APPS_PATH, 'apps', seen);
+    await waitFor('the synthetic ADDED', () => seen.length === 1);
+    second.stop();
+  });
+
+  test('GIVEN requests of two clients, one answered 429 WHEN the log is read THEN it lists verb, resource, client and code in order', async () => {
+    const h = await harness();
+    open.push(h);
+    h.server.failNext({ verb: 'list', resource: 'applications', code: 429 });
+    const as = (client: string) => ({ headers: { authorization: `Bearer fake-token.${client}` } });
+    const url = `${h.server.url}/apis/argoproj.io/v1alpha1/namespaces/argocd/applications`;
+
+    await fetch(url, as('one'));
+    await fetch(url, as('two'));
+
+    const log = h.server.requestLog({ resource: 'applications' });
+    expect(log.map(({ verb, resource, client, code }) => ({ verb, resource, client, code }))).toStrictEqual([
+      { verb: 'list', resource: 'applications.argoproj.io', client: 'one', code: 429 },
+      { verb: 'list', resource: 'applications.argoproj.io', client: 'two', code: 200 },
+    ]);
+    expect(log[1]!.at).toBeGreaterThanOrEqual(log[0]!.at);
+    expect(h.server.requestLog({ client: 'two' })).toHaveLength(1);
+  });
+});

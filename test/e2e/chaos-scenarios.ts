@@ -312,6 +312,49 @@ export const CHAOS_SCENARIOS: Scenario[] = [
     },
   },
   {
+    name: '429 with Retry-After: the controller waits at least as long as the API server asked before it retries the write',
+    needsFaults: true,
+    async run(ctx) {
+      const server = serverOf(ctx);
+      const { hubNamespace, clusters } = ctx.fleet;
+      await ctx.startController({}, { client: 'controller' });
+      server.failNext({ verb: 'patch', resource: 'manifestworks', code: 429, times: 3 });
+
+      await ctx.cluster.create(hubApp('throttled', hubNamespace, clusters[0]));
+      await assertFleetInvariants(ctx.cluster, ctx.fleet, ctx.timeoutMs);
+
+      // Lower bounds only: a controller that honours Retry-After can never be faster than this.
+      const attempts = server.requestLog({ verb: 'patch', resource: 'manifestworks', client: 'controller' });
+      expect(attempts.slice(0, 4).map((a) => (a.code < 300 ? 'ok' : a.code))).toStrictEqual([429, 429, 429, 'ok']);
+      for (let i = 1; i < 4; i++) expect(attempts[i]!.at - attempts[i - 1]!.at).toBeGreaterThanOrEqual(950);
+    },
+  },
+  {
+    name: 'watches that end at once without an event count as failures: the controller backs off instead of spinning, and recovers',
+    needsFaults: true,
+    async run(ctx) {
+      const server = serverOf(ctx);
+      const { hubNamespace, clusters } = ctx.fleet;
+      await ctx.startController({}, { client: 'controller' });
+      const kinds = new Set(server.requestLog({ verb: 'list', client: 'controller' }).map((r) => r.resource)).size;
+      expect(kinds).toBeGreaterThan(0);
+
+      server.endWatchesAtOnce(true);
+      const before = server.requestCount({ verb: ['watch', 'list'], client: 'controller' });
+      const started = performance.now();
+      // A measurement window, not a wait for a state: how many list/watch requests in about 2 s.
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
+      const requests = server.requestCount({ verb: ['watch', 'list'], client: 'controller' }) - before;
+      const seconds = (performance.now() - started) / 1000;
+      server.endWatchesAtOnce(false);
+
+      // With backoff from 200 ms, each informer makes a handful of attempts in 2 s; a spinning one makes thousands.
+      expect(requests / seconds).toBeLessThan(kinds * 10);
+      await ctx.cluster.create(hubApp('after-storm', hubNamespace, clusters[0]));
+      await assertFleetInvariants(ctx.cluster, ctx.fleet, ctx.timeoutMs);
+    },
+  },
+  {
     name: 'a cluster whose namespace does not exist yet: a condition on the hub app, and the work follows promptly once the namespace appears',
     async run(ctx) {
       const { hubNamespace } = ctx.fleet;

@@ -109,6 +109,21 @@ export interface InjectedFaults {
   refusedRequests: number;
 }
 
+/** One served request, as `server.requestLog()` returns it. */
+export interface RequestRecord {
+  /** Milliseconds on the server's monotonic clock (performance.now()). */
+  readonly at: number;
+  readonly verb: Verb;
+  /** `plural.group[/sub]` */
+  readonly resource: string;
+  readonly client: string;
+  /** HTTP status answered (200 for a watch that started). */
+  readonly code: number;
+}
+
+/** How many requests the log keeps (the oldest go first). */
+const REQUEST_LOG_LIMIT = 5_000;
+
 /** The client a request comes from: `kubeConfig({ client })` sends the bearer token `fake-token.<client>`. */
 function clientOf(req: IncomingMessage): string {
   const auth = req.headers.authorization ?? '';
@@ -245,6 +260,8 @@ export class FakeApiServer {
   private url_ = '';
   private port = 0;
   private down = false;
+  private watchesEndAtOnce = false;
+  private readonly log: RequestRecord[] = [];
 
   private constructor(
     private readonly server: Server,
@@ -412,6 +429,22 @@ export class FakeApiServer {
   /** Drops every held request: the connection is cut and the request never takes effect. */
   dropHung(): void {
     for (const h of [...this.held]) this.dropOne(h);
+  }
+
+  /**
+   * While on, every new watch is accepted and ends at once without a single event (as a proxy or a
+   * server under pressure may do); a client must treat that as a failure and back off.
+   */
+  endWatchesAtOnce(on: boolean): void {
+    this.watchesEndAtOnce = on;
+  }
+
+  /** The last requests served (up to 5,000), oldest first, optionally filtered. */
+  requestLog(filter: { verb?: Verb | readonly Verb[]; resource?: string; client?: string } = {}): RequestRecord[] {
+    const verbs = filter.verb === undefined ? undefined : ([] as Verb[]).concat(filter.verb as Verb[]);
+    return this.log.filter(
+      (r) => (!verbs || verbs.includes(r.verb)) && (filter.resource === undefined || resourceMatches(filter.resource, r.resource)) && (filter.client === undefined || r.client === filter.client),
+    );
   }
 
   /** What the realistic mode and the fault helpers injected so far. */
@@ -637,6 +670,13 @@ export class FakeApiServer {
     this.counts.set(`${verb} ${counted}`, (this.counts.get(`${verb} ${counted}`) ?? 0) + 1);
     const clientKey = `${verb} ${counted} ${clientOf(req)}`;
     this.clientCounts.set(clientKey, (this.clientCounts.get(clientKey) ?? 0) + 1);
+    const record = { at: performance.now(), verb, resource: counted, client: clientOf(req) };
+    const logIt = () => {
+      this.log.push({ ...record, code: res.statusCode });
+      if (this.log.length > REQUEST_LOG_LIMIT) this.log.splice(0, this.log.length - REQUEST_LOG_LIMIT);
+    };
+    if (verb === 'watch') logIt();
+    else res.once('finish', logIt);
 
     const r = this.realism;
     if (r && verb !== 'watch' && r.requestRandom.chance(r.tooManyRequests)) {
@@ -797,6 +837,10 @@ export class FakeApiServer {
       },
       close: end,
     };
+    if (this.watchesEndAtOnce) {
+      end();
+      return;
+    }
     const from = q.get('resourceVersion');
     if (r && from && from !== '0' && r.watchRandom.chance(r.goneOnResume)) {
       this.injected.goneOnResume += 1;
