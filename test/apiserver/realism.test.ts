@@ -53,10 +53,11 @@ describe('asynchronous watch delivery', () => {
     const w = await watch(h, APPS_PATH, 'apps', seen, { resourceVersion: h.server.store.resourceVersion });
 
     h.server.store.create(application('a'));
-    const atWrite = seen.length;
+    const pendingAtWrite = h.server.pendingWatchEvents();
 
     await waitFor('the ADDED event', () => seen.length === 1);
-    expect(atWrite).toBe(0);
+    expect(pendingAtWrite).toBe(1);
+    expect(h.server.pendingWatchEvents()).toBe(0);
     expect(seen[0]).toMatchObject({ type: 'ADDED', name: 'a' });
     w.stop();
   });
@@ -93,6 +94,7 @@ describe('asynchronous watch delivery', () => {
     const seen: Seen[] = [];
     const w = await watch(h, APPS_PATH, 'apps', seen, { resourceVersion: h.server.store.resourceVersion });
     h.server.store.create(application('a'));
+    expect(h.server.pendingWatchEvents()).toBe(0);
     await waitFor('the ADDED event', () => seen.length === 1);
     expect(h.server.injectedFaults().delayedWatchEvents).toBe(0);
     w.stop();

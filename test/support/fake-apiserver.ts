@@ -5,8 +5,10 @@
  *
  * Tests act as other actors (Argo CD, the applicationset-controller, the OCM work agent) through
  * `server.store`, which writes through the same code path as HTTP (resourceVersion bumps, watch events).
- * Faults: `expireWatches()` (resumes get 410 Gone), `closeWatches()`, `failNext(...)`.
- * `requestCount(...)` counts HTTP requests per verb and resource.
+ * Faults: `expireWatches()` (resumes get 410 Gone), `closeWatches()`, `failNext(...)`, `hangNext(...)`,
+ * `partition(client, 'hang' | 'refuse')`, `goDown()` / `comeBack()`, `endWatchesAtOnce(...)`.
+ * `requestCount(...)` counts HTTP requests per verb, resource and client; `requestLog(...)` keeps the last ones.
+ * With `realism: { seed }` it behaves like a server under load (see {@link RealismOptions}).
  *
  * As the real server: a namespaced create (or apply) into a namespace that does not exist is 404
  * `namespaces "x" not found` (`implicitNamespaces: true` turns that off); custom resources lose fields
@@ -228,6 +230,8 @@ interface OpenWatch {
   client: string;
   /** While the client is partitioned with 'hang', nothing reaches it. */
   muted: boolean;
+  /** Events waiting for their delivery delay (realistic mode). */
+  pending: string[];
   end: () => void;
 }
 
@@ -437,6 +441,13 @@ export class FakeApiServer {
    */
   endWatchesAtOnce(on: boolean): void {
     this.watchesEndAtOnce = on;
+  }
+
+  /** Watch events accepted but not yet written to their streams (always 0 in the plain mode). */
+  pendingWatchEvents(): number {
+    let n = 0;
+    for (const w of this.openWatches) n += w.pending.length;
+    return n;
   }
 
   /** The last requests served (up to 5,000), oldest first, optionally filtered. */
@@ -790,13 +801,13 @@ export class FakeApiServer {
     res.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' });
     res.flushHeaders();
     const r = this.realism;
-    const open: OpenWatch = { res, bookmarks: q.get('allowWatchBookmarks') === 'true', client: clientOf(req), muted: false, end: () => undefined };
+    const pending: string[] = [];
+    const open: OpenWatch = { res, bookmarks: q.get('allowWatchBookmarks') === 'true', client: clientOf(req), muted: false, pending, end: () => undefined };
     let ended = false;
     let stop: () => void = () => undefined;
     let timer: NodeJS.Timeout | undefined;
     let lifetime: NodeJS.Timeout | undefined;
     let flushTimer: NodeJS.Timeout | undefined;
-    const pending: string[] = [];
     const end = () => {
       if (ended) return;
       ended = true;
