@@ -10,7 +10,7 @@
  */
 import { describe, test } from '@jest/globals';
 import { CHAOS_SCENARIOS } from './chaos-scenarios.js';
-import { chaosSeeds, runOnDouble } from './harness.js';
+import { chaosSeeds, realismFor, runOnDouble } from './harness.js';
 import { PENDING_CONTROLLER_FIXES } from './pending.js';
 
 
@@ -27,7 +27,7 @@ describe.each([['plain double', undefined], ...SEEDS.map((seed) => [`realistic d
     if (pending && seed !== undefined) continue;
     const run = pending ? test.failing : test;
     run(pending ? `${scenario.name} [pending: ${pending}]` : scenario.name, async () => {
-      await runOnDouble(scenario, { ...(seed === undefined ? {} : { realism: { seed } }), ...(pending ? { timeoutMs: PENDING_TIMEOUT_MS } : {}) });
+      await runOnDouble(scenario, { ...(seed === undefined ? {} : { realism: realismFor(seed) }), ...(pending ? { timeoutMs: PENDING_TIMEOUT_MS } : {}) });
     }, 180_000);
   }
 });

@@ -16,6 +16,23 @@ export function chaosSeeds(defaultCount: number): number[] {
   return Array.from({ length: Number.isFinite(count) && count > 0 ? count : defaultCount }, (_, i) => i + 1);
 }
 
+/**
+ * Fault rates on top of a seed. `PULLFLEET_CHAOS_PROFILE=storm` runs the suites much harsher than CI does
+ * (short-lived watches, frequent 410s, 429s and held requests) to hunt for rare interleavings.
+ */
+const PROFILES: Record<string, Omit<RealismOptions, 'seed'>> = {
+  default: {},
+  storm: { maxWatchDelayMs: 50, watchLifetimeMs: [20, 400], goneOnResume: 0.3, tooManyRequests: 0.08, hang: 0.05, hangMs: [50, 2000] },
+};
+
+/** The realism settings for a seed under the profile chosen in the environment. */
+export function realismFor(seed: number): RealismOptions {
+  const name = process.env.PULLFLEET_CHAOS_PROFILE ?? 'default';
+  const profile = PROFILES[name];
+  if (!profile) throw new Error(`PULLFLEET_CHAOS_PROFILE must be one of ${Object.keys(PROFILES).join(', ')}, got "${name}"`);
+  return { ...profile, seed };
+}
+
 export interface RunOptions {
   /** Run on the realistic double with these settings. */
   realism?: RealismOptions;
@@ -45,7 +62,8 @@ export async function runOnDouble(scenario: Scenario, opts: RunOptions = {}): Pr
   } catch (error) {
     if (opts.realism) {
       const e = error instanceof Error ? error : new Error(String(error));
-      e.message = `[realistic double, seed ${opts.realism.seed}; replay with PULLFLEET_CHAOS_SEED=${opts.realism.seed}; injected ${JSON.stringify(server.injectedFaults())}] ${e.message}`;
+      const profile = process.env.PULLFLEET_CHAOS_PROFILE ? `PULLFLEET_CHAOS_PROFILE=${process.env.PULLFLEET_CHAOS_PROFILE} ` : '';
+      e.message = `[realistic double, seed ${opts.realism.seed}; replay with ${profile}PULLFLEET_CHAOS_SEED=${opts.realism.seed}; injected ${JSON.stringify(server.injectedFaults())}] ${e.message}`;
       throw e;
     }
     throw error;

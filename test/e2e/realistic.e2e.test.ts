@@ -4,7 +4,7 @@
  * of seeds. `PULLFLEET_CHAOS_SEEDS=n` runs n seeds of every scenario, `PULLFLEET_CHAOS_SEED=n` replays one.
  */
 import { describe, test } from '@jest/globals';
-import { chaosSeeds, runOnDouble } from './harness.js';
+import { chaosSeeds, realismFor, runOnDouble } from './harness.js';
 import { SCENARIOS } from './scenarios.js';
 
 const CHOSEN = Boolean(process.env.PULLFLEET_CHAOS_SEEDS || process.env.PULLFLEET_CHAOS_SEED);
@@ -18,7 +18,7 @@ const MATRIX_SEEDS = CHOSEN ? [] : chaosSeeds(20);
 describe('every scenario on the realistic double', () => {
   const cases = ALL_FOR.flatMap((seed) => SCENARIOS.map((s) => [seed, s.name, s] as const));
   test.each(cases)('seed %i: %s', async (seed, _name, scenario) => {
-    await runOnDouble(scenario, { realism: { seed } });
+    await runOnDouble(scenario, { realism: realismFor(seed) });
   }, 120_000);
 });
 
@@ -27,6 +27,6 @@ describe('seed matrix over the scenarios with the most interleaving', () => {
   const cases = MATRIX_SEEDS.flatMap((seed) => picked.map((s) => [seed, s.name, s] as const));
   if (cases.length === 0) test.skip('seeds chosen in the environment run every scenario above', () => undefined);
   else test.each(cases)('seed %i: %s', async (seed, _name, scenario) => {
-    await runOnDouble(scenario, { realism: { seed } });
+    await runOnDouble(scenario, { realism: realismFor(seed) });
   }, 120_000);
 });
