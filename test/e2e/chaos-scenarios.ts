@@ -126,6 +126,9 @@ export const CHAOS_SCENARIOS: Scenario[] = [
       for (let i = 0; i < 4; i++) await ctx.cluster.create(hubApp(`during-${i}`, hubNamespace, clusters[i % 2]!));
       await patchApp(ctx, 'before-03', () => ({ metadata: { annotations: { [MANAGED_CLUSTER_ANNOTATION]: clusters[0] } } }));
       await ctx.cluster.delete(appRef(hubNamespace, 'before-04'));
+      // The outage lasts a while after those writes (its length, not something the test waits for):
+      // long enough for the controller's watches and retries to fail several times and back off.
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
       await server.comeBack();
 
       await assertFleetInvariants(ctx.cluster, ctx.fleet, ctx.timeoutMs);
