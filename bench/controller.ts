@@ -42,7 +42,7 @@ const percentile = (values: number[], p: number) => {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 };
 
-const server = await startFakeApiServer();
+const server = await startFakeApiServer({ implicitNamespaces: true });
 const store = server.store;
 store.registerCrd(fleetReportCrd() as KubeObj);
 store.create({ apiVersion: 'cluster.open-cluster-management.io/v1beta2', kind: 'ManagedClusterSet', metadata: { name: 'bench' }, spec: {} });

@@ -50,7 +50,7 @@ for (const size of [500, 2000, 5000]) {
 }
 
 // ---------------------------------------------------------------- 2. end to end
-const server = await startFakeApiServer();
+const server = await startFakeApiServer({ implicitNamespaces: true });
 const store = server.store;
 store.create(fleetReportCrd() as unknown as KubeObj);
 const appSet = store.create<KubeObj>(applicationSet() as unknown as KubeObj);

@@ -59,13 +59,13 @@ describe('create and get', () => {
   });
 
   test('GIVEN core kinds WHEN namespaces, secrets and leases are written THEN they are served at their core and group paths', async () => {
-    await h.core.createNamespace({ body: { metadata: { name: 'argocd' } } });
-    await h.core.createNamespacedSecret({ namespace: 'argocd', body: { metadata: { name: 'cluster1', labels: { 'argocd.argoproj.io/secret-type': 'cluster' } }, stringData: { name: 'cluster1' } } });
-    await h.coordination.createNamespacedLease({ namespace: 'argocd', body: { metadata: { name: 'leader' }, spec: { holderIdentity: 'a', leaseDurationSeconds: 15 } } });
+    await h.core.createNamespace({ body: { metadata: { name: 'hub-system' } } });
+    await h.core.createNamespacedSecret({ namespace: 'hub-system', body: { metadata: { name: 'cluster1', labels: { 'argocd.argoproj.io/secret-type': 'cluster' } }, stringData: { name: 'cluster1' } } });
+    await h.coordination.createNamespacedLease({ namespace: 'hub-system', body: { metadata: { name: 'leader' }, spec: { holderIdentity: 'a', leaseDurationSeconds: 15 } } });
 
-    expect((await h.core.readNamespace({ name: 'argocd' })).metadata?.name).toBe('argocd');
-    expect((await h.core.readNamespacedSecret({ namespace: 'argocd', name: 'cluster1' })).metadata?.labels).toStrictEqual({ 'argocd.argoproj.io/secret-type': 'cluster' });
-    expect((await h.coordination.readNamespacedLease({ namespace: 'argocd', name: 'leader' })).spec?.holderIdentity).toBe('a');
+    expect((await h.core.readNamespace({ name: 'hub-system' })).metadata?.name).toBe('hub-system');
+    expect((await h.core.readNamespacedSecret({ namespace: 'hub-system', name: 'cluster1' })).metadata?.labels).toStrictEqual({ 'argocd.argoproj.io/secret-type': 'cluster' });
+    expect((await h.coordination.readNamespacedLease({ namespace: 'hub-system', name: 'leader' })).spec?.holderIdentity).toBe('a');
   });
 });
 

@@ -74,12 +74,12 @@ describe('delete', () => {
   });
 
   test('GIVEN a namespace with objects WHEN the namespace is deleted THEN its objects go too (finalizers honoured)', async () => {
-    await h.core.createNamespace({ body: { metadata: { name: 'team-a' } } });
-    h.server.store.create(application('plain', 'team-a'));
-    h.server.store.create(application('held', 'team-a', { metadata: { finalizers: ['a.io/one'] } }));
+    await h.core.createNamespace({ body: { metadata: { name: 'doomed' } } });
+    h.server.store.create(application('plain', 'doomed'));
+    h.server.store.create(application('held', 'doomed', { metadata: { finalizers: ['a.io/one'] } }));
     h.server.store.create(application('elsewhere', 'team-b'));
 
-    await h.core.deleteNamespace({ name: 'team-a' });
+    await h.core.deleteNamespace({ name: 'doomed' });
 
     expect(h.server.store.list('applications').map((a) => [a.metadata.name, Boolean(a.metadata.deletionTimestamp)])).toStrictEqual([
       ['held', true],

@@ -11,8 +11,13 @@ export interface Harness {
   coordination: CoordinationV1Api;
 }
 
-export async function harness(opts: FakeApiServerOptions = {}): Promise<Harness> {
-  const server = await startFakeApiServer(opts);
+/** Namespaces the conformance tests write into (the double, like the real server, needs them to exist). */
+export const TEST_NAMESPACES = ['argocd', 'cluster1', 'cluster2', 'team-a', 'team-b', 'pullfleet-system', 'ns', 'guestbook', 'default'];
+
+export async function harness(opts: FakeApiServerOptions & { namespaces?: readonly string[] } = {}): Promise<Harness> {
+  const { namespaces = TEST_NAMESPACES, ...serverOptions } = opts;
+  const server = await startFakeApiServer(serverOptions);
+  for (const name of namespaces) server.store.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
   const kc = server.kubeConfig();
   return {
     server,

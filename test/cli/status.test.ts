@@ -197,7 +197,7 @@ describe('pullfleet status against the API double', () => {
   let kubeconfig: string;
 
   beforeAll(async () => {
-    server = await startFakeApiServer();
+    server = await startFakeApiServer({ implicitNamespaces: true });
     dir = mkdtempSync(join(tmpdir(), 'pullfleet-status-'));
     kubeconfig = join(dir, 'kubeconfig');
     writeFileSync(kubeconfig, server.kubeConfigYaml());
@@ -274,7 +274,7 @@ describe('pullfleet status against the API double', () => {
   });
 
   test('fails when the hub is unreachable', async () => {
-    const closed = await startFakeApiServer();
+    const closed = await startFakeApiServer({ implicitNamespaces: true });
     const file = join(dir, 'closed');
     writeFileSync(file, closed.kubeConfigYaml());
     const url = closed.url;

@@ -58,7 +58,7 @@ describe('controller against the fake API server', () => {
   const running: RunningController[] = [];
 
   beforeEach(async () => {
-    server = await startFakeApiServer();
+    server = await startFakeApiServer({ implicitNamespaces: true });
     seedHub(server, ['spoke1', 'spoke2']);
   });
 

@@ -57,6 +57,13 @@ export interface Fleet {
   readonly controllerNamespace: string;
 }
 
+export interface StartControllerOptions {
+  /** Resolve only once ready (caches synced and leading). @default true */
+  waitReady?: boolean;
+  /** The client name its requests carry on the double (per-process counters, partitions, hangs). */
+  client?: string;
+}
+
 export interface ScenarioContext {
   readonly cluster: TestCluster;
   readonly fleet: Fleet;
@@ -65,7 +72,7 @@ export interface ScenarioContext {
    * Starts a controller against the cluster (stopped by the runner after the scenario); resolves once it
    * is ready (caches synced and leading) unless `waitReady` is false.
    */
-  startController(config?: Partial<ControllerConfig>, options?: { waitReady?: boolean }): Promise<RunningController>;
+  startController(config?: Partial<ControllerConfig>, options?: StartControllerOptions): Promise<RunningController>;
   /** Bound for every wait. */
   readonly timeoutMs: number;
 }
@@ -600,9 +607,9 @@ export const SCENARIOS: Scenario[] = [
 export function controllerStarter(cluster: TestCluster, base: Partial<ControllerConfig> = {}) {
   const running: RunningController[] = [];
   return {
-    async start(config: Partial<ControllerConfig> = {}, options: { waitReady?: boolean } = {}): Promise<RunningController> {
+    async start(config: Partial<ControllerConfig> = {}, options: StartControllerOptions = {}): Promise<RunningController> {
       const controller = await startController({
-        kubeConfig: cluster.kubeConfig(),
+        kubeConfig: cluster.kubeConfig(options.client),
         config: { leaderElection: false, clusterSecrets: false, workers: 4, ...base, ...config },
         logger: pino({ level: process.env.PULLFLEET_E2E_LOG ?? 'silent' }),
       });
@@ -610,8 +617,22 @@ export function controllerStarter(cluster: TestCluster, base: Partial<Controller
       if (options.waitReady !== false) await controller.ready();
       return controller;
     },
-    async stopAll(): Promise<void> {
-      await Promise.all(running.splice(0).map((c) => c.stop()));
+    /**
+     * Stops every controller started here. Bounded: a controller whose stop() does not finish in
+     * `boundMs` is abandoned and named in the result (stop() must not hang; the caller decides).
+     */
+    async stopAll(boundMs = 15_000): Promise<string[]> {
+      const stuck: string[] = [];
+      await Promise.all(
+        running.splice(0).map(async (c, i) => {
+          let timer: NodeJS.Timeout | undefined;
+          const bound = new Promise<'stuck'>((resolve) => (timer = setTimeout(() => resolve('stuck'), boundMs)));
+          const result = await Promise.race([c.stop().then(() => 'stopped' as const), bound]);
+          clearTimeout(timer);
+          if (result === 'stuck') stuck.push(`controller #${i + 1}`);
+        }),
+      );
+      return stuck;
     },
   };
 }

@@ -25,7 +25,7 @@ describe('fleet report against the fake API server', () => {
   let agent: WorkAgent;
 
   beforeEach(async () => {
-    server = await startFakeApiServer();
+    server = await startFakeApiServer({ implicitNamespaces: true });
     agent = new WorkAgent(fakeCluster(server));
     for (const name of ['east', 'west', 'north']) {
       server.store.create({ apiVersion: 'cluster.open-cluster-management.io/v1', kind: 'ManagedCluster', metadata: { name }, spec: { hubAcceptsClient: true } });

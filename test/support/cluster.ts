@@ -22,7 +22,8 @@ export interface ListQuery {
 export interface TestCluster {
   /** Shown in test names and messages. */
   readonly description: string;
-  kubeConfig(): KubeConfig;
+  /** A kubeConfig for one client; on the double, `client` names the process in counters, hangs and partitions. */
+  kubeConfig(client?: string): KubeConfig;
   get<T = KubeObj>(ref: ObjectRef): Promise<T | undefined>;
   list<T = KubeObj>(apiVersion: string, kind: string, query?: ListQuery): Promise<T[]>;
   create<T = KubeObj>(obj: KubeObj): Promise<T>;
@@ -37,6 +38,8 @@ export interface TestCluster {
   readonly faults?: {
     /** Every watch closes; resumes get 410 Gone and must relist. */
     expireWatches(): void;
+    /** The double itself, for outages, partitions, hangs and per-client counters. */
+    readonly server: FakeApiServer;
   };
 }
 
@@ -60,7 +63,7 @@ export function fakeCluster(server: FakeApiServer): TestCluster {
   };
   return {
     description: 'the in-process API double',
-    kubeConfig: () => server.kubeConfig(),
+    kubeConfig: (client) => server.kubeConfig(client ? { client } : {}),
     get: (ref) => wrap(() => store.find(ref, ref.namespace, ref.name)),
     list: (apiVersion, kind, query = {}) => wrap(() => store.list({ apiVersion, kind }, query)),
     create: (obj) => wrap(() => store.create(obj)),
@@ -71,7 +74,7 @@ export function fakeCluster(server: FakeApiServer): TestCluster {
       wrap(() => {
         if (store.find(ref, ref.namespace, ref.name)) store.delete(ref, ref.namespace, ref.name);
       }),
-    faults: { expireWatches: () => server.expireWatches() },
+    faults: { expireWatches: () => server.expireWatches(), server },
   };
 }
 

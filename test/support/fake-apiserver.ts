@@ -5,22 +5,28 @@
  *
  * Tests act as other actors (Argo CD, the applicationset-controller, the OCM work agent) through
  * `server.store`, which writes through the same code path as HTTP (resourceVersion bumps, watch events).
- * Faults: `expireWatches()` (resumes get 410 Gone), `closeWatches()`, `failNext(...)`.
- * `requestCount(...)` counts HTTP requests per verb and resource.
+ * Faults: `expireWatches()` (resumes get 410 Gone), `closeWatches()`, `failNext(...)`, `hangNext(...)`,
+ * `partition(client, 'hang' | 'refuse')`, `goDown()` / `comeBack()`, `endWatchesAtOnce(...)`.
+ * `requestCount(...)` counts HTTP requests per verb, resource and client; `requestLog(...)` keeps the last ones.
+ * With `realism: { seed }` it behaves like a server under load (see {@link RealismOptions}).
  *
- * Choices: namespaces need not exist for namespaced writes (deleting a Namespace deletes its contents,
- * honouring finalizers, and the Namespace at once); strategic merge patch on core kinds is treated as
- * a merge patch and refused with 415 for custom resources, as the real server does; CRD objects are
- * validated and defaulted against their OpenAPI schema but CEL rules (x-kubernetes-validations) are
- * not evaluated and unknown fields are not pruned.
+ * As the real server: a namespaced create (or apply) into a namespace that does not exist is 404
+ * `namespaces "x" not found` (`implicitNamespaces: true` turns that off); custom resources lose fields
+ * their structural schema does not specify (x-kubernetes-preserve-unknown-fields respected).
+ * Choices: deleting a Namespace deletes its contents (honouring finalizers) and the Namespace at once;
+ * strategic merge patch on core kinds is treated as a merge patch and refused with 415 for custom
+ * resources, as the real server does; CRD objects are validated and defaulted against their OpenAPI
+ * schema but CEL rules (x-kubernetes-validations) are not evaluated.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { KubeConfig } from '@kubernetes/client-node';
+import { SeededRandom } from './fake/random.js';
 import { apiVersionOf, qualifiedName, type ResourceDefinition } from './fake/registry.js';
 import {
   ApiError,
   FakeStore,
+  MAX_REQUEST_BYTES,
   PATCH_CONTENT_TYPES,
   type DeleteOptions,
   type KubeObj,
@@ -32,6 +38,7 @@ import {
 } from './fake/store.js';
 
 export { ApiError } from './fake/store.js';
+export { SeededRandom } from './fake/random.js';
 export type { KubeObj, PatchType } from './fake/store.js';
 export type { ResourceDefinition } from './fake/registry.js';
 
@@ -52,9 +59,86 @@ export interface FaultSpec {
   message?: string;
 }
 
+/** Which requests a hang applies to; every field left out matches everything. */
+export interface HangSpec {
+  verb?: Verb | readonly Verb[];
+  /** As in {@link FaultSpec.resource}. */
+  resource?: string;
+  /** The client (see `kubeConfig({ client })`). */
+  client?: string;
+  /** How many matching requests hang. @default 1 */
+  times?: number;
+}
+
+/**
+ * How the realistic mode misbehaves. Every random choice comes from one seeded PRNG (one stream per
+ * concern), so a run replays its faults from the seed; the event loop's own timing still varies.
+ */
+export interface RealismOptions {
+  /** Seed of the PRNG. */
+  seed: number;
+  /** Each watch event is delivered after up to this many milliseconds (in order per stream). @default 20 */
+  maxWatchDelayMs?: number;
+  /** A watch stream is cut after a random time in this range (ms); undelivered events are lost, as on a real disconnect. @default [100, 2000] */
+  watchLifetimeMs?: readonly [number, number];
+  /** Probability that a watch resuming from a resourceVersion gets 410 Gone. @default 0.15 */
+  goneOnResume?: number;
+  /** Probability that a request (other than a watch) gets 429 Too Many Requests with Retry-After. @default 0.02 */
+  tooManyRequests?: number;
+  /** Retry-After seconds sent with a random 429. @default 1 */
+  retryAfterSeconds?: number;
+  /** Probability that a request (other than a watch) is held before it is answered. @default 0.01 */
+  hang?: number;
+  /** How long a random hang lasts (ms). @default [100, 1000] */
+  hangMs?: readonly [number, number];
+}
+
 export interface FakeApiServerOptions extends StoreOptions {
   /** Send a BOOKMARK to watches that allow bookmarks every this many milliseconds. @default - only on `store.bookmark()` */
   bookmarkIntervalMs?: number;
+  /** Behave like a real server under load (asynchronous watch delivery, disconnects, 410s, 429s, hangs). @default - none of that */
+  realism?: RealismOptions;
+}
+
+/** Counts of what the realistic mode and the fault helpers injected. */
+export interface InjectedFaults {
+  delayedWatchEvents: number;
+  watchDisconnects: number;
+  goneOnResume: number;
+  tooManyRequests: number;
+  randomHangs: number;
+  hungRequests: number;
+  refusedRequests: number;
+}
+
+/** One served request, as `server.requestLog()` returns it. */
+export interface RequestRecord {
+  /** Milliseconds on the server's monotonic clock (performance.now()). */
+  readonly at: number;
+  readonly verb: Verb;
+  /** `plural.group[/sub]` */
+  readonly resource: string;
+  readonly client: string;
+  /** HTTP status answered (200 for a watch that started). */
+  readonly code: number;
+}
+
+/** How many requests the log keeps (the oldest go first). */
+const REQUEST_LOG_LIMIT = 5_000;
+
+/** The client a request comes from: `kubeConfig({ client })` sends the bearer token `fake-token.<client>`. */
+function clientOf(req: IncomingMessage): string {
+  const auth = req.headers.authorization ?? '';
+  const token = auth.startsWith('Bearer ') ? auth.slice(7) : '';
+  return token.startsWith('fake-token.') ? token.slice('fake-token.'.length) : 'default';
+}
+
+interface HeldRequest {
+  readonly client: string;
+  readonly verb: Verb | undefined;
+  readonly req: IncomingMessage;
+  readonly res: ServerResponse;
+  readonly serve: () => void;
 }
 
 /** A deep copy of stored JSON (faster than structuredClone for these plain objects). */
@@ -143,7 +227,25 @@ interface Route {
 interface OpenWatch {
   res: ServerResponse;
   bookmarks: boolean;
+  client: string;
+  /** While the client is partitioned with 'hang', nothing reaches it. */
+  muted: boolean;
+  /** Events waiting for their delivery delay (realistic mode). */
+  pending: string[];
   end: () => void;
+}
+
+interface Realism {
+  readonly seed: number;
+  readonly maxWatchDelayMs: number;
+  readonly watchLifetimeMs: readonly [number, number];
+  readonly goneOnResume: number;
+  readonly tooManyRequests: number;
+  readonly retryAfterSeconds: number;
+  readonly hang: number;
+  readonly hangMs: readonly [number, number];
+  readonly watchRandom: SeededRandom;
+  readonly requestRandom: SeededRandom;
 }
 
 export class FakeApiServer {
@@ -151,14 +253,41 @@ export class FakeApiServer {
   private readonly counts = new Map<string, number>();
   private readonly faults: Array<Required<Omit<FaultSpec, 'message'>> & { message?: string }> = [];
   private readonly openWatches = new Set<OpenWatch>();
+  private readonly clientCounts = new Map<string, number>();
+  private readonly hangs: Array<HangSpec & { times: number }> = [];
+  private readonly held = new Set<HeldRequest>();
+  private readonly partitions = new Map<string, 'hang' | 'refuse'>();
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private readonly injected: InjectedFaults = { delayedWatchEvents: 0, watchDisconnects: 0, goneOnResume: 0, tooManyRequests: 0, randomHangs: 0, hungRequests: 0, refusedRequests: 0 };
+  private readonly realism?: Realism;
   private bookmarkTimer?: NodeJS.Timeout;
   private url_ = '';
+  private port = 0;
+  private down = false;
+  private watchesEndAtOnce = false;
+  private readonly log: RequestRecord[] = [];
 
   private constructor(
     private readonly server: Server,
     private readonly core: FakeStore,
+    realism?: RealismOptions,
   ) {
     this.store = new StoreClient(core);
+    if (realism) {
+      const root = new SeededRandom(realism.seed);
+      this.realism = {
+        seed: realism.seed,
+        maxWatchDelayMs: realism.maxWatchDelayMs ?? 20,
+        watchLifetimeMs: realism.watchLifetimeMs ?? [100, 2000],
+        goneOnResume: realism.goneOnResume ?? 0.15,
+        tooManyRequests: realism.tooManyRequests ?? 0.02,
+        retryAfterSeconds: realism.retryAfterSeconds ?? 1,
+        hang: realism.hang ?? 0.01,
+        hangMs: realism.hangMs ?? [100, 1000],
+        watchRandom: root.fork('watch'),
+        requestRandom: root.fork('request'),
+      };
+    }
   }
 
   static async start(opts: FakeApiServerOptions = {}): Promise<FakeApiServer> {
@@ -166,12 +295,13 @@ export class FakeApiServer {
     let instance: FakeApiServer | undefined;
     const server = createServer((req, res) => instance!.handle(req, res));
     server.keepAliveTimeout = 60_000;
-    instance = new FakeApiServer(server, core);
+    instance = new FakeApiServer(server, core, opts.realism);
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(0, '127.0.0.1', () => resolve());
     });
-    instance.url_ = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    instance.port = (server.address() as AddressInfo).port;
+    instance.url_ = `http://127.0.0.1:${instance.port}`;
     if (opts.bookmarkIntervalMs) {
       instance.bookmarkTimer = setInterval(() => instance!.sendBookmarks(), opts.bookmarkIntervalMs);
       instance.bookmarkTimer.unref();
@@ -183,12 +313,20 @@ export class FakeApiServer {
     return this.url_;
   }
 
-  /** A KubeConfig pointing at this server (plain HTTP, a dummy bearer token). */
-  kubeConfig(): KubeConfig {
+  /** The seed of the realistic mode, or undefined when the server is not realistic. */
+  get seed(): number | undefined {
+    return this.realism?.seed;
+  }
+
+  /**
+   * A KubeConfig pointing at this server (plain HTTP, a dummy bearer token). With `client`, requests carry
+   * that name, so counters, hangs and partitions can single out one process (e.g. one controller replica).
+   */
+  kubeConfig(opts: { client?: string } = {}): KubeConfig {
     const kc = new KubeConfig();
     kc.loadFromOptions({
       clusters: [{ name: 'fake', server: this.url_, skipTLSVerify: true }],
-      users: [{ name: 'fake', token: 'fake-token' }],
+      users: [{ name: 'fake', token: opts.client ? `fake-token.${opts.client}` : 'fake-token' }],
       contexts: [{ name: 'fake', cluster: 'fake', user: 'fake', namespace: 'default' }],
       currentContext: 'fake',
     });
@@ -200,14 +338,192 @@ export class FakeApiServer {
     return this.kubeConfig().exportConfig();
   }
 
+  /** The same KubeConfig as YAML, for one client. */
+  kubeConfigYamlFor(client: string): string {
+    return this.kubeConfig({ client }).exportConfig();
+  }
+
   async close(): Promise<void> {
     if (this.bookmarkTimer) clearInterval(this.bookmarkTimer);
+    for (const t of this.timers) clearTimeout(t);
+    this.timers.clear();
+    this.partitions.clear();
+    this.dropHung();
+    this.core.closeWatches();
+    for (const w of [...this.openWatches]) w.end();
+    if (this.down) return;
+    this.down = true;
+    await new Promise<void>((resolve) => {
+      this.server.close(() => resolve());
+      this.server.closeAllConnections();
+    });
+  }
+
+  // ------------------------------------------------------------ outages, partitions and hangs
+
+  /** The API server goes away: the listener closes (new connections are refused) and every open connection is cut. */
+  async goDown(): Promise<void> {
+    if (this.down) return;
+    this.down = true;
+    this.dropHung();
     this.core.closeWatches();
     for (const w of [...this.openWatches]) w.end();
     await new Promise<void>((resolve) => {
       this.server.close(() => resolve());
       this.server.closeAllConnections();
     });
+  }
+
+  /** The API server is back on the same address, with the same objects and history. */
+  async comeBack(): Promise<void> {
+    if (!this.down) return;
+    await new Promise<void>((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen(this.port, '127.0.0.1', () => {
+        this.server.off('error', reject);
+        resolve();
+      });
+    });
+    this.down = false;
+  }
+
+  /**
+   * Cuts one client off. 'refuse': its open connections are destroyed and every new request is reset
+   * (the process is gone, as after kill -9). 'hang': its requests are accepted and never answered and its
+   * watches go silent (a network partition, or a process stuck in I/O).
+   */
+  partition(client: string, mode: 'hang' | 'refuse'): void {
+    this.partitions.set(client, mode);
+    for (const w of [...this.openWatches]) {
+      if (w.client !== client) continue;
+      if (mode === 'refuse') {
+        w.res.socket?.destroy();
+        w.end();
+      } else w.muted = true;
+    }
+    if (mode === 'refuse') for (const h of [...this.held]) if (h.client === client) this.dropOne(h);
+  }
+
+  /**
+   * Ends a partition. Requests held meanwhile are answered now if their client still waits (one that gave
+   * up, e.g. on a timeout, closed its connection and its request is dropped unanswered, never applied);
+   * muted watches are closed so the client resumes them.
+   */
+  heal(client: string): void {
+    this.partitions.delete(client);
+    for (const w of [...this.openWatches]) if (w.client === client && w.muted) w.end();
+    for (const h of [...this.held]) if (h.client === client) this.releaseOne(h);
+  }
+
+  /** The next `times` requests matching `spec` are accepted and never answered (until {@link releaseHung} or {@link dropHung}). */
+  hangNext(spec: HangSpec = {}): void {
+    this.hangs.push({ ...spec, times: spec.times ?? 1 });
+  }
+
+  /** Requests being held (hung) now, optionally only those matching `filter`. */
+  heldCount(filter: Omit<HangSpec, 'times'> = {}): number {
+    return [...this.held].filter((h) => this.matchesHang(filter, h.client, h.verb, h.req)).length;
+  }
+
+  /** Answers every held request whose client still waits (see {@link heal}). */
+  releaseHung(): void {
+    for (const h of [...this.held]) this.releaseOne(h);
+  }
+
+  /** Drops every held request: the connection is cut and the request never takes effect. */
+  dropHung(): void {
+    for (const h of [...this.held]) this.dropOne(h);
+  }
+
+  /**
+   * While on, every new watch is accepted and ends at once without a single event (as a proxy or a
+   * server under pressure may do); a client must treat that as a failure and back off.
+   */
+  endWatchesAtOnce(on: boolean): void {
+    this.watchesEndAtOnce = on;
+  }
+
+  /** Watch events accepted but not yet written to their streams (always 0 in the plain mode). */
+  pendingWatchEvents(): number {
+    let n = 0;
+    for (const w of this.openWatches) n += w.pending.length;
+    return n;
+  }
+
+  /** The last requests served (up to 5,000), oldest first, optionally filtered. */
+  requestLog(filter: { verb?: Verb | readonly Verb[]; resource?: string; client?: string } = {}): RequestRecord[] {
+    const verbs = filter.verb === undefined ? undefined : ([] as Verb[]).concat(filter.verb as Verb[]);
+    return this.log.filter(
+      (r) => (!verbs || verbs.includes(r.verb)) && (filter.resource === undefined || resourceMatches(filter.resource, r.resource)) && (filter.client === undefined || r.client === filter.client),
+    );
+  }
+
+  /** What the realistic mode and the fault helpers injected so far. */
+  injectedFaults(): InjectedFaults {
+    return { ...this.injected };
+  }
+
+  /** Holds a request; a client that gives up (closes its connection) takes its request with it. */
+  private hold(h: HeldRequest): void {
+    this.held.add(h);
+    h.res.once('close', () => this.held.delete(h));
+  }
+
+  private releaseOne(h: HeldRequest): void {
+    this.held.delete(h);
+    if (h.req.socket.destroyed || h.res.writableEnded || h.res.destroyed) return;
+    h.serve();
+  }
+
+  private dropOne(h: HeldRequest): void {
+    this.held.delete(h);
+    h.req.socket.destroy();
+  }
+
+  private matchesHang(spec: Omit<HangSpec, 'times'>, client: string, verb: Verb | undefined, req: IncomingMessage): boolean {
+    if (spec.client !== undefined && spec.client !== client) return false;
+    if (spec.verb !== undefined && (verb === undefined || !([] as Verb[]).concat(spec.verb as Verb[]).includes(verb))) return false;
+    if (spec.resource !== undefined) {
+      const counted = this.countedResource(req);
+      if (!counted || !resourceMatches(spec.resource, counted)) return false;
+    }
+    return true;
+  }
+
+  /** `plural.group[/sub]` of a request, or undefined for discovery and unknown paths. */
+  private countedResource(req: IncomingMessage): string | undefined {
+    const url = new URL(req.url ?? '/', this.url_);
+    const route = this.route(url.pathname.split('/').filter(Boolean).map(decodeURIComponent));
+    return route ? `${qualifiedName(route.def)}${route.subresource ? `/${route.subresource}` : ''}` : undefined;
+  }
+
+  private verbOf(req: IncomingMessage): Verb | undefined {
+    const url = new URL(req.url ?? '/', this.url_);
+    const route = this.route(url.pathname.split('/').filter(Boolean).map(decodeURIComponent));
+    if (!route) return undefined;
+    const q = url.searchParams;
+    switch (req.method) {
+      case 'GET':
+        return q.get('watch') === 'true' || q.get('watch') === '1' ? 'watch' : route.name ? 'get' : 'list';
+      case 'POST':
+        return 'create';
+      case 'PUT':
+        return 'update';
+      case 'PATCH':
+        return 'patch';
+      case 'DELETE':
+        return 'delete';
+      default:
+        return undefined;
+    }
+  }
+
+  private later(ms: number, fn: () => void): void {
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      fn();
+    }, ms);
+    this.timers.add(timer);
   }
 
   // ------------------------------------------------------------ faults and counters
@@ -241,11 +557,13 @@ export class FakeApiServer {
    * HTTP requests served, filtered by verb and/or resource (`plural`, `plural.group`, `plural/status`).
    * Faulted requests count too.
    */
-  requestCount(filter: { verb?: Verb | readonly Verb[]; resource?: string } = {}): number {
+  requestCount(filter: { verb?: Verb | readonly Verb[]; resource?: string; client?: string } = {}): number {
     const verbs = filter.verb === undefined ? undefined : ([] as Verb[]).concat(filter.verb as Verb[]);
     let total = 0;
-    for (const [key, n] of this.counts) {
-      const [verb, resource] = key.split(' ') as [Verb, string];
+    const source = filter.client === undefined ? this.counts : this.clientCounts;
+    for (const [key, n] of source) {
+      const [verb, resource, client] = key.split(' ') as [Verb, string, string | undefined];
+      if (filter.client !== undefined && client !== filter.client) continue;
       if (verbs && !verbs.includes(verb)) continue;
       if (filter.resource !== undefined && !resourceMatches(filter.resource, resource)) continue;
       total += n;
@@ -253,9 +571,9 @@ export class FakeApiServer {
     return total;
   }
 
-  /** Writes (create, update, patch, delete) served, optionally for one resource. */
-  writeCount(resource?: string): number {
-    return this.requestCount({ verb: WRITE_VERBS, resource });
+  /** Writes (create, update, patch, delete) served, optionally for one resource and one client. */
+  writeCount(resource?: string, client?: string): number {
+    return this.requestCount({ verb: WRITE_VERBS, resource, client });
   }
 
   /** A snapshot of all counters as `{ "verb plural.group[/sub]": n }`. */
@@ -265,6 +583,7 @@ export class FakeApiServer {
 
   resetCounts(): void {
     this.counts.clear();
+    this.clientCounts.clear();
   }
 
   // ------------------------------------------------------------ HTTP
@@ -273,11 +592,43 @@ export class FakeApiServer {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      try {
-        this.serve(req, res, Buffer.concat(chunks));
-      } catch (e) {
-        this.fail(res, e);
+      const serve = () => {
+        try {
+          this.serve(req, res, Buffer.concat(chunks));
+        } catch (e) {
+          this.fail(res, e);
+        }
+      };
+      const client = clientOf(req);
+      const partition = this.partitions.get(client);
+      if (partition === 'refuse') {
+        this.injected.refusedRequests += 1;
+        req.socket.destroy();
+        return;
       }
+      const verb = this.verbOf(req);
+      const hang = this.hangs.find((h) => this.matchesHang(h, client, verb, req));
+      if (partition === 'hang' || hang) {
+        if (hang) {
+          hang.times -= 1;
+          if (hang.times <= 0) this.hangs.splice(this.hangs.indexOf(hang), 1);
+        }
+        this.injected.hungRequests += 1;
+        this.hold({ client, verb, req, res, serve });
+        return;
+      }
+      const r = this.realism;
+      if (r && verb !== undefined && verb !== 'watch' && r.requestRandom.chance(r.hang)) {
+        // Held for a short while, then answered if the client still waits (like a slow etcd or a stalled proxy).
+        this.injected.randomHangs += 1;
+        const held: HeldRequest = { client, verb, req, res, serve };
+        this.hold(held);
+        this.later(r.requestRandom.int(r.hangMs[0], r.hangMs[1]), () => {
+          if (this.held.has(held)) this.releaseOne(held);
+        });
+        return;
+      }
+      serve();
     });
   }
 
@@ -328,6 +679,23 @@ export class FakeApiServer {
                 : ('unsupported' as Verb);
     const counted = `${qualifiedName(route.def)}${route.subresource ? `/${route.subresource}` : ''}`;
     this.counts.set(`${verb} ${counted}`, (this.counts.get(`${verb} ${counted}`) ?? 0) + 1);
+    const clientKey = `${verb} ${counted} ${clientOf(req)}`;
+    this.clientCounts.set(clientKey, (this.clientCounts.get(clientKey) ?? 0) + 1);
+    const record = { at: performance.now(), verb, resource: counted, client: clientOf(req) };
+    const logIt = () => {
+      this.log.push({ ...record, code: res.statusCode });
+      if (this.log.length > REQUEST_LOG_LIMIT) this.log.splice(0, this.log.length - REQUEST_LOG_LIMIT);
+    };
+    if (verb === 'watch') logIt();
+    else res.once('finish', logIt);
+
+    const r = this.realism;
+    if (r && verb !== 'watch' && r.requestRandom.chance(r.tooManyRequests)) {
+      this.injected.tooManyRequests += 1;
+      const err = new ApiError(429, 'TooManyRequests', 'the server has received too many requests and has asked us to try again later', { retryAfterSeconds: r.retryAfterSeconds });
+      this.send(res, 429, err.toStatus(), { 'Retry-After': String(r.retryAfterSeconds) });
+      return;
+    }
 
     const fault = this.faults.find((f) => f.verb === verb && resourceMatches(f.resource, counted));
     if (fault) {
@@ -346,6 +714,7 @@ export class FakeApiServer {
       force: q.get('force') === 'true',
     };
     if (q.get('dryRun')) throw new ApiError(400, 'BadRequest', 'the fake API server does not support dryRun');
+    if (raw.length > MAX_REQUEST_BYTES) throw new ApiError(413, 'RequestEntityTooLarge', `Request entity too large: limit is ${MAX_REQUEST_BYTES}`);
     const body = (): KubeObj => {
       try {
         return JSON.parse(raw.toString('utf8') || 'null') as KubeObj;
@@ -431,26 +800,65 @@ export class FakeApiServer {
   private watch(req: IncomingMessage, res: ServerResponse, route: Route, q: URLSearchParams): void {
     res.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' });
     res.flushHeaders();
-    const open: OpenWatch = { res, bookmarks: q.get('allowWatchBookmarks') === 'true', end: () => undefined };
+    const r = this.realism;
+    const pending: string[] = [];
+    const open: OpenWatch = { res, bookmarks: q.get('allowWatchBookmarks') === 'true', client: clientOf(req), muted: false, pending, end: () => undefined };
     let ended = false;
     let stop: () => void = () => undefined;
     let timer: NodeJS.Timeout | undefined;
+    let lifetime: NodeJS.Timeout | undefined;
+    let flushTimer: NodeJS.Timeout | undefined;
     const end = () => {
       if (ended) return;
       ended = true;
       stop();
       if (timer) clearTimeout(timer);
+      if (lifetime) clearTimeout(lifetime);
+      if (flushTimer) clearTimeout(flushTimer);
+      pending.length = 0;
       this.openWatches.delete(open);
       res.end();
     };
     open.end = end;
+    // Realistic delivery: events queue per stream and leave after a random delay, a few at a time, so
+    // streams of different kinds interleave in any order while each stream stays in order.
+    const flush = () => {
+      flushTimer = undefined;
+      if (ended) return;
+      const n = r!.watchRandom.int(1, 4);
+      for (const line of pending.splice(0, n)) if (!open.muted) res.write(line);
+      if (pending.length > 0) schedule();
+    };
+    const schedule = () => {
+      if (flushTimer || ended) return;
+      flushTimer = setTimeout(flush, r!.watchRandom.int(0, r!.maxWatchDelayMs));
+    };
     const sink = {
       bookmarks: open.bookmarks,
       send: (type: WatchEventType, object: KubeObj) => {
-        if (!ended) res.write(`${JSON.stringify({ type, object })}\n`);
+        if (ended) return;
+        const line = `${JSON.stringify({ type, object })}\n`;
+        if (!r || type === 'ERROR') {
+          if (!open.muted) res.write(line);
+          return;
+        }
+        this.injected.delayedWatchEvents += 1;
+        pending.push(line);
+        schedule();
       },
       close: end,
     };
+    if (this.watchesEndAtOnce) {
+      end();
+      return;
+    }
+    const from = q.get('resourceVersion');
+    if (r && from && from !== '0' && r.watchRandom.chance(r.goneOnResume)) {
+      this.injected.goneOnResume += 1;
+      sink.send('ERROR', new ApiError(410, 'Expired', `too old resource version: ${from} (${this.core.resourceVersion})`).toStatus());
+      end();
+      return;
+    }
     this.openWatches.add(open);
     void req;
     res.on('close', end);
@@ -472,6 +880,12 @@ export class FakeApiServer {
     stop = started.stop;
     const timeout = Number(q.get('timeoutSeconds') ?? '0');
     if (timeout > 0) timer = setTimeout(end, timeout * 1000);
+    if (r) {
+      lifetime = setTimeout(() => {
+        this.injected.watchDisconnects += 1;
+        end();
+      }, r.watchRandom.int(r.watchLifetimeMs[0], r.watchLifetimeMs[1]));
+    }
   }
 
   private route(parts: string[]): Route | undefined {

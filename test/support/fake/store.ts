@@ -113,6 +113,11 @@ interface Watcher {
   sink: WatchSink;
 }
 
+/** etcd's default request limit (--max-request-bytes): an object larger than this cannot be stored. */
+export const MAX_STORED_BYTES = 1.5 * 1024 * 1024;
+/** The API server's limit on a write request body. */
+export const MAX_REQUEST_BYTES = 3 * 1024 * 1024;
+
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
 const QUALIFIED_NAME = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
@@ -154,6 +159,9 @@ function ajvCauses(validate: ValidateFunction): StatusCause[] {
     if (e.keyword === 'enum') {
       return { reason: 'FieldValueNotSupported', message: `Unsupported value: supported values: ${JSON.stringify((e.params as { allowedValues: unknown[] }).allowedValues)}`, field: base };
     }
+    if (e.keyword === 'format') {
+      return { reason: 'FieldValueInvalid', message: `Invalid value: ${JSON.stringify(e.data)}: ${base} in body must be of type ${(e.params as { format: string }).format}: ${JSON.stringify(e.data)}`, field: base };
+    }
     return { reason: 'FieldValueInvalid', message: `Invalid value: ${e.message ?? 'invalid'}`, field: base };
   });
 }
@@ -165,7 +173,7 @@ function ajvSchema(schema: unknown): unknown {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(schema)) {
     if (key.startsWith('x-kubernetes-')) continue;
-    if (key === 'format') continue;
+    if (key === 'format' && value !== 'date-time') continue;
     out[key] = key === 'properties' || key === 'patternProperties' ? Object.fromEntries(Object.entries(value as object).map(([k, v]) => [k, ajvSchema(v)])) : ajvSchema(value);
   }
   if (out.nullable === true && out.type === undefined) delete out.nullable;
@@ -173,7 +181,9 @@ function ajvSchema(schema: unknown): unknown {
 }
 
 /** Compiled validators, shared by every store in the process (compiling the Argo CD schemas is slow). */
-const AJV = new Ajv({ strict: false, allErrors: true, useDefaults: true, validateFormats: false });
+const AJV = new Ajv({ strict: false, allErrors: true, useDefaults: true, validateFormats: true, verbose: true });
+// The API server checks date-time (RFC 3339) strings in custom resources; other formats are not checked here.
+AJV.addFormat('date-time', /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/);
 const COMPILED = new WeakMap<object, ValidateFunction>();
 
 export interface StoreOptions {
@@ -181,6 +191,11 @@ export interface StoreOptions {
   historyLimit?: number;
   /** Clock for creationTimestamp / deletionTimestamp / managedFields times. */
   now?: () => Date;
+  /**
+   * Accept namespaced creates into namespaces that do not exist (older behaviour of the double). The real
+   * server answers 404 `namespaces "x" not found`. @default false
+   */
+  implicitNamespaces?: boolean;
 }
 
 export class FakeStore {
@@ -194,10 +209,12 @@ export class FakeStore {
   private compactedRv = 0;
   private readonly historyLimit: number;
   private readonly now: () => Date;
+  private readonly implicitNamespaces: boolean;
 
   constructor(opts: StoreOptions = {}) {
     this.historyLimit = opts.historyLimit ?? 20_000;
     this.now = opts.now ?? (() => new Date());
+    this.implicitNamespaces = opts.implicitNamespaces === true;
   }
 
   /** The current (latest) resourceVersion. */
@@ -268,6 +285,7 @@ export class FakeStore {
     if (def.namespaced && meta.namespace && meta.namespace !== ns) {
       throw new ApiError(400, 'BadRequest', 'the namespace of the provided object does not match the namespace sent on the request');
     }
+    if (ns) this.checkNamespaceExists(ns);
     let name = meta.name as string | undefined;
     if (!name && meta.generateName) name = `${meta.generateName}${randomUUID().replace(/-/g, '').slice(0, 5)}`;
     if (!name) throw this.invalid(def, '', [{ reason: 'FieldValueRequired', field: 'metadata.name', message: 'Required value: name or generateName is required' }]);
@@ -490,6 +508,18 @@ export class FakeStore {
     }
   }
 
+  /** Namespace lifecycle admission: no new object in a namespace that does not exist or is terminating. */
+  private checkNamespaceExists(namespace: string): void {
+    if (this.implicitNamespaces) return;
+    const def = this.registry.byPath('', 'v1', 'namespaces');
+    if (!def) return;
+    const found = this.bucket(def).get(objectKey(undefined, namespace));
+    if (!found) throw new ApiError(404, 'NotFound', `namespaces "${namespace}" not found`, { name: namespace, kind: 'namespaces' });
+    if (found.metadata.deletionTimestamp) {
+      throw new ApiError(403, 'Forbidden', `unable to create new content in namespace ${namespace} because it is being terminated`, { name: namespace, kind: 'namespaces' });
+    }
+  }
+
   private notFound(def: ResourceDefinition, name: string): ApiError {
     return new ApiError(404, 'NotFound', `${qualifiedName(def)} "${name}" not found`, { name, group: def.group, kind: def.plural });
   }
@@ -544,6 +574,7 @@ export class FakeStore {
   private validate(def: ResourceDefinition, obj: KubeObj): void {
     this.checkMetadata(def, obj);
     if (!def.custom || !def.schema) return;
+    pruneUnknown(obj, def.schema, true);
     let validate = COMPILED.get(def.schema);
     if (!validate) {
       validate = AJV.compile(ajvSchema(def.schema) as object);
@@ -646,6 +677,7 @@ export class FakeStore {
         throw new ApiError(400, 'BadRequest', 'the namespace of the provided object does not match the namespace sent on the request');
       }
       this.checkName(def, name);
+      if (ns) this.checkNamespaceExists(String(ns));
       merged.apiVersion = apiVersionOf(def);
       merged.kind = def.kind;
       merged.metadata = { ...(merged.metadata ?? {}), name, uid: randomUUID(), creationTimestamp: timestamp(this.now()) };
@@ -716,6 +748,8 @@ export class FakeStore {
         ],
       };
     }
+    // etcd refuses values over 1.5 MiB; the API server passes its error on as a 500.
+    if (Buffer.byteLength(JSON.stringify(next)) > MAX_STORED_BYTES) throw new ApiError(500, 'InternalError', 'etcdserver: request is too large');
     this.rv += 1;
     next.metadata.resourceVersion = String(this.rv);
     if (entries.length > 0) next.metadata.managedFields = managedFieldsOf(entries);
@@ -771,6 +805,35 @@ export class FakeStore {
     if (now && before) watcher.sink.send('MODIFIED', event.object);
     else if (now) watcher.sink.send('ADDED', event.object);
     else if (before) watcher.sink.send('DELETED', event.object);
+  }
+}
+
+type SchemaNode = Record<string, unknown>;
+
+/**
+ * Drops fields the structural schema does not specify, in place, as the API server does for custom
+ * resources: below `x-kubernetes-preserve-unknown-fields: true` unknown fields stay (specified ones are
+ * still pruned recursively); `apiVersion`, `kind` and `metadata` stay at the root and in embedded resources.
+ */
+export function pruneUnknown(value: unknown, schema: unknown, root = false): void {
+  if (!isPlainObject(schema)) return;
+  const node = schema as SchemaNode;
+  if (Array.isArray(value)) {
+    for (const item of value) pruneUnknown(item, node.items);
+    return;
+  }
+  if (!isPlainObject(value)) return;
+  const obj = value as Record<string, unknown>;
+  const preserve = node['x-kubernetes-preserve-unknown-fields'] === true;
+  const embedded = root || node['x-kubernetes-embedded-resource'] === true;
+  const properties = isPlainObject(node.properties) ? (node.properties as Record<string, unknown>) : undefined;
+  const additional = isPlainObject(node.additionalProperties) ? node.additionalProperties : undefined;
+  for (const key of Object.keys(obj)) {
+    if (embedded && (key === 'apiVersion' || key === 'kind' || key === 'metadata')) continue;
+    if (properties && key in properties) pruneUnknown(obj[key], properties[key]);
+    else if (additional) pruneUnknown(obj[key], additional);
+    else if (node.additionalProperties === true || preserve) continue;
+    else delete obj[key];
   }
 }
 
