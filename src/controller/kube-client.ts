@@ -136,13 +136,13 @@ export interface WatchEvent<T extends KubeObject = KubeObject> {
 /** The writes the reconcilers make; injected so reconcile tests need no network. */
 export interface KubeWriter {
   /** Server-side apply (fieldManager pullfleet-controller, force). Returns the object as stored. */
-  apply<T extends KubeObject>(kind: ResourceKind, object: T): Promise<T>;
+  apply<T extends KubeObject>(kind: ResourceKind, object: T, call?: CallOptions): Promise<T>;
   /** JSON merge patch on an object (not a subresource). */
-  mergePatch<T extends KubeObject>(kind: ResourceKind, namespace: string | undefined, name: string, patch: object): Promise<T>;
+  mergePatch<T extends KubeObject>(kind: ResourceKind, namespace: string | undefined, name: string, patch: object, call?: CallOptions): Promise<T>;
   /** Server-side apply of the status subresource (`object` carries apiVersion, kind, metadata name/namespace and status). */
-  applyStatus?<T extends KubeObject>(kind: ResourceKind, object: T): Promise<T>;
+  applyStatus?<T extends KubeObject>(kind: ResourceKind, object: T, call?: CallOptions): Promise<T>;
   /** Delete; a missing object counts as deleted. `uid` becomes a precondition. */
-  delete(kind: ResourceKind, namespace: string | undefined, name: string, options?: { uid?: string }): Promise<void>;
+  delete(kind: ResourceKind, namespace: string | undefined, name: string, options?: { uid?: string }, call?: CallOptions): Promise<void>;
 }
 
 /** Per-call limits: a caller may shorten the timeout and cancel through a signal. */
@@ -456,38 +456,41 @@ export class KubeClient implements KubeWriter {
     return this.request<T>('PUT', resourcePath(kind, object.metadata.namespace, object.metadata.name), { ...call, body: object, query: { fieldManager: FIELD_MANAGER } });
   }
 
-  async apply<T extends KubeObject>(kind: ResourceKind, object: T): Promise<T> {
+  async apply<T extends KubeObject>(kind: ResourceKind, object: T, call: CallOptions = {}): Promise<T> {
     this.writes++;
     return this.request<T>('PATCH', resourcePath(kind, object.metadata.namespace, object.metadata.name), {
+      ...call,
       body: object,
       contentType: 'application/apply-patch+yaml',
       query: { fieldManager: FIELD_MANAGER, force: true },
     });
   }
 
-  async applyStatus<T extends KubeObject>(kind: ResourceKind, object: T): Promise<T> {
+  async applyStatus<T extends KubeObject>(kind: ResourceKind, object: T, call: CallOptions = {}): Promise<T> {
     this.writes++;
     return this.request<T>('PATCH', `${resourcePath(kind, object.metadata.namespace, object.metadata.name)}/status`, {
+      ...call,
       body: object,
       contentType: 'application/apply-patch+yaml',
       query: { fieldManager: FIELD_MANAGER, force: true },
     });
   }
 
-  async mergePatch<T extends KubeObject>(kind: ResourceKind, namespace: string | undefined, name: string, patch: object): Promise<T> {
+  async mergePatch<T extends KubeObject>(kind: ResourceKind, namespace: string | undefined, name: string, patch: object, call: CallOptions = {}): Promise<T> {
     this.writes++;
     return this.request<T>('PATCH', resourcePath(kind, namespace, name), {
+      ...call,
       body: patch,
       contentType: 'application/merge-patch+json',
       query: { fieldManager: FIELD_MANAGER },
     });
   }
 
-  async delete(kind: ResourceKind, namespace: string | undefined, name: string, options: { uid?: string } = {}): Promise<void> {
+  async delete(kind: ResourceKind, namespace: string | undefined, name: string, options: { uid?: string } = {}, call: CallOptions = {}): Promise<void> {
     this.writes++;
     const body = options.uid ? { apiVersion: 'v1', kind: 'DeleteOptions', preconditions: { uid: options.uid } } : undefined;
     try {
-      await this.request('DELETE', resourcePath(kind, namespace, name), { body });
+      await this.request('DELETE', resourcePath(kind, namespace, name), { ...call, body });
     } catch (error) {
       if (isNotFound(error)) return;
       // A failed uid precondition means the object was replaced by a new one: nothing of ours is left to delete.

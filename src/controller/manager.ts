@@ -12,7 +12,7 @@ import { ObjectCache } from './cache.js';
 import { createClusterSecretReconciler } from './cluster-secret-reconciler.js';
 import { resolveConfig, type ControllerConfig } from './config.js';
 import { Informer } from './informer.js';
-import { KubeApiError, KubeClient, isConflict, type KubeWriter } from './kube-client.js';
+import { KubeApiError, KubeClient, isConflict, type CallOptions, type KubeWriter } from './kube-client.js';
 import { LeaderElector, type ElectionClock } from './leader.js';
 import { ControllerMetrics } from './metrics.js';
 import { WorkQueue } from './queue.js';
@@ -56,31 +56,46 @@ export interface RunningController {
  * replica may no longer act (leadership lost or shutting down), so an in-flight reconcile cannot write
  * after another replica may have started leading.
  */
-function guardedWriter(inner: KubeWriter, metrics: ControllerMetrics, fenced: () => string | undefined): KubeWriter {
-  const check = () => {
+interface GuardedWriter extends KubeWriter {
+  /** Aborts every write still in flight (a hung request must never land after this replica stopped leading). */
+  abortInFlight(): void;
+}
+
+/**
+ * A writer that counts every write in the metrics, refuses writes while `fenced()` gives a reason, and
+ * can abort the writes already in flight: after a lost Lease nothing this replica sent may still land.
+ */
+function guardedWriter(inner: KubeWriter, metrics: ControllerMetrics, fenced: () => string | undefined): GuardedWriter {
+  let inFlight = new AbortController();
+  const call = (): CallOptions => {
     const why = fenced();
     if (why) throw new Error(`write refused: ${why}`);
+    return { signal: inFlight.signal };
   };
   return {
     apply: async (kind, object) => {
-      check();
+      const options = call();
       metrics.writes.inc({ resource: kind.plural, verb: 'apply' });
-      return inner.apply(kind, object);
+      return inner.apply(kind, object, options);
     },
     mergePatch: async (kind, namespace, name, patch) => {
-      check();
+      const options = call();
       metrics.writes.inc({ resource: kind.plural, verb: 'patch' });
-      return inner.mergePatch(kind, namespace, name, patch);
+      return inner.mergePatch(kind, namespace, name, patch, options);
     },
     applyStatus: async (kind, object) => {
-      check();
+      const options = call();
       metrics.writes.inc({ resource: `${kind.plural}/status`, verb: 'apply' });
-      return inner.applyStatus!(kind, object);
+      return inner.applyStatus!(kind, object, options);
     },
     delete: async (kind, namespace, name, options) => {
-      check();
+      const callOptions = call();
       metrics.writes.inc({ resource: kind.plural, verb: 'delete' });
-      return inner.delete(kind, namespace, name, options);
+      return inner.delete(kind, namespace, name, options, callOptions);
+    },
+    abortInFlight: () => {
+      inFlight.abort(new Error('write aborted: this replica stopped leading'));
+      inFlight = new AbortController();
     },
   };
 }
@@ -104,7 +119,8 @@ export async function startController(options: StartOptions): Promise<RunningCon
   let stopping = false;
   let writesClosed = false;
   const fenced = () => (writesClosed ? 'the controller stopped' : leading ? undefined : 'this replica does not hold the leader Lease');
-  const context: ReconcilerContext = { cache, writer: guardedWriter(client, metrics, fenced), config, logger, metrics, now };
+  const writer = guardedWriter(client, metrics, fenced);
+  const context: ReconcilerContext = { cache, writer, config, logger, metrics, now };
 
   const running: Running[] = [];
   for (const factory of [...RECONCILERS, ...(options.reconcilers ?? [])]) {
@@ -252,6 +268,7 @@ export async function startController(options: StartOptions): Promise<RunningCon
       () => {
         // Another replica may lead soon: the writer refuses from this moment, then everything stops.
         leading = false;
+        writer.abortInFlight();
         metrics.leader.set(0);
         void stop().then(() => options.onLeadershipLost?.());
       },
@@ -318,6 +335,7 @@ export async function startController(options: StartOptions): Promise<RunningCon
       ]);
       clearTimeout(timer);
       writesClosed = true;
+      writer.abortInFlight();
       if (!finished) logger.warn({ waitedMs: limitMs }, 'in-flight reconciles did not finish in time: the Lease is left to expire');
       await Promise.all([...informers.values()].map(({ informer }) => informer.stop()));
       await elector?.stop({ release: finished });

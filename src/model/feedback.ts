@@ -92,12 +92,15 @@ const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:
 export interface InvalidFeedback {
   readonly name: string;
   readonly value: string;
+  /** The RFC 3339 time written instead (a Unix timestamp converted); absent when the value was left out. */
+  readonly convertedTo?: string;
 }
 
 /**
  * Checks feedback against the Application status shape before it is written: date-time fields must be
  * RFC 3339. Unix timestamps (some agents report `startedAt` as an Integer) are converted; anything else is
- * dropped and listed in `invalid`, so one bad value never blocks the rest of the write-back.
+ * dropped. Both are listed in `invalid` (the hub app gets a condition naming the field), so one bad value
+ * never blocks the rest of the write-back and never goes unnoticed.
  */
 export function validateApplicationFeedback(feedback: ApplicationFeedback | undefined): { feedback: ApplicationFeedback | undefined; invalid: InvalidFeedback[] } {
   if (!feedback) return { feedback, invalid: [] };
@@ -110,6 +113,7 @@ export function validateApplicationFeedback(feedback: ApplicationFeedback | unde
       // Seconds since the epoch (milliseconds when it has 13 digits).
       const ms = value.length === 13 ? Number(value) : Number(value) * 1000;
       result[name] = new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+      invalid.push({ name, value, convertedTo: result[name] });
       continue;
     }
     delete result[name];

@@ -106,8 +106,14 @@ function conditionsFor(input: StatusInput, feedback: ApplicationFeedback | undef
     }
   }
   if (invalid.length > 0) {
-    const fields = invalid.map(({ name, value }) => `${name} ${JSON.stringify(value.length > 64 ? `${value.slice(0, 64)}…` : value)}`).join(', ');
-    messages.set(INVALID_FEEDBACK_CONDITION, `spoke feedback the Application status cannot hold was left out: ${fields} (expected an RFC 3339 time); check the work agent's feedback rules on cluster ${work?.metadata.namespace ?? 'the target cluster'}`);
+    const shown = (value: string) => JSON.stringify(value.length > 64 ? `${value.slice(0, 64)}…` : value);
+    const converted = invalid.filter((i) => i.convertedTo !== undefined).map((i) => `${i.name} ${shown(i.value)} written as ${i.convertedTo}`);
+    const dropped = invalid.filter((i) => i.convertedTo === undefined).map((i) => `${i.name} ${shown(i.value)}`);
+    const parts = [...(dropped.length > 0 ? [`left out: ${dropped.join(', ')}`] : []), ...(converted.length > 0 ? [`converted from a Unix timestamp: ${converted.join(', ')}`] : [])];
+    messages.set(
+      INVALID_FEEDBACK_CONDITION,
+      `spoke feedback is not the RFC 3339 time the Application status expects (${parts.join('; ')}); check the work agent's feedback rules on cluster ${work?.metadata.namespace ?? 'the target cluster'}`,
+    );
   }
   if (input.app.metadata.annotations?.[SKIP_RECONCILE_ANNOTATION] !== 'true') {
     messages.set(

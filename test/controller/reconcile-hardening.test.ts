@@ -330,13 +330,13 @@ describe('reconcile hardening (issue 7)', () => {
       expect(condition(world, DELIVERY_ERROR_CONDITION)).toBeUndefined();
     });
 
-    test('GIVEN operationStateStartedAt reported as an Integer WHEN written back THEN it is converted to an RFC 3339 time', async () => {
+    test('GIVEN operationStateStartedAt reported as an Integer WHEN written back THEN it is converted to an RFC 3339 time and a condition names the field', async () => {
       world.put('Application', app());
       await world.settle(reconciler, KEY);
       report(world, WORK1, { healthStatus: S('Healthy'), operationStatePhase: S('Succeeded'), operationStateStartedAt: { type: 'Integer', integer: 1772366400 } });
       await world.settle(reconciler, KEY);
       expect(hubApp(world).status!.operationState!.startedAt).toBe('2026-03-01T12:00:00Z');
-      expect(condition(world, INVALID_FEEDBACK_CONDITION)).toBeUndefined();
+      expect(condition(world, INVALID_FEEDBACK_CONDITION)!.message).toContain('converted from a Unix timestamp: operationStateStartedAt "1772366400" written as 2026-03-01T12:00:00Z');
     });
 
     test('fails when a feedback value cannot be a time: it is left out, the rest is written, a condition names the field', async () => {

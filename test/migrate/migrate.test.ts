@@ -229,9 +229,10 @@ describe('pullfleet migrate subscriptions', () => {
       ] as const) {
         server.store.registerDefinition({ group, version, kind, plural, namespaced: true, subresources: ['status'], custom: true });
       }
-      for (const obj of readObjects([fixture('git-placementrule')])) {
-        if (String(obj.apiVersion).startsWith('apps.open-cluster-management.io/')) server.store.create(obj as never);
-      }
+      const objects = readObjects([fixture('git-placementrule')]).filter((obj) => String(obj.apiVersion).startsWith('apps.open-cluster-management.io/'));
+      // As on a real hub, the objects' namespaces exist.
+      for (const ns of new Set(objects.map((obj) => (obj.metadata as { namespace: string }).namespace))) server.store.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } } as never);
+      for (const obj of objects) server.store.create(obj as never);
       const kubeconfig = join(tmp, 'kubeconfig');
       writeFileSync(kubeconfig, server.kubeConfigYaml());
       const result = await run(['--kubeconfig', kubeconfig, '--import', IMPORT]);

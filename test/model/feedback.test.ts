@@ -87,14 +87,22 @@ describe('workCondition', () => {
 
 describe('validateApplicationFeedback', () => {
   test.each([
-    ['an RFC 3339 time', '2026-03-01T12:00:00Z', '2026-03-01T12:00:00Z'],
-    ['a time with an offset and fraction', '2026-03-01T13:00:00.250+01:00', '2026-03-01T13:00:00.250+01:00'],
-    ['Unix seconds', '1772366400', '2026-03-01T12:00:00Z'],
-    ['Unix milliseconds', '1772366400000', '2026-03-01T12:00:00Z'],
-  ])('keeps or converts %s', (_case, value, expected) => {
+    ['an RFC 3339 time', '2026-03-01T12:00:00Z'],
+    ['a time with an offset and fraction', '2026-03-01T13:00:00.250+01:00'],
+  ])('keeps %s', (_case, value) => {
     expect(validateApplicationFeedback({ operationStateStartedAt: value, healthStatus: 'Healthy' })).toStrictEqual({
-      feedback: { operationStateStartedAt: expected, healthStatus: 'Healthy' },
+      feedback: { operationStateStartedAt: value, healthStatus: 'Healthy' },
       invalid: [],
+    });
+  });
+
+  test.each([
+    ['Unix seconds', '1772366400'],
+    ['Unix milliseconds', '1772366400000'],
+  ])('converts %s and names the field it converted', (_case, value) => {
+    expect(validateApplicationFeedback({ operationStateStartedAt: value, healthStatus: 'Healthy' })).toStrictEqual({
+      feedback: { operationStateStartedAt: '2026-03-01T12:00:00Z', healthStatus: 'Healthy' },
+      invalid: [{ name: 'operationStateStartedAt', value, convertedTo: '2026-03-01T12:00:00Z' }],
     });
   });
 
