@@ -1,7 +1,8 @@
 /**
  * The chaos scenarios (chaos-scenarios.ts) against the real controller on the API double: each once on
- * the plain double and on the realistic double for a few seeds (`PULLFLEET_CHAOS_SEEDS=n` for more,
- * `PULLFLEET_CHAOS_SEED=n` to replay one).
+ * the plain double and on the realistic double for a few seeds, and the process-level ones (kill -9,
+ * SIGTERM, API server outage, conflicting writers, hostile feedback) for 20 seeds each
+ * (`PULLFLEET_CHAOS_SEEDS=n` for more, `PULLFLEET_CHAOS_SEED=n` to replay one).
  *
  * Scenarios listed in PENDING_CONTROLLER_FIXES fail against today's controller because of a defect
  * issue 7 names; they run as `test.failing` (jest reports them as passing while they fail, and as
@@ -30,4 +31,18 @@ describe.each([['plain double', undefined], ...SEEDS.map((seed) => [`realistic d
       await runOnDouble(scenario, { ...(seed === undefined ? {} : { realism: realismFor(seed) }), ...(pending ? { timeoutMs: PENDING_TIMEOUT_MS } : {}) });
     }, 180_000);
   }
+});
+
+/** The scenarios that also run under a matrix of 20 seeds in `npm test` (the slower ones run above). */
+const MATRIX = ['kill -9 mid-burst', 'SIGTERM mid-burst', 'the API server is unavailable', 'conflicting writers', 'malformed ManifestWork feedback'];
+const MATRIX_SEEDS = process.env.PULLFLEET_CHAOS_SEEDS || process.env.PULLFLEET_CHAOS_SEED ? [] : chaosSeeds(20);
+
+describe('chaos seed matrix', () => {
+  const picked = CHAOS_SCENARIOS.filter((scenario) => MATRIX.some((prefix) => scenario.name.startsWith(prefix)) && !PENDING_CONTROLLER_FIXES[scenario.name]);
+  test('every matrix entry names a scenario', () => {
+    for (const prefix of MATRIX) if (!CHAOS_SCENARIOS.some((scenario) => scenario.name.startsWith(prefix))) throw new Error(`no chaos scenario starts with "${prefix}"`);
+  });
+  test.each(MATRIX_SEEDS.flatMap((seed) => picked.map((scenario) => [seed, scenario.name.slice(0, 60), scenario] as const)))('seed %i: %s', async (seed, _name, scenario) => {
+    await runOnDouble(scenario, { realism: realismFor(seed) });
+  }, 180_000);
 });
