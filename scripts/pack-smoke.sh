@@ -6,7 +6,8 @@
 #      package.json (the file: dependency on the tarball is kept) and writes the rest;
 #   2. npm install, then synth, validate, plan, the workflow's dist/ check, and a plan that deletes a
 #      workload, which must fail until the deletion is acknowledged;
-#   3. the installed bins run the compiled code (no src/ in the package) and the controller starts.
+#   3. the installed bins run the compiled code (no src/ in the package) and the controller starts;
+#   4. init into an empty folder writes a package.json of its own, which installs and synthesizes.
 # npm installs use --prefer-offline, so a warm npm cache makes this take well under a minute.
 # Set PULLFLEET_SMOKE_KEEP=1 to keep the scratch folder for a look.
 set -euo pipefail
@@ -26,6 +27,10 @@ version=$(node -p "require('./package.json').version")
 
 step "build and pack pullfleet $version"
 npm run build --silent
+# stripInternal: `_`-prefixed members are @internal and must not reach the published declarations.
+if grep -rnE '^\s+(readonly |public |protected |static )*_[A-Za-z]+[(:?<]' lib --include='*.d.ts'; then
+  fail "declarations in lib/ expose _-prefixed internals (above): mark them /** @internal */"
+fi
 tarball="$work/$(npm pack --ignore-scripts --silent --pack-destination "$work" | tail -n 1)"
 [ -f "$tarball" ] || fail "npm pack wrote no tarball"
 tar -tzf "$tarball" | sort >"$work/contents.txt"
@@ -110,6 +115,20 @@ diff -r dist "$work/fresh" >/dev/null || fail "a second synth differs from dist/
 
 step "npm test of the fleet repository"
 if [ -n "$strict" ]; then npm test --silent >/dev/null || fail "npm test of the fleet failed"; else echo "(skipped: npm test uses validate --strict)"; fi
+
+step "an empty folder: pullfleet init writes package.json, then install and synth"
+empty="$work/empty-fleet"
+npx --no-install pullfleet init "$empty" >"$work/init3.txt"
+cd "$empty"
+node -e '
+  const pkg = require("./package.json");
+  if (pkg.type !== "module" || !pkg.dependencies.pullfleet || !pkg.devDependencies["@types/node"]) { console.error(JSON.stringify(pkg)); process.exit(1); }
+'
+# pullfleet is not taken from the registry here: point the dependency at the tarball under test.
+npm pkg set "dependencies.pullfleet=file:$tarball"
+npm_install
+npx --no-install pullfleet synth >/dev/null 2>&1 || fail "synth of the fleet init wrote into an empty folder failed"
+[ -f dist/hub/hub/works/prod-east.yaml ] || fail "synth in the empty-folder fleet wrote no works"
 
 cd "$repo"
 echo "::: pack-smoke ok"
