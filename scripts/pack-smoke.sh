@@ -14,6 +14,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$(pwd)
 export npm_config_fund=false npm_config_audit=false npm_config_update_notifier=false
+# Bounded registry requests (the cache answers most of them).
+export npm_config_fetch_timeout=60000 npm_config_fetch_retries=2
 npm_install() { npm install --prefer-offline --no-audit --no-fund --loglevel=error "$@"; }
 fail() { echo "pack-smoke: $*" >&2; exit 1; }
 step() { echo "::: pack-smoke: $*"; }

@@ -120,7 +120,7 @@ export function runInit(dir: string, options: InitCommandOptions = {}): InitResu
 export function registerInit(program: Command): void {
   program
     .command('init')
-    .description('write a fleet repository here or in [dir]: package.json, tsconfig.json, cdk8s.yaml, fleet.config.ts, .gitignore, deletions.txt and a GitHub Actions workflow')
+    .description('write a fleet repository here or in [dir]: package.json, fleet.config.ts, cdk8s.yaml, a CI workflow, …')
     .argument('[dir]', 'folder of the fleet repository (created when missing)', '.')
     .option('--force', 'replace existing files (package.json and .gitignore are merged, never replaced)')
     .option('--name <name>', 'package name of a new package.json (default: the folder name)')
