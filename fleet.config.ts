@@ -5,8 +5,7 @@
  * their own (test/fixtures/), and CI checks that dist/ is what synth makes of this file.
  */
 import { pathToFileURL } from 'node:url';
-import { FleetValidationError } from './src/model/index.js';
-import { AppSource, ClusterSet, Fleet, Hub, Placement, PullApplication, PullApplicationSet, Spoke, type FleetProps } from './src/constructs/index.js';
+import { AppSource, ClusterSet, Fleet, FleetValidationError, Hub, Placement, PullApplication, PullApplicationSet, Spoke, type FleetProps } from 'pullfleet';
 
 /** Builds the example fleet (without writing anything; `synth()` writes it). */
 export function buildFleet(props: FleetProps = {}): Fleet {

@@ -4,10 +4,11 @@
  * Exit codes: 0 success, 1 failure (or, for `status`, a degraded fleet), 2 usage error (unknown
  * command or option, missing argument), 3 `plan --fail-on-deletions` found deletions.
  */
-import * as fs from 'node:fs';
 import { Command, CommanderError } from 'commander';
+import { registerInit } from './init.js';
 import { registerPlan, registerValidate } from './plan.js';
 import { registerSynth } from './synth.js';
+import { pullfleetVersion } from '../version.js';
 
 /** Exit code of a usage error (1 means failed, or degraded for `status`). */
 export const EXIT_USAGE = 2;
@@ -16,12 +17,11 @@ export const EXIT_USAGE = 2;
 export type RegisterCommand = (program: Command) => void;
 
 /** Commands that need no cluster, in help order. */
-export const OFFLINE_COMMANDS: readonly RegisterCommand[] = [registerSynth, registerValidate, registerPlan];
+export const OFFLINE_COMMANDS: readonly RegisterCommand[] = [registerInit, registerSynth, registerValidate, registerPlan];
 
 /** The version in package.json. */
 export function packageVersion(): string {
-  const pkg = JSON.parse(fs.readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
-  return pkg.version;
+  return pullfleetVersion();
 }
 
 /** A program with `commands` registered. Commander errors are thrown, not exited on. */
@@ -49,7 +49,7 @@ export async function allCommands(): Promise<RegisterCommand[]> {
  */
 export async function main(argv: readonly string[] = process.argv): Promise<void> {
   const first = argv[2];
-  const offline = first === 'synth' || first === 'validate' || first === 'plan' || first === '--version' || first === '-V';
+  const offline = first === 'init' || first === 'synth' || first === 'validate' || first === 'plan' || first === '--version' || first === '-V';
   const program = programWith(offline ? OFFLINE_COMMANDS : await allCommands());
   try {
     await program.parseAsync([...argv]);

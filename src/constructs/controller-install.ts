@@ -16,6 +16,7 @@ import {
   type JsonObject,
 } from '../model/index.js';
 import { OutputFiles, routeOutput, stampProvenance } from './output.js';
+import { pullfleetVersion } from '../version.js';
 
 /** How work agents report the spoke Application's status back (the works' feedback scrape type). */
 export enum FeedbackScrape {
@@ -43,7 +44,7 @@ export interface ControllerInstallProps {
   readonly imageRepository?: string;
   /**
    * Image tag.
-   * @default '0.1.0'
+   * @default - the version of the pullfleet package synthesizing the fleet (package.json `version`), the tag its image is published under
    */
   readonly imageTag?: string;
   /**
@@ -118,7 +119,7 @@ export class ControllerInstall extends Construct {
       if (problem) throw new Error(`${where}: ${prop} "${value}" ${problem}: use a valid namespace name`);
     }
     const repository = props.imageRepository ?? 'ghcr.io/pullfleet/pullfleet-controller';
-    const tag = props.imageTag ?? '0.1.0';
+    const tag = props.imageTag ?? pullfleetVersion();
     if (!/^[a-z0-9]+([._\-/:][a-z0-9]+)*$/.test(repository)) throw new Error(`${where}: imageRepository "${repository}" is not an image repository: use for example "ghcr.io/acme/pullfleet-controller"`);
     if (!/^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/.test(tag)) throw new Error(`${where}: imageTag "${tag}" is not a valid tag: use for example "0.1.0"`);
     if (tag === 'latest') throw new Error(`${where}: imageTag "latest" makes the install unreproducible: pin a version such as "0.1.0"`);
