@@ -16,3 +16,4 @@ export * from './report.js';
 export * from './tenancy.js';
 export * from './propagation.js';
 export * from './status.js';
+export * from './object-rules.js';
