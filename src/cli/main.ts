@@ -2,7 +2,8 @@
  * The `pullfleet` command. Each command file exports one `registerX(program)`; add yours to COMMANDS.
  */
 import { Command } from 'commander';
-import { registerPlan, registerValidate } from './plan.js';
+import { registerPlan } from './plan.js';
+import { registerValidate } from './validate.js';
 import { registerSynth } from './synth.js';
 import { registerStatus } from './status.js';
 

@@ -81,7 +81,9 @@ export function registerSynth(program: Command): void {
     .description('synthesize the fleet into dist/ (a failed synth leaves the previous dist/ untouched)')
     .option('-o, --output <dir>', 'output folder', 'dist')
     .option('-a, --app <command>', 'command that runs the cdk8s app (default: cdk8s.yaml)')
-    .action((opts: { output: string; app?: string }) => {
+    .option('--strict', 'treat warnings as errors')
+    .action((opts: { output: string; app?: string; strict?: boolean }) => {
+      if (opts.strict) process.env.PULLFLEET_STRICT = '1';
       const started = Date.now();
       const result = runSynth({ outdir: opts.output, app: opts.app, streamStderr: true });
       if (!result.ok) {

@@ -139,7 +139,7 @@ export class Fleet extends App {
         const already = constructMessages.get(owner) ?? [];
         for (const finding of checkObject(obj.toJson() as PlainObject, { sizeBudget: hub.workSizeBudget })) {
           const value = finding.value;
-          if (value !== undefined && already.some((m) => m.includes(`"${value}"`) || m.includes(`${value} bytes`))) continue;
+          if (value !== undefined && already.some((m) => m.includes(`"${value}"`) || m.includes(`${value} bytes`) || m.includes(` ${value} `))) continue;
           const generic = finding.message.slice(finding.message.indexOf(': ') + 2);
           const key = `${finding.severity}|${owner}|${generic}`;
           const seen = repeats.get(key);
@@ -177,7 +177,7 @@ export class Fleet extends App {
   private objectsByFile(): Array<[string, ApiObject[]]> {
     const problems = this.problems();
     this.writeReport();
-    if (problems.length > 0) throw new FleetValidationError(problems);
+    if (problems.length > 0) throw new FleetValidationError(problems, this.strict ? [] : this.warnings());
     const files = new Map<string, ApiObject[]>();
     for (const hub of this.hubs) {
       for (const obj of this.objectsOf(hub)) {

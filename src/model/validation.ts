@@ -21,10 +21,13 @@ export const DEFAULT_WORK_SIZE_BUDGET = 500 * 1024;
 /** Thrown by synth when the fleet description has problems; nothing has been written. */
 export class FleetValidationError extends Error {
   public readonly problems: readonly FleetProblem[];
-  constructor(problems: readonly FleetProblem[]) {
-    super(formatProblems(problems));
+  /** Warnings found beside the problems (legal but almost certainly wrong). */
+  public readonly warnings: readonly FleetProblem[];
+  constructor(problems: readonly FleetProblem[], warnings: readonly FleetProblem[] = []) {
+    super(formatProblems(problems) + (warnings.length ? `\n${formatWarnings(warnings)}` : ''));
     this.name = 'FleetValidationError';
     this.problems = problems;
+    this.warnings = warnings;
   }
 }
 
@@ -33,6 +36,12 @@ export function formatProblems(problems: readonly FleetProblem[]): string {
   const sorted = [...problems].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   const lines = sorted.map((p) => `  [${p.path}] ${p.message}`);
   return `fleet validation failed with ${problems.length} problem${problems.length === 1 ? '' : 's'} (nothing was written):\n${lines.join('\n')}`;
+}
+
+/** The warning lines (legal but almost certainly wrong; errors with --strict), sorted by construct path. */
+export function formatWarnings(warnings: readonly FleetProblem[]): string {
+  const sorted = [...warnings].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return `${warnings.length} warning${warnings.length === 1 ? '' : 's'} (errors with --strict):\n${sorted.map((w) => `  [${w.path}] ${w.message}`).join('\n')}`;
 }
 
 /** A name that must be a DNS-1123 label (cluster names, namespaces, most pullfleet names). */
