@@ -147,24 +147,6 @@ export function runPlan(options: PlanOptions = {}): PlanResult {
   });
 }
 
-export function registerValidate(program: Command): void {
-  program
-    .command('validate')
-    .description('check the fleet description (every problem, with construct path and fix); writes nothing')
-    .option('-a, --app <command>', 'command that runs the cdk8s app (default: cdk8s.yaml)')
-    .action((opts: { app?: string }) => {
-      if (!checkFleetTypes({ app: opts.app })) return;
-      const cwd = process.cwd();
-      const result = scratch((dir) => synthInto(dir, { cwd, app: opts.app }));
-      if (!result.ok) {
-        process.stderr.write(result.output);
-        process.exitCode = 1;
-        return;
-      }
-      process.stdout.write('fleet is valid\n');
-    });
-}
-
 export function registerPlan(program: Command): void {
   program
     .command('plan')

@@ -6,7 +6,8 @@
  */
 import { Command, CommanderError } from 'commander';
 import { registerInit } from './init.js';
-import { registerPlan, registerValidate } from './plan.js';
+import { registerPlan } from './plan.js';
+import { registerValidate } from './validate.js';
 import { registerSynth } from './synth.js';
 import { pullfleetVersion } from '../version.js';
 

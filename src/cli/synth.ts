@@ -214,7 +214,9 @@ export function registerSynth(program: Command): void {
     .description('type-check and synthesize the fleet into dist/ (a refused or failed synth leaves the previous dist/ as it was)')
     .option('-o, --output <dir>', 'output folder (default: output of cdk8s.yaml, else dist)')
     .option('-a, --app <command>', 'command that runs the cdk8s app (default: cdk8s.yaml)')
-    .action(async (opts: { output?: string; app?: string }) => {
+    .option('--strict', 'treat warnings as errors')
+    .action(async (opts: { output?: string; app?: string; strict?: boolean }) => {
+      if (opts.strict) process.env.PULLFLEET_STRICT = '1';
       const started = Date.now();
       let result: SynthResult;
       // Ctrl-C or a SIGTERM stops the app; synth then removes its staging folder and leaves the output as it was.

@@ -1,7 +1,7 @@
 import { Construct } from 'constructs';
-import { destinationRule, dnsLabelRule, dnsSubdomainRule, labelRule, type AppDefinition, type JsonObject, type ResourceGrant, type SpokeDelivery } from '../model/index.js';
+import { appWarnings, destinationRule, dnsLabelRule, dnsSubdomainRule, labelKeyRule, labelRule, type AppDefinition, type JsonObject, type ResourceGrant, type SpokeDelivery } from '../model/index.js';
 import type { AppSource } from './app-source.js';
-import { Hub } from './hub.js';
+import { claimId, Hub, markKind } from './hub.js';
 import type { IPlacement } from './placement.js';
 
 /** Props shared by PullApplication and PullApplicationSet. */
@@ -65,31 +65,43 @@ export interface PullAppOptions {
 }
 
 /** Resolves the shared options once; problems are reported at synth through `node.addValidation`. */
-export function resolveApp(scope: Construct, id: string, props: PullAppOptions): { def: AppDefinition; grants: ResourceGrant[]; problems: string[] } {
+export function resolveApp(_scope: Construct, id: string, props: PullAppOptions): { def: AppDefinition; grants: ResourceGrant[]; problems: string[] } {
   const name = props.name ?? id;
   const problems: string[] = [];
+  const source = props.source as AppSource | undefined;
+  if (!source || typeof (source as { toJson?: unknown }).toJson !== 'function') {
+    problems.push(`source is ${source === undefined ? 'missing' : JSON.stringify(source)}: give the app a source, AppSource.git({ repoURL, path }) or AppSource.helm({ repoURL, chart, targetRevision })`);
+  }
   for (const p of [dnsLabelRule('app name', name), dnsLabelRule('destinationNamespace', props.destinationNamespace), destinationRule(props.destinationServer)]) {
     if (p) problems.push(p);
   }
   for (const [key, value] of Object.entries(props.labels ?? {})) {
+    const keyProblem = labelKeyRule('app label', key);
+    if (keyProblem) problems.push(keyProblem);
     const p = labelRule('app', key, value);
     if (p) problems.push(p);
   }
-  for (const p of props.source._problems()) problems.push(`app "${name}": ${p}`);
+  for (const p of props.source?._problems() ?? []) problems.push(`app "${name}": ${p}`);
   const autoSync = props.autoSync ?? true;
   const syncPolicy: JsonObject = {};
   if (autoSync) syncPolicy.automated = { prune: props.prune ?? true, selfHeal: props.selfHeal ?? true };
-  if (props.syncOptions?.length) syncPolicy.syncOptions = [...props.syncOptions];
+  if (Array.isArray(props.syncOptions) && props.syncOptions.length) syncPolicy.syncOptions = [...props.syncOptions];
+  const grants: ResourceGrant[] = [];
   for (const grant of props.resources ?? []) {
-    if (grant.resources.length === 0 || grant.resources.some((r) => r === '*' || r.length === 0)) {
-      throw new Error(`${scope.node.path}: resources grant for API group "${grant.apiGroup}" lists ${JSON.stringify(grant.resources)}: name each resource (no "*", no empty list)`);
+    const resources = Array.isArray(grant.resources) ? grant.resources : [];
+    if (resources.length === 0 || resources.some((r) => r === '*' || r.length === 0)) {
+      problems.push(`resources grant for API group "${grant.apiGroup}" lists ${JSON.stringify(grant.resources)}: name each resource (no "*", no empty list)`);
+    } else if (grant.apiGroup === '*') {
+      problems.push('resources grant API group "*" is not allowed: declare each API group the app renders');
+    } else {
+      grants.push(grant);
     }
-    if (grant.apiGroup === '*') throw new Error(`${scope.node.path}: resources grant API group "*" is not allowed: declare each API group the app renders`);
   }
+  if (props.syncOptions !== undefined && !Array.isArray(props.syncOptions)) problems.push(`syncOptions ${JSON.stringify(props.syncOptions)} is not a list: give a list such as ["ServerSideApply=true"]`);
   const project = props.project ?? 'default';
   const projectProblem = dnsSubdomainRule('project', project);
   if (projectProblem) problems.push(projectProblem);
-  for (const grant of props.resources ?? []) {
+  for (const grant of grants) {
     const badKind = (grant.kinds ?? []).find((kind) => !/^[A-Z][A-Za-z0-9]*$/.test(kind));
     if (badKind !== undefined) problems.push(`kind "${badKind}" of the grant for API group "${grant.apiGroup}" is not a Kubernetes kind: use the kind as written in manifests, for example "ClusterRole"`);
     if (grant.clusterScoped && project !== 'default' && !grant.kinds?.length) {
@@ -101,13 +113,13 @@ export function resolveApp(scope: Construct, id: string, props: PullAppOptions):
   const def: AppDefinition = {
     name,
     project,
-    sources: [props.source.toJson()],
+    sources: source && typeof source.toJson === 'function' ? [source.toJson()] : [],
     destinationNamespace: props.destinationNamespace,
     ...(Object.keys(syncPolicy).length ? { syncPolicy } : {}),
     pruneOnDelete: props.pruneOnDelete ?? false,
     labels: { ...(props.labels ?? {}) },
   };
-  return { def, grants: [...(props.resources ?? [])], problems };
+  return { def, grants, problems };
 }
 
 /** What a spoke's bootstrap needs to know about an app deploying there. */
@@ -126,15 +138,25 @@ export abstract class PullAppBase extends Construct {
   /** Reported at synth through `node.addValidation`. */
   protected readonly problems: string[];
 
-  protected constructor(scope: Construct, id: string, props: PullAppOptions) {
-    super(scope, id);
+  /** Legal but almost certainly wrong; shown by synth and validate, errors with --strict. */
+  protected readonly warnings: string[];
+
+  protected constructor(scope: Construct, id: string, props: PullAppOptions, kind: string) {
+    super(scope, claimId(scope, kind, id));
+    markKind(this, kind);
     this.hub = Hub.of(scope);
     const resolved = resolveApp(this, id, props);
+    this.warnings = appWarnings(resolved.def, this.hub.argoNamespace);
     this.name = resolved.def.name;
     this.definition = resolved.def;
     this.grants = resolved.grants;
     this.problems = resolved.problems;
     this.node.addValidation({ validate: () => [...this.problems] });
+  }
+
+  /** @internal legal but almost certainly wrong (shown by synth and validate; errors with --strict). */
+  public _warnings(): string[] {
+    return [...this.warnings];
   }
 
   /** True when `placement` is on this app's hub; otherwise records why not and returns false. */

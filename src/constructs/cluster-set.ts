@@ -1,8 +1,8 @@
 import { Construct, type IConstruct } from 'constructs';
-import { CLUSTERSET_LABEL, dnsLabelRule, matchesSelector } from '../model/index.js';
+import { CLUSTERSET_LABEL, dnsLabelRule, labelKeyRule, labelRule, matchesSelector } from '../model/index.js';
 import { ManagedClusterSet, ManagedClusterSetSpecClusterSelectorSelectorType } from '../../imports/managedclusterset-cluster.open-cluster-management.io.js';
 import { ManagedClusterSetBinding as Binding } from '../../imports/managedclustersetbinding-cluster.open-cluster-management.io.js';
-import { Hub } from './hub.js';
+import { claimId, Hub, markKind } from './hub.js';
 import { OutputFiles, routeOutput, stampProvenance } from './output.js';
 import type { ISpoke } from './spoke.js';
 
@@ -42,12 +42,19 @@ export class ClusterSet extends Construct implements IClusterSet {
   private readonly problems: string[] = [];
 
   constructor(scope: Construct, id: string, props: ClusterSetProps = {}) {
-    super(scope, id);
+    super(scope, claimId(scope, 'ClusterSet', id));
+    markKind(this, 'ClusterSet');
     this.hub = Hub.of(scope);
     this.name = id;
     this.matchLabels = props.matchLabels ? { ...props.matchLabels } : undefined;
     const nameProblem = dnsLabelRule('cluster set name', id);
     if (nameProblem) this.problems.push(nameProblem);
+    for (const [key, value] of Object.entries(this.matchLabels ?? {})) {
+      const keyProblem = labelKeyRule('matchLabels', key);
+      if (keyProblem) this.problems.push(keyProblem);
+      const valueProblem = labelRule('matchLabels', key, value);
+      if (valueProblem) this.problems.push(valueProblem);
+    }
     this.hub._addClusterSet(this);
     routeOutput(this, OutputFiles.CLUSTER_SETS);
 
@@ -72,7 +79,8 @@ export class ClusterSet extends Construct implements IClusterSet {
   /** Binds the set into `namespace`. Throws when it is already bound there. */
   public bindTo(namespace: string): void {
     if (this.bindingList.includes(namespace)) {
-      throw new Error(`${this.node.path}: cluster set "${this.name}" is already bound to namespace "${namespace}": bind each namespace once`);
+      this.problems.push(`cluster set "${this.name}" is already bound to namespace "${namespace}": bind each namespace once`);
+      return;
     }
     const problem = dnsLabelRule(`binding namespace of cluster set "${this.name}"`, namespace);
     if (problem) this.problems.push(problem);

@@ -10,6 +10,7 @@ import {
   buildPlacementReaderRoleBinding,
   DEFAULT_WORK_SIZE_BUDGET,
   dnsLabelRule,
+  ETCD_OBJECT_LIMIT,
   type FeedbackScrapeType,
 } from '../model/index.js';
 import { apiObjectFrom, OutputFiles, routeOutput } from './output.js';
@@ -77,6 +78,62 @@ export interface Renderable extends IConstruct {
 }
 
 const hubSymbol = Symbol.for('pullfleet.Hub');
+const kindSymbol = Symbol.for('pullfleet.kind');
+const recorded = new WeakMap<IConstruct, Array<{ path: string; message: string }>>();
+
+/**
+ * @internal Records a problem for the fleet report when there is no construct to attach it to yet
+ * (found before `super()`), or when a construct must keep going after bad input. Fleet lists it with
+ * every other problem.
+ */
+export function recordProblem(scope: IConstruct, path: string, message: string): void {
+  const root = scope.node.root;
+  const list = recorded.get(root);
+  if (list) list.push({ path, message });
+  else recorded.set(root, [{ path, message }]);
+}
+
+/** @internal problems recorded under `root` by {@link recordProblem}. */
+export function recordedProblems(root: IConstruct): ReadonlyArray<{ path: string; message: string }> {
+  return recorded.get(root) ?? [];
+}
+
+/** @internal the pullfleet kind of a construct (Hub, Spoke, Placement...), or undefined. */
+export function kindOf(c: IConstruct): string | undefined {
+  return (c as unknown as Record<symbol, string | undefined>)[kindSymbol];
+}
+
+/** @internal marks a construct as a pullfleet construct of `kind` (the owner of what it renders). */
+export function markKind(c: IConstruct, kind: string): void {
+  Object.defineProperty(c, kindSymbol, { value: kind });
+}
+
+/**
+ * @internal The construct id for a pullfleet construct of `kind` called `name` under `scope`.
+ * Construct ids are scoped per kind, as Kubernetes names are: when a construct of another kind already
+ * holds `name` (a ClusterSet and a Placement both called `prod`), this one becomes `<Kind>:<name>`.
+ * A second construct of the same kind and name is a problem (reported, not thrown, so every problem
+ * shows in one run); it gets a numbered id so the rest of the fleet can still be checked.
+ */
+export function claimId(scope: IConstruct, kind: string, name: string): string {
+  const holder = scope.node.tryFindChild(name);
+  if (!holder) return name;
+  const holderKind = kindOf(holder);
+  const at = (child: string) => (scope.node.path ? `${scope.node.path}/${child}` : child);
+  if (holderKind === kind || holderKind === undefined) {
+    recordProblem(scope, at(name), `${scope.node.path ? `"${scope.node.path}"` : 'the fleet'} already has ${holderKind === kind ? `a ${kind}` : 'a construct'} with the id "${name}" (${holder.node.path}): give each ${kind} its own name`);
+    let n = 2;
+    while (scope.node.tryFindChild(`${name}#${n}`)) n++;
+    return `${name}#${n}`;
+  }
+  let id = `${kind}:${name}`;
+  let n = 2;
+  while (scope.node.tryFindChild(id)) {
+    recordProblem(scope, at(name), `"${scope.node.path}" already has a ${kind} with the id "${name}" (${scope.node.tryFindChild(id)!.node.path}): give each ${kind} its own name`);
+    id = `${kind}:${name}#${n++}`;
+  }
+  return id;
+}
 
 export class Hub extends Chart {
   /** The Hub a construct belongs to. Throws when `scope` is not inside a Hub. */
@@ -108,17 +165,21 @@ export class Hub extends Chart {
   private appSetSupport?: Construct;
 
   constructor(scope: Construct, id: string, props: HubProps = {}) {
-    super(scope, id);
+    super(scope, claimId(scope, 'Hub', id));
     Object.defineProperty(this, hubSymbol, { value: true });
+    markKind(this, 'Hub');
     this.name = id;
     this.flavor = props.flavor ?? HubFlavor.OCM;
     this.argoNamespace = props.argoNamespace ?? (this.flavor === HubFlavor.ACM ? 'openshift-gitops' : 'argocd');
     this.feedbackScrape = props.feedbackScrape ?? FeedbackScrape.POLL;
     this.workSizeBudget = props.workSizeBudget ?? DEFAULT_WORK_SIZE_BUDGET;
-    if (!(this.workSizeBudget > 0)) throw new Error(`Hub ${id}: workSizeBudget ${this.workSizeBudget} must be a positive number of bytes`);
+    const problems = [dnsLabelRule('hub name', id), dnsLabelRule('argoNamespace', this.argoNamespace)].filter((p): p is string => !!p);
+    if (!(typeof this.workSizeBudget === 'number' && this.workSizeBudget > 0 && this.workSizeBudget <= ETCD_OBJECT_LIMIT)) {
+      problems.push(`workSizeBudget ${this.workSizeBudget} must be a number of bytes above 0 and at most ${ETCD_OBJECT_LIMIT} (the etcd object limit): use the default ${DEFAULT_WORK_SIZE_BUDGET} or a smaller budget`);
+      this.workSizeBudget = DEFAULT_WORK_SIZE_BUDGET;
+    }
     this.applicationSetControllerServiceAccount =
       this.flavor === HubFlavor.ACM ? 'openshift-gitops-applicationset-controller' : 'argocd-applicationset-controller';
-    const problems = [dnsLabelRule('hub name', id), dnsLabelRule('argoNamespace', this.argoNamespace)].filter((p): p is string => !!p);
     this.node.addValidation({ validate: () => problems });
     if (problems.length > 0) return; // the install would repeat the namespace problem; validation reports it once
     const { enabled = true, ...install } = props.controller ?? {};
@@ -152,18 +213,26 @@ export class Hub extends Chart {
   }
 
   /** @internal */
-  public _addSpoke(spoke: Spoke): void {
+  public _addSpoke(spoke: Spoke): boolean {
     const existing = this.spokeByName.get(spoke.name);
-    if (existing) throw new Error(`${spoke.node.path}: hub "${this.name}" already has a spoke named "${spoke.name}" (${existing.node.path}): spoke names are ManagedCluster names and must be unique per hub`);
+    if (existing) {
+      if (existing.node.scope !== spoke.node.scope) recordProblem(spoke, spoke.node.path, `hub "${this.name}" already has a spoke named "${spoke.name}" (${existing.node.path}): spoke names are ManagedCluster names and must be unique per hub`);
+      return false;
+    }
     this.spokeList.push(spoke);
     this.spokeByName.set(spoke.name, spoke);
+    return true;
   }
 
   /** @internal */
-  public _addClusterSet(set: ClusterSet): void {
+  public _addClusterSet(set: ClusterSet): boolean {
     const existing = this.clusterSetList.find((s) => s.name === set.name);
-    if (existing) throw new Error(`${set.node.path}: hub "${this.name}" already has a cluster set named "${set.name}" (${existing.node.path}): use one ClusterSet per name`);
+    if (existing) {
+      if (existing.node.scope !== set.node.scope) recordProblem(set, set.node.path, `hub "${this.name}" already has a cluster set named "${set.name}" (${existing.node.path}): use one ClusterSet per name`);
+      return false;
+    }
     this.clusterSetList.push(set);
+    return true;
   }
 
   /**

@@ -10,7 +10,7 @@ import {
   type Toleration,
 } from '../model/index.js';
 import type { IClusterSet } from './cluster-set.js';
-import { Hub } from './hub.js';
+import { claimId, Hub, markKind } from './hub.js';
 import { apiObjectFrom, OutputFiles, routeOutput } from './output.js';
 import type { Spoke } from './spoke.js';
 
@@ -107,15 +107,18 @@ export class Placement extends Construct implements IPlacement {
   public readonly spec: PlacementSpec;
   private readonly clusterSetRefs: readonly IClusterSet[];
   private readonly problems: string[] = [];
+  private readonly numberOfClusters?: number;
 
   constructor(scope: Construct, id: string, props: PlacementProps = {}) {
-    super(scope, id);
+    super(scope, claimId(scope, 'Placement', id));
+    markKind(this, 'Placement');
     this.hub = Hub.of(scope);
     this.name = id;
     this.namespace = props.namespace ?? this.hub.argoNamespace;
     if (props.numberOfClusters !== undefined && !(Number.isInteger(props.numberOfClusters) && props.numberOfClusters >= 0)) {
-      throw new Error(`${this.node.path}: numberOfClusters ${props.numberOfClusters} must be a whole number >= 0`);
+      this.problems.push(`numberOfClusters ${props.numberOfClusters} must be a whole number >= 0: use 1 or more, or leave it out to select every matching cluster`);
     }
+    this.numberOfClusters = props.numberOfClusters;
     this.clusterSetRefs = [...(props.clusterSets ?? [])];
     const predicates: ClusterPredicate[] = (props.predicates ?? []).map((p) => {
       const labelSelector = {
@@ -154,6 +157,17 @@ export class Placement extends Construct implements IPlacement {
       metadata: { name: id, namespace: this.namespace },
       spec: JSON.parse(JSON.stringify(spec)) as object,
     });
+  }
+
+  /** @internal legal but almost certainly wrong (shown by synth and validate; errors with --strict). */
+  public _warnings(): string[] {
+    if (this.numberOfClusters === 0) return ['numberOfClusters is 0, so this placement selects no cluster and its apps go nowhere: raise it, or leave it out to select every matching cluster'];
+    if (this.bindingProblems().length > 0) return [];
+    const spokes = this.hub.spokes.length;
+    if (this.selectedSpokes().length === 0) {
+      return [`selects none of the hub's ${spokes} spoke${spokes === 1 ? '' : 's'} (evaluated offline): check its cluster sets, predicates and tolerations against the spokes' labels and taints`];
+    }
+    return [];
   }
 
   private bindingProblems(): string[] {

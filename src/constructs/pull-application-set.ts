@@ -26,11 +26,16 @@ export class PullApplicationSet extends PullAppBase {
   public readonly requeueAfterSeconds: number;
 
   constructor(scope: Construct, id: string, props: PullApplicationSetProps) {
-    super(scope, id, props);
+    super(scope, id, props, 'PullApplicationSet');
     this.placement = props.placement;
     this.requeueAfterSeconds = props.requeueAfterSeconds ?? DEFAULT_REQUEUE_AFTER_SECONDS;
     if (!(Number.isInteger(this.requeueAfterSeconds) && this.requeueAfterSeconds > 0)) {
-      throw new Error(`${this.node.path}: requeueAfterSeconds ${props.requeueAfterSeconds} must be a whole number of seconds > 0`);
+      this.problems.push(`requeueAfterSeconds ${props.requeueAfterSeconds} must be a whole number of seconds > 0: use the default ${DEFAULT_REQUEUE_AFTER_SECONDS} or another positive number`);
+      this.requeueAfterSeconds = DEFAULT_REQUEUE_AFTER_SECONDS;
+    }
+    if (!props.placement || typeof props.placement.selectedSpokes !== 'function') {
+      this.problems.push('placement is missing: give the Placement whose decisions choose the spokes (or use PullApplication with spokes)');
+      return;
     }
     if (this.placementOnThisHub(props.placement) && props.placement.namespace !== this.hub.argoNamespace) {
       this.problems.push(

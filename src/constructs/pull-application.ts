@@ -28,26 +28,33 @@ export class PullApplication extends PullAppBase {
   private readonly spokeList: ISpoke[] = [];
   private readonly spokeSet = new Set<ISpoke>();
   private readonly placements: IPlacement[] = [];
+  private delivered = 0;
 
   constructor(scope: Construct, id: string, props: PullApplicationProps) {
-    super(scope, id, props);
+    super(scope, id, props, 'PullApplication');
     for (const spoke of props.spokes ?? []) this.deployTo(spoke);
     if (props.placement) this.deployToPlacement(props.placement);
     this.hub._registerRenderable(this);
   }
 
-  /** Adds target spokes. Throws when a spoke is already a target. */
+  /** Adds target spokes. A spoke added twice is a reported problem. */
   public deployTo(...spokes: ISpoke[]): void {
     for (const spoke of spokes) {
-      if (this.spokeSet.has(spoke)) throw new Error(`${this.node.path}: app "${this.name}" already deploys to spoke "${spoke.name}": add each spoke once`);
+      if (this.spokeSet.has(spoke)) {
+        this.problems.push(`app "${this.name}" already deploys to spoke "${spoke.name}": add each spoke once`);
+        continue;
+      }
       this.spokeList.push(spoke);
       this.spokeSet.add(spoke);
     }
   }
 
-  /** Adds every spoke `placement` selects (evaluated offline at synth). Throws when added twice. */
+  /** Adds every spoke `placement` selects (evaluated offline at synth). A placement added twice is a reported problem. */
   public deployToPlacement(placement: IPlacement): void {
-    if (this.placements.includes(placement)) throw new Error(`${this.node.path}: app "${this.name}" already deploys to placement "${placement.name}"`);
+    if (this.placements.includes(placement)) {
+      this.problems.push(`app "${this.name}" already deploys to placement "${placement.name}": add each placement once`);
+      return;
+    }
     this.placements.push(placement);
   }
 
@@ -93,6 +100,16 @@ export class PullApplication extends PullAppBase {
       routeOutput(workScope, OutputFiles.works(spoke.name));
       apiObjectFrom(workScope, 'ManifestWork', work as never);
       (spoke as Spoke)._addDelivery(this.delivery());
+      this.delivered++;
     }
+  }
+
+  /** @internal */
+  public override _warnings(): string[] {
+    const warnings = super._warnings();
+    if (this.delivered === 0 && this.problems.length === 0) {
+      warnings.push(`app "${this.name}" is delivered nowhere: ${this.placements.length ? 'its placements select no spoke; check them' : 'give it spokes, a placement, or call deployTo(...)'}`);
+    }
+    return warnings;
   }
 }

@@ -6,7 +6,10 @@ import {
   CLUSTERSET_LABEL,
   CONSTRUCT_PATH_ANNOTATION,
   dnsLabelRule,
+  dnsSubdomainRule,
+  labelKeyRule,
   labelRule,
+  taintProblems,
   LOCAL_CLUSTER,
   type InventoryCluster,
   type JsonObject,
@@ -14,7 +17,7 @@ import {
   type Taint,
 } from '../model/index.js';
 import type { ClusterSet } from './cluster-set.js';
-import { Hub, HubFlavor } from './hub.js';
+import { claimId, Hub, HubFlavor, markKind } from './hub.js';
 import { apiObjectFrom, OutputFiles, routeOutput } from './output.js';
 
 /** A managed cluster of a hub. */
@@ -79,7 +82,8 @@ export class Spoke extends Construct implements ISpoke {
   private readonly problems: string[] = [];
 
   constructor(scope: Construct, id: string, props: SpokeProps = {}) {
-    super(scope, id);
+    super(scope, claimId(scope, 'Spoke', id));
+    markKind(this, 'Spoke');
     this.hub = Hub.of(scope);
     this.name = id;
     this.openshift = props.openshift ?? false;
@@ -92,29 +96,37 @@ export class Spoke extends Construct implements ISpoke {
     if (this.openshift && labels.vendor === undefined) labels.vendor = 'OpenShift';
     if (props.clusterSet) {
       if (props.clusterSet.matchLabels) {
-        throw new Error(`${this.node.path}: cluster set "${props.clusterSet.name}" selects members by labels, so it cannot be a spoke's exclusive clusterSet: give the spoke matching labels instead`);
+        this.problems.push(`cluster set "${props.clusterSet.name}" selects members by labels, so it cannot be a spoke's exclusive clusterSet: give the spoke matching labels instead`);
+      } else if (labels[CLUSTERSET_LABEL] !== undefined && labels[CLUSTERSET_LABEL] !== props.clusterSet.name) {
+        this.problems.push(`label ${CLUSTERSET_LABEL}="${labels[CLUSTERSET_LABEL]}" contradicts clusterSet "${props.clusterSet.name}": drop the label`);
+      } else {
+        labels[CLUSTERSET_LABEL] = props.clusterSet.name;
       }
-      if (labels[CLUSTERSET_LABEL] !== undefined && labels[CLUSTERSET_LABEL] !== props.clusterSet.name) {
-        throw new Error(`${this.node.path}: label ${CLUSTERSET_LABEL}="${labels[CLUSTERSET_LABEL]}" contradicts clusterSet "${props.clusterSet.name}": drop the label`);
-      }
-      labels[CLUSTERSET_LABEL] = props.clusterSet.name;
     }
     this.labelMap = labels;
 
     const nameProblem = dnsLabelRule('spoke name', id);
     if (nameProblem) this.problems.push(nameProblem);
     for (const [key, value] of Object.entries(labels)) {
+      const keyProblem = labelKeyRule('spoke label', key);
+      if (keyProblem) this.problems.push(keyProblem);
       const problem = labelRule('spoke', key, value);
       if (problem) this.problems.push(problem);
     }
+    for (const [key, value] of Object.entries(this.claims)) {
+      const keyProblem = dnsSubdomainRule('spoke claim name', key);
+      if (keyProblem) this.problems.push(keyProblem);
+      if (typeof value !== 'string') this.problems.push(`spoke claim ${key} has the value ${JSON.stringify(value)}: ClusterClaim values are strings`);
+    }
+    this.problems.push(...taintProblems(this.taints, 'taints'));
     if (props.clusterSet && props.clusterSet.hub !== this.hub) {
       this.problems.push(`cluster set "${props.clusterSet.node.path}" belongs to hub "${props.clusterSet.hub.name}", not "${this.hub.name}": use a ClusterSet of this spoke's hub`);
     }
-    this.hub._addSpoke(this);
+    const registered = this.hub._addSpoke(this);
     this.node.addValidation({ validate: () => [...this.problems] });
 
-    // local-cluster is never a target; an invalid name is already a reported problem.
-    if (id !== LOCAL_CLUSTER && !nameProblem) {
+    // local-cluster is never a target; an invalid name or a duplicate is already a reported problem.
+    if (id !== LOCAL_CLUSTER && !nameProblem && registered) {
       const secretScope = new Construct(this, 'ClusterSecret');
       routeOutput(secretScope, OutputFiles.CLUSTER_SECRETS);
       apiObjectFrom(secretScope, 'Secret', buildClusterSecret(id, this.hub.argoNamespace));

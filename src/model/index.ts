@@ -23,3 +23,4 @@ export * from './status.js';
 export * from './inventory.js';
 export * from './migrate-subscriptions.js';
 export * from './output-manifest.js';
+export * from './object-rules.js';

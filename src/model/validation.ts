@@ -2,7 +2,8 @@
  * Fleet validation rules. Every rule returns problems instead of throwing, so synth can list every
  * problem at once; each message names the offending value and the fix (the caller adds the construct path).
  */
-import { IN_CLUSTER_SERVER, LOCAL_CLUSTER } from './keys.js';
+import { IN_CLUSTER_SERVER, LOCAL_CLUSTER, MANAGED_BY_LABEL, PULLFLEET_PREFIX } from './keys.js';
+import type { AppDefinition } from './hub-application.js';
 import { dnsLabelProblem, dnsSubdomainProblem, labelValueProblem } from './names.js';
 import { jsonSize } from './manifestwork.js';
 
@@ -20,10 +21,13 @@ export const DEFAULT_WORK_SIZE_BUDGET = 500 * 1024;
 /** Thrown by synth when the fleet description has problems; nothing has been written. */
 export class FleetValidationError extends Error {
   public readonly problems: readonly FleetProblem[];
-  constructor(problems: readonly FleetProblem[]) {
-    super(formatProblems(problems));
+  /** Warnings found beside the problems (legal but almost certainly wrong). */
+  public readonly warnings: readonly FleetProblem[];
+  constructor(problems: readonly FleetProblem[], warnings: readonly FleetProblem[] = []) {
+    super(formatProblems(problems) + (warnings.length ? `\n${formatWarnings(warnings)}` : ''));
     this.name = 'FleetValidationError';
     this.problems = problems;
+    this.warnings = warnings;
   }
 }
 
@@ -32,6 +36,12 @@ export function formatProblems(problems: readonly FleetProblem[]): string {
   const sorted = [...problems].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   const lines = sorted.map((p) => `  [${p.path}] ${p.message}`);
   return `fleet validation failed with ${problems.length} problem${problems.length === 1 ? '' : 's'} (nothing was written):\n${lines.join('\n')}`;
+}
+
+/** The warning lines (legal but almost certainly wrong; errors with --strict), sorted by construct path. */
+export function formatWarnings(warnings: readonly FleetProblem[]): string {
+  const sorted = [...warnings].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return `${warnings.length} warning${warnings.length === 1 ? '' : 's'} (errors with --strict):\n${sorted.map((w) => `  [${w.path}] ${w.message}`).join('\n')}`;
 }
 
 /** A name that must be a DNS-1123 label (cluster names, namespaces, most pullfleet names). */
@@ -110,4 +120,35 @@ export function collisionProblems(objects: readonly ObjectIdentity[]): FleetProb
     });
   }
   return problems;
+}
+
+/** Namespaces an app almost certainly should not deploy into. */
+export function systemNamespaceWarning(namespace: string, argoNamespace: string): string | undefined {
+  const system = namespace === 'kube-system' || namespace === 'kube-public' || namespace === 'kube-node-lease' || namespace.startsWith('openshift-') || namespace === 'open-cluster-management-agent' || namespace.startsWith('open-cluster-management-');
+  if (system) return `destinationNamespace "${namespace}" is a system namespace: the app's pruning and self-heal would act on cluster components; deploy into a namespace of its own`;
+  if (namespace === argoNamespace) return `destinationNamespace "${namespace}" is the Argo CD namespace: the app could overwrite or prune Argo CD itself; deploy into a namespace of its own`;
+  return undefined;
+}
+
+/** Label key prefixes pullfleet, OCM and Argo CD set themselves: a user label there overrides their value. */
+const RESERVED_LABEL_PREFIXES = [PULLFLEET_PREFIX, 'apps.open-cluster-management.io/', 'cluster.open-cluster-management.io/', 'argocd.argoproj.io/', 'open-cluster-management.io/'];
+
+/** A user label whose key pullfleet (or OCM, or Argo CD) owns. */
+export function reservedLabelWarning(what: string, key: string): string | undefined {
+  if (key === MANAGED_BY_LABEL || RESERVED_LABEL_PREFIXES.some((prefix) => key.startsWith(prefix))) {
+    return `${what} label "${key}" overrides a key pullfleet, OCM or Argo CD sets and reads: rename the label (for example "example.com/${key.split('/').pop()}")`;
+  }
+  return undefined;
+}
+
+/** Warnings for an app definition: legal, but almost certainly wrong. */
+export function appWarnings(def: AppDefinition, argoNamespace: string): string[] {
+  const warnings: string[] = [];
+  const ns = systemNamespaceWarning(def.destinationNamespace, argoNamespace);
+  if (ns) warnings.push(ns);
+  for (const key of Object.keys(def.labels ?? {})) {
+    const w = reservedLabelWarning('app', key);
+    if (w) warnings.push(w);
+  }
+  return warnings;
 }

@@ -16,7 +16,7 @@ import {
   Spoke,
 } from '../../src/constructs/index.js';
 import { buildManifestWork, CONSTRUCT_PATH_ANNOTATION, MANAGED_BY_LABEL, type Application } from '../../src/model/index.js';
-import { allObjects, find, smallFleet } from './helpers.js';
+import { allObjects, find, smallFleet, synthError } from './helpers.js';
 
 const guestbook = AppSource.git({ repoURL: 'https://github.com/argoproj/argocd-example-apps.git', path: 'guestbook' });
 
@@ -63,7 +63,15 @@ describe('Hub', () => {
   });
 
   test('fails when workSizeBudget is not positive', () => {
-    expect(() => new Hub(new Fleet(), 'hub', { workSizeBudget: 0 })).toThrow('Hub hub: workSizeBudget 0 must be a positive number of bytes');
+    const fleet = new Fleet();
+    new Hub(fleet, 'hub', { workSizeBudget: 0 });
+    expect(synthError(fleet)).toContain('[hub] workSizeBudget 0 must be a number of bytes above 0 and at most 1572864 (the etcd object limit)');
+  });
+
+  test('fails when workSizeBudget is above the etcd object limit', () => {
+    const fleet = new Fleet();
+    new Hub(fleet, 'hub', { workSizeBudget: 2 * 1024 * 1024 });
+    expect(synthError(fleet)).toContain('[hub] workSizeBudget 2097152 must be a number of bytes above 0 and at most 1572864');
   });
 
   test('Hub.of fails outside a hub', () => {
@@ -99,15 +107,17 @@ describe('Spoke', () => {
   });
 
   test('fails when two spokes share a name', () => {
-    const { hub } = smallFleet();
+    const { fleet, hub } = smallFleet();
     const group = new Construct(hub, 'group');
-    expect(() => new Spoke(group, 'east')).toThrow('hub/group/east: hub "hub" already has a spoke named "east" (hub/east)');
+    new Spoke(group, 'east');
+    expect(synthError(fleet)).toContain('[hub/group/east] hub "hub" already has a spoke named "east" (hub/east): spoke names are ManagedCluster names and must be unique per hub');
   });
 
   test('fails when an exclusive clusterSet selects by labels', () => {
-    const { hub } = smallFleet();
+    const { fleet, hub } = smallFleet();
     const byLabel = new ClusterSet(hub, 'by-label', { matchLabels: { env: 'prod' } });
-    expect(() => new Spoke(hub, 'x', { clusterSet: byLabel })).toThrow('selects members by labels, so it cannot be a spoke\'s exclusive clusterSet');
+    new Spoke(hub, 'x', { clusterSet: byLabel });
+    expect(synthError(fleet)).toContain('[hub/x] cluster set "by-label" selects members by labels, so it cannot be a spoke\'s exclusive clusterSet');
   });
 });
 
@@ -129,8 +139,9 @@ describe('ClusterSet', () => {
   });
 
   test('fails when bound twice to one namespace', () => {
-    const { prod } = smallFleet();
-    expect(() => prod.bindTo('argocd')).toThrow('hub/prod: cluster set "prod" is already bound to namespace "argocd": bind each namespace once');
+    const { fleet, prod } = smallFleet();
+    prod.bindTo('argocd');
+    expect(synthError(fleet)).toContain('[hub/prod] cluster set "prod" is already bound to namespace "argocd": bind each namespace once');
   });
 });
 
@@ -175,8 +186,9 @@ describe('Placement', () => {
   });
 
   test('fails when numberOfClusters is not a whole number', () => {
-    const { hub } = smallFleet();
-    expect(() => new Placement(hub, 'p', { numberOfClusters: 1.5 })).toThrow('hub/p: numberOfClusters 1.5 must be a whole number >= 0');
+    const { fleet, hub } = smallFleet();
+    new Placement(hub, 'p', { numberOfClusters: 1.5 });
+    expect(synthError(fleet)).toContain('[hub/p] numberOfClusters 1.5 must be a whole number >= 0');
   });
 });
 
@@ -236,16 +248,16 @@ describe('PullApplication', () => {
   });
 
   test('fails when a spoke is added twice', () => {
-    const { hub, east } = smallFleet();
+    const { fleet, hub, east } = smallFleet();
     const app = new PullApplication(hub, 'guestbook', { source: guestbook, destinationNamespace: 'guestbook', spokes: [east] });
-    expect(() => app.deployTo(east)).toThrow('hub/guestbook: app "guestbook" already deploys to spoke "east": add each spoke once');
+    app.deployTo(east);
+    expect(synthError(fleet)).toContain('[hub/guestbook] app "guestbook" already deploys to spoke "east": add each spoke once');
   });
 
   test('fails when a resources grant uses a wildcard', () => {
-    const { hub } = smallFleet();
-    expect(() => new PullApplication(hub, 'x', { source: guestbook, destinationNamespace: 'x', resources: [{ apiGroup: 'apps', resources: ['*'] }] })).toThrow(
-      'hub/x: resources grant for API group "apps" lists ["*"]: name each resource (no "*", no empty list)',
-    );
+    const { fleet, hub } = smallFleet();
+    new PullApplication(hub, 'x', { source: guestbook, destinationNamespace: 'x', resources: [{ apiGroup: 'apps', resources: ['*'] }] });
+    expect(synthError(fleet)).toContain('[hub/x] resources grant for API group "apps" lists ["*"]: name each resource (no "*", no empty list)');
   });
 });
 
@@ -278,11 +290,10 @@ describe('PullApplicationSet', () => {
   });
 
   test('fails when requeueAfterSeconds is not positive', () => {
-    const { hub } = smallFleet();
+    const { fleet, hub } = smallFleet();
     const placement = new Placement(hub, 'p');
-    expect(() => new PullApplicationSet(hub, 'x', { source: guestbook, destinationNamespace: 'x', placement, requeueAfterSeconds: 0 })).toThrow(
-      'hub/x: requeueAfterSeconds 0 must be a whole number of seconds > 0',
-    );
+    new PullApplicationSet(hub, 'x', { source: guestbook, destinationNamespace: 'x', placement, requeueAfterSeconds: 0 });
+    expect(synthError(fleet)).toContain('[hub/x] requeueAfterSeconds 0 must be a whole number of seconds > 0');
   });
 });
 

@@ -1,0 +1,225 @@
+/**
+ * `pullfleet validate [dir]`: without a folder, synthesizes the fleet into a scratch folder (dist/ is
+ * never touched) and reports every error and warning with its construct path; with a folder, checks
+ * every YAML document under it (a hand-written folder, or a dist/ from another tool) with the same
+ * schema and policy rules. Exit 0 when valid, 1 on errors (and on warnings with --strict), 2 on a
+ * usage error.
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { Command } from 'commander';
+import { parseAllDocuments } from 'yaml';
+import { REPORT_FILE_ENV, STRICT_ENV } from '../constructs/fleet.js';
+import { DEFAULT_WORK_SIZE_BUDGET, ETCD_OBJECT_LIMIT, type PlainObject } from '../model/index.js';
+import { checkObject, objectLabel } from '../model/schema.js';
+import { synthInto } from './synth.js';
+import { readCdk8sConfig } from './cdk8s-config.js';
+import { formatTypeErrors, typecheckApp, type TypecheckResult } from './typecheck.js';
+
+/** One finding of `validate`: where (a file, or a construct path) and what. */
+export interface ValidateFinding {
+  /** File relative to the checked folder (folder mode). */
+  readonly file?: string;
+  /** Construct path (fleet mode). */
+  readonly path?: string;
+  readonly message: string;
+}
+
+export interface ValidateReport {
+  /** True when there is no error (and, with strict, no warning). */
+  readonly ok: boolean;
+  readonly strict: boolean;
+  readonly errors: ValidateFinding[];
+  readonly warnings: ValidateFinding[];
+  /** Objects checked (folder mode). */
+  readonly objects?: number;
+  /** YAML files read (folder mode). */
+  readonly files?: number;
+}
+
+/** A usage error: exit 2. */
+export class UsageError extends Error {}
+
+function yamlFiles(dir: string): string[] {
+  const out: string[] = [];
+  const walk = (sub: string) => {
+    for (const entry of fs.readdirSync(path.join(dir, sub), { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+      const rel = sub ? `${sub}/${entry.name}` : entry.name;
+      if (entry.isDirectory()) {
+        if (entry.name !== '.git' && entry.name !== 'node_modules') walk(rel);
+      } else if (entry.isFile() && /\.ya?ml$/.test(entry.name)) out.push(rel);
+    }
+  };
+  walk('');
+  return out;
+}
+
+/** Which cluster applies a file: bootstrap files each go to their own spoke, the rest to their hub folder. */
+function targetOf(file: string): string {
+  return /(^|\/)bootstrap\//.test(file) ? file : (file.split('/')[0] ?? '');
+}
+
+function groupOf(apiVersion: string): string {
+  const slash = apiVersion.indexOf('/');
+  return slash < 0 ? '' : apiVersion.slice(0, slash);
+}
+
+/** Checks every YAML document under `dir` with the schema and policy rules synth applies. */
+export function validateFolder(dir: string, options: { strict?: boolean; sizeBudget?: number } = {}): ValidateReport {
+  if (!fs.existsSync(dir)) throw new UsageError(`${dir} does not exist: give a folder of YAML files (or no folder to validate the fleet)`);
+  if (!fs.statSync(dir).isDirectory()) throw new UsageError(`${dir} is not a folder: give a folder of YAML files`);
+  const strict = options.strict ?? false;
+  const sizeBudget = options.sizeBudget ?? DEFAULT_WORK_SIZE_BUDGET;
+  const errors: ValidateFinding[] = [];
+  const warnings: ValidateFinding[] = [];
+  const seen = new Map<string, string>();
+  const files = yamlFiles(dir);
+  let objects = 0;
+  for (const file of files) {
+    const docs = parseAllDocuments(fs.readFileSync(path.join(dir, file), 'utf8'));
+    const list = Array.isArray(docs) ? docs : [docs];
+    list.forEach((doc, index) => {
+      if (doc.errors.length > 0) {
+        errors.push({ file, message: `document ${index + 1} is not valid YAML: ${doc.errors[0].message.split('\n')[0]}` });
+        return;
+      }
+      const obj = doc.toJS() as unknown;
+      if (obj === null || obj === undefined) return;
+      if (typeof obj !== 'object' || Array.isArray(obj)) {
+        errors.push({ file, message: `document ${index + 1} is not a Kubernetes object (a ${Array.isArray(obj) ? 'list' : typeof obj}): give each document apiVersion, kind and metadata` });
+        return;
+      }
+      objects++;
+      const plain = obj as PlainObject;
+      for (const f of checkObject(plain, { sizeBudget })) (f.severity === 'error' ? errors : warnings).push({ file, message: f.message });
+      const meta = (plain.metadata ?? {}) as { name?: unknown; namespace?: unknown };
+      if (typeof plain.apiVersion === 'string' && typeof plain.kind === 'string' && typeof meta.name === 'string') {
+        const key = `${targetOf(file)}|${groupOf(plain.apiVersion)}|${plain.kind}|${String(meta.namespace ?? '')}|${meta.name}`;
+        const first = seen.get(key);
+        if (first) errors.push({ file, message: `${objectLabel(plain)} is also defined in ${first}: the same cluster would apply both; keep one` });
+        else seen.set(key, file);
+      }
+    });
+  }
+  if (objects === 0) errors.push({ file: '.', message: `no Kubernetes objects found under ${dir}: give the folder synth wrote (for example dist/)` });
+  const ok = errors.length === 0 && (!strict || warnings.length === 0);
+  return { ok, strict, errors, warnings, objects, files: files.length };
+}
+
+/** Synthesizes the fleet into a scratch folder and returns its findings (or the synth output when it crashed). */
+export function validateFleet(options: { cwd?: string; app?: string; strict?: boolean } = {}): { report?: ValidateReport; output: string } {
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'pullfleet-validate-'));
+  const reportFile = path.join(scratch, 'report.json');
+  const saved = { report: process.env[REPORT_FILE_ENV], strict: process.env[STRICT_ENV] };
+  process.env[REPORT_FILE_ENV] = reportFile;
+  if (options.strict) process.env[STRICT_ENV] = '1';
+  try {
+    const result = synthInto(path.join(scratch, 'out'), { cwd: options.cwd ?? process.cwd(), app: options.app });
+    if (!fs.existsSync(reportFile)) return { output: result.output };
+    const raw = JSON.parse(fs.readFileSync(reportFile, 'utf8')) as { strict: boolean; errors: ValidateFinding[]; warnings: ValidateFinding[] };
+    const strict = raw.strict;
+    const ok = raw.errors.length === 0 && (!strict || raw.warnings.length === 0) && result.ok;
+    return { report: { ok, strict, errors: raw.errors, warnings: raw.warnings }, output: result.output };
+  } finally {
+    if (saved.report === undefined) delete process.env[REPORT_FILE_ENV];
+    else process.env[REPORT_FILE_ENV] = saved.report;
+    if (saved.strict === undefined) delete process.env[STRICT_ENV];
+    else process.env[STRICT_ENV] = saved.strict;
+    fs.rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+function where(f: ValidateFinding): string {
+  return f.file !== undefined ? f.file : `[${f.path ?? ''}]`;
+}
+
+/** The text report: errors, then warnings, then a summary line. */
+export function formatReport(report: ValidateReport): string {
+  const lines: string[] = [];
+  for (const e of report.errors) lines.push(`error: ${where(e)} ${e.message}`);
+  for (const w of report.warnings) lines.push(`${report.strict ? 'error (--strict)' : 'warning'}: ${where(w)} ${w.message}`);
+  const counted = report.objects !== undefined ? ` in ${report.objects} objects (${report.files} files)` : '';
+  const summary = `${report.errors.length} error${report.errors.length === 1 ? '' : 's'}, ${report.warnings.length} warning${report.warnings.length === 1 ? '' : 's'}${counted}`;
+  lines.push(report.ok ? `valid: ${summary}` : `invalid: ${summary}`);
+  return `${lines.join('\n')}\n`;
+}
+
+interface ValidateOpts {
+  app?: string;
+  output: string;
+  strict?: boolean;
+  sizeBudget?: string;
+}
+
+export function registerValidate(program: Command): void {
+  program
+    .command('validate')
+    .argument('[dir]', 'a folder of YAML to check instead of the fleet (for example a dist/ written by another tool)')
+    .description('check the fleet (or a folder of YAML): schemas, Kubernetes rules, policy; every problem with its construct path or file; writes nothing')
+    .option('-a, --app <command>', 'command that runs the cdk8s app (default: cdk8s.yaml)')
+    .option('-o, --output <format>', 'text or json', 'text')
+    .option('--strict', 'treat warnings as errors')
+    .option('--size-budget <bytes>', `largest object allowed in folder mode (default ${DEFAULT_WORK_SIZE_BUDGET}; at most ${ETCD_OBJECT_LIMIT})`)
+    .exitOverride((error) => {
+      if (error.exitCode === 0) throw error;
+      process.exit(2);
+    })
+    .action((dir: string | undefined, opts: ValidateOpts) => {
+      process.exitCode = runValidate(dir, opts, (text) => process.stdout.write(text), (text) => process.stderr.write(text));
+    });
+}
+
+/** Runs the command; returns the exit code (0 valid, 1 invalid, 2 usage error). */
+export function runValidate(dir: string | undefined, opts: ValidateOpts, out: (text: string) => void, err: (text: string) => void, cwd = process.cwd()): number {
+  if (opts.output !== 'text' && opts.output !== 'json') {
+    err(`pullfleet validate: -o ${opts.output} is not a format: use text or json\n`);
+    return 2;
+  }
+  let sizeBudget: number | undefined;
+  if (opts.sizeBudget !== undefined) {
+    sizeBudget = Number(opts.sizeBudget);
+    if (!Number.isInteger(sizeBudget) || sizeBudget <= 0 || sizeBudget > ETCD_OBJECT_LIMIT) {
+      err(`pullfleet validate: --size-budget ${opts.sizeBudget} must be a whole number of bytes from 1 to ${ETCD_OBJECT_LIMIT}\n`);
+      return 2;
+    }
+    if (dir === undefined) {
+      err('pullfleet validate: --size-budget applies to a folder; for the fleet set the hub\'s workSizeBudget\n');
+      return 2;
+    }
+  }
+  let report: ValidateReport;
+  if (dir !== undefined) {
+    try {
+      report = validateFolder(path.resolve(cwd, dir), { strict: opts.strict, sizeBudget });
+    } catch (error) {
+      if (!(error instanceof UsageError)) throw error;
+      err(`pullfleet validate: ${error.message}\n`);
+      return 2;
+    }
+  } else {
+    // tsx runs the fleet without checking types: a wrong prop type must not pass validation.
+    let types: TypecheckResult | undefined;
+    try {
+      types = typecheckApp(opts.app ?? readCdk8sConfig(cwd).app ?? '', cwd);
+    } catch (error) {
+      err(`pullfleet validate: type-check failed: ${(error as Error).message}\n`);
+      return 1;
+    }
+    if (types && types.errors.length > 0) {
+      if (opts.output === 'json') out(`${JSON.stringify({ ok: false, strict: opts.strict ?? false, errors: types.errors.map((message) => ({ message })), warnings: [] }, null, 2)}\n`);
+      else err(formatTypeErrors(types, cwd));
+      return 1;
+    }
+    const result = validateFleet({ cwd, app: opts.app, strict: opts.strict });
+    if (!result.report) {
+      // The fleet did not get as far as validation (a crash, a syntax error): show what it printed.
+      if (opts.output === 'json') out(`${JSON.stringify({ ok: false, strict: opts.strict ?? false, errors: [{ message: result.output.trim() }], warnings: [] }, null, 2)}\n`);
+      else err(result.output);
+      return 1;
+    }
+    report = result.report;
+  }
+  out(opts.output === 'json' ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report));
+  return report.ok ? 0 : 1;
+}
