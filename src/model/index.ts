@@ -19,4 +19,5 @@ export * from './report-crd.js';
 export * from './report.js';
 export * from './tenancy.js';
 export * from './propagation.js';
+export * from './takeover.js';
 export * from './status.js';
