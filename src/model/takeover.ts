@@ -167,7 +167,7 @@ export function legacyControllerWarning(app: Pick<Application, 'metadata'>, acti
   const seen = Date.parse(app.metadata.annotations?.[LEGACY_CONTROLLER_SEEN_ANNOTATION] ?? '');
   if (Number.isNaN(seen) || now.getTime() - seen > LEGACY_CONTROLLER_WINDOW_MS) return {};
   return {
-    message: `another controller (argocd-pull-integration or ACM's propagation controller) rewrote this Application's legacy ManifestWork at ${new Date(seen).toISOString().replace(/\.\d{3}Z$/, 'Z')}: scale it down, or it re-creates its work whenever the Application changes`,
+    message: `another controller last rewrote or re-created a legacy ManifestWork of this Application at ${new Date(seen).toISOString().replace(/\.\d{3}Z$/, 'Z')}, after pullfleet took it over: scale argocd-pull-integration or ACM's propagation controller down (it re-creates its work whenever the Application changes)`,
     recheckAt: new Date(seen + LEGACY_CONTROLLER_WINDOW_MS + 1),
   };
 }
