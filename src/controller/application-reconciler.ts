@@ -195,10 +195,10 @@ export function createApplicationReconciler(context: ReconcilerContext): Reconci
     }
 
     const work =
+      // Mid hand-over, until the agent reported on pullfleet's own work, the legacy work delivers: show its feedback.
+      (plan.statusWork ? cache.get<ManifestWork>(MANIFEST_WORK.id, `${plan.statusWork.namespace}/${plan.statusWork.name}`) : undefined) ??
       appliedWork ??
-      (plan.target ? cache.get<ManifestWork>(MANIFEST_WORK.id, `${plan.target.namespace}/${plan.target.name}`) : undefined) ??
-      // Mid hand-over, before pullfleet's own work exists, the legacy work still delivers: show its feedback.
-      (plan.statusWork ? cache.get<ManifestWork>(MANIFEST_WORK.id, `${plan.statusWork.namespace}/${plan.statusWork.name}`) : undefined);
+      (plan.target ? cache.get<ManifestWork>(MANIFEST_WORK.id, `${plan.target.namespace}/${plan.target.name}`) : undefined);
     if (!app) return;
 
     // One write to the hub app carries everything: the finalizer change, the forwarded-operation

@@ -129,7 +129,7 @@ export interface PropagationPlan {
   readonly target?: { readonly namespace: string; readonly name: string };
   /** Legacy works (another controller's) to patch to deleteOption Orphan before pullfleet delivers the app itself. */
   readonly orphan?: readonly LegacyWorkRef[];
-  /** During a hand-over, before pullfleet's own work exists: the legacy work status is read from. */
+  /** During a hand-over, until the agent has reported on pullfleet's own work: the legacy work status is read from. */
   readonly statusWork?: { readonly namespace: string; readonly name: string };
   /** The old controller is seen fighting the hand-over (becomes a warning condition on the hub app). */
   readonly legacyControllerActive?: string;

@@ -50,7 +50,7 @@ export interface TakeoverPlan {
   readonly deletes: readonly LegacyWorkRef[];
   /** Whether pullfleet may write its own work (no legacy work left, or every one orphaned and observed). */
   readonly mayApply: boolean;
-  /** While pullfleet's work does not exist yet, the legacy work whose feedback the hub status comes from. */
+  /** Until the agent has reported on pullfleet's work, the legacy work whose feedback the hub status comes from. */
   readonly statusWork?: { readonly namespace: string; readonly name: string };
   /** Set when the old controller is seen rewriting or re-creating a legacy work next to pullfleet's. */
   readonly legacyControllerActive?: string;
@@ -144,7 +144,8 @@ export function computeTakeover(input: TakeoverInput): TakeoverPlan {
     orphan,
     deletes,
     mayApply,
-    ...(own ? {} : { statusWork: { namespace: first.metadata.namespace!, name: first.metadata.name } }),
+    // The hub status stays with the legacy work until the agent has reported on pullfleet's (no flap to Unknown).
+    ...(own && observedByAgent(own) ? {} : { statusWork: { namespace: first.metadata.namespace!, name: first.metadata.name } }),
     ...(legacyControllerActive ? { legacyControllerActive } : {}),
     ...(waiting ? { waiting } : {}),
   };

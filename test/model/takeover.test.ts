@@ -124,8 +124,13 @@ describe('the hand-over, step by step (computePropagation)', () => {
     const own = stored(buildManifestWork(app), { generation: 1 });
     const plan = computePropagation({ namespace: 'argocd', name: 'guestbook', app, works: [legacy, own], workAtTarget: own });
     expect(plan.deletes).toStrictEqual([]);
+    // Status stays with the legacy work until the agent reports on pullfleet's, so the hub app never flaps to Unknown.
+    expect(plan.statusWork).toStrictEqual({ namespace: 'east', name: legacy.metadata.name });
     const refused = stored(buildManifestWork(app), { generation: 1, observed: 1, applied: false });
-    expect(computePropagation({ namespace: 'argocd', name: 'guestbook', app, works: [legacy, refused], workAtTarget: refused }).deletes).toStrictEqual([]);
+    const refusedPlan = computePropagation({ namespace: 'argocd', name: 'guestbook', app, works: [legacy, refused], workAtTarget: refused });
+    expect(refusedPlan.deletes).toStrictEqual([]);
+    // A refusal is pullfleet's to report: status comes from its own work then.
+    expect(refusedPlan.statusWork).toBeUndefined();
   });
 
   test('GIVEN pullfleet\'s work is Applied THEN the Orphan legacy work is deleted with uid and resourceVersion preconditions', () => {
