@@ -78,6 +78,8 @@ interface Result {
   legacyLeft: number;
   peakMiB: number;
   counts: Record<string, number>;
+  controllerCpu: number;
+  serverCpu: number;
 }
 
 async function run(scenario: 'fresh' | 'takeover'): Promise<Result> {
@@ -160,6 +162,16 @@ async function run(scenario: 'fresh' | 'takeover'): Promise<Result> {
     stdio: ['ignore', 'inherit', 'inherit'],
     env: { ...process.env, PULLFLEET_NAMESPACE: 'pullfleet-system' },
   });
+  const cpuStart = process.cpuUsage();
+  /** User + system CPU of the controller process so far, in seconds (from /proc, clock ticks of 10 ms). */
+  const childCpu = () => {
+    try {
+      const fields = fs.readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      return (Number(fields[11]) + Number(fields[12])) / 100;
+    } catch {
+      return 0;
+    }
+  };
   let peakKiB = 0;
   const memoryTimer = setInterval(() => {
     try {
@@ -190,6 +202,7 @@ async function run(scenario: 'fresh' | 'takeover'): Promise<Result> {
       console.log(text.split('\n').filter((line) => /^pullfleet_(reconcile_total|reconcile_errors_total|api_writes_total)/.test(line)).join('\n'));
     }
     const seconds = (Date.now() - started) / 1000;
+    const benchCpu = process.cpuUsage(cpuStart);
     return {
       seconds,
       ownWorksSeconds: (ownWorksAt - started) / 1000,
@@ -198,6 +211,8 @@ async function run(scenario: 'fresh' | 'takeover'): Promise<Result> {
       gaps,
       legacyLeft: store.count('manifestworks', {}, (work) => work.metadata.labels?.[MANAGED_BY_LABEL] !== 'pullfleet'),
       peakMiB: peakKiB / 1024,
+      controllerCpu: childCpu(),
+      serverCpu: (benchCpu.user + benchCpu.system) / 1e6,
       counts: Object.fromEntries(Object.entries(server.requestCounts()).filter(([key]) => /^(create|update|patch|delete) /.test(key) && !/status/.test(key) || /^patch applications/.test(key))),
     };
   } finally {
@@ -221,7 +236,8 @@ for (const scenario of ['fresh', 'takeover'] as const) {
   console.log(
     `${scenario.padEnd(8)}: converged ${result.seconds.toFixed(2)} s after start (pullfleet works all written at ${result.ownWorksSeconds.toFixed(2)} s), ` +
       `${result.writes} controller writes (${(result.writes / total).toFixed(2)} per app), deletions of a non-Orphan work: ${result.harmfulDeletions}, ` +
-      `apps left without a work: ${result.gaps}, legacy works left: ${result.legacyLeft}, controller peak memory ${result.peakMiB.toFixed(0)} MiB`,
+      `apps left without a work: ${result.gaps}, legacy works left: ${result.legacyLeft}, controller peak memory ${result.peakMiB.toFixed(0)} MiB, ` +
+      `CPU: controller ${result.controllerCpu.toFixed(1)} s, fake API server + work agent double ${result.serverCpu.toFixed(1)} s`,
   );
   if (process.env.BENCH_VERBOSE) console.log(result.counts);
 }
