@@ -8,7 +8,7 @@
 import { afterEach, beforeEach, describe, expect, test } from '@jest/globals';
 import { destination, pino } from 'pino';
 import { startController, type RunningController } from '../../src/controller/index.js';
-import { KubeClient } from '../../src/controller/kube-client.js';
+import { KubeApiError, KubeClient } from '../../src/controller/kube-client.js';
 import { MANIFEST_WORK } from '../../src/controller/resources.js';
 import {
   LEGACY_CONTROLLER_CONDITION,
@@ -374,5 +374,21 @@ describe('taking over legacy works through the real controller', () => {
     await stop(controller);
     await start();
     expect(server.store.find<ManifestWork>(WORKS, 'spoke1', legacy.metadata.name)?.metadata.uid).toBe(legacy.metadata.uid);
+  });
+
+  test('GIVEN a legacy work judged safe at one resourceVersion WHEN it is rewritten before the delete THEN the delete is refused with a 409 and the work stays', async () => {
+    const app = createApp(server, 'guestbook', 'spoke1');
+    const judged = server.store.create<ManifestWork>(legacyWork(app, 'acm') as KubeObj);
+    // The old controller rewrites it (Foreground again) between the plan and the delete.
+    server.store.update({ ...judged, spec: { ...judged.spec, deleteOption: { propagationPolicy: 'Foreground' } } } as KubeObj);
+    const client = new KubeClient(server.kubeConfig());
+    try {
+      const refused = await client.delete(MANIFEST_WORK, 'spoke1', judged.metadata.name, { uid: judged.metadata.uid!, resourceVersion: judged.metadata.resourceVersion! }).then(() => undefined, (error: unknown) => error);
+      expect(refused).toBeInstanceOf(KubeApiError);
+      expect((refused as KubeApiError).statusCode).toBe(409);
+      expect(server.store.find<ManifestWork>(WORKS, 'spoke1', judged.metadata.name)?.spec.deleteOption?.propagationPolicy).toBe('Foreground');
+    } finally {
+      client.close();
+    }
   });
 });
