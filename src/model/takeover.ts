@@ -133,7 +133,9 @@ export function computeTakeover(input: TakeoverInput): TakeoverPlan {
 
   const ready = legacy.filter((work) => isOrphanWork(work) && observedByAgent(work));
   const mayApply = own !== undefined || ready.length === legacy.length;
-  const deletes = own && appliedCurrent(own) ? ready.map(ref).sort(byKey) : [];
+  // A work still to be labelled is deleted on a later pass (the patch changes its resourceVersion).
+  const patching = new Set(orphan.map((item) => `${item.namespace}/${item.name}`));
+  const deletes = own && appliedCurrent(own) ? ready.map(ref).filter((item) => !patching.has(`${item.namespace}/${item.name}`)).sort(byKey) : [];
   const first = [...legacy].sort((a, b) => byKey(ref(a), ref(b)))[0]!;
 
   let waiting: string | undefined;

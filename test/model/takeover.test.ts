@@ -153,6 +153,18 @@ describe('the hand-over, step by step (computePropagation)', () => {
     expect(plan.legacyControllerActive).toContain('scale argocd-pull-integration or ACM\'s propagation controller down');
   });
 
+  test('GIVEN an Orphan legacy work someone else set (no takeover label) and pullfleet\'s work Applied THEN it is labelled first and deleted on the next pass', () => {
+    const app = hubApp();
+    const unlabelled = stored({ ...legacyWork(app, 'argocd-pull-integration'), spec: { ...legacyWork(app, 'argocd-pull-integration').spec, deleteOption: { propagationPolicy: 'Orphan' } } }, { observed: 1 });
+    const own = stored(buildManifestWork(app), { generation: 1, observed: 1 });
+    const first = computePropagation({ namespace: 'argocd', name: 'guestbook', app, works: [unlabelled, own], workAtTarget: own });
+    expect(first.orphan?.map((item) => item.name)).toStrictEqual([unlabelled.metadata.name]);
+    expect(first.deletes).toStrictEqual([]);
+    expect(first.legacyControllerActive).toBeUndefined();
+    const labelled = stored(orphaned(unlabelled), { observed: 1, rv: '101' });
+    expect(computePropagation({ namespace: 'argocd', name: 'guestbook', app, works: [labelled, own], workAtTarget: own }).deletes.map((item) => item.name)).toStrictEqual([unlabelled.metadata.name]);
+  });
+
   test('GIVEN a terminating legacy work THEN the hand-over leaves it alone', () => {
     const app = hubApp();
     const legacy = stored(legacyWork(app, 'acm'), { observed: 1 });
