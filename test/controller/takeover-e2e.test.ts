@@ -360,6 +360,25 @@ describe('taking over legacy works through the real controller', () => {
     expect(spoke!.gaps).toStrictEqual([]);
   });
 
+  test('GIVEN pullfleet\'s work is written WHEN the old controller rewrites its orphaned work (labels, Foreground) before the hand-over ends THEN the hub app warns, the work is orphaned again and only then removed', async () => {
+    const apps = await legacyHub('acm');
+    agent!.skip = (work) => work.metadata.name.startsWith('argocd-');
+    await start();
+    await waitFor('pullfleet works written', () => works(server).filter((work) => work.metadata.name.startsWith('argocd-')).length === 2);
+    // The old controller reacts to an edit of the app: a full replace of its work's labels and spec.
+    old = new OldController(server, 'acm');
+    const app = hubApp(server, 'guestbook');
+    server.store.update({ ...app, metadata: { ...app.metadata, labels: { ...app.metadata.labels, team: 'web' } } } as KubeObj);
+    await waitFor('LegacyControllerWarning', () => conditionOf(hubApp(server, 'guestbook'), LEGACY_CONTROLLER_CONDITION));
+    await old.stop();
+    old = undefined;
+    agent!.skip = undefined;
+    await waitFor('hand-over', () => handedOver(server, apps));
+    expect(spoke!.harmful()).toStrictEqual([]);
+    expect(spoke!.gaps).toStrictEqual([]);
+    expect(conditionOf(hubApp(server, 'spoke2-web'), LEGACY_CONTROLLER_CONDITION)).toBeUndefined();
+  });
+
   test('GIVEN a legacy work WHEN its hub app is deleted THEN the orphan sweep leaves the legacy work alone', async () => {
     const app = createApp(server, 'guestbook', 'spoke1');
     const legacy = server.store.create<ManifestWork>(legacyWork(app, 'argocd-pull-integration') as KubeObj);
