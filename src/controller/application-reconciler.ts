@@ -8,6 +8,8 @@ import {
   FORWARDED_OPERATION_ANNOTATION,
   INVALID_FEEDBACK_CONDITION,
   LAST_APPLIED_ANNOTATION,
+  LEGACY_CONTROLLER_SEEN_ANNOTATION,
+  LEGACY_CONTROLLER_WINDOW_MS,
   PULL_LABEL,
   REFRESH_ANNOTATION,
   computeApplicationStatus,
@@ -15,7 +17,9 @@ import {
   isPullApplication,
   isStaticApplication,
   jsonSize,
+  legacyControllerWarning,
   manifestWorkName,
+  orphanPatch,
   owningApplicationSet,
   targetCluster,
   tenancyProblem,
@@ -127,6 +131,8 @@ export function createApplicationReconciler(context: ReconcilerContext): Reconci
     // usually brings the key back first; the requeue covers an event that never comes).
     if (expectations.lagging(APPLICATION.id, namespace, name, app)) return { requeueAfterMs: LAGGING_REQUEUE_MS };
     if (cluster && expectations.lagging(MANIFEST_WORK.id, cluster, manifestWorkName(namespace, name), workAtTarget)) return { requeueAfterMs: LAGGING_REQUEUE_MS };
+    // The same for legacy works this controller orphaned in a hand-over.
+    if (works.some((work) => expectations.lagging(MANIFEST_WORK.id, work.metadata.namespace, work.metadata.name, work))) return { requeueAfterMs: LAGGING_REQUEUE_MS };
     let plan: PropagationPlan = computePropagation({
       namespace,
       name,
@@ -138,6 +144,19 @@ export function createApplicationReconciler(context: ReconcilerContext): Reconci
       wrapOptions: config.feedbackScrapeType === 'Watch' ? { feedbackScrapeType: 'Watch' } : {},
       now: context.now(),
     });
+
+    // Hand-over from another controller's work, step 1: make deleting it harmless to the spoke. Each patch
+    // is guarded by the resourceVersion the plan judged, so a concurrent rewrite gives a 409 and a fresh look.
+    for (const ref of plan.orphan ?? []) {
+      try {
+        const orphaned = await writer.mergePatch<ManifestWork>(MANIFEST_WORK, ref.namespace, ref.name, orphanPatch(ref));
+        expectations.wrote(MANIFEST_WORK.id, orphaned);
+        logger.info({ app: key, work: `${ref.namespace}/${ref.name}` }, 'legacy ManifestWork set to deleteOption Orphan for the hand-over');
+      } catch (error) {
+        if (!(error instanceof KubeApiError && error.statusCode === 404)) throw error;
+      }
+    }
+    if (plan.takeoverWaiting) logger.debug({ app: key, waiting: plan.takeoverWaiting }, 'hand-over from a legacy ManifestWork in progress');
 
     // Nothing of the plan but the finalizer survives a work that cannot be written: no deletes, no
     // operation bookkeeping, the refresh annotation stays for the next attempt.
@@ -170,12 +189,16 @@ export function createApplicationReconciler(context: ReconcilerContext): Reconci
     }
 
     for (const ref of plan.deletes) {
-      await writer.delete(MANIFEST_WORK, ref.namespace, ref.name, ref.uid ? { uid: ref.uid } : {});
+      await writer.delete(MANIFEST_WORK, ref.namespace, ref.name, { ...(ref.uid ? { uid: ref.uid } : {}), ...(ref.resourceVersion ? { resourceVersion: ref.resourceVersion } : {}) });
       expectations.forget(MANIFEST_WORK.id, ref.namespace, ref.name);
       logger.info({ app: key, work: `${ref.namespace}/${ref.name}` }, 'deleted ManifestWork');
     }
 
-    const work = appliedWork ?? (plan.target ? cache.get<ManifestWork>(MANIFEST_WORK.id, `${plan.target.namespace}/${plan.target.name}`) : undefined);
+    const work =
+      // Mid hand-over, until the agent reported on pullfleet's own work, the legacy work delivers: show its feedback.
+      (plan.statusWork ? cache.get<ManifestWork>(MANIFEST_WORK.id, `${plan.statusWork.namespace}/${plan.statusWork.name}`) : undefined) ??
+      appliedWork ??
+      (plan.target ? cache.get<ManifestWork>(MANIFEST_WORK.id, `${plan.target.namespace}/${plan.target.name}`) : undefined);
     if (!app) return;
 
     // One write to the hub app carries everything: the finalizer change, the forwarded-operation
@@ -209,6 +232,22 @@ export function createApplicationReconciler(context: ReconcilerContext): Reconci
       }
       if (app.operation !== undefined) patch.operation = null;
     }
+    // An old controller seen fighting the hand-over is remembered on the hub app (a restart keeps the
+    // warning), refreshed at most every half window so the record itself does not wake that controller often.
+    const now = context.now();
+    const seenRaw = viewAnnotations[LEGACY_CONTROLLER_SEEN_ANNOTATION];
+    const seen = seenRaw === undefined ? Number.NaN : Date.parse(seenRaw);
+    if (plan.legacyControllerActive && !app.metadata.deletionTimestamp) {
+      if (Number.isNaN(seen) || now.getTime() - seen > LEGACY_CONTROLLER_WINDOW_MS / 2) {
+        const at = now.toISOString().replace(/\.\d{3}Z$/, 'Z');
+        annotations[LEGACY_CONTROLLER_SEEN_ANNOTATION] = at;
+        viewAnnotations[LEGACY_CONTROLLER_SEEN_ANNOTATION] = at;
+        logger.warn({ app: key, message: plan.legacyControllerActive }, 'another controller is fighting the hand-over of a legacy ManifestWork');
+      }
+    } else if (seenRaw !== undefined && (Number.isNaN(seen) || now.getTime() - seen > LEGACY_CONTROLLER_WINDOW_MS)) {
+      annotations[LEGACY_CONTROLLER_SEEN_ANNOTATION] = null;
+      delete viewAnnotations[LEGACY_CONTROLLER_SEEN_ANNOTATION];
+    }
     if (Object.keys(annotations).length > 0) metadata.annotations = annotations;
     if (Object.keys(annotations).length > 0 || 'operation' in patch) {
       const { operation, ...rest } = app;
@@ -221,8 +260,10 @@ export function createApplicationReconciler(context: ReconcilerContext): Reconci
     let statusChanged = false;
     let conditions: ApplicationCondition[] | undefined;
     let recheckAt: Date | undefined;
+    const legacy = legacyControllerWarning({ metadata: { ...app.metadata, annotations: viewAnnotations } }, plan.legacyControllerActive, now);
     if (!app.metadata.deletionTimestamp && isPullApplication(app) && (cluster || plan.problem)) {
-      const statusWork = plan.target ? work : undefined;
+      const statusWork = plan.target || plan.statusWork ? work : undefined;
+      if (legacy.recheckAt && (!recheckAt || legacy.recheckAt < recheckAt)) recheckAt = legacy.recheckAt;
       const result = computeApplicationStatus({
         app: view,
         ...(statusWork ? { work: statusWork } : {}),
@@ -230,9 +271,10 @@ export function createApplicationReconciler(context: ReconcilerContext): Reconci
         now: context.now(),
         staleAfterMs: config.staleAfterSeconds * 1000,
         operationTimeoutMs: config.operationTimeoutSeconds * 1000,
+        ...(legacy.message ? { legacyController: legacy.message } : {}),
       });
       conditions = result.desired.conditions;
-      recheckAt = result.recheckAt;
+      if (result.recheckAt && (!recheckAt || result.recheckAt < recheckAt)) recheckAt = result.recheckAt;
       if (result.patch) {
         patch.status = result.patch.status;
         statusChanged = true;

@@ -141,8 +141,11 @@ export interface KubeWriter {
   mergePatch<T extends KubeObject>(kind: ResourceKind, namespace: string | undefined, name: string, patch: object, call?: CallOptions): Promise<T>;
   /** Server-side apply of the status subresource (`object` carries apiVersion, kind, metadata name/namespace and status). */
   applyStatus?<T extends KubeObject>(kind: ResourceKind, object: T, call?: CallOptions): Promise<T>;
-  /** Delete; a missing object counts as deleted. `uid` becomes a precondition. */
-  delete(kind: ResourceKind, namespace: string | undefined, name: string, options?: { uid?: string }, call?: CallOptions): Promise<void>;
+  /**
+   * Delete; a missing object counts as deleted. `uid` and `resourceVersion` become preconditions: a replaced
+   * object (other uid) counts as deleted; a changed one (other resourceVersion) is a 409 for the caller.
+   */
+  delete(kind: ResourceKind, namespace: string | undefined, name: string, options?: { uid?: string; resourceVersion?: string }, call?: CallOptions): Promise<void>;
 }
 
 /** Per-call limits: a caller may shorten the timeout and cancel through a signal. */
@@ -486,15 +489,17 @@ export class KubeClient implements KubeWriter {
     });
   }
 
-  async delete(kind: ResourceKind, namespace: string | undefined, name: string, options: { uid?: string } = {}, call: CallOptions = {}): Promise<void> {
+  async delete(kind: ResourceKind, namespace: string | undefined, name: string, options: { uid?: string; resourceVersion?: string } = {}, call: CallOptions = {}): Promise<void> {
     this.writes++;
-    const body = options.uid ? { apiVersion: 'v1', kind: 'DeleteOptions', preconditions: { uid: options.uid } } : undefined;
+    const preconditions = { ...(options.uid ? { uid: options.uid } : {}), ...(options.resourceVersion ? { resourceVersion: options.resourceVersion } : {}) };
+    const body = Object.keys(preconditions).length > 0 ? { apiVersion: 'v1', kind: 'DeleteOptions', preconditions } : undefined;
     try {
       await this.request('DELETE', resourcePath(kind, namespace, name), { ...call, body });
     } catch (error) {
       if (isNotFound(error)) return;
       // A failed uid precondition means the object was replaced by a new one: nothing of ours is left to delete.
-      if (error instanceof KubeApiError && error.statusCode === 409 && options.uid) return;
+      // With a resourceVersion precondition the object may only have changed: the caller must look again.
+      if (error instanceof KubeApiError && error.statusCode === 409 && options.uid && !options.resourceVersion) return;
       throw error;
     }
   }

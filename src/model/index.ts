@@ -19,6 +19,7 @@ export * from './report-crd.js';
 export * from './report.js';
 export * from './tenancy.js';
 export * from './propagation.js';
+export * from './takeover.js';
 export * from './status.js';
 export * from './inventory.js';
 export * from './migrate-subscriptions.js';

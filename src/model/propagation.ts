@@ -24,6 +24,7 @@ import {
 } from './keys.js';
 import { buildManifestWork, isPullApplication, spokeAppNamespace, targetCluster, wrapProblem, type WrapOptions } from './manifestwork.js';
 import { manifestWorkName } from './names.js';
+import { computeTakeover, type LegacyWorkRef } from './takeover.js';
 import type { Application, JsonObject, ManifestWork } from './types.js';
 
 /**
@@ -83,6 +84,8 @@ export interface WorkRef {
   readonly name: string;
   /** UID precondition for the delete, so a re-created object of the same name is never removed by mistake. */
   readonly uid?: string;
+  /** resourceVersion precondition (legacy works in a hand-over): the delete is refused if the work changed since it was judged safe. */
+  readonly resourceVersion?: string;
 }
 
 export interface PropagationInput {
@@ -124,6 +127,14 @@ export interface PropagationPlan {
   readonly problem?: string;
   /** Where the app's work lives (or should live) when the app is delivered; status is read from it. */
   readonly target?: { readonly namespace: string; readonly name: string };
+  /** Legacy works (another controller's) to patch to deleteOption Orphan before pullfleet delivers the app itself. */
+  readonly orphan?: readonly LegacyWorkRef[];
+  /** During a hand-over, until the agent has reported on pullfleet's own work: the legacy work status is read from. */
+  readonly statusWork?: { readonly namespace: string; readonly name: string };
+  /** The old controller is seen fighting the hand-over (becomes a warning condition on the hub app). */
+  readonly legacyControllerActive?: string;
+  /** What a hand-over from another controller's work waits for (for logs). */
+  readonly takeoverWaiting?: string;
 }
 
 /** Whether a hub Application's work is rendered by synth (the controller never writes such works). */
@@ -334,13 +345,30 @@ export function computePropagation(input: PropagationInput): PropagationPlan {
 
   const desired = buildManifestWork(payloadApp, input.wrapOptions);
   const target = { namespace: desired.metadata.namespace!, name: desired.metadata.name };
+
+  // Works another controller left for this app are handed over orphan-first (see takeover.ts): until each
+  // is Orphan and the agent saw it, pullfleet writes nothing of its own and the legacy work keeps delivering.
+  const takeover = computeTakeover({ app, works: input.works, ...(existing ? { ownWork: existing } : {}) });
+  const handover = {
+    ...(takeover.orphan.length > 0 ? { orphan: takeover.orphan } : {}),
+    ...(takeover.statusWork ? { statusWork: takeover.statusWork } : {}),
+    ...(takeover.legacyControllerActive ? { legacyControllerActive: takeover.legacyControllerActive } : {}),
+    ...(takeover.waiting ? { takeoverWaiting: takeover.waiting } : {}),
+  };
+  if (!takeover.mayApply) {
+    // The operation and the refresh annotation stay on the hub app: pullfleet's work forwards them once written.
+    return { deletes: [], target, ...handover, ...finalizer };
+  }
+
   const clearRefresh = app.metadata.annotations?.[REFRESH_ANNOTATION] !== undefined;
+  const deletes = [...(newTargetReady(existing, namespace, name) ? deletable(owned, target) : []), ...takeover.deletes];
   return {
     ...(existing && workUpToDate(existing, desired) ? {} : { apply: desired }),
-    deletes: newTargetReady(existing, namespace, name) ? deletable(owned, target) : [],
+    deletes,
     ...(operation ? { operation } : {}),
     ...(clearRefresh ? { clearRefresh } : {}),
     target,
+    ...handover,
     ...finalizer,
   };
 }

@@ -7,6 +7,7 @@ import { readApplicationFeedback, validateApplicationFeedback, workCondition, ty
 import { SKIP_RECONCILE_ANNOTATION } from './keys.js';
 import { spokeAppNamespace } from './manifestwork.js';
 import { operationTaken, parseForwardedOperation } from './propagation.js';
+import { LEGACY_CONTROLLER_CONDITION } from './takeover.js';
 import type { Application, ApplicationCondition, ApplicationStatus, JsonObject, ManifestWork } from './types.js';
 
 /** Condition type for anything that stops delivery (cluster missing, namespace not allowed, work not applied). */
@@ -19,7 +20,7 @@ export const OPERATION_PENDING_CONDITION = 'OperationPendingWarning';
 export const INVALID_FEEDBACK_CONDITION = 'InvalidFeedbackWarning';
 /** Condition type for an opted-in app the hub's own Argo CD would also reconcile (no `skip-reconcile: "true"`). */
 export const SKIP_RECONCILE_CONDITION = 'SkipReconcileWarning';
-const OWN_CONDITIONS = new Set([DELIVERY_ERROR_CONDITION, FEEDBACK_STALE_CONDITION, OPERATION_PENDING_CONDITION, INVALID_FEEDBACK_CONDITION, SKIP_RECONCILE_CONDITION]);
+const OWN_CONDITIONS = new Set([DELIVERY_ERROR_CONDITION, FEEDBACK_STALE_CONDITION, OPERATION_PENDING_CONDITION, INVALID_FEEDBACK_CONDITION, SKIP_RECONCILE_CONDITION, LEGACY_CONTROLLER_CONDITION]);
 
 /** The sync / health value written while the spoke has not reported one. */
 export const UNKNOWN = 'Unknown';
@@ -36,6 +37,8 @@ export interface StatusInput {
   readonly staleAfterMs: number;
   /** A forwarded operation the spoke has not started after this many milliseconds raises a condition. 0 disables. @default 0 */
   readonly operationTimeoutMs?: number;
+  /** An old propagation controller fighting the hand-over of this app's work; becomes a LegacyControllerWarning condition. */
+  readonly legacyController?: string;
 }
 
 export interface StatusResult {
@@ -115,6 +118,7 @@ function conditionsFor(input: StatusInput, feedback: ApplicationFeedback | undef
       `spoke feedback is not the RFC 3339 time the Application status expects (${parts.join('; ')}); check the work agent's feedback rules on cluster ${work?.metadata.namespace ?? 'the target cluster'}`,
     );
   }
+  if (input.legacyController) messages.set(LEGACY_CONTROLLER_CONDITION, input.legacyController);
   if (input.app.metadata.annotations?.[SKIP_RECONCILE_ANNOTATION] !== 'true') {
     messages.set(
       SKIP_RECONCILE_CONDITION,
