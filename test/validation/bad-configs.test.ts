@@ -3,6 +3,7 @@
  * temporary output folder that already holds a previous good output: every case must fail with its
  * message fragment (construct path, value, fix) and leave that folder byte for byte as it was.
  */
+import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -110,11 +111,11 @@ const cases: Case[] = [
   ['(strict) a user label overriding the pull label', ({ hub, east }) => new PullApplication(hub, 'web', { source: git, destinationNamespace: 'web', spokes: [east], labels: { 'apps.open-cluster-management.io/pull-to-ocm-managed-cluster': 'false' } }), 'overrides a key pullfleet, OCM or Argo CD sets', { strict: true }],
 ];
 
-/** Every file under `dir` with its bytes. */
-function snapshot(dir: string): Map<string, Buffer> {
-  const out = new Map<string, Buffer>();
+/** Every file under `dir` with the SHA-256 of its bytes (a failure then prints a short diff). */
+function snapshot(dir: string): Map<string, string> {
+  const out = new Map<string, string>();
   for (const entry of fs.readdirSync(dir, { recursive: true, withFileTypes: true })) {
-    if (entry.isFile()) out.set(path.relative(dir, path.join(entry.parentPath, entry.name)), fs.readFileSync(path.join(entry.parentPath, entry.name)));
+    if (entry.isFile()) out.set(path.relative(dir, path.join(entry.parentPath, entry.name)), createHash('sha256').update(fs.readFileSync(path.join(entry.parentPath, entry.name))).digest('hex'));
   }
   return out;
 }
@@ -122,7 +123,7 @@ function snapshot(dir: string): Map<string, Buffer> {
 describe('bad fleet configs', () => {
   let root: string;
   let outdir: string;
-  let before: Map<string, Buffer>;
+  let before: Map<string, string>;
 
   beforeAll(() => {
     root = fs.mkdtempSync(path.join(os.tmpdir(), 'pullfleet-bad-'));
