@@ -83,7 +83,8 @@ interface Result {
 }
 
 async function run(scenario: 'fresh' | 'takeover'): Promise<Result> {
-  const server: FakeApiServer = await startFakeApiServer();
+  // The benchmark creates no namespaces (it measures the controller, not namespace admission).
+  const server: FakeApiServer = await startFakeApiServer({ implicitNamespaces: true });
   const store = server.store;
   store.registerCrd(fleetReportCrd() as KubeObj);
   store.create({ apiVersion: 'cluster.open-cluster-management.io/v1beta2', kind: 'ManagedClusterSet', metadata: { name: 'bench' }, spec: {} });

@@ -35,6 +35,8 @@ const WORKS = 'manifestworks';
 function seedHub(server: FakeApiServer): void {
   const store = server.store;
   store.registerCrd(fleetReportCrd() as KubeObj);
+  // As on a real hub: the Argo CD namespace and each accepted cluster's namespace exist.
+  for (const name of ['argocd', 'openshift-gitops', 'spoke1', 'spoke2']) store.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
   store.create({ apiVersion: 'cluster.open-cluster-management.io/v1beta2', kind: 'ManagedClusterSet', metadata: { name: 'prod' }, spec: {} });
   store.create({ apiVersion: 'cluster.open-cluster-management.io/v1beta2', kind: 'ManagedClusterSetBinding', metadata: { name: 'prod', namespace: 'argocd' }, spec: { clusterSet: 'prod' } });
   for (const name of ['spoke1', 'spoke2']) {
