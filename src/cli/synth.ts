@@ -68,6 +68,55 @@ export function synthInto(dir: string, options: SynthOptions = {}): { ok: boolea
   return { ok, output };
 }
 
+/**
+ * Drops what cdk8s-cli itself prints around a failed app run (its "Synthesizing application" line, and
+ * the `Error: command "…" returned a non-zero exit code` with its stack trace): the app has already said
+ * what is wrong, with construct paths and fixes, and the trace only buries it. Fed in chunks; whole lines
+ * are passed on, the rest waits for its end (or {@link CliNoiseFilter.flush}).
+ */
+export class CliNoiseFilter {
+  private pending = '';
+  private inTrace = false;
+
+  constructor(private readonly emit: (text: string) => void) {}
+
+  write(chunk: string): void {
+    const text = this.pending + chunk;
+    const end = text.lastIndexOf('\n');
+    this.pending = end < 0 ? text : text.slice(end + 1);
+    if (end >= 0) this.lines(text.slice(0, end + 1));
+  }
+
+  flush(): void {
+    if (this.pending) this.lines(this.pending);
+    this.pending = '';
+  }
+
+  private lines(text: string): void {
+    const kept: string[] = [];
+    for (const line of text.split(/(?<=\n)/)) {
+      if (/^Error: command ".*" at .* returned a non-zero exit code/.test(line)) {
+        this.inTrace = true;
+        continue;
+      }
+      if (this.inTrace && /^\s+at /.test(line)) continue;
+      this.inTrace = false;
+      if (/^Synthesizing application\s*$/.test(line)) continue;
+      kept.push(line);
+    }
+    if (kept.length > 0) this.emit(kept.join(''));
+  }
+}
+
+/** `text` without cdk8s-cli's own noise (see {@link CliNoiseFilter}). */
+export function withoutCliNoise(text: string): string {
+  let out = '';
+  const filter = new CliNoiseFilter((kept) => (out += kept));
+  filter.write(text);
+  filter.flush();
+  return out;
+}
+
 interface RunningSynth {
   /** Resolves when cdk8s has exited. */
   readonly done: Promise<{ ok: boolean; output: string }>;
@@ -84,13 +133,14 @@ function startSynth(dir: string, options: SynthOptions & { cwd: string }): Runni
   const chunks: string[] = [];
   const held: string[] = [];
   let stderrMode: 'hold' | 'stream' | 'drop' = 'hold';
+  const streamed = new CliNoiseFilter((text) => process.stderr.write(text));
   // Its own process group, so that stopping it also stops the app cdk8s started.
   const child = spawn(process.execPath, synthArgs(dir, options.app), { cwd: options.cwd, env: process.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => chunks.push(chunk));
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
     if (!options.streamStderr) chunks.push(chunk);
     else if (stderrMode === 'hold') held.push(chunk);
-    else if (stderrMode === 'stream') process.stderr.write(chunk);
+    else if (stderrMode === 'stream') streamed.write(chunk);
   });
   const stop = () => {
     try {
@@ -105,6 +155,7 @@ function startSynth(dir: string, options: SynthOptions & { cwd: string }): Runni
     child.on('error', (error) => resolve({ ok: false, output: `${chunks.join('')}${String(error)}` }));
     child.on('close', (code) => {
       options.signal?.removeEventListener('abort', stop);
+      streamed.flush();
       resolve({ ok: code === 0 && fs.existsSync(dir) && !options.signal?.aborted, output: chunks.join('') });
     });
   });
@@ -112,7 +163,7 @@ function startSynth(dir: string, options: SynthOptions & { cwd: string }): Runni
     done,
     settle(typesOk) {
       stderrMode = typesOk ? 'stream' : 'drop';
-      if (typesOk) process.stderr.write(held.join(''));
+      if (typesOk) streamed.write(held.join(''));
       else stop();
       held.length = 0;
     },
@@ -237,7 +288,7 @@ export function registerSynth(program: Command): void {
       const relative = path.relative(process.cwd(), result.outdir);
       const where = relative === '' ? '.' : relative.startsWith('..') ? result.outdir : relative;
       if (!result.ok) {
-        process.stderr.write(result.output);
+        process.stderr.write(withoutCliNoise(result.output));
         process.stderr.write(`\npullfleet synth failed: ${where} was left as it was\n`);
         process.exitCode = interrupt.signal.aborted ? 130 : 1;
         return;

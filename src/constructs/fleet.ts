@@ -122,6 +122,7 @@ export class Fleet extends App {
       if (list) list.push(p.message);
       else constructMessages.set(p.path, [p.message]);
     }
+    const allConstructMessages = [...constructMessages.values()].flat();
     for (const hub of this.hubs) {
       const identities: ObjectIdentity[] = [];
       // One message per owner construct and problem, however many objects repeat it.
@@ -137,7 +138,10 @@ export class Fleet extends App {
           path: obj.node.path,
         });
         const owner = ownerPath(obj);
-        const already = constructMessages.get(owner) ?? [];
+        // A bad value a construct already reported (with its fix) is not reported again for every
+        // object made from it, whichever construct made the object (an app's namespace lands in each
+        // spoke's bootstrap); synth fails on the construct's problem either way.
+        const already = allConstructMessages;
         for (const finding of checkObject(obj.toJson() as PlainObject, { sizeBudget: hub.workSizeBudget })) {
           const value = finding.value;
           if (value !== undefined && already.some((m) => m.includes(`"${value}"`) || m.includes(`${value} bytes`) || m.includes(` ${value} `))) continue;

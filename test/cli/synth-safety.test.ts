@@ -10,7 +10,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, describe, expect, test } from '@jest/globals';
 import { MANIFEST_FILE } from '../../src/cli/output-folder.js';
-import { runSynth } from '../../src/cli/synth.js';
+import { CliNoiseFilter, runSynth, withoutCliNoise } from '../../src/cli/synth.js';
 
 const scratch: string[] = [];
 process.env.PULLFLEET_CACHE_DIR = fs.mkdtempSync(path.join(os.tmpdir(), 'pullfleet-cache-'));
@@ -340,5 +340,31 @@ describe('staging folders of interrupted runs', () => {
     expect(fs.existsSync(path.join(dir, running))).toBe(true);
     expect(fs.existsSync(path.join(dir, other))).toBe(true);
     expect(result.notes).toStrictEqual([`left ${foreign} from an interrupted synth in place: it holds files synth did not write (notes.txt)`]);
+  });
+});
+
+describe('a failed synth says what the fleet said, without cdk8s-cli around it', () => {
+  test('fails with the fleet problem list only: no cdk8s-cli error line, stack trace or banner', () => {
+    const dir = project("process.stderr.write('fleet validation failed with 1 problem (nothing was written):\\n  [hub/web] the fix\\n'); process.exit(1);\n");
+    const before = snapshot(path.join(dir, 'dist'));
+    const run = spawnSync(process.execPath, [path.resolve('bin/pullfleet.js'), 'synth'], { cwd: dir, encoding: 'utf8', env: { ...process.env, PULLFLEET_CACHE_DIR: process.env.PULLFLEET_CACHE_DIR } });
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain('fleet validation failed with 1 problem (nothing was written):\n  [hub/web] the fix\n');
+    expect(run.stderr).not.toContain('non-zero exit code');
+    expect(run.stderr).not.toMatch(/\n\s+at /);
+    expect(run.stderr).not.toContain('Synthesizing application');
+    expect(snapshot(path.join(dir, 'dist'))).toStrictEqual(before);
+  });
+
+  test('the filter keeps every other line, whatever the chunk boundaries', () => {
+    const text = 'problem one\nError: command "node app.mjs" at /x returned a non-zero exit code 1\n    at ChildProcess.<anonymous> (util.js:77:27)\n    at emit (node:events:524:28)\nSynthesizing application\nlast line without newline';
+    for (const size of [1, 3, 7, 1000]) {
+      let out = '';
+      const filter = new CliNoiseFilter((kept) => (out += kept));
+      for (let i = 0; i < text.length; i += size) filter.write(text.slice(i, i + size));
+      filter.flush();
+      expect(out).toBe('problem one\nlast line without newline');
+    }
+    expect(withoutCliNoise('  at the top of a message that is not a trace\n')).toBe('  at the top of a message that is not a trace\n');
   });
 });

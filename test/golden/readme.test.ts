@@ -62,7 +62,7 @@ describe('README', () => {
   test('the quick-start snippet reports validation problems like the shipped fleet.config.ts: the list, exit 1, no stack trace, nothing written', () => {
     const { run, files } = runQuickStart((s) => s.replace("destinationNamespace: 'guestbook'", "destinationNamespace: 'Guest_Book'"));
     expect(run.status).toBe(1);
-    expect(run.stderr).toMatch(/fleet validation failed with \d+ problems? \(nothing was written\)/);
+    expect(run.stderr).toContain('fleet validation failed with 1 problem (nothing was written)');
     expect(run.stderr).toContain('[hub/guestbook] destinationNamespace "Guest_Book"');
     expect(run.stderr).not.toMatch(/\n\s+at /);
     expect(files).toStrictEqual([]);
