@@ -109,23 +109,26 @@ function copyValues(value: unknown): unknown {
 export class AppSource {
   /** Plain manifests, Kustomize or a Helm chart in a Git repository path. */
   public static git(props: GitSourceProps): AppSource {
-    if (!props.repoURL) throw new Error('AppSource.git: repoURL is empty: give the Git repository URL');
-    return new AppSource({ repoURL: props.repoURL, path: props.path, targetRevision: props.targetRevision ?? 'HEAD' });
+    // Problems are reported by the app using this source, with every other problem of the fleet.
+    const problems = props.repoURL ? [] : ['AppSource.git: repoURL is empty: give the Git repository URL'];
+    return new AppSource({ repoURL: props.repoURL ?? '', path: props.path, targetRevision: props.targetRevision ?? 'HEAD' }, problems);
   }
 
   /** A chart from a Helm repository. */
   public static helm(props: HelmSourceProps): AppSource {
-    if (!props.repoURL) throw new Error('AppSource.helm: repoURL is empty: give the Helm repository URL');
-    if (!props.chart) throw new Error('AppSource.helm: chart is empty: give the chart name');
     const helm: JsonObject = {};
     if (props.releaseName) helm.releaseName = props.releaseName;
     // Problems are reported by the app using this source, with every other problem of the fleet.
-    const problems = props.values === undefined ? [] : helmValueProblems(props.values);
+    const problems = [
+      ...(props.repoURL ? [] : ['AppSource.helm: repoURL is empty: give the Helm repository URL']),
+      ...(props.chart ? [] : ['AppSource.helm: chart is empty: give the chart name']),
+      ...(props.values === undefined ? [] : helmValueProblems(props.values)),
+    ];
     if (props.values && problems.length === 0) helm.valuesObject = copyValues(props.values) as JsonObject;
     return new AppSource(
       {
-        repoURL: props.repoURL,
-        chart: props.chart,
+        repoURL: props.repoURL ?? '',
+        chart: props.chart ?? '',
         targetRevision: props.targetRevision,
         ...(Object.keys(helm).length ? { helm } : {}),
       },
