@@ -36,7 +36,8 @@ function runQuickStart(edit: (source: string) => string = (s) => s) {
   const snippet = blockAfter(section('quickstart'), 'The smallest fleet', 'ts');
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pullfleet-readme-'));
   scratch.push(dir);
-  const source = edit(snippet.replaceAll("from './src/", `from '${repo}/src/`));
+  // the snippet imports the package by name; here it is this repository's sources
+  const source = edit(snippet.replaceAll("from 'pullfleet'", `from '${repo}/src/index.js'`));
   fs.writeFileSync(path.join(dir, 'fleet.config.ts'), source);
   // A fleet repository is an ES module project (pullfleet init writes this; pullfleet is ESM-only).
   fs.writeFileSync(path.join(dir, 'package.json'), '{ "type": "module" }\n');
