@@ -93,17 +93,21 @@ export type GitOpsClusterLister = () => Promise<GitOpsClusterLike[] | undefined>
 /** How long an absent GitOpsCluster CRD is taken as absent before asking again. */
 export const GITOPS_CLUSTER_ABSENT_TTL_MS = 30_000;
 
-/** A lister over the API (the version found is kept; an absent CRD is asked about again after the TTL). */
+/**
+ * A lister over the API: every served version is listed (a CRD may serve both, and a server may answer an
+ * unserved version with an empty list), and the views are kept side by side (a cluster is left to the
+ * GitOpsCluster if any view says so). An absent CRD is asked about again after the TTL.
+ */
 export function apiGitOpsClusterLister(reader: NonNullable<ReconcilerContext['reader']>, timeoutMs: number, now: () => number = Date.now): GitOpsClusterLister {
-  let served: ResourceKind | undefined;
   let absentUntil = 0;
   return async () => {
-    if (!served && now() < absentUntil) return undefined;
-    for (const kind of served ? [served] : GITOPS_CLUSTER_KINDS) {
+    if (now() < absentUntil) return undefined;
+    let served = false;
+    const items: GitOpsClusterLike[] = [];
+    for (const kind of GITOPS_CLUSTER_KINDS) {
       try {
-        const items = (await reader.list<GitOpsClusterLike>(kind, {}, 500, { timeoutMs })).items;
-        served = kind;
-        return items;
+        items.push(...(await reader.list<GitOpsClusterLike>(kind, {}, 500, { timeoutMs })).items);
+        served = true;
       } catch (error) {
         if (error instanceof KubeApiError && error.statusCode === 404) continue;
         if (error instanceof KubeApiError && error.statusCode === 403) {
@@ -112,7 +116,7 @@ export function apiGitOpsClusterLister(reader: NonNullable<ReconcilerContext['re
         throw error;
       }
     }
-    served = undefined;
+    if (served) return items;
     absentUntil = now() + GITOPS_CLUSTER_ABSENT_TTL_MS;
     return undefined;
   };

@@ -134,13 +134,17 @@ describe('reading GitOpsClusters from the API', () => {
     };
   }
 
-  test('GIVEN an OCM hub (only v1alpha1 served) WHEN listed twice THEN v1beta1 is asked once, v1alpha1 every time, each with the timeout', async () => {
+  test('GIVEN an OCM hub (only v1alpha1 served) WHEN listed THEN both versions are asked, each with the timeout, and the served one answers', async () => {
     const fake = fakeReader({ v1alpha1: () => [ocmAgent('agents')] });
     const list = apiGitOpsClusterLister(fake.reader, 5000);
-    expect(await list()).toHaveLength(1);
-    expect(await list()).toHaveLength(1);
-    expect(fake.calls).toStrictEqual(['v1beta1', 'v1alpha1', 'v1alpha1']);
-    expect(fake.timeouts).toStrictEqual([5000, 5000, 5000]);
+    expect(await list()).toStrictEqual([ocmAgent('agents')]);
+    expect(fake.calls).toStrictEqual(['v1beta1', 'v1alpha1']);
+    expect(fake.timeouts).toStrictEqual([5000, 5000]);
+  });
+
+  test('GIVEN a server that answers the unserved version with an empty list WHEN listed THEN the GitOpsClusters of the served one are still found', async () => {
+    const fake = fakeReader({ v1beta1: () => [], v1alpha1: () => [ocmAgent('agents')] });
+    expect(await apiGitOpsClusterLister(fake.reader, 5000)()).toStrictEqual([ocmAgent('agents')]);
   });
 
   test('GIVEN no GitOpsCluster CRD WHEN listed THEN undefined, and the API is asked again only after the TTL', async () => {
