@@ -464,17 +464,43 @@ export function computeRow(
 
 /** What the principal mirrored onto an agent-model hub Application, in feedback terms. */
 export function applicationStatusFeedback(app: Pick<Application, 'status'>): ApplicationFeedback | undefined {
-  const status = app.status ?? {};
-  const feedback: ApplicationFeedback = {
-    ...(status.sync?.status ? { syncStatus: status.sync.status } : {}),
-    ...(status.health?.status ? { healthStatus: status.health.status } : {}),
-    ...(status.sync?.revision ? { syncRevision: status.sync.revision } : {}),
-    ...(status.operationState?.phase ? { operationStatePhase: status.operationState.phase } : {}),
-    ...(status.operationState?.startedAt ? { operationStateStartedAt: status.operationState.startedAt } : {}),
-    ...(status.operationState?.message ? { operationStateMessage: status.operationState.message } : {}),
-    ...(status.reconciledAt ? { reconciledAt: status.reconciledAt } : {}),
-  };
-  return Object.keys(feedback).length > 0 ? feedback : undefined;
+  const status = app.status;
+  if (!status) return undefined;
+  // Plain assignments: this runs once per row of reports with thousands of rows.
+  const feedback: { -readonly [K in keyof ApplicationFeedback]: ApplicationFeedback[K] } = {};
+  let any = false;
+  const sync = status.sync;
+  if (sync?.status) {
+    feedback.syncStatus = sync.status;
+    any = true;
+  }
+  if (sync?.revision) {
+    feedback.syncRevision = sync.revision;
+    any = true;
+  }
+  const health = status.health?.status;
+  if (health) {
+    feedback.healthStatus = health;
+    any = true;
+  }
+  const operation = status.operationState;
+  if (operation?.phase) {
+    feedback.operationStatePhase = operation.phase;
+    any = true;
+  }
+  if (operation?.startedAt) {
+    feedback.operationStateStartedAt = operation.startedAt;
+    any = true;
+  }
+  if (operation?.message) {
+    feedback.operationStateMessage = operation.message;
+    any = true;
+  }
+  if (status.reconciledAt) {
+    feedback.reconciledAt = status.reconciledAt;
+    any = true;
+  }
+  return any ? feedback : undefined;
 }
 
 /**
