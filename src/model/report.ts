@@ -181,8 +181,6 @@ export function isPullApplicationSet(appSet: Pick<ApplicationSet, 'spec'>): bool
 
 /** Label carrying an Application's (or ApplicationSet template's) delivery model. */
 export const REPORT_DELIVERY_MODEL_LABEL = 'pullfleet.io/delivery-model';
-/** The delivery models a report tells apart. */
-export type ReportDeliveryModel = 'basic' | 'agent-managed' | 'agent-autonomous';
 /** The ApplicationSet template destination that routes each generated Application to its agent. */
 const AGENT_DESTINATION_TEMPLATES: readonly string[] = ['{{name}}', '{{ name }}', '{{.name}}', '{{ .name }}'];
 
@@ -190,13 +188,6 @@ const AGENT_DESTINATION_TEMPLATES: readonly string[] = ['{{name}}', '{{ name }}'
 export function isAgentModel(object: Pick<KubeObject, 'metadata'> | { metadata?: { labels?: Record<string, string> } } | undefined): boolean {
   const value = object?.metadata?.labels?.[REPORT_DELIVERY_MODEL_LABEL]?.trim();
   return value !== undefined && value.startsWith('agent-');
-}
-
-/** The delivery model a hub Application declares: its label, else basic when pull-labelled, else undefined. */
-export function applicationDeliveryModel(app: Pick<Application, 'metadata'>): ReportDeliveryModel | undefined {
-  const value = app.metadata.labels?.[REPORT_DELIVERY_MODEL_LABEL]?.trim();
-  if (value === 'agent-managed' || value === 'agent-autonomous' || value === 'basic') return value;
-  return parseBool(app.metadata.labels?.[PULL_LABEL]) ? 'basic' : undefined;
 }
 
 /**

@@ -1,9 +1,10 @@
 /**
  * Duty 4: the fleet report. Key = ApplicationSet (`<namespace>/<name>`), pull or agent-managed (rows of
  * agent-model Applications come from their own status, which the argocd-agent principal keeps in step
- * with the spoke; they have no ManifestWork). Events on ApplicationSets, PlacementDecisions, hub Applications and ManifestWorks map to the affected ApplicationSet keys; each
- * reconcile reads the cache, calls the pure computeFleetReport, and writes the FleetReport (object via
- * server-side apply, status via the status subresource) only when its content changed. The only timer
+ * with the spoke; they have no ManifestWork). Events on ApplicationSets, PlacementDecisions, hub
+ * Applications and ManifestWorks map to the affected ApplicationSet keys; each reconcile reads the
+ * cache, calls the pure computeFleetReport, and writes the FleetReport (object via server-side apply,
+ * status via the status subresource) only when its content changed. The only timer
  * is the moment a row would turn Stale, returned as a requeue.
  *
  * Reports are not watched (so a hub without the FleetReport CRD still runs every other duty, with this
