@@ -1,20 +1,26 @@
 /**
  * `npx tsx bench/report.ts [clusters] [changes]`: the fleet report at scale.
  *
- * 1. Pure aggregation: computeFleetReport for one ApplicationSet over 500 / 2,000 / 5,000 clusters.
+ * 1. Pure aggregation: computeFleetReport for one ApplicationSet over 500 / 2,000 / 5,000 clusters, for
+ *    basic (pull) clusters, agent-model clusters (rows from the hub Application status) and a 50/50 mix.
  * 2. End to end: the controller (in process) against the in-process fake API server with one pull
  *    ApplicationSet over CLUSTERS clusters (decisions split into PlacementDecisions of 100). Prints the
  *    time until the first complete report, p50/p95/max latency from a feedback change (written as the
  *    OCM work agent would) to the report row showing it, and FleetReport writes per change.
+ * 3. End to end, agent model: an agent-managed ApplicationSet over AGENT_CLUSTERS (default 2,000) hub
+ *    Applications whose status changes as the argocd-agent principal would write it; time to the first
+ *    complete report and latency from a status change to the row showing it.
  */
 import { pino } from 'pino';
 import { startController } from '../src/controller/index.js';
 import { computeFleetReport, fleetReportCrd, manifestWorkName, type FleetReport } from '../src/model/index.js';
 import { startFakeApiServer, type KubeObj } from '../test/support/fake-apiserver.js';
 import { applicationSet, APPSET, decision, generatedHubApp, hubApp, NS, work } from '../test/report/fixtures.js';
+import { agentApp, agentAppSet, mirrored } from '../test/agent-report/fixtures.js';
 
 const CLUSTERS = Number(process.argv[2] ?? 500);
 const CHANGES = Number(process.argv[3] ?? 100);
+const AGENT_CLUSTERS = Number(process.argv[4] ?? 2000);
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const percentile = (values: number[], p: number) => {
@@ -47,6 +53,34 @@ for (const size of [500, 2000, 5000]) {
   for (let r = 0; r < runs; r++) report = computeFleetReport(input)!.report;
   const ms = Number(process.hrtime.bigint() - start) / 1e6 / runs;
   console.log(`computeFleetReport ${size} clusters: ${ms.toFixed(1)} ms per report, status ${(JSON.stringify(report!.status).length / 1024).toFixed(0)} KiB`);
+}
+
+// ---------------------------------------------------------------- 1b. pure aggregation, agent model and mixed
+for (const [label, size, agentShare] of [
+  ['agent-model', 500, 1],
+  ['agent-model', 2000, 1],
+  ['agent-model', 5000, 1],
+  ['mixed basic + agent', 2000, 0.5],
+] as const) {
+  const clusters = Array.from({ length: size }, (_, i) => clusterName(i));
+  const now = new Date();
+  const agentCount = Math.round(size * agentShare);
+  const agentOnes = clusters.slice(0, agentCount);
+  const basicOnes = clusters.slice(agentCount);
+  const status = (i: number) => mirrored({ sync: 'Synced', health: i % 10 === 0 ? 'Degraded' : 'Healthy', revision: 'abc123', phase: 'Succeeded', reconciledAt: iso(now) });
+  const apps = [...agentOnes.map((c, i) => agentApp(c, status(i), { appSet: APPSET })), ...basicOnes.map((c) => hubApp(c))];
+  const works = basicOnes.map((c, i) => work(c, { health: i % 10 === 0 ? 'Degraded' : 'Healthy', sync: 'Synced', revision: 'abc123', reconciledAt: iso(now) }, { applied: 'True', available: 'True' }));
+  const appSet = agentShare === 1 ? agentAppSet(APPSET, 'prod') : applicationSet();
+  const decisions = Array.from({ length: Math.ceil(size / 100) }, (_, d) => decision(`prod-decision-${d + 1}`, clusters.slice(d * 100, d * 100 + 100)));
+  const input = { applicationSet: appSet, decisions, applications: apps, works, now };
+  const check = computeFleetReport(input)!.report.status!.summary; // warm up
+  if (check.clusters !== size || check.healthy + check.degraded !== size) throw new Error(`unexpected ${label} summary: ${JSON.stringify(check)}`);
+  const runs = 20;
+  const start = process.hrtime.bigint();
+  let report: FleetReport | undefined;
+  for (let r = 0; r < runs; r++) report = computeFleetReport(input)!.report;
+  const ms = Number(process.hrtime.bigint() - start) / 1e6 / runs;
+  console.log(`computeFleetReport ${size} clusters (${label}): ${ms.toFixed(1)} ms per report, status ${(JSON.stringify(report!.status).length / 1024).toFixed(0)} KiB`);
 }
 
 // ---------------------------------------------------------------- 2. end to end
@@ -103,6 +137,45 @@ const writes = reportWrites() - writesBefore;
 console.log(
   `feedback change -> report (${CHANGES} changes, one at a time): p50 ${percentile(latencies, 50).toFixed(1)} ms, p95 ${percentile(latencies, 95).toFixed(1)} ms, max ${Math.max(...latencies).toFixed(1)} ms; FleetReport writes per change ${(writes / CHANGES).toFixed(2)}`,
 );
+
+// ---------------------------------------------------------------- 3. end to end, agent model
+{
+  const agentNs = 'agents';
+  const agentSet = agentAppSet('edge', 'edge');
+  agentSet.metadata.namespace = agentNs;
+  const storedSet = store.create<KubeObj>(agentSet as unknown as KubeObj);
+  const agentClusters = Array.from({ length: AGENT_CLUSTERS }, (_, i) => `agent-${String(i).padStart(4, '0')}`);
+  for (let d = 0; d * 100 < AGENT_CLUSTERS; d++) {
+    const created = store.create<KubeObj>(decision(`edge-decision-${d + 1}`, [], 'edge', agentNs) as unknown as KubeObj);
+    store.updateStatus({ ...created, status: { decisions: agentClusters.slice(d * 100, d * 100 + 100).map((clusterName) => ({ clusterName, reason: '' })) } });
+  }
+  const agentStarted = Date.now();
+  for (const cluster of agentClusters) {
+    const app = agentApp(cluster, mirrored({ sync: 'Synced', health: 'Healthy', revision: 'r0', reconciledAt: iso(new Date()) }), { appSet: 'edge', namespace: agentNs });
+    app.metadata.ownerReferences = [{ apiVersion: 'argoproj.io/v1alpha1', kind: 'ApplicationSet', name: 'edge', uid: storedSet.metadata.uid!, controller: true }];
+    delete app.metadata.uid;
+    delete app.metadata.creationTimestamp;
+    store.create(app as unknown as KubeObj);
+  }
+  const agentReport = () => store.find<FleetReport>({ apiVersion: 'pullfleet.io/v1alpha1', kind: 'FleetReport' }, agentNs, 'edge');
+  await until('a complete agent report', () => agentReport()?.status?.summary.healthy === AGENT_CLUSTERS, 300_000, 20);
+  console.log(`end to end ${AGENT_CLUSTERS} agent-model clusters: first complete report ${Date.now() - agentStarted} ms after the Applications were created; ManifestWorks written for them: ${store.count('manifestworks', {}, (work) => work.metadata.name?.endsWith('-edge') === true)}`);
+  const agentLatencies: number[] = [];
+  const agentWritesBefore = reportWrites();
+  for (let i = 1; i <= CHANGES; i++) {
+    const cluster = agentClusters[(i * 7919) % AGENT_CLUSTERS]!;
+    const revision = `a${i}`;
+    const t0 = process.hrtime.bigint();
+    const stored = store.get<KubeObj & { status?: object }>('applications', agentNs, `${cluster}-edge`);
+    store.update({ ...stored, status: mirrored({ sync: 'Synced', health: 'Healthy', revision, reconciledAt: iso(new Date()) }) } as unknown as KubeObj);
+    const seen = reportWrites();
+    await until(`agent row ${cluster} at ${revision}`, () => reportWrites() > seen && agentReport()?.status?.clusters.find((row) => row.cluster === cluster)?.revision === revision, 30_000, 1);
+    agentLatencies.push(Number(process.hrtime.bigint() - t0) / 1e6);
+  }
+  console.log(
+    `agent status change -> report (${CHANGES} changes, one at a time): p50 ${percentile(agentLatencies, 50).toFixed(1)} ms, p95 ${percentile(agentLatencies, 95).toFixed(1)} ms, max ${Math.max(...agentLatencies).toFixed(1)} ms; FleetReport writes per change ${((reportWrites() - agentWritesBefore) / CHANGES).toFixed(2)}`,
+  );
+}
 
 const metrics = await controller.metrics();
 const sum = Number(/pullfleet_reconcile_duration_seconds_sum\{controller="fleet-report"\} ([\d.e+-]+)/.exec(metrics)?.[1] ?? NaN);

@@ -13,9 +13,12 @@ import {
 } from '../model/report.js';
 import type { Condition } from '../model/types.js';
 
-/** One table: a FleetReport of an ApplicationSet, or the statically delivered Applications of a namespace. */
+/**
+ * One table: a FleetReport of an ApplicationSet, the statically delivered Applications of a namespace,
+ * or the agent-model Applications of a namespace that no ApplicationSet generates (rows from their status).
+ */
 export interface StatusGroup {
-  readonly kind: 'ApplicationSet' | 'StaticApplications';
+  readonly kind: 'ApplicationSet' | 'StaticApplications' | 'AgentApplications';
   readonly namespace: string;
   /** ApplicationSet name; empty for static applications. */
   readonly name: string;
@@ -52,13 +55,19 @@ export function groupFromStaticRows(namespace: string, rows: readonly FleetRepor
   return { kind: 'StaticApplications', namespace, name: '', summary: summarize(rows), rows: sortRowsProblemsFirst(rows) };
 }
 
+export function groupFromAgentRows(namespace: string, rows: readonly FleetReportRow[]): StatusGroup {
+  return { kind: 'AgentApplications', namespace, name: '', summary: summarize(rows), rows: sortRowsProblemsFirst(rows) };
+}
+
+const GROUP_SORT_SUFFIX: Record<StatusGroup['kind'], string | undefined> = { ApplicationSet: undefined, StaticApplications: '~static', AgentApplications: '~~agent' };
+
 function groupHasProblems(group: StatusGroup): boolean {
   return group.rows.some(isProblemRow);
 }
 
 /** Groups in display order: groups with problems first, then by namespace and name. */
 export function sortGroups(groups: readonly StatusGroup[]): StatusGroup[] {
-  const text = (group: StatusGroup): string => `${group.namespace}/${group.kind === 'StaticApplications' ? '~static' : group.name}`;
+  const text = (group: StatusGroup): string => `${group.namespace}/${GROUP_SORT_SUFFIX[group.kind] ?? group.name}`;
   return [...groups].sort((a, b) => Number(groupHasProblems(b)) - Number(groupHasProblems(a)) || (text(a) < text(b) ? -1 : text(a) > text(b) ? 1 : 0));
 }
 
@@ -171,6 +180,7 @@ function summaryLine(group: StatusGroup): string {
 
 function groupTitle(group: StatusGroup): string {
   if (group.kind === 'StaticApplications') return `Static applications in ${group.namespace}`;
+  if (group.kind === 'AgentApplications') return `Agent applications in ${group.namespace} (status mirrored by the argocd-agent principal)`;
   const placements = group.placements?.length ? ` (placement ${group.placements.join(', ')})` : '';
   return `ApplicationSet ${group.namespace}/${group.name}${placements}`;
 }
@@ -191,7 +201,7 @@ export function renderGroup(group: StatusGroup, options: RenderOptions): string 
     lines.push('no clusters selected');
     return lines.join('\n');
   }
-  const withApp = group.kind === 'StaticApplications';
+  const withApp = group.kind !== 'ApplicationSet';
   const header = ['CLUSTER', ...(withApp ? ['APPLICATION'] : []), 'STATE', 'SYNC', 'HEALTH', 'REVISION', 'AGE', 'MESSAGE'];
   const cells = group.rows.map((row): Cell[] => {
     const feedbackAt = row.lastFeedbackTime ? Date.parse(row.lastFeedbackTime) : NaN;

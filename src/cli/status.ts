@@ -1,6 +1,7 @@
 /**
  * `pullfleet status`: what runs where across the fleet, problems first. Reads FleetReports (and, for
- * statically delivered apps, the pull-labelled hub Applications and their works) through the user's
+ * statically delivered apps, the pull-labelled hub Applications and their works; for agent-model apps no
+ * ApplicationSet generates, the hub Applications the argocd-agent principal keeps) through the user's
  * kubeconfig; rendering is in status-render.ts. Exit code 0 when all is well, 1 when anything is
  * degraded, missing or stale, 2 when the hub could not be read.
  */
@@ -15,13 +16,17 @@ import {
   DELIVERY_STATIC,
   FLEET_REPORT_CRD_NAME,
   PULL_LABEL,
+  REPORT_DELIVERY_MODEL_LABEL,
+  agentApplicationRows,
+  isAgentModel,
   isPullApplication,
+  owningApplicationSet,
   staticApplicationRows,
   type Application,
   type FleetReport,
   type ManifestWork,
 } from '../model/index.js';
-import { EXIT_ERROR, groupFromReport, groupFromStaticRows, renderOutput, statusExitCode, useColor, type OutputFormat, type StatusGroup } from './status-render.js';
+import { EXIT_ERROR, groupFromAgentRows, groupFromReport, groupFromStaticRows, renderOutput, statusExitCode, useColor, type OutputFormat, type StatusGroup } from './status-render.js';
 
 /** Where status comes from: the hub API in real use, a fake in tests. */
 export interface StatusSource {
@@ -32,6 +37,8 @@ export interface StatusSource {
   listPullApplications(namespace?: string): Promise<Application[]>;
   /** ManifestWorks synth rendered (label pullfleet.io/delivery=static); undefined when not allowed to list them. */
   listStaticWorks(): Promise<ManifestWork[] | undefined>;
+  /** Hub Applications labelled with an agent delivery model (agent-managed, agent-autonomous); none when left out. */
+  listAgentApplications?(namespace?: string): Promise<Application[]>;
   close(): void;
 }
 
@@ -99,6 +106,15 @@ export function kubeStatusSource(kubeConfig: KubeConfig, options: { timeoutMs?: 
         throw explainError(error, 'Applications', hub);
       }
     },
+    async listAgentApplications(namespace) {
+      try {
+        const scope = { labelSelector: `${REPORT_DELIVERY_MODEL_LABEL} in (agent-managed,agent-autonomous)`, ...(namespace ? { namespace } : {}) };
+        return (await client.list<Application>(APPLICATION, scope)).items.filter((app) => isAgentModel(app));
+      } catch (error) {
+        if (error instanceof KubeApiError && (error.statusCode === 404 || error.statusCode === 403)) return [];
+        throw explainError(error, 'Applications', hub);
+      }
+    },
     async listStaticWorks() {
       try {
         return (await client.list<ManifestWork>(MANIFEST_WORK, { labelSelector: `${DELIVERY_LABEL}=${DELIVERY_STATIC}` })).items;
@@ -115,7 +131,7 @@ export interface CollectOptions {
   readonly namespace?: string;
   /** Only the ApplicationSet of this name (static applications are then left out). */
   readonly name?: string;
-  /** Include statically delivered applications. @default true */
+  /** Include applications no ApplicationSet generates (statically delivered and agent-model ones). @default true */
   readonly includeStatic?: boolean;
   readonly now: Date;
 }
@@ -138,6 +154,15 @@ export async function collectStatus(source: StatusSource, options: CollectOption
       }
       for (const [ns, nsApps] of byNamespace) groups.push(groupFromStaticRows(ns, staticApplicationRows(nsApps, works, options.now)));
     }
+    // Agent-model apps an ApplicationSet generates are rows of its report; the others (autonomous agents'
+    // Applications the principal mirrors, managed ones rendered one by one) get a table per namespace.
+    const agentApps = ((await source.listAgentApplications?.(options.namespace)) ?? []).filter((app) => owningApplicationSet(app) === undefined);
+    const agentByNamespace = new Map<string, Application[]>();
+    for (const app of agentApps) {
+      const ns = app.metadata.namespace ?? '';
+      agentByNamespace.set(ns, [...(agentByNamespace.get(ns) ?? []), app]);
+    }
+    for (const [ns, nsApps] of [...agentByNamespace].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) groups.push(groupFromAgentRows(ns, agentApplicationRows(nsApps, options.now)));
   }
   return groups;
 }
@@ -258,7 +283,7 @@ export function registerStatus(program: Command): void {
       if (!Number.isFinite(seconds) || seconds <= 0) throw new Error(`--timeout must be a positive number of seconds, got "${value}"`);
       return seconds;
     })
-    .option('--no-static', 'leave out statically delivered applications')
+    .option('--no-static', 'leave out applications no ApplicationSet generates (statically delivered and agent-model ones)')
     .option('--no-color', 'never colour the table')
     .action(async (name: string | undefined, opts: { kubeconfig?: string; context?: string; namespace?: string; output: OutputFormat; watch?: boolean; interval?: number; timeout?: number; static: boolean; color: boolean }) => {
       const controller = new AbortController();

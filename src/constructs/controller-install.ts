@@ -282,6 +282,8 @@ export class ControllerInstall extends Construct {
       // Cluster Secrets and fleet reports: which clusters pull ApplicationSets select.
       { apiGroups: [ARGOCD_GROUP], resources: ['applicationsets'], verbs: ['get', 'list', 'watch'] },
       { apiGroups: ['cluster.open-cluster-management.io'], resources: ['placementdecisions'], verbs: ['get', 'list', 'watch'] },
+      // Cluster Secrets: clusters a GitOpsCluster (either flavour) registers get none from pullfleet.
+      { apiGroups: ['apps.open-cluster-management.io'], resources: ['gitopsclusters'], verbs: ['get', 'list', 'watch'] },
       // Fleet reports.
       ...fleetReportRbacRules(this.multiclusterReports),
     ];

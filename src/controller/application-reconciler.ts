@@ -2,6 +2,11 @@
  * Duties 1 and 2 for one hub Application key: propagate it into a ManifestWork (create, update,
  * retarget, opt-out, deletion with the cleanup finalizer, orphan sweep, `operation` forwarding) and
  * write the spoke's feedback back into its status. Reads the cache, calls the pure model, writes once.
+ *
+ * Hub Applications labelled `pullfleet.io/delivery-model: agent-…` belong to the argocd-agent principal:
+ * they are never wrapped, their works (left from an earlier basic delivery) are neither changed nor
+ * deleted, and their status is never written, except for one condition when the pull label is on them
+ * too (a conflict only the user can resolve).
  */
 import {
   CLEANUP_FINALIZER,
@@ -12,8 +17,10 @@ import {
   LEGACY_CONTROLLER_WINDOW_MS,
   PULL_LABEL,
   REFRESH_ANNOTATION,
+  REPORT_DELIVERY_MODEL_LABEL,
   computeApplicationStatus,
   computePropagation,
+  isAgentModel,
   isPullApplication,
   isStaticApplication,
   jsonSize,
@@ -50,6 +57,8 @@ export const APP_CLUSTER_INDEX = 'target-cluster';
 export const APP_NAMESPACE_INDEX = 'namespace';
 /** Index of ManagedClusterSetBindings by the set they bind. */
 export const BINDING_SET_INDEX = 'cluster-set';
+/** Condition on an agent-model hub Application that also carries the pull label. */
+export const AGENT_PULL_CONFLICT_CONDITION = 'DeliveryModelConflict';
 /** A reconcile that finds the cache behind its own last write comes back after this long (the watch event usually comes first). */
 export const LAGGING_REQUEUE_MS = 250;
 
@@ -90,7 +99,11 @@ export function trimApplication(object: KubeObject): KubeObject {
   }
   const labels = app.metadata.labels ?? {};
   const involved = PULL_LABEL in labels || (app.metadata.finalizers ?? []).includes(CLEANUP_FINALIZER) || owningApplicationSet(app) !== undefined;
-  if (!involved) return { apiVersion: app.apiVersion, kind: app.kind, metadata: app.metadata };
+  if (!involved) {
+    // An agent-model app keeps the conflict condition this controller set, so it can clear it later.
+    const conflict = isAgentModel(app) ? app.status?.conditions?.filter((condition) => condition.type === AGENT_PULL_CONFLICT_CONDITION) : undefined;
+    return { apiVersion: app.apiVersion, kind: app.kind, metadata: app.metadata, ...(conflict?.length ? { status: { conditions: conflict } } : {}) } as KubeObject;
+  }
   if (!app.status) return app;
   const { resources: _resources, history: _history, summary: _summary, ...status } = app.status as ApplicationStatus & Record<string, unknown>;
   if (status.operationState) {
@@ -119,9 +132,43 @@ export function createApplicationReconciler(context: ReconcilerContext): Reconci
     return written;
   }
 
+  /**
+   * An agent-model hub Application: nothing is wrapped or deleted and its status stays the principal's.
+   * Only two writes can happen: the conflict condition (added or cleared) when the pull label is (or was)
+   * on it, and the release of this controller's finalizer when the app is being deleted (its works stay).
+   */
+  async function reconcileAgentApplication(key: string, app: Application): Promise<void | ReconcileResult> {
+    if (expectations.lagging(APPLICATION.id, app.metadata.namespace, app.metadata.name, app)) return { requeueAfterMs: LAGGING_REQUEUE_MS };
+    const model = app.metadata.labels?.[REPORT_DELIVERY_MODEL_LABEL]?.trim();
+    const patch: Record<string, unknown> = {};
+    if (app.metadata.deletionTimestamp) {
+      if ((app.metadata.finalizers ?? []).includes(CLEANUP_FINALIZER)) {
+        const finalizers = (app.metadata.finalizers ?? []).filter((finalizer) => finalizer !== CLEANUP_FINALIZER);
+        patch.metadata = { finalizers: finalizers.length > 0 ? finalizers : null, resourceVersion: app.metadata.resourceVersion };
+        logger.info({ app: key, model }, 'agent-model Application deleted: releasing the finalizer, keeping any ManifestWork');
+      }
+    } else {
+      const conditions = app.status?.conditions ?? [];
+      const current = conditions.find((condition) => condition.type === AGENT_PULL_CONFLICT_CONDITION);
+      if (isPullApplication(app)) {
+        const message = `the Application is labelled ${REPORT_DELIVERY_MODEL_LABEL}=${model} and also ${PULL_LABEL}: the argocd-agent principal delivers agent-model Applications, so pullfleet does not wrap it into a ManifestWork; remove the ${PULL_LABEL} label, or set ${REPORT_DELIVERY_MODEL_LABEL} to basic to deliver it through a ManifestWork`;
+        if (current?.message !== message) {
+          const condition: ApplicationCondition = { type: AGENT_PULL_CONFLICT_CONDITION, message, lastTransitionTime: context.now().toISOString().replace(/\.\d{3}Z$/, 'Z') };
+          patch.status = { conditions: [...conditions.filter((other) => other.type !== AGENT_PULL_CONFLICT_CONDITION), condition] };
+          logger.warn({ app: key, model }, 'agent-model Application carries the pull label: not wrapped');
+        }
+      } else if (current) {
+        const rest = conditions.filter((other) => other.type !== AGENT_PULL_CONFLICT_CONDITION);
+        patch.status = { conditions: rest.length > 0 ? rest : null };
+      }
+    }
+    if (Object.keys(patch).length > 0) await patchApp(app, patch);
+  }
+
   async function reconcile(key: string, info: ReconcileInfo): Promise<void | ReconcileResult> {
     const { namespace = '', name } = splitKey(key);
     const app = cache.get<Application>(APPLICATION.id, key);
+    if (app && isAgentModel(app)) return reconcileAgentApplication(key, app);
     const works = cache.byIndex<ManifestWork>(MANIFEST_WORK.id, WORK_OWNER_INDEX, key);
     const cluster = app ? targetCluster(app) : undefined;
     const delivering = app && isPullApplication(app) && !isStaticApplication(app) && cluster;

@@ -120,7 +120,7 @@ export async function startController(options: StartOptions): Promise<RunningCon
   let writesClosed = false;
   const fenced = () => (writesClosed ? 'the controller stopped' : leading ? undefined : 'this replica does not hold the leader Lease');
   const writer = guardedWriter(client, metrics, fenced);
-  const context: ReconcilerContext = { cache, writer, config, logger, metrics, now };
+  const context: ReconcilerContext = { cache, writer, reader: client, config, logger, metrics, now };
 
   const running: Running[] = [];
   for (const factory of [...RECONCILERS, ...(options.reconcilers ?? [])]) {

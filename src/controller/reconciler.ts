@@ -3,13 +3,15 @@ import type { Logger } from 'pino';
 import type { KubeObject } from '../model/index.js';
 import type { CacheReader } from './cache.js';
 import type { ControllerConfig } from './config.js';
-import type { KubeWriter } from './kube-client.js';
+import type { KubeClient, KubeWriter } from './kube-client.js';
 import type { ControllerMetrics } from './metrics.js';
 import type { ResourceKind, WatchScope } from './resources.js';
 
 export interface ReconcilerContext {
   readonly cache: CacheReader;
   readonly writer: KubeWriter;
+  /** Direct reads of kinds that may be absent from the hub (no informer for them); undefined in pure tests. */
+  readonly reader?: Pick<KubeClient, 'list'>;
   readonly config: ControllerConfig;
   readonly logger: Logger;
   readonly metrics: ControllerMetrics;

@@ -15,6 +15,12 @@
  *    otherwise `Unknown` (including "no feedback yet").
  * Sync status is a separate facet: a Healthy row can be OutOfSync.
  *
+ * Rows of agent-model Applications (label `pullfleet.io/delivery-model: agent-managed|agent-autonomous`)
+ * come from the hub Application's own status, which the argocd-agent principal keeps in step with the
+ * spoke: `Missing` when the principal has no Application for the cluster, `Stale` when its
+ * `status.reconciledAt` is older than the threshold (or, with none, the Application is older than the
+ * threshold), then the same feedback rules (step 4). There is no ManifestWork for them.
+ *
  * Stored rows are sorted by cluster, then application, so a report only changes when the fleet does;
  * {@link sortRowsProblemsFirst} gives the display order (worst state first).
  */
@@ -173,6 +179,51 @@ export function isPullApplicationSet(appSet: Pick<ApplicationSet, 'spec'>): bool
   return parseBool(appSet.spec?.template?.metadata?.labels?.[PULL_LABEL]);
 }
 
+/** Label carrying an Application's (or ApplicationSet template's) delivery model. */
+export const REPORT_DELIVERY_MODEL_LABEL = 'pullfleet.io/delivery-model';
+/** The ApplicationSet template destination that routes each generated Application to its agent. */
+const AGENT_DESTINATION_TEMPLATES: readonly string[] = ['{{name}}', '{{ name }}', '{{.name}}', '{{ .name }}'];
+
+/** Whether an object's delivery-model label names an argocd-agent model (`agent-…`). */
+export function isAgentModel(object: Pick<KubeObject, 'metadata'> | { metadata?: { labels?: Record<string, string> } } | undefined): boolean {
+  const value = object?.metadata?.labels?.[REPORT_DELIVERY_MODEL_LABEL]?.trim();
+  return value !== undefined && value.startsWith('agent-');
+}
+
+/**
+ * The cluster (agent) an agent-model hub Application belongs to: `spec.destination.name` when set
+ * (destination-based mapping, and what pullfleet renders for managed agents), else the Application's
+ * namespace (the principal keeps each agent's Applications, and mirrors an autonomous agent's, in a
+ * namespace named after the agent).
+ */
+export function agentCluster(app: Pick<Application, 'metadata' | 'spec'>): string | undefined {
+  const destination = app.spec?.destination?.name?.trim();
+  if (destination && destination !== 'in-cluster') return destination;
+  if (app.metadata.labels?.[REPORT_DELIVERY_MODEL_LABEL]?.trim() === 'agent-autonomous') return app.metadata.namespace || undefined;
+  return destination ? undefined : app.metadata.namespace || undefined;
+}
+
+/** The cluster a report row of `app` is about, whatever its model. */
+export function reportCluster(app: Application): string | undefined {
+  return isAgentModel(app) ? agentCluster(app) : targetCluster(app);
+}
+
+/**
+ * Whether an ApplicationSet delivers through argocd-agent in managed mode: its template carries the
+ * delivery-model label `agent-managed` and routes by `destination.name: '{{name}}'`.
+ */
+export function isAgentApplicationSet(appSet: Pick<ApplicationSet, 'spec'>): boolean {
+  const template = appSet.spec?.template as { metadata?: { labels?: Record<string, string> }; spec?: { destination?: { name?: unknown } } } | undefined;
+  if (template?.metadata?.labels?.[REPORT_DELIVERY_MODEL_LABEL]?.trim() !== 'agent-managed') return false;
+  const name = template.spec?.destination?.name;
+  return typeof name === 'string' && AGENT_DESTINATION_TEMPLATES.includes(name.trim());
+}
+
+/** Whether an ApplicationSet gets a FleetReport: it delivers through the pull model or through managed agents. */
+export function isReportedApplicationSet(appSet: Pick<ApplicationSet, 'spec'>): boolean {
+  return isPullApplicationSet(appSet) || isAgentApplicationSet(appSet);
+}
+
 /** Every clusterDecisionResource generator of an ApplicationSet, including those nested in matrix/merge. */
 export function clusterDecisionGenerators(appSet: Pick<ApplicationSet, 'spec'>): NonNullable<ApplicationSetGenerator['clusterDecisionResource']>[] {
   const found: NonNullable<ApplicationSetGenerator['clusterDecisionResource']>[] = [];
@@ -313,7 +364,10 @@ export function feedbackState(feedback: ApplicationFeedback | undefined): Report
 }
 
 /** A hint naming the likely fix when no hub Application exists for an expected cluster. */
-function missingApplicationMessage(appSetName: string, cluster: string): string {
+function missingApplicationMessage(appSetName: string, cluster: string, agent = false): string {
+  if (agent) {
+    return `ApplicationSet ${appSetName} has not generated an Application for cluster ${cluster} (the principal needs an Argo CD cluster Secret named "${cluster}" for its agent: check the GitOpsCluster that registers it and that the agent is connected)`;
+  }
   return `ApplicationSet ${appSetName} has not generated an Application for cluster ${cluster} (an Argo CD cluster Secret named "${cluster}" must exist on the hub)`;
 }
 
@@ -333,6 +387,7 @@ export function computeRow(
   appSetName = '',
 ): RowResult {
   if (!app) return { row: { cluster, state: 'Missing', message: missingApplicationMessage(appSetName, cluster) } };
+  if (isAgentModel(app)) return computeAgentRow(cluster, app, now, staleAfterSeconds);
   const hubNamespace = app.metadata.namespace ?? '';
   const row: FleetReportRow = { cluster, state: 'Unknown', application: app.metadata.name };
   const work = findWorkForApplication(app, works);
@@ -394,6 +449,90 @@ export function computeRow(
     return { row, staleAt: created === undefined ? undefined : created + thresholdMs };
   }
   // Feedback without a reconcile time: its age cannot be judged, so it is taken as current.
+  row.state = feedbackState(feedback);
+  return { row };
+}
+
+/** What the principal mirrored onto an agent-model hub Application, in feedback terms. */
+export function applicationStatusFeedback(app: Pick<Application, 'status'>): ApplicationFeedback | undefined {
+  const status = app.status;
+  if (!status) return undefined;
+  // Plain assignments: this runs once per row of reports with thousands of rows.
+  const feedback: { -readonly [K in keyof ApplicationFeedback]: ApplicationFeedback[K] } = {};
+  let any = false;
+  const sync = status.sync;
+  if (sync?.status) {
+    feedback.syncStatus = sync.status;
+    any = true;
+  }
+  if (sync?.revision) {
+    feedback.syncRevision = sync.revision;
+    any = true;
+  }
+  const health = status.health?.status;
+  if (health) {
+    feedback.healthStatus = health;
+    any = true;
+  }
+  const operation = status.operationState;
+  if (operation?.phase) {
+    feedback.operationStatePhase = operation.phase;
+    any = true;
+  }
+  if (operation?.startedAt) {
+    feedback.operationStateStartedAt = operation.startedAt;
+    any = true;
+  }
+  if (operation?.message) {
+    feedback.operationStateMessage = operation.message;
+    any = true;
+  }
+  if (status.reconciledAt) {
+    feedback.reconciledAt = status.reconciledAt;
+    any = true;
+  }
+  return any ? feedback : undefined;
+}
+
+/**
+ * One row for an agent-model hub Application: from its own status (the principal mirrors the spoke's),
+ * staleness from `status.reconciledAt`. No ManifestWork is involved.
+ */
+export function computeAgentRow(cluster: string, app: Application, now: Date, staleAfterSeconds: number): RowResult {
+  const row: FleetReportRow = { cluster, state: 'Unknown', application: app.metadata.name };
+  const feedback = applicationStatusFeedback(app);
+  if (feedback) copyFeedback(row, feedback);
+  const lastReconcile = parseTime(feedback?.reconciledAt);
+  if (lastReconcile !== undefined) row.lastFeedbackTime = kubeTime(new Date(lastReconcile));
+  const thresholdMs = staleAfterSeconds * 1000;
+  const nowMs = now.getTime();
+  const waiting = 'waiting for the first status from the agent (the principal mirrors it onto this Application)';
+  if (thresholdMs <= 0) {
+    row.state = feedbackState(feedback);
+    if (!feedback) row.message = waiting;
+    return { row };
+  }
+  if (lastReconcile !== undefined) {
+    const staleAt = lastReconcile + thresholdMs;
+    if (nowMs >= staleAt) {
+      row.state = 'Stale';
+      row.message = `no status from the agent of ${cluster} since ${row.lastFeedbackTime} (threshold ${staleAfterSeconds}s): check that the agent is connected to the principal`;
+      return { row };
+    }
+    row.state = feedbackState(feedback);
+    return { row, staleAt };
+  }
+  const created = parseTime(app.metadata.creationTimestamp);
+  if (!feedback) {
+    if (created !== undefined && nowMs >= created + thresholdMs) {
+      row.state = 'Stale';
+      row.message = `no status from the agent of ${cluster} since the Application was created at ${kubeTime(new Date(created))} (threshold ${staleAfterSeconds}s): check that the agent is connected to the principal`;
+      return { row };
+    }
+    row.message = waiting;
+    return { row, staleAt: created === undefined ? undefined : created + thresholdMs };
+  }
+  // Status without a reconcile time: its age cannot be judged, so it is taken as current.
   row.state = feedbackState(feedback);
   return { row };
 }
@@ -549,7 +688,7 @@ export function computeFleetReportStatus(input: FleetReportInput & { application
   const owned = input.applications.filter((app) => !app.metadata.deletionTimestamp && owningApplicationSet(app) === key);
   const byCluster = new Map<string, Application[]>();
   for (const app of owned) {
-    const cluster = targetCluster(app);
+    const cluster = reportCluster(app);
     if (!cluster) continue;
     const list = byCluster.get(cluster) ?? [];
     list.push(app);
@@ -558,10 +697,14 @@ export function computeFleetReportStatus(input: FleetReportInput & { application
   const rows: FleetReportRow[] = [];
   let recheck: number | undefined;
   const works = worksByNamespace(input.works);
+  const agentAppSet = isAgentApplicationSet(appSet);
   for (const cluster of expectedClusters(appSet, input.decisions)) {
     const apps = byCluster.get(cluster) ?? [];
-    const targets: Array<Application | undefined> = apps.length === 0 ? [undefined] : apps;
-    for (const app of targets) {
+    if (apps.length === 0) {
+      rows.push({ cluster, state: 'Missing', message: missingApplicationMessage(appSet.metadata.name, cluster, agentAppSet) });
+      continue;
+    }
+    for (const app of apps) {
       const { row, staleAt } = computeRow(cluster, app, works, input.now, staleAfter, appSet.metadata.name);
       rows.push(row);
       if (staleAt !== undefined && (recheck === undefined || staleAt < recheck)) recheck = staleAt;
@@ -583,12 +726,13 @@ export function computeFleetReportStatus(input: FleetReportInput & { application
 
 /**
  * The FleetReport an ApplicationSet should have, or undefined when it should have none (the
- * ApplicationSet is gone, being deleted, or does not deliver through the pull model). The report has
+ * ApplicationSet is gone, being deleted, or delivers neither through the pull model nor through managed
+ * agents). The report has
  * the ApplicationSet's name and namespace and is owned by it, so Kubernetes deletes it with it.
  */
 export function computeFleetReport(input: FleetReportInput): FleetReportResult | undefined {
   const appSet = input.applicationSet;
-  if (!appSet || appSet.metadata.deletionTimestamp || !isPullApplicationSet(appSet)) return undefined;
+  if (!appSet || appSet.metadata.deletionTimestamp || !isReportedApplicationSet(appSet)) return undefined;
   const staleAfter = input.staleAfterSeconds ?? DEFAULT_STALE_AFTER_SECONDS;
   const { status, recheckAt } = computeFleetReportStatus({ ...input, applicationSet: appSet });
   const report: FleetReport = {
@@ -659,6 +803,19 @@ export function staticApplicationRows(
     copyFeedback(row, feedback);
     row.message = 'from the hub Application status (ManifestWorks not readable)';
     rows.push(row);
+  }
+  return sortRowsByCluster(rows);
+}
+
+/**
+ * Rows for agent-model hub Applications no ApplicationSet groups (agent-autonomous Applications the
+ * principal mirrors, and managed ones rendered one by one): one row per Application, from its status.
+ */
+export function agentApplicationRows(apps: readonly Application[], now: Date, staleAfterSeconds = DEFAULT_STALE_AFTER_SECONDS): FleetReportRow[] {
+  const rows: FleetReportRow[] = [];
+  for (const app of apps) {
+    if (!isAgentModel(app)) continue;
+    rows.push(computeAgentRow(agentCluster(app) ?? '', app, now, staleAfterSeconds).row);
   }
   return sortRowsByCluster(rows);
 }

@@ -72,6 +72,7 @@ describe('ControllerInstall', () => {
       'cluster:cluster.open-cluster-management.io/managedclustersets': 'get,list,watch',
       'cluster:argoproj.io/applicationsets': 'get,list,watch',
       'cluster:cluster.open-cluster-management.io/placementdecisions': 'get,list,watch',
+      'cluster:apps.open-cluster-management.io/gitopsclusters': 'get,list,watch',
       // The report reconciler keeps its own state and never reads reports back (src/model/report-crd.ts).
       'cluster:pullfleet.io/fleetreports': 'create,delete,patch',
       'cluster:pullfleet.io/fleetreports/status': 'patch',

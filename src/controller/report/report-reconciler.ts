@@ -1,8 +1,10 @@
 /**
- * Duty 4: the fleet report. Key = ApplicationSet (`<namespace>/<name>`). Events on ApplicationSets,
- * PlacementDecisions, hub Applications and ManifestWorks map to the affected ApplicationSet keys; each
- * reconcile reads the cache, calls the pure computeFleetReport, and writes the FleetReport (object via
- * server-side apply, status via the status subresource) only when its content changed. The only timer
+ * Duty 4: the fleet report. Key = ApplicationSet (`<namespace>/<name>`), pull or agent-managed (rows of
+ * agent-model Applications come from their own status, which the argocd-agent principal keeps in step
+ * with the spoke; they have no ManifestWork). Events on ApplicationSets, PlacementDecisions, hub
+ * Applications and ManifestWorks map to the affected ApplicationSet keys; each reconcile reads the
+ * cache, calls the pure computeFleetReport, and writes the FleetReport (object via server-side apply,
+ * status via the status subresource) only when its content changed. The only timer
  * is the moment a row would turn Stale, returned as a requeue.
  *
  * Reports are not watched (so a hub without the FleetReport CRD still runs every other duty, with this
@@ -25,7 +27,7 @@ import {
   canonicalJson,
   computeFleetReport,
   decisionFeedsApplicationSet,
-  isPullApplicationSet,
+  isReportedApplicationSet,
   manifestWorkName,
   owningApplicationSet,
   sameReportStatus,
@@ -149,7 +151,7 @@ export class ReportReconciler implements Reconciler {
     const namespace = decision.metadata.namespace;
     if (!namespace) return [];
     for (const appSet of this.cache.byIndex<ApplicationSet>(APPLICATION_SET.id, REPORT_NAMESPACE_INDEX, namespace)) {
-      if (!isPullApplicationSet(appSet)) continue;
+      if (!isReportedApplicationSet(appSet)) continue;
       if (decisionFeedsApplicationSet(appSet, decision) || (previous && decisionFeedsApplicationSet(appSet, previous))) keys.add(objectKey(appSet));
     }
     return [...keys];
@@ -172,7 +174,7 @@ export class ReportReconciler implements Reconciler {
     // nothing behind; a late event for one of them costs at most one more DELETE of a missing object.
     this.removed.clear();
     const keys = new Set<string>();
-    for (const appSet of this.cache.list<ApplicationSet>(APPLICATION_SET.id)) if (isPullApplicationSet(appSet)) keys.add(objectKey(appSet));
+    for (const appSet of this.cache.list<ApplicationSet>(APPLICATION_SET.id)) if (isReportedApplicationSet(appSet)) keys.add(objectKey(appSet));
     // Reports this replica wrote whose ApplicationSet has gone meanwhile are cleaned up by their own reconcile.
     for (const key of this.known.keys()) keys.add(key);
     return [...keys].sort();
