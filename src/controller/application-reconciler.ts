@@ -40,6 +40,7 @@ import {
   type ManagedClusterSetBinding,
   type ManifestWork,
   type PropagationPlan,
+  DELIVERY_MODEL_CONFLICT_CONDITION,
 } from '../model/index.js';
 import { objectKey, splitKey, type CacheReader } from './cache.js';
 import { WriteExpectations } from './expectations.js';
@@ -57,8 +58,8 @@ export const APP_CLUSTER_INDEX = 'target-cluster';
 export const APP_NAMESPACE_INDEX = 'namespace';
 /** Index of ManagedClusterSetBindings by the set they bind. */
 export const BINDING_SET_INDEX = 'cluster-set';
-/** Condition on an agent-model hub Application that also carries the pull label. */
-export const AGENT_PULL_CONFLICT_CONDITION = 'DeliveryModelConflict';
+/** Condition on an agent-model hub Application that also carries the pull label (a basic reconcile drops it). */
+export const AGENT_PULL_CONFLICT_CONDITION = DELIVERY_MODEL_CONFLICT_CONDITION;
 /** A reconcile that finds the cache behind its own last write comes back after this long (the watch event usually comes first). */
 export const LAGGING_REQUEUE_MS = 250;
 

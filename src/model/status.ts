@@ -20,7 +20,9 @@ export const OPERATION_PENDING_CONDITION = 'OperationPendingWarning';
 export const INVALID_FEEDBACK_CONDITION = 'InvalidFeedbackWarning';
 /** Condition type for an opted-in app the hub's own Argo CD would also reconcile (no `skip-reconcile: "true"`). */
 export const SKIP_RECONCILE_CONDITION = 'SkipReconcileWarning';
-const OWN_CONDITIONS = new Set([DELIVERY_ERROR_CONDITION, FEEDBACK_STALE_CONDITION, OPERATION_PENDING_CONDITION, INVALID_FEEDBACK_CONDITION, SKIP_RECONCILE_CONDITION, LEGACY_CONTROLLER_CONDITION]);
+/** On an agent-model hub Application that also carries the pull label (set by the controller, never wrapped). */
+export const DELIVERY_MODEL_CONFLICT_CONDITION = 'DeliveryModelConflict';
+const OWN_CONDITIONS = new Set([DELIVERY_ERROR_CONDITION, FEEDBACK_STALE_CONDITION, OPERATION_PENDING_CONDITION, INVALID_FEEDBACK_CONDITION, SKIP_RECONCILE_CONDITION, LEGACY_CONTROLLER_CONDITION, DELIVERY_MODEL_CONFLICT_CONDITION]);
 
 /** The sync / health value written while the spoke has not reported one. */
 export const UNKNOWN = 'Unknown';

@@ -94,6 +94,20 @@ describe('application reconciler and agent-model Applications', () => {
     expect(world.cache.list('ManifestWork')).toHaveLength(0);
   });
 
+  test('GIVEN the conflict condition WHEN the app moves back to basic delivery THEN it is delivered through a work and the condition goes', async () => {
+    world.put('Application', agentApp({ pull: true }));
+    await world.settle(reconciler, KEY);
+    const current = world.get<Application>('Application', KEY)!;
+    expect(current.status?.conditions?.map((c) => c.type)).toStrictEqual([AGENT_PULL_CONFLICT_CONDITION]);
+    current.metadata.labels![REPORT_DELIVERY_MODEL_LABEL] = 'basic';
+    current.metadata.annotations!['argocd.argoproj.io/skip-reconcile'] = 'true';
+    current.spec.destination = { server: 'https://kubernetes.default.svc', namespace: 'guestbook' };
+    world.put('Application', current);
+    await world.settle(reconciler, KEY);
+    expect(world.get<ManifestWork>('ManifestWork', 'spoke1/argocd-guestbook')).toBeDefined();
+    expect((world.get<Application>('Application', KEY)!.status?.conditions ?? []).map((c) => c.type)).not.toContain(AGENT_PULL_CONFLICT_CONDITION);
+  });
+
   test('GIVEN a basic app with its work WHEN it is relabelled agent-managed THEN the work stays exactly as it was and the status is never written again', async () => {
     world.put('Application', basicApp());
     await world.settle(reconciler, KEY);
