@@ -27,6 +27,7 @@ import {
   type ManifestWork,
 } from '../model/index.js';
 import { EXIT_ERROR, groupFromAgentRows, groupFromReport, groupFromStaticRows, renderOutput, statusExitCode, useColor, type OutputFormat, type StatusGroup } from './status-render.js';
+import { abortableSleep } from '../controller/timers.js';
 
 /** Where status comes from: the hub API in real use, a fake in tests. */
 export interface StatusSource {
@@ -247,19 +248,6 @@ export async function runStatus(options: StatusOptions, io: StatusIo): Promise<n
   } finally {
     source.close();
   }
-}
-
-function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    function done(): void {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
 }
 
 /** Registers `pullfleet status`. */

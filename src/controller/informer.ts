@@ -10,6 +10,7 @@ import type { KubeObject } from '../model/index.js';
 import { objectKey, type ObjectCache } from './cache.js';
 import { KubeApiError, isGone, type KubeClient } from './kube-client.js';
 import type { ResourceKind, WatchScope } from './resources.js';
+import { abortableSleep } from './timers.js';
 
 export type InformerEventType = 'add' | 'update' | 'delete';
 export type InformerHandler = (type: InformerEventType, object: KubeObject, previous?: KubeObject) => void;
@@ -30,7 +31,7 @@ export interface InformerOptions {
   readonly minWatchMs?: number;
   /** Monotonic clock in ms (tests). @default performance.now */
   readonly now?: () => number;
-  /** Backoff wait (tests). @default sleep */
+  /** Backoff wait (tests). @default abortableSleep */
   readonly sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
   /** Random source for jitter (tests). @default Math.random */
   readonly random?: () => number;
@@ -120,7 +121,7 @@ export class Informer {
     const maxBackoff = this.options.maxBackoffMs ?? 30000;
     const minWatchMs = this.options.minWatchMs ?? 1000;
     const now = this.options.now ?? (() => performance.now());
-    const wait = this.options.sleep ?? sleep;
+    const wait = this.options.sleep ?? abortableSleep;
     const random = this.options.random ?? Math.random;
     let failures = 0;
     let needList = true;
@@ -167,17 +168,4 @@ export class Informer {
       }
     }
   }
-}
-
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    function done() {
-      signal?.removeEventListener('abort', done);
-      clearTimeout(timer);
-      resolve();
-    }
-    signal?.addEventListener('abort', done, { once: true });
-  });
 }

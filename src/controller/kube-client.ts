@@ -12,6 +12,7 @@ import { delimiter, join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { FIELD_MANAGER, type KubeObject } from '../model/index.js';
 import { resourcePath, type ResourceKind, type WatchScope } from './resources.js';
+import { abortableSleep } from './timers.js';
 
 export interface LoadKubeConfigOptions {
   /** Kubeconfig file(s) (several joined by the path delimiter, as in $KUBECONFIG). */
@@ -173,19 +174,6 @@ export interface KubeClientOptions {
   readonly maxRetryAfterMs?: number;
   /** Wait used for Retry-After (tests). */
   readonly sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
-}
-
-function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    function done() {
-      signal?.removeEventListener('abort', done);
-      clearTimeout(timer);
-      resolve();
-    }
-    signal?.addEventListener('abort', done, { once: true });
-  });
 }
 
 /** A reader and writer for one API server. */

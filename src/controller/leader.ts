@@ -17,6 +17,7 @@ import type { Logger } from 'pino';
 import type { KubeObject } from '../model/index.js';
 import { KubeApiError, isConflict, isNotFound, type CallOptions } from './kube-client.js';
 import { LEASE, type ResourceKind } from './resources.js';
+import { SYSTEM_TIMERS, type Timers } from './timers.js';
 
 export interface LeaseObject extends KubeObject {
   spec?: { holderIdentity?: string; leaseDurationSeconds?: number; acquireTime?: string; renewTime?: string; leaseTransitions?: number };
@@ -45,12 +46,7 @@ export interface LeaderElectionOptions {
 }
 
 /** A monotonic clock and its timers (injectable for tests). */
-export interface ElectionClock {
-  /** Milliseconds on a monotonic clock (never jumps with the wall clock). */
-  now(): number;
-  setTimeout(callback: () => void, ms: number): unknown;
-  clearTimeout(handle: unknown): void;
-}
+export type ElectionClock = Timers;
 
 export interface LeaderElectorDeps {
   /** @default performance.now with setTimeout */
@@ -70,16 +66,6 @@ export interface LeaderElectionHealth {
   /** Why it is unhealthy, naming the Lease and the fix. */
   readonly reason?: string;
 }
-
-const SYSTEM_CLOCK: ElectionClock = {
-  now: () => performance.now(),
-  setTimeout: (callback, ms) => {
-    const timer = setTimeout(callback, ms);
-    timer.unref?.();
-    return timer;
-  },
-  clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
-};
 
 /** Kubernetes MicroTime: RFC 3339 with microseconds. */
 function microTime(date: Date): string {
@@ -118,7 +104,7 @@ export class LeaderElector {
     private readonly logger: Logger,
     private readonly deps: LeaderElectorDeps = {},
   ) {
-    this.clock = deps.clock ?? SYSTEM_CLOCK;
+    this.clock = deps.clock ?? SYSTEM_TIMERS;
     this.lastSuccess = this.clock.now();
   }
 

@@ -5,6 +5,7 @@
  * Keys added in the background lane (periodic resync) wait behind every event-driven key, so a full
  * resync of thousands of keys never delays a real change.
  */
+import { SYSTEM_TIMERS, type Timers } from './timers.js';
 export interface QueueOptions {
   /** First retry delay. @default 100 */
   readonly baseDelayMs?: number;
@@ -12,25 +13,12 @@ export interface QueueOptions {
   readonly maxDelayMs?: number;
   /** Random source for jitter (injectable for tests). @default Math.random */
   readonly random?: () => number;
-  /** Clock and timer for delayed adds (injectable for tests). @default Date.now, setTimeout, clearTimeout */
+  /** Clock and timer for delayed adds (injectable for tests). @default performance.now, setTimeout, clearTimeout */
   readonly timers?: QueueTimers;
 }
 
-export interface QueueTimers {
-  now(): number;
-  setTimeout(callback: () => void, ms: number): unknown;
-  clearTimeout(handle: unknown): void;
-}
-
-const SYSTEM_TIMERS: QueueTimers = {
-  now: () => Date.now(),
-  setTimeout: (callback, ms) => {
-    const timer = setTimeout(callback, ms);
-    timer.unref?.();
-    return timer;
-  },
-  clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
-};
+/** The queue's clock and timer for delayed adds. */
+export type QueueTimers = Timers;
 
 /** A min-heap of (deadline, key); entries whose deadline no longer matches the key's are skipped. */
 class DeadlineHeap {
