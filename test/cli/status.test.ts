@@ -2,8 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer as createTcpServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, jest, test } from '@jest/globals';
-import { buildProgram } from '../../src/cli/main.js';
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { collectStatus, runStatus, StatusError, type StatusIo, type StatusOptions, type StatusSource } from '../../src/cli/status.js';
 import {
   computeFleetReport,
@@ -16,6 +15,7 @@ import {
 } from '../../src/model/index.js';
 import { startFakeApiServer, type FakeApiServer, type KubeObj } from '../support/fake-apiserver.js';
 import { applicationSet, decision, hubApp, work, type Feedback } from '../report/fixtures.js';
+import { runCli } from '../support/cli.js';
 
 const NOW = new Date('2026-01-01T01:00:00Z');
 const healthy: Feedback = { health: 'Healthy', sync: 'Synced', revision: 'abc123', reconciledAt: '2026-01-01T00:59:00Z' };
@@ -208,28 +208,7 @@ describe('pullfleet status against the API double', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  async function run(args: string[]): Promise<{ code: number; out: string; err: string }> {
-    let out = '';
-    let err = '';
-    const outSpy = jest.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
-      out += String(chunk);
-      return true;
-    });
-    const errSpy = jest.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
-      err += String(chunk);
-      return true;
-    });
-    process.exitCode = undefined;
-    try {
-      await buildProgram().exitOverride().parseAsync(['node', 'pullfleet', 'status', ...args]);
-    } finally {
-      outSpy.mockRestore();
-      errSpy.mockRestore();
-    }
-    const code = Number(process.exitCode ?? 0);
-    process.exitCode = undefined;
-    return { code, out, err };
-  }
+  const run = (args: string[]) => runCli(['status', ...args]);
 
   test('fails when the FleetReport CRD is missing, saying how to install it', async () => {
     const result = await run(['--kubeconfig', kubeconfig]);

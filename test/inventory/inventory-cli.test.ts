@@ -2,35 +2,14 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { createServer as createTcpServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, jest, test } from '@jest/globals';
-import { buildProgram } from '../../src/cli/main.js';
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { runInventoryPull, type InventoryIo, type InventorySource } from '../../src/cli/inventory.js';
 import { parseInventory } from '../../src/model/index.js';
 import { startFakeApiServer, type FakeApiServer } from '../support/fake-apiserver.js';
 import { fleetCluster, fleetSets, managedCluster, seedHub, smallHub } from './fixtures.js';
+import { runCli } from '../support/cli.js';
 
-async function run(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const outSpy = jest.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
-    out += String(chunk);
-    return true;
-  });
-  const errSpy = jest.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
-    err += String(chunk);
-    return true;
-  });
-  process.exitCode = undefined;
-  try {
-    await buildProgram().exitOverride().parseAsync(['node', 'pullfleet', 'inventory', ...args]);
-  } finally {
-    outSpy.mockRestore();
-    errSpy.mockRestore();
-  }
-  const code = Number(process.exitCode ?? 0);
-  process.exitCode = undefined;
-  return { code, out, err };
-}
+const run = (args: string[]) => runCli(['inventory', ...args]);
 
 let dir: string;
 beforeAll(() => {

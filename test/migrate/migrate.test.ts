@@ -7,13 +7,13 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, describe, expect, jest, test } from '@jest/globals';
+import { afterAll, describe, expect, test } from '@jest/globals';
 import ts from 'typescript';
-import { buildProgram } from '../../src/cli/main.js';
 import { ClusterSet, Fleet, Hub } from '../../src/constructs/index.js';
 import { renderMigrationReport, translateSubscriptions, type JsonObject } from '../../src/model/index.js';
 import { readObjects } from '../../src/cli/migrate.js';
 import { startFakeApiServer } from '../support/fake-apiserver.js';
+import { runCli } from '../support/cli.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const fixtures = join(here, 'fixtures');
@@ -162,28 +162,7 @@ describe('migrate subscriptions: the generated code synthesizes', () => {
 });
 
 describe('pullfleet migrate subscriptions', () => {
-  async function run(args: string[]): Promise<{ code: number; out: string; err: string }> {
-    let out = '';
-    let err = '';
-    const outSpy = jest.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
-      out += String(chunk);
-      return true;
-    });
-    const errSpy = jest.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
-      err += String(chunk);
-      return true;
-    });
-    process.exitCode = undefined;
-    try {
-      await buildProgram().exitOverride().parseAsync(['node', 'pullfleet', 'migrate', 'subscriptions', ...args]);
-    } finally {
-      outSpy.mockRestore();
-      errSpy.mockRestore();
-    }
-    const code = Number(process.exitCode ?? 0);
-    process.exitCode = undefined;
-    return { code, out, err };
-  }
+  const run = (args: string[]) => runCli(['migrate', 'subscriptions', ...args]);
 
   const fixture = (name: string) => join(fixtures, `${name}.yaml`);
 
