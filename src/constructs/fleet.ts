@@ -133,7 +133,7 @@ export class Fleet extends App {
           kind: obj.kind,
           namespace: obj.metadata.namespace,
           name: obj.name,
-          target: file.startsWith('bootstrap/') ? `spoke ${path.basename(file, '.yaml')}` : 'hub',
+          target: file.startsWith('bootstrap/') ? `spoke ${path.basename(file, '.yaml')}` : file.startsWith('spokes/') ? `spoke ${file.split('/')[1]}` : 'hub',
           path: obj.node.path,
         });
         const owner = ownerPath(obj);

@@ -1,5 +1,15 @@
 import { Construct } from 'constructs';
-import { buildManifestWork, buildStaticHubApplication, localClusterRule, wrapProblem, workSizeRule } from '../model/index.js';
+import {
+  buildAgentManagedHubApplication,
+  buildAutonomousSpokeApplication,
+  buildManifestWork,
+  buildStaticHubApplication,
+  DeliveryModel,
+  localClusterRule,
+  staticHubApplicationName,
+  wrapProblem,
+  workSizeRule,
+} from '../model/index.js';
 import { PullAppBase, type PullAppOptions } from './app-props.js';
 import { apiObjectFrom, OutputFiles, routeOutput } from './output.js';
 import type { IPlacement } from './placement.js';
@@ -80,6 +90,28 @@ export class PullApplication extends PullAppBase {
         continue;
       }
       const scope = new Construct(this, spoke.name);
+      const { model } = this.hub._deliveryModelOf(spoke.name);
+      const target = { cluster: spoke.name, namespace: this.hub.argoNamespace, constructPath: scope.node.path };
+      this.hub._claimSpokeApplication(spoke.name, this.hub.argoNamespace, staticHubApplicationName(this.name, spoke.name), model, scope.node.path);
+      if (model === DeliveryModel.AGENT_MANAGED) {
+        // The principal owns the spec: a hub Application routed to the agent by destination name.
+        const appScope = new Construct(scope, 'HubApplication');
+        routeOutput(appScope, OutputFiles.APPLICATIONS);
+        apiObjectFrom(appScope, 'Application', buildAgentManagedHubApplication(this.definition, target) as never);
+        this.hub._addAgentProjectDestination(this.definition, spoke.name);
+        (spoke as Spoke)._addDelivery(this.delivery());
+        this.delivered++;
+        continue;
+      }
+      if (model === DeliveryModel.AGENT_AUTONOMOUS) {
+        // The spoke owns the spec: the Application goes into the spoke's own folder; the hub renders nothing.
+        const appScope = new Construct(scope, 'SpokeApplication');
+        routeOutput(appScope, OutputFiles.spokeApplications(spoke.name));
+        apiObjectFrom(appScope, 'Application', buildAutonomousSpokeApplication(this.definition, target) as never);
+        (spoke as Spoke)._addDelivery(this.delivery());
+        this.delivered++;
+        continue;
+      }
       const hubApp = buildStaticHubApplication(this.definition, {
         cluster: spoke.name,
         namespace: this.hub.argoNamespace,

@@ -2,6 +2,8 @@ import { Construct, type IConstruct } from 'constructs';
 import {
   buildBootstrapWork,
   buildClusterSecret,
+  buildSpokeFolderApplication,
+  DeliveryModel,
   buildSpokeBootstrap,
   CLUSTERSET_LABEL,
   CONSTRUCT_PATH_ANNOTATION,
@@ -80,6 +82,7 @@ export class Spoke extends Construct implements ISpoke {
   private readonly labelMap: Record<string, string>;
   private readonly deliveries: SpokeDelivery[] = [];
   private readonly problems: string[] = [];
+  private secretScope?: Construct;
 
   constructor(scope: Construct, id: string, props: SpokeProps = {}) {
     super(scope, claimId(scope, 'Spoke', id));
@@ -130,6 +133,7 @@ export class Spoke extends Construct implements ISpoke {
       const secretScope = new Construct(this, 'ClusterSecret');
       routeOutput(secretScope, OutputFiles.CLUSTER_SECRETS);
       apiObjectFrom(secretScope, 'Secret', buildClusterSecret(id, this.hub.argoNamespace));
+      this.secretScope = secretScope;
       this.hub._afterRender(() => this.renderBootstrap());
     }
   }
@@ -145,12 +149,23 @@ export class Spoke extends Construct implements ISpoke {
     return { name: this.name, labels: this.labels, claims: { ...this.claims }, clusterSets: sets, taints: this.taints };
   }
 
+  /**
+   * The delivery model of this spoke: the model of the GitOpsCluster whose placement selects it
+   * (evaluated offline), else basic. Known once the whole hub is declared.
+   */
+  public get deliveryModel(): DeliveryModel {
+    return this.hub._deliveryModelOf(this.name).model;
+  }
+
   /** @internal an app deploys here (namespace, RBAC grants, project and repositories). */
   public _addDelivery(delivery: SpokeDelivery): void {
     this.deliveries.push(delivery);
   }
 
   private renderBootstrap(): void {
+    const { model, gitOpsCluster } = this.hub._deliveryModelOf(this.name);
+    // A GitOpsCluster registers its clusters itself (ACM: blank secrets; OCM: the agent add-on).
+    if (gitOpsCluster && this.secretScope) this.secretScope.node.tryRemoveChild('Secret');
     const scope = new Construct(this, 'Bootstrap');
     routeOutput(scope, OutputFiles.bootstrap(this.name));
     const objects = buildSpokeBootstrap({
@@ -160,6 +175,10 @@ export class Spoke extends Construct implements ISpoke {
       argoControllerServiceAccount: this.argoControllerServiceAccount,
       namespaces: this.deliveries,
     });
+    if (model === DeliveryModel.AGENT_AUTONOMOUS) {
+      const source = this.hub.gitOpsClusters.find((g) => g.node.path === gitOpsCluster)?.spokeFolderSource;
+      if (source) objects.push(buildSpokeFolderApplication(source, this.hub.name, this.name, this.hub.argoNamespace) as never);
+    }
     const manifests: JsonObject[] = [];
     for (const obj of objects) {
       const id = `${obj.kind}-${obj.metadata.namespace ? `${obj.metadata.namespace}-` : ''}${obj.metadata.name}`;
