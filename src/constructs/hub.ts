@@ -14,8 +14,13 @@ import {
   DeliveryModel,
   dnsLabelRule,
   ETCD_OBJECT_LIMIT,
+  decideTransition,
   isAgentModel,
   resolveDeliveryModels,
+  type DeleteOption,
+  type PlanState,
+  type PlanStateSpoke,
+  type TransitionDecision,
   type FeedbackScrapeType,
 } from '../model/index.js';
 import { apiObjectFrom, OutputFiles, routeOutput } from './output.js';
@@ -171,6 +176,10 @@ export class Hub extends Chart {
   private appSetSupport?: Construct;
   private readonly gitOpsClusterList: GitOpsCluster[] = [];
   private spokeModels?: Map<string, { model: DeliveryModel; path: string }>;
+  private readonly decisions = new Map<string, TransitionDecision & { gitOpsCluster?: string }>();
+  private previousState?: Map<string, PlanStateSpoke>;
+  private readonly transitionWarnings: string[] = [];
+  private readonly renderedWorks = new Map<string, Array<{ name: string; deleteOption: DeleteOption }>>();
   private readonly agentProjects = new Map<string, Array<{ cluster: string; namespace: string; sourceRepos: string[] }>>();
   private readonly spokeApps = new Map<string, { model: DeliveryModel; path: string }>();
 
@@ -250,18 +259,50 @@ export class Hub extends Chart {
     this.gitOpsClusterList.push(gc);
   }
 
+  /** @internal the plan state the previous synth left for this hub (read by Fleet before rendering). */
+  public _setPreviousState(state: PlanState): void {
+    this.previousState = new Map(state.spokes.map((s) => [s.name, s]));
+  }
+
   /**
-   * @internal the delivery model of spoke `name`: the model of the GitOpsCluster whose placement selects
-   * it (evaluated offline), else basic. Computed once, when rendering starts; conflicts are reported.
+   * @internal what spoke `name` renders: the model of the GitOpsCluster whose placement selects it
+   * (evaluated offline), else basic, held back by a move in progress (see decideTransition), and the
+   * deleteOption of its works. Computed once per spoke, during rendering; conflicts are reported.
    */
-  public _deliveryModelOf(name: string): { model: DeliveryModel; gitOpsCluster?: string } {
+  public _deliveryModelOf(name: string): TransitionDecision & { gitOpsCluster?: string } {
+    const known = this.decisions.get(name);
+    if (known) return known;
     if (!this.spokeModels) {
       const { models, problems } = resolveDeliveryModels(this.gitOpsClusterList.map((g) => ({ path: g.node.path, model: g.model, spokes: g.selectedSpokes().map((s) => s.name) })));
       for (const p of problems) recordProblem(this, p.path, p.message);
       this.spokeModels = models;
     }
     const found = this.spokeModels.get(name);
-    return found ? { model: found.model, gitOpsCluster: found.path } : { model: DeliveryModel.BASIC };
+    const spoke = this.spokeByName.get(name);
+    const decision = decideTransition(name, found?.model ?? DeliveryModel.BASIC, spoke?._moveTarget, this.previousState?.get(name));
+    if (decision.problem) recordProblem(this, spoke?.node.path ?? this.node.path, decision.problem);
+    if (decision.warning) this.transitionWarnings.push(decision.warning);
+    const result = { ...decision, ...(found ? { gitOpsCluster: found.path } : {}) };
+    this.decisions.set(name, result);
+    return result;
+  }
+
+  /** @internal a ManifestWork synth renders for spoke `spoke` (recorded in the plan state). */
+  public _addRenderedWork(spoke: string, name: string, deleteOption: DeleteOption): void {
+    const list = this.renderedWorks.get(spoke) ?? [];
+    list.push({ name, deleteOption });
+    this.renderedWorks.set(spoke, list);
+  }
+
+  /** @internal spoke `name` in the plan state: the model rendered, its works, a move in progress. */
+  public _spokeDeliveryState(name: string): { deliveryModel: DeliveryModel; works: Array<{ name: string; deleteOption: DeleteOption }>; movingTo?: DeliveryModel } {
+    const decision = this._deliveryModelOf(name);
+    return { deliveryModel: decision.model, works: [...(this.renderedWorks.get(name) ?? [])], ...(decision.movingTo ? { movingTo: decision.movingTo } : {}) };
+  }
+
+  /** @internal legal but almost certainly wrong: a finished move still declared. */
+  public _warnings(): string[] {
+    return [...this.transitionWarnings];
   }
 
   /** @internal the GitOpsCluster whose placement is `placement` (an ApplicationSet on it takes its model). */

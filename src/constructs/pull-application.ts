@@ -90,7 +90,8 @@ export class PullApplication extends PullAppBase {
         continue;
       }
       const scope = new Construct(this, spoke.name);
-      const { model } = this.hub._deliveryModelOf(spoke.name);
+      const decision = this.hub._deliveryModelOf(spoke.name);
+      const model = decision.model;
       const target = { cluster: spoke.name, namespace: this.hub.argoNamespace, constructPath: scope.node.path };
       this.hub._claimSpokeApplication(spoke.name, this.hub.argoNamespace, staticHubApplicationName(this.name, spoke.name), model, scope.node.path);
       if (model === DeliveryModel.AGENT_MANAGED) {
@@ -123,6 +124,9 @@ export class PullApplication extends PullAppBase {
         continue;
       }
       const work = buildManifestWork(hubApp, { feedbackScrapeType: this.hub.workFeedbackScrapeType });
+      // During a move between models the work orphans the spoke Application when it is deleted.
+      if (decision.deleteOption === 'Orphan') work.spec.deleteOption = { propagationPolicy: 'Orphan' };
+      this.hub._addRenderedWork(spoke.name, work.metadata.name, decision.deleteOption);
       const sizeProblem = workSizeRule(work.metadata.name, spoke.name, work, this.hub.workSizeBudget);
       if (sizeProblem) this.problems.push(sizeProblem);
       const appScope = new Construct(scope, 'HubApplication');

@@ -83,6 +83,7 @@ export class Spoke extends Construct implements ISpoke {
   private readonly deliveries: SpokeDelivery[] = [];
   private readonly problems: string[] = [];
   private secretScope?: Construct;
+  private moveTarget?: DeliveryModel;
 
   constructor(scope: Construct, id: string, props: SpokeProps = {}) {
     super(scope, claimId(scope, 'Spoke', id));
@@ -155,6 +156,30 @@ export class Spoke extends Construct implements ISpoke {
    */
   public get deliveryModel(): DeliveryModel {
     return this.hub._deliveryModelOf(this.name).model;
+  }
+
+  /**
+   * Moves this spoke to `model` without an outage, in two synths (two commits) that synth enforces from
+   * the previous output: basic → agent keeps its works with `deleteOption: Orphan` first, then drops them
+   * while the agent adopts the Applications; agent → basic renders the works with Orphan first, then
+   * Foreground. Change the placements so a GitOpsCluster of `model` selects the spoke (or none, for
+   * basic), call this, and remove it once `pullfleet plan` says the move is complete.
+   */
+  public moveTo(model: DeliveryModel): void {
+    if (!Object.values(DeliveryModel).includes(model)) {
+      this.problems.push(`moveTo(${JSON.stringify(model)}): not a delivery model; use DeliveryModel.BASIC, DeliveryModel.AGENT_MANAGED or DeliveryModel.AGENT_AUTONOMOUS`);
+      return;
+    }
+    if (this.moveTarget !== undefined && this.moveTarget !== model) {
+      this.problems.push(`moveTo(${model}) after moveTo(${this.moveTarget}): a spoke moves to one model at a time`);
+      return;
+    }
+    this.moveTarget = model;
+  }
+
+  /** @internal the model moveTo asked for, if any. */
+  public get _moveTarget(): DeliveryModel | undefined {
+    return this.moveTarget;
   }
 
   /** @internal an app deploys here (namespace, RBAC grants, project and repositories). */
