@@ -90,7 +90,8 @@ export class PullApplicationSet extends PullAppBase {
     const model = this.model;
     if (model !== DeliveryModel.AGENT_AUTONOMOUS) this.renderApplicationSet(model);
     for (const spoke of this.placement.selectedSpokes()) {
-      (spoke as Spoke)._addDelivery(this.delivery());
+      // Agent-managed: the principal hands the AppProject to the agent; the bootstrap brings namespace and RBAC.
+      (spoke as Spoke)._addDelivery(model === DeliveryModel.AGENT_MANAGED ? { ...this.delivery(), project: undefined } : this.delivery());
       const appName = fitName(applicationSetAppNamePattern(this.name).replace(CLUSTER_NAME_PARAM, spoke.name), MAX_LABEL_LENGTH);
       this.hub._claimSpokeApplication(spoke.name, this.hub.argoNamespace, appName, model, `${this.node.path}`);
       if (model === DeliveryModel.AGENT_AUTONOMOUS) {

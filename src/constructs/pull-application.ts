@@ -100,7 +100,8 @@ export class PullApplication extends PullAppBase {
         routeOutput(appScope, OutputFiles.APPLICATIONS);
         apiObjectFrom(appScope, 'Application', buildAgentManagedHubApplication(this.definition, target) as never);
         this.hub._addAgentProjectDestination(this.definition, spoke.name);
-        (spoke as Spoke)._addDelivery(this.delivery());
+        // The principal hands the AppProject to the agent; the bootstrap brings only namespace and RBAC.
+        (spoke as Spoke)._addDelivery({ ...this.delivery(), project: undefined });
         this.delivered++;
         continue;
       }
