@@ -37,4 +37,3 @@ describe('example fleet (test/fixtures/example-fleet.ts)', () => {
     expect(names('AppProject', 'acm-hub/hub/agent-projects')).toStrictEqual(['retail']);
   });
 });
-});
