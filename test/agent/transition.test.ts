@@ -135,6 +135,22 @@ describe('moving a spoke between models', () => {
   });
 });
 
+describe('plan state and moveTo input', () => {
+  test('fails when the plan state names an unknown delivery model or a bad deleteOption, saying to synthesize again', () => {
+    const base = { kind: 'PullfleetPlanState', version: 1, hub: 'hub' };
+    const spoke = { name: 's1', labels: {}, claims: {}, clusterSets: [], taints: [] };
+    expect(() => parsePlanState(JSON.stringify({ ...base, spokes: [{ ...spoke, deliveryModel: 'push' }] }), 'f.json')).toThrow('f.json: spokes[0].deliveryModel "push" is not one of basic, agent-managed, agent-autonomous: synthesize again to rewrite it');
+    expect(() => parsePlanState(JSON.stringify({ ...base, spokes: [{ ...spoke, works: [{ name: 'w', deleteOption: 'Background' }] }] }), 'f.json')).toThrow('spokes[0].works must be a list of { name, deleteOption: Foreground | Orphan }');
+  });
+
+  test('fails when a spoke is moved to two different models', () => {
+    const fleet = fleetAt(undefined, true, DeliveryModel.AGENT_MANAGED);
+    const spoke = fleet.hubs[0].spokes[0];
+    spoke.moveTo(DeliveryModel.AGENT_AUTONOMOUS);
+    expect(synthError(fleet)).toContain('moveTo(agent-autonomous) after moveTo(agent-managed): a spoke moves to one model at a time');
+  });
+});
+
 describe('decideTransition', () => {
   test('moving between the two agent modes directly is refused: through basic first', () => {
     const d = decideTransition('s1', DeliveryModel.AGENT_AUTONOMOUS, DeliveryModel.AGENT_AUTONOMOUS, { deliveryModel: DeliveryModel.AGENT_MANAGED, works: [] });
