@@ -1,11 +1,12 @@
 /**
- * The example fleet: one OCM hub, three spokes (one OpenShift), two cluster sets, two placements,
- * guestbook delivered statically and podinfo through an ApplicationSet.
+ * The example fleet: an OCM hub with three basic spokes (one OpenShift), guestbook delivered statically
+ * and podinfo through an ApplicationSet, plus an agent-autonomous store group; and an ACM hub whose
+ * GitOpsClusters run argocd-agent in managed mode for retail clusters and keep branches on the basic model.
  * `npm run synth` type-checks it and renders it into dist/. Edit it freely: the tests render fleets of
  * their own (test/fixtures/), and CI checks that dist/ is what synth makes of this file.
  */
 import { pathToFileURL } from 'node:url';
-import { AppSource, ClusterSet, Fleet, FleetValidationError, Hub, Placement, PullApplication, PullApplicationSet, Spoke, type FleetProps } from 'pullfleet';
+import { AppSource, ClusterSet, DeliveryModel, Fleet, FleetValidationError, GitOpsCluster, Hub, HubFlavor, Placement, PullApplication, PullApplicationSet, Spoke, type FleetProps } from 'pullfleet';
 
 /** Builds the example fleet (without writing anything; `synth()` writes it). */
 export function buildFleet(props: FleetProps = {}): Fleet {
@@ -62,6 +63,57 @@ export function buildFleet(props: FleetProps = {}): Fleet {
       { apiGroup: 'autoscaling', resources: ['horizontalpodautoscalers'] },
     ],
   });
+
+  // agent-autonomous: store clusters own their Applications; each syncs dist/hub/spokes/<spoke>/ with
+  // its own Argo CD, and the hub shows the status argocd-agent mirrors.
+  const stores = new ClusterSet(hub, 'stores');
+  new Spoke(hub, 'store-001', { clusterSet: stores, labels: { region: 'us-east-1', env: 'stores' } });
+  new Spoke(hub, 'store-002', { clusterSet: stores, labels: { region: 'us-west-2', env: 'stores' } });
+  const storePlacement = new Placement(hub, 'stores', { clusterSets: [stores] });
+  new GitOpsCluster(hub, 'stores', {
+    placement: storePlacement,
+    model: DeliveryModel.AGENT_AUTONOMOUS,
+    principalServerAddress: 'argocd-agent-principal.hub.example.com',
+    spokeFolderRepository: { repoURL: 'https://github.com/example/fleet.git' },
+  });
+  new PullApplication(hub, 'store-api', {
+    source: AppSource.git({ repoURL: 'https://github.com/argoproj/argocd-example-apps.git', path: 'helm-guestbook', targetRevision: 'HEAD' }),
+    destinationNamespace: 'store-api',
+    placement: storePlacement,
+    resources: [
+      { apiGroup: '', resources: ['services'] },
+      { apiGroup: 'apps', resources: ['deployments'] },
+    ],
+  });
+
+  // A second hub on ACM: GitOpsCluster v1beta1 registers every cluster (blank cluster Secrets); the
+  // retail placement runs argocd-agent in managed mode, the branch placement keeps the basic model with
+  // the spoke Argo CD installed by the gitops add-on.
+  const acm = new Hub(fleet, 'acm-hub', { flavor: HubFlavor.ACM });
+  const retail = new ClusterSet(acm, 'retail');
+  const branches = new ClusterSet(acm, 'branches');
+  new Spoke(acm, 'retail-eu-1', { clusterSet: retail, openshift: true });
+  new Spoke(acm, 'retail-us-1', { clusterSet: retail, openshift: true });
+  new Spoke(acm, 'branch-nyc', { clusterSet: branches, openshift: true });
+  const retailPlacement = new Placement(acm, 'retail', { clusterSets: [retail] });
+  const branchPlacement = new Placement(acm, 'branches', { clusterSets: [branches] });
+  new GitOpsCluster(acm, 'retail-agents', {
+    placement: retailPlacement,
+    model: DeliveryModel.AGENT_MANAGED,
+    principalServerAddress: 'openshift-gitops-agent-principal.apps.acm.example.com',
+    principalServerPort: '443',
+  });
+  new GitOpsCluster(acm, 'branch-gitops', { placement: branchPlacement, model: DeliveryModel.BASIC, gitopsAddon: true });
+  const podinfoSource = AppSource.helm({ repoURL: 'https://stefanprodan.github.io/podinfo', chart: 'podinfo', targetRevision: '6.7.1' });
+  const podinfoGrants = [
+    { apiGroup: '', resources: ['configmaps', 'services'] },
+    { apiGroup: 'apps', resources: ['deployments'] },
+  ];
+  // agent-managed: the ApplicationSet template routes each Application to its agent by destination name.
+  // Project `retail` gets a hub AppProject listing the agents as destinations.
+  new PullApplicationSet(acm, 'podinfo', { source: podinfoSource, destinationNamespace: 'podinfo', placement: retailPlacement, project: 'retail', resources: podinfoGrants });
+  // basic: a hub Application and a ManifestWork per branch cluster.
+  new PullApplication(acm, 'branch-podinfo', { source: podinfoSource, destinationNamespace: 'podinfo', placement: branchPlacement, resources: podinfoGrants });
 
   return fleet;
 }

@@ -4,8 +4,12 @@
  * schema and the Kubernetes rules, render, write YAML) and prints objects, wall time,
  * objects per second and peak memory. Each size runs in its own child process so its peak RSS is its own.
  *
- *   npm run bench                 # all sizes
+ * The mixed fleet (`mixed`) splits 1,000 spokes across the three delivery models (basic, agent-managed,
+ * agent-autonomous; two GitOpsClusters) with the same 10 apps on every spoke.
+ *
+ *   npm run bench                 # all sizes, then the mixed fleet
  *   npm run bench -- 10 100       # chosen sizes
+ *   npm run bench -- mixed        # the mixed fleet only (mixed:<spokes> for another size)
  */
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -13,10 +17,10 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ApiObject } from 'cdk8s';
-import { AppSource, ClusterSet, Fleet, Hub, Placement, PullApplication, PullApplicationSet, Spoke } from '../src/constructs/index.js';
+import { AppSource, ClusterSet, DeliveryModel, Fleet, GitOpsCluster, Hub, Placement, PullApplication, PullApplicationSet, Spoke } from '../src/constructs/index.js';
 
 const APPS_PER_SPOKE = 10;
-const DEFAULT_SIZES = [10, 100, 1000, 5000];
+const DEFAULT_SIZES = ['10', '100', '1000', '5000', 'mixed:1000'];
 
 /**
  * A fleet of `spokes` spokes in 4 regions (every tenth one OpenShift) with 10 apps delivered statically
@@ -50,7 +54,39 @@ export function generateFleet(spokes: number, outdir: string): Fleet {
   return fleet;
 }
 
+/**
+ * `spokes` spokes split evenly across the three delivery models: cluster sets `basic`, `managed` and
+ * `autonomous`, agent-managed and agent-autonomous GitOpsClusters on the last two, 10 static apps on
+ * every spoke (a hub Application and work, a hub Application routed by destination, or an Application in
+ * the spoke's own folder).
+ */
+export function generateMixedFleet(spokes: number, outdir: string): Fleet {
+  const fleet = new Fleet({ outdir });
+  const hub = new Hub(fleet, 'hub');
+  const sets = { basic: new ClusterSet(hub, 'basic'), managed: new ClusterSet(hub, 'managed'), autonomous: new ClusterSet(hub, 'autonomous') };
+  const order = ['basic', 'managed', 'autonomous'] as const;
+  const all: Spoke[] = [];
+  for (let i = 0; i < spokes; i++) all.push(new Spoke(hub, `cluster-${String(i).padStart(5, '0')}`, { clusterSet: sets[order[i % 3]], labels: { env: 'prod' } }));
+  new GitOpsCluster(hub, 'managed', { placement: new Placement(hub, 'managed', { clusterSets: [sets.managed] }), model: DeliveryModel.AGENT_MANAGED });
+  new GitOpsCluster(hub, 'autonomous', {
+    placement: new Placement(hub, 'autonomous', { clusterSets: [sets.autonomous] }),
+    model: DeliveryModel.AGENT_AUTONOMOUS,
+    spokeFolderRepository: { repoURL: 'https://git.example.com/platform/fleet.git' },
+  });
+  const grants = [{ apiGroup: '', resources: ['configmaps', 'services'] }, { apiGroup: 'apps', resources: ['deployments'] }];
+  for (let a = 0; a < APPS_PER_SPOKE; a++) {
+    new PullApplication(hub, `app-${a}`, {
+      source: AppSource.git({ repoURL: 'https://git.example.com/platform/apps.git', path: `apps/app-${a}`, targetRevision: 'main' }),
+      destinationNamespace: `app-${a}`,
+      resources: grants,
+      spokes: all,
+    });
+  }
+  return fleet;
+}
+
 interface Measurement {
+  fleet: string;
   spokes: number;
   objects: number;
   works: number;
@@ -59,14 +95,23 @@ interface Measurement {
   peakRssMiB: number;
 }
 
-function child(spokes: number): void {
+/** `1000` → the static fleet of 1,000 spokes; `mixed:1000` (or `mixed`) → the mixed fleet. */
+function parseSize(arg: string): { mixed: boolean; spokes: number } {
+  if (arg === 'mixed') return { mixed: true, spokes: 1000 };
+  if (arg.startsWith('mixed:')) return { mixed: true, spokes: Number(arg.slice(6)) };
+  return { mixed: false, spokes: Number(arg) };
+}
+
+function child(size: string): void {
+  const { mixed, spokes } = parseSize(size);
   const outdir = fs.mkdtempSync(path.join(os.tmpdir(), 'pullfleet-bench-'));
   const start = process.hrtime.bigint();
-  const fleet = generateFleet(spokes, outdir);
+  const fleet = mixed ? generateMixedFleet(spokes, outdir) : generateFleet(spokes, outdir);
   fleet.synth();
   const seconds = Number(process.hrtime.bigint() - start) / 1e9;
   const objects = fleet.node.findAll().filter((c) => c instanceof ApiObject) as ApiObject[];
   const result: Measurement = {
+    fleet: mixed ? 'mixed (1/3 each model)' : 'static',
     spokes,
     objects: objects.length,
     works: objects.filter((o) => o.kind === 'ManifestWork').length,
@@ -78,7 +123,7 @@ function child(spokes: number): void {
   process.stdout.write(`${JSON.stringify(result)}\n`);
 }
 
-function parent(sizes: number[]): void {
+function parent(sizes: string[]): void {
   const self = fileURLToPath(import.meta.url);
   const rows: Measurement[] = [];
   for (const spokes of sizes) {
@@ -95,10 +140,10 @@ function parent(sizes: number[]): void {
     process.stderr.write(`  ${spokes} spokes done in ${processSeconds.toFixed(1)} s\n`);
   }
   const lines = [
-    `| spokes | apps | objects | ManifestWorks | synth s | process s | objects/s | peak RSS MiB |`,
-    `|---:|---:|---:|---:|---:|---:|---:|---:|`,
+    `| fleet | spokes | apps | objects | ManifestWorks | synth s | process s | objects/s | peak RSS MiB |`,
+    `|---|---:|---:|---:|---:|---:|---:|---:|---:|`,
     ...rows.map((r) =>
-      `| ${r.spokes} | ${r.spokes * APPS_PER_SPOKE} | ${r.objects} | ${r.works} | ${r.seconds.toFixed(2)} | ${r.processSeconds.toFixed(2)} | ${Math.round(r.objects / r.seconds)} | ${Math.round(r.peakRssMiB)} |`,
+      `| ${r.fleet} | ${r.spokes} | ${r.spokes * APPS_PER_SPOKE} | ${r.objects} | ${r.works} | ${r.seconds.toFixed(2)} | ${r.processSeconds.toFixed(2)} | ${Math.round(r.objects / r.seconds)} | ${Math.round(r.peakRssMiB)} |`,
     ),
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
@@ -106,5 +151,5 @@ function parent(sizes: number[]): void {
 }
 
 const args = process.argv.slice(2);
-if (args[0] === '--child') child(Number(args[1]));
-else parent(args.length ? args.map(Number) : DEFAULT_SIZES);
+if (args[0] === '--child') child(args[1]);
+else parent(args.length ? args : DEFAULT_SIZES);

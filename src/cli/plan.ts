@@ -131,7 +131,7 @@ export function runPlan(options: PlanOptions = {}): PlanResult {
     return { exitCode: 1, stdout: '', stderr: `pullfleet plan: cannot read ${outdirName}: ${(error as Error).message}\n` };
   }
   return scratch((dir) => {
-    const synth = options.synth ?? ((d: string) => synthInto(d, { cwd, app: options.app }));
+    const synth = options.synth ?? ((d: string) => synthInto(d, { cwd, app: options.app, previousOutput: outdir }));
     const result = synth(dir);
     if (!result.ok) return { exitCode: 1, stdout: '', stderr: `${result.output}${result.output.endsWith('\n') || !result.output ? '' : '\n'}pullfleet plan: synth failed, nothing to compare\n` };
     const plan = planFleet(before, readSide(dir));

@@ -56,11 +56,11 @@ function synthArgs(dir: string, app: string | undefined): string[] {
 }
 
 /** Runs `cdk8s synth --no-check-upgrade -o <dir>`; returns whether it succeeded and what it printed. */
-export function synthInto(dir: string, options: SynthOptions = {}): { ok: boolean; output: string } {
+export function synthInto(dir: string, options: SynthOptions & { previousOutput?: string } = {}): { ok: boolean; output: string } {
   const run = spawnSync(process.execPath, synthArgs(dir, options.app), {
     cwd: options.cwd ?? process.cwd(),
     encoding: 'utf8',
-    env: process.env,
+    env: options.previousOutput ? { ...process.env, PULLFLEET_PREVIOUS_OUTPUT: options.previousOutput } : process.env,
     stdio: ['ignore', 'pipe', options.streamStderr ? 'inherit' : 'pipe'],
   });
   const output = `${run.stdout ?? ''}${run.stderr ?? ''}${run.error ? String(run.error) : ''}`;
@@ -129,13 +129,15 @@ interface RunningSynth {
  * `streamStderr`, the app's stderr is held back until {@link RunningSynth.settle}, so a type error is
  * not buried under the app's own failure.
  */
-function startSynth(dir: string, options: SynthOptions & { cwd: string }): RunningSynth {
+function startSynth(dir: string, options: SynthOptions & { cwd: string; previousOutput?: string }): RunningSynth {
   const chunks: string[] = [];
   const held: string[] = [];
   let stderrMode: 'hold' | 'stream' | 'drop' = 'hold';
   const streamed = new CliNoiseFilter((text) => process.stderr.write(text));
   // Its own process group, so that stopping it also stops the app cdk8s started.
-  const child = spawn(process.execPath, synthArgs(dir, options.app), { cwd: options.cwd, env: process.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  // The app reads the previous output's plan state (moves between delivery models go step by step from it).
+  const env = options.previousOutput ? { ...process.env, PULLFLEET_PREVIOUS_OUTPUT: options.previousOutput } : process.env;
+  const child = spawn(process.execPath, synthArgs(dir, options.app), { cwd: options.cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => chunks.push(chunk));
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
     if (!options.streamStderr) chunks.push(chunk);
@@ -208,7 +210,7 @@ export async function runSynth(options: SynthOptions = {}): Promise<SynthResult>
 
   const staging = makeStaging(outdir);
   try {
-    const synth = startSynth(staging, { ...options, cwd, app });
+    const synth = startSynth(staging, { ...options, cwd, app, previousOutput: outdir });
     let typecheck: TypecheckResult | undefined;
     let typecheckError: string | undefined;
     try {

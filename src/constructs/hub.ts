@@ -5,18 +5,29 @@
 import { Chart } from 'cdk8s';
 import { Construct, type IConstruct } from 'constructs';
 import {
+  buildAgentAppProject,
   buildGeneratorConfigMap,
+  type AppDefinition,
   buildPlacementReaderRole,
   buildPlacementReaderRoleBinding,
   DEFAULT_WORK_SIZE_BUDGET,
+  DeliveryModel,
   dnsLabelRule,
   ETCD_OBJECT_LIMIT,
+  decideTransition,
+  isAgentModel,
+  resolveDeliveryModels,
+  type DeleteOption,
+  type PlanState,
+  type PlanStateSpoke,
+  type TransitionDecision,
   type FeedbackScrapeType,
 } from '../model/index.js';
 import { apiObjectFrom, OutputFiles, routeOutput } from './output.js';
 import { ControllerInstall, FeedbackScrape, type ControllerInstallProps } from './controller-install.js';
 import type { ClusterSet } from './cluster-set.js';
 import type { Spoke } from './spoke.js';
+import type { GitOpsCluster } from './gitops-cluster.js';
 import { addInventoryTo, type AddInventoryOptions, type Inventory } from './inventory.js';
 
 export { FeedbackScrape };
@@ -163,6 +174,14 @@ export class Hub extends Chart {
   private readonly late: Array<() => void> = [];
   private rendered = false;
   private appSetSupport?: Construct;
+  private readonly gitOpsClusterList: GitOpsCluster[] = [];
+  private spokeModels?: Map<string, { model: DeliveryModel; path: string }>;
+  private readonly decisions = new Map<string, TransitionDecision & { gitOpsCluster?: string }>();
+  private previousState?: Map<string, PlanStateSpoke>;
+  private readonly transitionWarnings: string[] = [];
+  private readonly renderedWorks = new Map<string, Array<{ name: string; deleteOption: DeleteOption }>>();
+  private readonly agentProjects = new Map<string, Array<{ cluster: string; namespace: string; sourceRepos: string[] }>>();
+  private readonly spokeApps = new Map<string, { model: DeliveryModel; path: string }>();
 
   constructor(scope: Construct, id: string, props: HubProps = {}) {
     super(scope, claimId(scope, 'Hub', id));
@@ -224,6 +243,100 @@ export class Hub extends Chart {
     return true;
   }
 
+  /** The GitOpsClusters of this hub, in declaration order (a copy). */
+  public get gitOpsClusters(): GitOpsCluster[] {
+    return [...this.gitOpsClusterList];
+  }
+
+  /** @internal a GitOpsCluster registers; a flavour other than the hub's or another GitOpsCluster's is a problem naming both. */
+  public _addGitOpsCluster(gc: GitOpsCluster): void {
+    const other = this.gitOpsClusterList.find((g) => g.flavor !== gc.flavor);
+    if (other) {
+      recordProblem(gc, gc.node.path, `GitOpsCluster ${gc.node.path} is ${gc.flavor} but GitOpsCluster ${other.node.path} is ${other.flavor}: a hub installs one GitOpsCluster CRD, so every GitOpsCluster of hub "${this.name}" uses one flavour`);
+    } else if (gc.flavor !== this.flavor) {
+      recordProblem(gc, gc.node.path, `GitOpsCluster ${gc.node.path} is ${gc.flavor} but hub ${this.node.path} is ${this.flavor}: a hub installs its own flavour's GitOpsCluster CRD; drop the flavor prop`);
+    }
+    this.gitOpsClusterList.push(gc);
+  }
+
+  /** @internal the plan state the previous synth left for this hub (read by Fleet before rendering). */
+  public _setPreviousState(state: PlanState): void {
+    this.previousState = new Map(state.spokes.map((s) => [s.name, s]));
+  }
+
+  /**
+   * @internal what spoke `name` renders: the model of the GitOpsCluster whose placement selects it
+   * (evaluated offline), else basic, held back by a move in progress (see decideTransition), and the
+   * deleteOption of its works. Computed once per spoke, during rendering; conflicts are reported.
+   */
+  public _deliveryModelOf(name: string): TransitionDecision & { gitOpsCluster?: string } {
+    const known = this.decisions.get(name);
+    if (known) return known;
+    if (!this.spokeModels) {
+      const { models, problems } = resolveDeliveryModels(this.gitOpsClusterList.map((g) => ({ path: g.node.path, model: g.model, spokes: g.selectedSpokes().map((s) => s.name) })));
+      for (const p of problems) recordProblem(this, p.path, p.message);
+      this.spokeModels = models;
+    }
+    const found = this.spokeModels.get(name);
+    const spoke = this.spokeByName.get(name);
+    const decision = decideTransition(name, found?.model ?? DeliveryModel.BASIC, spoke?._moveTarget, this.previousState?.get(name));
+    if (decision.problem) recordProblem(this, spoke?.node.path ?? this.node.path, decision.problem);
+    if (decision.warning) this.transitionWarnings.push(decision.warning);
+    const result = { ...decision, ...(found ? { gitOpsCluster: found.path } : {}) };
+    this.decisions.set(name, result);
+    return result;
+  }
+
+  /** @internal a ManifestWork synth renders for spoke `spoke` (recorded in the plan state). */
+  public _addRenderedWork(spoke: string, name: string, deleteOption: DeleteOption): void {
+    const list = this.renderedWorks.get(spoke) ?? [];
+    list.push({ name, deleteOption });
+    this.renderedWorks.set(spoke, list);
+  }
+
+  /** @internal spoke `name` in the plan state: the model rendered, its works, a move in progress. */
+  public _spokeDeliveryState(name: string): { deliveryModel: DeliveryModel; works: Array<{ name: string; deleteOption: DeleteOption }>; movingTo?: DeliveryModel } {
+    const decision = this._deliveryModelOf(name);
+    return { deliveryModel: decision.model, works: [...(this.renderedWorks.get(name) ?? [])], ...(decision.movingTo ? { movingTo: decision.movingTo } : {}) };
+  }
+
+  /** @internal legal but almost certainly wrong: a finished move still declared. */
+  public _warnings(): string[] {
+    return [...this.transitionWarnings];
+  }
+
+  /** @internal the GitOpsCluster whose placement is `placement` (an ApplicationSet on it takes its model). */
+  public _gitOpsClusterOfPlacement(placement: IConstruct): GitOpsCluster | undefined {
+    return this.gitOpsClusterList.find((g) => g.placement === placement);
+  }
+
+  /**
+   * @internal an Application one construct delivers to one spoke (`<spoke>/<namespace>/<name>` on the
+   * spoke). A basic-model and an agent-model delivery of the same Application is a problem naming both.
+   */
+  public _claimSpokeApplication(spoke: string, namespace: string, name: string, model: DeliveryModel, path: string): void {
+    const key = `${spoke}/${namespace}/${name}`;
+    const prior = this.spokeApps.get(key);
+    if (!prior) {
+      this.spokeApps.set(key, { model, path });
+      return;
+    }
+    if (isAgentModel(prior.model) !== isAgentModel(model)) {
+      recordProblem(this, path, `${path} delivers Application ${namespace}/${name} to spoke "${spoke}" in the ${model} model, and ${prior.path} delivers the same Application there in the ${prior.model} model: the two would fight over it; deliver it from one construct (move the spoke with moveTo for a hand-over)`);
+    }
+  }
+
+  /**
+   * @internal an agent-managed app targets `cluster`: a project other than `default` gets a hub
+   * AppProject whose destinations name the agents (the principal checks them before routing).
+   */
+  public _addAgentProjectDestination(def: AppDefinition, cluster: string): void {
+    if (def.project === 'default') return;
+    const list = this.agentProjects.get(def.project) ?? [];
+    list.push({ cluster, namespace: def.destinationNamespace, sourceRepos: def.sources.map((s) => s.repoURL).filter((r): r is string => typeof r === 'string') });
+    this.agentProjects.set(def.project, list);
+  }
+
   /** @internal */
   public _addClusterSet(set: ClusterSet): boolean {
     const existing = this.clusterSetList.find((s) => s.name === set.name);
@@ -273,6 +386,13 @@ export class Hub extends Chart {
     if (this.rendered) return;
     this.rendered = true;
     for (const r of this.renderables) r._render();
+    if (this.agentProjects.size > 0) {
+      const scope = new Construct(this, 'AgentProjects');
+      routeOutput(scope, OutputFiles.AGENT_PROJECTS);
+      for (const project of [...this.agentProjects.keys()].sort()) {
+        apiObjectFrom(scope, project, buildAgentAppProject(project, this.argoNamespace, this.agentProjects.get(project)!));
+      }
+    }
     for (const fn of this.late) fn();
   }
 }

@@ -10,3 +10,4 @@ export * from './pull-application-set.js';
 export { routeOutput, OutputFiles } from './output.js';
 export * from './controller-install.js';
 export { Inventory, type AddInventoryOptions, type SpokeOverride } from './inventory.js';
+export * from './gitops-cluster.js';

@@ -18,8 +18,12 @@ export const OutputFiles = {
   APPLICATIONS: 'hub/applications.yaml',
   APPLICATION_SETS: 'hub/application-sets.yaml',
   CONTROLLER: 'hub/controller.yaml',
+  GITOPS_CLUSTERS: 'hub/gitops-clusters.yaml',
+  AGENT_PROJECTS: 'hub/agent-projects.yaml',
   works: (spoke: string) => `hub/works/${spoke}.yaml`,
   bootstrap: (spoke: string) => `bootstrap/${spoke}.yaml`,
+  /** An agent-autonomous spoke's own folder, synced by the spoke's Argo CD. */
+  spokeApplications: (spoke: string) => `spokes/${spoke}/applications.yaml`,
 } as const;
 
 /**
@@ -27,8 +31,8 @@ export const OutputFiles = {
  * `hub/controller.yaml`). The nearest routed ancestor wins; unrouted objects go to `hub/hub.yaml`.
  */
 export function routeOutput(scope: IConstruct, file: string): void {
-  if (!/^(hub|bootstrap)\/[A-Za-z0-9_][-A-Za-z0-9_./]*\.yaml$/.test(file) || file.includes('..')) {
-    throw new Error(`routeOutput: file "${file}" must be a relative path under hub/ or bootstrap/ ending in .yaml`);
+  if (!/^(hub|bootstrap|spokes)\/[A-Za-z0-9_][-A-Za-z0-9_./]*\.yaml$/.test(file) || file.includes('..')) {
+    throw new Error(`routeOutput: file "${file}" must be a relative path under hub/, bootstrap/ or spokes/ ending in .yaml`);
   }
   routes.set(scope, file);
 }

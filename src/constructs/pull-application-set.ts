@@ -1,5 +1,16 @@
 import type { Construct } from 'constructs';
-import { applicationSetAppNamePattern, ARGOCD_API_VERSION, buildPullApplicationSet, CLUSTER_NAME_PARAM, DEFAULT_REQUEUE_AFTER_SECONDS } from '../model/index.js';
+import { Construct as PlainConstruct } from 'constructs';
+import {
+  applicationSetAppNamePattern,
+  ARGOCD_API_VERSION,
+  buildAutonomousSpokeApplication,
+  buildPullApplicationSet,
+  CLUSTER_NAME_PARAM,
+  DEFAULT_REQUEUE_AFTER_SECONDS,
+  DeliveryModel,
+  fitName,
+  MAX_LABEL_LENGTH,
+} from '../model/index.js';
 import { PullAppBase, type PullAppOptions } from './app-props.js';
 import { apiObjectFrom, OutputFiles, routeOutput } from './output.js';
 import type { IPlacement } from './placement.js';
@@ -42,7 +53,21 @@ export class PullApplicationSet extends PullAppBase {
         `placement "${props.placement.name}" is in namespace "${props.placement.namespace}", but the ApplicationSet generator only reads decisions in "${this.hub.argoNamespace}": create the placement in "${this.hub.argoNamespace}"`,
       );
     }
+    // Created here, ahead of the ApplicationSets in the output, whatever model the placement turns out to have.
     this.hub._ensureApplicationSetSupport();
+    this.hub._registerRenderable(this);
+  }
+
+  /**
+   * The delivery model of this app: the model of the GitOpsCluster on its placement, else basic.
+   * Known once the whole hub is declared.
+   */
+  public get model(): DeliveryModel {
+    return this.hub._gitOpsClusterOfPlacement(this.placement)?.model ?? DeliveryModel.BASIC;
+  }
+
+  /** The ApplicationSet (basic and agent-managed models); agent-autonomous apps render per spoke instead. */
+  private renderApplicationSet(model: DeliveryModel.BASIC | DeliveryModel.AGENT_MANAGED): void {
     routeOutput(this, OutputFiles.APPLICATION_SETS);
     const path = `${this.node.path}/ApplicationSet`;
     apiObjectFrom(
@@ -51,19 +76,36 @@ export class PullApplicationSet extends PullAppBase {
       buildPullApplicationSet(this.definition, {
         name: this.name,
         namespace: this.hub.argoNamespace,
-        placement: props.placement.name,
+        placement: this.placement.name,
         requeueAfterSeconds: this.requeueAfterSeconds,
         constructPath: path,
+        model,
       }),
     );
-    this.hub._registerRenderable(this);
   }
 
   /** @internal spokes the placement selects offline get the destination namespace and RBAC. */
   public _render(): void {
     if (this.placement.hub !== this.hub) return;
+    const model = this.model;
+    if (model !== DeliveryModel.AGENT_AUTONOMOUS) this.renderApplicationSet(model);
     for (const spoke of this.placement.selectedSpokes()) {
-      (spoke as Spoke)._addDelivery(this.delivery());
+      // Agent-managed: the principal hands the AppProject to the agent; the bootstrap brings namespace and RBAC.
+      (spoke as Spoke)._addDelivery(model === DeliveryModel.AGENT_MANAGED ? { ...this.delivery(), project: undefined } : this.delivery());
+      const appName = fitName(applicationSetAppNamePattern(this.name).replace(CLUSTER_NAME_PARAM, spoke.name), MAX_LABEL_LENGTH);
+      this.hub._claimSpokeApplication(spoke.name, this.hub.argoNamespace, appName, model, `${this.node.path}`);
+      if (model === DeliveryModel.AGENT_AUTONOMOUS) {
+        // The spoke owns the spec: each selected spoke gets the Application in its own folder.
+        const scope = new PlainConstruct(this, spoke.name);
+        routeOutput(scope, OutputFiles.spokeApplications(spoke.name));
+        apiObjectFrom(
+          scope,
+          'Application',
+          buildAutonomousSpokeApplication(this.definition, { cluster: spoke.name, namespace: this.hub.argoNamespace, constructPath: `${scope.node.path}/Application`, name: appName }) as never,
+        );
+        continue;
+      }
+      if (model === DeliveryModel.AGENT_MANAGED) this.hub._addAgentProjectDestination(this.definition, spoke.name);
       this.hub._addRuntimeObject({
         apiVersion: ARGOCD_API_VERSION,
         kind: 'Application',

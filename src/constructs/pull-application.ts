@@ -1,5 +1,15 @@
 import { Construct } from 'constructs';
-import { buildManifestWork, buildStaticHubApplication, localClusterRule, wrapProblem, workSizeRule } from '../model/index.js';
+import {
+  buildAgentManagedHubApplication,
+  buildAutonomousSpokeApplication,
+  buildManifestWork,
+  buildStaticHubApplication,
+  DeliveryModel,
+  localClusterRule,
+  staticHubApplicationName,
+  wrapProblem,
+  workSizeRule,
+} from '../model/index.js';
 import { PullAppBase, type PullAppOptions } from './app-props.js';
 import { apiObjectFrom, OutputFiles, routeOutput } from './output.js';
 import type { IPlacement } from './placement.js';
@@ -80,6 +90,30 @@ export class PullApplication extends PullAppBase {
         continue;
       }
       const scope = new Construct(this, spoke.name);
+      const decision = this.hub._deliveryModelOf(spoke.name);
+      const model = decision.model;
+      const target = { cluster: spoke.name, namespace: this.hub.argoNamespace, constructPath: scope.node.path };
+      this.hub._claimSpokeApplication(spoke.name, this.hub.argoNamespace, staticHubApplicationName(this.name, spoke.name), model, scope.node.path);
+      if (model === DeliveryModel.AGENT_MANAGED) {
+        // The principal owns the spec: a hub Application routed to the agent by destination name.
+        const appScope = new Construct(scope, 'HubApplication');
+        routeOutput(appScope, OutputFiles.APPLICATIONS);
+        apiObjectFrom(appScope, 'Application', buildAgentManagedHubApplication(this.definition, target) as never);
+        this.hub._addAgentProjectDestination(this.definition, spoke.name);
+        // The principal hands the AppProject to the agent; the bootstrap brings only namespace and RBAC.
+        (spoke as Spoke)._addDelivery({ ...this.delivery(), project: undefined });
+        this.delivered++;
+        continue;
+      }
+      if (model === DeliveryModel.AGENT_AUTONOMOUS) {
+        // The spoke owns the spec: the Application goes into the spoke's own folder; the hub renders nothing.
+        const appScope = new Construct(scope, 'SpokeApplication');
+        routeOutput(appScope, OutputFiles.spokeApplications(spoke.name));
+        apiObjectFrom(appScope, 'Application', buildAutonomousSpokeApplication(this.definition, target) as never);
+        (spoke as Spoke)._addDelivery(this.delivery());
+        this.delivered++;
+        continue;
+      }
       const hubApp = buildStaticHubApplication(this.definition, {
         cluster: spoke.name,
         namespace: this.hub.argoNamespace,
@@ -91,6 +125,9 @@ export class PullApplication extends PullAppBase {
         continue;
       }
       const work = buildManifestWork(hubApp, { feedbackScrapeType: this.hub.workFeedbackScrapeType });
+      // During a move between models the work orphans the spoke Application when it is deleted.
+      if (decision.deleteOption === 'Orphan') work.spec.deleteOption = { propagationPolicy: 'Orphan' };
+      this.hub._addRenderedWork(spoke.name, work.metadata.name, decision.deleteOption);
       const sizeProblem = workSizeRule(work.metadata.name, spoke.name, work, this.hub.workSizeBudget);
       if (sizeProblem) this.problems.push(sizeProblem);
       const appScope = new Construct(scope, 'HubApplication');

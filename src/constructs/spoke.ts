@@ -2,6 +2,8 @@ import { Construct, type IConstruct } from 'constructs';
 import {
   buildBootstrapWork,
   buildClusterSecret,
+  buildSpokeFolderApplication,
+  DeliveryModel,
   buildSpokeBootstrap,
   CLUSTERSET_LABEL,
   CONSTRUCT_PATH_ANNOTATION,
@@ -80,6 +82,8 @@ export class Spoke extends Construct implements ISpoke {
   private readonly labelMap: Record<string, string>;
   private readonly deliveries: SpokeDelivery[] = [];
   private readonly problems: string[] = [];
+  private secretScope?: Construct;
+  private moveTarget?: DeliveryModel;
 
   constructor(scope: Construct, id: string, props: SpokeProps = {}) {
     super(scope, claimId(scope, 'Spoke', id));
@@ -130,6 +134,7 @@ export class Spoke extends Construct implements ISpoke {
       const secretScope = new Construct(this, 'ClusterSecret');
       routeOutput(secretScope, OutputFiles.CLUSTER_SECRETS);
       apiObjectFrom(secretScope, 'Secret', buildClusterSecret(id, this.hub.argoNamespace));
+      this.secretScope = secretScope;
       this.hub._afterRender(() => this.renderBootstrap());
     }
   }
@@ -145,12 +150,47 @@ export class Spoke extends Construct implements ISpoke {
     return { name: this.name, labels: this.labels, claims: { ...this.claims }, clusterSets: sets, taints: this.taints };
   }
 
+  /**
+   * The delivery model of this spoke: the model of the GitOpsCluster whose placement selects it
+   * (evaluated offline), else basic. Known once the whole hub is declared.
+   */
+  public get deliveryModel(): DeliveryModel {
+    return this.hub._deliveryModelOf(this.name).model;
+  }
+
+  /**
+   * Moves this spoke to `model` without an outage, in two synths (two commits) that synth enforces from
+   * the previous output: basic → agent keeps its works with `deleteOption: Orphan` first, then drops them
+   * while the agent adopts the Applications; agent → basic renders the works with Orphan first, then
+   * Foreground. Change the placements so a GitOpsCluster of `model` selects the spoke (or none, for
+   * basic), call this, and remove it once `pullfleet plan` says the move is complete.
+   */
+  public moveTo(model: DeliveryModel): void {
+    if (!Object.values(DeliveryModel).includes(model)) {
+      this.problems.push(`moveTo(${JSON.stringify(model)}): not a delivery model; use DeliveryModel.BASIC, DeliveryModel.AGENT_MANAGED or DeliveryModel.AGENT_AUTONOMOUS`);
+      return;
+    }
+    if (this.moveTarget !== undefined && this.moveTarget !== model) {
+      this.problems.push(`moveTo(${model}) after moveTo(${this.moveTarget}): a spoke moves to one model at a time`);
+      return;
+    }
+    this.moveTarget = model;
+  }
+
+  /** @internal the model moveTo asked for, if any. */
+  public get _moveTarget(): DeliveryModel | undefined {
+    return this.moveTarget;
+  }
+
   /** @internal an app deploys here (namespace, RBAC grants, project and repositories). */
   public _addDelivery(delivery: SpokeDelivery): void {
     this.deliveries.push(delivery);
   }
 
   private renderBootstrap(): void {
+    const { model, gitOpsCluster } = this.hub._deliveryModelOf(this.name);
+    // A GitOpsCluster registers its clusters itself (ACM: blank secrets; OCM: the agent add-on).
+    if (gitOpsCluster && this.secretScope) this.secretScope.node.tryRemoveChild('Secret');
     const scope = new Construct(this, 'Bootstrap');
     routeOutput(scope, OutputFiles.bootstrap(this.name));
     const objects = buildSpokeBootstrap({
@@ -160,6 +200,10 @@ export class Spoke extends Construct implements ISpoke {
       argoControllerServiceAccount: this.argoControllerServiceAccount,
       namespaces: this.deliveries,
     });
+    if (model === DeliveryModel.AGENT_AUTONOMOUS) {
+      const source = this.hub.gitOpsClusters.find((g) => g.node.path === gitOpsCluster)?.spokeFolderSource;
+      if (source) objects.push(buildSpokeFolderApplication(source, this.hub.name, this.name, this.hub.argoNamespace) as never);
+    }
     const manifests: JsonObject[] = [];
     for (const obj of objects) {
       const id = `${obj.kind}-${obj.metadata.namespace ? `${obj.metadata.namespace}-` : ''}${obj.metadata.name}`;

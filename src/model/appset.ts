@@ -16,6 +16,7 @@ import {
   PULL_LABEL,
   SKIP_RECONCILE_ANNOTATION,
 } from './keys.js';
+import { DELIVERY_MODEL_LABEL, DeliveryModel } from './delivery-model.js';
 import { applicationSpec, FLEET_APP_LABEL, type AppDefinition } from './hub-application.js';
 import { sortKeys } from './records.js';
 import type { JsonObject, KubeObject } from './types.js';
@@ -77,6 +78,12 @@ export interface PullApplicationSetOptions {
   readonly placement: string;
   readonly requeueAfterSeconds: number;
   readonly constructPath: string;
+  /**
+   * basic (the controller wraps each generated Application into a work) or agent-managed (the template
+   * routes each Application to its agent by `destination.name`).
+   * @default DeliveryModel.BASIC
+   */
+  readonly model?: DeliveryModel.BASIC | DeliveryModel.AGENT_MANAGED;
 }
 
 /** Name pattern of the Applications the ApplicationSet generates: `{{name}}-<app>`. */
@@ -86,21 +93,29 @@ export function applicationSetAppNamePattern(app: string): string {
 
 /** The pull ApplicationSet for `def`, following the decisions of `options.placement`. */
 export function buildPullApplicationSet(def: AppDefinition, options: PullApplicationSetOptions): KubeObject & { spec: JsonObject } {
-  const templateLabels = sortKeys({ ...(def.labels ?? {}), [FLEET_APP_LABEL]: def.name, [MANAGED_BY_LABEL]: MANAGED_BY_VALUE, [PULL_LABEL]: 'true' });
+  const model = options.model ?? DeliveryModel.BASIC;
+  const managed = model === DeliveryModel.AGENT_MANAGED;
+  const templateLabels = sortKeys({
+    ...(def.labels ?? {}),
+    [DELIVERY_MODEL_LABEL]: model,
+    [FLEET_APP_LABEL]: def.name,
+    [MANAGED_BY_LABEL]: MANAGED_BY_VALUE,
+    ...(managed ? {} : { [PULL_LABEL]: 'true' }),
+  });
   const templateAnnotations = sortKeys({
     ...(def.annotations ?? {}),
-    [DELIVERY_ANNOTATION]: DELIVERY_DYNAMIC,
-    [MANAGED_CLUSTER_ANNOTATION]: CLUSTER_NAME_PARAM,
-    [SKIP_RECONCILE_ANNOTATION]: 'true',
+    ...(managed ? {} : { [DELIVERY_ANNOTATION]: DELIVERY_DYNAMIC, [MANAGED_CLUSTER_ANNOTATION]: CLUSTER_NAME_PARAM, [SKIP_RECONCILE_ANNOTATION]: 'true' }),
   });
+  const spec = applicationSpec(def);
+  if (managed) spec.destination = { name: CLUSTER_NAME_PARAM, namespace: def.destinationNamespace };
   const template: JsonObject = {
     metadata: {
       name: applicationSetAppNamePattern(def.name),
       labels: templateLabels,
-      annotations: templateAnnotations,
+      ...(Object.keys(templateAnnotations).length ? { annotations: templateAnnotations } : {}),
       ...(def.pruneOnDelete ? { finalizers: ['resources-finalizer.argocd.argoproj.io'] } : {}),
     },
-    spec: applicationSpec(def),
+    spec,
   };
   return {
     apiVersion: ARGOCD_API_VERSION,
@@ -108,7 +123,7 @@ export function buildPullApplicationSet(def: AppDefinition, options: PullApplica
     metadata: {
       name: options.name,
       namespace: options.namespace,
-      labels: { [FLEET_APP_LABEL]: def.name, [MANAGED_BY_LABEL]: MANAGED_BY_VALUE },
+      labels: { [DELIVERY_MODEL_LABEL]: model, [FLEET_APP_LABEL]: def.name, [MANAGED_BY_LABEL]: MANAGED_BY_VALUE },
       annotations: { [CONSTRUCT_PATH_ANNOTATION]: options.constructPath },
     },
     spec: {

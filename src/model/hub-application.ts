@@ -15,6 +15,7 @@ import {
   PULL_LABEL,
   SKIP_RECONCILE_ANNOTATION,
 } from './keys.js';
+import { DELIVERY_MODEL_LABEL, DeliveryModel } from './delivery-model.js';
 import { fitName, MAX_LABEL_LENGTH } from './names.js';
 import { sortKeys } from './records.js';
 import type { Application, JsonObject } from './types.js';
@@ -63,6 +64,7 @@ export function buildStaticHubApplication(
 ): Application {
   const labels = sortKeys({
     ...(def.labels ?? {}),
+    [DELIVERY_MODEL_LABEL]: DeliveryModel.BASIC,
     [FLEET_APP_LABEL]: def.name,
     [MANAGED_BY_LABEL]: MANAGED_BY_VALUE,
     [PULL_LABEL]: 'true',

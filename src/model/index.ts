@@ -25,3 +25,5 @@ export * from './inventory.js';
 export * from './migrate-subscriptions.js';
 export * from './output-manifest.js';
 export * from './object-rules.js';
+export * from './delivery-model.js';
+export * from './transition.js';

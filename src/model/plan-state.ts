@@ -5,7 +5,9 @@
  * ApplicationSet generates at runtime. Synth writes one `dist/<hub>/plan-state.json` per hub, outside
  * `dist/<hub>/hub` so the hub's Argo CD never applies it.
  */
+import { DeliveryModel } from './delivery-model.js';
 import type { InventoryCluster, Taint } from './placement.js';
+import type { DeleteOption, PreviousSpoke } from './transition.js';
 import { sortKeys } from './records.js';
 
 /** File name of the plan state inside `dist/<hub>/`. */
@@ -21,14 +23,17 @@ export interface PlanState {
   readonly note?: string;
   /** The hub (its folder under dist/). */
   readonly hub: string;
-  /** Every spoke of the hub as offline placement evaluation sees it, sorted by name. */
-  readonly spokes: InventoryCluster[];
+  /** Every spoke of the hub as offline placement evaluation sees it, sorted by name, with its delivery. */
+  readonly spokes: PlanStateSpoke[];
 }
+
+/** A spoke in the plan state: its inventory entry, the delivery model rendered, its works' deleteOption. */
+export type PlanStateSpoke = InventoryCluster & PreviousSpoke;
 
 const byName = (a: { name: string }, b: { name: string }) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 
 /** The plan state of one hub (deterministic: spokes, labels and sets sorted). */
-export function buildPlanState(hub: string, spokes: readonly InventoryCluster[]): PlanState {
+export function buildPlanState(hub: string, spokes: ReadonlyArray<InventoryCluster & PreviousSpoke>): PlanState {
   return {
     kind: PLAN_STATE_KIND,
     version: PLAN_STATE_VERSION,
@@ -40,6 +45,9 @@ export function buildPlanState(hub: string, spokes: readonly InventoryCluster[])
       claims: sortKeys({ ...(s.claims ?? {}) }),
       clusterSets: [...new Set(s.clusterSets)].sort(),
       taints: (s.taints ?? []).map((t) => ({ key: t.key, ...(t.value !== undefined ? { value: t.value } : {}), effect: t.effect })),
+      ...(s.deliveryModel !== undefined ? { deliveryModel: s.deliveryModel } : {}),
+      ...(s.works !== undefined ? { works: [...s.works].sort(byName).map((w) => ({ name: w.name, deleteOption: w.deleteOption })) } : {}),
+      ...(s.movingTo !== undefined ? { movingTo: s.movingTo } : {}),
     })),
   };
 }
@@ -68,7 +76,8 @@ export function parsePlanState(text: string, file: string): PlanState {
   if (r.version !== PLAN_STATE_VERSION) fail(`version ${JSON.stringify(r.version)} is not ${PLAN_STATE_VERSION}`);
   if (typeof r.hub !== 'string') fail('hub is missing');
   if (!Array.isArray(r.spokes)) fail('spokes is not a list');
-  const spokes = (r.spokes as unknown[]).map((s, i): InventoryCluster => {
+  const models = Object.values(DeliveryModel) as string[];
+  const spokes = (r.spokes as unknown[]).map((s, i): PlanStateSpoke => {
     const e = s as Record<string, unknown>;
     if (!e || typeof e.name !== 'string') fail(`spokes[${i}].name is missing`);
     if (!isRecordOfStrings(e.labels ?? {})) fail(`spokes[${i}].labels must map strings to strings`);
@@ -77,12 +86,21 @@ export function parsePlanState(text: string, file: string): PlanState {
     if (!Array.isArray(sets) || !sets.every((x) => typeof x === 'string')) fail(`spokes[${i}].clusterSets must be a list of names`);
     const taints = e.taints ?? [];
     if (!Array.isArray(taints)) fail(`spokes[${i}].taints must be a list`);
+    if (e.deliveryModel !== undefined && !models.includes(e.deliveryModel as string)) fail(`spokes[${i}].deliveryModel ${JSON.stringify(e.deliveryModel)} is not one of ${models.join(', ')}`);
+    if (e.movingTo !== undefined && !models.includes(e.movingTo as string)) fail(`spokes[${i}].movingTo ${JSON.stringify(e.movingTo)} is not one of ${models.join(', ')}`);
+    const works = e.works ?? [];
+    if (!Array.isArray(works) || !works.every((w) => w && typeof w.name === 'string' && (w.deleteOption === 'Foreground' || w.deleteOption === 'Orphan'))) {
+      fail(`spokes[${i}].works must be a list of { name, deleteOption: Foreground | Orphan }`);
+    }
     return {
       name: e.name as string,
       labels: (e.labels ?? {}) as Record<string, string>,
       claims: (e.claims ?? {}) as Record<string, string>,
       clusterSets: sets as string[],
       taints: taints as Taint[],
+      ...(e.deliveryModel !== undefined ? { deliveryModel: e.deliveryModel as DeliveryModel } : {}),
+      ...(e.works !== undefined ? { works: (works as Array<{ name: string; deleteOption: DeleteOption }>).map((w) => ({ name: w.name, deleteOption: w.deleteOption })) } : {}),
+      ...(e.movingTo !== undefined ? { movingTo: e.movingTo as DeliveryModel } : {}),
     };
   });
   return { kind: PLAN_STATE_KIND, version: PLAN_STATE_VERSION, hub: r.hub as string, spokes };

@@ -7,6 +7,7 @@
 import { diffFields, formatFieldChange, type FieldChange } from './plan-diff.js';
 import { deleteOptionOf, droppedManifestRemovals, droppedManifestsKept, resourceId, workDeletionRemovals, workResources, type SpokeRemoval } from './plan-deletion.js';
 import { PLAN_STATE_FILE } from './plan-state.js';
+import { describeTransition } from './transition.js';
 import { compareRuntime, hubOfFile, type PlannedObject, type PlanSide, type RuntimeDeletion } from './plan-runtime.js';
 
 export interface PlanChange {
@@ -52,6 +53,8 @@ export interface FleetPlan {
   readonly added: PlanChange[];
   /** Facts a reviewer should know (no plan state in the previous output, apps that stay). */
   readonly notes: string[];
+  /** Spokes moving between delivery models: the step, the reason and what comes next. */
+  readonly transitions: string[];
 }
 
 function identity(entry: PlannedObject): PlanChange {
@@ -59,7 +62,8 @@ function identity(entry: PlannedObject): PlanChange {
   const apiVersion = o.apiVersion ?? '';
   const group = apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.indexOf('/')) : '';
   const hub = hubOfFile(entry.file);
-  const target = entry.file.split('/')[1] === 'bootstrap' ? entry.file : 'hub';
+  const folder = entry.file.split('/')[1];
+  const target = folder === 'bootstrap' || folder === 'spokes' ? entry.file : 'hub';
   const kind = o.kind ?? '';
   const name = o.metadata?.name ?? '';
   const namespace = o.metadata?.namespace;
@@ -83,7 +87,14 @@ export function planFleet(before: PlanSide, after: PlanSide): FleetPlan {
   };
   const old = index(before.objects);
   const next = index(after.objects);
-  const plan: FleetPlan = { firstSynth: old.size === 0, spokeDeletions: [], runtimeDeletions: [], removed: [], changed: [], added: [], notes: [] };
+  const plan: FleetPlan = { firstSynth: old.size === 0, spokeDeletions: [], runtimeDeletions: [], removed: [], changed: [], added: [], notes: [], transitions: [] };
+  for (const [hub, state] of after.states ?? []) {
+    const prior = new Map((before.states?.get(hub)?.spokes ?? []).map((s) => [s.name, s]));
+    for (const spoke of state.spokes) {
+      const line = describeTransition(spoke.name, prior.get(spoke.name), spoke);
+      if (line) plan.transitions.push(`${hub}: ${line}`);
+    }
+  }
 
   for (const [key, entry] of next) {
     const prior = old.get(key);
@@ -250,6 +261,10 @@ export function formatPlan(plan: FleetPlan, options: FormatOptions = {}): string
     lines.push(`synth will write ${plan.added.length} objects (${works} ManifestWorks) in ${files} files.`);
     return `${lines.join('\n')}\n`;
   }
+  if (plan.transitions.length) {
+    lines.push(`MOVES BETWEEN DELIVERY MODELS (${plan.transitions.length}):`);
+    for (const t of plan.transitions) lines.push(`  > ${t}`);
+  }
   if (plan.spokeDeletions.length) {
     lines.push(`DELETIONS ON SPOKES (${plan.spokeDeletions.length}): the work agent removes these from the spoke when the hub applies the change`);
     for (const d of plan.spokeDeletions) {
@@ -312,6 +327,7 @@ export function planJson(plan: FleetPlan, options: { outdir?: string; acknowledg
     changed: plan.changed,
     added: plan.added,
     notes: plan.notes,
+    transitions: plan.transitions,
     unusedAcknowledgements: ack.unused,
   };
 }

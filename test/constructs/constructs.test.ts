@@ -332,7 +332,7 @@ describe('Fleet output', () => {
 
   test('fails when routeOutput points outside the hub folder', () => {
     const { hub } = smallFleet();
-    expect(() => routeOutput(hub, '../etc/x.yaml')).toThrow('must be a relative path under hub/ or bootstrap/ ending in .yaml');
+    expect(() => routeOutput(hub, '../etc/x.yaml')).toThrow('must be a relative path under hub/, bootstrap/ or spokes/ ending in .yaml');
   });
 
   test('the file layout separates what the hub syncs from spoke bootstrap', () => {

@@ -60,8 +60,12 @@ describe('pullfleet synth', () => {
     expect(result.typecheck?.file).toBe(path.resolve('test/fixtures/example-fleet.ts'));
     const expected = [...buildFleet().renderObjects().entries()].flatMap(([file, list]) => list.map((object) => ({ file, object })));
     expect(readTree(path.join(out, 'dist'))).toStrictEqual(expected);
-    const works = expected.filter(({ object }) => object.kind === 'ManifestWork').length;
-    expect(result.output).toContain(`pullfleet: hub: ${expected.length} objects (${works} ManifestWorks) in ${buildFleet().renderObjects().size} files`);
+    for (const hub of ['hub', 'acm-hub']) {
+      const own = expected.filter(({ file }) => file.startsWith(`${hub}/`));
+      const works = own.filter(({ object }) => object.kind === 'ManifestWork').length;
+      const fileCount = [...buildFleet().renderObjects().keys()].filter((file) => file.startsWith(`${hub}/`)).length;
+      expect(result.output).toContain(`pullfleet: ${hub}: ${own.length} objects (${works} ManifestWorks) in ${fileCount} files`);
+    }
 
     // A bare `cdk8s synth` (Fleet.synth) writes the same folder byte for byte, manifest included.
     const bare = path.join(out, 'bare');

@@ -30,7 +30,7 @@ describe('ApplicationSet for pull', () => {
     expect(set.spec.template).toStrictEqual({
       metadata: {
         name: '{{name}}-podinfo',
-        labels: { 'app.kubernetes.io/managed-by': 'pullfleet', 'apps.open-cluster-management.io/pull-to-ocm-managed-cluster': 'true', 'pullfleet.io/app': 'podinfo' },
+        labels: { 'app.kubernetes.io/managed-by': 'pullfleet', 'apps.open-cluster-management.io/pull-to-ocm-managed-cluster': 'true', 'pullfleet.io/app': 'podinfo', 'pullfleet.io/delivery-model': 'basic' },
         annotations: {
           'apps.open-cluster-management.io/ocm-managed-cluster': '{{name}}',
           'argocd.argoproj.io/skip-reconcile': 'true',
@@ -67,7 +67,7 @@ describe('static hub Application', () => {
     expect(app.metadata).toStrictEqual({
       name: 'podinfo-east',
       namespace: 'argocd',
-      labels: { 'app.kubernetes.io/managed-by': 'pullfleet', 'apps.open-cluster-management.io/pull-to-ocm-managed-cluster': 'true', 'pullfleet.io/app': 'podinfo' },
+      labels: { 'app.kubernetes.io/managed-by': 'pullfleet', 'apps.open-cluster-management.io/pull-to-ocm-managed-cluster': 'true', 'pullfleet.io/app': 'podinfo', 'pullfleet.io/delivery-model': 'basic' },
       annotations: {
         'apps.open-cluster-management.io/ocm-managed-cluster': 'east',
         'argocd.argoproj.io/skip-reconcile': 'true',

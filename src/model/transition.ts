@@ -1,0 +1,104 @@
+/**
+ * Moving a spoke between delivery models without an outage. Deleting a ManifestWork with the default
+ * Foreground delete deletes the spoke Application (and, with the resources finalizer, its workload),
+ * so a move is two commits that synth enforces from the previous output's plan state:
+ *
+ * - basic → agent: step 1 keeps the basic works but switches them to `deleteOption: Orphan`; step 2
+ *   drops them (the spoke Application stays) and the agent model adopts the Application.
+ * - agent → basic: step 1 renders the basic hub Application and its work with `deleteOption: Orphan`
+ *   (the work adopts the running Application); step 2 switches the work back to Foreground.
+ *
+ * Without `moveTo`, a model change that would drop a Foreground work (or hand an agent app back to
+ * works) is refused.
+ */
+import { DeliveryModel, isAgentModel } from './delivery-model.js';
+
+export type DeleteOption = 'Foreground' | 'Orphan';
+
+/** A spoke as the previous synth left it (plan state). */
+export interface PreviousSpoke {
+  readonly deliveryModel?: DeliveryModel;
+  readonly works?: ReadonlyArray<{ readonly name: string; readonly deleteOption: DeleteOption }>;
+  readonly movingTo?: DeliveryModel;
+}
+
+/** What synth renders for one spoke. */
+export interface TransitionDecision {
+  /** The model rendered now. */
+  readonly model: DeliveryModel;
+  /** deleteOption of the spoke's basic works. */
+  readonly deleteOption: DeleteOption;
+  /** 1 or 2 during a move, 0 otherwise. */
+  readonly step: 0 | 1 | 2;
+  /** The model the spoke is moving to (recorded in the plan state during step 1). */
+  readonly movingTo?: DeliveryModel;
+  readonly problem?: string;
+  readonly warning?: string;
+}
+
+const call = (model: DeliveryModel) => `spoke.moveTo(DeliveryModel.${Object.entries(DeliveryModel).find(([, v]) => v === model)?.[0] ?? model})`;
+
+/**
+ * The step of spoke `name`: `desired` is the model its GitOpsClusters give it, `moveTo` what the
+ * user asked for (if anything), `previous` the plan state of the last synth (undefined: none).
+ */
+export function decideTransition(name: string, desired: DeliveryModel, moveTo: DeliveryModel | undefined, previous: PreviousSpoke | undefined): TransitionDecision {
+  const normal: TransitionDecision = { model: desired, deleteOption: 'Foreground', step: 0 };
+  if (moveTo !== undefined && moveTo !== desired) {
+    return { ...normal, problem: `spoke "${name}" asks to move to ${moveTo} (${call(moveTo)}), but the GitOpsClusters selecting it give it ${desired}: change the placements so the spoke gets ${moveTo}, or drop moveTo` };
+  }
+  if (!previous) return normal;
+  const before = previous.deliveryModel ?? DeliveryModel.BASIC;
+  const works = previous.works ?? [];
+  const foreground = works.filter((w) => w.deleteOption === 'Foreground').map((w) => w.name);
+  if (before === desired) {
+    if (moveTo === undefined) return normal;
+    if (previous.movingTo === desired && works.some((w) => w.deleteOption === 'Orphan') && !isAgentModel(desired)) {
+      return { ...normal, step: 2 };
+    }
+    return { ...normal, warning: `spoke "${name}" already runs ${desired}, so the move is complete: remove ${call(desired)}` };
+  }
+  if (isAgentModel(before) && isAgentModel(desired)) {
+    return {
+      ...normal,
+      model: before,
+      problem: `spoke "${name}" would move from ${before} to ${desired} directly, which deletes its hub Applications under the principal (and so the spoke's): move it to basic first (${call(DeliveryModel.BASIC)}), then to ${desired}`,
+    };
+  }
+  if (moveTo === undefined) {
+    if (!isAgentModel(before) && foreground.length === 0) return normal;
+    const what = isAgentModel(before)
+      ? `its Applications are owned by the agent model, and taking them over with Foreground works in one step risks deleting them`
+      : `its works ${foreground.join(', ')} have deleteOption Foreground, and removing them deletes the running Applications on the spoke`;
+    return {
+      ...normal,
+      model: before,
+      problem: `spoke "${name}" changes from ${before} to ${desired} in one step, but ${what}: call ${call(desired)} for a two-step hand-over (step 1 keeps the works with deleteOption Orphan), commit, let the hub apply it, then synthesize again`,
+    };
+  }
+  if (!isAgentModel(before)) {
+    // basic → agent
+    if (foreground.length > 0) return { model: before, deleteOption: 'Orphan', step: 1, movingTo: desired };
+    return { ...normal, step: 2 };
+  }
+  // agent → basic: the work adopts the running Application, orphaning on delete until step 2.
+  return { model: desired, deleteOption: 'Orphan', step: 1, movingTo: desired };
+}
+
+/** What `pullfleet plan` says about a spoke's move, from the previous and the new plan state. */
+export function describeTransition(name: string, previous: PreviousSpoke | undefined, next: PreviousSpoke): string | undefined {
+  const before = previous?.deliveryModel ?? DeliveryModel.BASIC;
+  const after = next.deliveryModel ?? DeliveryModel.BASIC;
+  const target = next.movingTo;
+  if (target !== undefined) {
+    return isAgentModel(target)
+      ? `spoke ${name}: move ${after} → ${target}, step 1 of 2: its works stay, switched to deleteOption Orphan, so removing them later leaves the Applications running. Next: commit, let the hub apply it, then synthesize again (step 2 removes the works and ${target} adopts the Applications).`
+      : `spoke ${name}: move ${before} → ${target}, step 1 of 2: the basic works adopt the running Applications with deleteOption Orphan. Next: commit, let the hub apply it, then synthesize again (step 2 switches the works to Foreground).`;
+  }
+  if (previous?.movingTo !== undefined && previous.movingTo === after) {
+    return isAgentModel(after)
+      ? `spoke ${name}: move ${before} → ${after}, step 2 of 2: the Orphan works are removed (the Applications keep running) and ${after} adopts them. Next: remove spoke.moveTo(...) from fleet.config.ts.`
+      : `spoke ${name}: move to ${after}, step 2 of 2: the works switch to deleteOption Foreground. Next: remove spoke.moveTo(...) from fleet.config.ts.`;
+  }
+  return undefined;
+}
