@@ -15,7 +15,7 @@ import {
   dnsLabelRule,
   ETCD_OBJECT_LIMIT,
   decideTransition,
-  isAgentModel,
+  isAgentDeliveryModel,
   resolveDeliveryModels,
   type DeleteOption,
   type PlanState,
@@ -321,7 +321,7 @@ export class Hub extends Chart {
       this.spokeApps.set(key, { model, path });
       return;
     }
-    if (isAgentModel(prior.model) !== isAgentModel(model)) {
+    if (isAgentDeliveryModel(prior.model) !== isAgentDeliveryModel(model)) {
       recordProblem(this, path, `${path} delivers Application ${namespace}/${name} to spoke "${spoke}" in the ${model} model, and ${prior.path} delivers the same Application there in the ${prior.model} model: the two would fight over it; deliver it from one construct (move the spoke with moveTo for a hand-over)`);
     }
   }

@@ -56,7 +56,7 @@ export function agentMode(model: DeliveryModel): 'managed' | 'autonomous' | unde
 }
 
 /** True for the two argocd-agent models. */
-export function isAgentModel(model: DeliveryModel): boolean {
+export function isAgentDeliveryModel(model: DeliveryModel): boolean {
   return model !== DeliveryModel.BASIC;
 }
 

@@ -39,6 +39,7 @@ import { owningApplicationSet, spokeAppNamespace, targetCluster } from './manife
 import { manifestWorkName, parseBool } from './names.js';
 import { FLEET_REPORT_API_VERSION, FLEET_REPORT_KIND, FLEET_REPORT_STATES } from './report-crd.js';
 import type { Application, Condition, JsonObject, KubeObject, ManifestWork } from './types.js';
+import { DELIVERY_MODEL_LABEL } from './delivery-model.js';
 
 /** The hub Application condition the controller sets when it cannot deliver (same value as the status model's). */
 const DELIVERY_ERROR_CONDITION_TYPE = 'DeliveryError';
@@ -180,7 +181,8 @@ export function isPullApplicationSet(appSet: Pick<ApplicationSet, 'spec'>): bool
 }
 
 /** Label carrying an Application's (or ApplicationSet template's) delivery model. */
-export const REPORT_DELIVERY_MODEL_LABEL = 'pullfleet.io/delivery-model';
+/** The delivery-model label synth puts on hub Applications and ApplicationSets (one key: {@link DELIVERY_MODEL_LABEL}). */
+export const REPORT_DELIVERY_MODEL_LABEL = DELIVERY_MODEL_LABEL;
 /** The ApplicationSet template destination that routes each generated Application to its agent. */
 const AGENT_DESTINATION_TEMPLATES: readonly string[] = ['{{name}}', '{{ name }}', '{{.name}}', '{{ .name }}'];
 

@@ -11,7 +11,7 @@
  * Without `moveTo`, a model change that would drop a Foreground work (or hand an agent app back to
  * works) is refused.
  */
-import { DeliveryModel, isAgentModel } from './delivery-model.js';
+import { DeliveryModel, isAgentDeliveryModel } from './delivery-model.js';
 
 export type DeleteOption = 'Foreground' | 'Orphan';
 
@@ -53,12 +53,12 @@ export function decideTransition(name: string, desired: DeliveryModel, moveTo: D
   const foreground = works.filter((w) => w.deleteOption === 'Foreground').map((w) => w.name);
   if (before === desired) {
     if (moveTo === undefined) return normal;
-    if (previous.movingTo === desired && works.some((w) => w.deleteOption === 'Orphan') && !isAgentModel(desired)) {
+    if (previous.movingTo === desired && works.some((w) => w.deleteOption === 'Orphan') && !isAgentDeliveryModel(desired)) {
       return { ...normal, step: 2 };
     }
     return { ...normal, warning: `spoke "${name}" already runs ${desired}, so the move is complete: remove ${call(desired)}` };
   }
-  if (isAgentModel(before) && isAgentModel(desired)) {
+  if (isAgentDeliveryModel(before) && isAgentDeliveryModel(desired)) {
     return {
       ...normal,
       model: before,
@@ -66,8 +66,8 @@ export function decideTransition(name: string, desired: DeliveryModel, moveTo: D
     };
   }
   if (moveTo === undefined) {
-    if (!isAgentModel(before) && foreground.length === 0) return normal;
-    const what = isAgentModel(before)
+    if (!isAgentDeliveryModel(before) && foreground.length === 0) return normal;
+    const what = isAgentDeliveryModel(before)
       ? `its Applications are owned by the agent model, and taking them over with Foreground works in one step risks deleting them`
       : `its works ${foreground.join(', ')} have deleteOption Foreground, and removing them deletes the running Applications on the spoke`;
     return {
@@ -76,7 +76,7 @@ export function decideTransition(name: string, desired: DeliveryModel, moveTo: D
       problem: `spoke "${name}" changes from ${before} to ${desired} in one step, but ${what}: call ${call(desired)} for a two-step hand-over (step 1 keeps the works with deleteOption Orphan), commit, let the hub apply it, then synthesize again`,
     };
   }
-  if (!isAgentModel(before)) {
+  if (!isAgentDeliveryModel(before)) {
     // basic → agent
     if (foreground.length > 0) return { model: before, deleteOption: 'Orphan', step: 1, movingTo: desired };
     return { ...normal, step: 2 };
@@ -91,12 +91,12 @@ export function describeTransition(name: string, previous: PreviousSpoke | undef
   const after = next.deliveryModel ?? DeliveryModel.BASIC;
   const target = next.movingTo;
   if (target !== undefined) {
-    return isAgentModel(target)
+    return isAgentDeliveryModel(target)
       ? `spoke ${name}: move ${after} → ${target}, step 1 of 2: its works stay, switched to deleteOption Orphan, so removing them later leaves the Applications running. Next: commit, let the hub apply it, then synthesize again (step 2 removes the works and ${target} adopts the Applications).`
       : `spoke ${name}: move ${before} → ${target}, step 1 of 2: the basic works adopt the running Applications with deleteOption Orphan. Next: commit, let the hub apply it, then synthesize again (step 2 switches the works to Foreground).`;
   }
   if (previous?.movingTo !== undefined && previous.movingTo === after) {
-    return isAgentModel(after)
+    return isAgentDeliveryModel(after)
       ? `spoke ${name}: move ${before} → ${after}, step 2 of 2: the Orphan works are removed (the Applications keep running) and ${after} adopts them. Next: remove spoke.moveTo(...) from fleet.config.ts.`
       : `spoke ${name}: move to ${after}, step 2 of 2: the works switch to deleteOption Foreground. Next: remove spoke.moveTo(...) from fleet.config.ts.`;
   }
