@@ -2,7 +2,7 @@ import { Construct } from 'constructs';
 import { appWarnings, destinationRule, dnsLabelRule, dnsSubdomainRule, labelKeyRule, labelRule, type AppDefinition, type JsonObject, type ResourceGrant, type SpokeDelivery } from '../model/index.js';
 import type { AppSource } from './app-source.js';
 import { claimId, Hub, markKind } from './hub.js';
-import type { IPlacement } from './placement.js';
+import type { IPlacement } from './interfaces.js';
 
 /** Props shared by PullApplication and PullApplicationSet. */
 export interface PullAppOptions {

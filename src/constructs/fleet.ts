@@ -75,7 +75,7 @@ export class Fleet extends App {
 
   /** The hubs of this fleet, in declaration order. */
   public get hubs(): Hub[] {
-    return this.node.children.filter((c): c is Hub => c instanceof Hub);
+    return this.node.children.filter((c): c is Hub => Hub.isHub(c));
   }
 
   /** Renders late objects once and stamps provenance on every object. */
@@ -83,7 +83,7 @@ export class Fleet extends App {
     if (this.prepared) return;
     this.prepared = true;
     for (const hub of this.hubs) hub._render();
-    for (const c of this.node.findAll()) if (c instanceof ApiObject) stampProvenance(c);
+    for (const c of this.node.findAll()) if (ApiObject.isApiObject(c)) stampProvenance(c);
   }
 
   /**
@@ -112,7 +112,7 @@ export class Fleet extends App {
       for (const message of c.node.validate()) errors.push({ path: c.node.path, message });
       const warn = (c as { _warnings?: () => string[] })._warnings;
       if (typeof warn === 'function') for (const message of warn.call(c)) warnings.push({ path: c.node.path, message });
-      if (Chart.isChart(c) && !(c as object instanceof Hub)) {
+      if (Chart.isChart(c) && !Hub.isHub(c)) {
         errors.push({ path: c.node.path, message: 'charts other than Hub are not written by Fleet: create the objects inside a Hub' });
       }
     }
@@ -171,7 +171,7 @@ export class Fleet extends App {
   }
 
   private objectsOf(hub: Hub): ApiObject[] {
-    return hub.node.findAll().filter((c): c is ApiObject => c instanceof ApiObject && Chart.of(c) === hub);
+    return hub.node.findAll().filter((c): c is ApiObject => ApiObject.isApiObject(c) && Chart.of(c) === hub);
   }
 
   /** Validates, then groups every object by output file (`<hub>/<file>`, sorted), without rendering. */

@@ -9,18 +9,46 @@ import {
   type SelectorRequirement,
   type Toleration,
 } from '../model/index.js';
-import type { IClusterSet } from './cluster-set.js';
 import { claimId, Hub, markKind } from './hub.js';
+import type { IClusterSet, IPlacement, ISpoke } from './interfaces.js';
 import { apiObjectFrom, OutputFiles, routeOutput } from './output.js';
-import type { Spoke } from './spoke.js';
 
-/** A Placement of a hub. */
-export interface IPlacement extends IConstruct {
-  readonly name: string;
-  readonly namespace: string;
-  readonly hub: Hub;
-  /** The spokes this Placement selects from the hub's inventory, evaluated offline (sorted by name). */
-  selectedSpokes(): Spoke[];
+export type { IPlacement } from './interfaces.js';
+
+/** An existing Placement, as `Placement.fromName` sees it. */
+export interface PlacementImportOptions {
+  /**
+   * Namespace of the Placement.
+   * @default - the hub's Argo CD namespace
+   */
+  readonly namespace?: string;
+}
+
+/**
+ * A Placement that exists on the hub ({@link Placement.fromName}): renders nothing, and synth cannot
+ * know what it selects.
+ */
+class ImportedPlacement extends Construct implements IPlacement {
+  public readonly name: string;
+  public readonly namespace: string;
+  public readonly hub: Hub;
+  public readonly evaluatedOffline = false;
+
+  constructor(hub: Hub, id: string, name: string, namespace: string) {
+    super(hub, id);
+    markKind(this, 'Placement');
+    this.hub = hub;
+    this.name = name;
+    this.namespace = namespace;
+    const problems = [dnsLabelRule('placement name', name), dnsLabelRule('placement namespace', namespace)].filter((p): p is string => !!p);
+    this.node.addValidation({ validate: () => problems });
+  }
+
+  public selectedSpokes(): ISpoke[] {
+    throw new Error(
+      `${this.node.path}: placement "${this.namespace}/${this.name}" is imported (Placement.fromName), so synth cannot evaluate it offline: deliver through it with PullApplicationSet, or give PullApplication spokes`,
+    );
+  }
 }
 
 /** One `requiredClusterSelector`: every given selector must match (predicates are ORed). */
@@ -97,12 +125,32 @@ export interface PlacementProps {
 
 /**
  * An OCM Placement (cluster.open-cluster-management.io/v1beta1). Synth also evaluates it offline
- * against the hub's spokes to deliver static apps and bootstrap namespaces.
+ * against the hub's spokes to deliver static apps and bootstrap namespaces. `ApiObject.of(placement)`
+ * is the rendered Placement.
  */
 export class Placement extends Construct implements IPlacement {
+  /**
+   * A Placement that already exists on `hub` (made by hand or by another tool): renders nothing.
+   * PullApplicationSet delivers through it (its decisions choose the spokes at runtime); synth cannot
+   * evaluate it, so a PullApplication given it is a problem at synth, and the spokes it selects get no
+   * namespace or RBAC for the app in their bootstrap. Importing the same placement twice returns the
+   * first import.
+   * @param hub the hub (or any construct inside it)
+   */
+  public static fromName(hub: IConstruct, name: string, options: PlacementImportOptions = {}): IPlacement {
+    const owner = Hub.of(hub);
+    const namespace = options.namespace ?? owner.argoNamespace;
+    const id = `ImportedPlacement:${namespace}.${name}`;
+    const existing = owner.node.tryFindChild(id);
+    if (existing) return existing as ImportedPlacement;
+    return new ImportedPlacement(owner, id, name, namespace);
+  }
+
   public readonly name: string;
   public readonly namespace: string;
   public readonly hub: Hub;
+  /** Always true: synth evaluates a declared Placement against the hub's spokes. */
+  public readonly evaluatedOffline = true;
   /** The rendered spec. */
   public readonly spec: PlacementSpec;
   private readonly clusterSetRefs: readonly IClusterSet[];
@@ -151,7 +199,7 @@ export class Placement extends Construct implements IPlacement {
     this.node.addValidation({ validate: () => [...this.problems, ...this.bindingProblems()] });
 
     routeOutput(this, OutputFiles.PLACEMENTS);
-    apiObjectFrom(this, 'Placement', {
+    this.node.defaultChild = apiObjectFrom(this, 'Placement', {
       apiVersion: PLACEMENT_API_VERSION,
       kind: 'Placement',
       metadata: { name: id, namespace: this.namespace },
@@ -189,7 +237,8 @@ export class Placement extends Construct implements IPlacement {
     return this.hub.clusterSets.filter((s) => s.bindings.includes(this.namespace)).map((s) => s.name);
   }
 
-  public selectedSpokes(): Spoke[] {
+  /** The spokes this Placement selects from the hub's declared spokes, evaluated offline (sorted by name). */
+  public selectedSpokes(): ISpoke[] {
     const spokes = this.hub.spokes;
     const names = new Set(evaluatePlacement(this.spec, spokes.map((s) => s.inventoryEntry()), this.boundSets()));
     return spokes.filter((s) => names.has(s.name)).sort((a, b) => (a.name < b.name ? -1 : 1));

@@ -1,9 +1,9 @@
+import type { ApiObject } from 'cdk8s';
 import type { Construct } from 'constructs';
 import { applicationSetAppNamePattern, ARGOCD_API_VERSION, buildPullApplicationSet, CLUSTER_NAME_PARAM, DEFAULT_REQUEUE_AFTER_SECONDS } from '../model/index.js';
 import { PullAppBase, type PullAppOptions } from './app-props.js';
 import { apiObjectFrom, OutputFiles, routeOutput } from './output.js';
-import type { IPlacement } from './placement.js';
-import type { Spoke } from './spoke.js';
+import type { IPlacement } from './interfaces.js';
 
 export interface PullApplicationSetProps extends PullAppOptions {
   /** The Placement whose decisions (at runtime) choose the spokes. Must be in the hub's Argo CD namespace. */
@@ -22,8 +22,15 @@ export interface PullApplicationSetProps extends PullAppOptions {
  * Spokes the Placement selects offline get the app's namespace and RBAC in their bootstrap.
  */
 export class PullApplicationSet extends PullAppBase {
+  /** The Placement whose decisions choose the spokes. */
   public readonly placement: IPlacement;
+  /** How often the generator re-reads placement decisions, in seconds. */
   public readonly requeueAfterSeconds: number;
+  /**
+   * Escape hatch: the ApplicationSet (`dist/<hub>/hub/application-sets.yaml`); also `ApiObject.of(appSet)`.
+   * Undefined only when the placement is missing (a problem reported at synth).
+   */
+  public readonly applicationSet?: ApiObject;
 
   constructor(scope: Construct, id: string, props: PullApplicationSetProps) {
     super(scope, id, props, 'PullApplicationSet');
@@ -45,7 +52,7 @@ export class PullApplicationSet extends PullAppBase {
     this.hub._ensureApplicationSetSupport();
     routeOutput(this, OutputFiles.APPLICATION_SETS);
     const path = `${this.node.path}/ApplicationSet`;
-    apiObjectFrom(
+    this.applicationSet = apiObjectFrom(
       this,
       'ApplicationSet',
       buildPullApplicationSet(this.definition, {
@@ -56,14 +63,26 @@ export class PullApplicationSet extends PullAppBase {
         constructPath: path,
       }),
     );
+    this.node.defaultChild = this.applicationSet;
     this.hub._registerRenderable(this);
+  }
+
+  /** @internal legal but almost certainly wrong (shown by synth and validate; errors with --strict). */
+  public override _warnings(): string[] {
+    const warnings = super._warnings();
+    if (this.placement && typeof this.placement.selectedSpokes === 'function' && !this.placement.evaluatedOffline) {
+      warnings.push(
+        `placement "${this.placement.namespace}/${this.placement.name}" is imported, so synth cannot tell which spokes it selects: their bootstraps get no namespace "${this.definition.destinationNamespace}" or RBAC for app "${this.name}"; create them on those spokes some other way`,
+      );
+    }
+    return warnings;
   }
 
   /** @internal spokes the placement selects offline get the destination namespace and RBAC. */
   public _render(): void {
-    if (this.placement.hub !== this.hub) return;
+    if (this.placement.hub !== this.hub || !this.placement.evaluatedOffline) return;
     for (const spoke of this.placement.selectedSpokes()) {
-      (spoke as Spoke)._addDelivery(this.delivery());
+      this.hub._spokeNamed(spoke.name)?._addDelivery(this.delivery());
       this.hub._addRuntimeObject({
         apiVersion: ARGOCD_API_VERSION,
         kind: 'Application',
