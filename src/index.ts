@@ -5,4 +5,6 @@
  */
 export * from './constructs/index.js';
 export { FleetValidationError, formatProblems, type FleetProblem } from './model/index.js';
+// Model types that appear in the constructs' public signatures.
+export type { InventoryCluster } from './model/index.js';
 export { pullfleetVersion } from './version.js';

@@ -3,7 +3,7 @@ import { Construct, type IConstruct } from 'constructs';
 import { CLUSTERSET_LABEL, dnsLabelRule, labelKeyRule, labelRule, matchesSelector } from '../model/index.js';
 import { ManagedClusterSet, ManagedClusterSetSpecClusterSelectorSelectorType } from '../../imports/managedclusterset-cluster.open-cluster-management.io.js';
 import { ManagedClusterSetBinding as Binding } from '../../imports/managedclustersetbinding-cluster.open-cluster-management.io.js';
-import { claimId, Hub, markKind } from './hub.js';
+import { claimId, Hub, kindOf, markKind } from './hub.js';
 import type { IClusterSet, ISpoke } from './interfaces.js';
 import { OutputFiles, routeOutput, stampProvenance } from './output.js';
 
@@ -76,8 +76,13 @@ class ImportedClusterSet extends Construct implements IClusterSet {
     this.problems.push(...selectorProblems(this.matchLabels));
     hub._addClusterSet(this);
     routeOutput(this, OutputFiles.CLUSTER_SETS);
-    // A declared set of the same name is reported by the hub (one cluster set per name).
-    this.node.addValidation({ validate: () => [...this.problems] });
+    this.node.addValidation({
+      validate: () => {
+        const declared = hub.node.findAll().find((c) => c !== this && kindOf(c) === 'ClusterSet' && (c as Partial<IClusterSet>).name === name);
+        if (!declared) return [...this.problems];
+        return [...this.problems, `cluster set "${name}" is imported with ClusterSet.fromName, but the fleet also declares it (${declared.node.path}): use the declared ClusterSet`];
+      },
+    });
   }
 
   public get bindings(): string[] {

@@ -93,6 +93,18 @@ const APP_LABELS = { 'app.kubernetes.io/name': 'pullfleet-controller', 'app.kube
 const PORT = 8080;
 const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error'];
 
+/** One RBAC rule of the controller's ClusterRole. */
+export interface PolicyRule {
+  /** API groups the rule covers (`''` is the core group). */
+  readonly apiGroups?: string[];
+  /** Resources the rule covers. */
+  readonly resources?: string[];
+  /** Names the rule is limited to. */
+  readonly resourceNames?: string[];
+  /** Verbs the rule allows. */
+  readonly verbs: string[];
+}
+
 export class ControllerInstall extends Construct {
   public readonly namespace: string;
   public readonly argoNamespace: string;
@@ -249,6 +261,7 @@ export class ControllerInstall extends Construct {
       }),
     );
     for (const object of objects) stampProvenance(object);
+    this.node.defaultChild = this.node.findChild('Deployment');
   }
 
   /** The flags the controller runs with (documented in the README's controller section). */
@@ -268,8 +281,16 @@ export class ControllerInstall extends Construct {
     ];
   }
 
+  /**
+   * Escape hatch: every object of the install, in output order (`dist/<hub>/hub/controller.yaml`).
+   * `ApiObject.of(install)` is the Deployment.
+   */
+  public get apiObjects(): ApiObject[] {
+    return this.node.children.filter((c): c is ApiObject => ApiObject.isApiObject(c));
+  }
+
   /** Cluster-wide rules, one per duty, each with exactly the verbs that duty uses. */
-  public clusterRules(): k8s.PolicyRule[] {
+  public clusterRules(): PolicyRule[] {
     const rules: JsonObject[] = [
       // Propagation and status write-back: read apps, add/remove the finalizer, merge-patch status and forwarded fields.
       { apiGroups: [ARGOCD_GROUP], resources: ['applications'], verbs: ['get', 'list', 'patch', 'watch'] },
@@ -285,6 +306,6 @@ export class ControllerInstall extends Construct {
       // Fleet reports.
       ...fleetReportRbacRules(this.multiclusterReports),
     ];
-    return rules as unknown as k8s.PolicyRule[];
+    return rules as unknown as PolicyRule[];
   }
 }
