@@ -6,5 +6,22 @@
 export * from './constructs/index.js';
 export { FleetValidationError, formatProblems, type FleetProblem } from './model/index.js';
 // Model types that appear in the constructs' public signatures.
-export type { InventoryCluster } from './model/index.js';
+export type {
+  AppDefinition,
+  ClusterPredicate,
+  FeedbackScrapeType,
+  InventoryCluster,
+  InventorySpoke,
+  JsonObject,
+  JsonValue,
+  LabelSelector,
+  PlacementSpec,
+  PrioritizerConfiguration,
+  ResourceGrant,
+  SelectorOperator,
+  SelectorRequirement,
+  Taint,
+  TaintEffect,
+  Toleration,
+} from './model/index.js';
 export { pullfleetVersion } from './version.js';

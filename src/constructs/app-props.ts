@@ -130,7 +130,9 @@ export function deliveryOf(def: AppDefinition, grants: readonly ResourceGrant[])
 
 /** What PullApplication and PullApplicationSet share: the hub, the resolved app and its problems. */
 export abstract class PullAppBase extends Construct {
+  /** The app name (a DNS label). */
   public readonly name: string;
+  /** The hub the app is delivered from. */
   public readonly hub: Hub;
   /** The resolved app definition (source, destination, sync policy). */
   public readonly definition: AppDefinition;

@@ -127,6 +127,7 @@ function bindingObject(set: IConstruct & { readonly name: string; readonly bindi
   return ApiObject.of(child);
 }
 
+/** Settings of a {@link ClusterSet}. */
 export interface ClusterSetProps {
   /**
    * Select members by ManagedCluster labels instead of the exclusive

@@ -8,6 +8,7 @@ import { outputFileOf, stampProvenance } from './output.js';
 import { planStateFiles } from './plan-state.js';
 import { toYamlDocuments } from './yaml.js';
 
+/** Settings of a {@link Fleet}. */
 export interface FleetProps {
   /**
    * Output directory. Leave it unset in fleet.config.ts: `cdk8s synth` sets CDK8S_OUTDIR.
@@ -29,7 +30,9 @@ export interface FleetProps {
 
 /** Everything wrong with a fleet: errors stop synth; warnings are shown (errors with `strict`). */
 export interface FleetFindings {
+  /** Problems that stop synth. */
   readonly errors: FleetProblem[];
+  /** Legal but almost certainly wrong; errors with `strict`. */
   readonly warnings: FleetProblem[];
 }
 
@@ -60,6 +63,11 @@ function ownerPath(obj: ApiObject): string {
 /** Files written between two progress lines during synth. */
 const PROGRESS_EVERY_FILES = 1000;
 
+/**
+ * The root of a fleet description (a cdk8s App). Its synth validates the whole fleet first, listing every
+ * problem and writing nothing on failure, then writes `<outdir>/<hub>/hub/...` (what each hub's Argo CD
+ * syncs) and `<outdir>/<hub>/bootstrap/<spoke>.yaml` (the first manual apply on each spoke).
+ */
 export class Fleet extends App {
   private prepared = false;
   private cachedFindings?: FleetFindings;

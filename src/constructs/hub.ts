@@ -42,6 +42,7 @@ export interface HubControllerSettings extends Omit<ControllerInstallProps, 'arg
   readonly enabled?: boolean;
 }
 
+/** Settings of a {@link Hub}. */
 export interface HubProps {
   /**
    * The hub distribution.

@@ -43,6 +43,7 @@ export interface IClusterSet extends IConstruct {
   /**
    * Members are chosen by this label selector; undefined for exclusive membership (the
    * `cluster.open-cluster-management.io/clusterset` label) or a set whose selector the fleet does not know.
+   * @default - exclusive membership
    */
   readonly matchLabels?: Record<string, string>;
   /** Whether a spoke is a member of this set. */

@@ -84,6 +84,7 @@ export interface SpokeOverride {
   readonly argoControllerServiceAccount?: string;
 }
 
+/** How `hub.addInventory` declares the inventory's spokes. */
 export interface AddInventoryOptions {
   /**
    * Per cluster name, changes to its inventory entry. Every name must be in the inventory.

@@ -53,11 +53,20 @@ class ImportedPlacement extends Construct implements IPlacement {
 
 /** One `requiredClusterSelector`: every given selector must match (predicates are ORed). */
 export interface ClusterPredicateProps {
-  /** ManagedCluster labels that must all be present with these values. */
+  /**
+   * ManagedCluster labels that must all be present with these values.
+   * @default {}
+   */
   readonly labels?: Record<string, string>;
-  /** Label expressions (In, NotIn, Exists, DoesNotExist). */
+  /**
+   * Label expressions (In, NotIn, Exists, DoesNotExist).
+   * @default []
+   */
   readonly labelExpressions?: readonly SelectorRequirement[];
-  /** ClusterClaim expressions. */
+  /**
+   * ClusterClaim expressions.
+   * @default []
+   */
   readonly claimExpressions?: readonly SelectorRequirement[];
 }
 
@@ -81,9 +90,16 @@ export class Prioritizer {
     return new Prioritizer({ scoreCoordinate: { type: 'AddOn', addOn: { resourceName, scoreName } }, weight });
   }
 
-  private constructor(public readonly configuration: PrioritizerConfiguration) {}
+  /**
+   * @param configuration the prioritizer as it appears in `spec.prioritizerPolicy.configurations`
+   */
+  private constructor(
+    /** The prioritizer as it appears in `spec.prioritizerPolicy.configurations`. */
+    public readonly configuration: PrioritizerConfiguration,
+  ) {}
 }
 
+/** Settings of a {@link Placement}. */
 export interface PlacementProps {
   /**
    * Cluster sets to select from; each must be bound to the Placement's namespace.

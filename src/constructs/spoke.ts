@@ -53,6 +53,7 @@ export interface SpokeImportOptions {
   readonly openshift?: boolean;
 }
 
+/** Settings of a {@link Spoke}. */
 export interface SpokeProps {
   /**
    * The exclusive cluster set this spoke belongs to (sets the

@@ -49,3 +49,22 @@ describe('public API', () => {
     expect(hits).toStrictEqual([]);
   });
 });
+
+describe('TSDoc', () => {
+  test('every optional prop of an exported construct interface documents its @default', () => {
+    const missing: string[] = [];
+    const dir = 'src/constructs';
+    for (const file of fs.readdirSync(dir).filter((f) => f.endsWith('.ts'))) {
+      const source = ts.createSourceFile(file, fs.readFileSync(path.join(dir, file), 'utf8'), ts.ScriptTarget.Latest, true);
+      source.forEachChild((node) => {
+        if (!ts.isInterfaceDeclaration(node) || !node.modifiers?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword)) return;
+        for (const member of node.members) {
+          if (!ts.isPropertySignature(member) || !member.questionToken) continue;
+          const tags = ts.getJSDocTags(member).map((t) => t.tagName.text);
+          if (!tags.includes('default')) missing.push(`${file}: ${node.name.text}.${member.name.getText(source)}`);
+        }
+      });
+    }
+    expect(missing).toStrictEqual([]);
+  });
+});
