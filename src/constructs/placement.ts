@@ -9,7 +9,7 @@ import {
   type SelectorRequirement,
   type Toleration,
 } from '../model/index.js';
-import { claimId, Hub, markKind } from './hub.js';
+import { claimId, Hub, kindOf, markKind } from './hub.js';
 import type { IClusterSet, IPlacement, ISpoke } from './interfaces.js';
 import { apiObjectFrom, OutputFiles, routeOutput } from './output.js';
 
@@ -41,7 +41,13 @@ class ImportedPlacement extends Construct implements IPlacement {
     this.name = name;
     this.namespace = namespace;
     const problems = [dnsLabelRule('placement name', name), dnsLabelRule('placement namespace', namespace)].filter((p): p is string => !!p);
-    this.node.addValidation({ validate: () => problems });
+    this.node.addValidation({
+      validate: () => {
+        const declared = hub.node.findAll().find((c) => c !== this && kindOf(c) === 'Placement' && (c as Partial<IPlacement>).name === name && (c as Partial<IPlacement>).namespace === namespace);
+        if (!declared) return problems;
+        return [...problems, `placement "${namespace}/${name}" is imported with Placement.fromName, but the fleet also declares it (${declared.node.path}): use the declared Placement`];
+      },
+    });
   }
 
   public selectedSpokes(): ISpoke[] {
@@ -150,7 +156,7 @@ export class Placement extends Construct implements IPlacement {
    * PullApplicationSet delivers through it (its decisions choose the spokes at runtime); synth cannot
    * evaluate it, so a PullApplication given it is a problem at synth, and the spokes it selects get no
    * namespace or RBAC for the app in their bootstrap. Importing the same placement twice returns the
-   * first import.
+   * first import; importing one the fleet also declares is a problem at synth.
    * @param hub the hub (or any construct inside it)
    */
   public static fromName(hub: IConstruct, name: string, options: PlacementImportOptions = {}): IPlacement {

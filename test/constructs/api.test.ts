@@ -187,6 +187,16 @@ describe('Placement.fromName', () => {
     );
   });
 
+  test('fails when the fleet also declares the imported placement', () => {
+    const { fleet, hub } = smallFleet();
+    new Placement(hub, 'team-a');
+    Placement.fromName(hub, 'team-a');
+    Placement.fromName(hub, 'team-a', { namespace: 'other' });
+    const message = synthError(fleet);
+    expect(message).toContain('[hub/ImportedPlacement:argocd.team-a] placement "argocd/team-a" is imported with Placement.fromName, but the fleet also declares it (hub/team-a): use the declared Placement');
+    expect(message).not.toContain('ImportedPlacement:other.team-a]');
+  });
+
   test('selectedSpokes throws for an imported placement, naming the alternative', () => {
     const { hub } = smallFleet();
     const p = Placement.fromName(hub, 'team-a', { namespace: 'team-a' });
