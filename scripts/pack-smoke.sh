@@ -33,6 +33,10 @@ npm run build --silent
 if grep -rnE '^\s+(readonly |public |protected |static )*_[A-Za-z]+[(:?<]' lib --include='*.d.ts'; then
   fail "declarations in lib/ expose _-prefixed internals (above): mark them /** @internal */"
 fi
+# Non-leaky API: no published declaration outside lib/imports/ names a generated import type.
+if grep -rnE "['\"](\.\./)+imports/|['\"]cdk8s-plus-[0-9]+['\"]" lib --include='*.d.ts' | grep -v '^lib/imports/'; then
+  fail "declarations in lib/ reference generated import types (above): use the library's own prop types in public signatures"
+fi
 tarball="$work/$(npm pack --ignore-scripts --silent --pack-destination "$work" | tail -n 1)"
 [ -f "$tarball" ] || fail "npm pack wrote no tarball"
 tar -tzf "$tarball" | sort >"$work/contents.txt"

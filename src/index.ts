@@ -5,4 +5,24 @@
  */
 export * from './constructs/index.js';
 export { FleetValidationError, formatProblems, type FleetProblem } from './model/index.js';
+// Model types that appear in the constructs' public signatures.
+export type {
+  AppDefinition,
+  ClusterPredicate,
+  FeedbackScrapeType,
+  InventoryCluster,
+  InventorySpoke,
+  JsonObject,
+  JsonValue,
+  LabelSelector,
+  PlacementSpec,
+  PrioritizerConfiguration,
+  ResourceGrant,
+  SpokeFolderSource,
+  SelectorOperator,
+  SelectorRequirement,
+  Taint,
+  TaintEffect,
+  Toleration,
+} from './model/index.js';
 export { pullfleetVersion } from './version.js';

@@ -2,7 +2,7 @@ import { Construct } from 'constructs';
 import { appWarnings, destinationRule, dnsLabelRule, dnsSubdomainRule, labelKeyRule, labelRule, type AppDefinition, type JsonObject, type ResourceGrant, type SpokeDelivery } from '../model/index.js';
 import type { AppSource } from './app-source.js';
 import { claimId, Hub, markKind } from './hub.js';
-import type { IPlacement } from './placement.js';
+import type { IPlacement } from './interfaces.js';
 
 /** Props shared by PullApplication and PullApplicationSet. */
 export interface PullAppOptions {
@@ -130,7 +130,9 @@ export function deliveryOf(def: AppDefinition, grants: readonly ResourceGrant[])
 
 /** What PullApplication and PullApplicationSet share: the hub, the resolved app and its problems. */
 export abstract class PullAppBase extends Construct {
+  /** The app name (a DNS label). */
   public readonly name: string;
+  /** The hub the app is delivered from. */
   public readonly hub: Hub;
   /** The resolved app definition (source, destination, sync policy). */
   public readonly definition: AppDefinition;

@@ -1,5 +1,6 @@
 import type { JsonObject } from '../model/index.js';
 
+/** A Git source of an app (`AppSource.git`). */
 export interface GitSourceProps {
   /** Git repository URL. */
   readonly repoURL: string;
@@ -12,6 +13,7 @@ export interface GitSourceProps {
   readonly targetRevision?: string;
 }
 
+/** A Helm chart source of an app (`AppSource.helm`). */
 export interface HelmSourceProps {
   /** Helm repository URL (or OCI registry without the `oci://` scheme). */
   readonly repoURL: string;

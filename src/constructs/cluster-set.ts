@@ -1,21 +1,133 @@
+import { ApiObject } from 'cdk8s';
 import { Construct, type IConstruct } from 'constructs';
 import { CLUSTERSET_LABEL, dnsLabelRule, labelKeyRule, labelRule, matchesSelector } from '../model/index.js';
 import { ManagedClusterSet, ManagedClusterSetSpecClusterSelectorSelectorType } from '../../imports/managedclusterset-cluster.open-cluster-management.io.js';
 import { ManagedClusterSetBinding as Binding } from '../../imports/managedclustersetbinding-cluster.open-cluster-management.io.js';
-import { claimId, Hub, markKind } from './hub.js';
+import { claimId, Hub, kindOf, markKind } from './hub.js';
+import type { IClusterSet, ISpoke } from './interfaces.js';
 import { OutputFiles, routeOutput, stampProvenance } from './output.js';
-import type { ISpoke } from './spoke.js';
 
-/** A ManagedClusterSet of a hub. */
-export interface IClusterSet extends IConstruct {
-  readonly name: string;
-  readonly hub: Hub;
-  /** Namespaces this set is bound to (a copy). */
-  readonly bindings: string[];
-  /** Whether a spoke is a member of this set. */
-  isMember(spoke: ISpoke): boolean;
+export type { IClusterSet } from './interfaces.js';
+
+/** The cluster set OCM creates that holds every ManagedCluster (an empty label selector). */
+export const GLOBAL_CLUSTER_SET = 'global';
+/** The cluster set OCM creates for clusters without an exclusive set of their own. */
+export const DEFAULT_CLUSTER_SET = 'default';
+
+/** An existing ManagedClusterSet, as `ClusterSet.fromName` sees it. */
+export interface ClusterSetImportOptions {
+  /**
+   * The set selects its members by these ManagedCluster labels.
+   * @default - `global` selects every cluster; `default` the clusters without an exclusive set or
+   * labelled with it; any other set the clusters labelled `cluster.open-cluster-management.io/clusterset: <name>`
+   */
+  readonly matchLabels?: Record<string, string>;
+  /**
+   * Namespaces where a ManagedClusterSetBinding for the set already exists on the hub (rendered by
+   * nothing here). Placements in these namespaces may use the set. `bindTo` adds bindings the fleet renders.
+   * @default []
+   */
+  readonly existingBindings?: readonly string[];
 }
 
+/** The ManagedClusterSetBinding of `set` into `namespace`, with its problems pushed to `problems`. */
+function renderBinding(set: IConstruct & { readonly name: string }, namespace: string, bound: string[], problems: string[]): void {
+  if (bound.includes(namespace)) {
+    problems.push(`cluster set "${set.name}" is already bound to namespace "${namespace}": bind each namespace once`);
+    return;
+  }
+  const problem = dnsLabelRule(`binding namespace of cluster set "${set.name}"`, namespace);
+  if (problem) problems.push(problem);
+  bound.push(namespace);
+  const binding = new Binding(set, `Binding-${namespace}`, {
+    metadata: { name: set.name, namespace },
+    spec: { clusterSet: set.name },
+  });
+  stampProvenance(binding);
+}
+
+const importKeys = new WeakMap<IConstruct, string>();
+
+/**
+ * A ManagedClusterSet that exists on the hub ({@link ClusterSet.fromName}): renders no
+ * ManagedClusterSet, only the bindings added with `bindTo`.
+ */
+class ImportedClusterSet extends Construct implements IClusterSet {
+  public readonly name: string;
+  public readonly hub: Hub;
+  public readonly matchLabels?: Record<string, string>;
+  private readonly bindingList: string[] = [];
+  private readonly existing: string[];
+  private readonly problems: string[] = [];
+
+  constructor(hub: Hub, id: string, name: string, options: ClusterSetImportOptions) {
+    super(hub, id);
+    markKind(this, 'ClusterSet');
+    this.hub = hub;
+    this.name = name;
+    this.matchLabels = options.matchLabels ? { ...options.matchLabels } : name === GLOBAL_CLUSTER_SET ? {} : undefined;
+    this.existing = [...(options.existingBindings ?? [])];
+    const nameProblem = dnsLabelRule('cluster set name', name);
+    if (nameProblem) this.problems.push(nameProblem);
+    for (const ns of this.existing) {
+      const problem = dnsLabelRule(`existing binding namespace of cluster set "${name}"`, ns);
+      if (problem) this.problems.push(problem);
+    }
+    this.problems.push(...selectorProblems(this.matchLabels));
+    hub._addClusterSet(this);
+    routeOutput(this, OutputFiles.CLUSTER_SETS);
+    this.node.addValidation({
+      validate: () => {
+        const declared = hub.node.findAll().find((c) => c !== this && kindOf(c) === 'ClusterSet' && (c as Partial<IClusterSet>).name === name);
+        if (!declared) return [...this.problems];
+        return [...this.problems, `cluster set "${name}" is imported with ClusterSet.fromName, but the fleet also declares it (${declared.node.path}): use the declared ClusterSet`];
+      },
+    });
+  }
+
+  public get bindings(): string[] {
+    return [...this.existing, ...this.bindingList];
+  }
+
+  public bindTo(namespace: string): void {
+    if (this.existing.includes(namespace)) {
+      this.problems.push(`cluster set "${this.name}" already has a binding in namespace "${namespace}" (existingBindings): do not bind it again`);
+      return;
+    }
+    renderBinding(this, namespace, this.bindingList, this.problems);
+  }
+
+  /** Escape hatch: the ManagedClusterSetBinding the fleet renders into `namespace`. */
+  public bindingFor(namespace: string): ApiObject {
+    return bindingObject(this, namespace);
+  }
+
+  public isMember(spoke: ISpoke): boolean {
+    const labels = spoke.labels;
+    if (this.matchLabels) return matchesSelector({ matchLabels: this.matchLabels }, labels);
+    if (this.name === DEFAULT_CLUSTER_SET) return labels[CLUSTERSET_LABEL] === undefined || labels[CLUSTERSET_LABEL] === DEFAULT_CLUSTER_SET;
+    return labels[CLUSTERSET_LABEL] === this.name;
+  }
+}
+
+function selectorProblems(matchLabels: Record<string, string> | undefined): string[] {
+  const problems: string[] = [];
+  for (const [key, value] of Object.entries(matchLabels ?? {})) {
+    const keyProblem = labelKeyRule('matchLabels', key);
+    if (keyProblem) problems.push(keyProblem);
+    const valueProblem = labelRule('matchLabels', key, value);
+    if (valueProblem) problems.push(valueProblem);
+  }
+  return problems;
+}
+
+function bindingObject(set: IConstruct & { readonly name: string; readonly bindings: string[] }, namespace: string): ApiObject {
+  const child = set.node.tryFindChild(`Binding-${namespace}`);
+  if (!child) throw new Error(`${set.node.path}: cluster set "${set.name}" renders no binding into namespace "${namespace}" (rendered: ${JSON.stringify(set.node.children.filter((c) => c.node.id.startsWith('Binding-')).map((c) => c.node.id.slice('Binding-'.length)))}): bind it with bindTo('${namespace}')`);
+  return ApiObject.of(child);
+}
+
+/** Settings of a {@link ClusterSet}. */
 export interface ClusterSetProps {
   /**
    * Select members by ManagedCluster labels instead of the exclusive
@@ -32,8 +144,35 @@ export interface ClusterSetProps {
   readonly bindings?: readonly string[];
 }
 
-/** A ManagedClusterSet and its ManagedClusterSetBindings. */
+/**
+ * A ManagedClusterSet and its ManagedClusterSetBindings. `ApiObject.of(clusterSet)` is the
+ * ManagedClusterSet; {@link bindingFor} returns a binding.
+ */
 export class ClusterSet extends Construct implements IClusterSet {
+  /**
+   * A ManagedClusterSet that already exists on `hub`, such as OCM's `default` and `global`: renders no
+   * ManagedClusterSet, but `bindTo(namespace)` still renders a ManagedClusterSetBinding. Placements
+   * evaluate its membership offline from `options.matchLabels` (see {@link ClusterSetImportOptions}).
+   * Importing the same name twice returns the first import when the options agree and throws when
+   * they differ; importing a name the fleet also declares is a problem at synth.
+   * @param hub the hub (or any construct inside it)
+   */
+  public static fromName(hub: IConstruct, name: string, options: ClusterSetImportOptions = {}): IClusterSet {
+    const owner = Hub.of(hub);
+    const id = `ImportedClusterSet:${name}`;
+    const key = JSON.stringify(options);
+    const existing = owner.node.tryFindChild(id);
+    if (existing) {
+      if (importKeys.get(existing) !== key) {
+        throw new Error(`${owner.node.path}: cluster set "${name}" is already imported (${existing.node.path}) with other options: import each set once and reuse the result`);
+      }
+      return existing as ImportedClusterSet;
+    }
+    const set = new ImportedClusterSet(owner, id, name, options);
+    importKeys.set(set, key);
+    return set;
+  }
+
   public readonly name: string;
   public readonly hub: Hub;
   /** Label selector for membership, or undefined for exclusive membership. */
@@ -49,12 +188,7 @@ export class ClusterSet extends Construct implements IClusterSet {
     this.matchLabels = props.matchLabels ? { ...props.matchLabels } : undefined;
     const nameProblem = dnsLabelRule('cluster set name', id);
     if (nameProblem) this.problems.push(nameProblem);
-    for (const [key, value] of Object.entries(this.matchLabels ?? {})) {
-      const keyProblem = labelKeyRule('matchLabels', key);
-      if (keyProblem) this.problems.push(keyProblem);
-      const valueProblem = labelRule('matchLabels', key, value);
-      if (valueProblem) this.problems.push(valueProblem);
-    }
+    this.problems.push(...selectorProblems(this.matchLabels));
     this.hub._addClusterSet(this);
     routeOutput(this, OutputFiles.CLUSTER_SETS);
 
@@ -67,6 +201,7 @@ export class ClusterSet extends Construct implements IClusterSet {
       },
     });
     stampProvenance(set);
+    this.node.defaultChild = set;
     for (const ns of props.bindings ?? [this.hub.argoNamespace]) this.bindTo(ns);
     this.node.addValidation({ validate: () => [...this.problems] });
   }
@@ -76,22 +211,17 @@ export class ClusterSet extends Construct implements IClusterSet {
     return [...this.bindingList];
   }
 
-  /** Binds the set into `namespace`. Throws when it is already bound there. */
+  /** Binds the set into `namespace`. Binding a namespace twice is a problem reported at synth. */
   public bindTo(namespace: string): void {
-    if (this.bindingList.includes(namespace)) {
-      this.problems.push(`cluster set "${this.name}" is already bound to namespace "${namespace}": bind each namespace once`);
-      return;
-    }
-    const problem = dnsLabelRule(`binding namespace of cluster set "${this.name}"`, namespace);
-    if (problem) this.problems.push(problem);
-    this.bindingList.push(namespace);
-    const binding = new Binding(this, `Binding-${namespace}`, {
-      metadata: { name: this.name, namespace },
-      spec: { clusterSet: this.name },
-    });
-    stampProvenance(binding);
+    renderBinding(this, namespace, this.bindingList, this.problems);
   }
 
+  /** Escape hatch: the ManagedClusterSetBinding into `namespace`. Throws when the set is not bound there. */
+  public bindingFor(namespace: string): ApiObject {
+    return bindingObject(this, namespace);
+  }
+
+  /** Whether a spoke is a member: its labels match `matchLabels`, or it carries this set's exclusive label. */
   public isMember(spoke: ISpoke): boolean {
     if (this.matchLabels) return matchesSelector({ matchLabels: this.matchLabels }, spoke.labels);
     return spoke.labels[CLUSTERSET_LABEL] === this.name;

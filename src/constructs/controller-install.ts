@@ -26,6 +26,7 @@ export enum FeedbackScrape {
   WATCH = 'Watch',
 }
 
+/** Settings of a {@link ControllerInstall}. */
 export interface ControllerInstallProps {
   /**
    * Namespace the controller runs in (created unless it is the Argo CD namespace).
@@ -93,18 +94,54 @@ const APP_LABELS = { 'app.kubernetes.io/name': 'pullfleet-controller', 'app.kube
 const PORT = 8080;
 const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error'];
 
+/** One RBAC rule of the controller's ClusterRole. */
+export interface PolicyRule {
+  /**
+   * API groups the rule covers (`''` is the core group).
+   * @default - none
+   */
+  readonly apiGroups?: string[];
+  /**
+   * Resources the rule covers.
+   * @default - none
+   */
+  readonly resources?: string[];
+  /**
+   * Names the rule is limited to.
+   * @default - every name
+   */
+  readonly resourceNames?: string[];
+  /** Verbs the rule allows. */
+  readonly verbs: string[];
+}
+
+/**
+ * The pullfleet controller on a hub (`dist/<hub>/hub/controller.yaml`): namespace, CRD, service account,
+ * least-privilege RBAC, a Deployment with leader election, a PodDisruptionBudget and a metrics Service.
+ * A Hub creates one as `hub.controller` unless `controller.enabled` is false.
+ */
 export class ControllerInstall extends Construct {
+  /** Namespace the controller runs in. */
   public readonly namespace: string;
+  /** Namespace of the hub Argo CD (the cluster Secrets it manages). */
   public readonly argoNamespace: string;
   /** Full image reference `<repository>:<tag>`. */
   public readonly image: string;
+  /** Replicas (one leads, the others stand by). */
   public readonly replicas: number;
+  /** How work agents report status (the controller reads either). */
   public readonly feedbackScrape: FeedbackScrape;
+  /** Feedback older than this raises a FeedbackStaleWarning on the hub app. */
   public readonly staleAfter: Duration;
+  /** Any namespace may target any ManagedCluster (single-tenant hubs only). */
   public readonly relaxTenancy: boolean;
+  /** Period of the full resync. */
   public readonly resync: Duration;
+  /** Concurrent reconciles. */
   public readonly workers: number;
+  /** Also write ACM's MulticlusterApplicationSetReport. */
   public readonly multiclusterReports: boolean;
+  /** Log level. */
   public readonly logLevel: string;
   /** Name of the ServiceAccount (and of the Deployment, roles and Service). */
   public readonly name = 'pullfleet-controller';
@@ -249,6 +286,7 @@ export class ControllerInstall extends Construct {
       }),
     );
     for (const object of objects) stampProvenance(object);
+    this.node.defaultChild = this.node.findChild('Deployment');
   }
 
   /** The flags the controller runs with (documented in the README's controller section). */
@@ -268,8 +306,16 @@ export class ControllerInstall extends Construct {
     ];
   }
 
+  /**
+   * Escape hatch: every object of the install, in output order (`dist/<hub>/hub/controller.yaml`).
+   * `ApiObject.of(install)` is the Deployment.
+   */
+  public get apiObjects(): ApiObject[] {
+    return this.node.children.filter((c): c is ApiObject => ApiObject.isApiObject(c));
+  }
+
   /** Cluster-wide rules, one per duty, each with exactly the verbs that duty uses. */
-  public clusterRules(): k8s.PolicyRule[] {
+  public clusterRules(): PolicyRule[] {
     const rules: JsonObject[] = [
       // Propagation and status write-back: read apps, add/remove the finalizer, merge-patch status and forwarded fields.
       { apiGroups: [ARGOCD_GROUP], resources: ['applications'], verbs: ['get', 'list', 'patch', 'watch'] },
@@ -287,6 +333,6 @@ export class ControllerInstall extends Construct {
       // Fleet reports.
       ...fleetReportRbacRules(this.multiclusterReports),
     ];
-    return rules as unknown as k8s.PolicyRule[];
+    return rules as unknown as PolicyRule[];
   }
 }

@@ -8,6 +8,7 @@ import { outputFileOf, stampProvenance } from './output.js';
 import { planStateFiles } from './plan-state.js';
 import { toYamlDocuments } from './yaml.js';
 
+/** Settings of a {@link Fleet}. */
 export interface FleetProps {
   /**
    * Output directory. Leave it unset in fleet.config.ts: `cdk8s synth` sets CDK8S_OUTDIR.
@@ -36,7 +37,9 @@ export interface FleetProps {
 
 /** Everything wrong with a fleet: errors stop synth; warnings are shown (errors with `strict`). */
 export interface FleetFindings {
+  /** Problems that stop synth. */
   readonly errors: FleetProblem[];
+  /** Legal but almost certainly wrong; errors with `strict`. */
   readonly warnings: FleetProblem[];
 }
 
@@ -69,6 +72,11 @@ function ownerPath(obj: ApiObject): string {
 /** Files written between two progress lines during synth. */
 const PROGRESS_EVERY_FILES = 1000;
 
+/**
+ * The root of a fleet description (a cdk8s App). Its synth validates the whole fleet first, listing every
+ * problem and writing nothing on failure, then writes `<outdir>/<hub>/hub/...` (what each hub's Argo CD
+ * syncs) and `<outdir>/<hub>/bootstrap/<spoke>.yaml` (the first manual apply on each spoke).
+ */
 export class Fleet extends App {
   private prepared = false;
   private cachedFindings?: FleetFindings;
@@ -87,7 +95,7 @@ export class Fleet extends App {
 
   /** The hubs of this fleet, in declaration order. */
   public get hubs(): Hub[] {
-    return this.node.children.filter((c): c is Hub => c instanceof Hub);
+    return this.node.children.filter((c): c is Hub => Hub.isHub(c));
   }
 
   /** Renders late objects once and stamps provenance on every object. */
@@ -96,7 +104,7 @@ export class Fleet extends App {
     this.prepared = true;
     for (const hub of this.hubs) this.readPreviousState(hub);
     for (const hub of this.hubs) hub._render();
-    for (const c of this.node.findAll()) if (c instanceof ApiObject) stampProvenance(c);
+    for (const c of this.node.findAll()) if (ApiObject.isApiObject(c)) stampProvenance(c);
   }
 
   /** Hands `hub` the plan state of the previous synth, when there is one. */
@@ -142,7 +150,7 @@ export class Fleet extends App {
       for (const message of c.node.validate()) errors.push({ path: c.node.path, message });
       const warn = (c as { _warnings?: () => string[] })._warnings;
       if (typeof warn === 'function') for (const message of warn.call(c)) warnings.push({ path: c.node.path, message });
-      if (Chart.isChart(c) && !(c as object instanceof Hub)) {
+      if (Chart.isChart(c) && !Hub.isHub(c)) {
         errors.push({ path: c.node.path, message: 'charts other than Hub are not written by Fleet: create the objects inside a Hub' });
       }
     }
@@ -205,7 +213,7 @@ export class Fleet extends App {
   }
 
   private objectsOf(hub: Hub): ApiObject[] {
-    return hub.node.findAll().filter((c): c is ApiObject => c instanceof ApiObject && Chart.of(c) === hub);
+    return hub.node.findAll().filter((c): c is ApiObject => ApiObject.isApiObject(c) && Chart.of(c) === hub);
   }
 
   /** Validates, then groups every object by output file (`<hub>/<file>`, sorted), without rendering. */

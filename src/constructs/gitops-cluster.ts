@@ -11,17 +11,41 @@ import {
 import { claimId, Hub, HubFlavor, markKind } from './hub.js';
 import { apiObjectFrom, OutputFiles, routeOutput } from './output.js';
 import type { IPlacement } from './placement.js';
-import type { Spoke } from './spoke.js';
+import type { ISpoke } from './interfaces.js';
 
 export { DeliveryModel };
 
 /** The OLM subscription the ACM gitops add-on uses to install the spoke Argo CD operator. */
 export interface GitOpsOlmSubscription {
+  /**
+   * Name of the OLM Subscription of the GitOps operator.
+   * @default - left out of the GitOpsCluster: the gitops add-on uses its own
+   */
   readonly name?: string;
+  /**
+   * Namespace of the Subscription.
+   * @default - left out of the GitOpsCluster: the gitops add-on uses its own
+   */
   readonly namespace?: string;
+  /**
+   * Operator channel.
+   * @default - left out of the GitOpsCluster: the gitops add-on uses its own
+   */
   readonly channel?: string;
+  /**
+   * CatalogSource of the operator.
+   * @default - left out of the GitOpsCluster: the gitops add-on uses its own
+   */
   readonly source?: string;
+  /**
+   * Namespace of the CatalogSource.
+   * @default - left out of the GitOpsCluster: the gitops add-on uses its own
+   */
   readonly sourceNamespace?: string;
+  /**
+   * Whether OLM installs updates by itself.
+   * @default - left out of the GitOpsCluster: the gitops add-on uses its own
+   */
   readonly installPlanApproval?: 'Automatic' | 'Manual';
 }
 
@@ -41,6 +65,7 @@ export interface SpokeFolderRepository {
   readonly outputPath?: string;
 }
 
+/** Props of a {@link GitOpsCluster}. */
 export interface GitOpsClusterProps {
   /** The Placement whose clusters this GitOpsCluster registers. Must be in the GitOpsCluster's namespace. */
   readonly placement: IPlacement;
@@ -113,10 +138,15 @@ export interface GitOpsClusterProps {
  * Every spoke its placement selects (offline) gets this model; spokes no GitOpsCluster selects stay basic.
  */
 export class GitOpsCluster extends Construct {
+  /** Name of the GitOpsCluster object. */
   public readonly name: string;
+  /** Its namespace (the Placement must be in the same one: a GitOpsCluster reads decisions there only). */
   public readonly namespace: string;
+  /** The hub it belongs to. */
   public readonly hub: Hub;
+  /** The Placement whose clusters it registers. */
   public readonly placement: IPlacement;
+  /** The delivery model of the spokes it selects. */
   public readonly model: DeliveryModel;
   /** The flavour rendered (the hub's). */
   public readonly flavor: HubFlavor;
@@ -221,7 +251,7 @@ export class GitOpsCluster extends Construct {
   }
 
   /** The spokes this GitOpsCluster selects (its placement, evaluated offline). */
-  public selectedSpokes(): Spoke[] {
+  public selectedSpokes(): ISpoke[] {
     if (!this.placement || typeof this.placement.selectedSpokes !== 'function' || this.placement.hub !== this.hub) return [];
     return this.placement.selectedSpokes();
   }

@@ -25,7 +25,7 @@ import {
 } from '../model/index.js';
 import { apiObjectFrom, OutputFiles, routeOutput } from './output.js';
 import { ControllerInstall, FeedbackScrape, type ControllerInstallProps } from './controller-install.js';
-import type { ClusterSet } from './cluster-set.js';
+import type { IClusterSet, IHub } from './interfaces.js';
 import type { Spoke } from './spoke.js';
 import type { GitOpsCluster } from './gitops-cluster.js';
 import { addInventoryTo, type AddInventoryOptions, type Inventory } from './inventory.js';
@@ -53,6 +53,7 @@ export interface HubControllerSettings extends Omit<ControllerInstallProps, 'arg
   readonly enabled?: boolean;
 }
 
+/** Settings of a {@link Hub}. */
 export interface HubProps {
   /**
    * The hub distribution.
@@ -146,20 +147,36 @@ export function claimId(scope: IConstruct, kind: string, name: string): string {
   return id;
 }
 
-export class Hub extends Chart {
+/**
+ * A hub: a cdk8s Chart whose objects land in `dist/<hub>/`. Spokes, cluster sets, placements and apps
+ * are created with the hub (or a construct inside it) as scope.
+ */
+export class Hub extends Chart implements IHub {
+  /**
+   * Whether `x` is a Hub. Checks a `Symbol.for` marker, so it also recognises a Hub made by another
+   * copy of this package.
+   */
+  public static isHub(x: unknown): x is Hub {
+    return x !== null && typeof x === 'object' && (x as Record<symbol, unknown>)[hubSymbol] === true;
+  }
+
   /** The Hub a construct belongs to. Throws when `scope` is not inside a Hub. */
   public static of(scope: IConstruct): Hub {
     for (const s of [...scope.node.scopes].reverse()) {
-      if ((s as unknown as Record<symbol, unknown>)[hubSymbol]) return s as Hub;
+      if (Hub.isHub(s)) return s;
     }
     throw new Error(`${scope.node.path || '<root>'} is not inside a Hub: create it with a Hub (or one of its constructs) as scope`);
   }
 
   /** The hub name (its folder under dist/). */
   public readonly name: string;
+  /** The hub distribution. */
   public readonly flavor: HubFlavor;
+  /** Namespace of the hub Argo CD. */
   public readonly argoNamespace: string;
+  /** How work agents report status. */
   public readonly feedbackScrape: FeedbackScrape;
+  /** Largest ManifestWork allowed, in bytes (JSON). */
   public readonly workSizeBudget: number;
   /** The controller install, or undefined when `controller.enabled` is false. */
   public readonly controller?: ControllerInstall;
@@ -168,11 +185,12 @@ export class Hub extends Chart {
 
   private readonly spokeList: Spoke[] = [];
   private readonly spokeByName = new Map<string, Spoke>();
-  private readonly clusterSetList: ClusterSet[] = [];
+  private readonly clusterSetList: IClusterSet[] = [];
   private readonly renderables: Renderable[] = [];
   private readonly runtimeObjects: Array<{ apiVersion: string; kind: string; namespace?: string; name: string; path: string }> = [];
   private readonly late: Array<() => void> = [];
   private rendered = false;
+  private renderedBy?: string;
   private appSetSupport?: Construct;
   private readonly gitOpsClusterList: GitOpsCluster[] = [];
   private spokeModels?: Map<string, { model: DeliveryModel; path: string }>;
@@ -217,8 +235,8 @@ export class Hub extends Chart {
     return [...this.spokeList];
   }
 
-  /** The cluster sets of this hub, in declaration order (a copy). */
-  public get clusterSets(): ClusterSet[] {
+  /** The cluster sets of this hub, declared and imported, in declaration order (a copy). */
+  public get clusterSets(): IClusterSet[] {
     return [...this.clusterSetList];
   }
 
@@ -233,6 +251,7 @@ export class Hub extends Chart {
 
   /** @internal */
   public _addSpoke(spoke: Spoke): boolean {
+    this.checkNotRendered(spoke);
     const existing = this.spokeByName.get(spoke.name);
     if (existing) {
       if (existing.node.scope !== spoke.node.scope) recordProblem(spoke, spoke.node.path, `hub "${this.name}" already has a spoke named "${spoke.name}" (${existing.node.path}): spoke names are ManagedCluster names and must be unique per hub`);
@@ -337,8 +356,14 @@ export class Hub extends Chart {
     this.agentProjects.set(def.project, list);
   }
 
+  /** @internal the declared spoke called `name`, if any. */
+  public _spokeNamed(name: string): Spoke | undefined {
+    return this.spokeByName.get(name);
+  }
+
   /** @internal */
-  public _addClusterSet(set: ClusterSet): boolean {
+  public _addClusterSet(set: IClusterSet): boolean {
+    this.checkNotRendered(set);
     const existing = this.clusterSetList.find((s) => s.name === set.name);
     if (existing) {
       if (existing.node.scope !== set.node.scope) recordProblem(set, set.node.path, `hub "${this.name}" already has a cluster set named "${set.name}" (${existing.node.path}): use one ClusterSet per name`);
@@ -361,8 +386,23 @@ export class Hub extends Chart {
     return this.runtimeObjects;
   }
 
+  /**
+   * Rendering is done once, when the whole hub is declared; an escape hatch (`manifestWork(spoke)`,
+   * `bootstrapWork`...) renders early. A construct declared after that would be left out of the
+   * bootstraps, so it is a problem that names the first escape hatch used.
+   */
+  private checkNotRendered(c: IConstruct): void {
+    if (!this.rendered) return;
+    recordProblem(
+      c,
+      c.node.path,
+      `declared after hub "${this.name}" rendered its apps and bootstraps (the escape hatch ${this.renderedBy ?? 'used'} renders them): use escape hatches after the last declaration of the hub, just before fleet.synth()`,
+    );
+  }
+
   /** @internal registers a construct that renders once the whole hub is declared. */
   public _registerRenderable(renderable: Renderable): void {
+    this.checkNotRendered(renderable);
     this.renderables.push(renderable);
   }
 
@@ -381,10 +421,14 @@ export class Hub extends Chart {
     apiObjectFrom(this.appSetSupport, 'PlacementReaderRoleBinding', buildPlacementReaderRoleBinding(this.argoNamespace, this.applicationSetControllerServiceAccount));
   }
 
-  /** @internal renders late objects (static works, bootstrap) exactly once. */
-  public _render(): void {
+  /**
+   * @internal renders late objects (static works, bootstrap) exactly once. `by` names the escape hatch
+   * that asked for it before synth.
+   */
+  public _render(by?: string): void {
     if (this.rendered) return;
     this.rendered = true;
+    this.renderedBy = by;
     for (const r of this.renderables) r._render();
     if (this.agentProjects.size > 0) {
       const scope = new Construct(this, 'AgentProjects');

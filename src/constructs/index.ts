@@ -1,3 +1,4 @@
+export * from './interfaces.js';
 export * from './fleet.js';
 export * from './hub.js';
 export * from './spoke.js';

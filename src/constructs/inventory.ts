@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { Construct } from 'constructs';
 import { parseInventory, type HubInventory, type InventorySpoke, type Taint } from '../model/index.js';
-import type { ClusterSet } from './cluster-set.js';
+import type { IClusterSet } from './interfaces.js';
 import type { Hub } from './hub.js';
 import { Spoke } from './spoke.js';
 
@@ -77,13 +77,14 @@ export interface SpokeOverride {
    * Exclusive cluster set (sets the cluster-set label; the inventory label must agree or be overridden).
    * @default - membership from the inventory labels
    */
-  readonly clusterSet?: ClusterSet;
+  readonly clusterSet?: IClusterSet;
   /**
    * @default - the Spoke default
    */
   readonly argoControllerServiceAccount?: string;
 }
 
+/** How `hub.addInventory` declares the inventory's spokes. */
 export interface AddInventoryOptions {
   /**
    * Per cluster name, changes to its inventory entry. Every name must be in the inventory.

@@ -11,16 +11,27 @@ const routes = new WeakMap<IConstruct, string>();
 
 /** Hub-relative output files. Everything under `hub/` is what the hub's Argo CD syncs. */
 export const OutputFiles = {
+  /** Objects of no other file. */
   DEFAULT: 'hub/hub.yaml',
+  /** ManagedClusterSets and their bindings. */
   CLUSTER_SETS: 'hub/cluster-sets.yaml',
+  /** Placements. */
   PLACEMENTS: 'hub/placements.yaml',
+  /** Argo CD cluster Secrets (blank: no credentials). */
   CLUSTER_SECRETS: 'hub/cluster-secrets.yaml',
+  /** Hub Applications of static apps. */
   APPLICATIONS: 'hub/applications.yaml',
+  /** Pull ApplicationSets and their generator support. */
   APPLICATION_SETS: 'hub/application-sets.yaml',
+  /** The controller install. */
   CONTROLLER: 'hub/controller.yaml',
+  /** GitOpsClusters (the advanced model's registration). */
   GITOPS_CLUSTERS: 'hub/gitops-clusters.yaml',
+  /** AppProjects the argocd-agent principal checks before routing agent-managed apps. */
   AGENT_PROJECTS: 'hub/agent-projects.yaml',
+  /** The ManifestWorks in a spoke's namespace (apps and bootstrap). */
   works: (spoke: string) => `hub/works/${spoke}.yaml`,
+  /** A spoke's bootstrap as plain YAML, for the first manual apply. */
   bootstrap: (spoke: string) => `bootstrap/${spoke}.yaml`,
   /** An agent-autonomous spoke's own folder, synced by the spoke's Argo CD. */
   spokeApplications: (spoke: string) => `spokes/${spoke}/applications.yaml`,

@@ -9,27 +9,70 @@ import {
   type SelectorRequirement,
   type Toleration,
 } from '../model/index.js';
-import type { IClusterSet } from './cluster-set.js';
-import { claimId, Hub, markKind } from './hub.js';
+import { claimId, Hub, kindOf, markKind } from './hub.js';
+import type { IClusterSet, IPlacement, ISpoke } from './interfaces.js';
 import { apiObjectFrom, OutputFiles, routeOutput } from './output.js';
-import type { Spoke } from './spoke.js';
 
-/** A Placement of a hub. */
-export interface IPlacement extends IConstruct {
-  readonly name: string;
-  readonly namespace: string;
-  readonly hub: Hub;
-  /** The spokes this Placement selects from the hub's inventory, evaluated offline (sorted by name). */
-  selectedSpokes(): Spoke[];
+export type { IPlacement } from './interfaces.js';
+
+/** An existing Placement, as `Placement.fromName` sees it. */
+export interface PlacementImportOptions {
+  /**
+   * Namespace of the Placement.
+   * @default - the hub's Argo CD namespace
+   */
+  readonly namespace?: string;
+}
+
+/**
+ * A Placement that exists on the hub ({@link Placement.fromName}): renders nothing, and synth cannot
+ * know what it selects.
+ */
+class ImportedPlacement extends Construct implements IPlacement {
+  public readonly name: string;
+  public readonly namespace: string;
+  public readonly hub: Hub;
+  public readonly evaluatedOffline = false;
+
+  constructor(hub: Hub, id: string, name: string, namespace: string) {
+    super(hub, id);
+    markKind(this, 'Placement');
+    this.hub = hub;
+    this.name = name;
+    this.namespace = namespace;
+    const problems = [dnsLabelRule('placement name', name), dnsLabelRule('placement namespace', namespace)].filter((p): p is string => !!p);
+    this.node.addValidation({
+      validate: () => {
+        const declared = hub.node.findAll().find((c) => c !== this && kindOf(c) === 'Placement' && (c as Partial<IPlacement>).name === name && (c as Partial<IPlacement>).namespace === namespace);
+        if (!declared) return problems;
+        return [...problems, `placement "${namespace}/${name}" is imported with Placement.fromName, but the fleet also declares it (${declared.node.path}): use the declared Placement`];
+      },
+    });
+  }
+
+  public selectedSpokes(): ISpoke[] {
+    throw new Error(
+      `${this.node.path}: placement "${this.namespace}/${this.name}" is imported (Placement.fromName), so synth cannot evaluate it offline: deliver through it with PullApplicationSet, or give PullApplication spokes`,
+    );
+  }
 }
 
 /** One `requiredClusterSelector`: every given selector must match (predicates are ORed). */
 export interface ClusterPredicateProps {
-  /** ManagedCluster labels that must all be present with these values. */
+  /**
+   * ManagedCluster labels that must all be present with these values.
+   * @default {}
+   */
   readonly labels?: Record<string, string>;
-  /** Label expressions (In, NotIn, Exists, DoesNotExist). */
+  /**
+   * Label expressions (In, NotIn, Exists, DoesNotExist).
+   * @default []
+   */
   readonly labelExpressions?: readonly SelectorRequirement[];
-  /** ClusterClaim expressions. */
+  /**
+   * ClusterClaim expressions.
+   * @default []
+   */
   readonly claimExpressions?: readonly SelectorRequirement[];
 }
 
@@ -53,9 +96,16 @@ export class Prioritizer {
     return new Prioritizer({ scoreCoordinate: { type: 'AddOn', addOn: { resourceName, scoreName } }, weight });
   }
 
-  private constructor(public readonly configuration: PrioritizerConfiguration) {}
+  /**
+   * @param configuration the prioritizer as it appears in `spec.prioritizerPolicy.configurations`
+   */
+  private constructor(
+    /** The prioritizer as it appears in `spec.prioritizerPolicy.configurations`. */
+    public readonly configuration: PrioritizerConfiguration,
+  ) {}
 }
 
+/** Settings of a {@link Placement}. */
 export interface PlacementProps {
   /**
    * Cluster sets to select from; each must be bound to the Placement's namespace.
@@ -97,12 +147,32 @@ export interface PlacementProps {
 
 /**
  * An OCM Placement (cluster.open-cluster-management.io/v1beta1). Synth also evaluates it offline
- * against the hub's spokes to deliver static apps and bootstrap namespaces.
+ * against the hub's spokes to deliver static apps and bootstrap namespaces. `ApiObject.of(placement)`
+ * is the rendered Placement.
  */
 export class Placement extends Construct implements IPlacement {
+  /**
+   * A Placement that already exists on `hub` (made by hand or by another tool): renders nothing.
+   * PullApplicationSet delivers through it (its decisions choose the spokes at runtime); synth cannot
+   * evaluate it, so a PullApplication given it is a problem at synth, and the spokes it selects get no
+   * namespace or RBAC for the app in their bootstrap. Importing the same placement twice returns the
+   * first import; importing one the fleet also declares is a problem at synth.
+   * @param hub the hub (or any construct inside it)
+   */
+  public static fromName(hub: IConstruct, name: string, options: PlacementImportOptions = {}): IPlacement {
+    const owner = Hub.of(hub);
+    const namespace = options.namespace ?? owner.argoNamespace;
+    const id = `ImportedPlacement:${namespace}.${name}`;
+    const existing = owner.node.tryFindChild(id);
+    if (existing) return existing as ImportedPlacement;
+    return new ImportedPlacement(owner, id, name, namespace);
+  }
+
   public readonly name: string;
   public readonly namespace: string;
   public readonly hub: Hub;
+  /** Always true: synth evaluates a declared Placement against the hub's spokes. */
+  public readonly evaluatedOffline = true;
   /** The rendered spec. */
   public readonly spec: PlacementSpec;
   private readonly clusterSetRefs: readonly IClusterSet[];
@@ -151,7 +221,7 @@ export class Placement extends Construct implements IPlacement {
     this.node.addValidation({ validate: () => [...this.problems, ...this.bindingProblems()] });
 
     routeOutput(this, OutputFiles.PLACEMENTS);
-    apiObjectFrom(this, 'Placement', {
+    this.node.defaultChild = apiObjectFrom(this, 'Placement', {
       apiVersion: PLACEMENT_API_VERSION,
       kind: 'Placement',
       metadata: { name: id, namespace: this.namespace },
@@ -189,7 +259,8 @@ export class Placement extends Construct implements IPlacement {
     return this.hub.clusterSets.filter((s) => s.bindings.includes(this.namespace)).map((s) => s.name);
   }
 
-  public selectedSpokes(): Spoke[] {
+  /** The spokes this Placement selects from the hub's declared spokes, evaluated offline (sorted by name). */
+  public selectedSpokes(): ISpoke[] {
     const spokes = this.hub.spokes;
     const names = new Set(evaluatePlacement(this.spec, spokes.map((s) => s.inventoryEntry()), this.boundSets()));
     return spokes.filter((s) => names.has(s.name)).sort((a, b) => (a.name < b.name ? -1 : 1));

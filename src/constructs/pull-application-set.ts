@@ -1,3 +1,4 @@
+import type { ApiObject } from 'cdk8s';
 import type { Construct } from 'constructs';
 import { Construct as PlainConstruct } from 'constructs';
 import {
@@ -13,8 +14,7 @@ import {
 } from '../model/index.js';
 import { PullAppBase, type PullAppOptions } from './app-props.js';
 import { apiObjectFrom, OutputFiles, routeOutput } from './output.js';
-import type { IPlacement } from './placement.js';
-import type { Spoke } from './spoke.js';
+import type { IPlacement } from './interfaces.js';
 
 export interface PullApplicationSetProps extends PullAppOptions {
   /** The Placement whose decisions (at runtime) choose the spokes. Must be in the hub's Argo CD namespace. */
@@ -33,8 +33,23 @@ export interface PullApplicationSetProps extends PullAppOptions {
  * Spokes the Placement selects offline get the app's namespace and RBAC in their bootstrap.
  */
 export class PullApplicationSet extends PullAppBase {
+  /** The Placement whose decisions choose the spokes. */
   public readonly placement: IPlacement;
+  /** How often the generator re-reads placement decisions, in seconds. */
   public readonly requeueAfterSeconds: number;
+  private renderedApplicationSet?: ApiObject;
+
+  /**
+   * Escape hatch: the ApplicationSet (`dist/<hub>/hub/application-sets.yaml`); also `ApiObject.of(appSet)`
+   * once the hub rendered. Its shape depends on the delivery model of the placement, known once the
+   * whole hub is declared, so the first use renders the hub: call it after the last declaration.
+   * Undefined when the placement is missing (a problem reported at synth), and for agent-autonomous
+   * apps, whose Application each spoke's own folder holds.
+   */
+  public get applicationSet(): ApiObject | undefined {
+    this.hub._render('applicationSet');
+    return this.renderedApplicationSet;
+  }
 
   constructor(scope: Construct, id: string, props: PullApplicationSetProps) {
     super(scope, id, props, 'PullApplicationSet');
@@ -70,7 +85,7 @@ export class PullApplicationSet extends PullAppBase {
   private renderApplicationSet(model: DeliveryModel.BASIC | DeliveryModel.AGENT_MANAGED): void {
     routeOutput(this, OutputFiles.APPLICATION_SETS);
     const path = `${this.node.path}/ApplicationSet`;
-    apiObjectFrom(
+    this.renderedApplicationSet = apiObjectFrom(
       this,
       'ApplicationSet',
       buildPullApplicationSet(this.definition, {
@@ -82,6 +97,18 @@ export class PullApplicationSet extends PullAppBase {
         model,
       }),
     );
+    this.node.defaultChild = this.renderedApplicationSet;
+  }
+
+  /** @internal legal but almost certainly wrong (shown by synth and validate; errors with --strict). */
+  public override _warnings(): string[] {
+    const warnings = super._warnings();
+    if (this.placement && typeof this.placement.selectedSpokes === 'function' && !this.placement.evaluatedOffline) {
+      warnings.push(
+        `placement "${this.placement.namespace}/${this.placement.name}" is imported, so synth cannot tell which spokes it selects: their bootstraps get no namespace "${this.definition.destinationNamespace}" or RBAC for app "${this.name}"; create them on those spokes some other way`,
+      );
+    }
+    return warnings;
   }
 
   /** @internal spokes the placement selects offline get the destination namespace and RBAC. */
@@ -89,9 +116,11 @@ export class PullApplicationSet extends PullAppBase {
     if (this.placement.hub !== this.hub) return;
     const model = this.model;
     if (model !== DeliveryModel.AGENT_AUTONOMOUS) this.renderApplicationSet(model);
+    // An imported placement is not evaluated offline: the spokes it selects are known only at runtime.
+    if (!this.placement.evaluatedOffline) return;
     for (const spoke of this.placement.selectedSpokes()) {
       // Agent-managed: the principal hands the AppProject to the agent; the bootstrap brings namespace and RBAC.
-      (spoke as Spoke)._addDelivery(model === DeliveryModel.AGENT_MANAGED ? { ...this.delivery(), project: undefined } : this.delivery());
+      this.hub._spokeNamed(spoke.name)?._addDelivery(model === DeliveryModel.AGENT_MANAGED ? { ...this.delivery(), project: undefined } : this.delivery());
       const appName = fitName(applicationSetAppNamePattern(this.name).replace(CLUSTER_NAME_PARAM, spoke.name), MAX_LABEL_LENGTH);
       this.hub._claimSpokeApplication(spoke.name, this.hub.argoNamespace, appName, model, `${this.node.path}`);
       if (model === DeliveryModel.AGENT_AUTONOMOUS) {

@@ -1,3 +1,4 @@
+import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
 import {
   buildAgentManagedHubApplication,
@@ -12,8 +13,7 @@ import {
 } from '../model/index.js';
 import { PullAppBase, type PullAppOptions } from './app-props.js';
 import { apiObjectFrom, OutputFiles, routeOutput } from './output.js';
-import type { IPlacement } from './placement.js';
-import type { ISpoke, Spoke } from './spoke.js';
+import type { IPlacement, ISpoke } from './interfaces.js';
 
 export interface PullApplicationProps extends PullAppOptions {
   /**
@@ -59,8 +59,17 @@ export class PullApplication extends PullAppBase {
     }
   }
 
-  /** Adds every spoke `placement` selects (evaluated offline at synth). A placement added twice is a reported problem. */
+  /**
+   * Adds every spoke `placement` selects (evaluated offline at synth). A placement added twice, or one
+   * synth cannot evaluate (imported with `Placement.fromName`), is a reported problem.
+   */
   public deployToPlacement(placement: IPlacement): void {
+    if (!placement.evaluatedOffline) {
+      this.problems.push(
+        `app "${this.name}" cannot deliver statically through placement "${placement.namespace}/${placement.name}": it is imported (${placement.node.path}), so synth cannot tell which spokes it selects: use a PullApplicationSet with this placement, or give the app spokes`,
+      );
+      return;
+    }
     if (this.placements.includes(placement)) {
       this.problems.push(`app "${this.name}" already deploys to placement "${placement.name}": add each placement once`);
       return;
@@ -98,10 +107,10 @@ export class PullApplication extends PullAppBase {
         // The principal owns the spec: a hub Application routed to the agent by destination name.
         const appScope = new Construct(scope, 'HubApplication');
         routeOutput(appScope, OutputFiles.APPLICATIONS);
-        apiObjectFrom(appScope, 'Application', buildAgentManagedHubApplication(this.definition, target) as never);
+        appScope.node.defaultChild = apiObjectFrom(appScope, 'Application', buildAgentManagedHubApplication(this.definition, target) as never);
         this.hub._addAgentProjectDestination(this.definition, spoke.name);
         // The principal hands the AppProject to the agent; the bootstrap brings only namespace and RBAC.
-        (spoke as Spoke)._addDelivery({ ...this.delivery(), project: undefined });
+        this.hub._spokeNamed(spoke.name)?._addDelivery({ ...this.delivery(), project: undefined });
         this.delivered++;
         continue;
       }
@@ -110,7 +119,7 @@ export class PullApplication extends PullAppBase {
         const appScope = new Construct(scope, 'SpokeApplication');
         routeOutput(appScope, OutputFiles.spokeApplications(spoke.name));
         apiObjectFrom(appScope, 'Application', buildAutonomousSpokeApplication(this.definition, target) as never);
-        (spoke as Spoke)._addDelivery(this.delivery());
+        this.hub._spokeNamed(spoke.name)?._addDelivery(this.delivery());
         this.delivered++;
         continue;
       }
@@ -132,13 +141,43 @@ export class PullApplication extends PullAppBase {
       if (sizeProblem) this.problems.push(sizeProblem);
       const appScope = new Construct(scope, 'HubApplication');
       routeOutput(appScope, OutputFiles.APPLICATIONS);
-      apiObjectFrom(appScope, 'Application', hubApp as never);
+      appScope.node.defaultChild = apiObjectFrom(appScope, 'Application', hubApp as never);
       const workScope = new Construct(scope, 'Work');
       routeOutput(workScope, OutputFiles.works(spoke.name));
-      apiObjectFrom(workScope, 'ManifestWork', work as never);
-      (spoke as Spoke)._addDelivery(this.delivery());
+      workScope.node.defaultChild = apiObjectFrom(workScope, 'ManifestWork', work as never);
+      // An imported spoke has no bootstrap to carry the namespace and RBAC.
+      this.hub._spokeNamed(spoke.name)?._addDelivery(this.delivery());
       this.delivered++;
     }
+  }
+
+  /**
+   * Escape hatch: the hub Application rendered for `spoke` (`dist/<hub>/hub/applications.yaml`).
+   * Renders the hub on first use, so call it after the last declaration of the hub. Throws when the
+   * app does not deliver to `spoke`.
+   */
+  public hubApplication(spoke: ISpoke | string): ApiObject {
+    return this.renderedFor(spoke, 'HubApplication', 'hubApplication');
+  }
+
+  /**
+   * Escape hatch: the ManifestWork rendered for `spoke` (`dist/<hub>/hub/works/<spoke>.yaml`). Renders
+   * the hub on first use, like {@link hubApplication}. A patch here changes the work only: the hub
+   * Application it was built from stays as rendered.
+   */
+  public manifestWork(spoke: ISpoke | string): ApiObject {
+    return this.renderedFor(spoke, 'Work', 'manifestWork');
+  }
+
+  private renderedFor(spoke: ISpoke | string, id: string, accessor: string): ApiObject {
+    const name = typeof spoke === 'string' ? spoke : spoke.name;
+    this.hub._render(`${this.node.path}.${accessor}('${name}')`);
+    const scope = this.node.tryFindChild(name)?.node.tryFindChild(id);
+    if (!scope) {
+      const delivered = this.node.children.filter((c) => c.node.tryFindChild('Work')).map((c) => c.node.id);
+      throw new Error(`${this.node.path}: app "${this.name}" renders nothing for spoke "${name}" (it delivers to ${delivered.length ? delivered.map((n) => `"${n}"`).join(', ') : 'no spoke'}): deploy it there first, or use one of those spokes`);
+    }
+    return ApiObject.of(scope);
   }
 
   /** @internal */

@@ -1,3 +1,4 @@
+import { ApiObject } from 'cdk8s';
 import { Construct, type IConstruct } from 'constructs';
 import {
   buildBootstrapWork,
@@ -18,27 +19,50 @@ import {
   type SpokeDelivery,
   type Taint,
 } from '../model/index.js';
-import type { ClusterSet } from './cluster-set.js';
 import { claimId, Hub, HubFlavor, markKind } from './hub.js';
+import type { IClusterSet, ISpoke } from './interfaces.js';
 import { apiObjectFrom, OutputFiles, routeOutput } from './output.js';
 
-/** A managed cluster of a hub. */
-export interface ISpoke extends IConstruct {
-  /** The ManagedCluster name (also its namespace on the hub). */
-  readonly name: string;
-  readonly hub: Hub;
-  /** Effective ManagedCluster labels (including the cluster-set and vendor labels). */
-  readonly labels: Record<string, string>;
-  readonly openshift: boolean;
+export type { ISpoke } from './interfaces.js';
+
+/** What a spoke imported with `Spoke.fromName` looks like to placements and cluster sets. */
+export interface SpokeImportOptions {
+  /**
+   * The exclusive cluster set the cluster belongs to (sets the
+   * `cluster.open-cluster-management.io/clusterset` label).
+   * @default - no exclusive set
+   */
+  readonly clusterSet?: IClusterSet;
+  /**
+   * ManagedCluster labels.
+   * @default {}
+   */
+  readonly labels?: Record<string, string>;
+  /**
+   * ClusterClaims of the cluster.
+   * @default {}
+   */
+  readonly claims?: Record<string, string>;
+  /**
+   * Taints on the ManagedCluster.
+   * @default []
+   */
+  readonly taints?: readonly Taint[];
+  /**
+   * The cluster runs OpenShift (adds the `vendor: OpenShift` label unless set).
+   * @default false
+   */
+  readonly openshift?: boolean;
 }
 
+/** Settings of a {@link Spoke}. */
 export interface SpokeProps {
   /**
    * The exclusive cluster set this spoke belongs to (sets the
    * `cluster.open-cluster-management.io/clusterset` label).
    * @default - no exclusive set (label-selected sets may still include it)
    */
-  readonly clusterSet?: ClusterSet;
+  readonly clusterSet?: IClusterSet;
   /**
    * ManagedCluster labels, as placements and label-selected sets see them.
    * @default {}
@@ -67,22 +91,130 @@ export interface SpokeProps {
   readonly argoControllerServiceAccount?: string;
 }
 
+/** Effective labels and every problem with a spoke's name, labels, claims, taints and exclusive set. */
+function resolveSpoke(hub: Hub, name: string, props: SpokeImportOptions): { labels: Record<string, string>; problems: string[] } {
+  const problems: string[] = [];
+  const labels: Record<string, string> = { ...(props.labels ?? {}) };
+  if (props.openshift && labels.vendor === undefined) labels.vendor = 'OpenShift';
+  if (props.clusterSet) {
+    if (props.clusterSet.matchLabels) {
+      problems.push(`cluster set "${props.clusterSet.name}" selects members by labels, so it cannot be a spoke's exclusive clusterSet: give the spoke matching labels instead`);
+    } else if (labels[CLUSTERSET_LABEL] !== undefined && labels[CLUSTERSET_LABEL] !== props.clusterSet.name) {
+      problems.push(`label ${CLUSTERSET_LABEL}="${labels[CLUSTERSET_LABEL]}" contradicts clusterSet "${props.clusterSet.name}": drop the label`);
+    } else {
+      labels[CLUSTERSET_LABEL] = props.clusterSet.name;
+    }
+  }
+  const nameProblem = dnsLabelRule('spoke name', name);
+  if (nameProblem) problems.push(nameProblem);
+  for (const [key, value] of Object.entries(labels)) {
+    const keyProblem = labelKeyRule('spoke label', key);
+    if (keyProblem) problems.push(keyProblem);
+    const problem = labelRule('spoke', key, value);
+    if (problem) problems.push(problem);
+  }
+  for (const [key, value] of Object.entries(props.claims ?? {})) {
+    const keyProblem = dnsSubdomainRule('spoke claim name', key);
+    if (keyProblem) problems.push(keyProblem);
+    if (typeof value !== 'string') problems.push(`spoke claim ${key} has the value ${JSON.stringify(value)}: ClusterClaim values are strings`);
+  }
+  problems.push(...taintProblems([...(props.taints ?? [])], 'taints'));
+  if (props.clusterSet && props.clusterSet.hub !== hub) {
+    problems.push(`cluster set "${props.clusterSet.node.path}" belongs to hub "${props.clusterSet.hub.name}", not "${hub.name}": use a ClusterSet of this spoke's hub`);
+  }
+  return { labels, problems };
+}
+
+const importKeys = new WeakMap<IConstruct, string>();
+
+/**
+ * A ManagedCluster that exists on the hub but is set up outside the fleet description
+ * ({@link Spoke.fromName}). It is a static target for PullApplication; the fleet renders no cluster
+ * Secret and no bootstrap for it, and placements do not select it offline.
+ */
+class ImportedSpoke extends Construct implements ISpoke {
+  public readonly name: string;
+  public readonly hub: Hub;
+  public readonly openshift: boolean;
+  private readonly labelMap: Record<string, string>;
+  private readonly claims: Record<string, string>;
+  private readonly taints: readonly Taint[];
+
+  constructor(hub: Hub, id: string, name: string, options: SpokeImportOptions) {
+    super(hub, id);
+    markKind(this, 'Spoke');
+    this.hub = hub;
+    this.name = name;
+    this.openshift = options.openshift ?? false;
+    this.claims = { ...(options.claims ?? {}) };
+    this.taints = [...(options.taints ?? [])];
+    const { labels, problems } = resolveSpoke(hub, name, options);
+    this.labelMap = labels;
+    this.node.addValidation({
+      validate: () => {
+        const declared = hub._spokeNamed(name);
+        if (!declared) return [...problems];
+        return [...problems, `spoke "${name}" is imported with Spoke.fromName, but the fleet also declares it (${declared.node.path}): use the declared Spoke`];
+      },
+    });
+  }
+
+  public get labels(): Record<string, string> {
+    return { ...this.labelMap };
+  }
+
+  public inventoryEntry(): InventoryCluster {
+    const sets = this.hub.clusterSets.filter((set) => set.isMember(this)).map((set) => set.name);
+    return { name: this.name, labels: this.labels, claims: { ...this.claims }, clusterSets: sets, taints: this.taints };
+  }
+}
+
 /**
  * A spoke: an inventory entry for one ManagedCluster. Renders its blank Argo CD cluster Secret, and
  * its bootstrap (as a ManifestWork and as plain YAML for the first manual apply).
  */
 export class Spoke extends Construct implements ISpoke {
+  /**
+   * A ManagedCluster that exists on `hub` but is not described in the fleet (registered and
+   * bootstrapped some other way). It is a static target: `PullApplication` renders its hub Application
+   * and ManifestWork. The fleet renders no Argo CD cluster Secret and no bootstrap for it, and
+   * placements never select it offline (it is not among `hub.spokes`). `options` give the labels,
+   * claims and taints cluster sets see. Importing the same name twice returns the first import when the
+   * options agree and throws when they differ; importing a name the fleet also declares is a problem at synth.
+   * @param hub the hub (or any construct inside it)
+   */
+  public static fromName(hub: IConstruct, name: string, options: SpokeImportOptions = {}): ISpoke {
+    const owner = Hub.of(hub);
+    const id = `ImportedSpoke:${name}`;
+    const existing = owner.node.tryFindChild(id) as ImportedSpoke | undefined;
+    const key = JSON.stringify(options, (k, v: unknown) => (k === 'clusterSet' && v && typeof v === 'object' ? (v as IClusterSet).node.path : v));
+    if (existing) {
+      if (importKeys.get(existing) !== key) {
+        throw new Error(`${owner.node.path}: spoke "${name}" is already imported (${existing.node.path}) with other options: import each spoke once and reuse the result`);
+      }
+      return existing;
+    }
+    const spoke = new ImportedSpoke(owner, id, name, options);
+    importKeys.set(spoke, key);
+    return spoke;
+  }
+
   public readonly name: string;
   public readonly hub: Hub;
   public readonly openshift: boolean;
-  public readonly clusterSet?: ClusterSet;
+  /** The exclusive cluster set, if any. */
+  public readonly clusterSet?: IClusterSet;
+  /** ClusterClaims of the spoke. */
   public readonly claims: Record<string, string>;
+  /** Taints on the ManagedCluster. */
   public readonly taints: readonly Taint[];
+  /** Service account of the spoke's Argo CD application controller. */
   public readonly argoControllerServiceAccount: string;
   private readonly labelMap: Record<string, string>;
   private readonly deliveries: SpokeDelivery[] = [];
   private readonly problems: string[] = [];
   private secretScope?: Construct;
+  private secret?: ApiObject;
   private moveTarget?: DeliveryModel;
 
   constructor(scope: Construct, id: string, props: SpokeProps = {}) {
@@ -96,36 +228,10 @@ export class Spoke extends Construct implements ISpoke {
     this.taints = [...(props.taints ?? [])];
     this.argoControllerServiceAccount =
       props.argoControllerServiceAccount ?? (this.hub.flavor === HubFlavor.ACM ? 'openshift-gitops-argocd-application-controller' : 'argocd-application-controller');
-    const labels: Record<string, string> = { ...(props.labels ?? {}) };
-    if (this.openshift && labels.vendor === undefined) labels.vendor = 'OpenShift';
-    if (props.clusterSet) {
-      if (props.clusterSet.matchLabels) {
-        this.problems.push(`cluster set "${props.clusterSet.name}" selects members by labels, so it cannot be a spoke's exclusive clusterSet: give the spoke matching labels instead`);
-      } else if (labels[CLUSTERSET_LABEL] !== undefined && labels[CLUSTERSET_LABEL] !== props.clusterSet.name) {
-        this.problems.push(`label ${CLUSTERSET_LABEL}="${labels[CLUSTERSET_LABEL]}" contradicts clusterSet "${props.clusterSet.name}": drop the label`);
-      } else {
-        labels[CLUSTERSET_LABEL] = props.clusterSet.name;
-      }
-    }
-    this.labelMap = labels;
-
+    const resolved = resolveSpoke(this.hub, id, props);
+    this.labelMap = resolved.labels;
+    this.problems.push(...resolved.problems);
     const nameProblem = dnsLabelRule('spoke name', id);
-    if (nameProblem) this.problems.push(nameProblem);
-    for (const [key, value] of Object.entries(labels)) {
-      const keyProblem = labelKeyRule('spoke label', key);
-      if (keyProblem) this.problems.push(keyProblem);
-      const problem = labelRule('spoke', key, value);
-      if (problem) this.problems.push(problem);
-    }
-    for (const [key, value] of Object.entries(this.claims)) {
-      const keyProblem = dnsSubdomainRule('spoke claim name', key);
-      if (keyProblem) this.problems.push(keyProblem);
-      if (typeof value !== 'string') this.problems.push(`spoke claim ${key} has the value ${JSON.stringify(value)}: ClusterClaim values are strings`);
-    }
-    this.problems.push(...taintProblems(this.taints, 'taints'));
-    if (props.clusterSet && props.clusterSet.hub !== this.hub) {
-      this.problems.push(`cluster set "${props.clusterSet.node.path}" belongs to hub "${props.clusterSet.hub.name}", not "${this.hub.name}": use a ClusterSet of this spoke's hub`);
-    }
     const registered = this.hub._addSpoke(this);
     this.node.addValidation({ validate: () => [...this.problems] });
 
@@ -133,10 +239,48 @@ export class Spoke extends Construct implements ISpoke {
     if (id !== LOCAL_CLUSTER && !nameProblem && registered) {
       const secretScope = new Construct(this, 'ClusterSecret');
       routeOutput(secretScope, OutputFiles.CLUSTER_SECRETS);
-      apiObjectFrom(secretScope, 'Secret', buildClusterSecret(id, this.hub.argoNamespace));
+      this.secret = apiObjectFrom(secretScope, 'Secret', buildClusterSecret(id, this.hub.argoNamespace));
+      secretScope.node.defaultChild = this.secret;
       this.secretScope = secretScope;
       this.hub._afterRender(() => this.renderBootstrap());
     }
+  }
+
+  /**
+   * Escape hatch: the Argo CD cluster Secret on the hub (`dist/<hub>/hub/cluster-secrets.yaml`).
+   * Renders the hub on first use (whether a GitOpsCluster registers the cluster is known only then), so
+   * call it after the last declaration of the hub. Throws for a spoke that renders none (local-cluster,
+   * an invalid name, a duplicate, or a cluster a GitOpsCluster registers).
+   */
+  public get clusterSecret(): ApiObject {
+    if (this.secret) this.hub._render('spoke.clusterSecret');
+    if (!this.secret) throw new Error(`${this.node.path}: spoke "${this.name}" renders no cluster Secret (local-cluster, an invalid name, a duplicate spoke, or a GitOpsCluster registers the cluster)`);
+    return this.secret;
+  }
+
+  /**
+   * Escape hatch: the bootstrap ManifestWork (`dist/<hub>/hub/works/<spoke>.yaml`). Renders the hub
+   * on first use, so call it after the last declaration of the hub. Throws for a spoke that renders
+   * no bootstrap (local-cluster, an invalid name, a duplicate).
+   */
+  public get bootstrapWork(): ApiObject {
+    return ApiObject.of(this.bootstrapScope('BootstrapWork', 'bootstrapWork'));
+  }
+
+  /**
+   * Escape hatch: the bootstrap objects as plain YAML for the first manual apply
+   * (`dist/<hub>/bootstrap/<spoke>.yaml`), in order. Renders the hub on first use, like
+   * {@link bootstrapWork}. Patches here do not reach the bootstrap ManifestWork, which holds copies.
+   */
+  public get bootstrapObjects(): ApiObject[] {
+    return this.bootstrapScope('Bootstrap', 'bootstrapObjects').node.children.filter((c): c is ApiObject => ApiObject.isApiObject(c));
+  }
+
+  private bootstrapScope(id: string, accessor: string): IConstruct {
+    this.hub._render(`${this.node.path}.${accessor}`);
+    const scope = this.node.tryFindChild(id);
+    if (!scope) throw new Error(`${this.node.path}: spoke "${this.name}" renders no bootstrap (local-cluster, an invalid name or a duplicate spoke)`);
+    return scope;
   }
 
   /** Effective ManagedCluster labels (a copy). */
@@ -190,7 +334,10 @@ export class Spoke extends Construct implements ISpoke {
   private renderBootstrap(): void {
     const { model, gitOpsCluster } = this.hub._deliveryModelOf(this.name);
     // A GitOpsCluster registers its clusters itself (ACM: blank secrets; OCM: the agent add-on).
-    if (gitOpsCluster && this.secretScope) this.secretScope.node.tryRemoveChild('Secret');
+    if (gitOpsCluster && this.secretScope) {
+      this.secretScope.node.tryRemoveChild('Secret');
+      this.secret = undefined;
+    }
     const scope = new Construct(this, 'Bootstrap');
     routeOutput(scope, OutputFiles.bootstrap(this.name));
     const objects = buildSpokeBootstrap({
@@ -213,6 +360,6 @@ export class Spoke extends Construct implements ISpoke {
     }
     const workScope = new Construct(this, 'BootstrapWork');
     routeOutput(workScope, OutputFiles.works(this.name));
-    apiObjectFrom(workScope, 'ManifestWork', buildBootstrapWork(this.name, manifests, `${workScope.node.path}/ManifestWork`) as never);
+    workScope.node.defaultChild = apiObjectFrom(workScope, 'ManifestWork', buildBootstrapWork(this.name, manifests, `${workScope.node.path}/ManifestWork`) as never);
   }
 }
