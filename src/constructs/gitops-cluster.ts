@@ -91,7 +91,7 @@ export interface GitOpsClusterProps {
   readonly principalServerAddress?: string;
   /**
    * Port the agents dial.
-   * @default '443' on OCM hubs; on ACM hubs discovered by the controller
+   * @default - discovered by the upstream controller from the principal's Service, with the address
    */
   readonly principalServerPort?: string;
   /**
@@ -220,7 +220,7 @@ export class GitOpsCluster extends Construct {
           ...common,
           mode: mode ?? 'managed',
           principalServerAddress: props.principalServerAddress,
-          principalServerPort: props.principalServerPort ?? AGENT_ADDON_DEFAULTS.principalServerPort,
+          principalServerPort: props.principalServerPort,
           agentNamespace: props.agentNamespace ?? AGENT_ADDON_DEFAULTS.agentNamespace,
           operatorNamespace: props.operatorNamespace ?? AGENT_ADDON_DEFAULTS.operatorNamespace,
         }),

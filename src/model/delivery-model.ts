@@ -41,9 +41,12 @@ export const GITOPS_CLUSTER_ACM_VERSION = `${GITOPS_CLUSTER_GROUP}/v1beta1`;
 /** The OCM flavour (argoCDAgentAddon). */
 export const GITOPS_CLUSTER_OCM_VERSION = `${GITOPS_CLUSTER_GROUP}/v1alpha1`;
 
-/** Upstream defaults of the OCM argoCDAgentAddon. */
+/**
+ * Upstream defaults of the OCM argoCDAgentAddon (the add-on controller's namespaces). The principal's
+ * address and port are left out unless given: with either missing, the upstream controller discovers
+ * both from the principal's Service.
+ */
 export const AGENT_ADDON_DEFAULTS = {
-  principalServerPort: '443',
   agentNamespace: 'argocd',
   operatorNamespace: 'argocd-operator-system',
 } as const;
@@ -82,7 +85,7 @@ export interface AcmGitOpsClusterOptions extends GitOpsClusterCommon {
 export interface OcmGitOpsClusterOptions extends GitOpsClusterCommon {
   readonly mode: 'managed' | 'autonomous';
   readonly principalServerAddress?: string;
-  readonly principalServerPort: string;
+  readonly principalServerPort?: string;
   readonly agentNamespace: string;
   readonly operatorNamespace: string;
 }
@@ -135,7 +138,7 @@ export function buildOcmGitOpsCluster(options: OcmGitOpsClusterOptions): KubeObj
       argoCDAgentAddon: {
         mode: options.mode,
         ...(options.principalServerAddress !== undefined ? { principalServerAddress: options.principalServerAddress } : {}),
-        principalServerPort: options.principalServerPort,
+        ...(options.principalServerPort !== undefined ? { principalServerPort: options.principalServerPort } : {}),
         agentNamespace: options.agentNamespace,
         operatorNamespace: options.operatorNamespace,
       },

@@ -36,7 +36,7 @@ const files = (fleet: Fleet) => [...fleet.renderObjects().keys()];
 const ofKind = (fleet: Fleet, kind: string) => allObjects(fleet).filter(({ obj }) => obj.kind === kind);
 
 describe('GitOpsCluster', () => {
-  test('GIVEN an OCM hub and a GitOpsCluster with defaults THEN it renders v1alpha1 with the add-on defaults (managed, 443, argocd, argocd-operator-system)', () => {
+  test('GIVEN an OCM hub and a GitOpsCluster with defaults THEN it renders v1alpha1 with the add-on defaults (managed, argocd, argocd-operator-system) and leaves the principal's address and port to discovery', () => {
     const { fleet, hub, edgePlacement } = fleetOf(HubFlavor.OCM);
     new GitOpsCluster(hub, 'edge-agents', { placement: edgePlacement });
     const gc = find(fleet, 'GitOpsCluster', 'edge-agents');
@@ -44,7 +44,7 @@ describe('GitOpsCluster', () => {
     expect(gc.metadata.namespace).toBe('argocd');
     expect(gc.spec).toStrictEqual({
       placementRef: { apiVersion: 'cluster.open-cluster-management.io/v1beta1', kind: 'Placement', name: 'edge' },
-      argoCDAgentAddon: { mode: 'managed', principalServerPort: '443', agentNamespace: 'argocd', operatorNamespace: 'argocd-operator-system' },
+      argoCDAgentAddon: { mode: 'managed', agentNamespace: 'argocd', operatorNamespace: 'argocd-operator-system' },
     });
     expect(schemaFindings(gc as never)).toStrictEqual([]);
     expect(files(fleet)).toContain('hub/hub/gitops-clusters.yaml');
