@@ -36,7 +36,7 @@ const files = (fleet: Fleet) => [...fleet.renderObjects().keys()];
 const ofKind = (fleet: Fleet, kind: string) => allObjects(fleet).filter(({ obj }) => obj.kind === kind);
 
 describe('GitOpsCluster', () => {
-  test('GIVEN an OCM hub and a GitOpsCluster with defaults THEN it renders v1alpha1 with the add-on defaults (managed, argocd, argocd-operator-system) and leaves the principal's address and port to discovery', () => {
+  test('GIVEN an OCM hub and a GitOpsCluster with defaults THEN it renders v1alpha1 with the add-on defaults (managed, argocd, argocd-operator-system) and leaves the principal address and port to discovery', () => {
     const { fleet, hub, edgePlacement } = fleetOf(HubFlavor.OCM);
     new GitOpsCluster(hub, 'edge-agents', { placement: edgePlacement });
     const gc = find(fleet, 'GitOpsCluster', 'edge-agents');

@@ -36,6 +36,7 @@ import {
 } from '../../src/model/index.js';
 import { errorCode, type TestCluster } from '../support/cluster.js';
 import { waitFor } from '../support/wait.js';
+import { workMatchesApp } from './invariants.js';
 import { WorkAgent } from '../support/work-agent.js';
 
 /** The finalizer the real OCM hub puts on every ManifestWork until the spoke has cleaned up. */
@@ -187,29 +188,13 @@ async function managedWorks(ctx: ScenarioContext): Promise<string[]> {
   return out.sort();
 }
 
-/** Whether the stored work carries exactly what buildManifestWork makes of the stored hub app (server defaults aside). */
-function matchesBuilt(work: ManifestWork | undefined, app: Application | undefined): boolean {
-  if (!work || !app) return false;
-  // The controller leaves the agent's default scrape type implicit, like synth; the API server defaults it.
-  const built = buildManifestWork(app, {});
-  try {
-    expect(work.metadata.labels).toStrictEqual(built.metadata.labels);
-    expect(work.metadata.annotations).toStrictEqual(built.metadata.annotations);
-    expect(work.spec.workload).toStrictEqual(built.spec.workload);
-    expect(work.spec).toMatchObject(built.spec as Record<string, unknown>);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** Waits until the app's work exists at `cluster` with the content buildManifestWork gives for the app as stored now. */
 async function waitForDelivered(ctx: ScenarioContext, namespace: string, name: string, cluster: string): Promise<ManifestWork> {
   return waitFor(
     `ManifestWork for ${namespace}/${name} on ${cluster} equal to buildManifestWork`,
     async () => {
       const [app, work] = [await getApp(ctx, namespace, name), await getWork(ctx, cluster, namespace, name)];
-      return matchesBuilt(work, app) ? work : undefined;
+      return workMatchesApp(work, app) ? work : undefined;
     },
     { timeoutMs: ctx.timeoutMs, describe: async () => ({ app: await getApp(ctx, namespace, name), work: await getWork(ctx, cluster, namespace, name) }) },
   );
