@@ -4,9 +4,10 @@
  * write the spoke's feedback back into its status. Reads the cache, calls the pure model, writes once.
  *
  * Hub Applications labelled `pullfleet.io/delivery-model: agent-…` belong to the argocd-agent principal:
- * they are never wrapped, their works (left from an earlier basic delivery) are neither changed nor
- * deleted, and their status is never written, except for one condition when the pull label is on them
- * too (a conflict only the user can resolve).
+ * they are never wrapped and their status is never written, except for one condition when the pull label
+ * is on them too (a conflict only the user can resolve). Works the controller wrote for them during an
+ * earlier basic delivery are handed off orphan-first: switched to `deleteOption: Orphan`, then deleted once
+ * the work agent observed that, so the spoke Application the agent now owns is never deleted.
  */
 import {
   CLEANUP_FINALIZER,
@@ -18,7 +19,10 @@ import {
   PULL_LABEL,
   REFRESH_ANNOTATION,
   REPORT_DELIVERY_MODEL_LABEL,
+  computeAgentHandoff,
   computeApplicationStatus,
+  handoffOrphanPatch,
+  isControllerWorkFor,
   computePropagation,
   isAgentModel,
   isPullApplication,
@@ -134,19 +138,51 @@ export function createApplicationReconciler(context: ReconcilerContext): Reconci
   }
 
   /**
-   * An agent-model hub Application: nothing is wrapped or deleted and its status stays the principal's.
-   * Only two writes can happen: the conflict condition (added or cleared) when the pull label is (or was)
-   * on it, and the release of this controller's finalizer when the app is being deleted (its works stay).
+   * An agent-model hub Application: nothing is wrapped and its status stays the principal's. The writes
+   * that can happen: the hand-off of works this controller wrote for it while it was basic (Orphan first,
+   * then a guarded delete once the work agent observed it), the conflict condition (added or cleared) when
+   * the pull label is (or was) on it, and the release of this controller's finalizer when the app is being
+   * deleted, only once the hand-off left no work (a deleted app is handed off the same way: the agent owns
+   * the spoke Application, so it is never deleted through a work).
    */
   async function reconcileAgentApplication(key: string, app: Application): Promise<void | ReconcileResult> {
     if (expectations.lagging(APPLICATION.id, app.metadata.namespace, app.metadata.name, app)) return { requeueAfterMs: LAGGING_REQUEUE_MS };
+    const { namespace = '', name } = splitKey(key);
+    const works = cache.byIndex<ManifestWork>(MANIFEST_WORK.id, WORK_OWNER_INDEX, key);
+    if (works.some((work) => expectations.lagging(MANIFEST_WORK.id, work.metadata.namespace, work.metadata.name, work))) return { requeueAfterMs: LAGGING_REQUEUE_MS };
     const model = app.metadata.labels?.[REPORT_DELIVERY_MODEL_LABEL]?.trim();
+    const handoff = computeAgentHandoff(app, works, (work) => isControllerWorkFor(work, namespace, name));
+    // Step 1: deleting the work must not delete the spoke Application. Guarded by the resourceVersion the
+    // plan judged: a concurrent rewrite gives a 409 and a fresh look.
+    for (const ref of handoff.orphan) {
+      try {
+        const orphaned = await writer.mergePatch<ManifestWork>(MANIFEST_WORK, ref.namespace, ref.name, handoffOrphanPatch(ref));
+        expectations.wrote(MANIFEST_WORK.id, orphaned);
+        logger.info({ app: key, model, work: `${ref.namespace}/${ref.name}` }, 'agent-model Application: its ManifestWork set to deleteOption Orphan for the hand-off to the argocd-agent');
+      } catch (error) {
+        if (!(error instanceof KubeApiError && error.statusCode === 404)) throw error;
+      }
+    }
+    // Step 2: the work agent has observed Orphan, so deleting the work leaves the spoke Application. The
+    // preconditions refuse the delete if the work changed since (it is judged afresh on the next pass).
+    for (const ref of handoff.deletes) {
+      try {
+        await writer.delete(MANIFEST_WORK, ref.namespace, ref.name, { ...(ref.uid ? { uid: ref.uid } : {}), ...(ref.resourceVersion ? { resourceVersion: ref.resourceVersion } : {}) });
+        expectations.forget(MANIFEST_WORK.id, ref.namespace, ref.name);
+        logger.info({ app: key, model, work: `${ref.namespace}/${ref.name}` }, 'agent-model Application: orphaned ManifestWork deleted, the spoke Application stays with the argocd-agent');
+      } catch (error) {
+        if (!(error instanceof KubeApiError && (error.statusCode === 404 || error.statusCode === 409))) throw error;
+      }
+    }
+    if (handoff.waiting) logger.debug({ app: key, model, waiting: handoff.waiting }, 'agent-model Application: hand-off of its ManifestWork in progress');
     const patch: Record<string, unknown> = {};
     if (app.metadata.deletionTimestamp) {
-      if ((app.metadata.finalizers ?? []).includes(CLEANUP_FINALIZER)) {
+      // Released only once no work of the app is left: with the app gone, its key would reach the basic
+      // sweep, and a work not yet handed off must not be judged there.
+      if ((app.metadata.finalizers ?? []).includes(CLEANUP_FINALIZER) && handoff.done) {
         const finalizers = (app.metadata.finalizers ?? []).filter((finalizer) => finalizer !== CLEANUP_FINALIZER);
         patch.metadata = { finalizers: finalizers.length > 0 ? finalizers : null, resourceVersion: app.metadata.resourceVersion };
-        logger.info({ app: key, model }, 'agent-model Application deleted: releasing the finalizer, keeping any ManifestWork');
+        logger.info({ app: key, model }, 'agent-model Application deleted: its works handed off, releasing the finalizer');
       }
     } else {
       const conditions = app.status?.conditions ?? [];
@@ -164,6 +200,7 @@ export function createApplicationReconciler(context: ReconcilerContext): Reconci
       }
     }
     if (Object.keys(patch).length > 0) await patchApp(app, patch);
+    // The work agent's report on an orphaned work (or its removal) is a ManifestWork event for this key.
   }
 
   async function reconcile(key: string, info: ReconcileInfo): Promise<void | ReconcileResult> {

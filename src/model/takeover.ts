@@ -174,3 +174,45 @@ export function legacyControllerWarning(app: Pick<Application, 'metadata'>, acti
     recheckAt: new Date(seen + LEGACY_CONTROLLER_WINDOW_MS + 1),
   };
 }
+
+/** What a hub Application that moved to an agent model still has to do with the works pullfleet wrote for it. */
+export interface AgentHandoffPlan {
+  /** pullfleet's works still to switch to `deleteOption: Orphan` (merge patch guarded by resourceVersion). */
+  readonly orphan: readonly LegacyWorkRef[];
+  /** Works safe to delete now (Orphan and observed by the work agent), guarded by uid and resourceVersion. */
+  readonly deletes: readonly LegacyWorkRef[];
+  /** Whether no work of the app is left (terminating ones included): only then may the finalizer go. */
+  readonly done: boolean;
+  /** What the hand-off waits for, if anything (for logs). */
+  readonly waiting?: string;
+}
+
+/**
+ * The hand-off of an app that moved from basic to an agent model (its ApplicationSet template changed): the
+ * argocd-agent now owns the spoke Application, so every work the controller wrote for it is orphaned first
+ * and deleted only once the work agent has observed that, so removing the work never removes the spoke app.
+ * Only the controller's own works count (pullfleet-managed, not static); another controller's works and
+ * synth's static works are left as they are. Pure and level-triggered like {@link computeTakeover}.
+ */
+export function computeAgentHandoff(app: Pick<Application, 'metadata'>, works: readonly ManifestWork[], isOwnWork: (work: ManifestWork) => boolean): AgentHandoffPlan {
+  const own = works.filter(isOwnWork);
+  const live = own.filter((work) => !work.metadata.deletionTimestamp);
+  const orphan = live.filter((work) => !isOrphanWork(work)).map(ref).sort(byKey);
+  const ready = live.filter((work) => isOrphanWork(work) && observedByAgent(work));
+  const deletes = ready.map(ref).sort(byKey);
+  const unobserved = live.filter((work) => isOrphanWork(work) && !observedByAgent(work));
+  const terminating = own.filter((work) => work.metadata.deletionTimestamp);
+  const names = (list: readonly ManifestWork[]) => list.map((work) => `${work.metadata.namespace}/${work.metadata.name}`).sort().join(', ');
+  let waiting: string | undefined;
+  if (unobserved.length > 0) waiting = `the work agent to observe deleteOption Orphan on ManifestWork ${names(unobserved)} (hub Application ${app.metadata.namespace ?? 'argocd'}/${app.metadata.name})`;
+  else if (terminating.length > 0 && orphan.length === 0 && deletes.length === 0) waiting = `ManifestWork ${names(terminating)} to finish terminating`;
+  return { orphan, deletes, done: own.length === 0, ...(waiting ? { waiting } : {}) };
+}
+
+/** The merge patch that switches a work of an app handed to the argocd-agent to `deleteOption: Orphan` (guarded by resourceVersion). */
+export function handoffOrphanPatch(work: LegacyWorkRef): object {
+  return {
+    ...(work.resourceVersion ? { metadata: { resourceVersion: work.resourceVersion } } : {}),
+    spec: { deleteOption: { propagationPolicy: 'Orphan', selectivelyOrphans: null } },
+  };
+}

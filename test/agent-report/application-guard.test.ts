@@ -1,6 +1,7 @@
 import { beforeEach, describe, expect, test } from '@jest/globals';
 import { AGENT_PULL_CONFLICT_CONDITION, createApplicationReconciler } from '../../src/controller/application-reconciler.js';
 import type { Reconciler } from '../../src/controller/reconciler.js';
+import type { ResourceKind } from '../../src/controller/resources.js';
 import {
   CLEANUP_FINALIZER,
   MANAGED_CLUSTER_ANNOTATION,
@@ -8,6 +9,7 @@ import {
   REPORT_DELIVERY_MODEL_LABEL,
   type Application,
   type ApplicationStatus,
+  type KubeObject,
   type ManifestWork,
 } from '../../src/model/index.js';
 import { World } from '../controller/world.js';
@@ -108,39 +110,115 @@ describe('application reconciler and agent-model Applications', () => {
     expect((world.get<Application>('Application', KEY)!.status?.conditions ?? []).map((c) => c.type)).not.toContain(AGENT_PULL_CONFLICT_CONDITION);
   });
 
-  test('GIVEN a basic app with its work WHEN it is relabelled agent-managed THEN the work stays exactly as it was and the status is never written again', async () => {
-    world.put('Application', basicApp());
-    await world.settle(reconciler, KEY);
-    const work = world.get<ManifestWork>('ManifestWork', 'spoke1/argocd-guestbook')!;
-    expect(work).toBeDefined();
+  /** Records every delete with the preconditions it carried (World itself keeps only the key). */
+  function recordDeletes(): Array<{ key: string; options: unknown }> {
+    const deletes: Array<{ key: string; options: unknown }> = [];
+    const original = world.delete.bind(world);
+    world.delete = async (kind, namespace, name, options = {}) => {
+      deletes.push({ key: `${namespace}/${name}`, options });
+      return original(kind, namespace, name);
+    };
+    return deletes;
+  }
+
+  /** The API server bumps a work's generation on every spec change (World does not): part of the same write. */
+  function bumpGenerations(): void {
+    const original = world.mergePatch.bind(world);
+    world.mergePatch = async <T extends KubeObject>(kind: ResourceKind, namespace: string | undefined, name: string, patch: object): Promise<T> => {
+      const written = await original<T>(kind, namespace, name, patch);
+      if (kind.plural === 'manifestworks' && 'spec' in patch) {
+        const stored = world.cache.get<ManifestWork>('ManifestWork', `${namespace}/${name}`)!;
+        stored.metadata.generation = (stored.metadata.generation ?? 1) + 1;
+        written.metadata.generation = stored.metadata.generation;
+      }
+      return written;
+    };
+  }
+
+  /** What the work agent does: reports on the work's spec at `generation` (the API server bumped it to `generation`). */
+  function agentReports(key: string, generation: number, observedGeneration: number): ManifestWork {
+    const work = world.get<ManifestWork>('ManifestWork', key)!;
+    work.metadata.generation = generation;
+    work.status = { conditions: [{ type: 'Applied', status: 'True', reason: 'AppliedManifestWorkComplete', message: '', lastTransitionTime: '2026-03-01T12:00:00Z', observedGeneration }] };
+    return world.put('ManifestWork', work);
+  }
+
+  function relabelAgent(): void {
     const current = world.get<Application>('Application', KEY)!;
     delete current.metadata.labels![PULL_LABEL];
     current.metadata.labels![REPORT_DELIVERY_MODEL_LABEL] = 'agent-managed';
     current.spec.destination = { name: 'spoke1', namespace: 'guestbook' };
     current.status = structuredClone(PRINCIPAL_STATUS);
     world.put('Application', current);
+  }
+
+  test('GIVEN a basic app with its work WHEN it is relabelled agent-managed THEN the work is orphaned first, deleted (guarded) only once the agent observed it, and the status is never written', async () => {
+    world.put('Application', basicApp());
+    await world.settle(reconciler, KEY);
+    const delivered = agentReports('spoke1/argocd-guestbook', 1, 1);
+    expect(delivered.spec.deleteOption).toStrictEqual({ propagationPolicy: 'Foreground' });
+    const deletes = recordDeletes();
+    bumpGenerations();
+    relabelAgent();
     const writesBefore = world.writes.length;
     await world.settle(reconciler, KEY);
-    expect(world.writes.slice(writesBefore)).toStrictEqual([]);
-    expect(world.get<ManifestWork>('ManifestWork', 'spoke1/argocd-guestbook')).toStrictEqual(work);
+    // Step 1: one guarded merge patch to Orphan; nothing deleted, the hub app not written.
+    expect(world.writes.slice(writesBefore)).toStrictEqual([
+      { verb: 'patch', resource: 'manifestworks', key: 'spoke1/argocd-guestbook', body: { metadata: { resourceVersion: delivered.metadata.resourceVersion }, spec: { deleteOption: { propagationPolicy: 'Orphan', selectivelyOrphans: null } } } },
+    ]);
+    const orphaned = world.get<ManifestWork>('ManifestWork', 'spoke1/argocd-guestbook')!;
+    expect(orphaned.spec.deleteOption).toStrictEqual({ propagationPolicy: 'Orphan' });
+    expect(orphaned.spec.workload).toStrictEqual(delivered.spec.workload);
+
+    // The API server bumped the generation; the agent still reports the old one: nothing is deleted.
+    expect(orphaned.metadata.generation).toBe(2);
+    expect(deletes).toStrictEqual([]);
+    const stale = agentReports('spoke1/argocd-guestbook', 2, 1);
+    const staleBefore = world.writes.length;
+    await world.settle(reconciler, KEY);
+    expect(world.writes.slice(staleBefore)).toStrictEqual([]);
+    expect(world.get<ManifestWork>('ManifestWork', 'spoke1/argocd-guestbook')).toStrictEqual(stale);
+    expect(deletes).toStrictEqual([]);
+
+    // Step 2: the agent observed Orphan: one delete with uid and resourceVersion preconditions.
+    const observed = agentReports('spoke1/argocd-guestbook', 2, 2);
+    const observedBefore = world.writes.length;
+    await world.settle(reconciler, KEY);
+    expect(world.writes.slice(observedBefore)).toStrictEqual([{ verb: 'delete', resource: 'manifestworks', key: 'spoke1/argocd-guestbook' }]);
+    expect(deletes).toStrictEqual([{ key: 'spoke1/argocd-guestbook', options: { uid: observed.metadata.uid, resourceVersion: observed.metadata.resourceVersion } }]);
+    expect(world.get('ManifestWork', 'spoke1/argocd-guestbook')).toBeUndefined();
+    // The principal's status was never written over, nor the app patched at all.
+    expect(world.writes.filter((write) => write.resource === 'applications' && world.writes.indexOf(write) >= writesBefore)).toStrictEqual([]);
     expect(world.get<Application>('Application', KEY)!.status).toStrictEqual(PRINCIPAL_STATUS);
   });
 
-  test('GIVEN a relabelled agent app still holding the cleanup finalizer WHEN it is deleted THEN the finalizer is released and the work is kept', async () => {
+  test('GIVEN a relabelled agent app still holding the cleanup finalizer WHEN it is deleted THEN the finalizer is held until its work is handed off orphan-first, and no Foreground work is deleted', async () => {
     world.put('Application', basicApp());
     await world.settle(reconciler, KEY);
-    const current = world.get<Application>('Application', KEY)!;
-    delete current.metadata.labels![PULL_LABEL];
-    current.metadata.labels![REPORT_DELIVERY_MODEL_LABEL] = 'agent-managed';
-    world.put('Application', current);
+    const deletes = recordDeletes();
+    relabelAgent();
     await world.settle(reconciler, KEY);
     expect(world.get<Application>('Application', KEY)!.metadata.finalizers).toStrictEqual([CLEANUP_FINALIZER]);
     world.remove('Application', KEY);
     await world.settle(reconciler, KEY);
+    // The agent has not observed Orphan yet: the work stays and so does the finalizer (the app is terminating).
+    expect(world.get<Application>('Application', KEY)!.metadata.deletionTimestamp).toBeDefined();
+    expect(world.get<ManifestWork>('ManifestWork', 'spoke1/argocd-guestbook')!.spec.deleteOption).toStrictEqual({ propagationPolicy: 'Orphan' });
+    expect(deletes).toStrictEqual([]);
+    agentReports('spoke1/argocd-guestbook', 2, 2);
+    await world.settle(reconciler, KEY);
+    expect(world.get('ManifestWork', 'spoke1/argocd-guestbook')).toBeUndefined();
     expect(world.get('Application', KEY)).toBeUndefined();
-    const work = world.get<ManifestWork>('ManifestWork', 'spoke1/argocd-guestbook')!;
-    expect(work).toBeDefined();
-    expect(work.metadata.deletionTimestamp).toBeUndefined();
-    expect(world.writes.filter((write) => write.verb === 'delete')).toStrictEqual([]);
+    expect(deletes.map((entry) => entry.key)).toStrictEqual(['spoke1/argocd-guestbook']);
+  });
+
+  test('GIVEN an agent-model app WHEN a static work and another controller\'s work point at it THEN neither is touched', async () => {
+    world.put('Application', agentApp());
+    const payload = { apiVersion: 'argoproj.io/v1alpha1', kind: 'Application', metadata: { name: 'guestbook', namespace: NS } };
+    const annotations = { 'apps.open-cluster-management.io/hub-application-namespace': NS, 'apps.open-cluster-management.io/hub-application-name': 'guestbook' };
+    world.put('ManifestWork', { apiVersion: 'work.open-cluster-management.io/v1', kind: 'ManifestWork', metadata: { name: 'static-guestbook', namespace: 'spoke1', labels: { 'app.kubernetes.io/managed-by': 'pullfleet', 'pullfleet.io/delivery': 'static' }, annotations }, spec: { workload: { manifests: [payload] }, deleteOption: { propagationPolicy: 'Foreground' } } } as ManifestWork);
+    world.put('ManifestWork', { apiVersion: 'work.open-cluster-management.io/v1', kind: 'ManifestWork', metadata: { name: 'legacy-guestbook', namespace: 'spoke1', annotations }, spec: { workload: { manifests: [payload] } } } as ManifestWork);
+    await world.settle(reconciler, KEY);
+    expect(world.writes).toStrictEqual([]);
   });
 });

@@ -1,0 +1,154 @@
+/**
+ * An ApplicationSet-generated app moving from basic to agent-managed delivery: the real controller against
+ * the in-process API server hands its work off orphan-first (Orphan patch, then a guarded delete once the
+ * work agent observed it), never deletes a work that could still remove the spoke Application, and never
+ * writes the hub app the principal now owns. Plus the pure hand-off plan.
+ */
+import { afterEach, beforeEach, describe, expect, test } from '@jest/globals';
+import { pino } from 'pino';
+import { startController, type RunningController } from '../../src/controller/index.js';
+import {
+  computeAgentHandoff,
+  isControllerWorkFor,
+  MANAGED_CLUSTER_ANNOTATION,
+  PULL_LABEL,
+  REPORT_DELIVERY_MODEL_LABEL,
+  type Application,
+  type ManifestWork,
+} from '../../src/model/index.js';
+import { startFakeApiServer, type FakeApiServer, type KubeObj } from '../support/fake-apiserver.js';
+import type { FakeStore, WatchEventType } from '../support/fake/store.js';
+import { waitFor } from '../support/wait.js';
+import { applicationSet, generatedHubApp, NS } from '../report/fixtures.js';
+
+const silent = pino({ level: 'silent' });
+const WORK = { apiVersion: 'work.open-cluster-management.io/v1', kind: 'ManifestWork' };
+
+function work(name: string, options: { managed?: boolean; static?: boolean; orphan?: boolean; generation?: number; observed?: number; terminating?: boolean; app?: string } = {}): ManifestWork {
+  return {
+    ...WORK,
+    metadata: {
+      name,
+      namespace: 'east',
+      uid: `${name}-uid`,
+      resourceVersion: '7',
+      ...(options.generation !== undefined ? { generation: options.generation } : {}),
+      ...(options.terminating ? { deletionTimestamp: '2026-01-01T00:00:00Z' } : {}),
+      labels: { ...(options.managed === false ? {} : { 'app.kubernetes.io/managed-by': 'pullfleet' }), ...(options.static ? { 'pullfleet.io/delivery': 'static' } : {}) },
+      annotations: { 'apps.open-cluster-management.io/hub-application-namespace': NS, 'apps.open-cluster-management.io/hub-application-name': options.app ?? 'east-guestbook' },
+    },
+    spec: { workload: { manifests: [] }, deleteOption: { propagationPolicy: options.orphan ? 'Orphan' : 'Foreground' } },
+    ...(options.observed !== undefined ? { status: { conditions: [{ type: 'Applied', status: 'True', reason: 'AppliedManifestWorkComplete', message: '', lastTransitionTime: '2026-01-01T00:00:00Z', observedGeneration: options.observed }] } } : {}),
+  } as ManifestWork;
+}
+
+const APP = { metadata: { name: 'east-guestbook', namespace: NS } };
+const own = (candidate: ManifestWork) => isControllerWorkFor(candidate, NS, 'east-guestbook');
+
+describe('computeAgentHandoff', () => {
+  test('GIVEN a Foreground work of the controller WHEN planned THEN it is orphaned, not deleted', () => {
+    const plan = computeAgentHandoff(APP, [work('a', { generation: 1, observed: 1 })], own);
+    expect(plan).toStrictEqual({ orphan: [{ namespace: 'east', name: 'a', uid: 'a-uid', resourceVersion: '7' }], deletes: [], done: false });
+  });
+
+  test('GIVEN an Orphan work the agent has not observed WHEN planned THEN nothing is written and the plan says what it waits for', () => {
+    const plan = computeAgentHandoff(APP, [work('a', { orphan: true, generation: 2, observed: 1 })], own);
+    expect(plan).toStrictEqual({ orphan: [], deletes: [], done: false, waiting: `the work agent to observe deleteOption Orphan on ManifestWork east/a (hub Application ${NS}/east-guestbook)` });
+    // A work with no generation or no Applied condition counts as unobserved too.
+    expect(computeAgentHandoff(APP, [work('a', { orphan: true })], own).deletes).toStrictEqual([]);
+  });
+
+  test('GIVEN an Orphan work the agent observed WHEN planned THEN it is deleted with uid and resourceVersion preconditions', () => {
+    const plan = computeAgentHandoff(APP, [work('a', { orphan: true, generation: 2, observed: 2 })], own);
+    expect(plan).toStrictEqual({ orphan: [], deletes: [{ namespace: 'east', name: 'a', uid: 'a-uid', resourceVersion: '7' }], done: false });
+  });
+
+  test('GIVEN static, foreign, other apps\' and terminating works WHEN planned THEN none is touched and only a terminating own work keeps it from done', () => {
+    const others = [work('static', { static: true }), work('foreign', { managed: false }), work('other', { app: 'west-guestbook' })];
+    expect(computeAgentHandoff(APP, others, own)).toStrictEqual({ orphan: [], deletes: [], done: true });
+    expect(computeAgentHandoff(APP, [...others, work('gone', { terminating: true, orphan: true, generation: 2, observed: 2 })], own)).toStrictEqual({
+      orphan: [],
+      deletes: [],
+      done: false,
+      waiting: 'ManifestWork east/gone to finish terminating',
+    });
+  });
+});
+
+describe('an ApplicationSet-generated app moving from basic to agent-managed against the fake API server', () => {
+  let server: FakeApiServer;
+  let controller: RunningController | undefined;
+
+  beforeEach(async () => {
+    server = await startFakeApiServer();
+    for (const name of [NS, 'east']) server.store.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+    server.store.create({ apiVersion: 'cluster.open-cluster-management.io/v1', kind: 'ManagedCluster', metadata: { name: 'east' }, spec: { hubAcceptsClient: true } });
+  });
+
+  afterEach(async () => {
+    await controller?.stop();
+    controller = undefined;
+    await server.close();
+  });
+
+  /** What the work agent does: reports Applied at the work's current generation. */
+  function agentObserves(namespace: string, name: string): ManifestWork {
+    const current = server.store.get<ManifestWork>('manifestworks', namespace, name);
+    const conditions = [{ type: 'Applied', status: 'True', reason: 'AppliedManifestWorkComplete', message: 'Apply manifest work complete', lastTransitionTime: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'), observedGeneration: current.metadata.generation }];
+    return server.store.updateStatus<ManifestWork>({ ...current, status: { conditions } } as unknown as KubeObj);
+  }
+
+  test('GIVEN a delivered basic app WHEN its ApplicationSet relabels it agent-managed THEN its work is orphaned, deleted only once the agent observed that, and no non-Orphan work is ever deleted', async () => {
+    // Every work deletion the server performs, with the work as it was last stored.
+    const deleted: ManifestWork[] = [];
+    const core = (server.store as unknown as { store: FakeStore }).store;
+    const watch = core.watch(server.store.definition('manifestworks'), {}, {
+      send: (type: WatchEventType, object: KubeObj) => {
+        if (type === 'DELETED') deleted.push(structuredClone(object) as unknown as ManifestWork);
+      },
+      close: () => undefined,
+    });
+    if (watch.gone) throw new Error('watch refused');
+
+    const appSet = server.store.create<KubeObj>(applicationSet() as unknown as KubeObj);
+    server.store.create(generatedHubApp('east', appSet.metadata.uid!) as unknown as KubeObj);
+    controller = await startController({ kubeConfig: server.kubeConfig(), config: { leaderElection: false, relaxTenancy: true }, logger: silent });
+    await controller.ready();
+    const name = `${NS}-east-guestbook`;
+    const delivered = await waitFor('the basic work', () => server.store.find<ManifestWork>('manifestworks', 'east', name));
+    expect(delivered.spec.deleteOption).toStrictEqual({ propagationPolicy: 'Foreground' });
+    agentObserves('east', name);
+    await waitFor('the cleanup finalizer', () => (server.store.get<Application>('applications', NS, 'east-guestbook').metadata.finalizers ?? []).length > 0);
+
+    // WHEN the applicationset-controller applies the agent-managed template (and the principal writes its status)
+    const app = server.store.get<Application>('applications', NS, 'east-guestbook');
+    delete app.metadata.labels![PULL_LABEL];
+    delete app.metadata.annotations![MANAGED_CLUSTER_ANNOTATION];
+    app.metadata.labels![REPORT_DELIVERY_MODEL_LABEL] = 'agent-managed';
+    app.spec.destination = { name: 'east', namespace: 'guestbook' };
+    const relabelled = server.store.update<Application>(app as unknown as KubeObj);
+    const principal = server.store.update<Application>({ ...relabelled, status: { sync: { status: 'Synced', revision: 'r1' }, health: { status: 'Healthy' } } } as unknown as KubeObj);
+
+    // THEN step 1: the work is switched to Orphan (a new generation the agent has not observed yet) and kept
+    const orphaned = await waitFor('the Orphan work', () => {
+      const found = server.store.find<ManifestWork>('manifestworks', 'east', name);
+      return found?.spec.deleteOption?.propagationPolicy === 'Orphan' ? found : undefined;
+    });
+    expect(orphaned.metadata.generation).toBeGreaterThan(delivered.metadata.generation!);
+    expect(orphaned.spec.workload).toStrictEqual(delivered.spec.workload);
+    expect(deleted).toStrictEqual([]);
+
+    // WHEN the work agent observes it, THEN step 2: the work is deleted
+    const observed = agentObserves('east', name);
+    await waitFor('the work deleted', () => server.store.find('manifestworks', 'east', name) === undefined);
+    // (the one deletion: the Orphan version the agent had observed, so the spoke Application stays)
+    expect(deleted.map((work) => [work.metadata.uid, work.metadata.generation, work.spec.deleteOption?.propagationPolicy, work.status?.conditions?.[0]?.observedGeneration])).toStrictEqual([
+      [observed.metadata.uid, observed.metadata.generation, 'Orphan', observed.metadata.generation],
+    ]);
+    // AND the hub app the principal owns was never written by the controller (same resourceVersion), and keeps the finalizer
+    const after = server.store.get<Application>('applications', NS, 'east-guestbook');
+    expect(after.metadata.resourceVersion).toBe(principal.metadata.resourceVersion);
+    expect(after.status).toStrictEqual(principal.status);
+    watch.stop();
+  });
+});
