@@ -89,13 +89,18 @@ class Spoke {
   readonly deletions: Array<{ work: string; policy: string; deleted: string[] }> = [];
   readonly gaps: string[] = [];
   private readonly carriers = new Map<string, Set<string>>();
+  /** Works this watcher believes exist (name → resourceVersion). */
+  private readonly present = new Map<string, string | undefined>();
   private readonly abort = new AbortController();
   private readonly client: KubeClient;
   private done?: Promise<void>;
 
   constructor(server: FakeApiServer) {
     this.client = new KubeClient(server.kubeConfig());
-    for (const work of server.store.list<ManifestWork>(WORKS)) this.carry(work);
+    for (const work of server.store.list<ManifestWork>(WORKS)) {
+      this.carry(work);
+      this.present.set(`${work.metadata.namespace}/${work.metadata.name}`, work.metadata.resourceVersion);
+    }
     this.done = this.client
       .watch<ManifestWork>(MANIFEST_WORK, {}, server.store.resourceVersion, (event) => this.onEvent(event.type, event.object), this.abort.signal, 3600)
       .catch(() => undefined);
@@ -114,15 +119,30 @@ class Spoke {
   }
 
   private onEvent(type: string, work: ManifestWork): void {
-    if (type === 'ADDED' || type === 'MODIFIED') this.carry(work);
-    if (type !== 'DELETED') return;
     const key = `${work.metadata.namespace}/${work.metadata.name}`;
+    if (type === 'ADDED' || type === 'MODIFIED') {
+      this.carry(work);
+      this.present.set(key, work.metadata.resourceVersion);
+    }
+    if (type !== 'DELETED') return;
+    this.present.delete(key);
     this.deletions.push({ work: key, policy: work.spec.deleteOption?.propagationPolicy ?? 'Foreground', deleted: deletedOnSpoke(work) });
     for (const app of this.apps(work)) {
       const set = this.carriers.get(app);
       set?.delete(key);
       if (set && set.size === 0) this.gaps.push(app);
     }
+  }
+
+  /**
+   * Resolves once this watcher has seen every work event up to the server's current state (watch events
+   * arrive asynchronously, as from a real API server): assertions on what the spoke saw come after it.
+   */
+  async caughtUp(server: FakeApiServer): Promise<void> {
+    await waitFor('the spoke watch to see every work event', () => {
+      const stored = works(server);
+      return stored.length === this.present.size && stored.every((work) => this.present.get(`${work.metadata.namespace}/${work.metadata.name}`) === work.metadata.resourceVersion);
+    });
   }
 
   /** Deletions that removed something on the spoke, or of a work whose deleteOption could have. */
@@ -278,6 +298,7 @@ describe('taking over legacy works through the real controller', () => {
     await start();
     await waitFor('hand-over', () => handedOver(server, apps), { describe: () => works(server).map((work) => [work.metadata.name, work.spec.deleteOption, work.status?.conditions]) });
 
+    await spoke!.caughtUp(server);
     expect(spoke!.harmful()).toStrictEqual([]);
     expect(spoke!.gaps).toStrictEqual([]);
     // The legacy works went away, each as an Orphan work pullfleet had labelled.
@@ -297,6 +318,7 @@ describe('taking over legacy works through the real controller', () => {
     spoke = new Spoke(server);
     await start();
     await waitFor('hand-over', () => handedOver(server, [app]));
+    await spoke.caughtUp(server);
     expect(spoke.deletions).toStrictEqual([{ work: `spoke1/${legacyWorkName(app, 'acm')}`, policy: 'Orphan', deleted: [] }]);
   });
 
@@ -312,6 +334,7 @@ describe('taking over legacy works through the real controller', () => {
     agent!.paused = false;
     await start();
     await waitFor('hand-over', () => handedOver(server, apps));
+    await spoke!.caughtUp(server);
     expect(spoke!.harmful()).toStrictEqual([]);
     expect(spoke!.gaps).toStrictEqual([]);
   });
@@ -328,6 +351,7 @@ describe('taking over legacy works through the real controller', () => {
     expect(works(server).filter((work) => work.metadata.labels?.[TAKEOVER_LABEL] === 'orphaned')).toHaveLength(2);
     agent!.skip = undefined;
     await waitFor('hand-over', () => handedOver(server, apps));
+    await spoke!.caughtUp(server);
     expect(spoke!.harmful()).toStrictEqual([]);
     expect(spoke!.gaps).toStrictEqual([]);
   });
@@ -358,6 +382,7 @@ describe('taking over legacy works through the real controller', () => {
     server.store.update({ ...later, metadata: { ...later.metadata, labels: { ...later.metadata.labels, team: 'shop' } } } as KubeObj);
     await waitFor('warning gone', () => !conditionOf(hubApp(server, 'guestbook'), LEGACY_CONTROLLER_CONDITION) && hubApp(server, 'guestbook').metadata.annotations?.[LEGACY_CONTROLLER_SEEN_ANNOTATION] === undefined);
 
+    await spoke!.caughtUp(server);
     expect(spoke!.harmful()).toStrictEqual([]);
     expect(spoke!.gaps).toStrictEqual([]);
   });
@@ -376,6 +401,7 @@ describe('taking over legacy works through the real controller', () => {
     old = undefined;
     agent!.skip = undefined;
     await waitFor('hand-over', () => handedOver(server, apps));
+    await spoke!.caughtUp(server);
     expect(spoke!.harmful()).toStrictEqual([]);
     expect(spoke!.gaps).toStrictEqual([]);
     expect(conditionOf(hubApp(server, 'spoke2-web'), LEGACY_CONTROLLER_CONDITION)).toBeUndefined();
