@@ -14,9 +14,10 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { AppSource, ClusterSet, Fleet, Hub, Placement, PullApplication, PullApplicationSet, Spoke } from '../src/constructs/index.js';
+import { AppSource, ClusterSet, Fleet, Hub, Placement, PullApplicationSet, Spoke } from '../src/constructs/index.js';
 import { readSide } from '../src/cli/plan.js';
 import { formatPlan, planFleet } from '../src/model/index.js';
+import { addStaticApps, BENCH_GRANTS } from './fleets.js';
 
 const APPS_PER_SPOKE = 10;
 const DEFAULT_SIZES = [100, 1000];
@@ -34,20 +35,12 @@ function generateFleet(spokes: number, outdir: string, changed: boolean): Fleet 
   }
   const everywhere = new Placement(hub, 'all-prod', { clusterSets: [prod] });
   const east = new Placement(hub, 'us-east', { clusterSets: [prod], predicates: [{ labels: { region: 'us-east' } }] });
-  const grants = [{ apiGroup: '', resources: ['configmaps', 'services'] }, { apiGroup: 'apps', resources: ['deployments'] }];
-  for (let a = 0; a < APPS_PER_SPOKE; a++) {
-    new PullApplication(hub, `app-${a}`, {
-      source: AppSource.git({ repoURL: 'https://git.example.com/platform/apps.git', path: `apps/app-${a}`, targetRevision: 'main' }),
-      destinationNamespace: `app-${a}`,
-      resources: grants,
-      spokes: all,
-    });
-  }
+  addStaticApps(hub, all, APPS_PER_SPOKE);
   for (const [name, placement] of [['dynamic', everywhere], ['regional', east]] as const) {
     new PullApplicationSet(hub, name, {
       source: AppSource.helm({ repoURL: 'https://charts.example.com', chart: name, targetRevision: '1.0.0' }),
       destinationNamespace: name,
-      resources: grants,
+      resources: BENCH_GRANTS,
       placement,
     });
   }

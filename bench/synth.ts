@@ -17,7 +17,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ApiObject } from 'cdk8s';
-import { AppSource, ClusterSet, DeliveryModel, Fleet, GitOpsCluster, Hub, Placement, PullApplication, PullApplicationSet, Spoke } from '../src/constructs/index.js';
+import { AppSource, ClusterSet, DeliveryModel, Fleet, GitOpsCluster, Hub, Placement, PullApplicationSet, Spoke } from '../src/constructs/index.js';
+import { addStaticApps, BENCH_GRANTS } from './fleets.js';
 
 const APPS_PER_SPOKE = 10;
 const DEFAULT_SIZES = ['10', '100', '1000', '5000', 'mixed:1000'];
@@ -36,19 +37,11 @@ export function generateFleet(spokes: number, outdir: string): Fleet {
     all.push(new Spoke(hub, `cluster-${String(i).padStart(5, '0')}`, { clusterSet: prod, labels: { region: regions[i % regions.length], env: 'prod' }, openshift: i % 10 === 0 }));
   }
   const everywhere = new Placement(hub, 'all-prod', { clusterSets: [prod] });
-  const grants = [{ apiGroup: '', resources: ['configmaps', 'services'] }, { apiGroup: 'apps', resources: ['deployments'] }];
-  for (let a = 0; a < APPS_PER_SPOKE; a++) {
-    new PullApplication(hub, `app-${a}`, {
-      source: AppSource.git({ repoURL: 'https://git.example.com/platform/apps.git', path: `apps/app-${a}`, targetRevision: 'main' }),
-      destinationNamespace: `app-${a}`,
-      resources: grants,
-      spokes: all,
-    });
-  }
+  addStaticApps(hub, all, APPS_PER_SPOKE);
   new PullApplicationSet(hub, 'dynamic', {
     source: AppSource.helm({ repoURL: 'https://charts.example.com', chart: 'dynamic', targetRevision: '1.0.0' }),
     destinationNamespace: 'dynamic',
-    resources: grants,
+    resources: BENCH_GRANTS,
     placement: everywhere,
   });
   return fleet;
@@ -73,15 +66,7 @@ export function generateMixedFleet(spokes: number, outdir: string): Fleet {
     model: DeliveryModel.AGENT_AUTONOMOUS,
     spokeFolderRepository: { repoURL: 'https://git.example.com/platform/fleet.git' },
   });
-  const grants = [{ apiGroup: '', resources: ['configmaps', 'services'] }, { apiGroup: 'apps', resources: ['deployments'] }];
-  for (let a = 0; a < APPS_PER_SPOKE; a++) {
-    new PullApplication(hub, `app-${a}`, {
-      source: AppSource.git({ repoURL: 'https://git.example.com/platform/apps.git', path: `apps/app-${a}`, targetRevision: 'main' }),
-      destinationNamespace: `app-${a}`,
-      resources: grants,
-      spokes: all,
-    });
-  }
+  addStaticApps(hub, all, APPS_PER_SPOKE);
   return fleet;
 }
 
