@@ -13,7 +13,7 @@ import { parseAllDocuments } from 'yaml';
 import { REPORT_FILE_ENV, STRICT_ENV } from '../constructs/fleet.js';
 import { DEFAULT_WORK_SIZE_BUDGET, ETCD_OBJECT_LIMIT, type PlainObject } from '../model/index.js';
 import { checkObject, objectLabel } from '../model/schema.js';
-import { synthInto } from './synth.js';
+import { resolveOutdir, synthInto } from './synth.js';
 import { readCdk8sConfig } from './cdk8s-config.js';
 import { formatTypeErrors, typecheckApp, type TypecheckResult } from './typecheck.js';
 
@@ -107,15 +107,21 @@ export function validateFolder(dir: string, options: { strict?: boolean; sizeBud
   return { ok, strict, errors, warnings, objects, files: files.length };
 }
 
-/** Synthesizes the fleet into a scratch folder and returns its findings (or the synth output when it crashed). */
-export function validateFleet(options: { cwd?: string; app?: string; strict?: boolean } = {}): { report?: ValidateReport; output: string } {
+/**
+ * Synthesizes the fleet into a scratch folder and returns its findings (or the synth output when it
+ * crashed). The committed output (`outdir`, else cdk8s.yaml's `output`, else dist) is the previous
+ * output, as for `pullfleet synth`: a move between delivery models that skips a step is an error here too.
+ */
+export function validateFleet(options: { cwd?: string; app?: string; strict?: boolean; outdir?: string } = {}): { report?: ValidateReport; output: string } {
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'pullfleet-validate-'));
   const reportFile = path.join(scratch, 'report.json');
   const saved = { report: process.env[REPORT_FILE_ENV], strict: process.env[STRICT_ENV] };
   process.env[REPORT_FILE_ENV] = reportFile;
   if (options.strict) process.env[STRICT_ENV] = '1';
   try {
-    const result = synthInto(path.join(scratch, 'out'), { cwd: options.cwd ?? process.cwd(), app: options.app });
+    const cwd = options.cwd ?? process.cwd();
+    const previous = resolveOutdir(cwd, options.outdir);
+    const result = synthInto(path.join(scratch, 'out'), { cwd, app: options.app, ...(fs.existsSync(previous) ? { previousOutput: previous } : {}) });
     if (!fs.existsSync(reportFile)) return { output: result.output };
     const raw = JSON.parse(fs.readFileSync(reportFile, 'utf8')) as { strict: boolean; errors: ValidateFinding[]; warnings: ValidateFinding[] };
     const strict = raw.strict;
@@ -147,6 +153,7 @@ export function formatReport(report: ValidateReport): string {
 
 interface ValidateOpts {
   app?: string;
+  outdir?: string;
   output: string;
   strict?: boolean;
   sizeBudget?: string;
@@ -159,6 +166,7 @@ export function registerValidate(program: Command): void {
     .description('check the fleet (or a folder of YAML): schemas, Kubernetes rules, policy; every problem with its construct path or file; writes nothing')
     .option('-a, --app <command>', 'command that runs the cdk8s app (default: cdk8s.yaml)')
     .option('-o, --output <format>', 'text or json', 'text')
+    .option('--outdir <dir>', 'the committed output whose plan state moves between delivery models are checked against (default: cdk8s.yaml output, else dist)')
     .option('--strict', 'treat warnings as errors')
     .option('--size-budget <bytes>', `largest object allowed in folder mode (default ${DEFAULT_WORK_SIZE_BUDGET}; at most ${ETCD_OBJECT_LIMIT})`)
     .exitOverride((error) => {
@@ -211,7 +219,7 @@ export function runValidate(dir: string | undefined, opts: ValidateOpts, out: (t
       else err(formatTypeErrors(types, cwd));
       return 1;
     }
-    const result = validateFleet({ cwd, app: opts.app, strict: opts.strict });
+    const result = validateFleet({ cwd, app: opts.app, strict: opts.strict, ...(opts.outdir ? { outdir: opts.outdir } : {}) });
     if (!result.report) {
       // The fleet did not get as far as validation (a crash, a syntax error): show what it printed.
       if (opts.output === 'json') out(`${JSON.stringify({ ok: false, strict: opts.strict ?? false, errors: [{ message: result.output.trim() }], warnings: [] }, null, 2)}\n`);

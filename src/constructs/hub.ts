@@ -314,9 +314,14 @@ export class Hub extends Chart implements IHub {
   }
 
   /** @internal spoke `name` in the plan state: the model rendered, its works, a move in progress. */
-  public _spokeDeliveryState(name: string): { deliveryModel: DeliveryModel; works: Array<{ name: string; deleteOption: DeleteOption }>; movingTo?: DeliveryModel } {
+  public _spokeDeliveryState(name: string): { deliveryModel: DeliveryModel; works: Array<{ name: string; deleteOption: DeleteOption }>; movingTo?: DeliveryModel; fromAgent?: boolean } {
     const decision = this._deliveryModelOf(name);
-    return { deliveryModel: decision.model, works: [...(this.renderedWorks.get(name) ?? [])], ...(decision.movingTo ? { movingTo: decision.movingTo } : {}) };
+    return {
+      deliveryModel: decision.model,
+      works: [...(this.renderedWorks.get(name) ?? [])],
+      ...(decision.movingTo ? { movingTo: decision.movingTo } : {}),
+      ...(decision.fromAgent ? { fromAgent: true } : {}),
+    };
   }
 
   /** @internal legal but almost certainly wrong: a finished move still declared. */

@@ -10,7 +10,9 @@ import {
   DEFAULT_REQUEUE_AFTER_SECONDS,
   DeliveryModel,
   fitName,
+  handbackOf,
   MAX_LABEL_LENGTH,
+  type AgentHandback,
 } from '../model/index.js';
 import { PullAppBase, type PullAppOptions } from './app-props.js';
 import { apiObjectFrom, OutputFiles, routeOutput } from './output.js';
@@ -82,7 +84,7 @@ export class PullApplicationSet extends PullAppBase {
   }
 
   /** The ApplicationSet (basic and agent-managed models); agent-autonomous apps render per spoke instead. */
-  private renderApplicationSet(model: DeliveryModel.BASIC | DeliveryModel.AGENT_MANAGED): void {
+  private renderApplicationSet(model: DeliveryModel.BASIC | DeliveryModel.AGENT_MANAGED, handback?: AgentHandback): void {
     routeOutput(this, OutputFiles.APPLICATION_SETS);
     const path = `${this.node.path}/ApplicationSet`;
     this.renderedApplicationSet = apiObjectFrom(
@@ -95,9 +97,23 @@ export class PullApplicationSet extends PullAppBase {
         requeueAfterSeconds: this.requeueAfterSeconds,
         constructPath: path,
         model,
+        ...(handback ? { handback } : {}),
       }),
     );
     this.node.defaultChild = this.renderedApplicationSet;
+  }
+
+  /**
+   * The hand-back shape of the template: one template serves every spoke of the placement, so it stays
+   * routed to the agents while any of them is in step 1 of a move back to basic, and keeps the agent's
+   * destination once any was taken back. Undefined when neither applies (or the placement is imported).
+   */
+  private handback(): AgentHandback | undefined {
+    if (!this.placement.evaluatedOffline) return undefined;
+    const decisions = this.placement.selectedSpokes().filter((spoke) => spoke.hub === this.hub).map((spoke) => handbackOf(this.hub._deliveryModelOf(spoke.name)));
+    const adopt = decisions.some((d) => d.adopt);
+    const agentDestination = decisions.some((d) => d.agentDestination);
+    return adopt || agentDestination ? { adopt, agentDestination } : undefined;
   }
 
   /** @internal legal but almost certainly wrong (shown by synth and validate; errors with --strict). */
@@ -115,7 +131,7 @@ export class PullApplicationSet extends PullAppBase {
   public _render(): void {
     if (this.placement.hub !== this.hub) return;
     const model = this.model;
-    if (model !== DeliveryModel.AGENT_AUTONOMOUS) this.renderApplicationSet(model);
+    if (model !== DeliveryModel.AGENT_AUTONOMOUS) this.renderApplicationSet(model, model === DeliveryModel.BASIC ? this.handback() : undefined);
     // An imported placement is not evaluated offline: the spokes it selects are known only at runtime.
     if (!this.placement.evaluatedOffline) return;
     for (const spoke of this.placement.selectedSpokes()) {

@@ -4,7 +4,9 @@ import {
   buildAgentManagedHubApplication,
   buildAutonomousSpokeApplication,
   buildManifestWork,
+  applyAgentHandback,
   buildStaticHubApplication,
+  handbackOf,
   DeliveryModel,
   localClusterRule,
   staticHubApplicationName,
@@ -123,11 +125,16 @@ export class PullApplication extends PullAppBase {
         this.delivered++;
         continue;
       }
-      const hubApp = buildStaticHubApplication(this.definition, {
-        cluster: spoke.name,
-        namespace: this.hub.argoNamespace,
-        constructPath: scope.node.path,
-      });
+      // Taking the spoke back from argocd-agent: step 1 keeps the hub app routed to the agent (see AgentHandback).
+      const hubApp = applyAgentHandback(
+        buildStaticHubApplication(this.definition, {
+          cluster: spoke.name,
+          namespace: this.hub.argoNamespace,
+          constructPath: scope.node.path,
+        }),
+        spoke.name,
+        handbackOf(decision),
+      );
       const problem = wrapProblem(hubApp);
       if (problem) {
         this.problems.push(`cannot deliver to spoke "${spoke.name}": ${problem}`);

@@ -24,6 +24,7 @@ import {
   handoffOrphanPatch,
   isControllerWorkFor,
   computePropagation,
+  isAdoptingFromAgent,
   isAgentModel,
   isPullApplication,
   isStaticApplication,
@@ -346,7 +347,11 @@ export function createApplicationReconciler(context: ReconcilerContext): Reconci
     let conditions: ApplicationCondition[] | undefined;
     let recheckAt: Date | undefined;
     const legacy = legacyControllerWarning({ metadata: { ...app.metadata, annotations: viewAnnotations } }, plan.legacyControllerActive, now);
-    if (!app.metadata.deletionTimestamp && isPullApplication(app) && (cluster || plan.problem)) {
+    // While argocd-agent may still hold the spoke Application (a hand-back in step 1), the principal writes
+    // the hub app's status; writing it too would fight the principal, so problems only go to the log.
+    const adopting = isAdoptingFromAgent(app);
+    if (adopting && plan.problem) logger.warn({ app: key, problem: plan.problem }, 'hand-back from argocd-agent: the work cannot be written');
+    if (!app.metadata.deletionTimestamp && isPullApplication(app) && !adopting && (cluster || plan.problem)) {
       const statusWork = plan.target || plan.statusWork ? work : undefined;
       if (legacy.recheckAt && (!recheckAt || legacy.recheckAt < recheckAt)) recheckAt = legacy.recheckAt;
       const result = computeApplicationStatus({

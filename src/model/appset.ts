@@ -17,7 +17,7 @@ import {
   SKIP_RECONCILE_ANNOTATION,
 } from './keys.js';
 import { DELIVERY_MODEL_LABEL, DeliveryModel } from './delivery-model.js';
-import { applicationSpec, FLEET_APP_LABEL, type AppDefinition } from './hub-application.js';
+import { applicationSpec, applyAgentHandback, FLEET_APP_LABEL, type AgentHandback, type AppDefinition } from './hub-application.js';
 import { sortKeys } from './records.js';
 import type { JsonObject, KubeObject } from './types.js';
 
@@ -84,6 +84,12 @@ export interface PullApplicationSetOptions {
    * @default DeliveryModel.BASIC
    */
   readonly model?: DeliveryModel.BASIC | DeliveryModel.AGENT_MANAGED;
+  /**
+   * Basic model only: the spokes of the placement are being taken back from argocd-agent (see
+   * {@link AgentHandback}); the template takes the hand-back shape for every generated Application.
+   * @default - no hand-back
+   */
+  readonly handback?: AgentHandback;
 }
 
 /** Name pattern of the Applications the ApplicationSet generates: `{{name}}-<app>`. */
@@ -108,7 +114,7 @@ export function buildPullApplicationSet(def: AppDefinition, options: PullApplica
   });
   const spec = applicationSpec(def);
   if (managed) spec.destination = { name: CLUSTER_NAME_PARAM, namespace: def.destinationNamespace };
-  const template: JsonObject = {
+  let template: { metadata: JsonObject & { annotations?: Record<string, string> }; spec: JsonObject } = {
     metadata: {
       name: applicationSetAppNamePattern(def.name),
       labels: templateLabels,
@@ -117,6 +123,7 @@ export function buildPullApplicationSet(def: AppDefinition, options: PullApplica
     },
     spec,
   };
+  if (!managed && options.handback) template = applyAgentHandback(template, CLUSTER_NAME_PARAM, options.handback);
   return {
     apiVersion: ARGOCD_API_VERSION,
     kind: 'ApplicationSet',
@@ -136,7 +143,7 @@ export function buildPullApplicationSet(def: AppDefinition, options: PullApplica
           },
         },
       ],
-      template,
+      template: template as unknown as JsonObject,
     },
   };
 }

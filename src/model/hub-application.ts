@@ -3,11 +3,14 @@
  * built from this very object by {@link buildManifestWork}, exactly as the controller would.
  */
 import {
+  ADOPT_FROM_AGENT_ANNOTATION,
+  AGENT_SPOKE_DESTINATION,
   ARGOCD_API_VERSION,
   ARGOCD_RESOURCES_FINALIZER,
   CONSTRUCT_PATH_ANNOTATION,
   DELIVERY_ANNOTATION,
   DELIVERY_STATIC,
+  DESTINATION_NAME_ANNOTATION,
   IN_CLUSTER_SERVER,
   MANAGED_BY_LABEL,
   MANAGED_BY_VALUE,
@@ -84,4 +87,45 @@ export function buildStaticHubApplication(
   };
   if (def.pruneOnDelete) app.metadata.finalizers = [ARGOCD_RESOURCES_FINALIZER];
   return app;
+}
+
+/**
+ * How a basic hub Application (or ApplicationSet template) takes a spoke's Applications back from
+ * argocd-agent. The principal tells an agent to delete its copy of an Application as soon as the hub
+ * Application stops naming the agent in `spec.destination.name` (or is deleted), and the agent deletes
+ * it with the finalizers it was created with: with the resources finalizer, the workload goes too.
+ */
+export interface AgentHandback {
+  /**
+   * Step 1 of the move: the agent may still run. The hub Application keeps `destination.name: <cluster>`
+   * (the principal keeps it with the agent and sends no delete), drops `skip-reconcile` (the principal
+   * would copy it to the spoke Application and freeze it there) and carries
+   * {@link ADOPT_FROM_AGENT_ANNOTATION}, so its work only creates the spoke Application if it is
+   * missing and orphans it on delete.
+   */
+  readonly adopt: boolean;
+  /**
+   * The spoke Application was written by argocd-agent once (`destination.name: in-cluster`): the work's
+   * copy keeps that destination, since a server-side apply cannot remove the agent's field and
+   * `name` next to `server` is refused by Argo CD. Stays after the move.
+   */
+  readonly agentDestination: boolean;
+}
+
+/**
+ * `app` (a hub Application, or an ApplicationSet template with `cluster` = `'{{name}}'`) shaped for a
+ * hand-back from argocd-agent; unchanged when neither flag is set.
+ */
+export function applyAgentHandback<T extends { metadata: { annotations?: Record<string, string> }; spec: unknown }>(app: T, cluster: string, handback: AgentHandback): T {
+  if (!handback.adopt && !handback.agentDestination) return app;
+  const annotations: Record<string, string> = { ...(app.metadata.annotations ?? {}) };
+  if (handback.agentDestination || handback.adopt) annotations[DESTINATION_NAME_ANNOTATION] = AGENT_SPOKE_DESTINATION;
+  let spec = app.spec;
+  if (handback.adopt) {
+    delete annotations[SKIP_RECONCILE_ANNOTATION];
+    annotations[ADOPT_FROM_AGENT_ANNOTATION] = 'true';
+    const current = spec as { destination?: { namespace?: string } };
+    spec = { ...(spec as object), destination: { name: cluster, ...(current.destination?.namespace ? { namespace: current.destination.namespace } : {}) } } as T['spec'];
+  }
+  return { ...app, metadata: { ...app.metadata, annotations: sortKeys(annotations) }, spec };
 }

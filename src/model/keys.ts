@@ -51,6 +51,14 @@ export const CONSTRUCT_PATH_ANNOTATION = `${PULLFLEET_PREFIX}construct-path`;
 export const DELIVERY_ANNOTATION = `${PULLFLEET_PREFIX}delivery`;
 export const DELIVERY_LABEL = DELIVERY_ANNOTATION;
 export const DELIVERY_STATIC = 'static';
+/**
+ * Annotation on a basic hub Application whose spoke Application argocd-agent may still hold (step 1 of
+ * a move from an agent model to basic): the hub app stays routed to the agent (`destination.name`), and
+ * its work only creates the spoke Application if it is missing (`CreateOnly`) and orphans it on delete.
+ */
+export const ADOPT_FROM_AGENT_ANNOTATION = `${PULLFLEET_PREFIX}adopt-from-agent`;
+/** The destination name argocd-agent gives the Applications it writes on a spoke. */
+export const AGENT_SPOKE_DESTINATION = 'in-cluster';
 export const DELIVERY_DYNAMIC = 'dynamic';
 /** Work annotation: UID of the hub Application the controller propagated (runtime only). */
 export const HUB_APP_UID_ANNOTATION = `${PULLFLEET_PREFIX}hub-application-uid`;

@@ -5,6 +5,7 @@
  * identical for the same hub Application.
  */
 import {
+  ADOPT_FROM_AGENT_ANNOTATION,
   APPLICATION_SET_LABEL,
   ARGOCD_API_VERSION,
   ARGOCD_GROUP,
@@ -71,6 +72,14 @@ export interface WrapOptions {
 /** Whether a hub Application opts into pull delivery (pull label parsed like Go's ParseBool). */
 export function isPullApplication(app: Pick<Application, 'metadata'>): boolean {
   return parseBool(app.metadata.labels?.[PULL_LABEL]);
+}
+
+/**
+ * Whether a hub Application is in step 1 of a move from an agent model to basic: argocd-agent may still
+ * hold its spoke Application, so the work must neither overwrite it nor delete it.
+ */
+export function isAdoptingFromAgent(app: Pick<Application, 'metadata'>): boolean {
+  return parseBool(app.metadata.annotations?.[ADOPT_FROM_AGENT_ANNOTATION]);
 }
 
 /** The ManagedCluster a hub Application targets, or undefined when the annotation is missing or blank. */
@@ -150,16 +159,22 @@ export function buildPayloadApplication(app: Application): Application {
   return payload;
 }
 
-/** The manifest config that asks the work agent for the spoke Application's status. */
-export function applicationManifestConfig(name: string, namespace: string, scrape?: FeedbackScrapeType): ManifestConfig {
+/**
+ * The manifest config that asks the work agent for the spoke Application's status. `createOnly` (a
+ * hand-back from argocd-agent in progress) makes the work agent create the Application only when it is
+ * missing and never write the one the agent still holds.
+ */
+export function applicationManifestConfig(name: string, namespace: string, scrape?: FeedbackScrapeType, createOnly = false): ManifestConfig {
   return {
     resourceIdentifier: { group: ARGOCD_GROUP, resource: 'applications', namespace, name },
     feedbackRules: [{ type: 'JSONPaths', jsonPaths: FEEDBACK_PATHS.map(([feedbackName, path]) => ({ name: feedbackName, path })) }],
     ...(scrape ? { feedbackScrapeType: scrape } : {}),
-    updateStrategy: {
-      type: 'ServerSideApply',
-      serverSideApply: { force: true, ignoreFields: [{ condition: 'OnSpokeChange', jsonPaths: ['.operation'] }] },
-    },
+    updateStrategy: createOnly
+      ? { type: 'CreateOnly' }
+      : {
+          type: 'ServerSideApply',
+          serverSideApply: { force: true, ignoreFields: [{ condition: 'OnSpokeChange', jsonPaths: ['.operation'] }] },
+        },
   };
 }
 
@@ -175,6 +190,7 @@ export function buildManifestWork(app: Application, options: WrapOptions = {}): 
   const payload = buildPayloadApplication(app);
   const appSet = owningApplicationSet(app);
   const annotationsOnApp = app.metadata.annotations ?? {};
+  const adopting = isAdoptingFromAgent(app);
 
   const labels: Record<string, string> = { [PULL_LABEL]: 'true', [MANAGED_BY_LABEL]: MANAGED_BY_VALUE };
   if (appSet) labels[APPLICATION_SET_LABEL] = 'true';
@@ -201,8 +217,9 @@ export function buildManifestWork(app: Application, options: WrapOptions = {}): 
     },
     spec: {
       workload: { manifests: [...(options.prerequisites ?? []).map(clone), payload as unknown as JsonObject] },
-      manifestConfigs: [applicationManifestConfig(payload.metadata.name, payload.metadata.namespace!, options.feedbackScrapeType)],
-      deleteOption: { propagationPolicy: 'Foreground' },
+      manifestConfigs: [applicationManifestConfig(payload.metadata.name, payload.metadata.namespace!, options.feedbackScrapeType, adopting)],
+      // Adopting from argocd-agent: removing this work must leave the spoke Application running.
+      deleteOption: { propagationPolicy: adopting ? 'Orphan' : 'Foreground' },
     },
   };
 }

@@ -48,6 +48,7 @@ export function buildPlanState(hub: string, spokes: ReadonlyArray<InventoryClust
       ...(s.deliveryModel !== undefined ? { deliveryModel: s.deliveryModel } : {}),
       ...(s.works !== undefined ? { works: [...s.works].sort(byName).map((w) => ({ name: w.name, deleteOption: w.deleteOption })) } : {}),
       ...(s.movingTo !== undefined ? { movingTo: s.movingTo } : {}),
+      ...(s.fromAgent ? { fromAgent: true } : {}),
     })),
   };
 }
@@ -88,6 +89,7 @@ export function parsePlanState(text: string, file: string): PlanState {
     if (!Array.isArray(taints)) fail(`spokes[${i}].taints must be a list`);
     if (e.deliveryModel !== undefined && !models.includes(e.deliveryModel as string)) fail(`spokes[${i}].deliveryModel ${JSON.stringify(e.deliveryModel)} is not one of ${models.join(', ')}`);
     if (e.movingTo !== undefined && !models.includes(e.movingTo as string)) fail(`spokes[${i}].movingTo ${JSON.stringify(e.movingTo)} is not one of ${models.join(', ')}`);
+    if (e.fromAgent !== undefined && typeof e.fromAgent !== 'boolean') fail(`spokes[${i}].fromAgent must be true or false`);
     const works = e.works ?? [];
     if (!Array.isArray(works) || !works.every((w) => w && typeof w.name === 'string' && (w.deleteOption === 'Foreground' || w.deleteOption === 'Orphan'))) {
       fail(`spokes[${i}].works must be a list of { name, deleteOption: Foreground | Orphan }`);
@@ -101,6 +103,7 @@ export function parsePlanState(text: string, file: string): PlanState {
       ...(e.deliveryModel !== undefined ? { deliveryModel: e.deliveryModel as DeliveryModel } : {}),
       ...(e.works !== undefined ? { works: (works as Array<{ name: string; deleteOption: DeleteOption }>).map((w) => ({ name: w.name, deleteOption: w.deleteOption })) } : {}),
       ...(e.movingTo !== undefined ? { movingTo: e.movingTo as DeliveryModel } : {}),
+      ...(e.fromAgent === true ? { fromAgent: true } : {}),
     };
   });
   return { kind: PLAN_STATE_KIND, version: PLAN_STATE_VERSION, hub: r.hub as string, spokes };

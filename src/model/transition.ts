@@ -5,13 +5,18 @@
  *
  * - basic → agent: step 1 keeps the basic works but switches them to `deleteOption: Orphan`; step 2
  *   drops them (the spoke Application stays) and the agent model adopts the Application.
- * - agent → basic: step 1 renders the basic hub Application and its work with `deleteOption: Orphan`
- *   (the work adopts the running Application); step 2 switches the work back to Foreground.
+ * - agent → basic: step 1 renders the basic hub Application still routed to the agent by
+ *   `destination.name` (the principal sends the agent no delete) and its work with `deleteOption:
+ *   Orphan` and `CreateOnly` (it never writes the Application the agent still holds); the GitOpsCluster
+ *   stops selecting the spoke, so the agent leaves it. Step 2, once the agent is gone, drops the
+ *   routing and switches the work to the normal server-side apply and Foreground. From then on the
+ *   spoke's works keep the agent's `destination.name: in-cluster` (see {@link AgentHandback}).
  *
  * Without `moveTo`, a model change that would drop a Foreground work (or hand an agent app back to
  * works) is refused.
  */
 import { DeliveryModel, isAgentDeliveryModel } from './delivery-model.js';
+import type { AgentHandback } from './hub-application.js';
 
 export type DeleteOption = 'Foreground' | 'Orphan';
 
@@ -20,6 +25,8 @@ export interface PreviousSpoke {
   readonly deliveryModel?: DeliveryModel;
   readonly works?: ReadonlyArray<{ readonly name: string; readonly deleteOption: DeleteOption }>;
   readonly movingTo?: DeliveryModel;
+  /** The spoke's Applications were taken back from argocd-agent (their works keep the agent's destination). */
+  readonly fromAgent?: boolean;
 }
 
 /** What synth renders for one spoke. */
@@ -34,6 +41,15 @@ export interface TransitionDecision {
   readonly movingTo?: DeliveryModel;
   readonly problem?: string;
   readonly warning?: string;
+  /** Step 1 of agent → basic: the hub Applications stay routed to the agent ({@link AgentHandback}). */
+  readonly adoptFromAgent?: boolean;
+  /** Recorded in the plan state: the spoke's works keep the agent's destination from now on. */
+  readonly fromAgent?: boolean;
+}
+
+/** The hand-back shape of a spoke's basic hub Applications under `decision`. */
+export function handbackOf(decision: Pick<TransitionDecision, 'adoptFromAgent' | 'fromAgent'>): AgentHandback {
+  return { adopt: decision.adoptFromAgent === true, agentDestination: decision.fromAgent === true || decision.adoptFromAgent === true };
 }
 
 const call = (model: DeliveryModel) => `spoke.moveTo(DeliveryModel.${Object.entries(DeliveryModel).find(([, v]) => v === model)?.[0] ?? model})`;
@@ -43,6 +59,15 @@ const call = (model: DeliveryModel) => `spoke.moveTo(DeliveryModel.${Object.entr
  * user asked for (if anything), `previous` the plan state of the last synth (undefined: none).
  */
 export function decideTransition(name: string, desired: DeliveryModel, moveTo: DeliveryModel | undefined, previous: PreviousSpoke | undefined): TransitionDecision {
+  const decision = decideStep(name, desired, moveTo, previous);
+  // A spoke taken back from the agent keeps the agent's destination on its basic works for good (a plan
+  // state written before this was recorded marks such a spoke only by movingTo basic).
+  const wasTakenBack = previous !== undefined && !isAgentDeliveryModel(previous.deliveryModel ?? DeliveryModel.BASIC) && (previous.fromAgent === true || previous.movingTo === DeliveryModel.BASIC);
+  if (wasTakenBack && !isAgentDeliveryModel(decision.model) && decision.fromAgent !== true) return { ...decision, fromAgent: true };
+  return decision;
+}
+
+function decideStep(name: string, desired: DeliveryModel, moveTo: DeliveryModel | undefined, previous: PreviousSpoke | undefined): TransitionDecision {
   const normal: TransitionDecision = { model: desired, deleteOption: 'Foreground', step: 0 };
   if (moveTo !== undefined && moveTo !== desired) {
     return { ...normal, problem: `spoke "${name}" asks to move to ${moveTo} (${call(moveTo)}), but the GitOpsClusters selecting it give it ${desired}: change the placements so the spoke gets ${moveTo}, or drop moveTo` };
@@ -53,9 +78,7 @@ export function decideTransition(name: string, desired: DeliveryModel, moveTo: D
   const foreground = works.filter((w) => w.deleteOption === 'Foreground').map((w) => w.name);
   if (before === desired) {
     if (moveTo === undefined) return normal;
-    if (previous.movingTo === desired && works.some((w) => w.deleteOption === 'Orphan') && !isAgentDeliveryModel(desired)) {
-      return { ...normal, step: 2 };
-    }
+    if (previous.movingTo === desired && !isAgentDeliveryModel(desired)) return { ...normal, step: 2 };
     return { ...normal, warning: `spoke "${name}" already runs ${desired}, so the move is complete: remove ${call(desired)}` };
   }
   if (isAgentDeliveryModel(before) && isAgentDeliveryModel(desired)) {
@@ -81,8 +104,9 @@ export function decideTransition(name: string, desired: DeliveryModel, moveTo: D
     if (foreground.length > 0) return { model: before, deleteOption: 'Orphan', step: 1, movingTo: desired };
     return { ...normal, step: 2 };
   }
-  // agent → basic: the work adopts the running Application, orphaning on delete until step 2.
-  return { model: desired, deleteOption: 'Orphan', step: 1, movingTo: desired };
+  // agent → basic: the hub Application stays routed to the agent and the work stands by (CreateOnly,
+  // Orphan) until step 2.
+  return { model: desired, deleteOption: 'Orphan', step: 1, movingTo: desired, adoptFromAgent: true, fromAgent: true };
 }
 
 /** What `pullfleet plan` says about a spoke's move, from the previous and the new plan state. */
@@ -93,12 +117,12 @@ export function describeTransition(name: string, previous: PreviousSpoke | undef
   if (target !== undefined) {
     return isAgentDeliveryModel(target)
       ? `spoke ${name}: move ${after} → ${target}, step 1 of 2: its works stay, switched to deleteOption Orphan, so removing them later leaves the Applications running. Next: commit, let the hub apply it, then synthesize again (step 2 removes the works and ${target} adopts the Applications).`
-      : `spoke ${name}: move ${before} → ${target}, step 1 of 2: the basic works adopt the running Applications with deleteOption Orphan. Next: commit, let the hub apply it, then synthesize again (step 2 switches the works to Foreground).`;
+      : `spoke ${name}: move ${before} → ${target}, step 1 of 2: the hub Applications stay routed to the agent (destination.name ${name}), so the principal deletes nothing, and each gets a work with deleteOption Orphan and updateStrategy CreateOnly that stands by without touching the Application the agent holds. Next: commit, let the hub apply it, check the argocd-agent has left the spoke (kubectl get managedclusteraddon -n ${name}), then synthesize again (step 2 stops routing to the agent and switches the works to server-side apply and Foreground).`;
   }
   if (previous?.movingTo !== undefined && previous.movingTo === after) {
     return isAgentDeliveryModel(after)
       ? `spoke ${name}: move ${before} → ${after}, step 2 of 2: the Orphan works are removed (the Applications keep running) and ${after} adopts them. Next: remove spoke.moveTo(...) from fleet.config.ts.`
-      : `spoke ${name}: move to ${after}, step 2 of 2: the works switch to deleteOption Foreground. Next: remove spoke.moveTo(...) from fleet.config.ts.`;
+      : `spoke ${name}: move to ${after}, step 2 of 2: the hub Applications stop naming the agent, so an argocd-agent still running on the spoke would delete its copies (with pruneOnDelete, their workloads too): synthesize this only once the agent has left. The works switch to server-side apply and deleteOption Foreground. Next: remove spoke.moveTo(...) from fleet.config.ts.`;
   }
   return undefined;
 }

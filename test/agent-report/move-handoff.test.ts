@@ -152,3 +152,103 @@ describe('an ApplicationSet-generated app moving from basic to agent-managed aga
     watch.stop();
   });
 });
+
+describe('an ApplicationSet-generated app taken back from agent-managed to basic against the fake API server', () => {
+  let server: FakeApiServer;
+  let controller: RunningController | undefined;
+
+  beforeEach(async () => {
+    server = await startFakeApiServer();
+    for (const name of [NS, 'east']) server.store.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+    server.store.create({ apiVersion: 'cluster.open-cluster-management.io/v1', kind: 'ManagedCluster', metadata: { name: 'east' }, spec: { hubAcceptsClient: true } });
+  });
+
+  afterEach(async () => {
+    await controller?.stop();
+    controller = undefined;
+    await server.close();
+  });
+
+  test('GIVEN an agent-managed app WHEN step 1 relabels it basic but still routed to the agent THEN its work stands by (CreateOnly, Orphan, agent destination) and the hub app status stays the principal\'s; WHEN step 2 drops the routing THEN the same work switches to server-side apply and Foreground, and no work is ever deleted', async () => {
+    const core = (server.store as unknown as { store: FakeStore }).store;
+    const deleted: ManifestWork[] = [];
+    const appEvents: Application[] = [];
+    const workWatch = core.watch(server.store.definition('manifestworks'), {}, {
+      send: (type: WatchEventType, object: KubeObj) => {
+        if (type === 'DELETED') deleted.push(structuredClone(object) as unknown as ManifestWork);
+      },
+      close: () => undefined,
+    });
+    const appWatch = core.watch(server.store.definition('applications'), {}, {
+      send: (type: WatchEventType, object: KubeObj) => {
+        if (type === 'MODIFIED') appEvents.push(structuredClone(object) as unknown as Application);
+      },
+      close: () => undefined,
+    });
+    if (workWatch.gone || appWatch.gone) throw new Error('watch refused');
+
+    // GIVEN the app as the agent-managed template renders it, with the status the principal mirrors
+    const appSet = server.store.create<KubeObj>(applicationSet() as unknown as KubeObj);
+    const generated = generatedHubApp('east', appSet.metadata.uid!);
+    delete generated.metadata.labels![PULL_LABEL];
+    delete generated.metadata.annotations![MANAGED_CLUSTER_ANNOTATION];
+    delete generated.metadata.annotations!['argocd.argoproj.io/skip-reconcile'];
+    generated.metadata.labels![REPORT_DELIVERY_MODEL_LABEL] = 'agent-managed';
+    generated.spec.destination = { name: 'east', namespace: 'guestbook' };
+    const agentApp = server.store.create<Application>(generated as unknown as KubeObj);
+    const principalStatus = { sync: { status: 'Synced', revision: 'r1' }, health: { status: 'Healthy' } };
+    server.store.update<Application>({ ...agentApp, status: principalStatus } as unknown as KubeObj);
+    controller = await startController({ kubeConfig: server.kubeConfig(), config: { leaderElection: false, relaxTenancy: true }, logger: silent });
+    await controller.ready();
+
+    // WHEN the applicationset-controller applies the step-1 template (basic, still routed to the agent)
+    const app = server.store.get<Application>('applications', NS, 'east-guestbook');
+    app.metadata.labels![PULL_LABEL] = 'true';
+    app.metadata.labels![REPORT_DELIVERY_MODEL_LABEL] = 'basic';
+    app.metadata.annotations = { ...app.metadata.annotations, [MANAGED_CLUSTER_ANNOTATION]: 'east', 'pullfleet.io/adopt-from-agent': 'true', 'apps.open-cluster-management.io/destination-name': 'in-cluster' };
+    app.operation = { sync: { revision: 'r2' } } as Application['operation'];
+    server.store.update<Application>(app as unknown as KubeObj);
+
+    // THEN the work stands by: created only if missing, orphaning on delete, with the agent's destination
+    const name = `${NS}-east-guestbook`;
+    const standBy = await waitFor('the stand-by work', () => server.store.find<ManifestWork>('manifestworks', 'east', name));
+    expect(standBy.spec.deleteOption).toStrictEqual({ propagationPolicy: 'Orphan' });
+    expect(standBy.spec.manifestConfigs![0]!.updateStrategy).toStrictEqual({ type: 'CreateOnly' });
+    const payload = standBy.spec.workload.manifests.at(-1) as unknown as Application;
+    expect(payload.spec.destination).toStrictEqual({ name: 'in-cluster', namespace: 'guestbook' });
+    // the principal forwards operations while the agent may hold the app: none goes through the work
+    expect(payload.operation).toBeUndefined();
+    // the spoke reports, as it does for any work
+    const feedback = { ...standBy, status: { conditions: [{ type: 'Applied', status: 'True', reason: 'AppliedManifestWorkComplete', message: '', lastTransitionTime: '2026-01-01T00:00:00Z', observedGeneration: standBy.metadata.generation }], resourceStatus: { manifests: [{ resourceMeta: { ordinal: standBy.spec.workload.manifests.length - 1, group: 'argoproj.io', resource: 'applications', kind: 'Application', version: 'v1alpha1', namespace: NS, name: 'east-guestbook' }, statusFeedback: { values: [{ name: 'healthStatus', fieldValue: { type: 'String', string: 'Degraded' } }] }, conditions: [] }] } } };
+    server.store.updateStatus<ManifestWork>(feedback as unknown as KubeObj);
+    await waitFor('the cleanup finalizer', () => (server.store.get<Application>('applications', NS, 'east-guestbook').metadata.finalizers ?? []).length > 0);
+
+    // WHEN step 2: the normal basic template (skip-reconcile, in-cluster destination), the agent destination kept
+    const step2 = server.store.get<Application>('applications', NS, 'east-guestbook');
+    const { ['pullfleet.io/adopt-from-agent']: _adopt, ...annotations } = step2.metadata.annotations!;
+    step2.metadata.annotations = { ...annotations, 'argocd.argoproj.io/skip-reconcile': 'true' };
+    step2.spec.destination = { server: 'https://kubernetes.default.svc', namespace: 'guestbook' };
+    delete step2.operation;
+    server.store.update<Application>(step2 as unknown as KubeObj);
+
+    // THEN the same work is switched in place
+    const switched = await waitFor('the Foreground work', () => {
+      const found = server.store.find<ManifestWork>('manifestworks', 'east', name);
+      return found?.spec.deleteOption?.propagationPolicy === 'Foreground' ? found : undefined;
+    });
+    expect(switched.metadata.uid).toBe(standBy.metadata.uid);
+    expect(switched.spec.manifestConfigs![0]!.updateStrategy!.type).toBe('ServerSideApply');
+    expect((switched.spec.workload.manifests.at(-1) as unknown as Application).spec.destination).toStrictEqual({ name: 'in-cluster', namespace: 'guestbook' });
+    // AND the controller now writes the status from the work's feedback
+    await waitFor('the status from feedback', () => server.store.get<Application>('applications', NS, 'east-guestbook').status?.health?.status === 'Degraded');
+    // AND no work was ever deleted, and while the app was adopting, its status was only ever the principal's
+    expect(deleted).toStrictEqual([]);
+    const adopting = appEvents.filter((event) => event.metadata.annotations?.['pullfleet.io/adopt-from-agent'] === 'true');
+    expect(adopting.length).toBeGreaterThan(0);
+    for (const event of adopting) expect(event.status).toStrictEqual(principalStatus);
+    // AND the operation on the hub app was left to the principal
+    expect(adopting.every((event) => event.operation !== undefined)).toBe(true);
+    workWatch.stop();
+    appWatch.stop();
+  });
+});

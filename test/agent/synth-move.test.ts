@@ -8,6 +8,7 @@ import * as path from 'node:path';
 import { afterAll, describe, expect, test } from '@jest/globals';
 import { runSynth } from '../../src/cli/synth.js';
 import { runPlan } from '../../src/cli/plan.js';
+import { validateFleet } from '../../src/cli/validate.js';
 
 const scratch: string[] = [];
 process.env.PULLFLEET_CACHE_DIR = fs.mkdtempSync(path.join(os.tmpdir(), 'pullfleet-cache-'));
@@ -36,7 +37,15 @@ describe('pullfleet synth and plan across a move', () => {
     expect(refused.output).toContain('spoke "east" changes from basic to agent-managed in one step');
     expect(work(dist)).toBe(before);
 
+    // validate reads the committed output the same way: the skipped step is an error there too
+    const checked = validateFleet({ cwd: process.cwd(), app, outdir: dist });
+    expect(checked.report?.ok).toBe(false);
+    expect(checked.report?.errors.map((e) => e.message).join('\n')).toContain('spoke "east" changes from basic to agent-managed in one step');
+    // (without a committed output there is nothing to move from)
+    expect(validateFleet({ cwd: process.cwd(), app, outdir: path.join(out, 'none') }).report?.errors).toStrictEqual([]);
+
     process.env.PULLFLEET_TEST_MOVE = 'agent-move';
+    expect(validateFleet({ cwd: process.cwd(), app, outdir: dist }).report?.errors).toStrictEqual([]);
     const plan = runPlan({ cwd: process.cwd(), outdir: path.relative(process.cwd(), dist), app });
     expect(plan.stdout).toContain('MOVES BETWEEN DELIVERY MODELS (1):');
     expect(plan.stdout).toContain('hub: spoke east: move basic → agent-managed, step 1 of 2');

@@ -6,7 +6,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterEach, describe, expect, test } from '@jest/globals';
-import { AppSource, ClusterSet, DeliveryModel, Fleet, GitOpsCluster, Hub, HubFlavor, Placement, PullApplication, Spoke } from '../../src/constructs/index.js';
+import { parseAllDocuments } from 'yaml';
+import { AppSource, ClusterSet, DeliveryModel, Fleet, GitOpsCluster, Hub, HubFlavor, Placement, PullApplication, PullApplicationSet, Spoke } from '../../src/constructs/index.js';
 import { decideTransition, describeTransition, formatPlan, parsePlanState, planFleet } from '../../src/model/index.js';
 import { readSide } from '../../src/cli/plan.js';
 
@@ -27,6 +28,9 @@ function fleetAt(previous: string | undefined, agent: boolean, move?: DeliveryMo
   if (move) s1.moveTo(move);
   return fleet;
 }
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+const parse = (text: string): any[] => parseAllDocuments(text).map((d) => d.toJSON()).filter((o) => o);
 
 /** Synthesizes `fleet` into a fresh folder (as the committed dist/ of that step) and returns it. */
 function commit(fleet: Fleet): { dir: string; files: Map<string, string> } {
@@ -88,22 +92,82 @@ describe('moving a spoke between models', () => {
     expect(after.warnings().map((w) => w.message)).toContain('spoke "s1" already runs agent-managed, so the move is complete: remove spoke.moveTo(DeliveryModel.AGENT_MANAGED)');
   });
 
-  test('GIVEN agent-managed → basic THEN step 1 renders the work with Orphan (adopting the running Application), step 2 switches it to Foreground', () => {
+  test('GIVEN agent-managed → basic THEN step 1 keeps the hub app routed to the agent and the work stands by (CreateOnly, Orphan); step 2 drops the routing and switches the work to Foreground; the agent destination stays', () => {
     const start = commit(fleetAt(undefined, true));
     expect(synthError(fleetAt(start.dir, false))).toContain('changes from agent-managed to basic in one step');
 
     const step1 = commit(fleetAt(start.dir, false, DeliveryModel.BASIC));
     const g1 = golden(step1.files);
-    expect(g1.works).toContain('propagationPolicy: Orphan');
-    expect(g1.state[0]).toMatchObject({ deliveryModel: 'basic', movingTo: 'basic', works: [{ deleteOption: 'Orphan' }] });
+    const hubApp1 = parse(g1.applications!)[0];
+    // The principal keeps the Application with the agent (no delete) and copies no skip-reconcile to the spoke.
+    expect(hubApp1.spec.destination).toStrictEqual({ name: 's1', namespace: 'web' });
+    expect(hubApp1.metadata.annotations['argocd.argoproj.io/skip-reconcile']).toBeUndefined();
+    expect(hubApp1.metadata.annotations['pullfleet.io/adopt-from-agent']).toBe('true');
+    const work1 = parse(g1.works!)[0];
+    expect(work1.spec.deleteOption).toStrictEqual({ propagationPolicy: 'Orphan' });
+    expect(work1.spec.manifestConfigs[0].updateStrategy).toStrictEqual({ type: 'CreateOnly' });
+    expect(work1.spec.workload.manifests.at(-1).spec.destination).toStrictEqual({ name: 'in-cluster', namespace: 'web' });
+    expect(g1.state[0]).toMatchObject({ deliveryModel: 'basic', movingTo: 'basic', fromAgent: true, works: [{ deleteOption: 'Orphan' }] });
     expect(g1).toMatchSnapshot('agent-managed-to-basic step 1');
 
     const step2 = commit(fleetAt(step1.dir, false, DeliveryModel.BASIC));
     const g2 = golden(step2.files);
-    expect(g2.works).toContain('propagationPolicy: Foreground');
-    expect(g2.state[0]).toMatchObject({ deliveryModel: 'basic', works: [{ deleteOption: 'Foreground' }] });
+    const hubApp2 = parse(g2.applications!)[0];
+    expect(hubApp2.spec.destination).toStrictEqual({ server: 'https://kubernetes.default.svc', namespace: 'web' });
+    expect(hubApp2.metadata.annotations['argocd.argoproj.io/skip-reconcile']).toBe('true');
+    expect(hubApp2.metadata.annotations['pullfleet.io/adopt-from-agent']).toBeUndefined();
+    const work2 = parse(g2.works!)[0];
+    expect(work2.metadata.name).toBe(work1.metadata.name);
+    expect(work2.spec.deleteOption).toStrictEqual({ propagationPolicy: 'Foreground' });
+    expect(work2.spec.manifestConfigs[0].updateStrategy.type).toBe('ServerSideApply');
+    // The agent wrote destination.name in-cluster on the spoke; the work keeps it (name next to server is refused).
+    expect(work2.spec.workload.manifests.at(-1).spec.destination).toStrictEqual({ name: 'in-cluster', namespace: 'web' });
+    expect(g2.state[0]).toMatchObject({ deliveryModel: 'basic', fromAgent: true, works: [{ deleteOption: 'Foreground' }] });
     expect(g2.state[0].movingTo).toBeUndefined();
+    expect(describeTransition('s1', g1.state[0], g2.state[0])).toContain('step 2 of 2');
     expect(g2).toMatchSnapshot('agent-managed-to-basic step 2');
+
+    // With moveTo removed the spoke stays taken back: same works, same destination.
+    const after = commit(fleetAt(step2.dir, false));
+    expect(after.files.get('hub/hub/works/s1.yaml')).toBe(step2.files.get('hub/hub/works/s1.yaml'));
+    expect(golden(after.files).state[0]).toMatchObject({ fromAgent: true });
+    // Moving to an agent model again ends it.
+    const again = commit(fleetAt(after.dir, true, DeliveryModel.AGENT_MANAGED));
+    const step2Again = commit(fleetAt(again.dir, true, DeliveryModel.AGENT_MANAGED));
+    expect(golden(step2Again.files).state[0].fromAgent).toBeUndefined();
+  });
+
+  test('GIVEN an ApplicationSet on an agent-managed placement moving to basic THEN step 1 renders the template routed to the agents with the hand-back annotation, step 2 the normal basic template with the agent destination', () => {
+    const appSetFleet = (previous: string | undefined, agent: boolean, move?: DeliveryModel) => {
+      const fleet = new Fleet({ outdir: '/nonexistent/never-written', previousOutput: previous });
+      const hub = new Hub(fleet, 'hub', { flavor: HubFlavor.ACM });
+      const set = new ClusterSet(hub, 'all');
+      const s1 = new Spoke(hub, 's1', { clusterSet: set, labels: { tier: 'edge' } });
+      const placement = new Placement(hub, 'edge', { predicates: [{ labels: { tier: 'edge' } }] });
+      if (agent) new GitOpsCluster(hub, 'agents', { placement, model: DeliveryModel.AGENT_MANAGED });
+      new PullApplicationSet(hub, 'web', { source, destinationNamespace: 'web', placement, pruneOnDelete: true });
+      if (move) s1.moveTo(move);
+      return fleet;
+    };
+    const template = (files: Map<string, string>) => parse(files.get('hub/hub/application-sets.yaml')!).find((o) => o.kind === 'ApplicationSet').spec.template;
+    const start = commit(appSetFleet(undefined, true));
+    expect(template(start.files).spec.destination).toStrictEqual({ name: '{{name}}', namespace: 'web' });
+    expect(synthError(appSetFleet(start.dir, false))).toContain('changes from agent-managed to basic in one step');
+
+    const step1 = commit(appSetFleet(start.dir, false, DeliveryModel.BASIC));
+    const t1 = template(step1.files);
+    expect(t1.spec.destination).toStrictEqual({ name: '{{name}}', namespace: 'web' });
+    expect(t1.metadata.labels['apps.open-cluster-management.io/pull-to-ocm-managed-cluster']).toBe('true');
+    expect(t1.metadata.annotations).toMatchObject({ 'pullfleet.io/adopt-from-agent': 'true', 'apps.open-cluster-management.io/destination-name': 'in-cluster', 'apps.open-cluster-management.io/ocm-managed-cluster': '{{name}}' });
+    expect(t1.metadata.annotations['argocd.argoproj.io/skip-reconcile']).toBeUndefined();
+
+    const step2 = commit(appSetFleet(step1.dir, false, DeliveryModel.BASIC));
+    const t2 = template(step2.files);
+    expect(t2.spec.destination).toStrictEqual({ server: 'https://kubernetes.default.svc', namespace: 'web' });
+    expect(t2.metadata.annotations).toMatchObject({ 'argocd.argoproj.io/skip-reconcile': 'true', 'apps.open-cluster-management.io/destination-name': 'in-cluster' });
+    expect(t2.metadata.annotations['pullfleet.io/adopt-from-agent']).toBeUndefined();
+    const plan2 = planFleet(readSide(step1.dir), readSide(step2.dir));
+    expect(plan2.transitions[0]).toContain('step 2 of 2');
   });
 
   test('GIVEN step 1 and step 2 THEN plan shows the step, the reason and what comes next', () => {

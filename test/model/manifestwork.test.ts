@@ -1,5 +1,9 @@
 import { describe, expect, test } from '@jest/globals';
 import {
+  ADOPT_FROM_AGENT_ANNOTATION,
+  applyAgentHandback,
+  isAdoptingFromAgent,
+  objectRuleFindings,
   APPLICATION_SET_LABEL,
   ARGOCD_TRACKING_ANNOTATION,
   buildManifestWork,
@@ -176,5 +180,49 @@ describe('workUpToDate (exact on what pullfleet owns)', () => {
     const observed = structuredClone(owned());
     change(observed);
     expect(workUpToDate(observed, owned())).toBe(false);
+  });
+});
+
+describe('a hand-back from argocd-agent (step 1: the agent may still hold the spoke Application)', () => {
+  const adopting = () =>
+    hubApp({
+      annotations: {
+        [MANAGED_CLUSTER_ANNOTATION]: 'spoke1',
+        [ADOPT_FROM_AGENT_ANNOTATION]: 'true',
+        [DESTINATION_NAME_ANNOTATION]: 'in-cluster',
+      },
+    });
+
+  test('GIVEN the adopt annotation THEN the work orphans on delete, only creates the Application if missing and keeps the agent destination', () => {
+    const work = buildManifestWork(adopting());
+    expect(work.spec.deleteOption).toStrictEqual({ propagationPolicy: 'Orphan' });
+    expect(work.spec.manifestConfigs![0]!.updateStrategy).toStrictEqual({ type: 'CreateOnly' });
+    // feedback still flows back
+    expect(work.spec.manifestConfigs![0]!.feedbackRules![0]!.jsonPaths).toHaveLength(FEEDBACK_PATHS.length);
+    const payload = work.spec.workload.manifests.at(-1) as unknown as Application;
+    expect(payload.spec.destination).toStrictEqual({ name: 'in-cluster', namespace: 'guestbook' });
+    expect(payload.metadata.annotations?.[ADOPT_FROM_AGENT_ANNOTATION]).toBeUndefined();
+    // the stand-by work compares equal to itself with the CRD defaults filled in, and differs from the normal one
+    expect(workUpToDate(structuredClone(work), buildManifestWork(adopting()))).toBe(true);
+    const normal = hubApp({ annotations: { [MANAGED_CLUSTER_ANNOTATION]: 'spoke1', [DESTINATION_NAME_ANNOTATION]: 'in-cluster' } });
+    expect(workUpToDate(work, buildManifestWork(normal))).toBe(false);
+    expect(isAdoptingFromAgent(adopting())).toBe(true);
+    expect(isAdoptingFromAgent(normal)).toBe(false);
+  });
+
+  test('GIVEN a basic hub app shaped for step 1 THEN it stays routed to the agent, without skip-reconcile; the rules refuse either half missing', () => {
+    const base = hubApp({ annotations: { [MANAGED_CLUSTER_ANNOTATION]: 'spoke1', [SKIP_RECONCILE_ANNOTATION]: 'true' } });
+    const step1 = applyAgentHandback(base, 'spoke1', { adopt: true, agentDestination: true });
+    expect(step1.spec.destination).toStrictEqual({ name: 'spoke1', namespace: 'guestbook' });
+    expect(step1.metadata.annotations).toMatchObject({ [ADOPT_FROM_AGENT_ANNOTATION]: 'true', [DESTINATION_NAME_ANNOTATION]: 'in-cluster' });
+    expect(step1.metadata.annotations?.[SKIP_RECONCILE_ANNOTATION]).toBeUndefined();
+    expect(objectRuleFindings(step1 as never).filter((f) => f.severity === 'error')).toStrictEqual([]);
+    // unchanged without a hand-back
+    expect(applyAgentHandback(base, 'spoke1', { adopt: false, agentDestination: false })).toBe(base);
+
+    const frozen = { ...step1, metadata: { ...step1.metadata, annotations: { ...step1.metadata.annotations, [SKIP_RECONCILE_ANNOTATION]: 'true' } } };
+    expect(objectRuleFindings(frozen as never).map((f) => f.message).join('\n')).toContain('which would stop reconciling it');
+    const unrouted = { ...step1, spec: { ...step1.spec, destination: { server: IN_CLUSTER_SERVER, namespace: 'guestbook' } } };
+    expect(objectRuleFindings(unrouted as never).map((f) => f.message).join('\n')).toContain('the principal would tell the agent to delete its copy');
   });
 });
