@@ -11,7 +11,9 @@ import {
   DeliveryModel,
   fitName,
   handbackOf,
+  manifestWorkName,
   MAX_LABEL_LENGTH,
+  NO_HANDBACK,
   type AgentHandback,
 } from '../model/index.js';
 import { PullAppBase, type PullAppOptions } from './app-props.js';
@@ -84,7 +86,7 @@ export class PullApplicationSet extends PullAppBase {
   }
 
   /** The ApplicationSet (basic and agent-managed models); agent-autonomous apps render per spoke instead. */
-  private renderApplicationSet(model: DeliveryModel.BASIC | DeliveryModel.AGENT_MANAGED, handback?: AgentHandback): void {
+  private renderApplicationSet(model: DeliveryModel.BASIC | DeliveryModel.AGENT_MANAGED, handback: AgentHandback): void {
     routeOutput(this, OutputFiles.APPLICATION_SETS);
     const path = `${this.node.path}/ApplicationSet`;
     this.renderedApplicationSet = apiObjectFrom(
@@ -97,23 +99,45 @@ export class PullApplicationSet extends PullAppBase {
         requeueAfterSeconds: this.requeueAfterSeconds,
         constructPath: path,
         model,
-        ...(handback ? { handback } : {}),
+        handback,
       }),
     );
     this.node.defaultChild = this.renderedApplicationSet;
   }
 
   /**
-   * The hand-back shape of the template: one template serves every spoke of the placement, so it stays
-   * routed to the agents while any of them is in step 1 of a move back to basic, and keeps the agent's
-   * destination once any was taken back. Undefined when neither applies (or the placement is imported).
+   * What the ApplicationSet renders now. The placement's model, except while its spokes move from basic
+   * to agent-autonomous: then (step 1) it stays a basic ApplicationSet whose works stand by, because
+   * removing it at once would delete its generated Applications and their Foreground works (and with
+   * them the spoke Applications). The template also takes the stand-by shape while its spokes come back
+   * from an agent model (see AgentHandback), and keeps the managed agent's destination once they did.
+   * One template serves every spoke of the placement, so they move together.
    */
-  private handback(): AgentHandback | undefined {
-    if (!this.placement.evaluatedOffline) return undefined;
-    const decisions = this.placement.selectedSpokes().filter((spoke) => spoke.hub === this.hub).map((spoke) => handbackOf(this.hub._deliveryModelOf(spoke.name)));
-    const adopt = decisions.some((d) => d.adopt);
-    const agentDestination = decisions.some((d) => d.agentDestination);
-    return adopt || agentDestination ? { adopt, agentDestination } : undefined;
+  private rendering(): { model: DeliveryModel; handback: AgentHandback } {
+    const model = this.model;
+    if (!this.placement.evaluatedOffline) return { model, handback: NO_HANDBACK };
+    const spokes = this.placement.selectedSpokes().filter((spoke) => spoke.hub === this.hub);
+    const decisions = spokes.map((spoke) => this.hub._deliveryModelOf(spoke.name));
+    let rendered = model;
+    if (model === DeliveryModel.AGENT_AUTONOMOUS && decisions.some((d) => d.model === DeliveryModel.BASIC)) {
+      const moved = spokes.filter((_, i) => decisions[i]!.model !== DeliveryModel.BASIC).map((spoke) => spoke.name);
+      if (moved.length > 0) {
+        this.problems.push(
+          `placement "${this.placement.name}" selects spokes at different steps of their move to ${model} (${moved.join(', ')} already moved): its one ApplicationSet serves them all, so move them together (the same moveTo, the same commits)`,
+        );
+      }
+      rendered = DeliveryModel.BASIC;
+    }
+    if (rendered !== DeliveryModel.BASIC) return { model: rendered, handback: NO_HANDBACK };
+    const each = decisions.map((d) => handbackOf(d));
+    return {
+      model: rendered,
+      handback: {
+        standBy: model === DeliveryModel.AGENT_AUTONOMOUS || each.some((h) => h.standBy),
+        route: each.some((h) => h.route),
+        agentDestination: each.some((h) => h.agentDestination),
+      },
+    };
   }
 
   /** @internal legal but almost certainly wrong (shown by synth and validate; errors with --strict). */
@@ -130,8 +154,8 @@ export class PullApplicationSet extends PullAppBase {
   /** @internal spokes the placement selects offline get the destination namespace and RBAC. */
   public _render(): void {
     if (this.placement.hub !== this.hub) return;
-    const model = this.model;
-    if (model !== DeliveryModel.AGENT_AUTONOMOUS) this.renderApplicationSet(model, model === DeliveryModel.BASIC ? this.handback() : undefined);
+    const { model, handback } = this.rendering();
+    if (model !== DeliveryModel.AGENT_AUTONOMOUS) this.renderApplicationSet(model, handback);
     // An imported placement is not evaluated offline: the spokes it selects are known only at runtime.
     if (!this.placement.evaluatedOffline) return;
     for (const spoke of this.placement.selectedSpokes()) {
@@ -151,6 +175,9 @@ export class PullApplicationSet extends PullAppBase {
         continue;
       }
       if (model === DeliveryModel.AGENT_MANAGED) this.hub._addAgentProjectDestination(this.definition, spoke.name);
+      // The work the controller will write for this app, recorded in the plan state like a rendered one
+      // (a later move of the spoke goes step by step from its deleteOption).
+      if (model === DeliveryModel.BASIC) this.hub._addRenderedWork(spoke.name, manifestWorkName(this.hub.argoNamespace, appName), handback.standBy ? 'Orphan' : 'Foreground');
       this.hub._addRuntimeObject({
         apiVersion: ARGOCD_API_VERSION,
         kind: 'Application',

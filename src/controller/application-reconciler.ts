@@ -24,7 +24,7 @@ import {
   handoffOrphanPatch,
   isControllerWorkFor,
   computePropagation,
-  isAdoptingFromAgent,
+  isRoutedToAgent,
   isAgentModel,
   isPullApplication,
   isStaticApplication,
@@ -347,11 +347,11 @@ export function createApplicationReconciler(context: ReconcilerContext): Reconci
     let conditions: ApplicationCondition[] | undefined;
     let recheckAt: Date | undefined;
     const legacy = legacyControllerWarning({ metadata: { ...app.metadata, annotations: viewAnnotations } }, plan.legacyControllerActive, now);
-    // While argocd-agent may still hold the spoke Application (a hand-back in step 1), the principal writes
-    // the hub app's status; writing it too would fight the principal, so problems only go to the log.
-    const adopting = isAdoptingFromAgent(app);
-    if (adopting && plan.problem) logger.warn({ app: key, problem: plan.problem }, 'hand-back from argocd-agent: the work cannot be written');
-    if (!app.metadata.deletionTimestamp && isPullApplication(app) && !adopting && (cluster || plan.problem)) {
+    // While the app is still routed to a managed argocd-agent (step 1 of a move back to basic), the principal
+    // writes its status; writing it too would fight the principal, so problems only go to the log.
+    const principals = isRoutedToAgent(app);
+    if (principals && plan.problem) logger.warn({ app: key, problem: plan.problem }, 'app routed to argocd-agent while its work stands by: the work cannot be written');
+    if (!app.metadata.deletionTimestamp && isPullApplication(app) && !principals && (cluster || plan.problem)) {
       const statusWork = plan.target || plan.statusWork ? work : undefined;
       if (legacy.recheckAt && (!recheckAt || legacy.recheckAt < recheckAt)) recheckAt = legacy.recheckAt;
       const result = computeApplicationStatus({

@@ -3,7 +3,7 @@
  * built from this very object by {@link buildManifestWork}, exactly as the controller would.
  */
 import {
-  ADOPT_FROM_AGENT_ANNOTATION,
+  STAND_BY_ANNOTATION,
   AGENT_SPOKE_DESTINATION,
   ARGOCD_API_VERSION,
   ARGOCD_RESOURCES_FINALIZER,
@@ -90,40 +90,47 @@ export function buildStaticHubApplication(
 }
 
 /**
- * How a basic hub Application (or ApplicationSet template) takes a spoke's Applications back from
- * argocd-agent. The principal tells an agent to delete its copy of an Application as soon as the hub
+ * How a basic hub Application (or ApplicationSet template) stands by while a spoke moves between
+ * delivery models, in particular while it is taken back from argocd-agent. The principal tells an agent to delete its copy of an Application as soon as the hub
  * Application stops naming the agent in `spec.destination.name` (or is deleted), and the agent deletes
  * it with the finalizers it was created with: with the resources finalizer, the workload goes too.
  */
 export interface AgentHandback {
   /**
-   * Step 1 of the move: the agent may still run. The hub Application keeps `destination.name: <cluster>`
-   * (the principal keeps it with the agent and sends no delete), drops `skip-reconcile` (the principal
-   * would copy it to the spoke Application and freeze it there) and carries
-   * {@link ADOPT_FROM_AGENT_ANNOTATION}, so its work only creates the spoke Application if it is
-   * missing and orphans it on delete.
+   * Step 1 of a move: the spoke Application is still someone else's (the agent's, or the spoke folder's
+   * Argo CD), or is about to be. The hub Application carries {@link STAND_BY_ANNOTATION}, so its work
+   * only creates the spoke Application if it is missing (`CreateOnly`) and orphans it on delete.
    */
-  readonly adopt: boolean;
+  readonly standBy: boolean;
   /**
-   * The spoke Application was written by argocd-agent once (`destination.name: in-cluster`): the work's
-   * copy keeps that destination, since a server-side apply cannot remove the agent's field and
-   * `name` next to `server` is refused by Argo CD. Stays after the move.
+   * With `standBy`, leaving agent-managed: the agent may still run. The hub Application keeps
+   * `destination.name: <cluster>` (the principal keeps it with the agent and sends no delete) and drops
+   * `skip-reconcile` (the principal would copy it to the spoke Application and freeze it there).
+   */
+  readonly route: boolean;
+  /**
+   * The spoke Application was written by argocd-agent in managed mode (`destination.name: in-cluster`):
+   * the work's copy keeps that destination, since a server-side apply cannot remove the agent's field
+   * and `name` next to `server` is refused by Argo CD. Stays after the move.
    */
   readonly agentDestination: boolean;
 }
 
+/** No hand-back: the normal basic shape. */
+export const NO_HANDBACK: AgentHandback = { standBy: false, route: false, agentDestination: false };
+
 /**
  * `app` (a hub Application, or an ApplicationSet template with `cluster` = `'{{name}}'`) shaped for a
- * hand-back from argocd-agent; unchanged when neither flag is set.
+ * hand-back from argocd-agent; the same object when no flag is set.
  */
 export function applyAgentHandback<T extends { metadata: { annotations?: Record<string, string> }; spec: unknown }>(app: T, cluster: string, handback: AgentHandback): T {
-  if (!handback.adopt && !handback.agentDestination) return app;
+  if (!handback.standBy && !handback.agentDestination) return app;
   const annotations: Record<string, string> = { ...(app.metadata.annotations ?? {}) };
-  if (handback.agentDestination || handback.adopt) annotations[DESTINATION_NAME_ANNOTATION] = AGENT_SPOKE_DESTINATION;
+  if (handback.agentDestination) annotations[DESTINATION_NAME_ANNOTATION] = AGENT_SPOKE_DESTINATION;
   let spec = app.spec;
-  if (handback.adopt) {
+  if (handback.standBy) annotations[STAND_BY_ANNOTATION] = 'true';
+  if (handback.standBy && handback.route) {
     delete annotations[SKIP_RECONCILE_ANNOTATION];
-    annotations[ADOPT_FROM_AGENT_ANNOTATION] = 'true';
     const current = spec as { destination?: { namespace?: string } };
     spec = { ...(spec as object), destination: { name: cluster, ...(current.destination?.namespace ? { namespace: current.destination.namespace } : {}) } } as T['spec'];
   }

@@ -52,11 +52,12 @@ export const DELIVERY_ANNOTATION = `${PULLFLEET_PREFIX}delivery`;
 export const DELIVERY_LABEL = DELIVERY_ANNOTATION;
 export const DELIVERY_STATIC = 'static';
 /**
- * Annotation on a basic hub Application whose spoke Application argocd-agent may still hold (step 1 of
- * a move from an agent model to basic): the hub app stays routed to the agent (`destination.name`), and
- * its work only creates the spoke Application if it is missing (`CreateOnly`) and orphans it on delete.
+ * Annotation on a basic hub Application (or ApplicationSet template) during step 1 of a move between
+ * delivery models: its spoke Application is still someone else's (argocd-agent's, or the spoke folder's
+ * Argo CD), so its work stands by: it creates the Application only if it is missing (`CreateOnly`) and
+ * orphans it on delete.
  */
-export const ADOPT_FROM_AGENT_ANNOTATION = `${PULLFLEET_PREFIX}adopt-from-agent`;
+export const STAND_BY_ANNOTATION = `${PULLFLEET_PREFIX}stand-by`;
 /** The destination name argocd-agent gives the Applications it writes on a spoke. */
 export const AGENT_SPOKE_DESTINATION = 'in-cluster';
 export const DELIVERY_DYNAMIC = 'dynamic';

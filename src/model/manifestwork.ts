@@ -5,7 +5,8 @@
  * identical for the same hub Application.
  */
 import {
-  ADOPT_FROM_AGENT_ANNOTATION,
+  AGENT_SPOKE_DESTINATION,
+  STAND_BY_ANNOTATION,
   APPLICATION_SET_LABEL,
   ARGOCD_API_VERSION,
   ARGOCD_GROUP,
@@ -75,11 +76,20 @@ export function isPullApplication(app: Pick<Application, 'metadata'>): boolean {
 }
 
 /**
- * Whether a hub Application is in step 1 of a move from an agent model to basic: argocd-agent may still
- * hold its spoke Application, so the work must neither overwrite it nor delete it.
+ * Whether a hub Application's work stands by (step 1 of a move between delivery models): it must neither
+ * overwrite the spoke Application nor delete it.
  */
-export function isAdoptingFromAgent(app: Pick<Application, 'metadata'>): boolean {
-  return parseBool(app.metadata.annotations?.[ADOPT_FROM_AGENT_ANNOTATION]);
+export function isStandBy(app: Pick<Application, 'metadata'>): boolean {
+  return parseBool(app.metadata.annotations?.[STAND_BY_ANNOTATION]);
+}
+
+/**
+ * Whether a standing-by hub Application is still routed to a managed argocd-agent (`destination.name`
+ * naming a cluster): the principal then owns its status and operations.
+ */
+export function isRoutedToAgent(app: Pick<Application, 'metadata' | 'spec'>): boolean {
+  const name = app.spec?.destination?.name?.trim();
+  return isStandBy(app) && !!name && name !== AGENT_SPOKE_DESTINATION;
 }
 
 /** The ManagedCluster a hub Application targets, or undefined when the annotation is missing or blank. */
@@ -190,7 +200,7 @@ export function buildManifestWork(app: Application, options: WrapOptions = {}): 
   const payload = buildPayloadApplication(app);
   const appSet = owningApplicationSet(app);
   const annotationsOnApp = app.metadata.annotations ?? {};
-  const adopting = isAdoptingFromAgent(app);
+  const standBy = isStandBy(app);
 
   const labels: Record<string, string> = { [PULL_LABEL]: 'true', [MANAGED_BY_LABEL]: MANAGED_BY_VALUE };
   if (appSet) labels[APPLICATION_SET_LABEL] = 'true';
@@ -217,9 +227,9 @@ export function buildManifestWork(app: Application, options: WrapOptions = {}): 
     },
     spec: {
       workload: { manifests: [...(options.prerequisites ?? []).map(clone), payload as unknown as JsonObject] },
-      manifestConfigs: [applicationManifestConfig(payload.metadata.name, payload.metadata.namespace!, options.feedbackScrapeType, adopting)],
-      // Adopting from argocd-agent: removing this work must leave the spoke Application running.
-      deleteOption: { propagationPolicy: adopting ? 'Orphan' : 'Foreground' },
+      manifestConfigs: [applicationManifestConfig(payload.metadata.name, payload.metadata.namespace!, options.feedbackScrapeType, standBy)],
+      // Standing by during a move: removing this work must leave the spoke Application running.
+      deleteOption: { propagationPolicy: standBy ? 'Orphan' : 'Foreground' },
     },
   };
 }

@@ -11,7 +11,7 @@ import {
   MANAGED_CLUSTER_ANNOTATION,
   PULL_LABEL,
   SKIP_RECONCILE_ANNOTATION,
-  ADOPT_FROM_AGENT_ANNOTATION,
+  STAND_BY_ANNOTATION,
 } from './keys.js';
 import { jsonSize } from './manifestwork.js';
 import { dnsLabelProblem, dnsSubdomainProblem, labelValueProblem, parseBool } from './names.js';
@@ -363,11 +363,11 @@ function pullContractFindings(meta: Record<string, unknown>, spec: Record<string
   if (!parseBool(String(pull))) return; // opted out
   if (typeof cluster !== 'string' || cluster.length === 0) push('error', `${at} is a pull app without the ${MANAGED_CLUSTER_ANNOTATION} annotation, so it is delivered nowhere: annotate the target ManagedCluster`);
   else if (!cluster.includes('{{') && dnsLabelProblem(cluster)) push('error', `${at} annotation ${MANAGED_CLUSTER_ANNOTATION}="${cluster}" ${dnsLabelProblem(cluster)}: name a ManagedCluster`, cluster);
-  if (parseBool(String(annotations[ADOPT_FROM_AGENT_ANNOTATION] ?? ''))) {
-    // Step 1 of a hand-back from argocd-agent: still routed to the agent, which copies every annotation.
-    if (annotations[SKIP_RECONCILE_ANNOTATION] !== undefined) push('error', `${at} carries ${ADOPT_FROM_AGENT_ANNOTATION} and ${SKIP_RECONCILE_ANNOTATION}: the principal copies annotations to the spoke Application the agent still holds, which would stop reconciling it; drop ${SKIP_RECONCILE_ANNOTATION} until the hand-back is done`);
-    const name = stringMap(spec.destination).name;
-    if (typeof cluster === 'string' && name !== cluster) push('error', `${at} carries ${ADOPT_FROM_AGENT_ANNOTATION} but destination name ${JSON.stringify(name)} is not the cluster "${cluster}": the principal would tell the agent to delete its copy of the Application; keep destination.name "${cluster}" until the agent has left the spoke`);
+  const routedName = stringMap(spec.destination).name;
+  if (parseBool(String(annotations[STAND_BY_ANNOTATION] ?? '')) && typeof routedName === 'string' && routedName !== 'in-cluster') {
+    // Step 1 of a move back from a managed argocd-agent: still routed to the agent, which copies every annotation.
+    if (annotations[SKIP_RECONCILE_ANNOTATION] !== undefined) push('error', `${at} is routed to argocd-agent (destination name "${routedName}") with ${SKIP_RECONCILE_ANNOTATION}: the principal copies annotations to the spoke Application the agent holds, which would stop reconciling it; drop ${SKIP_RECONCILE_ANNOTATION} while the work stands by`);
+    if (typeof cluster === 'string' && routedName !== cluster) push('error', `${at} stands by for cluster "${cluster}" but is routed to "${routedName}": the principal would tell the agent on "${cluster}" to delete its copy of the Application; route it to "${cluster}" until that agent has left the spoke`);
     return;
   }
   if (annotations[SKIP_RECONCILE_ANNOTATION] !== 'true') push('error', `${at} is a pull app without ${SKIP_RECONCILE_ANNOTATION}: "true", so the hub Argo CD would also deploy it (to the hub): add the annotation`);

@@ -7,7 +7,8 @@
  * their works. Both sides are evaluated offline with the same placement evaluation synth uses.
  */
 import { CLUSTER_NAME_PARAM } from './appset.js';
-import { ARGOCD_RESOURCES_FINALIZER, ARGOCD_SECRET_TYPE_LABEL, MANAGED_CLUSTER_ANNOTATION, PLACEMENT_LABEL } from './keys.js';
+import { AGENT_SPOKE_DESTINATION, ARGOCD_RESOURCES_FINALIZER, ARGOCD_SECRET_TYPE_LABEL, MANAGED_CLUSTER_ANNOTATION, PLACEMENT_LABEL, STAND_BY_ANNOTATION } from './keys.js';
+import { parseBool } from './names.js';
 import { manifestWorkName } from './names.js';
 import { evaluatePlacement, type InventoryCluster, type PlacementSpec } from './placement.js';
 import { diffFields, formatFieldChange } from './plan-diff.js';
@@ -38,6 +39,13 @@ export interface RuntimeWork {
   readonly prunesWorkload: boolean;
   /** The spoke's labels were unknown (no plan state): assumed selected so no deletion is missed. */
   readonly assumed: boolean;
+  /** The template's works stand by (`pullfleet.io/stand-by`): deleting one leaves the spoke Application. */
+  readonly standBy?: boolean;
+  /**
+   * The generated app is routed to a managed argocd-agent (`destination.name`): when it goes, the
+   * principal tells the agent to delete its copy on the spoke, work or not.
+   */
+  readonly agentRouted?: boolean;
 }
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -151,13 +159,18 @@ function worksOf(view: HubView, hub: string): Map<string, RuntimeWork> {
     const template = typeof meta.name === 'string' ? meta.name : `${CLUSTER_NAME_PARAM}-${appSet.metadata?.name}`;
     const appNamespace = typeof meta.namespace === 'string' && meta.namespace ? meta.namespace : namespace;
     const prunes = Array.isArray(meta.finalizers) && meta.finalizers.includes(ARGOCD_RESOURCES_FINALIZER);
+    const standBy = parseBool(String(meta.annotations?.[STAND_BY_ANNOTATION] ?? ''));
+    const routedTo = appSet.spec?.template?.spec?.destination?.name;
+    const agentRouted = typeof routedTo === 'string' && routedTo !== '' && routedTo !== AGENT_SPOKE_DESTINATION;
     for (const placement of placementsOf(appSet)) {
       for (const decision of decisionsOf(view, namespace, placement)) {
         const target = typeof meta.annotations?.[MANAGED_CLUSTER_ANNOTATION] === 'string' ? generatedName(meta.annotations[MANAGED_CLUSTER_ANNOTATION], decision) : decision;
         const app = generatedName(template, decision);
         const work = manifestWorkName(appNamespace, app);
         const id = `${hub}/${target}/${work}`;
-        if (!out.has(id)) out.set(id, { hub, cluster: target, work, app, applicationSet: key, placement, prunesWorkload: prunes, assumed: view.assumed.has(decision) });
+        if (!out.has(id)) {
+          out.set(id, { hub, cluster: target, work, app, applicationSet: key, placement, prunesWorkload: prunes, assumed: view.assumed.has(decision), ...(standBy ? { standBy } : {}), ...(agentRouted ? { agentRouted } : {}) });
+        }
       }
     }
   }
@@ -278,9 +291,16 @@ export function compareRuntime(before: PlanSide, after: PlanSide): RuntimeCompar
           }
         }
       }
+      if (w.standBy && !w.agentRouted) {
+        kept.push(`${cause}: ${subject} goes, but the work stands by (deleteOption Orphan), so the Application on spoke ${w.cluster} stays`);
+        continue;
+      }
       const effect = w.prunesWorkload ? 'prunes its workload: resources finalizer' : 'its workload stays: no resources finalizer';
       const assumed = w.assumed ? ' [assumed: the previous output has no plan state for this spoke]' : '';
-      deletions.push({ ...w, id, cause, text: `${cause}: ${subject} will be deleted at runtime (${effect})${assumed}` });
+      const text = w.agentRouted
+        ? `${cause}: ${subject.replace(/ and (its )?work .*$/, '')} goes, and the argocd-principal tells the agent on spoke ${w.cluster} to delete its copy at runtime (${effect})${assumed}`
+        : `${cause}: ${subject} will be deleted at runtime (${effect})${assumed}`;
+      deletions.push({ ...w, id, cause, text });
     }
   }
   deletions.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));

@@ -22,7 +22,7 @@ import {
   PULL_LABEL,
   REFRESH_ANNOTATION,
 } from './keys.js';
-import { buildManifestWork, isAdoptingFromAgent, isPullApplication, spokeAppNamespace, targetCluster, wrapProblem, type WrapOptions } from './manifestwork.js';
+import { buildManifestWork, isStandBy, isPullApplication, spokeAppNamespace, targetCluster, wrapProblem, type WrapOptions } from './manifestwork.js';
 import { manifestWorkName } from './names.js';
 import { computeTakeover, type LegacyWorkRef } from './takeover.js';
 import type { Application, JsonObject, ManifestWork } from './types.js';
@@ -324,15 +324,15 @@ export function computePropagation(input: PropagationInput): PropagationPlan {
     };
   }
 
-  // `operation` stays in the payload until the spoke's feedback shows a new startedAt. While argocd-agent
-  // may still hold the spoke Application (a hand-back in step 1), the principal forwards operations and
-  // refreshes: the controller leaves both alone on the hub app.
-  const adopting = isAdoptingFromAgent(app);
+  // `operation` stays in the payload until the spoke's feedback shows a new startedAt. A standing-by work
+  // (step 1 of a move between models) writes nothing to the spoke Application, so it forwards neither
+  // operations nor refreshes: both stay on the hub app (for the principal, or for step 2).
+  const standBy = isStandBy(app);
   let operation: OperationAction | undefined;
   let payloadApp = app;
   const record = parseForwardedOperation(app);
   const spokeStartedAt = existing ? readApplicationFeedback(existing, spokeAppNamespace(app), app.metadata.name)?.operationStateStartedAt : undefined;
-  if (adopting) {
+  if (standBy) {
     const { operation: _principals, ...rest } = app;
     payloadApp = rest;
   } else if (app.operation !== undefined) {
@@ -366,7 +366,7 @@ export function computePropagation(input: PropagationInput): PropagationPlan {
     return { deletes: [], target, ...handover, ...finalizer };
   }
 
-  const clearRefresh = !adopting && app.metadata.annotations?.[REFRESH_ANNOTATION] !== undefined;
+  const clearRefresh = !standBy && app.metadata.annotations?.[REFRESH_ANNOTATION] !== undefined;
   const deletes = [...(newTargetReady(existing, namespace, name) ? deletable(owned, target) : []), ...takeover.deletes];
   return {
     ...(existing && workUpToDate(existing, desired) ? {} : { apply: desired }),

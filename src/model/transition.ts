@@ -41,15 +41,15 @@ export interface TransitionDecision {
   readonly movingTo?: DeliveryModel;
   readonly problem?: string;
   readonly warning?: string;
-  /** Step 1 of agent → basic: the hub Applications stay routed to the agent ({@link AgentHandback}). */
-  readonly adoptFromAgent?: boolean;
-  /** Recorded in the plan state: the spoke's works keep the agent's destination from now on. */
+  /** Step 1 of agent → basic: the agent model being left ({@link AgentHandback}). */
+  readonly adoptFromAgent?: DeliveryModel;
+  /** Recorded in the plan state: the spoke's works keep the managed agent's destination from now on. */
   readonly fromAgent?: boolean;
 }
 
 /** The hand-back shape of a spoke's basic hub Applications under `decision`. */
 export function handbackOf(decision: Pick<TransitionDecision, 'adoptFromAgent' | 'fromAgent'>): AgentHandback {
-  return { adopt: decision.adoptFromAgent === true, agentDestination: decision.fromAgent === true || decision.adoptFromAgent === true };
+  return { standBy: decision.adoptFromAgent !== undefined, route: decision.adoptFromAgent === DeliveryModel.AGENT_MANAGED, agentDestination: decision.fromAgent === true };
 }
 
 const call = (model: DeliveryModel) => `spoke.moveTo(DeliveryModel.${Object.entries(DeliveryModel).find(([, v]) => v === model)?.[0] ?? model})`;
@@ -60,9 +60,8 @@ const call = (model: DeliveryModel) => `spoke.moveTo(DeliveryModel.${Object.entr
  */
 export function decideTransition(name: string, desired: DeliveryModel, moveTo: DeliveryModel | undefined, previous: PreviousSpoke | undefined): TransitionDecision {
   const decision = decideStep(name, desired, moveTo, previous);
-  // A spoke taken back from the agent keeps the agent's destination on its basic works for good (a plan
-  // state written before this was recorded marks such a spoke only by movingTo basic).
-  const wasTakenBack = previous !== undefined && !isAgentDeliveryModel(previous.deliveryModel ?? DeliveryModel.BASIC) && (previous.fromAgent === true || previous.movingTo === DeliveryModel.BASIC);
+  // A spoke taken back from a managed agent keeps the agent's destination on its basic works for good.
+  const wasTakenBack = previous !== undefined && !isAgentDeliveryModel(previous.deliveryModel ?? DeliveryModel.BASIC) && previous.fromAgent === true;
   if (wasTakenBack && !isAgentDeliveryModel(decision.model) && decision.fromAgent !== true) return { ...decision, fromAgent: true };
   return decision;
 }
@@ -106,7 +105,7 @@ function decideStep(name: string, desired: DeliveryModel, moveTo: DeliveryModel 
   }
   // agent → basic: the hub Application stays routed to the agent and the work stands by (CreateOnly,
   // Orphan) until step 2.
-  return { model: desired, deleteOption: 'Orphan', step: 1, movingTo: desired, adoptFromAgent: true, fromAgent: true };
+  return { model: desired, deleteOption: 'Orphan', step: 1, movingTo: desired, adoptFromAgent: before, ...(before === DeliveryModel.AGENT_MANAGED ? { fromAgent: true } : {}) };
 }
 
 /** What `pullfleet plan` says about a spoke's move, from the previous and the new plan state. */
@@ -117,12 +116,16 @@ export function describeTransition(name: string, previous: PreviousSpoke | undef
   if (target !== undefined) {
     return isAgentDeliveryModel(target)
       ? `spoke ${name}: move ${after} → ${target}, step 1 of 2: its works stay, switched to deleteOption Orphan, so removing them later leaves the Applications running. Next: commit, let the hub apply it, then synthesize again (step 2 removes the works and ${target} adopts the Applications).`
-      : `spoke ${name}: move ${before} → ${target}, step 1 of 2: the hub Applications stay routed to the agent (destination.name ${name}), so the principal deletes nothing, and each gets a work with deleteOption Orphan and updateStrategy CreateOnly that stands by without touching the Application the agent holds. Next: commit, let the hub apply it, check the argocd-agent has left the spoke (kubectl get managedclusteraddon -n ${name}), then synthesize again (step 2 stops routing to the agent and switches the works to server-side apply and Foreground).`;
+      : before === DeliveryModel.AGENT_AUTONOMOUS
+        ? `spoke ${name}: move ${before} → ${target}, step 1 of 2: the spoke's own folder stops listing its Applications (its folder sync does not prune them), and each gets a basic hub Application with a work that stands by (deleteOption Orphan, updateStrategy CreateOnly) without touching the running Application. Next: commit, let the hub and the spoke apply it, then synthesize again (step 2 switches the works to server-side apply and Foreground).`
+        : `spoke ${name}: move ${before} → ${target}, step 1 of 2: the hub Applications stay routed to the agent (destination.name ${name}), so the principal deletes nothing, and each gets a work that stands by (deleteOption Orphan, updateStrategy CreateOnly) without touching the Application the agent holds. Next: commit, let the hub apply it, check the argocd-agent has left the spoke (kubectl get managedclusteraddon -n ${name}), then synthesize again (step 2 stops routing to the agent and switches the works to server-side apply and Foreground).`;
   }
   if (previous?.movingTo !== undefined && previous.movingTo === after) {
     return isAgentDeliveryModel(after)
       ? `spoke ${name}: move ${before} → ${after}, step 2 of 2: the Orphan works are removed (the Applications keep running) and ${after} adopts them. Next: remove spoke.moveTo(...) from fleet.config.ts.`
-      : `spoke ${name}: move to ${after}, step 2 of 2: the hub Applications stop naming the agent, so an argocd-agent still running on the spoke would delete its copies (with pruneOnDelete, their workloads too): synthesize this only once the agent has left. The works switch to server-side apply and deleteOption Foreground. Next: remove spoke.moveTo(...) from fleet.config.ts.`;
+      : previous.fromAgent
+        ? `spoke ${name}: move to ${after}, step 2 of 2: the hub Applications stop naming the agent, so an argocd-agent still running on the spoke would delete its copies (with pruneOnDelete, their workloads too): synthesize this only once the agent has left. The works switch to server-side apply and deleteOption Foreground. Next: remove spoke.moveTo(...) from fleet.config.ts.`
+        : `spoke ${name}: move to ${after}, step 2 of 2: the works switch to server-side apply and deleteOption Foreground. Next: remove spoke.moveTo(...) from fleet.config.ts.`;
   }
   return undefined;
 }

@@ -205,7 +205,7 @@ describe('an ApplicationSet-generated app taken back from agent-managed to basic
     const app = server.store.get<Application>('applications', NS, 'east-guestbook');
     app.metadata.labels![PULL_LABEL] = 'true';
     app.metadata.labels![REPORT_DELIVERY_MODEL_LABEL] = 'basic';
-    app.metadata.annotations = { ...app.metadata.annotations, [MANAGED_CLUSTER_ANNOTATION]: 'east', 'pullfleet.io/adopt-from-agent': 'true', 'apps.open-cluster-management.io/destination-name': 'in-cluster' };
+    app.metadata.annotations = { ...app.metadata.annotations, [MANAGED_CLUSTER_ANNOTATION]: 'east', 'pullfleet.io/stand-by': 'true', 'apps.open-cluster-management.io/destination-name': 'in-cluster' };
     app.operation = { sync: { revision: 'r2' } } as Application['operation'];
     server.store.update<Application>(app as unknown as KubeObj);
 
@@ -225,7 +225,7 @@ describe('an ApplicationSet-generated app taken back from agent-managed to basic
 
     // WHEN step 2: the normal basic template (skip-reconcile, in-cluster destination), the agent destination kept
     const step2 = server.store.get<Application>('applications', NS, 'east-guestbook');
-    const { ['pullfleet.io/adopt-from-agent']: _adopt, ...annotations } = step2.metadata.annotations!;
+    const { ['pullfleet.io/stand-by']: _adopt, ...annotations } = step2.metadata.annotations!;
     step2.metadata.annotations = { ...annotations, 'argocd.argoproj.io/skip-reconcile': 'true' };
     step2.spec.destination = { server: 'https://kubernetes.default.svc', namespace: 'guestbook' };
     delete step2.operation;
@@ -243,7 +243,7 @@ describe('an ApplicationSet-generated app taken back from agent-managed to basic
     await waitFor('the status from feedback', () => server.store.get<Application>('applications', NS, 'east-guestbook').status?.health?.status === 'Degraded');
     // AND no work was ever deleted, and while the app was adopting, its status was only ever the principal's
     expect(deleted).toStrictEqual([]);
-    const adopting = appEvents.filter((event) => event.metadata.annotations?.['pullfleet.io/adopt-from-agent'] === 'true');
+    const adopting = appEvents.filter((event) => event.metadata.annotations?.['pullfleet.io/stand-by'] === 'true');
     expect(adopting.length).toBeGreaterThan(0);
     for (const event of adopting) expect(event.status).toStrictEqual(principalStatus);
     // AND the operation on the hub app was left to the principal

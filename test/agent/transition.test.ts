@@ -102,7 +102,7 @@ describe('moving a spoke between models', () => {
     // The principal keeps the Application with the agent (no delete) and copies no skip-reconcile to the spoke.
     expect(hubApp1.spec.destination).toStrictEqual({ name: 's1', namespace: 'web' });
     expect(hubApp1.metadata.annotations['argocd.argoproj.io/skip-reconcile']).toBeUndefined();
-    expect(hubApp1.metadata.annotations['pullfleet.io/adopt-from-agent']).toBe('true');
+    expect(hubApp1.metadata.annotations['pullfleet.io/stand-by']).toBe('true');
     const work1 = parse(g1.works!)[0];
     expect(work1.spec.deleteOption).toStrictEqual({ propagationPolicy: 'Orphan' });
     expect(work1.spec.manifestConfigs[0].updateStrategy).toStrictEqual({ type: 'CreateOnly' });
@@ -115,7 +115,7 @@ describe('moving a spoke between models', () => {
     const hubApp2 = parse(g2.applications!)[0];
     expect(hubApp2.spec.destination).toStrictEqual({ server: 'https://kubernetes.default.svc', namespace: 'web' });
     expect(hubApp2.metadata.annotations['argocd.argoproj.io/skip-reconcile']).toBe('true');
-    expect(hubApp2.metadata.annotations['pullfleet.io/adopt-from-agent']).toBeUndefined();
+    expect(hubApp2.metadata.annotations['pullfleet.io/stand-by']).toBeUndefined();
     const work2 = parse(g2.works!)[0];
     expect(work2.metadata.name).toBe(work1.metadata.name);
     expect(work2.spec.deleteOption).toStrictEqual({ propagationPolicy: 'Foreground' });
@@ -158,16 +158,115 @@ describe('moving a spoke between models', () => {
     const t1 = template(step1.files);
     expect(t1.spec.destination).toStrictEqual({ name: '{{name}}', namespace: 'web' });
     expect(t1.metadata.labels['apps.open-cluster-management.io/pull-to-ocm-managed-cluster']).toBe('true');
-    expect(t1.metadata.annotations).toMatchObject({ 'pullfleet.io/adopt-from-agent': 'true', 'apps.open-cluster-management.io/destination-name': 'in-cluster', 'apps.open-cluster-management.io/ocm-managed-cluster': '{{name}}' });
+    expect(t1.metadata.annotations).toMatchObject({ 'pullfleet.io/stand-by': 'true', 'apps.open-cluster-management.io/destination-name': 'in-cluster', 'apps.open-cluster-management.io/ocm-managed-cluster': '{{name}}' });
     expect(t1.metadata.annotations['argocd.argoproj.io/skip-reconcile']).toBeUndefined();
 
     const step2 = commit(appSetFleet(step1.dir, false, DeliveryModel.BASIC));
     const t2 = template(step2.files);
     expect(t2.spec.destination).toStrictEqual({ server: 'https://kubernetes.default.svc', namespace: 'web' });
     expect(t2.metadata.annotations).toMatchObject({ 'argocd.argoproj.io/skip-reconcile': 'true', 'apps.open-cluster-management.io/destination-name': 'in-cluster' });
-    expect(t2.metadata.annotations['pullfleet.io/adopt-from-agent']).toBeUndefined();
+    expect(t2.metadata.annotations['pullfleet.io/stand-by']).toBeUndefined();
     const plan2 = planFleet(readSide(step1.dir), readSide(step2.dir));
     expect(plan2.transitions[0]).toContain('step 2 of 2');
+  });
+
+  describe('agent-autonomous', () => {
+    const folder = { repoURL: 'https://git.example.com/fleet.git' };
+    /** One spoke s1 under placement `edge`; `autonomous` puts an autonomous GitOpsCluster on it; `appSet` delivers through the placement. */
+    const autoFleet = (previous: string | undefined, autonomous: boolean, move?: DeliveryModel, appSet = true) => {
+      const fleet = new Fleet({ outdir: '/nonexistent/never-written', previousOutput: previous });
+      const hub = new Hub(fleet, 'hub', { flavor: HubFlavor.OCM });
+      const set = new ClusterSet(hub, 'all');
+      const s1 = new Spoke(hub, 's1', { clusterSet: set, labels: { tier: 'edge' } });
+      const placement = new Placement(hub, 'edge', { predicates: [{ labels: { tier: 'edge' } }] });
+      if (autonomous) new GitOpsCluster(hub, 'stores', { placement, model: DeliveryModel.AGENT_AUTONOMOUS, spokeFolderRepository: folder });
+      if (appSet) new PullApplicationSet(hub, 'web', { source, destinationNamespace: 'web', placement, pruneOnDelete: true });
+      else new PullApplication(hub, 'web', { source, destinationNamespace: 'web', spokes: [s1], pruneOnDelete: true });
+      if (move) s1.moveTo(move);
+      return fleet;
+    };
+    const appSetOf = (files: Map<string, string>) => parse(files.get('hub/hub/application-sets.yaml') ?? '').find((o) => o.kind === 'ApplicationSet');
+    const stateOf = (files: Map<string, string>) => parsePlanState(files.get('hub/plan-state.json')!, 'plan-state.json').spokes[0]!;
+
+    test('GIVEN an ApplicationSet on a basic placement WHEN it moves to agent-autonomous in one step THEN synth refuses (removing the ApplicationSet would delete its Foreground works)', () => {
+      const start = commit(autoFleet(undefined, false));
+      expect(stateOf(start.files).works).toStrictEqual([{ name: 'argocd-s1-web', deleteOption: 'Foreground' }]);
+      expect(synthError(autoFleet(start.dir, true))).toContain('spoke "s1" changes from basic to agent-autonomous in one step, but its works argocd-s1-web have deleteOption Foreground');
+    });
+
+    test('GIVEN an ApplicationSet moving basic → agent-autonomous THEN step 1 keeps the ApplicationSet with standing-by works, step 2 removes it with nothing deleted on the spoke and the spoke folder takes the Application', () => {
+      const start = commit(autoFleet(undefined, false));
+      const step1 = commit(autoFleet(start.dir, true, DeliveryModel.AGENT_AUTONOMOUS));
+      const template = appSetOf(step1.files).spec.template;
+      expect(template.metadata.annotations).toMatchObject({ 'pullfleet.io/stand-by': 'true', 'argocd.argoproj.io/skip-reconcile': 'true' });
+      expect(template.spec.destination).toStrictEqual({ server: 'https://kubernetes.default.svc', namespace: 'web' });
+      expect(stateOf(step1.files)).toMatchObject({ deliveryModel: 'basic', movingTo: 'agent-autonomous', works: [{ name: 'argocd-s1-web', deleteOption: 'Orphan' }] });
+      expect(step1.files.has('hub/spokes/s1/applications.yaml')).toBe(false);
+      const plan1 = planFleet(readSide(start.dir), readSide(step1.dir));
+      expect(plan1.runtimeDeletions).toStrictEqual([]);
+      expect(plan1.transitions[0]).toContain('step 1 of 2');
+
+      const step2 = commit(autoFleet(step1.dir, true, DeliveryModel.AGENT_AUTONOMOUS));
+      expect(appSetOf(step2.files)).toBeUndefined();
+      expect(parse(step2.files.get('hub/spokes/s1/applications.yaml')!).map((o) => o.metadata.name)).toStrictEqual(['s1-web']);
+      expect(stateOf(step2.files)).toMatchObject({ deliveryModel: 'agent-autonomous', works: [] });
+      const plan2 = planFleet(readSide(step1.dir), readSide(step2.dir));
+      // The ApplicationSet goes with its generated app and work, but the work stood by: nothing on the spoke is deleted.
+      expect(plan2.runtimeDeletions).toStrictEqual([]);
+      expect(plan2.notes.join('\n')).toContain('ApplicationSet web removed: its app s1-web and its work argocd-s1-web on spoke s1 goes, but the work stands by (deleteOption Orphan), so the Application on spoke s1 stays');
+    });
+
+    test('GIVEN a static app moving agent-autonomous → basic THEN step 1 renders the normal hub app with a standing-by work (no routing to the agent, no agent destination), step 2 the normal work', () => {
+      const start = commit(autoFleet(undefined, true, undefined, false));
+      expect(start.files.get('hub/spokes/s1/applications.yaml')).toContain('name: web-s1');
+      const step1 = commit(autoFleet(start.dir, false, DeliveryModel.BASIC, false));
+      const hubApp = parse(step1.files.get('hub/hub/applications.yaml')!)[0];
+      expect(hubApp.spec.destination).toStrictEqual({ server: 'https://kubernetes.default.svc', namespace: 'web' });
+      expect(hubApp.metadata.annotations).toMatchObject({ 'pullfleet.io/stand-by': 'true', 'argocd.argoproj.io/skip-reconcile': 'true' });
+      expect(hubApp.metadata.annotations['apps.open-cluster-management.io/destination-name']).toBeUndefined();
+      const work1 = parse(step1.files.get('hub/hub/works/s1.yaml')!).find((o) => o.metadata.name !== 'pullfleet-bootstrap');
+      expect(work1.spec.deleteOption).toStrictEqual({ propagationPolicy: 'Orphan' });
+      expect(work1.spec.manifestConfigs[0].updateStrategy).toStrictEqual({ type: 'CreateOnly' });
+      expect(work1.spec.workload.manifests.at(-1).spec.destination).toStrictEqual({ server: 'https://kubernetes.default.svc', namespace: 'web' });
+      expect(step1.files.has('hub/spokes/s1/applications.yaml')).toBe(false);
+      expect(stateOf(step1.files).fromAgent).toBeUndefined();
+      expect(describeTransition('s1', stateOf(start.files), stateOf(step1.files))).toContain("the spoke's own folder stops listing its Applications");
+
+      const step2 = commit(autoFleet(step1.dir, false, DeliveryModel.BASIC, false));
+      const work2 = parse(step2.files.get('hub/hub/works/s1.yaml')!).find((o) => o.metadata.name !== 'pullfleet-bootstrap');
+      expect(work2.spec.deleteOption).toStrictEqual({ propagationPolicy: 'Foreground' });
+      expect(work2.spec.manifestConfigs[0].updateStrategy.type).toBe('ServerSideApply');
+      expect(parse(step2.files.get('hub/hub/applications.yaml')!)[0].metadata.annotations['pullfleet.io/stand-by']).toBeUndefined();
+    });
+
+    test('GIVEN an ApplicationSet moving agent-autonomous → basic THEN step 1 renders it with standing-by works, step 2 the normal template', () => {
+      const start = commit(autoFleet(undefined, true));
+      expect(appSetOf(start.files)).toBeUndefined();
+      const step1 = commit(autoFleet(start.dir, false, DeliveryModel.BASIC));
+      const t1 = appSetOf(step1.files).spec.template;
+      expect(t1.metadata.annotations).toMatchObject({ 'pullfleet.io/stand-by': 'true', 'argocd.argoproj.io/skip-reconcile': 'true' });
+      expect(t1.spec.destination).toStrictEqual({ server: 'https://kubernetes.default.svc', namespace: 'web' });
+      const step2 = commit(autoFleet(step1.dir, false, DeliveryModel.BASIC));
+      expect(appSetOf(step2.files).spec.template.metadata.annotations['pullfleet.io/stand-by']).toBeUndefined();
+      expect(stateOf(step2.files)).toMatchObject({ deliveryModel: 'basic', works: [{ deleteOption: 'Foreground' }] });
+    });
+  });
+
+  test('GIVEN an agent-managed ApplicationSet WHEN it is removed THEN plan shows the deletion the principal causes on the spoke', () => {
+    const managedSet = (withAppSet: boolean) => {
+      const fleet = new Fleet({ outdir: '/nonexistent/never-written' });
+      const hub = new Hub(fleet, 'hub', { flavor: HubFlavor.ACM });
+      const set = new ClusterSet(hub, 'all');
+      new Spoke(hub, 's1', { clusterSet: set, labels: { tier: 'edge' } });
+      const placement = new Placement(hub, 'edge', { predicates: [{ labels: { tier: 'edge' } }] });
+      new GitOpsCluster(hub, 'agents', { placement, model: DeliveryModel.AGENT_MANAGED });
+      if (withAppSet) new PullApplicationSet(hub, 'web', { source, destinationNamespace: 'web', placement, pruneOnDelete: true });
+      return fleet;
+    };
+    const plan = planFleet(readSide(commit(managedSet(true)).dir), readSide(commit(managedSet(false)).dir));
+    expect(plan.runtimeDeletions.map((d) => d.text)).toStrictEqual([
+      'ApplicationSet web removed: its app s1-web goes, and the argocd-principal tells the agent on spoke s1 to delete its copy at runtime (prunes its workload: resources finalizer)',
+    ]);
   });
 
   test('GIVEN step 1 and step 2 THEN plan shows the step, the reason and what comes next', () => {

@@ -1,8 +1,8 @@
 import { describe, expect, test } from '@jest/globals';
 import {
-  ADOPT_FROM_AGENT_ANNOTATION,
+  STAND_BY_ANNOTATION,
   applyAgentHandback,
-  isAdoptingFromAgent,
+  isStandBy,
   objectRuleFindings,
   APPLICATION_SET_LABEL,
   ARGOCD_TRACKING_ANNOTATION,
@@ -188,7 +188,7 @@ describe('a hand-back from argocd-agent (step 1: the agent may still hold the sp
     hubApp({
       annotations: {
         [MANAGED_CLUSTER_ANNOTATION]: 'spoke1',
-        [ADOPT_FROM_AGENT_ANNOTATION]: 'true',
+        [STAND_BY_ANNOTATION]: 'true',
         [DESTINATION_NAME_ANNOTATION]: 'in-cluster',
       },
     });
@@ -201,28 +201,38 @@ describe('a hand-back from argocd-agent (step 1: the agent may still hold the sp
     expect(work.spec.manifestConfigs![0]!.feedbackRules![0]!.jsonPaths).toHaveLength(FEEDBACK_PATHS.length);
     const payload = work.spec.workload.manifests.at(-1) as unknown as Application;
     expect(payload.spec.destination).toStrictEqual({ name: 'in-cluster', namespace: 'guestbook' });
-    expect(payload.metadata.annotations?.[ADOPT_FROM_AGENT_ANNOTATION]).toBeUndefined();
+    expect(payload.metadata.annotations?.[STAND_BY_ANNOTATION]).toBeUndefined();
     // the stand-by work compares equal to itself with the CRD defaults filled in, and differs from the normal one
     expect(workUpToDate(structuredClone(work), buildManifestWork(adopting()))).toBe(true);
     const normal = hubApp({ annotations: { [MANAGED_CLUSTER_ANNOTATION]: 'spoke1', [DESTINATION_NAME_ANNOTATION]: 'in-cluster' } });
     expect(workUpToDate(work, buildManifestWork(normal))).toBe(false);
-    expect(isAdoptingFromAgent(adopting())).toBe(true);
-    expect(isAdoptingFromAgent(normal)).toBe(false);
+    expect(isStandBy(adopting())).toBe(true);
+    expect(isStandBy(normal)).toBe(false);
   });
 
   test('GIVEN a basic hub app shaped for step 1 THEN it stays routed to the agent, without skip-reconcile; the rules refuse either half missing', () => {
     const base = hubApp({ annotations: { [MANAGED_CLUSTER_ANNOTATION]: 'spoke1', [SKIP_RECONCILE_ANNOTATION]: 'true' } });
-    const step1 = applyAgentHandback(base, 'spoke1', { adopt: true, agentDestination: true });
+    const step1 = applyAgentHandback(base, 'spoke1', { standBy: true, route: true, agentDestination: true });
     expect(step1.spec.destination).toStrictEqual({ name: 'spoke1', namespace: 'guestbook' });
-    expect(step1.metadata.annotations).toMatchObject({ [ADOPT_FROM_AGENT_ANNOTATION]: 'true', [DESTINATION_NAME_ANNOTATION]: 'in-cluster' });
+    expect(step1.metadata.annotations).toMatchObject({ [STAND_BY_ANNOTATION]: 'true', [DESTINATION_NAME_ANNOTATION]: 'in-cluster' });
     expect(step1.metadata.annotations?.[SKIP_RECONCILE_ANNOTATION]).toBeUndefined();
     expect(objectRuleFindings(step1 as never).filter((f) => f.severity === 'error')).toStrictEqual([]);
     // unchanged without a hand-back
-    expect(applyAgentHandback(base, 'spoke1', { adopt: false, agentDestination: false })).toBe(base);
+    expect(applyAgentHandback(base, 'spoke1', { standBy: false, route: false, agentDestination: false })).toBe(base);
 
     const frozen = { ...step1, metadata: { ...step1.metadata, annotations: { ...step1.metadata.annotations, [SKIP_RECONCILE_ANNOTATION]: 'true' } } };
     expect(objectRuleFindings(frozen as never).map((f) => f.message).join('\n')).toContain('which would stop reconciling it');
+    const misrouted = { ...step1, spec: { ...step1.spec, destination: { name: 'spoke2', namespace: 'guestbook' } } };
+    expect(objectRuleFindings(misrouted as never).map((f) => f.message).join('\n')).toContain('the principal would tell the agent on "spoke1" to delete its copy');
+    // standing by without routing (a move from agent-autonomous) is the normal basic shape: skip-reconcile needed
     const unrouted = { ...step1, spec: { ...step1.spec, destination: { server: IN_CLUSTER_SERVER, namespace: 'guestbook' } } };
-    expect(objectRuleFindings(unrouted as never).map((f) => f.message).join('\n')).toContain('the principal would tell the agent to delete its copy');
+    expect(objectRuleFindings(unrouted as never).map((f) => f.message).join('\n')).toContain('is a pull app without argocd.argoproj.io/skip-reconcile');
+    const inCluster = { ...base, spec: { ...base.spec, destination: { server: IN_CLUSTER_SERVER, namespace: 'guestbook' } } };
+    const autonomous = applyAgentHandback(inCluster, 'spoke1', { standBy: true, route: false, agentDestination: false });
+    expect(autonomous.spec.destination).toStrictEqual(inCluster.spec.destination);
+    expect(autonomous.metadata.annotations).toMatchObject({ [STAND_BY_ANNOTATION]: 'true', [SKIP_RECONCILE_ANNOTATION]: 'true' });
+    expect(autonomous.metadata.annotations?.[DESTINATION_NAME_ANNOTATION]).toBeUndefined();
+    expect(objectRuleFindings(autonomous as never).filter((f) => f.severity === 'error')).toStrictEqual([]);
+    expect(buildManifestWork(autonomous).spec.manifestConfigs![0]!.updateStrategy).toStrictEqual({ type: 'CreateOnly' });
   });
 });
