@@ -1,7 +1,8 @@
 /**
  * `pullfleet status`: what runs where across the fleet, problems first. Reads FleetReports (and, for
  * statically delivered apps, the pull-labelled hub Applications and their works; for agent-model apps no
- * ApplicationSet generates, the hub Applications the argocd-agent principal keeps) through the user's
+ * ApplicationSet generates, the hub Applications the argocd-agent principal keeps, checked against the
+ * expected-Application lists synth renders for agent-autonomous spokes) through the user's
  * kubeconfig; rendering is in status-render.ts. Exit code 0 when all is well, 1 when anything is
  * degraded, missing or stale, 2 when the hub could not be read.
  */
