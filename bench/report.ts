@@ -7,13 +7,15 @@
  *    ApplicationSet over CLUSTERS clusters (decisions split into PlacementDecisions of 100). Prints the
  *    time until the first complete report, p50/p95/max latency from a feedback change (written as the
  *    OCM work agent would) to the report row showing it, and FleetReport writes per change.
+ * 1c. Rows of agent-autonomous spokes for `pullfleet status`: 2,000 spokes x 10 Applications, each
+ *    spoke's expected list parsed from its ConfigMap, one Application in ten not mirrored (Missing).
  * 3. End to end, agent model: an agent-managed ApplicationSet over AGENT_CLUSTERS (default 2,000) hub
  *    Applications whose status changes as the argocd-agent principal would write it; time to the first
  *    complete report and latency from a status change to the row showing it.
  */
 import { pino } from 'pino';
 import { startController } from '../src/controller/index.js';
-import { computeFleetReport, fleetReportCrd, manifestWorkName, type FleetReport } from '../src/model/index.js';
+import { agentApplicationRows, buildExpectedApplicationsConfigMap, computeFleetReport, EXPECTED_APPLICATIONS_LABEL, fleetReportCrd, manifestWorkName, parseExpectedApplications, type FleetReport } from '../src/model/index.js';
 import { startFakeApiServer, type KubeObj } from '../test/support/fake-apiserver.js';
 import { applicationSet, APPSET, decision, generatedHubApp, hubApp, NS, work } from '../test/report/fixtures.js';
 import { agentApp, agentAppSet, mirrored } from '../test/agent-report/fixtures.js';
@@ -81,6 +83,36 @@ for (const [label, size, agentShare] of [
   for (let r = 0; r < runs; r++) report = computeFleetReport(input)!.report;
   const ms = Number(process.hrtime.bigint() - start) / 1e6 / runs;
   console.log(`computeFleetReport ${size} clusters (${label}): ${ms.toFixed(1)} ms per report, status ${(JSON.stringify(report!.status).length / 1024).toFixed(0)} KiB`);
+}
+
+// ---------------------------------------------------------------- 1c. agent-autonomous rows with expected lists
+{
+  const spokes = 2000;
+  const perSpoke = 10;
+  const now = new Date();
+  const lists = Array.from({ length: spokes }, (_, i) => {
+    const spoke = `store-${String(i).padStart(4, '0')}`;
+    return buildExpectedApplicationsConfigMap({ spoke, namespace: NS, applications: Array.from({ length: perSpoke }, (_, a) => `app-${a}-${spoke}`), folder: `dist/hub/spokes/${spoke}` });
+  });
+  const apps = lists.flatMap((list, i) =>
+    list.data.applications!
+      .split('\n')
+      .filter((name, a) => name && (i * perSpoke + a) % 10 !== 0)
+      .map((name) => {
+        const app = agentApp(String(i), mirrored({ sync: 'Synced', health: 'Healthy', revision: 'abc123', reconciledAt: iso(now) }), { model: 'agent-autonomous', namespace: list.metadata.labels![EXPECTED_APPLICATIONS_LABEL]!, owned: false });
+        app.metadata.name = name;
+        return app;
+      }),
+  );
+  const rowsOnce = () => agentApplicationRows(apps, now, undefined, lists.map((list) => parseExpectedApplications(list).expected!));
+  const check = rowsOnce();
+  const missing = check.filter((row) => row.state === 'Missing').length;
+  if (check.length !== spokes * perSpoke || missing !== (spokes * perSpoke) / 10) throw new Error(`unexpected autonomous rows: ${check.length} rows, ${missing} missing`);
+  const runs = 10;
+  const start = process.hrtime.bigint();
+  for (let r = 0; r < runs; r++) rowsOnce();
+  const ms = Number(process.hrtime.bigint() - start) / 1e6 / runs;
+  console.log(`agent-autonomous rows, ${spokes} spokes x ${perSpoke} expected apps (${missing} missing): ${ms.toFixed(1)} ms (parse ${spokes} lists + rows)`);
 }
 
 // ---------------------------------------------------------------- 2. end to end

@@ -1,19 +1,21 @@
 /**
  * `pullfleet status`: what runs where across the fleet, problems first. Reads FleetReports (and, for
  * statically delivered apps, the pull-labelled hub Applications and their works; for agent-model apps no
- * ApplicationSet generates, the hub Applications the argocd-agent principal keeps) through the user's
+ * ApplicationSet generates, the hub Applications the argocd-agent principal keeps, checked against the
+ * expected-Application lists synth renders for agent-autonomous spokes) through the user's
  * kubeconfig; rendering is in status-render.ts. Exit code 0 when all is well, 1 when anything is
  * degraded, missing or stale, 2 when the hub could not be read.
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import { Option, type Command } from 'commander';
 import { KubeApiError, KubeClient, KubeTimeoutError, loadKubeConfig } from '../controller/kube-client.js';
-import { APPLICATION, MANIFEST_WORK } from '../controller/resources.js';
+import { APPLICATION, CONFIG_MAP, MANIFEST_WORK } from '../controller/resources.js';
 import { FLEET_REPORT } from '../controller/report/report-reconciler.js';
 import {
   DELIVERY_ANNOTATION,
   DELIVERY_LABEL,
   DELIVERY_STATIC,
+  EXPECTED_APPLICATIONS_LABEL,
   FLEET_REPORT_CRD_NAME,
   PULL_LABEL,
   REPORT_DELIVERY_MODEL_LABEL,
@@ -21,8 +23,13 @@ import {
   isAgentModel,
   isPullApplication,
   owningApplicationSet,
+  parseExpectedApplications,
   staticApplicationRows,
   type Application,
+  type ConfigMapLike,
+  type ConfigMapObject,
+  type ExpectedApplications,
+  type FleetReportRow,
   type FleetReport,
   type ManifestWork,
 } from '../model/index.js';
@@ -40,6 +47,12 @@ export interface StatusSource {
   listStaticWorks(): Promise<ManifestWork[] | undefined>;
   /** Hub Applications labelled with an agent delivery model (agent-managed, agent-autonomous); none when left out. */
   listAgentApplications?(namespace?: string): Promise<Application[]>;
+  /**
+   * The expected-Application lists synth renders for agent-autonomous spokes (ConfigMaps labelled
+   * `pullfleet.io/expected-applications-for`, in the hub's Argo CD namespace), all of them or only
+   * those of spoke `cluster`; none when left out.
+   */
+  listExpectedApplications?(cluster?: string): Promise<ConfigMapLike[]>;
   close(): void;
 }
 
@@ -116,6 +129,17 @@ export function kubeStatusSource(kubeConfig: KubeConfig, options: { timeoutMs?: 
         throw explainError(error, 'Applications', hub);
       }
     },
+    async listExpectedApplications(cluster) {
+      try {
+        // Cluster-wide: the lists live in the hub's Argo CD namespace, which status is not told.
+        const labelSelector = cluster ? `${EXPECTED_APPLICATIONS_LABEL}=${cluster}` : EXPECTED_APPLICATIONS_LABEL;
+        return (await client.list<ConfigMapObject>(CONFIG_MAP, { labelSelector })).items;
+      } catch (error) {
+        // Not allowed to read ConfigMaps: autonomous spokes are shown as before, from what the principal mirrors.
+        if (error instanceof KubeApiError && (error.statusCode === 404 || error.statusCode === 403)) return [];
+        throw explainError(error, 'ConfigMaps (expected Applications of agent-autonomous spokes)', hub);
+      }
+    },
     async listStaticWorks() {
       try {
         return (await client.list<ManifestWork>(MANIFEST_WORK, { labelSelector: `${DELIVERY_LABEL}=${DELIVERY_STATIC}` })).items;
@@ -157,13 +181,29 @@ export async function collectStatus(source: StatusSource, options: CollectOption
     }
     // Agent-model apps an ApplicationSet generates are rows of its report; the others (autonomous agents'
     // Applications the principal mirrors, managed ones rendered one by one) get a table per namespace.
+    // Agent-autonomous spokes' expected Applications (listed by synth) join the table of the namespace
+    // the principal mirrors them into (the spoke's name): those it does not mirror are Missing.
     const agentApps = ((await source.listAgentApplications?.(options.namespace)) ?? []).filter((app) => owningApplicationSet(app) === undefined);
+    const expectations = (await source.listExpectedApplications?.(options.namespace)) ?? [];
     const agentByNamespace = new Map<string, Application[]>();
     for (const app of agentApps) {
       const ns = app.metadata.namespace ?? '';
       agentByNamespace.set(ns, [...(agentByNamespace.get(ns) ?? []), app]);
     }
-    for (const [ns, nsApps] of [...agentByNamespace].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) groups.push(groupFromAgentRows(ns, agentApplicationRows(nsApps, options.now)));
+    const expectedByNamespace = new Map<string, ExpectedApplications[]>();
+    const problemRows = new Map<string, FleetReportRow[]>();
+    for (const configMap of expectations) {
+      const parsed = parseExpectedApplications(configMap);
+      const ns = parsed.expected?.cluster ?? parsed.cluster ?? configMap.metadata?.namespace ?? '';
+      if (options.namespace && ns !== options.namespace) continue;
+      if (parsed.expected) expectedByNamespace.set(ns, [...(expectedByNamespace.get(ns) ?? []), parsed.expected]);
+      else problemRows.set(ns, [...(problemRows.get(ns) ?? []), { cluster: ns, state: 'Unknown', message: parsed.problem }]);
+    }
+    const namespaces = new Set([...agentByNamespace.keys(), ...expectedByNamespace.keys(), ...problemRows.keys()]);
+    for (const ns of [...namespaces].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))) {
+      const rows = agentApplicationRows(agentByNamespace.get(ns) ?? [], options.now, undefined, expectedByNamespace.get(ns) ?? []);
+      groups.push(groupFromAgentRows(ns, [...rows, ...(problemRows.get(ns) ?? [])]));
+    }
   }
   return groups;
 }

@@ -6,6 +6,7 @@ import { Chart } from 'cdk8s';
 import { Construct, type IConstruct } from 'constructs';
 import {
   buildAgentAppProject,
+  buildExpectedApplicationsConfigMap,
   buildGeneratorConfigMap,
   type AppDefinition,
   buildPlacementReaderRole,
@@ -17,6 +18,7 @@ import {
   decideTransition,
   isAgentDeliveryModel,
   resolveDeliveryModels,
+  spokeFolderPath,
   type DeleteOption,
   type PlanState,
   type PlanStateSpoke,
@@ -200,6 +202,7 @@ export class Hub extends Chart implements IHub {
   private readonly renderedWorks = new Map<string, Array<{ name: string; deleteOption: DeleteOption }>>();
   private readonly agentProjects = new Map<string, Array<{ cluster: string; namespace: string; sourceRepos: string[] }>>();
   private readonly spokeApps = new Map<string, { model: DeliveryModel; path: string }>();
+  private readonly autonomousApps = new Map<string, Set<string>>();
 
   constructor(scope: Construct, id: string, props: HubProps = {}) {
     super(scope, claimId(scope, 'Hub', id));
@@ -340,6 +343,12 @@ export class Hub extends Chart implements IHub {
    */
   public _claimSpokeApplication(spoke: string, namespace: string, name: string, model: DeliveryModel, path: string): void {
     const key = `${spoke}/${namespace}/${name}`;
+    if (model === DeliveryModel.AGENT_AUTONOMOUS) {
+      // Rendered into the spoke's own folder: the hub records it so status can tell when it never shows up.
+      const names = this.autonomousApps.get(spoke) ?? new Set<string>();
+      names.add(name);
+      this.autonomousApps.set(spoke, names);
+    }
     const prior = this.spokeApps.get(key);
     if (!prior) {
       this.spokeApps.set(key, { model, path });
@@ -359,6 +368,23 @@ export class Hub extends Chart implements IHub {
     const list = this.agentProjects.get(def.project) ?? [];
     list.push({ cluster, namespace: def.destinationNamespace, sourceRepos: def.sources.map((s) => s.repoURL).filter((r): r is string => typeof r === 'string') });
     this.agentProjects.set(def.project, list);
+  }
+
+  /**
+   * One ConfigMap per agent-autonomous spoke listing the Applications its folder holds
+   * (`hub/expected-applications.yaml`): the hub cannot otherwise tell an Application that never showed
+   * up from one that was never meant to exist.
+   */
+  private renderExpectedApplications(): void {
+    if (this.autonomousApps.size === 0) return;
+    const scope = new Construct(this, 'ExpectedApplications');
+    routeOutput(scope, OutputFiles.EXPECTED_APPLICATIONS);
+    for (const spoke of [...this.autonomousApps.keys()].sort()) {
+      const gitOpsCluster = this._deliveryModelOf(spoke).gitOpsCluster;
+      const source = this.gitOpsClusterList.find((g) => g.node.path === gitOpsCluster)?.spokeFolderSource;
+      const folder = source ? spokeFolderPath(source, this.name, spoke) : `dist/${this.name}/spokes/${spoke}`;
+      apiObjectFrom(scope, spoke, buildExpectedApplicationsConfigMap({ spoke, namespace: this.argoNamespace, applications: [...this.autonomousApps.get(spoke)!], folder }));
+    }
   }
 
   /** @internal the declared spoke called `name`, if any. */
@@ -442,6 +468,7 @@ export class Hub extends Chart implements IHub {
         apiObjectFrom(scope, project, buildAgentAppProject(project, this.argoNamespace, this.agentProjects.get(project)!));
       }
     }
+    this.renderExpectedApplications();
     for (const fn of this.late) fn();
   }
 }

@@ -29,6 +29,8 @@ export const OutputFiles = {
   GITOPS_CLUSTERS: 'hub/gitops-clusters.yaml',
   /** AppProjects the argocd-agent principal checks before routing agent-managed apps. */
   AGENT_PROJECTS: 'hub/agent-projects.yaml',
+  /** The Applications each agent-autonomous spoke should run (one ConfigMap per spoke), read by `pullfleet status`. */
+  EXPECTED_APPLICATIONS: 'hub/expected-applications.yaml',
   /** The ManifestWorks in a spoke's namespace (apps and bootstrap). */
   works: (spoke: string) => `hub/works/${spoke}.yaml`,
   /** A spoke's bootstrap as plain YAML, for the first manual apply. */

@@ -40,6 +40,7 @@ export const MANAGED_CLUSTER: ResourceKind = { id: 'ManagedCluster', group: 'clu
 export const MANAGED_CLUSTER_SET: ResourceKind = { id: 'ManagedClusterSet', group: 'cluster.open-cluster-management.io', version: 'v1beta2', kind: 'ManagedClusterSet', plural: 'managedclustersets', namespaced: false };
 export const MANAGED_CLUSTER_SET_BINDING: ResourceKind = { id: 'ManagedClusterSetBinding', group: 'cluster.open-cluster-management.io', version: 'v1beta2', kind: 'ManagedClusterSetBinding', plural: 'managedclustersetbindings', namespaced: true };
 export const PLACEMENT_DECISION: ResourceKind = { id: 'PlacementDecision', group: 'cluster.open-cluster-management.io', version: 'v1beta1', kind: 'PlacementDecision', plural: 'placementdecisions', namespaced: true };
+export const CONFIG_MAP: ResourceKind = { id: 'ConfigMap', group: '', version: 'v1', kind: 'ConfigMap', plural: 'configmaps', namespaced: true };
 export const SECRET: ResourceKind = { id: 'Secret', group: '', version: 'v1', kind: 'Secret', plural: 'secrets', namespaced: true };
 export const NAMESPACE: ResourceKind = { id: 'Namespace', group: '', version: 'v1', kind: 'Namespace', plural: 'namespaces', namespaced: false };
 export const LEASE: ResourceKind = { id: 'Lease', group: 'coordination.k8s.io', version: 'v1', kind: 'Lease', plural: 'leases', namespaced: true };

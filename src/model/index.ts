@@ -17,6 +17,7 @@ export * from './plan-runtime.js';
 export * from './plan-state.js';
 export * from './report-crd.js';
 export * from './report.js';
+export * from './expected-apps.js';
 export * from './tenancy.js';
 export * from './propagation.js';
 export * from './takeover.js';

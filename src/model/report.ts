@@ -19,7 +19,9 @@
  * come from the hub Application's own status, which the argocd-agent principal keeps in step with the
  * spoke: `Missing` when the principal has no Application for the cluster, `Stale` when its
  * `status.reconciledAt` is older than the threshold (or, with none, the Application is older than the
- * threshold), then the same feedback rules (step 4). There is no ManifestWork for them.
+ * threshold), then the same feedback rules (step 4). There is no ManifestWork for them. For
+ * agent-autonomous spokes the hub learns what to expect from the lists synth renders (see
+ * expected-apps.ts): an expected Application the principal does not mirror is `Missing`.
  *
  * Stored rows are sorted by cluster, then application, so a report only changes when the fleet does;
  * {@link sortRowsProblemsFirst} gives the display order (worst state first).
@@ -39,7 +41,8 @@ import { owningApplicationSet, spokeAppNamespace, targetCluster } from './manife
 import { manifestWorkName, parseBool } from './names.js';
 import { FLEET_REPORT_API_VERSION, FLEET_REPORT_KIND, FLEET_REPORT_STATES } from './report-crd.js';
 import type { Application, Condition, JsonObject, KubeObject, ManifestWork } from './types.js';
-import { DELIVERY_MODEL_LABEL } from './delivery-model.js';
+import { DELIVERY_MODEL_LABEL, SPOKE_APPS_APPLICATION } from './delivery-model.js';
+import type { ExpectedApplications } from './expected-apps.js';
 
 /** The hub Application condition the controller sets when it cannot deliver (same value as the status model's). */
 const DELIVERY_ERROR_CONDITION_TYPE = 'DeliveryError';
@@ -812,14 +815,52 @@ export function staticApplicationRows(
 /**
  * Rows for agent-model hub Applications no ApplicationSet groups (agent-autonomous Applications the
  * principal mirrors, and managed ones rendered one by one): one row per Application, from its status.
+ *
+ * With `expected` (the lists synth recorded for agent-autonomous spokes, see
+ * {@link parseExpectedApplications}), every expected (cluster, Application) pair gets a row too: from the
+ * Application the principal mirrors into the namespace named after the cluster when there is one (with or
+ * without the delivery-model label), else `Missing` with a message naming the spoke's folder and the
+ * bootstrap Application that syncs it. Mirrored Applications nobody expects keep their rows.
  */
-export function agentApplicationRows(apps: readonly Application[], now: Date, staleAfterSeconds = DEFAULT_STALE_AFTER_SECONDS): FleetReportRow[] {
+export function agentApplicationRows(
+  apps: readonly Application[],
+  now: Date,
+  staleAfterSeconds = DEFAULT_STALE_AFTER_SECONDS,
+  expected: readonly ExpectedApplications[] = [],
+): FleetReportRow[] {
   const rows: FleetReportRow[] = [];
+  const used = new Set<Application>();
+  if (expected.length > 0) {
+    const byKey = new Map<string, Application>();
+    for (const app of apps) byKey.set(`${app.metadata.namespace ?? ''}/${app.metadata.name}`, app);
+    const seen = new Set<string>();
+    for (const list of expected) {
+      for (const name of list.applications) {
+        const key = `${list.cluster}/${name}`;
+        if (seen.has(key)) continue;
+        seen.add(key);
+        const app = byKey.get(key);
+        if (app) {
+          used.add(app);
+          rows.push(computeAgentRow(list.cluster, app, now, staleAfterSeconds).row);
+        } else {
+          rows.push({ cluster: list.cluster, application: name, state: 'Missing', message: truncate(missingAutonomousMessage(list, name)) });
+        }
+      }
+    }
+  }
   for (const app of apps) {
-    if (!isAgentModel(app)) continue;
+    if (used.has(app) || !isAgentModel(app)) continue;
     rows.push(computeAgentRow(agentCluster(app) ?? '', app, now, staleAfterSeconds).row);
   }
   return sortRowsByCluster(rows);
+}
+
+/** Why an expected autonomous Application has no row of its own, and where to look. */
+function missingAutonomousMessage(list: ExpectedApplications, name: string): string {
+  const argoNamespace = list.source.split('/')[0] || 'the Argo CD namespace';
+  const folder = list.folder ? `${list.folder.replace(/\/+$/, '')}/` : `dist/<hub>/spokes/${list.cluster}/`;
+  return `the argocd-agent principal mirrors no Application ${list.cluster}/${name}: the spoke's Argo CD has not created it from its folder ${folder} (expected by ${list.source}); on spoke ${list.cluster} check the bootstrap Application ${argoNamespace}/${SPOKE_APPS_APPLICATION} (synced, pointing at that folder) and that the agent is connected to the principal`;
 }
 
 export const MCAS_REPORT_API_VERSION = 'apps.open-cluster-management.io/v1alpha1';
