@@ -107,11 +107,12 @@ export class PullApplicationSet extends PullAppBase {
 
   /**
    * What the ApplicationSet renders now. The placement's model, except while its spokes move from basic
-   * to agent-autonomous: then (step 1) it stays a basic ApplicationSet whose works stand by, because
-   * removing it at once would delete its generated Applications and their Foreground works (and with
-   * them the spoke Applications). The template also takes the stand-by shape while its spokes come back
-   * from an agent model (see AgentHandback), and keeps the managed agent's destination once they did.
-   * One template serves every spoke of the placement, so they move together.
+   * to an agent model: then (step 1) it stays a basic ApplicationSet. Moving to agent-autonomous, its
+   * works stand by, because removing it in step 2 deletes its generated Applications and their works;
+   * moving to agent-managed, its works carry the upsert policy to the spoke Applications before the
+   * agent finds them. The template also takes the stand-by shape while its spokes come back from an agent
+   * model (see AgentHandback), and keeps the managed agent's destination once they did. One template
+   * serves every spoke of the placement, so they move together.
    */
   private rendering(): { model: DeliveryModel; handback: AgentHandback } {
     const model = this.model;
@@ -119,11 +120,11 @@ export class PullApplicationSet extends PullAppBase {
     const spokes = this.placement.selectedSpokes().filter((spoke) => spoke.hub === this.hub);
     const decisions = spokes.map((spoke) => this.hub._deliveryModelOf(spoke.name));
     let rendered = model;
-    if (model === DeliveryModel.AGENT_AUTONOMOUS && decisions.some((d) => d.model === DeliveryModel.BASIC)) {
+    if (model !== DeliveryModel.BASIC && decisions.some((d) => d.model === DeliveryModel.BASIC)) {
       const moved = spokes.filter((_, i) => decisions[i]!.model !== DeliveryModel.BASIC).map((spoke) => spoke.name);
       if (moved.length > 0) {
         this.problems.push(
-          `placement "${this.placement.name}" selects spokes at different steps of their move to ${model} (${moved.join(', ')} already moved): its one ApplicationSet serves them all, so move them together (the same moveTo, the same commits)`,
+          `placement "${this.placement.name}" selects spokes at different steps of their move to ${model} (${moved.join(', ')} already moved, ${spokes.filter((_, i) => decisions[i]!.model === DeliveryModel.BASIC).map((spoke) => spoke.name).join(', ')} not yet): its one ApplicationSet serves them all, so move them together (the same moveTo, the same commits)`,
         );
       }
       rendered = DeliveryModel.BASIC;
@@ -136,6 +137,8 @@ export class PullApplicationSet extends PullAppBase {
         standBy: model === DeliveryModel.AGENT_AUTONOMOUS || each.some((h) => h.standBy),
         route: each.some((h) => h.route),
         agentDestination: each.some((h) => h.agentDestination),
+        // Moving to agent-managed: the works carry the upsert policy to the spoke Applications before the agent comes.
+        ...(model === DeliveryModel.AGENT_MANAGED ? { agentUpsert: true } : {}),
       },
     };
   }

@@ -15,6 +15,8 @@ import {
   PLACEMENT_LABEL,
   PULL_LABEL,
   SKIP_RECONCILE_ANNOTATION,
+  SOURCE_UID_MISMATCH_POLICY_ANNOTATION,
+  SOURCE_UID_MISMATCH_UPSERT,
 } from './keys.js';
 import { DELIVERY_MODEL_LABEL, DeliveryModel } from './delivery-model.js';
 import { applicationSpec, applyAgentHandback, FLEET_APP_LABEL, type AgentHandback, type AppDefinition } from './hub-application.js';
@@ -110,7 +112,9 @@ export function buildPullApplicationSet(def: AppDefinition, options: PullApplica
   });
   const templateAnnotations = sortKeys({
     ...(def.annotations ?? {}),
-    ...(managed ? {} : { [DELIVERY_ANNOTATION]: DELIVERY_DYNAMIC, [MANAGED_CLUSTER_ANNOTATION]: CLUSTER_NAME_PARAM, [SKIP_RECONCILE_ANNOTATION]: 'true' }),
+    ...(managed
+      ? { [SOURCE_UID_MISMATCH_POLICY_ANNOTATION]: SOURCE_UID_MISMATCH_UPSERT }
+      : { [DELIVERY_ANNOTATION]: DELIVERY_DYNAMIC, [MANAGED_CLUSTER_ANNOTATION]: CLUSTER_NAME_PARAM, [SKIP_RECONCILE_ANNOTATION]: 'true' }),
   });
   const spec = applicationSpec(def);
   if (managed) spec.destination = { name: CLUSTER_NAME_PARAM, namespace: def.destinationNamespace };

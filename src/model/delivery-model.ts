@@ -17,6 +17,8 @@ import {
   MANAGED_BY_VALUE,
   PLACEMENT_API_VERSION,
   PULLFLEET_PREFIX,
+  SOURCE_UID_MISMATCH_POLICY_ANNOTATION,
+  SOURCE_UID_MISMATCH_UPSERT,
 } from './keys.js';
 import { applicationSpec, FLEET_APP_LABEL, staticHubApplicationName, type AppDefinition } from './hub-application.js';
 import { sortKeys } from './records.js';
@@ -165,7 +167,8 @@ export function buildAgentManagedHubApplication(def: AppDefinition, target: { cl
       name: staticHubApplicationName(def.name, target.cluster),
       namespace: target.namespace,
       labels: modelLabels(def, DeliveryModel.AGENT_MANAGED),
-      annotations: sortKeys({ ...(def.annotations ?? {}), [CONSTRUCT_PATH_ANNOTATION]: target.constructPath }),
+      // An Application the agent finds on the spoke (a basic work wrote it) is updated, never deleted and recreated.
+      annotations: sortKeys({ ...(def.annotations ?? {}), [CONSTRUCT_PATH_ANNOTATION]: target.constructPath, [SOURCE_UID_MISMATCH_POLICY_ANNOTATION]: SOURCE_UID_MISMATCH_UPSERT }),
     },
     spec: spec as unknown as Application['spec'],
   };

@@ -17,6 +17,8 @@ import {
   MANAGED_CLUSTER_ANNOTATION,
   PULL_LABEL,
   SKIP_RECONCILE_ANNOTATION,
+  SOURCE_UID_MISMATCH_POLICY_ANNOTATION,
+  SOURCE_UID_MISMATCH_UPSERT,
 } from './keys.js';
 import { DELIVERY_MODEL_LABEL, DeliveryModel } from './delivery-model.js';
 import { fitName, MAX_LABEL_LENGTH } from './names.js';
@@ -114,6 +116,12 @@ export interface AgentHandback {
    * and `name` next to `server` is refused by Argo CD. Stays after the move.
    */
   readonly agentDestination: boolean;
+  /**
+   * Step 1 of a move to agent-managed: the spoke Application gets
+   * `argocd.argoproj.io/source-uid-mismatch-policy: upsert` through the work, so the agent, finding an
+   * Application it did not create, updates it in place instead of deleting and recreating it.
+   */
+  readonly agentUpsert?: boolean;
 }
 
 /** No hand-back: the normal basic shape. */
@@ -124,8 +132,9 @@ export const NO_HANDBACK: AgentHandback = { standBy: false, route: false, agentD
  * hand-back from argocd-agent; the same object when no flag is set.
  */
 export function applyAgentHandback<T extends { metadata: { annotations?: Record<string, string> }; spec: unknown }>(app: T, cluster: string, handback: AgentHandback): T {
-  if (!handback.standBy && !handback.agentDestination) return app;
+  if (!handback.standBy && !handback.agentDestination && !handback.agentUpsert) return app;
   const annotations: Record<string, string> = { ...(app.metadata.annotations ?? {}) };
+  if (handback.agentUpsert) annotations[SOURCE_UID_MISMATCH_POLICY_ANNOTATION] = SOURCE_UID_MISMATCH_UPSERT;
   if (handback.agentDestination) annotations[DESTINATION_NAME_ANNOTATION] = AGENT_SPOKE_DESTINATION;
   let spec = app.spec;
   if (handback.standBy) annotations[STAND_BY_ANNOTATION] = 'true';

@@ -29,6 +29,14 @@ export const ARGOCD_SECRET_TYPE_LABEL = 'argocd.argoproj.io/secret-type';
 export const ARGOCD_MANAGED_BY_LABEL = 'argocd.argoproj.io/managed-by';
 export const ARGOCD_TRACKING_ANNOTATION = 'argocd.argoproj.io/tracking-id';
 export const ARGOCD_RESOURCES_FINALIZER = 'resources-finalizer.argocd.argoproj.io';
+/**
+ * argocd-agent: what a managed agent does with an Application it finds on its spoke that it did not
+ * create from this hub Application (no matching source UID). Its default, `recreate`, deletes the
+ * existing one first (with its finalizers: the resources finalizer prunes the workload); `upsert`
+ * updates it in place. Read from the Application itself, overriding the agent's global setting.
+ */
+export const SOURCE_UID_MISMATCH_POLICY_ANNOTATION = 'argocd.argoproj.io/source-uid-mismatch-policy';
+export const SOURCE_UID_MISMATCH_UPSERT = 'upsert';
 /** The in-cluster destination every payload Application points at on its spoke. */
 export const IN_CLUSTER_SERVER = 'https://kubernetes.default.svc';
 

@@ -17,6 +17,7 @@
  */
 import { DeliveryModel, isAgentDeliveryModel } from './delivery-model.js';
 import type { AgentHandback } from './hub-application.js';
+import { SOURCE_UID_MISMATCH_POLICY_ANNOTATION, SOURCE_UID_MISMATCH_UPSERT } from './keys.js';
 
 export type DeleteOption = 'Foreground' | 'Orphan';
 
@@ -48,8 +49,13 @@ export interface TransitionDecision {
 }
 
 /** The hand-back shape of a spoke's basic hub Applications under `decision`. */
-export function handbackOf(decision: Pick<TransitionDecision, 'adoptFromAgent' | 'fromAgent'>): AgentHandback {
-  return { standBy: decision.adoptFromAgent !== undefined, route: decision.adoptFromAgent === DeliveryModel.AGENT_MANAGED, agentDestination: decision.fromAgent === true };
+export function handbackOf(decision: Pick<TransitionDecision, 'adoptFromAgent' | 'fromAgent' | 'step' | 'movingTo'>): AgentHandback {
+  return {
+    standBy: decision.adoptFromAgent !== undefined,
+    route: decision.adoptFromAgent === DeliveryModel.AGENT_MANAGED,
+    agentDestination: decision.fromAgent === true,
+    ...(decision.step === 1 && decision.movingTo === DeliveryModel.AGENT_MANAGED ? { agentUpsert: true } : {}),
+  };
 }
 
 const call = (model: DeliveryModel) => `spoke.moveTo(DeliveryModel.${Object.entries(DeliveryModel).find(([, v]) => v === model)?.[0] ?? model})`;
@@ -99,8 +105,9 @@ function decideStep(name: string, desired: DeliveryModel, moveTo: DeliveryModel 
     };
   }
   if (!isAgentDeliveryModel(before)) {
-    // basic → agent
-    if (foreground.length > 0) return { model: before, deleteOption: 'Orphan', step: 1, movingTo: desired };
+    // basic → agent. Step 1 committed (movingTo recorded): its static works were Orphan, and the works of
+    // ApplicationSet-generated apps stood by or are handed off by the controller, so step 2 may drop them.
+    if (foreground.length > 0 && previous.movingTo !== desired) return { model: before, deleteOption: 'Orphan', step: 1, movingTo: desired };
     return { ...normal, step: 2 };
   }
   // agent → basic: the hub Application stays routed to the agent and the work stands by (CreateOnly,
@@ -115,7 +122,7 @@ export function describeTransition(name: string, previous: PreviousSpoke | undef
   const target = next.movingTo;
   if (target !== undefined) {
     return isAgentDeliveryModel(target)
-      ? `spoke ${name}: move ${after} → ${target}, step 1 of 2: its works stay, switched to deleteOption Orphan, so removing them later leaves the Applications running. Next: commit, let the hub apply it, then synthesize again (step 2 removes the works and ${target} adopts the Applications).`
+      ? `spoke ${name}: move ${after} → ${target}, step 1 of 2: its works stay, switched to deleteOption Orphan, so removing them later leaves the Applications running${target === DeliveryModel.AGENT_MANAGED ? `, and they give the Applications ${SOURCE_UID_MISMATCH_POLICY_ANNOTATION}: ${SOURCE_UID_MISMATCH_UPSERT}, so the agent updates them in place instead of deleting and recreating them` : ''}; its ApplicationSets stay basic until step 2. Next: commit, let the hub apply it, then synthesize again (step 2 removes the works and ${target} adopts the Applications).`
       : before === DeliveryModel.AGENT_AUTONOMOUS
         ? `spoke ${name}: move ${before} → ${target}, step 1 of 2: the spoke's own folder stops listing its Applications (its folder sync does not prune them), and each gets a basic hub Application with a work that stands by (deleteOption Orphan, updateStrategy CreateOnly) without touching the running Application. Next: commit, let the hub and the spoke apply it, then synthesize again (step 2 switches the works to server-side apply and Foreground).`
         : `spoke ${name}: move ${before} → ${target}, step 1 of 2: the hub Applications stay routed to the agent (destination.name ${name}), so the principal deletes nothing, and each gets a work that stands by (deleteOption Orphan, updateStrategy CreateOnly) without touching the Application the agent holds. Next: commit, let the hub apply it, check the argocd-agent has left the spoke (kubectl get managedclusteraddon -n ${name}), then synthesize again (step 2 stops routing to the agent and switches the works to server-side apply and Foreground).`;

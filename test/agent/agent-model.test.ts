@@ -173,7 +173,8 @@ describe('per-spoke delivery shapes', () => {
     const web = sets[0];
     expect(web.metadata.labels?.['pullfleet.io/delivery-model']).toBe('agent-managed');
     expect(web.spec.template.metadata.labels).toStrictEqual({ 'app.kubernetes.io/managed-by': 'pullfleet', 'pullfleet.io/app': 'web', 'pullfleet.io/delivery-model': 'agent-managed' });
-    expect(web.spec.template.metadata.annotations).toBeUndefined();
+    // No pull annotations; an Application the agent finds on a spoke (from a basic work) is updated in place, never recreated.
+    expect(web.spec.template.metadata.annotations).toStrictEqual({ 'argocd.argoproj.io/source-uid-mismatch-policy': 'upsert' });
     expect(web.spec.template.spec.destination).toStrictEqual({ name: '{{name}}', namespace: 'web' });
     expect(schemaFindings(web as never)).toStrictEqual([]);
     // The principal admits the project's apps to exactly the agents they target.

@@ -75,6 +75,10 @@ describe('moving a spoke between models', () => {
     const step1 = commit(fleetAt(start.dir, true, DeliveryModel.AGENT_MANAGED));
     const g1 = golden(step1.files);
     expect(g1.works).toContain('propagationPolicy: Orphan');
+    // The work carries the upsert policy to the spoke Application before the agent finds it there.
+    const payload1 = parse(g1.works!)[0].spec.workload.manifests.at(-1);
+    expect(payload1.metadata.annotations).toMatchObject({ 'argocd.argoproj.io/source-uid-mismatch-policy': 'upsert' });
+    expect(parse(g1.works!)[0].spec.manifestConfigs[0].updateStrategy.type).toBe('ServerSideApply');
     expect(g1.state[0]).toMatchObject({ deliveryModel: 'basic', movingTo: 'agent-managed', works: [{ deleteOption: 'Orphan' }] });
     expect(describeTransition('s1', golden(start.files).state[0], g1.state[0])).toContain('step 1 of 2');
     expect(g1).toMatchSnapshot('basic-to-agent-managed step 1');
@@ -83,6 +87,7 @@ describe('moving a spoke between models', () => {
     const g2 = golden(step2.files);
     expect(g2.works).toBe('');
     expect(g2.applications).toContain('name: s1');
+    expect(parse(g2.applications!)[0].metadata.annotations).toMatchObject({ 'argocd.argoproj.io/source-uid-mismatch-policy': 'upsert' });
     expect(g2.state[0]).toMatchObject({ deliveryModel: 'agent-managed', works: [] });
     expect(describeTransition('s1', g1.state[0], g2.state[0])).toContain('step 2 of 2');
     expect(g2).toMatchSnapshot('basic-to-agent-managed step 2');
@@ -186,6 +191,14 @@ describe('moving a spoke between models', () => {
       return fleet;
     };
     const appSetOf = (files: Map<string, string>) => parse(files.get('hub/hub/application-sets.yaml') ?? '').find((o) => o.kind === 'ApplicationSet');
+    /** What the golden files pin for these moves: hub apps, ApplicationSets, the spoke's works and folder, the plan state. */
+    const pinned = (files: Map<string, string>) => ({
+      applications: files.get('hub/hub/applications.yaml'),
+      applicationSets: files.get('hub/hub/application-sets.yaml'),
+      works: files.get('hub/hub/works/s1.yaml')?.split('\n---\n').filter((doc) => !doc.includes('name: pullfleet-bootstrap')).join('\n---\n'),
+      folder: files.get('hub/spokes/s1/applications.yaml'),
+      state: parsePlanState(files.get('hub/plan-state.json')!, 'plan-state.json').spokes,
+    });
     const stateOf = (files: Map<string, string>) => parsePlanState(files.get('hub/plan-state.json')!, 'plan-state.json').spokes[0]!;
 
     test('GIVEN an ApplicationSet on a basic placement WHEN it moves to agent-autonomous in one step THEN synth refuses (removing the ApplicationSet would delete its Foreground works)', () => {
@@ -210,6 +223,8 @@ describe('moving a spoke between models', () => {
       expect(appSetOf(step2.files)).toBeUndefined();
       expect(parse(step2.files.get('hub/spokes/s1/applications.yaml')!).map((o) => o.metadata.name)).toStrictEqual(['s1-web']);
       expect(stateOf(step2.files)).toMatchObject({ deliveryModel: 'agent-autonomous', works: [] });
+      expect(pinned(step1.files)).toMatchSnapshot('basic-to-agent-autonomous (ApplicationSet) step 1');
+      expect(pinned(step2.files)).toMatchSnapshot('basic-to-agent-autonomous (ApplicationSet) step 2');
       const plan2 = planFleet(readSide(step1.dir), readSide(step2.dir));
       // The ApplicationSet goes with its generated app and work, but the work stood by: nothing on the spoke is deleted.
       expect(plan2.runtimeDeletions).toStrictEqual([]);
@@ -237,6 +252,8 @@ describe('moving a spoke between models', () => {
       expect(work2.spec.deleteOption).toStrictEqual({ propagationPolicy: 'Foreground' });
       expect(work2.spec.manifestConfigs[0].updateStrategy.type).toBe('ServerSideApply');
       expect(parse(step2.files.get('hub/hub/applications.yaml')!)[0].metadata.annotations['pullfleet.io/stand-by']).toBeUndefined();
+      expect(pinned(step1.files)).toMatchSnapshot('agent-autonomous-to-basic step 1');
+      expect(pinned(step2.files)).toMatchSnapshot('agent-autonomous-to-basic step 2');
     });
 
     test('GIVEN an ApplicationSet moving agent-autonomous → basic THEN step 1 renders it with standing-by works, step 2 the normal template', () => {
@@ -250,6 +267,39 @@ describe('moving a spoke between models', () => {
       expect(appSetOf(step2.files).spec.template.metadata.annotations['pullfleet.io/stand-by']).toBeUndefined();
       expect(stateOf(step2.files)).toMatchObject({ deliveryModel: 'basic', works: [{ deleteOption: 'Foreground' }] });
     });
+  });
+
+  test('GIVEN an ApplicationSet on a basic placement moving to agent-managed THEN synth refuses one step; step 1 keeps it basic with the upsert policy on its Applications, step 2 switches the template and the controller hands the works off', () => {
+    const managedSetFleet = (previous: string | undefined, agent: boolean, move?: DeliveryModel) => {
+      const fleet = new Fleet({ outdir: '/nonexistent/never-written', previousOutput: previous });
+      const hub = new Hub(fleet, 'hub', { flavor: HubFlavor.ACM });
+      const set = new ClusterSet(hub, 'all');
+      const s1 = new Spoke(hub, 's1', { clusterSet: set, labels: { tier: 'edge' } });
+      const placement = new Placement(hub, 'edge', { predicates: [{ labels: { tier: 'edge' } }] });
+      if (agent) new GitOpsCluster(hub, 'agents', { placement, model: DeliveryModel.AGENT_MANAGED });
+      new PullApplicationSet(hub, 'web', { source, destinationNamespace: 'web', placement, pruneOnDelete: true });
+      if (move) s1.moveTo(move);
+      return fleet;
+    };
+    const template = (files: Map<string, string>) => parse(files.get('hub/hub/application-sets.yaml')!).find((o) => o.kind === 'ApplicationSet').spec.template;
+    const start = commit(managedSetFleet(undefined, false));
+    expect(synthError(managedSetFleet(start.dir, true))).toContain('spoke "s1" changes from basic to agent-managed in one step, but its works openshift-gitops-s1-web have deleteOption Foreground');
+
+    const step1 = commit(managedSetFleet(start.dir, true, DeliveryModel.AGENT_MANAGED));
+    const t1 = template(step1.files);
+    expect(t1.metadata.labels['apps.open-cluster-management.io/pull-to-ocm-managed-cluster']).toBe('true');
+    expect(t1.metadata.annotations).toMatchObject({ 'argocd.argoproj.io/source-uid-mismatch-policy': 'upsert', 'argocd.argoproj.io/skip-reconcile': 'true' });
+    expect(t1.metadata.annotations['pullfleet.io/stand-by']).toBeUndefined();
+    expect(planFleet(readSide(start.dir), readSide(step1.dir)).runtimeDeletions).toStrictEqual([]);
+
+    const step2 = commit(managedSetFleet(step1.dir, true, DeliveryModel.AGENT_MANAGED));
+    const t2 = template(step2.files);
+    expect(t2.spec.destination).toStrictEqual({ name: '{{name}}', namespace: 'web' });
+    expect(t2.metadata.labels['pullfleet.io/delivery-model']).toBe('agent-managed');
+    const state2 = parsePlanState(step2.files.get('hub/plan-state.json')!, 'plan-state.json').spokes[0]!;
+    expect(state2).toMatchObject({ deliveryModel: 'agent-managed', works: [] });
+    // The works go through the controller's orphan-first hand-off, not a delete: plan reports no runtime deletion.
+    expect(planFleet(readSide(step1.dir), readSide(step2.dir)).runtimeDeletions).toStrictEqual([]);
   });
 
   test('GIVEN an agent-managed ApplicationSet WHEN it is removed THEN plan shows the deletion the principal causes on the spoke', () => {
@@ -275,7 +325,7 @@ describe('moving a spoke between models', () => {
     const step2 = commit(fleetAt(step1.dir, true, DeliveryModel.AGENT_MANAGED));
     const plan1 = planFleet(readSide(start.dir), readSide(step1.dir));
     expect(plan1.transitions).toStrictEqual([
-      'hub: spoke s1: move basic → agent-managed, step 1 of 2: its works stay, switched to deleteOption Orphan, so removing them later leaves the Applications running. Next: commit, let the hub apply it, then synthesize again (step 2 removes the works and agent-managed adopts the Applications).',
+      'hub: spoke s1: move basic → agent-managed, step 1 of 2: its works stay, switched to deleteOption Orphan, so removing them later leaves the Applications running, and they give the Applications argocd.argoproj.io/source-uid-mismatch-policy: upsert, so the agent updates them in place instead of deleting and recreating them; its ApplicationSets stay basic until step 2. Next: commit, let the hub apply it, then synthesize again (step 2 removes the works and agent-managed adopts the Applications).',
     ]);
     expect(plan1.spokeDeletions).toStrictEqual([]);
     const plan2 = planFleet(readSide(step1.dir), readSide(step2.dir));

@@ -3,6 +3,7 @@ import {
   STAND_BY_ANNOTATION,
   applyAgentHandback,
   isStandBy,
+  isRoutedToAgent,
   objectRuleFindings,
   APPLICATION_SET_LABEL,
   ARGOCD_TRACKING_ANNOTATION,
@@ -207,6 +208,10 @@ describe('a hand-back from argocd-agent (step 1: the agent may still hold the sp
     const normal = hubApp({ annotations: { [MANAGED_CLUSTER_ANNOTATION]: 'spoke1', [DESTINATION_NAME_ANNOTATION]: 'in-cluster' } });
     expect(workUpToDate(work, buildManifestWork(normal))).toBe(false);
     expect(isStandBy(adopting())).toBe(true);
+    // Routed to a managed agent only while standing by with a destination name other than in-cluster.
+    const routed = (name: string | undefined, standBy: boolean) =>
+      isRoutedToAgent(hubApp({ annotations: { [MANAGED_CLUSTER_ANNOTATION]: 'spoke1', ...(standBy ? { [STAND_BY_ANNOTATION]: 'true' } : {}) } }, { destination: { ...(name ? { name } : { server: IN_CLUSTER_SERVER }), namespace: 'guestbook' } }));
+    expect([routed('spoke1', true), routed('in-cluster', true), routed(undefined, true), routed('spoke1', false)]).toStrictEqual([true, false, false, false]);
     expect(isStandBy(normal)).toBe(false);
   });
 
