@@ -252,3 +252,41 @@ describe('an ApplicationSet-generated app taken back from agent-managed to basic
     appWatch.stop();
   });
 });
+
+describe('an ApplicationSet-generated app taken back from agent-autonomous to basic against the fake API server', () => {
+  let server: FakeApiServer;
+  let controller: RunningController | undefined;
+
+  beforeEach(async () => {
+    server = await startFakeApiServer();
+    for (const name of [NS, 'east']) server.store.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+    server.store.create({ apiVersion: 'cluster.open-cluster-management.io/v1', kind: 'ManagedCluster', metadata: { name: 'east' }, spec: { hubAcceptsClient: true } });
+  });
+
+  afterEach(async () => {
+    await controller?.stop();
+    controller = undefined;
+    await server.close();
+  });
+
+  test('GIVEN a standing-by app that is not routed to an agent THEN its work is CreateOnly and Orphan with the in-cluster server, and the controller writes the hub app status from the work feedback (no principal owns it)', async () => {
+    const appSet = server.store.create<KubeObj>(applicationSet() as unknown as KubeObj);
+    const generated = generatedHubApp('east', appSet.metadata.uid!);
+    generated.metadata.annotations = { ...generated.metadata.annotations, 'pullfleet.io/stand-by': 'true' };
+    server.store.create<Application>(generated as unknown as KubeObj);
+    controller = await startController({ kubeConfig: server.kubeConfig(), config: { leaderElection: false, relaxTenancy: true }, logger: silent });
+    await controller.ready();
+    const name = `${NS}-east-guestbook`;
+    const standBy = await waitFor('the stand-by work', () => server.store.find<ManifestWork>('manifestworks', 'east', name));
+    expect(standBy.spec.deleteOption).toStrictEqual({ propagationPolicy: 'Orphan' });
+    expect(standBy.spec.manifestConfigs![0]!.updateStrategy).toStrictEqual({ type: 'CreateOnly' });
+    expect((standBy.spec.workload.manifests.at(-1) as unknown as Application).spec.destination).toStrictEqual({ server: 'https://kubernetes.default.svc', namespace: 'guestbook' });
+    const feedback = { ...standBy, status: { conditions: [{ type: 'Applied', status: 'True', reason: 'AppliedManifestWorkComplete', message: '', lastTransitionTime: '2026-01-01T00:00:00Z', observedGeneration: standBy.metadata.generation }], resourceStatus: { manifests: [{ resourceMeta: { ordinal: standBy.spec.workload.manifests.length - 1, group: 'argoproj.io', resource: 'applications', kind: 'Application', version: 'v1alpha1', namespace: NS, name: 'east-guestbook' }, statusFeedback: { values: [{ name: 'healthStatus', fieldValue: { type: 'String', string: 'Healthy' } }, { name: 'syncStatus', fieldValue: { type: 'String', string: 'Synced' } }] }, conditions: [] }] } } };
+    server.store.updateStatus<ManifestWork>(feedback as unknown as KubeObj);
+    const app = await waitFor('the status from feedback', () => {
+      const found = server.store.get<Application>('applications', NS, 'east-guestbook');
+      return found.status?.health?.status === 'Healthy' ? found : undefined;
+    });
+    expect(app.status?.sync?.status).toBe('Synced');
+  });
+});
