@@ -6,6 +6,7 @@
  */
 import { diffFields, formatFieldChange, type FieldChange } from './plan-diff.js';
 import { deleteOptionOf, droppedManifestRemovals, droppedManifestsKept, resourceId, workDeletionRemovals, workResources, type SpokeRemoval } from './plan-deletion.js';
+import { AGENT_SPOKE_DESTINATION, ARGOCD_GROUP, ARGOCD_RESOURCES_FINALIZER } from './keys.js';
 import { PLAN_STATE_FILE } from './plan-state.js';
 import { describeTransition } from './transition.js';
 import { compareRuntime, hubOfFile, type PlannedObject, type PlanSide, type RuntimeDeletion } from './plan-runtime.js';
@@ -33,8 +34,12 @@ export interface SpokeDeletion {
   readonly file: string;
   /** The work's deleteOption policy (`Foreground` when unset). */
   readonly policy: string;
-  /** `work removed`, or `manifest dropped` from a work that stays. */
-  readonly reason: 'work removed' | 'manifest dropped';
+  /**
+   * `work removed`, or `manifest dropped` from a work that stays; `agent told to delete`: a hub
+   * Application routed to a managed argocd-agent is removed or routed elsewhere, so the principal tells
+   * the agent to delete its copy (`work` is then empty and `policy` is `argocd-agent`).
+   */
+  readonly reason: 'work removed' | 'manifest dropped' | 'agent told to delete';
   readonly removals: SpokeRemoval[];
   /** Some removal prunes a workload (an Application with the resources finalizer, a Namespace). */
   readonly prunesWorkload: boolean;
@@ -74,6 +79,18 @@ const byKey = (a: { key: string }, b: { key: string }) => (a.key < b.key ? -1 : 
 const byId = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
 const isHubWork = (c: PlanChange) => c.kind === 'ManifestWork' && !c.key.split('|')[1].includes('/');
+
+/**
+ * The managed agent a hub Application is routed to: an Application in a hub folder whose
+ * `spec.destination.name` names a cluster (not `in-cluster`), as pullfleet renders agent-managed apps and
+ * apps standing by for a move back to basic. Undefined for anything else.
+ */
+function agentRoute(file: string, object: unknown): string | undefined {
+  const o = object as { apiVersion?: string; kind?: string; spec?: { destination?: { name?: unknown } } } | undefined;
+  if (!o || o.kind !== 'Application' || !(o.apiVersion ?? '').startsWith(`${ARGOCD_GROUP}/`) || file.split('/')[1] !== 'hub') return undefined;
+  const name = o.spec?.destination?.name;
+  return typeof name === 'string' && name.trim() !== '' && name !== AGENT_SPOKE_DESTINATION ? name.trim() : undefined;
+}
 
 /** Compares the committed output (`before`) with a fresh synth (`after`). */
 export function planFleet(before: PlanSide, after: PlanSide): FleetPlan {
@@ -128,10 +145,44 @@ export function planFleet(before: PlanSide, after: PlanSide): FleetPlan {
     plan.changed.push({ ...entry.change, fields, ...(note ? { note } : {}) });
   }
 
+  // Hub Applications routed to a managed agent that are removed, or stop naming that agent: the principal
+  // tells the agent to delete its copy, with the finalizers it was created with.
+  for (const [key, entry] of old) {
+    const agent = agentRoute(entry.change.file, entry.object);
+    if (!agent) continue;
+    const now = next.get(key);
+    if (now && agentRoute(now.change.file, now.object) === agent) continue;
+    const hub = hubOfFile(entry.change.file);
+    const meta = (entry.object as { metadata?: { finalizers?: unknown } }).metadata;
+    const prunes = Array.isArray(meta?.finalizers) && meta.finalizers.includes(ARGOCD_RESOURCES_FINALIZER);
+    const where = `${entry.change.namespace ? `${entry.change.namespace}/` : ''}${entry.change.name}`;
+    const why = now ? `no longer routed to the agent (destination.name "${agent}" changed)` : 'removed';
+    plan.spokeDeletions.push({
+      id: `${hub}/${agent}/argocd-agent/${where}`,
+      hub,
+      cluster: agent,
+      work: '',
+      file: entry.change.file,
+      policy: 'argocd-agent',
+      reason: 'agent told to delete',
+      removals: [
+        {
+          group: ARGOCD_GROUP,
+          kind: 'Application',
+          name: entry.change.name,
+          ...(entry.change.namespace ? { namespace: entry.change.namespace } : {}),
+          prunesWorkload: prunes,
+          effect: `hub Application ${where} ${why}: the principal tells the argocd-agent on spoke ${agent} to delete its copy${now ? ' (if the agent still runs there)' : ''} (${prunes ? 'prunes its workload: resources finalizer' : 'its workload stays: no resources finalizer'})`,
+        },
+      ],
+      prunesWorkload: prunes,
+    });
+  }
+
   for (const [key, entry] of old) {
     if (next.has(key)) continue;
     if (!isHubWork(entry.change)) {
-      plan.removed.push(entry.change);
+      if (!agentRoute(entry.change.file, entry.object)) plan.removed.push(entry.change);
       continue;
     }
     const removals = workDeletionRemovals(entry.object as never);
@@ -266,8 +317,13 @@ export function formatPlan(plan: FleetPlan, options: FormatOptions = {}): string
     for (const t of plan.transitions) lines.push(`  > ${t}`);
   }
   if (plan.spokeDeletions.length) {
-    lines.push(`DELETIONS ON SPOKES (${plan.spokeDeletions.length}): the work agent removes these from the spoke when the hub applies the change`);
+    const byAgent = plan.spokeDeletions.some((d) => d.reason === 'agent told to delete') ? " (or argocd-agent, on the principal's word)" : '';
+    lines.push(`DELETIONS ON SPOKES (${plan.spokeDeletions.length}): the work agent${byAgent} removes these from the spoke when the hub applies the change`);
     for (const d of plan.spokeDeletions) {
+      if (d.reason === 'agent told to delete') {
+        lines.push(`  - ${d.id}${mark(d.id)}: ${d.removals.map((r) => r.effect).join(', ')}  (${d.file})`);
+        continue;
+      }
       const what = d.reason === 'work removed' ? `ManifestWork ${d.cluster}/${d.work} removed` : `dropped from ManifestWork ${d.cluster}/${d.work}`;
       lines.push(`  - ${d.id}${mark(d.id)}: ${what} (deleteOption ${d.policy}) deletes ${d.removals.map((r) => r.effect).join(', ')}  (${d.file})`);
     }

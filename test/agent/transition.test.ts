@@ -131,6 +131,11 @@ describe('moving a spoke between models', () => {
     expect(g2.state[0].movingTo).toBeUndefined();
     expect(describeTransition('s1', g1.state[0], g2.state[0])).toContain('step 2 of 2');
     expect(g2).toMatchSnapshot('agent-managed-to-basic step 2');
+    // plan: step 1 deletes nothing (still routed); step 2 shows the delete the principal sends if the agent still runs
+    expect(planFleet(readSide(start.dir), readSide(step1.dir)).spokeDeletions).toStrictEqual([]);
+    const plan2 = planFleet(readSide(step1.dir), readSide(step2.dir));
+    expect(plan2.spokeDeletions.map((d) => [d.id, d.reason, d.prunesWorkload])).toStrictEqual([['hub/s1/argocd-agent/openshift-gitops/web-s1', 'agent told to delete', true]]);
+    expect(formatPlan(plan2)).toContain('hub Application openshift-gitops/web-s1 no longer routed to the agent (destination.name "s1" changed): the principal tells the argocd-agent on spoke s1 to delete its copy (if the agent still runs there)');
 
     // With moveTo removed the spoke stays taken back: same works, same destination.
     const after = commit(fleetAt(step2.dir, false));
@@ -300,6 +305,19 @@ describe('moving a spoke between models', () => {
     expect(state2).toMatchObject({ deliveryModel: 'agent-managed', works: [] });
     // The works go through the controller's orphan-first hand-off, not a delete: plan reports no runtime deletion.
     expect(planFleet(readSide(step1.dir), readSide(step2.dir)).runtimeDeletions).toStrictEqual([]);
+  });
+
+  test('GIVEN a static agent-managed app WHEN it is removed THEN plan shows the deletion the principal causes on the spoke, not "nothing on a spoke is deleted"', () => {
+    const withApp = commit(fleetAt(undefined, true));
+    const fleet = new Fleet({ outdir: '/nonexistent/never-written', previousOutput: withApp.dir });
+    const hub = new Hub(fleet, 'hub', { flavor: HubFlavor.ACM });
+    new Spoke(hub, 's1', { clusterSet: new ClusterSet(hub, 'all'), labels: { agent: 'true' } });
+    new GitOpsCluster(hub, 'agents', { placement: new Placement(hub, 'agents', { predicates: [{ labels: { agent: 'true' } }] }), model: DeliveryModel.AGENT_MANAGED });
+    const without = commit(fleet);
+    const plan = planFleet(readSide(withApp.dir), readSide(without.dir));
+    expect(plan.spokeDeletions.map((d) => d.id)).toStrictEqual(['hub/s1/argocd-agent/openshift-gitops/web-s1']);
+    expect(plan.removed.map((c) => c.name)).not.toContain('web-s1');
+    expect(formatPlan(plan)).toContain('hub Application openshift-gitops/web-s1 removed: the principal tells the argocd-agent on spoke s1 to delete its copy (prunes its workload: resources finalizer)');
   });
 
   test('GIVEN an agent-managed ApplicationSet WHEN it is removed THEN plan shows the deletion the principal causes on the spoke', () => {
