@@ -32,6 +32,24 @@ function fleetAt(previous: string | undefined, agent: boolean, move?: DeliveryMo
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 const parse = (text: string): any[] => parseAllDocuments(text).map((d) => d.toJSON()).filter((o) => o);
 
+/**
+ * Spoke s1 under placement `edge`, delivered app `web` (an ApplicationSet on the placement, a static app,
+ * or none); `model` puts a GitOpsCluster of that model on the placement; `move` calls s1.moveTo.
+ */
+function edgeFleet(previous: string | undefined, model: DeliveryModel | undefined, options: { move?: DeliveryModel; app?: 'set' | 'static' | 'none'; flavor?: HubFlavor } = {}) {
+  const fleet = new Fleet({ outdir: '/nonexistent/never-written', previousOutput: previous });
+  const hub = new Hub(fleet, 'hub', { flavor: options.flavor ?? HubFlavor.ACM });
+  const s1 = new Spoke(hub, 's1', { clusterSet: new ClusterSet(hub, 'all'), labels: { tier: 'edge' } });
+  const placement = new Placement(hub, 'edge', { predicates: [{ labels: { tier: 'edge' } }] });
+  if (model === DeliveryModel.AGENT_AUTONOMOUS) new GitOpsCluster(hub, 'stores', { placement, model, spokeFolderRepository: { repoURL: 'https://git.example.com/fleet.git' } });
+  else if (model) new GitOpsCluster(hub, 'agents', { placement, model });
+  const app = options.app ?? 'set';
+  if (app === 'set') new PullApplicationSet(hub, 'web', { source, destinationNamespace: 'web', placement, pruneOnDelete: true });
+  if (app === 'static') new PullApplication(hub, 'web', { source, destinationNamespace: 'web', spokes: [s1], pruneOnDelete: true });
+  if (options.move) s1.moveTo(options.move);
+  return fleet;
+}
+
 /** Synthesizes `fleet` into a fresh folder (as the committed dist/ of that step) and returns it. */
 function commit(fleet: Fleet): { dir: string; files: Map<string, string> } {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pullfleet-move-'));
@@ -148,30 +166,19 @@ describe('moving a spoke between models', () => {
   });
 
   test('GIVEN an ApplicationSet on an agent-managed placement moving to basic THEN step 1 renders the template routed to the agents with the hand-back annotation, step 2 the normal basic template with the agent destination', () => {
-    const appSetFleet = (previous: string | undefined, agent: boolean, move?: DeliveryModel) => {
-      const fleet = new Fleet({ outdir: '/nonexistent/never-written', previousOutput: previous });
-      const hub = new Hub(fleet, 'hub', { flavor: HubFlavor.ACM });
-      const set = new ClusterSet(hub, 'all');
-      const s1 = new Spoke(hub, 's1', { clusterSet: set, labels: { tier: 'edge' } });
-      const placement = new Placement(hub, 'edge', { predicates: [{ labels: { tier: 'edge' } }] });
-      if (agent) new GitOpsCluster(hub, 'agents', { placement, model: DeliveryModel.AGENT_MANAGED });
-      new PullApplicationSet(hub, 'web', { source, destinationNamespace: 'web', placement, pruneOnDelete: true });
-      if (move) s1.moveTo(move);
-      return fleet;
-    };
     const template = (files: Map<string, string>) => parse(files.get('hub/hub/application-sets.yaml')!).find((o) => o.kind === 'ApplicationSet').spec.template;
-    const start = commit(appSetFleet(undefined, true));
+    const start = commit(edgeFleet(undefined, DeliveryModel.AGENT_MANAGED));
     expect(template(start.files).spec.destination).toStrictEqual({ name: '{{name}}', namespace: 'web' });
-    expect(synthError(appSetFleet(start.dir, false))).toContain('changes from agent-managed to basic in one step');
+    expect(synthError(edgeFleet(start.dir, undefined))).toContain('changes from agent-managed to basic in one step');
 
-    const step1 = commit(appSetFleet(start.dir, false, DeliveryModel.BASIC));
+    const step1 = commit(edgeFleet(start.dir, undefined, { move: DeliveryModel.BASIC }));
     const t1 = template(step1.files);
     expect(t1.spec.destination).toStrictEqual({ name: '{{name}}', namespace: 'web' });
     expect(t1.metadata.labels['apps.open-cluster-management.io/pull-to-ocm-managed-cluster']).toBe('true');
     expect(t1.metadata.annotations).toMatchObject({ 'pullfleet.io/stand-by': 'true', 'apps.open-cluster-management.io/destination-name': 'in-cluster', 'apps.open-cluster-management.io/ocm-managed-cluster': '{{name}}' });
     expect(t1.metadata.annotations['argocd.argoproj.io/skip-reconcile']).toBeUndefined();
 
-    const step2 = commit(appSetFleet(step1.dir, false, DeliveryModel.BASIC));
+    const step2 = commit(edgeFleet(step1.dir, undefined, { move: DeliveryModel.BASIC }));
     const t2 = template(step2.files);
     expect(t2.spec.destination).toStrictEqual({ server: 'https://kubernetes.default.svc', namespace: 'web' });
     expect(t2.metadata.annotations).toMatchObject({ 'argocd.argoproj.io/skip-reconcile': 'true', 'apps.open-cluster-management.io/destination-name': 'in-cluster' });
@@ -181,20 +188,7 @@ describe('moving a spoke between models', () => {
   });
 
   describe('agent-autonomous', () => {
-    const folder = { repoURL: 'https://git.example.com/fleet.git' };
     /** One spoke s1 under placement `edge`; `autonomous` puts an autonomous GitOpsCluster on it; `appSet` delivers through the placement. */
-    const autoFleet = (previous: string | undefined, autonomous: boolean, move?: DeliveryModel, appSet = true) => {
-      const fleet = new Fleet({ outdir: '/nonexistent/never-written', previousOutput: previous });
-      const hub = new Hub(fleet, 'hub', { flavor: HubFlavor.OCM });
-      const set = new ClusterSet(hub, 'all');
-      const s1 = new Spoke(hub, 's1', { clusterSet: set, labels: { tier: 'edge' } });
-      const placement = new Placement(hub, 'edge', { predicates: [{ labels: { tier: 'edge' } }] });
-      if (autonomous) new GitOpsCluster(hub, 'stores', { placement, model: DeliveryModel.AGENT_AUTONOMOUS, spokeFolderRepository: folder });
-      if (appSet) new PullApplicationSet(hub, 'web', { source, destinationNamespace: 'web', placement, pruneOnDelete: true });
-      else new PullApplication(hub, 'web', { source, destinationNamespace: 'web', spokes: [s1], pruneOnDelete: true });
-      if (move) s1.moveTo(move);
-      return fleet;
-    };
     const appSetOf = (files: Map<string, string>) => parse(files.get('hub/hub/application-sets.yaml') ?? '').find((o) => o.kind === 'ApplicationSet');
     /** What the golden files pin for these moves: hub apps, ApplicationSets, the spoke's works and folder, the plan state. */
     const pinned = (files: Map<string, string>) => ({
@@ -207,14 +201,14 @@ describe('moving a spoke between models', () => {
     const stateOf = (files: Map<string, string>) => parsePlanState(files.get('hub/plan-state.json')!, 'plan-state.json').spokes[0]!;
 
     test('GIVEN an ApplicationSet on a basic placement WHEN it moves to agent-autonomous in one step THEN synth refuses (removing the ApplicationSet would delete its Foreground works)', () => {
-      const start = commit(autoFleet(undefined, false));
+      const start = commit(edgeFleet(undefined, undefined, { flavor: HubFlavor.OCM }));
       expect(stateOf(start.files).works).toStrictEqual([{ name: 'argocd-s1-web', deleteOption: 'Foreground' }]);
-      expect(synthError(autoFleet(start.dir, true))).toContain('spoke "s1" changes from basic to agent-autonomous in one step, but its works argocd-s1-web have deleteOption Foreground');
+      expect(synthError(edgeFleet(start.dir, DeliveryModel.AGENT_AUTONOMOUS, { flavor: HubFlavor.OCM }))).toContain('spoke "s1" changes from basic to agent-autonomous in one step, but its works argocd-s1-web have deleteOption Foreground');
     });
 
     test('GIVEN an ApplicationSet moving basic → agent-autonomous THEN step 1 keeps the ApplicationSet with standing-by works, step 2 removes it with nothing deleted on the spoke and the spoke folder takes the Application', () => {
-      const start = commit(autoFleet(undefined, false));
-      const step1 = commit(autoFleet(start.dir, true, DeliveryModel.AGENT_AUTONOMOUS));
+      const start = commit(edgeFleet(undefined, undefined, { flavor: HubFlavor.OCM }));
+      const step1 = commit(edgeFleet(start.dir, DeliveryModel.AGENT_AUTONOMOUS, { move: DeliveryModel.AGENT_AUTONOMOUS, flavor: HubFlavor.OCM }));
       const template = appSetOf(step1.files).spec.template;
       expect(template.metadata.annotations).toMatchObject({ 'pullfleet.io/stand-by': 'true', 'argocd.argoproj.io/skip-reconcile': 'true' });
       expect(template.spec.destination).toStrictEqual({ server: 'https://kubernetes.default.svc', namespace: 'web' });
@@ -224,7 +218,7 @@ describe('moving a spoke between models', () => {
       expect(plan1.runtimeDeletions).toStrictEqual([]);
       expect(plan1.transitions[0]).toContain('step 1 of 2');
 
-      const step2 = commit(autoFleet(step1.dir, true, DeliveryModel.AGENT_AUTONOMOUS));
+      const step2 = commit(edgeFleet(step1.dir, DeliveryModel.AGENT_AUTONOMOUS, { move: DeliveryModel.AGENT_AUTONOMOUS, flavor: HubFlavor.OCM }));
       expect(appSetOf(step2.files)).toBeUndefined();
       expect(parse(step2.files.get('hub/spokes/s1/applications.yaml')!).map((o) => o.metadata.name)).toStrictEqual(['s1-web']);
       expect(stateOf(step2.files)).toMatchObject({ deliveryModel: 'agent-autonomous', works: [] });
@@ -237,9 +231,9 @@ describe('moving a spoke between models', () => {
     });
 
     test('GIVEN a static app moving agent-autonomous → basic THEN step 1 renders the normal hub app with a standing-by work (no routing to the agent, no agent destination), step 2 the normal work', () => {
-      const start = commit(autoFleet(undefined, true, undefined, false));
+      const start = commit(edgeFleet(undefined, DeliveryModel.AGENT_AUTONOMOUS, { flavor: HubFlavor.OCM, app: 'static' }));
       expect(start.files.get('hub/spokes/s1/applications.yaml')).toContain('name: web-s1');
-      const step1 = commit(autoFleet(start.dir, false, DeliveryModel.BASIC, false));
+      const step1 = commit(edgeFleet(start.dir, undefined, { move: DeliveryModel.BASIC, flavor: HubFlavor.OCM, app: 'static' }));
       const hubApp = parse(step1.files.get('hub/hub/applications.yaml')!)[0];
       expect(hubApp.spec.destination).toStrictEqual({ server: 'https://kubernetes.default.svc', namespace: 'web' });
       expect(hubApp.metadata.annotations).toMatchObject({ 'pullfleet.io/stand-by': 'true', 'argocd.argoproj.io/skip-reconcile': 'true' });
@@ -252,7 +246,7 @@ describe('moving a spoke between models', () => {
       expect(stateOf(step1.files).fromAgent).toBeUndefined();
       expect(describeTransition('s1', stateOf(start.files), stateOf(step1.files))).toContain("the spoke's own folder stops listing its Applications");
 
-      const step2 = commit(autoFleet(step1.dir, false, DeliveryModel.BASIC, false));
+      const step2 = commit(edgeFleet(step1.dir, undefined, { move: DeliveryModel.BASIC, flavor: HubFlavor.OCM, app: 'static' }));
       const work2 = parse(step2.files.get('hub/hub/works/s1.yaml')!).find((o) => o.metadata.name !== 'pullfleet-bootstrap');
       expect(work2.spec.deleteOption).toStrictEqual({ propagationPolicy: 'Foreground' });
       expect(work2.spec.manifestConfigs[0].updateStrategy.type).toBe('ServerSideApply');
@@ -262,42 +256,31 @@ describe('moving a spoke between models', () => {
     });
 
     test('GIVEN an ApplicationSet moving agent-autonomous → basic THEN step 1 renders it with standing-by works, step 2 the normal template', () => {
-      const start = commit(autoFleet(undefined, true));
+      const start = commit(edgeFleet(undefined, DeliveryModel.AGENT_AUTONOMOUS, { flavor: HubFlavor.OCM }));
       expect(appSetOf(start.files)).toBeUndefined();
-      const step1 = commit(autoFleet(start.dir, false, DeliveryModel.BASIC));
+      const step1 = commit(edgeFleet(start.dir, undefined, { move: DeliveryModel.BASIC, flavor: HubFlavor.OCM }));
       const t1 = appSetOf(step1.files).spec.template;
       expect(t1.metadata.annotations).toMatchObject({ 'pullfleet.io/stand-by': 'true', 'argocd.argoproj.io/skip-reconcile': 'true' });
       expect(t1.spec.destination).toStrictEqual({ server: 'https://kubernetes.default.svc', namespace: 'web' });
-      const step2 = commit(autoFleet(step1.dir, false, DeliveryModel.BASIC));
+      const step2 = commit(edgeFleet(step1.dir, undefined, { move: DeliveryModel.BASIC, flavor: HubFlavor.OCM }));
       expect(appSetOf(step2.files).spec.template.metadata.annotations['pullfleet.io/stand-by']).toBeUndefined();
       expect(stateOf(step2.files)).toMatchObject({ deliveryModel: 'basic', works: [{ deleteOption: 'Foreground' }] });
     });
   });
 
   test('GIVEN an ApplicationSet on a basic placement moving to agent-managed THEN synth refuses one step; step 1 keeps it basic with the upsert policy on its Applications, step 2 switches the template and the controller hands the works off', () => {
-    const managedSetFleet = (previous: string | undefined, agent: boolean, move?: DeliveryModel) => {
-      const fleet = new Fleet({ outdir: '/nonexistent/never-written', previousOutput: previous });
-      const hub = new Hub(fleet, 'hub', { flavor: HubFlavor.ACM });
-      const set = new ClusterSet(hub, 'all');
-      const s1 = new Spoke(hub, 's1', { clusterSet: set, labels: { tier: 'edge' } });
-      const placement = new Placement(hub, 'edge', { predicates: [{ labels: { tier: 'edge' } }] });
-      if (agent) new GitOpsCluster(hub, 'agents', { placement, model: DeliveryModel.AGENT_MANAGED });
-      new PullApplicationSet(hub, 'web', { source, destinationNamespace: 'web', placement, pruneOnDelete: true });
-      if (move) s1.moveTo(move);
-      return fleet;
-    };
     const template = (files: Map<string, string>) => parse(files.get('hub/hub/application-sets.yaml')!).find((o) => o.kind === 'ApplicationSet').spec.template;
-    const start = commit(managedSetFleet(undefined, false));
-    expect(synthError(managedSetFleet(start.dir, true))).toContain('spoke "s1" changes from basic to agent-managed in one step, but its works openshift-gitops-s1-web have deleteOption Foreground');
+    const start = commit(edgeFleet(undefined, undefined));
+    expect(synthError(edgeFleet(start.dir, DeliveryModel.AGENT_MANAGED))).toContain('spoke "s1" changes from basic to agent-managed in one step, but its works openshift-gitops-s1-web have deleteOption Foreground');
 
-    const step1 = commit(managedSetFleet(start.dir, true, DeliveryModel.AGENT_MANAGED));
+    const step1 = commit(edgeFleet(start.dir, DeliveryModel.AGENT_MANAGED, { move: DeliveryModel.AGENT_MANAGED }));
     const t1 = template(step1.files);
     expect(t1.metadata.labels['apps.open-cluster-management.io/pull-to-ocm-managed-cluster']).toBe('true');
     expect(t1.metadata.annotations).toMatchObject({ 'argocd.argoproj.io/source-uid-mismatch-policy': 'upsert', 'argocd.argoproj.io/skip-reconcile': 'true' });
     expect(t1.metadata.annotations['pullfleet.io/stand-by']).toBeUndefined();
     expect(planFleet(readSide(start.dir), readSide(step1.dir)).runtimeDeletions).toStrictEqual([]);
 
-    const step2 = commit(managedSetFleet(step1.dir, true, DeliveryModel.AGENT_MANAGED));
+    const step2 = commit(edgeFleet(step1.dir, DeliveryModel.AGENT_MANAGED, { move: DeliveryModel.AGENT_MANAGED }));
     const t2 = template(step2.files);
     expect(t2.spec.destination).toStrictEqual({ name: '{{name}}', namespace: 'web' });
     expect(t2.metadata.labels['pullfleet.io/delivery-model']).toBe('agent-managed');
@@ -321,17 +304,7 @@ describe('moving a spoke between models', () => {
   });
 
   test('GIVEN an agent-managed ApplicationSet WHEN it is removed THEN plan shows the deletion the principal causes on the spoke', () => {
-    const managedSet = (withAppSet: boolean) => {
-      const fleet = new Fleet({ outdir: '/nonexistent/never-written' });
-      const hub = new Hub(fleet, 'hub', { flavor: HubFlavor.ACM });
-      const set = new ClusterSet(hub, 'all');
-      new Spoke(hub, 's1', { clusterSet: set, labels: { tier: 'edge' } });
-      const placement = new Placement(hub, 'edge', { predicates: [{ labels: { tier: 'edge' } }] });
-      new GitOpsCluster(hub, 'agents', { placement, model: DeliveryModel.AGENT_MANAGED });
-      if (withAppSet) new PullApplicationSet(hub, 'web', { source, destinationNamespace: 'web', placement, pruneOnDelete: true });
-      return fleet;
-    };
-    const plan = planFleet(readSide(commit(managedSet(true)).dir), readSide(commit(managedSet(false)).dir));
+    const plan = planFleet(readSide(commit(edgeFleet(undefined, DeliveryModel.AGENT_MANAGED)).dir), readSide(commit(edgeFleet(undefined, DeliveryModel.AGENT_MANAGED, { app: 'none' })).dir));
     expect(plan.runtimeDeletions.map((d) => d.text)).toStrictEqual([
       'ApplicationSet web removed: its app s1-web goes, and the argocd-principal tells the agent on spoke s1 to delete its copy at runtime (prunes its workload: resources finalizer)',
     ]);
