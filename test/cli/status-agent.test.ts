@@ -1,13 +1,13 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, jest, test } from '@jest/globals';
+import { describe, expect, jest, test } from '@jest/globals';
 import { buildProgram } from '../../src/cli/main.js';
 import { collectStatus, type StatusSource } from '../../src/cli/status.js';
 import { renderOutput, statusExitCode } from '../../src/cli/status-render.js';
 import { computeFleetReport, fleetReportCrd, type Application, type FleetReport } from '../../src/model/index.js';
-import { startFakeApiServer, type FakeApiServer, type KubeObj } from '../support/fake-apiserver.js';
+import { type KubeObj } from '../support/fake-apiserver.js';
+import { kubeconfigServer } from '../support/kubeconfig-server.js';
 import { agentApp, agentAppSet, mirrored } from '../agent-report/fixtures.js';
 import { applicationSet, decision, hubApp, work } from '../report/fixtures.js';
 
@@ -90,31 +90,17 @@ describe('pullfleet status with agent-model rows', () => {
 });
 
 describe('pullfleet status against an API server with agent-model Applications', () => {
-  let server: FakeApiServer;
-  let dir: string;
-  let kubeconfig: string;
-
-  beforeAll(async () => {
-    server = await startFakeApiServer({ implicitNamespaces: true });
-    dir = mkdtempSync(join(tmpdir(), 'pullfleet-status-agent-'));
-    kubeconfig = join(dir, 'kubeconfig');
-    writeFileSync(kubeconfig, server.kubeConfigYaml());
-  });
-
-  afterAll(async () => {
-    await server.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const cli = kubeconfigServer('pullfleet-status-agent-');
 
   test('reads the mirrored autonomous Applications by their delivery-model label and leaves other apps out', async () => {
-    server.store.create(fleetReportCrd() as unknown as KubeObj);
+    cli.server.store.create(fleetReportCrd() as unknown as KubeObj);
     // (this path runs on the real clock: the agent reported just now)
     const now = new Date().toISOString();
-    for (const app of autonomousApps()) server.store.create({ ...app, status: { ...app.status, reconciledAt: now } } as unknown as KubeObj);
+    for (const app of autonomousApps()) cli.server.store.create({ ...app, status: { ...app.status, reconciledAt: now } } as unknown as KubeObj);
     const pushApp = hubApp('east', 'push');
     pushApp.metadata.labels = {};
     pushApp.metadata.ownerReferences = [];
-    server.store.create({ ...pushApp, metadata: { ...pushApp.metadata, namespace: 'store-17' } } as unknown as KubeObj);
+    cli.server.store.create({ ...pushApp, metadata: { ...pushApp.metadata, namespace: 'store-17' } } as unknown as KubeObj);
 
     let out = '';
     const outSpy = jest.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
@@ -123,7 +109,7 @@ describe('pullfleet status against an API server with agent-model Applications',
     });
     process.exitCode = undefined;
     try {
-      await buildProgram().exitOverride().parseAsync(['node', 'pullfleet', 'status', '--kubeconfig', kubeconfig, '-o', 'json']);
+      await buildProgram().exitOverride().parseAsync(['node', 'pullfleet', 'status', '--kubeconfig', cli.kubeconfig, '-o', 'json']);
     } finally {
       outSpy.mockRestore();
     }

@@ -1,12 +1,10 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, jest, test } from '@jest/globals';
+import { describe, expect, jest, test } from '@jest/globals';
 import { buildProgram } from '../../src/cli/main.js';
 import { collectStatus, type StatusSource } from '../../src/cli/status.js';
 import { statusExitCode } from '../../src/cli/status-render.js';
 import { buildExpectedApplicationsConfigMap, EXPECTED_APPLICATIONS_LABEL, fleetReportCrd, type Application, type ConfigMapLike } from '../../src/model/index.js';
-import { startFakeApiServer, type FakeApiServer, type KubeObj } from '../support/fake-apiserver.js';
+import { type KubeObj } from '../support/fake-apiserver.js';
+import { kubeconfigServer } from '../support/kubeconfig-server.js';
 import { agentApp, mirrored } from '../agent-report/fixtures.js';
 
 const NOW = new Date('2026-01-01T01:00:00Z');
@@ -89,21 +87,7 @@ describe('pullfleet status with expected Applications of agent-autonomous spokes
 });
 
 describe('pullfleet status against an API server with expected-Application lists', () => {
-  let server: FakeApiServer;
-  let dir: string;
-  let kubeconfig: string;
-
-  beforeAll(async () => {
-    server = await startFakeApiServer({ implicitNamespaces: true });
-    dir = mkdtempSync(join(tmpdir(), 'pullfleet-status-autonomous-'));
-    kubeconfig = join(dir, 'kubeconfig');
-    writeFileSync(kubeconfig, server.kubeConfigYaml());
-  });
-
-  afterAll(async () => {
-    await server.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const cli = kubeconfigServer('pullfleet-status-autonomous-');
 
   async function runJson(args: string[]): Promise<{ code: number; doc: { items: Array<{ kind: string; namespace: string; rows: Array<{ cluster: string; application?: string; state: string; message?: string }> }> } }> {
     let out = '';
@@ -113,7 +97,7 @@ describe('pullfleet status against an API server with expected-Application lists
     });
     process.exitCode = undefined;
     try {
-      await buildProgram().exitOverride().parseAsync(['node', 'pullfleet', 'status', '--kubeconfig', kubeconfig, '-o', 'json', ...args]);
+      await buildProgram().exitOverride().parseAsync(['node', 'pullfleet', 'status', '--kubeconfig', cli.kubeconfig, '-o', 'json', ...args]);
     } finally {
       outSpy.mockRestore();
     }
@@ -123,12 +107,12 @@ describe('pullfleet status against an API server with expected-Application lists
   }
 
   test('reads the lists by label from the Argo CD namespace and reports the expected Application the principal does not mirror as Missing', async () => {
-    server.store.create(fleetReportCrd() as unknown as KubeObj);
-    server.store.create(expected('store-001', ['api-store-001', 'web-store-001']) as unknown as KubeObj);
+    cli.server.store.create(fleetReportCrd() as unknown as KubeObj);
+    cli.server.store.create(expected('store-001', ['api-store-001', 'web-store-001']) as unknown as KubeObj);
     // An unrelated ConfigMap in the same namespace is not read as a list.
-    server.store.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'other', namespace: 'argocd' }, data: { applications: 'ghost\n' } } as unknown as KubeObj);
+    cli.server.store.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'other', namespace: 'argocd' }, data: { applications: 'ghost\n' } } as unknown as KubeObj);
     // (this path runs on the real clock: the agent reported just now)
-    server.store.create(mirroredApp('store-001', 'api-store-001', new Date().toISOString()) as unknown as KubeObj);
+    cli.server.store.create(mirroredApp('store-001', 'api-store-001', new Date().toISOString()) as unknown as KubeObj);
 
     const { code, doc } = await runJson([]);
     expect(code).toBe(1);
@@ -138,7 +122,7 @@ describe('pullfleet status against an API server with expected-Application lists
     expect(doc.items[0]!.rows[0]!.message).toContain('from its folder dist/hub/spokes/store-001/ (expected by argocd/pullfleet-expected-store-001)');
 
     // Once the spoke's Argo CD creates the Application and the principal mirrors it, the row follows its status.
-    server.store.create(mirroredApp('store-001', 'web-store-001', new Date().toISOString()) as unknown as KubeObj);
+    cli.server.store.create(mirroredApp('store-001', 'web-store-001', new Date().toISOString()) as unknown as KubeObj);
     const after = await runJson(['-n', 'store-001']);
     expect(after.code).toBe(0);
     expect(after.doc.items.map((g) => g.rows.map((r) => `${r.cluster}/${r.application}:${r.state}`))).toStrictEqual([['store-001/api-store-001:Healthy', 'store-001/web-store-001:Healthy']]);
