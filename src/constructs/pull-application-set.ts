@@ -10,7 +10,7 @@ import {
   DEFAULT_REQUEUE_AFTER_SECONDS,
   DeliveryModel,
   fitName,
-  handbackOf,
+  applicationSetStep,
   manifestWorkName,
   MAX_LABEL_LENGTH,
   NO_HANDBACK,
@@ -105,42 +105,14 @@ export class PullApplicationSet extends PullAppBase {
     this.node.defaultChild = this.renderedApplicationSet;
   }
 
-  /**
-   * What the ApplicationSet renders now. The placement's model, except while its spokes move from basic
-   * to an agent model: then (step 1) it stays a basic ApplicationSet. Moving to agent-autonomous, its
-   * works stand by, because removing it in step 2 deletes its generated Applications and their works;
-   * moving to agent-managed, its works carry the upsert policy to the spoke Applications before the
-   * agent finds them. The template also takes the stand-by shape while its spokes come back from an agent
-   * model (see AgentHandback), and keeps the managed agent's destination once they did. One template
-   * serves every spoke of the placement, so they move together.
-   */
+  /** What the ApplicationSet renders now: see applicationSetStep (one template serves every spoke of the placement). */
   private rendering(): { model: DeliveryModel; handback: AgentHandback } {
     const model = this.model;
     if (!this.placement.evaluatedOffline) return { model, handback: NO_HANDBACK };
     const spokes = this.placement.selectedSpokes().filter((spoke) => spoke.hub === this.hub);
-    const decisions = spokes.map((spoke) => this.hub._deliveryModelOf(spoke.name));
-    let rendered = model;
-    if (model !== DeliveryModel.BASIC && decisions.some((d) => d.model === DeliveryModel.BASIC)) {
-      const moved = spokes.filter((_, i) => decisions[i]!.model !== DeliveryModel.BASIC).map((spoke) => spoke.name);
-      if (moved.length > 0) {
-        this.problems.push(
-          `placement "${this.placement.name}" selects spokes at different steps of their move to ${model} (${moved.join(', ')} already moved, ${spokes.filter((_, i) => decisions[i]!.model === DeliveryModel.BASIC).map((spoke) => spoke.name).join(', ')} not yet): its one ApplicationSet serves them all, so move them together (the same moveTo, the same commits)`,
-        );
-      }
-      rendered = DeliveryModel.BASIC;
-    }
-    if (rendered !== DeliveryModel.BASIC) return { model: rendered, handback: NO_HANDBACK };
-    const each = decisions.map((d) => handbackOf(d));
-    return {
-      model: rendered,
-      handback: {
-        standBy: model === DeliveryModel.AGENT_AUTONOMOUS || each.some((h) => h.standBy),
-        route: each.some((h) => h.route),
-        agentDestination: each.some((h) => h.agentDestination),
-        // Moving to agent-managed: the works carry the upsert policy to the spoke Applications before the agent comes.
-        ...(model === DeliveryModel.AGENT_MANAGED ? { agentUpsert: true } : {}),
-      },
-    };
+    const step = applicationSetStep(model, spokes.map((spoke) => ({ name: spoke.name, decision: this.hub._deliveryModelOf(spoke.name) })));
+    if (step.problem) this.problems.push(`placement "${this.placement.name}" ${step.problem}`);
+    return step;
   }
 
   /** @internal legal but almost certainly wrong (shown by synth and validate; errors with --strict). */

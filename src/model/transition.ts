@@ -136,3 +136,38 @@ export function describeTransition(name: string, previous: PreviousSpoke | undef
   }
   return undefined;
 }
+
+/**
+ * What an ApplicationSet renders while the spokes its placement selects move between models: `model`
+ * is its placement's model, `spokes` each selected spoke with its decision. It stays a basic
+ * ApplicationSet while any spoke is still basic (step 1 of a move to an agent model: moving to
+ * agent-autonomous its works stand by, because removing it in step 2 deletes its generated Applications
+ * and their works; moving to agent-managed its works carry the upsert policy to the spoke Applications
+ * before the agent finds them). A basic template takes the stand-by shape while any spoke comes back
+ * from an agent model and keeps the managed agent's destination once any did. One template serves every
+ * spoke, so `problem` names the spokes when they are at different steps.
+ */
+export function applicationSetStep(
+  model: DeliveryModel,
+  spokes: ReadonlyArray<{ readonly name: string; readonly decision: TransitionDecision }>,
+): { model: DeliveryModel; handback: AgentHandback; problem?: string } {
+  const none: AgentHandback = { standBy: false, route: false, agentDestination: false };
+  const waiting = spokes.filter((s) => s.decision.model === DeliveryModel.BASIC);
+  if (model !== DeliveryModel.BASIC && waiting.length === 0) return { model, handback: none };
+  const moved = model === DeliveryModel.BASIC ? [] : spokes.filter((s) => s.decision.model !== DeliveryModel.BASIC);
+  const each = spokes.map((s) => handbackOf(s.decision));
+  return {
+    model: DeliveryModel.BASIC,
+    handback: {
+      standBy: model === DeliveryModel.AGENT_AUTONOMOUS || each.some((h) => h.standBy),
+      route: each.some((h) => h.route),
+      agentDestination: each.some((h) => h.agentDestination),
+      ...(model === DeliveryModel.AGENT_MANAGED ? { agentUpsert: true } : {}),
+    },
+    ...(moved.length > 0
+      ? {
+          problem: `selects spokes at different steps of their move to ${model} (${moved.map((s) => s.name).join(', ')} already moved, ${waiting.map((s) => s.name).join(', ')} not yet): its one ApplicationSet serves them all, so move them together (the same moveTo, the same commits)`,
+        }
+      : {}),
+  };
+}

@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { afterEach, describe, expect, test } from '@jest/globals';
 import { parseAllDocuments } from 'yaml';
 import { AppSource, ClusterSet, DeliveryModel, Fleet, GitOpsCluster, Hub, HubFlavor, Placement, PullApplication, PullApplicationSet, Spoke } from '../../src/constructs/index.js';
-import { decideTransition, describeTransition, formatPlan, parsePlanState, planFleet } from '../../src/model/index.js';
+import { applicationSetStep, decideTransition, describeTransition, formatPlan, parsePlanState, planFleet } from '../../src/model/index.js';
 import { readSide } from '../../src/cli/plan.js';
 
 const source = AppSource.git({ repoURL: 'https://git.example.com/apps.git', path: 'web' });
@@ -352,6 +352,38 @@ describe('plan state and moveTo input', () => {
     const spoke = fleet.hubs[0].spokes[0];
     spoke.moveTo(DeliveryModel.AGENT_AUTONOMOUS);
     expect(synthError(fleet)).toContain('moveTo(agent-autonomous) after moveTo(agent-managed): a spoke moves to one model at a time');
+  });
+});
+
+describe('applicationSetStep', () => {
+  const at = (model: DeliveryModel, step: 0 | 1 | 2 = 0, extra: Partial<ReturnType<typeof decideTransition>> = {}) => ({ model, deleteOption: step === 1 ? ('Orphan' as const) : ('Foreground' as const), step, ...extra });
+
+  test('GIVEN spokes still basic on an agent placement THEN the ApplicationSet stays basic: standing by for autonomous, carrying the upsert policy for managed', () => {
+    expect(applicationSetStep(DeliveryModel.AGENT_AUTONOMOUS, [{ name: 's1', decision: at(DeliveryModel.BASIC, 1, { movingTo: DeliveryModel.AGENT_AUTONOMOUS }) }])).toStrictEqual({
+      model: DeliveryModel.BASIC,
+      handback: { standBy: true, route: false, agentDestination: false },
+    });
+    expect(applicationSetStep(DeliveryModel.AGENT_MANAGED, [{ name: 's1', decision: at(DeliveryModel.BASIC, 1, { movingTo: DeliveryModel.AGENT_MANAGED }) }])).toStrictEqual({
+      model: DeliveryModel.BASIC,
+      handback: { standBy: false, route: false, agentDestination: false, agentUpsert: true },
+    });
+    // all moved: the placement's model, plain
+    expect(applicationSetStep(DeliveryModel.AGENT_MANAGED, [{ name: 's1', decision: at(DeliveryModel.AGENT_MANAGED, 2) }])).toStrictEqual({ model: DeliveryModel.AGENT_MANAGED, handback: { standBy: false, route: false, agentDestination: false } });
+  });
+
+  test('GIVEN a basic placement with a spoke coming back from agent-managed THEN the template stands by routed, and keeps the agent destination afterwards', () => {
+    const back = at(DeliveryModel.BASIC, 1, { movingTo: DeliveryModel.BASIC, adoptFromAgent: DeliveryModel.AGENT_MANAGED, fromAgent: true });
+    expect(applicationSetStep(DeliveryModel.BASIC, [{ name: 's1', decision: back }, { name: 's2', decision: at(DeliveryModel.BASIC) }]).handback).toStrictEqual({ standBy: true, route: true, agentDestination: true });
+    expect(applicationSetStep(DeliveryModel.BASIC, [{ name: 's1', decision: at(DeliveryModel.BASIC, 0, { fromAgent: true }) }]).handback).toStrictEqual({ standBy: false, route: false, agentDestination: true });
+  });
+
+  test('fails when the spokes of one placement are at different steps of a move, naming both sides', () => {
+    const step = applicationSetStep(DeliveryModel.AGENT_AUTONOMOUS, [
+      { name: 's1', decision: at(DeliveryModel.AGENT_AUTONOMOUS, 2) },
+      { name: 's2', decision: at(DeliveryModel.BASIC, 1, { movingTo: DeliveryModel.AGENT_AUTONOMOUS }) },
+    ]);
+    expect(step.model).toBe(DeliveryModel.BASIC);
+    expect(step.problem).toBe('selects spokes at different steps of their move to agent-autonomous (s1 already moved, s2 not yet): its one ApplicationSet serves them all, so move them together (the same moveTo, the same commits)');
   });
 });
 
