@@ -3,7 +3,6 @@
  * built from this very object by {@link buildManifestWork}, exactly as the controller would.
  */
 import {
-  STAND_BY_ANNOTATION,
   AGENT_SPOKE_DESTINATION,
   ARGOCD_API_VERSION,
   ARGOCD_RESOURCES_FINALIZER,
@@ -19,6 +18,7 @@ import {
   SKIP_RECONCILE_ANNOTATION,
   SOURCE_UID_MISMATCH_POLICY_ANNOTATION,
   SOURCE_UID_MISMATCH_UPSERT,
+  STAND_BY_ANNOTATION,
 } from './keys.js';
 import { DELIVERY_MODEL_LABEL, DeliveryModel } from './delivery-model.js';
 import { fitName, MAX_LABEL_LENGTH } from './names.js';
@@ -92,10 +92,11 @@ export function buildStaticHubApplication(
 }
 
 /**
- * How a basic hub Application (or ApplicationSet template) stands by while a spoke moves between
- * delivery models, in particular while it is taken back from argocd-agent. The principal tells an agent to delete its copy of an Application as soon as the hub
- * Application stops naming the agent in `spec.destination.name` (or is deleted), and the agent deletes
- * it with the finalizers it was created with: with the resources finalizer, the workload goes too.
+ * The shape a basic hub Application (or ApplicationSet template) takes while a spoke moves between
+ * delivery models, in particular while it is taken back from argocd-agent. The principal tells an agent
+ * to delete its copy of an Application as soon as the hub Application stops naming the agent in
+ * `spec.destination.name` (or is deleted), and the agent deletes it with the finalizers it was created
+ * with: with the resources finalizer, the workload goes too.
  */
 export interface AgentHandback {
   /**
@@ -128,8 +129,8 @@ export interface AgentHandback {
 export const NO_HANDBACK: AgentHandback = { standBy: false, route: false, agentDestination: false };
 
 /**
- * `app` (a hub Application, or an ApplicationSet template with `cluster` = `'{{name}}'`) shaped for a
- * hand-back from argocd-agent; the same object when no flag is set.
+ * `app` (a hub Application, or an ApplicationSet template with `cluster` = `'{{name}}'`) in the shape
+ * `handback` asks for; the same object when no flag is set.
  */
 export function applyAgentHandback<T extends { metadata: { annotations?: Record<string, string> }; spec: unknown }>(app: T, cluster: string, handback: AgentHandback): T {
   if (!handback.standBy && !handback.agentDestination && !handback.agentUpsert) return app;

@@ -6,7 +6,6 @@
  */
 import {
   AGENT_SPOKE_DESTINATION,
-  STAND_BY_ANNOTATION,
   APPLICATION_SET_LABEL,
   ARGOCD_API_VERSION,
   ARGOCD_GROUP,
@@ -30,6 +29,7 @@ import {
   PULL_LABEL,
   SKIP_RECONCILE_ANNOTATION,
   SPOKE_APP_NAMESPACE_ANNOTATION,
+  STAND_BY_ANNOTATION,
   WORK_API_VERSION,
 } from './keys.js';
 import { dnsLabelProblem, manifestWorkName, parseBool } from './names.js';
@@ -170,9 +170,9 @@ export function buildPayloadApplication(app: Application): Application {
 }
 
 /**
- * The manifest config that asks the work agent for the spoke Application's status. `createOnly` (a
- * hand-back from argocd-agent in progress) makes the work agent create the Application only when it is
- * missing and never write the one the agent still holds.
+ * The manifest config that asks the work agent for the spoke Application's status. `createOnly` (a work
+ * standing by during a move between delivery models) makes the work agent create the Application only
+ * when it is missing and never write the running one.
  */
 export function applicationManifestConfig(name: string, namespace: string, scrape?: FeedbackScrapeType, createOnly = false): ManifestConfig {
   return {
