@@ -262,6 +262,8 @@ export function compareRuntime(before: PlanSide, after: PlanSide): RuntimeCompar
       const newAppSet = next.appSets.get(w.applicationSet);
       const oldAppSet = old.appSets.get(w.applicationSet)!;
       let cause: string;
+      // The generated app, and the same with its work (an app routed to an agent has no work to name).
+      let app: string;
       let subject: string;
       if (!newAppSet) {
         if (oldAppSet.spec?.syncPolicy?.preserveResourcesOnDeletion === true) {
@@ -269,14 +271,16 @@ export function compareRuntime(before: PlanSide, after: PlanSide): RuntimeCompar
           continue;
         }
         cause = `ApplicationSet ${appSetName} removed`;
-        subject = `its app ${w.app} and its work ${w.work} on spoke ${w.cluster}`;
+        app = `its app ${w.app}`;
+        subject = `${app} and its work ${w.work} on spoke ${w.cluster}`;
       } else {
         const stillSelected = placementsOf(newAppSet).some((p) => decisionsOf(next, newAppSet.metadata?.namespace ?? '', p).includes(w.cluster));
         if (!stillSelected && NO_DELETE_SYNC.has(newAppSet.spec?.syncPolicy?.applicationsSync)) {
           kept.push(`ApplicationSet ${appSetName} has syncPolicy.applicationsSync ${newAppSet.spec.syncPolicy.applicationsSync}: its app ${w.app} on spoke ${w.cluster} stays although the spoke leaves placement ${w.placement}`);
           continue;
         }
-        subject = `ApplicationSet ${appSetName}'s app ${w.app} and its work ${w.work}`;
+        app = `ApplicationSet ${appSetName}'s app ${w.app}`;
+        subject = `${app} and its work ${w.work}`;
         if (stillSelected) {
           const replacement = byAppSetAndCluster.get(`${w.applicationSet}|${w.cluster}`);
           cause = replacement
@@ -298,7 +302,7 @@ export function compareRuntime(before: PlanSide, after: PlanSide): RuntimeCompar
       const effect = w.prunesWorkload ? 'prunes its workload: resources finalizer' : 'its workload stays: no resources finalizer';
       const assumed = w.assumed ? ' [assumed: the previous output has no plan state for this spoke]' : '';
       const text = w.agentRouted
-        ? `${cause}: ${subject.replace(/ and (its )?work .*$/, '')} goes, and the argocd-principal tells the agent on spoke ${w.cluster} to delete its copy at runtime (${effect})${assumed}`
+        ? `${cause}: ${app} goes, and the argocd-principal tells the agent on spoke ${w.cluster} to delete its copy at runtime (${effect})${assumed}`
         : `${cause}: ${subject} will be deleted at runtime (${effect})${assumed}`;
       deletions.push({ ...w, id, cause, text });
     }
