@@ -74,6 +74,22 @@ export async function applyCrds(kc: KubeConfig, crds: readonly RawObject[], time
   }
 }
 
+/**
+ * Installs `crd` in place of a CRD of the same name with other versions (the two GitOpsCluster
+ * flavours): the old one is deleted, with every object of it, and the new one applied once it is gone.
+ */
+export async function replaceCrd(kc: KubeConfig, crd: RawObject, timeoutMs = 60_000): Promise<void> {
+  const api = new RawClient(kc);
+  const name = crd.metadata.name;
+  await api.delete('apiextensions.k8s.io/v1', 'CustomResourceDefinition', undefined, name);
+  const deadline = Date.now() + timeoutMs;
+  while (await api.get('apiextensions.k8s.io/v1', 'CustomResourceDefinition', undefined, name)) {
+    if (Date.now() > deadline) throw new Error(`CRD ${name} was not deleted within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  await applyCrds(kc, [crd], timeoutMs);
+}
+
 /** The upstream CRDs and the project's own, installed and Established. */
 export async function installCrds(kc: KubeConfig): Promise<void> {
   await applyCrds(kc, [...UPSTREAM_CRD_FILES.map(readCrd), ...projectCrds()]);
