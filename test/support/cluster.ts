@@ -3,8 +3,8 @@
  * its store, so their writes are not counted as controller requests) or a real API server reached with
  * client-node. Both expose the same small async API.
  */
-import { KubeConfig, KubernetesObjectApi, CustomObjectsApi, PatchStrategy, type KubernetesObject } from '@kubernetes/client-node';
-import { Registry } from './fake/registry.js';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { RawClient, type RawObject } from './raw-client.js';
 import type { FakeApiServer, KubeObj } from './fake-apiserver.js';
 
 export interface ObjectRef {
@@ -78,52 +78,19 @@ export function fakeCluster(server: FakeApiServer): TestCluster {
   };
 }
 
-/** A real API server named by a kubeconfig. */
+/** A real API server named by a kubeconfig; objects are sent verbatim (see raw-client.ts). */
 export function realCluster(kubeConfig: KubeConfig): TestCluster {
-  const objects = KubernetesObjectApi.makeApiClient(kubeConfig);
-  const custom = kubeConfig.makeApiClient(CustomObjectsApi);
-  const registry = new Registry();
-  const spec = (ref: ObjectRef) => ({ apiVersion: ref.apiVersion, kind: ref.kind, metadata: { name: ref.name, ...(ref.namespace ? { namespace: ref.namespace } : {}) } });
+  const client = new RawClient(kubeConfig);
+  const raw = (obj: KubeObj): RawObject => obj as unknown as RawObject;
   return {
     description: `the API server at ${kubeConfig.getCurrentCluster()?.server ?? '?'}`,
     kubeConfig: () => kubeConfig,
-    async get<T>(ref: ObjectRef) {
-      try {
-        return (await objects.read(spec(ref))) as T;
-      } catch (e) {
-        if (errorCode(e) === 404) return undefined;
-        throw e;
-      }
-    },
-    async list<T>(apiVersion: string, kind: string, query: ListQuery = {}) {
-      const result = await objects.list(apiVersion, kind, query.namespace, undefined, undefined, undefined, undefined, query.labelSelector);
-      return result.items as T[];
-    },
-    async create<T>(obj: KubeObj) {
-      return (await objects.create(obj as KubernetesObject)) as T;
-    },
-    async apply<T>(obj: KubeObj, fieldManager: string) {
-      return (await objects.patch(obj as KubernetesObject, undefined, undefined, fieldManager, true, PatchStrategy.ServerSideApply)) as T;
-    },
-    async mergePatch<T>(ref: ObjectRef, patch: object) {
-      const metadata = { ...((patch as { metadata?: object }).metadata ?? {}), ...spec(ref).metadata };
-      return (await objects.patch({ ...spec(ref), ...patch, metadata } as KubernetesObject, undefined, undefined, undefined, undefined, PatchStrategy.MergePatch)) as T;
-    },
-    async replaceStatus<T>(obj: KubeObj) {
-      const def = registry.resolve({ apiVersion: obj.apiVersion, kind: obj.kind });
-      const common = { group: def.group, version: def.version, plural: def.plural, name: obj.metadata.name, body: obj };
-      const result = def.namespaced
-        ? await custom.replaceNamespacedCustomObjectStatus({ ...common, namespace: obj.metadata.namespace })
-        : await custom.replaceClusterCustomObjectStatus(common);
-      return result as T;
-    },
-    async delete(ref: ObjectRef) {
-      try {
-        await objects.delete(spec(ref));
-      } catch (e) {
-        if (errorCode(e) !== 404) throw e;
-      }
-    },
+    get: <T>(ref: ObjectRef) => client.get<T>(ref.apiVersion, ref.kind, ref.namespace, ref.name),
+    list: <T>(apiVersion: string, kind: string, query: ListQuery = {}) => client.list<T>(apiVersion, kind, query.namespace, query.labelSelector),
+    create: <T>(obj: KubeObj) => client.create<T>(raw(obj)),
+    apply: <T>(obj: KubeObj, fieldManager: string) => client.apply<T>(raw(obj), fieldManager),
+    mergePatch: <T>(ref: ObjectRef, patch: object) => client.mergePatch<T>(ref.apiVersion, ref.kind, ref.namespace, ref.name, patch),
+    replaceStatus: <T>(obj: KubeObj) => client.replace<T>(raw(obj), 'status'),
+    delete: (ref: ObjectRef) => client.delete(ref.apiVersion, ref.kind, ref.namespace, ref.name),
   };
 }
-
