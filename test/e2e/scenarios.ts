@@ -1,6 +1,6 @@
 /**
  * End-to-end scenarios for the hub controller, written against a {@link TestCluster}: the in-process API
- * double (test/e2e) or a real API server (test/integration). The test plays the other actors — the
+ * double (test/e2e) or a real API server (test/envtest). The test plays the other actors — the
  * applicationset-controller / a user writing hub Applications, OCM registering clusters, and the work
  * agent reporting feedback — and asserts the resulting state of the world, polling with a bound.
  */

@@ -5,7 +5,7 @@
  *
  * `--seed <n>` runs the realistic mode with that seed (delayed watch events, disconnects, 410s, 429s,
  * held requests). Handy for trying the controller by hand (`npx pullfleet-controller --kubeconfig /tmp/fake.kubeconfig`)
- * or pointing the integration suite at it (PULLFLEET_E2E_KUBECONFIG=/tmp/fake.kubeconfig npm test -- test/integration).
+ * or pointing the real-server suites at it (PULLFLEET_E2E_KUBECONFIG=/tmp/fake.kubeconfig npm run test:envtest).
  */
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
