@@ -3,6 +3,7 @@
  * existing package.json (and .gitignore), and the decision per file (write, replace, merge, keep).
  * src/cli/init.ts reads the folder and writes the result; nothing here touches the filesystem.
  */
+import semver from 'semver';
 
 /** Versions the generated package.json depends on. */
 export interface InitVersions {
@@ -45,6 +46,81 @@ export function initDependencies(versions: InitVersions): Record<string, string>
 /** Name of the fleet description file. */
 export function configFileName(esm: boolean): string {
   return esm ? 'fleet.config.ts' : 'fleet.config.mts';
+}
+
+/**
+ * The fleet description init points cdk8s.yaml at: the user's own file when one exists
+ * (fleet.config.mts, or fleet.config.ts in an ES module package), else the one init writes.
+ */
+export function chooseConfigFile(esm: boolean, existing: (path: string) => string | undefined): string {
+  if (existing('fleet.config.mts') !== undefined) return 'fleet.config.mts';
+  if (esm && existing('fleet.config.ts') !== undefined) return 'fleet.config.ts';
+  return configFileName(esm);
+}
+
+/** The version of `name` installed in the folder's node_modules, if any. */
+function installedVersion(existing: (path: string) => string | undefined, name: string): string | undefined {
+  try {
+    const manifest = JSON.parse(existing(`node_modules/${name}/package.json`) ?? 'null') as { version?: unknown } | null;
+    return typeof manifest?.version === 'string' && semver.valid(manifest.version) ? manifest.version : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** .gitignore patterns that would keep dist/ out of git. */
+const IGNORES_DIST = new Set(['dist', 'dist/', '/dist', '/dist/', 'dist/*', '/dist/*', 'dist/**', '/dist/**']);
+
+/**
+ * What in an existing folder would make the fleet repository init writes fail, each with its fix:
+ * a fleet.config.ts that a package without `"type": "module"` cannot run as an ES module, peer
+ * dependencies pinned to ranges pullfleet cannot use (npm install would fail with ERESOLVE), and a
+ * .gitignore that ignores dist/ (committed, and checked in CI). Empty when there is nothing to fix.
+ */
+export function findInitConflicts(options: InitOptions, existing: (path: string) => string | undefined): string[] {
+  const conflicts: string[] = [];
+  if (!options.esm && existing('fleet.config.mts') === undefined && existing('fleet.config.ts') !== undefined) {
+    conflicts.push(
+      'fleet.config.ts exists, but package.json has no "type": "module", so Node would not run it as the ES module a fleet description is: ' +
+        'add "type": "module" to package.json, or rename the file to fleet.config.mts',
+    );
+  }
+  const pkgText = existing('package.json');
+  if (pkgText !== undefined) {
+    let pkg: unknown;
+    try {
+      pkg = JSON.parse(pkgText);
+    } catch {
+      pkg = undefined; // planInit reports an unreadable package.json
+    }
+    if (isRecord(pkg)) {
+      for (const [name, wanted] of Object.entries(options.versions.peers)) {
+        for (const section of ['dependencies', 'devDependencies', 'optionalDependencies']) {
+          const have = isRecord(pkg[section]) ? (pkg[section] as JsonRecord)[name] : undefined;
+          if (typeof have !== 'string' || have === wanted) continue;
+          if (semver.validRange(have) === null || semver.validRange(wanted) === null) continue;
+          if (!semver.intersects(have, wanted)) {
+            conflicts.push(`package.json ${section}.${name} is "${have}", and pullfleet ${options.versions.pullfleet} needs ${name} ${wanted} (npm install would fail with ERESOLVE): run npm install ${name}@"${wanted}", or change the range in package.json`);
+            continue;
+          }
+          // The range allows a good version, but the one installed (and locked) is older.
+          const installed = installedVersion(existing, name);
+          if (installed !== undefined && !semver.satisfies(installed, wanted)) {
+            conflicts.push(`${name} ${installed} is installed (package.json ${section}.${name} is "${have}"), and pullfleet ${options.versions.pullfleet} needs ${name} ${wanted} (npm install would fail with ERESOLVE): run npm install ${name}@"${wanted}"`);
+          }
+        }
+      }
+    }
+  }
+  const gitignore = existing('.gitignore');
+  if (gitignore !== undefined) {
+    gitignore.split(/\r?\n/).forEach((line, index) => {
+      if (IGNORES_DIST.has(line.trim())) {
+        conflicts.push(`.gitignore line ${index + 1} ("${line.trim()}") ignores dist/, which a fleet repository commits (the CI check compares it with a fresh synth): remove that line`);
+      }
+    });
+  }
+  return conflicts;
 }
 
 /** A package name from a folder name: lower case, URL-safe characters, at most 214 characters. */
@@ -164,8 +240,8 @@ export function mergeGitignore(text: string): { text?: string; added: string[] }
   return { text: `${text}${separator}# added by pullfleet init\n${added.join('\n')}\n`, added };
 }
 
-/** tsconfig.json of the fleet: strict, ES modules as Node runs them, no output (tsx runs the config). */
-export function renderTsconfig(esm: boolean): string {
+/** tsconfig.json of the fleet (`configFile` is the fleet description): strict, ES modules as Node runs them, no output (tsx runs the config). */
+export function renderTsconfig(configFile: string): string {
   const config = {
     compilerOptions: {
       target: 'ES2022',
@@ -177,18 +253,18 @@ export function renderTsconfig(esm: boolean): string {
       skipLibCheck: true,
       noEmit: true,
     },
-    include: [configFileName(esm), 'src/**/*.ts', 'src/**/*.mts'],
+    include: [configFile, 'src/**/*.ts', 'src/**/*.mts'],
   };
   return `${JSON.stringify(config, null, 2)}\n`;
 }
 
-/** cdk8s.yaml: the command that runs the fleet and the output folder. */
-export function renderCdk8sYaml(esm: boolean): string {
+/** cdk8s.yaml: the command that runs the fleet description `config`, and the output folder. */
+export function renderCdk8sYaml(config: string): string {
   return [
     '# `pullfleet synth` type-checks the fleet description, runs `app` and writes `output` through a staging',
     '# folder, so a failed synth leaves dist/ as it was.',
     'language: typescript',
-    `app: node --import tsx ${configFileName(esm)}`,
+    `app: node --import tsx ${config}`,
     'output: dist',
     '',
   ].join('\n');
@@ -355,10 +431,11 @@ export function planInit(options: InitOptions, existing: (path: string) => strin
         : { path: 'package.json', action: 'merge', content: merge.text, note: `added ${merge.added.join(', ')}${kept}` },
     );
   }
+  const config = chooseConfigFile(options.esm, existing);
   const fixed: Array<[string, string, string]> = [
-    ['tsconfig.json', renderTsconfig(options.esm), 'strict, NodeNext modules, no output'],
-    ['cdk8s.yaml', renderCdk8sYaml(options.esm), `app runs ${configFileName(options.esm)}, output dist`],
-    [configFileName(options.esm), renderFleetConfig(), 'a small fleet importing from pullfleet (one hub, spoke, placement, app)'],
+    ['tsconfig.json', renderTsconfig(config), 'strict, NodeNext modules, no output'],
+    ['cdk8s.yaml', renderCdk8sYaml(config), `app runs ${config}, output dist`],
+    [config, renderFleetConfig(), 'a small fleet importing from pullfleet (one hub, spoke, placement, app)'],
     [ACKNOWLEDGEMENTS_FILE, renderAcknowledgements(), 'reviewed deletions plan may make (none yet)'],
     [WORKFLOW_FILE, renderWorkflow(), 'GitHub Actions: npm ci, validate --strict, plan on pull requests, dist/ check'],
   ];

@@ -8,7 +8,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Command } from 'commander';
 import { pullfleetManifest } from '../version.js';
-import { configFileName, packageNameFor, planInit, type InitFilePlan, type InitVersions } from './init-files.js';
+import { configFileName, findInitConflicts, initScripts, packageNameFor, planInit, type InitFilePlan, type InitVersions } from './init-files.js';
 
 export interface InitCommandOptions {
   /** Replace existing files (package.json and .gitignore are still merged, never replaced). @default false */
@@ -47,6 +47,17 @@ function readExisting(dir: string, rel: string): string | undefined {
   return fs.readFileSync(file, 'utf8');
 }
 
+/** The scripts of an existing package.json (none when there is none or it cannot be read). */
+function scriptsAfter(pkgText: string | undefined): Record<string, unknown> {
+  if (pkgText === undefined) return {};
+  try {
+    const pkg = JSON.parse(pkgText) as { scripts?: unknown };
+    return typeof pkg.scripts === 'object' && pkg.scripts !== null ? (pkg.scripts as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
 /** Whether `dir` is inside a git work tree (a .git folder or file in it or above it). */
 function inGitRepository(dir: string): boolean {
   for (let at = dir; ; at = path.dirname(at)) {
@@ -79,6 +90,7 @@ export function runInit(dir: string, options: InitCommandOptions = {}): InitResu
   if (fs.existsSync(target) && !fs.statSync(target).isDirectory()) return refuse(`${dir} is not a folder: give a folder (it is created when missing)`);
   if (options.name !== undefined && !PACKAGE_NAME.test(options.name)) return refuse(`--name "${options.name}" is not an npm package name: use lower-case letters, digits, "-", "." and "_", for example "platform-fleet"`);
   let plans: InitFilePlan[];
+  let scripts: Record<string, unknown> = {};
   try {
     const pkgText = readExisting(target, 'package.json');
     let esm = true;
@@ -90,7 +102,14 @@ export function runInit(dir: string, options: InitCommandOptions = {}): InitResu
       }
     }
     const name = options.name ?? packageNameFor(path.basename(target));
-    plans = planInit({ name, esm, versions: options.versions ?? currentVersions() }, (rel) => readExisting(target, rel), options.force === true);
+    const initOptions = { name, esm, versions: options.versions ?? currentVersions() };
+    const existing = (rel: string) => readExisting(target, rel);
+    const conflicts = findInitConflicts(initOptions, existing);
+    if (conflicts.length > 0) {
+      return refuse(`${dir} has ${conflicts.length === 1 ? 'one thing' : `${conflicts.length} things`} to fix first; nothing was written:\n${conflicts.map((c) => `  - ${c}`).join('\n')}\nthen run pullfleet init again`);
+    }
+    plans = planInit(initOptions, existing, options.force === true);
+    scripts = scriptsAfter(existing('package.json'));
   } catch (error) {
     return refuse(`${(error as Error).message}; nothing was written`);
   }
@@ -113,7 +132,9 @@ export function runInit(dir: string, options: InitCommandOptions = {}): InitResu
   const configName = plans.find((p) => p.path.startsWith('fleet.config.'))?.path ?? configFileName(true);
   if (configName.endsWith('.mts')) lines.push(`note: package.json has no "type": "module", so the fleet description is ${configName} (an ES module either way)`);
   if (!inGitRepository(target)) lines.push(`note: ${dir} is not in a git repository: run git init there before committing`);
-  lines.push('', 'next: npm install, edit ' + configName + ', npm run synth, then commit everything including dist/ (the CI workflow checks that dist/ is what synth produces)');
+  // `npm run synth` only where the script is pullfleet's; a script of the user's own keeps its meaning.
+  const synth = scripts.synth === undefined || scripts.synth === initScripts().synth ? 'npm run synth' : 'npx pullfleet synth (scripts.synth is your own command)';
+  lines.push('', `next: npm install, edit ${configName}, ${synth}, then commit everything including dist/ (the CI workflow checks that dist/ is what synth produces)`);
   return { ok: true, files: done, output: `${lines.join('\n')}\n` };
 }
 

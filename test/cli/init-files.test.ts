@@ -87,9 +87,9 @@ describe('.gitignore', () => {
 describe('rendered files', () => {
   test('GIVEN a CommonJS project THEN the fleet description is fleet.config.mts everywhere', () => {
     expect(configFileName(false)).toBe('fleet.config.mts');
-    expect(parse(renderCdk8sYaml(false))).toStrictEqual({ language: 'typescript', app: 'node --import tsx fleet.config.mts', output: 'dist' });
-    expect(JSON.parse(renderTsconfig(false)).include[0]).toBe('fleet.config.mts');
-    expect(parse(renderCdk8sYaml(true)).app).toBe('node --import tsx fleet.config.ts');
+    expect(parse(renderCdk8sYaml(configFileName(false)))).toStrictEqual({ language: 'typescript', app: 'node --import tsx fleet.config.mts', output: 'dist' });
+    expect(JSON.parse(renderTsconfig(configFileName(false))).include[0]).toBe('fleet.config.mts');
+    expect(parse(renderCdk8sYaml(configFileName(true))).app).toBe('node --import tsx fleet.config.ts');
   });
 
   test('package names come from the folder name', () => {
@@ -142,7 +142,7 @@ describe('planInit', () => {
     const existing: Record<string, string> = {
       'package.json': JSON.stringify({ name: 'x', type: 'module', dependencies: { pullfleet: 'file:./vendor/pullfleet' } }),
       'fleet.config.ts': '// my fleet\n',
-      'cdk8s.yaml': renderCdk8sYaml(true),
+      'cdk8s.yaml': renderCdk8sYaml(configFileName(true)),
     };
     const read = (p: string) => existing[p];
     const kept = planInit(options, read, false);
