@@ -6,10 +6,9 @@ import {
   ARGOCD_API_VERSION,
   buildAutonomousSpokeApplication,
   buildPullApplicationSet,
-  CLUSTER_NAME_PARAM,
   DEFAULT_REQUEUE_AFTER_SECONDS,
   DeliveryModel,
-  fitName,
+  generatedApplicationName,
   applicationSetStep,
   manifestWorkName,
   MAX_LABEL_LENGTH,
@@ -126,6 +125,20 @@ export class PullApplicationSet extends PullAppBase {
     return warnings;
   }
 
+  /**
+   * The Application the applicationset-controller generates for `spoke` should fit a label value:
+   * Argo CD's label-based resource tracking and ACM's search carry the app name in a label. (Spoke and
+   * app names are DNS labels, so the name itself is always a valid object name.)
+   */
+  private checkGeneratedName(appName: string, spoke: string): void {
+    if (appName.length <= MAX_LABEL_LENGTH) return;
+    const room = MAX_LABEL_LENGTH - spoke.length - 1;
+    const fix = room > 0 ? `shorten the app name "${this.name}" to at most ${room} characters` : `the spoke name alone leaves no room: shorten the spoke name`;
+    this.warnings.push(
+      `the Application generated for spoke "${spoke}" is named "${appName}" (${appName.length} characters, over ${MAX_LABEL_LENGTH}): Argo CD's label-based resource tracking and ACM's search carry the app name in a label value; ${fix}`,
+    );
+  }
+
   /** @internal spokes the placement selects offline get the destination namespace and RBAC. */
   public _render(): void {
     if (this.placement.hub !== this.hub) return;
@@ -136,7 +149,9 @@ export class PullApplicationSet extends PullAppBase {
     for (const spoke of this.placement.selectedSpokes()) {
       // Agent-managed: the principal hands the AppProject to the agent; the bootstrap brings namespace and RBAC.
       this.hub._spokeNamed(spoke.name)?._addDelivery(model === DeliveryModel.AGENT_MANAGED ? { ...this.delivery(), project: undefined } : this.delivery());
-      const appName = fitName(applicationSetAppNamePattern(this.name).replace(CLUSTER_NAME_PARAM, spoke.name), MAX_LABEL_LENGTH);
+      // The applicationset-controller names the app in full; the work name and plan ids follow from it.
+      const appName = generatedApplicationName(applicationSetAppNamePattern(this.name), spoke.name);
+      this.checkGeneratedName(appName, spoke.name);
       this.hub._claimSpokeApplication(spoke.name, this.hub.argoNamespace, appName, model, `${this.node.path}`);
       if (model === DeliveryModel.AGENT_AUTONOMOUS) {
         // The spoke owns the spec: each selected spoke gets the Application in its own folder.
@@ -157,7 +172,7 @@ export class PullApplicationSet extends PullAppBase {
         apiVersion: ARGOCD_API_VERSION,
         kind: 'Application',
         namespace: this.hub.argoNamespace,
-        name: applicationSetAppNamePattern(this.name).replace(CLUSTER_NAME_PARAM, spoke.name),
+        name: appName,
         path: `${this.node.path} (generated at runtime for spoke ${spoke.name})`,
       });
     }

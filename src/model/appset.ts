@@ -99,6 +99,15 @@ export function applicationSetAppNamePattern(app: string): string {
   return `${CLUSTER_NAME_PARAM}-${app}`;
 }
 
+/**
+ * The name the applicationset-controller gives the Application it generates from `template` for
+ * `cluster`: every `{{name}}` replaced, nothing shortened (the controller does not shorten names).
+ * Synth, plan and the controller all derive the app's ManifestWork name from this one.
+ */
+export function generatedApplicationName(template: string, cluster: string): string {
+  return template.replaceAll(CLUSTER_NAME_PARAM, cluster);
+}
+
 /** The pull ApplicationSet for `def`, following the decisions of `options.placement`. */
 export function buildPullApplicationSet(def: AppDefinition, options: PullApplicationSetOptions): KubeObject & { spec: JsonObject } {
   const model = options.model ?? DeliveryModel.BASIC;
