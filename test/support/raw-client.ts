@@ -63,7 +63,10 @@ export class RawClient {
     const url = new URL(this.server.pathname.replace(/\/$/, '') + path + (params.size ? `?${params}` : ''), this.server);
     const body = options.body === undefined ? undefined : JSON.stringify(options.body);
     const headers: Record<string, string> = { ...(opts.headers as Record<string, string>), Accept: 'application/json' };
-    if (body !== undefined) headers['Content-Type'] = options.contentType ?? 'application/json';
+    if (body !== undefined) {
+      headers['Content-Type'] = options.contentType ?? 'application/json';
+      headers['Content-Length'] = String(Buffer.byteLength(body));
+    }
     const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
     return new Promise<T>((resolve, reject) => {
       const req = send(url, { ...opts, method, headers, timeout: options.timeoutMs ?? 30_000 }, (res) => {
