@@ -1,7 +1,7 @@
 import { Construct } from 'constructs';
 import { appWarnings, destinationRule, dnsLabelRule, dnsSubdomainRule, labelKeyRule, labelRule, type AppDefinition, type JsonObject, type ResourceGrant, type SpokeDelivery } from '../model/index.js';
 import type { AppSource } from './app-source.js';
-import { claimId, Hub, markKind } from './hub.js';
+import { claimId, Hub, markKind, nameFromId } from './hub.js';
 import type { IPlacement } from './interfaces.js';
 
 /** Props shared by PullApplication and PullApplicationSet. */
@@ -147,7 +147,7 @@ export abstract class PullAppBase extends Construct {
     super(scope, claimId(scope, kind, id));
     markKind(this, kind);
     this.hub = Hub.of(scope);
-    const resolved = resolveApp(this, id, props);
+    const resolved = resolveApp(this, nameFromId(this, id), props);
     this.warnings = appWarnings(resolved.def, this.hub.argoNamespace);
     this.name = resolved.def.name;
     this.definition = resolved.def;

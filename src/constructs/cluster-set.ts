@@ -3,7 +3,7 @@ import { Construct, type IConstruct } from 'constructs';
 import { CLUSTERSET_LABEL, dnsLabelRule, labelKeyRule, labelRule, matchesSelector } from '../model/index.js';
 import { ManagedClusterSet, ManagedClusterSetSpecClusterSelectorSelectorType } from '../../imports/managedclusterset-cluster.open-cluster-management.io.js';
 import { ManagedClusterSetBinding as Binding } from '../../imports/managedclustersetbinding-cluster.open-cluster-management.io.js';
-import { claimId, Hub, kindOf, markKind } from './hub.js';
+import { claimId, nameFromId, Hub, kindOf, markKind } from './hub.js';
 import type { IClusterSet, ISpoke } from './interfaces.js';
 import { OutputFiles, routeOutput, stampProvenance } from './output.js';
 
@@ -184,16 +184,16 @@ export class ClusterSet extends Construct implements IClusterSet {
     super(scope, claimId(scope, 'ClusterSet', id));
     markKind(this, 'ClusterSet');
     this.hub = Hub.of(scope);
-    this.name = id;
+    this.name = nameFromId(this, id);
     this.matchLabels = props.matchLabels ? { ...props.matchLabels } : undefined;
-    const nameProblem = dnsLabelRule('cluster set name', id);
+    const nameProblem = dnsLabelRule('cluster set name', this.name);
     if (nameProblem) this.problems.push(nameProblem);
     this.problems.push(...selectorProblems(this.matchLabels));
     this.hub._addClusterSet(this);
     routeOutput(this, OutputFiles.CLUSTER_SETS);
 
     const set = new ManagedClusterSet(this, 'ManagedClusterSet', {
-      metadata: { name: id },
+      metadata: { name: this.name },
       spec: {
         clusterSelector: this.matchLabels
           ? { selectorType: ManagedClusterSetSpecClusterSelectorSelectorType.LABEL_SELECTOR, labelSelector: { matchLabels: this.matchLabels } }

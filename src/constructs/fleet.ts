@@ -179,9 +179,11 @@ export class Fleet extends App {
         // A bad value a construct already reported (with its fix) is not reported again for every
         // object made from it, whichever construct made the object (an app's namespace lands in each
         // spoke's bootstrap); synth fails on the construct's problem either way.
-        const already = allConstructMessages;
+        // An empty value matches too much (`""` is in every message about any empty value): it counts as
+        // reported only by the construct that made the object.
         for (const finding of checkObject(obj.toJson() as PlainObject, { sizeBudget: hub.workSizeBudget })) {
           const value = finding.value;
+          const already = value === '' ? (constructMessages.get(owner) ?? []) : allConstructMessages;
           if (value !== undefined && already.some((m) => m.includes(`"${value}"`) || m.includes(`${value} bytes`) || m.includes(` ${value} `))) continue;
           const generic = finding.message.slice(finding.message.indexOf(': ') + 2);
           const key = `${finding.severity}|${owner}|${generic}`;

@@ -8,7 +8,7 @@ import {
   dnsLabelRule,
   type SpokeFolderSource,
 } from '../model/index.js';
-import { claimId, Hub, HubFlavor, markKind } from './hub.js';
+import { claimId, nameFromId, Hub, HubFlavor, markKind } from './hub.js';
 import { apiObjectFrom, OutputFiles, routeOutput } from './output.js';
 import type { IPlacement } from './placement.js';
 import type { ISpoke } from './interfaces.js';
@@ -158,14 +158,14 @@ export class GitOpsCluster extends Construct {
     super(scope, claimId(scope, 'GitOpsCluster', id));
     markKind(this, 'GitOpsCluster');
     this.hub = Hub.of(scope);
-    this.name = id;
+    this.name = nameFromId(this, id);
     this.flavor = props.flavor ?? this.hub.flavor;
     this.placement = props.placement;
     this.namespace = props.namespace ?? this.hub.argoNamespace;
     const ocm = this.flavor === HubFlavor.OCM;
     this.model = props.model ?? (ocm ? DeliveryModel.AGENT_MANAGED : DeliveryModel.BASIC);
     this.node.addValidation({ validate: () => [...this.problems] });
-    for (const p of [dnsLabelRule('GitOpsCluster name', id), dnsLabelRule('GitOpsCluster namespace', this.namespace)]) if (p) this.problems.push(p);
+    for (const p of [dnsLabelRule('GitOpsCluster name', this.name), dnsLabelRule('GitOpsCluster namespace', this.namespace)]) if (p) this.problems.push(p);
     if (!Object.values(DeliveryModel).includes(this.model)) {
       this.problems.push(`model ${JSON.stringify(props.model)} is not a delivery model: use DeliveryModel.BASIC, DeliveryModel.AGENT_MANAGED or DeliveryModel.AGENT_AUTONOMOUS`);
       this.model = DeliveryModel.BASIC;
@@ -211,7 +211,7 @@ export class GitOpsCluster extends Construct {
 
     this.hub._addGitOpsCluster(this);
     routeOutput(this, OutputFiles.GITOPS_CLUSTERS);
-    const common = { name: id, namespace: this.namespace, placement: props.placement.name, constructPath: `${this.node.path}/Resource` };
+    const common = { name: this.name, namespace: this.namespace, placement: props.placement.name, constructPath: `${this.node.path}/Resource` };
     if (ocm) {
       apiObjectFrom(
         this,

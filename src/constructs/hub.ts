@@ -112,6 +112,14 @@ export function recordedProblems(root: IConstruct): ReadonlyArray<{ path: string
   return recorded.get(root) ?? [];
 }
 
+/**
+ * @internal the name a construct takes from its id: the id itself, or, for an empty id that
+ * {@link claimId} already reported, the placeholder id it was given (so nothing else fails on it).
+ */
+export function nameFromId(c: IConstruct, id: string): string {
+  return typeof id === 'string' && id !== '' ? id : c.node.id;
+}
+
 /** @internal the pullfleet kind of a construct (Hub, Spoke, Placement...), or undefined. */
 export function kindOf(c: IConstruct): string | undefined {
   return (c as unknown as Record<symbol, string | undefined>)[kindSymbol];
@@ -130,6 +138,15 @@ export function markKind(c: IConstruct, kind: string): void {
  * shows in one run); it gets a numbered id so the rest of the fleet can still be checked.
  */
 export function claimId(scope: IConstruct, kind: string, name: string): string {
+  if (typeof name !== 'string' || name === '') {
+    // The constructs library refuses an empty id with a bare stack trace; say what the id is for instead.
+    const examples: Record<string, string> = { Hub: 'hub', ClusterSet: 'prod', Placement: 'all-prod', Spoke: 'prod-east', GitOpsCluster: 'agents' };
+    const example = `new ${kind}(${kind === 'Hub' ? 'fleet' : 'hub'}, '${examples[kind] ?? 'guestbook'}'${kind === 'Hub' ? '' : ', …'})`;
+    recordProblem(scope, scope.node.path || kind, `a ${kind} was given ${name === '' ? 'an empty id' : `the id ${JSON.stringify(name) ?? String(name)}`}: the id is its name (a DNS label), for example ${example}`);
+    let n = 1;
+    while (scope.node.tryFindChild(`unnamed-${kind.toLowerCase()}-${n}`)) n++;
+    return `unnamed-${kind.toLowerCase()}-${n}`;
+  }
   const holder = scope.node.tryFindChild(name);
   if (!holder) return name;
   const holderKind = kindOf(holder);
@@ -208,12 +225,12 @@ export class Hub extends Chart implements IHub {
     super(scope, claimId(scope, 'Hub', id));
     Object.defineProperty(this, hubSymbol, { value: true });
     markKind(this, 'Hub');
-    this.name = id;
+    this.name = nameFromId(this, id);
     this.flavor = props.flavor ?? HubFlavor.OCM;
     this.argoNamespace = props.argoNamespace ?? (this.flavor === HubFlavor.ACM ? 'openshift-gitops' : 'argocd');
     this.feedbackScrape = props.feedbackScrape ?? FeedbackScrape.POLL;
     this.workSizeBudget = props.workSizeBudget ?? DEFAULT_WORK_SIZE_BUDGET;
-    const problems = [dnsLabelRule('hub name', id), dnsLabelRule('argoNamespace', this.argoNamespace)].filter((p): p is string => !!p);
+    const problems = [dnsLabelRule('hub name', this.name), dnsLabelRule('argoNamespace', this.argoNamespace)].filter((p): p is string => !!p);
     if (!(typeof this.workSizeBudget === 'number' && this.workSizeBudget > 0 && this.workSizeBudget <= ETCD_OBJECT_LIMIT)) {
       problems.push(`workSizeBudget ${this.workSizeBudget} must be a number of bytes above 0 and at most ${ETCD_OBJECT_LIMIT} (the etcd object limit): use the default ${DEFAULT_WORK_SIZE_BUDGET} or a smaller budget`);
       this.workSizeBudget = DEFAULT_WORK_SIZE_BUDGET;

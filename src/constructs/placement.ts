@@ -9,7 +9,7 @@ import {
   type SelectorRequirement,
   type Toleration,
 } from '../model/index.js';
-import { claimId, Hub, kindOf, markKind } from './hub.js';
+import { claimId, nameFromId, Hub, kindOf, markKind } from './hub.js';
 import type { IClusterSet, IPlacement, ISpoke } from './interfaces.js';
 import { apiObjectFrom, OutputFiles, routeOutput } from './output.js';
 
@@ -183,7 +183,7 @@ export class Placement extends Construct implements IPlacement {
     super(scope, claimId(scope, 'Placement', id));
     markKind(this, 'Placement');
     this.hub = Hub.of(scope);
-    this.name = id;
+    this.name = nameFromId(this, id);
     this.namespace = props.namespace ?? this.hub.argoNamespace;
     if (props.numberOfClusters !== undefined && !(Number.isInteger(props.numberOfClusters) && props.numberOfClusters >= 0)) {
       this.problems.push(`numberOfClusters ${props.numberOfClusters} must be a whole number >= 0: use 1 or more, or leave it out to select every matching cluster`);
@@ -215,7 +215,7 @@ export class Placement extends Construct implements IPlacement {
     }
     this.spec = spec;
 
-    for (const problem of [dnsLabelRule('placement name', id), dnsLabelRule('placement namespace', this.namespace)]) {
+    for (const problem of [dnsLabelRule('placement name', this.name), dnsLabelRule('placement namespace', this.namespace)]) {
       if (problem) this.problems.push(problem);
     }
     this.node.addValidation({ validate: () => [...this.problems, ...this.bindingProblems()] });
@@ -224,7 +224,7 @@ export class Placement extends Construct implements IPlacement {
     this.node.defaultChild = apiObjectFrom(this, 'Placement', {
       apiVersion: PLACEMENT_API_VERSION,
       kind: 'Placement',
-      metadata: { name: id, namespace: this.namespace },
+      metadata: { name: this.name, namespace: this.namespace },
       spec: JSON.parse(JSON.stringify(spec)) as object,
     });
   }

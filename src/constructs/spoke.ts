@@ -8,6 +8,7 @@ import {
   buildSpokeBootstrap,
   CLUSTERSET_LABEL,
   CONSTRUCT_PATH_ANNOTATION,
+  dnsLabelProblem,
   dnsLabelRule,
   dnsSubdomainRule,
   labelKeyRule,
@@ -19,7 +20,7 @@ import {
   type SpokeDelivery,
   type Taint,
 } from '../model/index.js';
-import { claimId, Hub, HubFlavor, markKind } from './hub.js';
+import { claimId, nameFromId, Hub, HubFlavor, markKind } from './hub.js';
 import type { IClusterSet, ISpoke } from './interfaces.js';
 import { apiObjectFrom, OutputFiles, routeOutput } from './output.js';
 
@@ -221,25 +222,25 @@ export class Spoke extends Construct implements ISpoke {
     super(scope, claimId(scope, 'Spoke', id));
     markKind(this, 'Spoke');
     this.hub = Hub.of(scope);
-    this.name = id;
+    this.name = nameFromId(this, id);
     this.openshift = props.openshift ?? false;
     this.clusterSet = props.clusterSet;
     this.claims = { ...(props.claims ?? {}) };
     this.taints = [...(props.taints ?? [])];
     this.argoControllerServiceAccount =
       props.argoControllerServiceAccount ?? (this.hub.flavor === HubFlavor.ACM ? 'openshift-gitops-argocd-application-controller' : 'argocd-application-controller');
-    const resolved = resolveSpoke(this.hub, id, props);
+    const resolved = resolveSpoke(this.hub, this.name, props);
     this.labelMap = resolved.labels;
     this.problems.push(...resolved.problems);
-    const nameProblem = dnsLabelRule('spoke name', id);
+    const nameProblem = dnsLabelRule('spoke name', this.name);
     const registered = this.hub._addSpoke(this);
     this.node.addValidation({ validate: () => [...this.problems] });
 
     // local-cluster is never a target; an invalid name or a duplicate is already a reported problem.
-    if (id !== LOCAL_CLUSTER && !nameProblem && registered) {
+    if (this.name !== LOCAL_CLUSTER && !nameProblem && registered) {
       const secretScope = new Construct(this, 'ClusterSecret');
       routeOutput(secretScope, OutputFiles.CLUSTER_SECRETS);
-      this.secret = apiObjectFrom(secretScope, 'Secret', buildClusterSecret(id, this.hub.argoNamespace));
+      this.secret = apiObjectFrom(secretScope, 'Secret', buildClusterSecret(this.name, this.hub.argoNamespace));
       secretScope.node.defaultChild = this.secret;
       this.secretScope = secretScope;
       this.hub._afterRender(() => this.renderBootstrap());
@@ -328,6 +329,9 @@ export class Spoke extends Construct implements ISpoke {
 
   /** @internal an app deploys here (namespace, RBAC grants, project and repositories). */
   public _addDelivery(delivery: SpokeDelivery): void {
+    // An app with an invalid destination namespace reports it itself; its spokes get nothing from it,
+    // rather than a nameless Namespace reported again under every spoke.
+    if (dnsLabelProblem(delivery.namespace) !== undefined) return;
     this.deliveries.push(delivery);
   }
 
