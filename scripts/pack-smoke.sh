@@ -6,7 +6,8 @@
 #      package.json (the file: dependency on the tarball is kept) and writes the rest;
 #   2. npm install, then synth, validate, plan, the workflow's dist/ check, and a plan that deletes a
 #      workload, which must fail until the deletion is acknowledged;
-#   3. the installed bins run the compiled code (no src/ in the package) and the controller starts;
+#   3. the installed bins run the compiled code (no src/ in the package), list and run every command
+#      (migrate subscriptions on a fixture), and the controller starts;
 #   4. init into an empty folder writes a package.json of its own, which installs and synthesizes.
 # npm installs use --prefer-offline, so a warm npm cache makes this take well under a minute.
 # Set PULLFLEET_SMOKE_KEEP=1 to keep the scratch folder for a look.
@@ -82,6 +83,17 @@ npm_install
 [ ! -e node_modules/pullfleet/src ] || fail "the installed package holds src/"
 [ "$(npx --no-install pullfleet --version)" = "$version" ] || fail "pullfleet --version is not $version"
 npx --no-install pullfleet-controller --help >/dev/null || fail "the installed controller does not start"
+step "every command is registered in the installed binary"
+npx --no-install pullfleet --help >"$work/help.txt"
+for command in init synth validate plan status inventory migrate; do
+  grep -qE "^  $command\b" "$work/help.txt" || fail "pullfleet --help does not list $command"
+done
+for command in "inventory pull" "inventory diff" "migrate subscriptions" status; do
+  npx --no-install pullfleet $command --help >/dev/null || fail "the installed pullfleet does not run '$command'"
+done
+npx --no-install pullfleet migrate subscriptions "$repo/test/migrate/fixtures/helm-placement.yaml" -o "$work/migrated.ts" --report "$work/migrated.txt" 2>/dev/null \
+  || fail "migrate subscriptions failed from the installed package"
+grep -q "new PullApplicationSet(hub, " "$work/migrated.ts" || fail "migrate subscriptions wrote no PullApplicationSet"
 
 step "synth"
 npx --no-install pullfleet synth

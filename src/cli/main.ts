@@ -1,19 +1,14 @@
 /**
- * The `pullfleet` command. Each command file exports one `registerX(program)`; add yours to COMMANDS
- * (and to OFFLINE_COMMANDS in program.ts when it needs no cluster).
+ * The `pullfleet` command as a library entry (`pullfleet/cli`). Each command file exports one
+ * `registerX(program)`; the one list of them is in program.ts (OFFLINE_COMMANDS, or clusterCommands
+ * when the command talks to a cluster), which the binary runs too.
  */
 import type { Command } from 'commander';
-import { OFFLINE_COMMANDS, programWith, type RegisterCommand } from './program.js';
-import { registerStatus } from './status.js';
-import { registerInventory } from './inventory.js';
-import { registerMigrate } from './migrate.js';
+import { allCommands, programWith } from './program.js';
 
-export { EXIT_USAGE, main, packageVersion } from './program.js';
-
-/** One entry per command file. */
-export const COMMANDS: readonly RegisterCommand[] = [...OFFLINE_COMMANDS, registerStatus, registerInventory, registerMigrate];
+export { EXIT_USAGE, allCommands, main, packageVersion, type RegisterCommand } from './program.js';
 
 /** The program with every command registered (commander errors are thrown, not exited on). */
-export function buildProgram(): Command {
-  return programWith(COMMANDS);
+export async function buildProgram(): Promise<Command> {
+  return programWith(await allCommands());
 }

@@ -38,10 +38,24 @@ export function programWith(commands: readonly RegisterCommand[]): Command {
   return program;
 }
 
-/** Every command, loading the cluster-facing ones. */
-export async function allCommands(): Promise<RegisterCommand[]> {
+/** Names of the commands in {@link OFFLINE_COMMANDS}: for these `main` loads no Kubernetes client. */
+const OFFLINE_NAMES: ReadonlySet<string> = new Set(['init', 'synth', 'validate', 'plan', '--version', '-V']);
+
+/** Commands that talk to a cluster (they load the Kubernetes client), in help order. */
+export async function clusterCommands(): Promise<RegisterCommand[]> {
+  // One after another: jest's ESM loader fails on concurrent imports that share modules.
   const { registerStatus } = await import('./status.js');
-  return [...OFFLINE_COMMANDS, registerStatus];
+  const { registerInventory } = await import('./inventory.js');
+  const { registerMigrate } = await import('./migrate.js');
+  return [registerStatus, registerInventory, registerMigrate];
+}
+
+/**
+ * Every command, in help order: the one registry that the binary, the `pullfleet/cli` entry and the
+ * tests all build from.
+ */
+export async function allCommands(): Promise<RegisterCommand[]> {
+  return [...OFFLINE_COMMANDS, ...(await clusterCommands())];
 }
 
 /**
@@ -50,7 +64,7 @@ export async function allCommands(): Promise<RegisterCommand[]> {
  */
 export async function main(argv: readonly string[] = process.argv): Promise<void> {
   const first = argv[2];
-  const offline = first === 'init' || first === 'synth' || first === 'validate' || first === 'plan' || first === '--version' || first === '-V';
+  const offline = first !== undefined && OFFLINE_NAMES.has(first);
   const program = programWith(offline ? OFFLINE_COMMANDS : await allCommands());
   try {
     await program.parseAsync([...argv]);

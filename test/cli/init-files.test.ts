@@ -113,8 +113,8 @@ describe('rendered files', () => {
     expect(steps[5]!.run).toContain('diff -r dist "$RUNNER_TEMP/dist"');
   });
 
-  test('every plan and synth flag the workflow and scripts use exists on the real commands', () => {
-    const program = buildProgram();
+  test('every plan and synth flag the workflow and scripts use exists on the real commands', async () => {
+    const program = await buildProgram();
     const flags = (name: string) => program.commands.find((c) => c.name() === name)!.options.flatMap((o) => [o.long, o.short]);
     const used = `${renderWorkflow()}\n${Object.values(initScripts()).join('\n')}`;
     for (const [, command, args] of used.matchAll(/pullfleet (plan|synth)([^\n&|>]*)/g)) {

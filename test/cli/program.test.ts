@@ -56,7 +56,7 @@ describe('pullfleet program', () => {
   test('help exits 0 and lists every command', async () => {
     const result = await run('--help');
     expect(result.code).toBe(0);
-    expect(buildProgram().commands.map((c) => c.name())).toEqual(expect.arrayContaining(['synth', 'validate', 'plan', 'status']));
+    expect((await buildProgram()).commands.map((c) => c.name())).toEqual(expect.arrayContaining(['synth', 'validate', 'plan', 'status']));
     for (const name of ['synth', 'validate', 'plan', 'status']) expect(result.out).toContain(`  ${name} `);
   });
 });

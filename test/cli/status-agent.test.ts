@@ -109,7 +109,7 @@ describe('pullfleet status against an API server with agent-model Applications',
     });
     process.exitCode = undefined;
     try {
-      await buildProgram().exitOverride().parseAsync(['node', 'pullfleet', 'status', '--kubeconfig', cli.kubeconfig, '-o', 'json']);
+      await (await buildProgram()).exitOverride().parseAsync(['node', 'pullfleet', 'status', '--kubeconfig', cli.kubeconfig, '-o', 'json']);
     } finally {
       outSpy.mockRestore();
     }

@@ -97,7 +97,7 @@ describe('pullfleet status against an API server with expected-Application lists
     });
     process.exitCode = undefined;
     try {
-      await buildProgram().exitOverride().parseAsync(['node', 'pullfleet', 'status', '--kubeconfig', cli.kubeconfig, '-o', 'json', ...args]);
+      await (await buildProgram()).exitOverride().parseAsync(['node', 'pullfleet', 'status', '--kubeconfig', cli.kubeconfig, '-o', 'json', ...args]);
     } finally {
       outSpy.mockRestore();
     }

@@ -51,7 +51,7 @@ async function patchApp(ctx: ScenarioContext, name: string, patch: (app: Applica
  * A burst of hub-side changes: `count` new apps spread over both clusters, then a retarget, an opt-out
  * and a deletion among them. Calls `midway` after the first half of the creates.
  */
-async function burst(ctx: ScenarioContext, prefix: string, count: number, midway?: () => Promise<void>): Promise<void> {
+export async function burst(ctx: ScenarioContext, prefix: string, count: number, midway?: () => Promise<void>): Promise<void> {
   const { hubNamespace, clusters } = ctx.fleet;
   const names = Array.from({ length: count }, (_, i) => `${prefix}-${String(i).padStart(2, '0')}`);
   for (const [i, name] of names.entries()) {

@@ -93,7 +93,7 @@ describe('pullfleet synth', () => {
     expect(fs.existsSync(path.join(dir, 'dist', 'hub', 'hub', 'works', 'east.yaml'))).toBe(true);
   });
 
-  test('the pullfleet program registers synth, validate and plan', () => {
-    expect(buildProgram().commands.map((c) => c.name())).toEqual(expect.arrayContaining(['synth', 'validate', 'plan']));
+  test('the pullfleet program registers synth, validate and plan', async () => {
+    expect((await buildProgram()).commands.map((c) => c.name())).toEqual(expect.arrayContaining(['synth', 'validate', 'plan']));
   });
 });

@@ -25,7 +25,7 @@ export async function runCli(args: readonly string[]): Promise<CliRun> {
   });
   process.exitCode = undefined;
   try {
-    await buildProgram().exitOverride().parseAsync(['node', 'pullfleet', ...args]);
+    await (await buildProgram()).exitOverride().parseAsync(['node', 'pullfleet', ...args]);
   } finally {
     outSpy.mockRestore();
     errSpy.mockRestore();

@@ -1,0 +1,81 @@
+/**
+ * The commands as users run them: `node bin/pullfleet.js …`, the file npm links as `pullfleet`. Every
+ * command the README shows answers from the binary (one registry: the binary, the `pullfleet/cli` entry
+ * and the in-process test runner all build from src/cli/program.ts). The cluster-facing commands are
+ * run against a real API server in test/envtest/cli.test.ts.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, describe, expect, test } from '@jest/globals';
+import { allCommands, buildProgram } from '../../src/cli/main.js';
+
+const BIN = resolve('bin/pullfleet.js');
+const tmp = mkdtempSync(join(tmpdir(), 'pullfleet-binary-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+function pullfleet(args: readonly string[]): { code: number | null; out: string; err: string } {
+  const result = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', timeout: 120_000, env: { ...process.env, NO_COLOR: '1' } });
+  if (result.error) throw result.error;
+  return { code: result.status, out: result.stdout, err: result.stderr };
+}
+
+/** `pullfleet <command> [<subcommand>]` as the README writes them, in shell lines and inline code. */
+async function readmeCommands(): Promise<string[]> {
+  const program = await buildProgram();
+  const readme = readFileSync('README.md', 'utf8');
+  const found = new Set<string>();
+  for (const match of readme.matchAll(/(?:npx (?:--no-install )?|`)pullfleet ([a-z][a-z-]*)(?: ([a-z][a-z-]*))?/g)) {
+    const [, command, sub] = match;
+    const known = program.commands.find((c) => c.name() === command);
+    if (!known) {
+      found.add(command!);
+      continue;
+    }
+    const subcommand = sub ? known.commands.find((c) => c.name() === sub) : undefined;
+    found.add(subcommand ? `${command} ${sub}` : command!);
+  }
+  return [...found].sort();
+}
+
+describe('the pullfleet binary', () => {
+  test('--help lists every registered command, and the registry is the one the binary runs', async () => {
+    const help = pullfleet(['--help']);
+    expect(help.code).toBe(0);
+    const names = (await buildProgram()).commands.map((c) => c.name());
+    expect(names).toStrictEqual(['init', 'synth', 'validate', 'plan', 'status', 'inventory', 'migrate']);
+    expect(await allCommands()).toHaveLength(names.length);
+    for (const name of names) expect(help.out).toMatch(new RegExp(`^  ${name}\\b`, 'm'));
+  });
+
+  test('every command the README shows answers --help from the binary (none is an unknown command)', async () => {
+    const commands = await readmeCommands();
+    expect(commands).toEqual(expect.arrayContaining(['init', 'synth', 'validate', 'plan', 'status', 'inventory pull', 'inventory diff', 'migrate subscriptions']));
+    for (const command of commands) {
+      const result = pullfleet([...command.split(' '), '--help']);
+      expect({ command, code: result.code, err: result.err }).toStrictEqual({ command, code: 0, err: '' });
+      expect(result.out).toContain(`Usage: pullfleet ${command}`);
+    }
+  });
+
+  test('migrate subscriptions translates ACM Subscription YAML from the binary into the golden code and report', () => {
+    const output = join(tmp, 'migrated.ts');
+    const report = join(tmp, 'report.txt');
+    const result = pullfleet(['migrate', 'subscriptions', 'test/migrate/fixtures/helm-placement.yaml', '-o', output, '--report', report, '--import', '../../../src/constructs/index.js']);
+    expect(result).toStrictEqual({ code: 0, out: '', err: `wrote ${output} and ${report}\n` });
+    expect(readFileSync(output, 'utf8')).toBe(readFileSync('test/migrate/fixtures/helm-placement.golden.ts', 'utf8'));
+    expect(readFileSync(report, 'utf8')).toBe(readFileSync('test/migrate/fixtures/helm-placement.report.txt', 'utf8'));
+  });
+
+  test('inventory pull without a reachable hub exits 2 from the binary, naming the server, and writes nothing', () => {
+    const kubeconfig = join(tmp, 'nowhere.kubeconfig');
+    const file = join(tmp, 'inventory', 'hub.yaml');
+    const config = ['apiVersion: v1', 'kind: Config', 'clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]', 'users: [{name: u, user: {token: t}}]', 'contexts: [{name: x, context: {cluster: c, user: u}}]', 'current-context: x', ''].join('\n');
+    writeFileSync(kubeconfig, config);
+    const result = pullfleet(['inventory', 'pull', '--kubeconfig', kubeconfig, '--hub', 'hub', '-o', file, '--timeout', '5']);
+    expect(result.code).toBe(2);
+    expect(result.out + result.err).toContain('127.0.0.1:1');
+    expect(() => readFileSync(file)).toThrow();
+  });
+});
