@@ -74,6 +74,7 @@ export function buildFleet(props: FleetProps = {}): Fleet {
     placement: storePlacement,
     model: DeliveryModel.AGENT_AUTONOMOUS,
     principalServerAddress: 'argocd-agent-principal.hub.example.com',
+    principalServerPort: '443',
     spokeFolderRepository: { repoURL: 'https://github.com/example/fleet.git' },
   });
   new PullApplication(hub, 'store-api', {

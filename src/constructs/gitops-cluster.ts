@@ -6,6 +6,7 @@ import {
   buildOcmGitOpsCluster,
   DeliveryModel,
   dnsLabelRule,
+  type SpokeArgoSetup,
   type SpokeFolderSource,
 } from '../model/index.js';
 import { claimId, nameFromId, Hub, HubFlavor, markKind } from './hub.js';
@@ -85,12 +86,15 @@ export interface GitOpsClusterProps {
    */
   readonly model?: DeliveryModel;
   /**
-   * Address the agents dial (`principalServerAddress` on OCM, `serverAddress` on ACM).
-   * @default - discovered by the upstream controller from the principal's Service
+   * Address the agents dial (`principalServerAddress` on OCM, `serverAddress` on ACM). Give it together
+   * with `principalServerPort` or not at all: the upstream controller discovers both when either is
+   * missing and overwrites the one given.
+   * @default - discovered by the upstream controller from the principal's Service, with the port
    */
   readonly principalServerAddress?: string;
   /**
-   * Port the agents dial.
+   * Port the agents dial (`principalServerPort` on OCM, `serverPort` on ACM). Give it together with
+   * `principalServerAddress` or not at all.
    * @default - discovered by the upstream controller from the principal's Service, with the address
    */
   readonly principalServerPort?: string;
@@ -132,6 +136,36 @@ export interface GitOpsClusterProps {
 }
 
 /**
+ * The principal address and port go together. Both upstream GitOpsCluster controllers (OCM v1alpha1 and ACM
+ * v1beta1) discover the principal's endpoint whenever either field is empty and write both into the spec,
+ * so one without the other (or an empty string) is replaced on the hub and drifts from Git.
+ */
+function principalEndpointProblems(props: GitOpsClusterProps, ocm: boolean): string[] {
+  const field = ocm ? 'spec.argoCDAgentAddon' : 'spec.gitopsAddon.argoCDAgent';
+  const source = ocm ? "the principal's Service" : "the principal's Route or Service";
+  const address = props.principalServerAddress;
+  const port = props.principalServerPort;
+  const problems: string[] = [];
+  for (const [key, value] of [['principalServerAddress', address], ['principalServerPort', port]] as const) {
+    if (value !== undefined && value.trim() === '') {
+      const other = key === 'principalServerAddress' ? 'principalServerPort' : 'principalServerAddress';
+      problems.push(`${key} is empty: leave it out (and ${other} too) to let the controller discover both, or give the ${key === 'principalServerAddress' ? 'address' : 'port'}`);
+    }
+  }
+  if (problems.length > 0) return problems;
+  const given = (value: string | undefined) => value !== undefined;
+  if (given(address) !== given(port)) {
+    const [key, value, missing, example] = given(address)
+      ? (['principalServerAddress', address, 'principalServerPort', "'443'"] as const)
+      : (['principalServerPort', port, 'principalServerAddress', "'principal.example.com'"] as const);
+    problems.push(
+      `${key} "${value}" is given without ${missing}: the ${ocm ? 'OCM' : 'ACM'} GitOpsCluster controller discovers both from ${source} when either is empty and writes them into ${field}, replacing the ${key === 'principalServerAddress' ? 'address' : 'port'} given here, so the object drifts from Git: give ${missing} too (for example ${example}), or neither to let the controller discover both`,
+    );
+  }
+  return problems;
+}
+
+/**
  * A GitOpsCluster: registers the clusters of a Placement with the hub Argo CD and, for the agent
  * models, runs argocd-agent on them. Renders the flavour the hub needs: `v1beta1` on ACM hubs
  * (`createBlankClusterSecrets: true`, `gitopsAddon`), `v1alpha1` on OCM hubs (`argoCDAgentAddon`).
@@ -152,6 +186,13 @@ export class GitOpsCluster extends Construct {
   public readonly flavor: HubFlavor;
   /** Where autonomous spokes' folders are synced from (agent-autonomous only). */
   public readonly spokeFolderSource?: SpokeFolderSource;
+  /**
+   * The Argo CD its add-on runs on each spoke it selects (ACM: the gitops add-on's `acm-openshift-gitops`
+   * when enabled, else OpenShift GitOps' default instance; OCM: the argocd-agent add-on's `argocd` in the
+   * agent namespace). Spoke bootstraps bind that instance's application controller.
+   * @internal
+   */
+  public readonly spokeArgoSetup: SpokeArgoSetup;
   private readonly problems: string[] = [];
 
   constructor(scope: Construct, id: string, props: GitOpsClusterProps) {
@@ -170,6 +211,11 @@ export class GitOpsCluster extends Construct {
       this.problems.push(`model ${JSON.stringify(props.model)} is not a delivery model: use DeliveryModel.BASIC, DeliveryModel.AGENT_MANAGED or DeliveryModel.AGENT_AUTONOMOUS`);
       this.model = DeliveryModel.BASIC;
     }
+    this.spokeArgoSetup = ocm
+      ? { kind: 'ocm-agent-addon', agentNamespace: props.agentNamespace ?? AGENT_ADDON_DEFAULTS.agentNamespace }
+      : (props.gitopsAddon ?? agentMode(this.model) !== undefined)
+        ? { kind: 'acm-gitops-addon' }
+        : { kind: 'openshift-gitops', namespace: this.hub.argoNamespace };
     if (!props.placement || typeof props.placement.selectedSpokes !== 'function') {
       this.problems.push('placement is missing: give the Placement whose clusters this GitOpsCluster registers');
       return;
@@ -195,9 +241,10 @@ export class GitOpsCluster extends Construct {
       }
       if (mode && props.gitopsAddon === false) this.problems.push(`model ${this.model} runs argocd-agent, which the ACM gitops add-on installs: leave gitopsAddon on (or choose DeliveryModel.BASIC)`);
     }
-    if (props.principalServerPort !== undefined && !/^[0-9]{1,5}$/.test(props.principalServerPort)) {
+    if (props.principalServerPort !== undefined && props.principalServerPort.trim() !== '' && !/^[0-9]{1,5}$/.test(props.principalServerPort)) {
       this.problems.push(`principalServerPort "${props.principalServerPort}" is not a port number: give it as a string of digits, for example '443'`);
     }
+    if (mode) this.problems.push(...principalEndpointProblems(props, ocm));
     if (this.model === DeliveryModel.AGENT_AUTONOMOUS) {
       const repo = props.spokeFolderRepository;
       if (!repo || typeof repo.repoURL !== 'string' || repo.repoURL.length === 0) {

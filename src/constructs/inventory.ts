@@ -82,6 +82,10 @@ export interface SpokeOverride {
    * @default - the Spoke default
    */
   readonly argoControllerServiceAccount?: string;
+  /**
+   * @default - the Spoke default
+   */
+  readonly argoControllerNamespace?: string;
 }
 
 /** How `hub.addInventory` declares the inventory's spokes. */
@@ -143,6 +147,7 @@ export function addInventoryTo(hub: Hub, inventory: Inventory, options: AddInven
         openshift: o.openshift ?? entry.openshift,
         ...(o.clusterSet ? { clusterSet: o.clusterSet } : {}),
         ...(o.argoControllerServiceAccount ? { argoControllerServiceAccount: o.argoControllerServiceAccount } : {}),
+        ...(o.argoControllerNamespace ? { argoControllerNamespace: o.argoControllerNamespace } : {}),
       }),
     );
   }

@@ -13,10 +13,12 @@ import {
   dnsSubdomainRule,
   labelKeyRule,
   labelRule,
+  spokeArgoController,
   taintProblems,
   LOCAL_CLUSTER,
   type InventoryCluster,
   type JsonObject,
+  type SpokeArgoSetup,
   type SpokeDelivery,
   type Taint,
 } from '../model/index.js';
@@ -87,9 +89,18 @@ export interface SpokeProps {
   readonly openshift?: boolean;
   /**
    * Service account of the spoke's Argo CD application controller, which gets the apps' declared RBAC.
-   * @default 'openshift-gitops-argocd-application-controller' on ACM hubs, else 'argocd-application-controller'
+   * @default - follows what installs the spoke Argo CD: `acm-openshift-gitops-argocd-application-controller`
+   * when an ACM GitOpsCluster with the gitops add-on selects the spoke, `argocd-argocd-application-controller`
+   * when an OCM GitOpsCluster (argocd-agent add-on) does, else `openshift-gitops-argocd-application-controller`
+   * on ACM hubs (OpenShift GitOps) and `argocd-application-controller` on OCM hubs (upstream Argo CD)
    */
   readonly argoControllerServiceAccount?: string;
+  /**
+   * Namespace of that service account.
+   * @default - `openshift-gitops` under the ACM gitops add-on, the agent namespace under the OCM
+   * argocd-agent add-on, else the hub's Argo CD namespace
+   */
+  readonly argoControllerNamespace?: string;
 }
 
 /** Effective labels and every problem with a spoke's name, labels, claims, taints and exclusive set. */
@@ -209,9 +220,8 @@ export class Spoke extends Construct implements ISpoke {
   public readonly claims: Record<string, string>;
   /** Taints on the ManagedCluster. */
   public readonly taints: readonly Taint[];
-  /** Service account of the spoke's Argo CD application controller. */
-  public readonly argoControllerServiceAccount: string;
   private readonly labelMap: Record<string, string>;
+  private readonly controllerOverride: { readonly serviceAccount?: string; readonly namespace?: string };
   private readonly deliveries: SpokeDelivery[] = [];
   private readonly problems: string[] = [];
   private secretScope?: Construct;
@@ -227,8 +237,7 @@ export class Spoke extends Construct implements ISpoke {
     this.clusterSet = props.clusterSet;
     this.claims = { ...(props.claims ?? {}) };
     this.taints = [...(props.taints ?? [])];
-    this.argoControllerServiceAccount =
-      props.argoControllerServiceAccount ?? (this.hub.flavor === HubFlavor.ACM ? 'openshift-gitops-argocd-application-controller' : 'argocd-application-controller');
+    this.controllerOverride = { serviceAccount: props.argoControllerServiceAccount, namespace: props.argoControllerNamespace };
     const resolved = resolveSpoke(this.hub, this.name, props);
     this.labelMap = resolved.labels;
     this.problems.push(...resolved.problems);
@@ -287,6 +296,27 @@ export class Spoke extends Construct implements ISpoke {
   /** Effective ManagedCluster labels (a copy). */
   public get labels(): Record<string, string> {
     return { ...this.labelMap };
+  }
+
+  /**
+   * Where the spoke's Argo CD comes from: the add-on of the (first) GitOpsCluster whose placement selects
+   * the spoke offline, else the hub flavour's usual install. Known once the whole hub is declared.
+   * @internal
+   */
+  public get argoSetup(): SpokeArgoSetup {
+    const gitOpsCluster = this.hub.gitOpsClusters.find((g) => g.selectedSpokes().some((s) => s.name === this.name));
+    if (gitOpsCluster) return gitOpsCluster.spokeArgoSetup;
+    return this.hub.flavor === HubFlavor.ACM ? { kind: 'openshift-gitops', namespace: this.hub.argoNamespace } : { kind: 'upstream', namespace: this.hub.argoNamespace };
+  }
+
+  /** Service account of the spoke's Argo CD application controller: the prop, else what installs the spoke's Argo CD (a GitOpsCluster add-on that selects the spoke, or the hub flavour's usual install). */
+  public get argoControllerServiceAccount(): string {
+    return this.controllerOverride.serviceAccount ?? spokeArgoController(this.argoSetup).serviceAccount;
+  }
+
+  /** Namespace of that service account: the prop, else where that Argo CD runs. */
+  public get argoControllerNamespace(): string {
+    return this.controllerOverride.namespace ?? spokeArgoController(this.argoSetup).namespace;
   }
 
   /** This spoke as offline placement evaluation sees it. */
@@ -349,6 +379,7 @@ export class Spoke extends Construct implements ISpoke {
       argoNamespace: this.hub.argoNamespace,
       openshift: this.openshift,
       argoControllerServiceAccount: this.argoControllerServiceAccount,
+      argoControllerNamespace: this.argoControllerNamespace,
       namespaces: this.deliveries,
     });
     if (model === DeliveryModel.AGENT_AUTONOMOUS) {

@@ -296,9 +296,14 @@ export function createApplicationReconciler(context: ReconcilerContext): Reconci
     const viewAnnotations = { ...(app.metadata.annotations ?? {}) };
     let view: Application = app;
     if (plan.finalizer === 'add') metadata.finalizers = [...(app.metadata.finalizers ?? []), CLEANUP_FINALIZER];
-    if (plan.finalizer === 'remove') {
-      const finalizers = (app.metadata.finalizers ?? []).filter((finalizer) => finalizer !== CLEANUP_FINALIZER);
+    const release = new Set(plan.releaseArgoFinalizers ?? []);
+    if (plan.finalizer === 'remove') release.add(CLEANUP_FINALIZER);
+    if (release.size > 0) {
+      // Argo CD's resources finalizers go with this controller's own once no work is left (the hub Argo CD
+      // never processes a skip-reconcile app): otherwise the app would stay Terminating forever.
+      const finalizers = (app.metadata.finalizers ?? []).filter((finalizer) => !release.has(finalizer));
       metadata.finalizers = finalizers.length > 0 ? finalizers : null;
+      if (plan.releaseArgoFinalizers?.length) logger.info({ app: key, finalizers: plan.releaseArgoFinalizers }, 'hub Application deleted and its works gone: releasing Argo CD resources finalizers');
     }
     // The refresh annotation went to the spoke with this write: remove it from the hub app once.
     if (plan.clearRefresh && !plan.problem && viewAnnotations[REFRESH_ANNOTATION] !== undefined) {

@@ -1,10 +1,12 @@
 /**
  * A small Kubernetes REST client on node:http(s): list (paged), watch (streamed JSON lines), server-side
- * apply, merge patch, create, replace, delete. Credentials and TLS come from a client-node KubeConfig
- * (kubeconfig file or in-cluster service account); connections are kept alive and reused. Every request
- * has a timeout (watches: their server-side timeout plus a grace period), and 429 answers are retried
- * after their Retry-After, bounded.
+ * apply, merge patch, create, replace, delete. Credentials, TLS and the connection (direct, or through the
+ * kubeconfig's `proxy-url`) come from a client-node KubeConfig (kubeconfig file or in-cluster service
+ * account), afresh for every request, so rotated credentials are used at once; connections are kept alive
+ * and reused while the TLS material stays the same. Every request has a timeout (watches: their
+ * server-side timeout plus a grace period), and 429 answers are retried after their Retry-After, bounded.
  */
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
@@ -176,11 +178,38 @@ export interface KubeClientOptions {
   readonly sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
 }
 
+type Pem = string | Buffer | Array<string | Buffer | { buf: string | Buffer }>;
+
+/** One value of the TLS material, comparable as text. */
+function pemText(value: Pem | undefined): string {
+  if (value === undefined) return '';
+  if (Array.isArray(value)) return value.map((item) => (typeof item === 'object' && !Buffer.isBuffer(item) ? pemText(item.buf) : pemText(item))).join('\n');
+  return Buffer.isBuffer(value) ? value.toString('base64') : value;
+}
+
+/**
+ * What an agent's connections depend on: the proxy and the TLS material and options client-node put on the
+ * request options. Requests with the same key may share kept-alive connections; a rotated certificate
+ * (exec plugin, rewritten file) or CA gives another key, so new connections.
+ */
+function transportKey(opts: https.RequestOptions, proxyUrl: string | undefined): string {
+  const hash = createHash('sha256');
+  const parts = [proxyUrl ?? '', pemText(opts.ca), pemText(opts.cert), pemText(opts.key as Pem | undefined), pemText(opts.pfx as Pem | undefined), opts.passphrase ?? '', opts.servername ?? '', String(opts.rejectUnauthorized)];
+  for (const part of parts) hash.update(part).update('\0');
+  return hash.digest('hex');
+}
+
+/** An agent whose TLS material was replaced: requests in flight finish, and no connection of it is kept. */
+function retire(agent: http.Agent): void {
+  (agent as http.Agent & { keepAlive: boolean }).keepAlive = false;
+  for (const sockets of Object.values(agent.freeSockets)) for (const socket of sockets ?? []) socket.destroy();
+}
+
 /** A reader and writer for one API server. */
 export class KubeClient implements KubeWriter {
   private readonly server: URL;
-  private agent?: http.Agent;
-  private watchAgent?: http.Agent;
+  /** The agent in use for requests and for watches, with the {@link transportKey} it was built for. */
+  private readonly agents = new Map<'request' | 'watch', { key: string; agent: http.Agent }>();
   /** Number of write requests issued (apply, patch, create, replace, delete), for benchmarks and metrics. */
   writes = 0;
 
@@ -208,17 +237,30 @@ export class KubeClient implements KubeWriter {
     return this.server.toString();
   }
 
+  /**
+   * The agent for a request whose options client-node just filled in. client-node builds a new agent every
+   * time (through the kubeconfig's `proxy-url` when set, with the credentials of this moment); the one in
+   * use is kept while the TLS material and proxy are unchanged, so connections are reused, and replaced by
+   * the new one when they change.
+   */
+  private agentFor(use: 'request' | 'watch', opts: https.RequestOptions): http.Agent {
+    const fresh = opts.agent;
+    if (!(fresh instanceof http.Agent)) throw new Error('the kubeconfig gave no HTTP agent for the API server');
+    const key = transportKey(opts, this.kubeConfig.getCurrentCluster()?.proxyUrl);
+    const current = this.agents.get(use);
+    if (current?.key === key) return current.agent;
+    // client-node's agents close every connection after one request: keep them (requests: 32 at most).
+    (fresh as http.Agent & { keepAlive: boolean }).keepAlive = true;
+    if (use === 'request') fresh.maxSockets = 32;
+    this.agents.set(use, { key, agent: fresh });
+    if (current) retire(current.agent);
+    return fresh;
+  }
+
   private async options(method: string, path: string, watch: boolean): Promise<https.RequestOptions> {
     const opts: https.RequestOptions = { method, headers: {} };
     await this.kubeConfig.applyToHTTPSOptions(opts);
-    const secure = this.server.protocol === 'https:';
-    const agentOptions = {
-      keepAlive: true,
-      ...(watch ? {} : { maxSockets: 32 }),
-      ...(secure ? { ca: opts.ca, cert: opts.cert, key: opts.key, servername: opts.servername, rejectUnauthorized: opts.rejectUnauthorized } : {}),
-    };
-    if (watch) this.watchAgent ??= secure ? new https.Agent(agentOptions) : new http.Agent(agentOptions);
-    else this.agent ??= secure ? new https.Agent(agentOptions) : new http.Agent(agentOptions);
+    const agent = this.agentFor(watch ? 'watch' : 'request', opts);
     const basePath = this.server.pathname.replace(/\/$/, '');
     return {
       protocol: this.server.protocol,
@@ -228,7 +270,7 @@ export class KubeClient implements KubeWriter {
       method,
       headers: { ...(opts.headers as Record<string, string>), Accept: 'application/json' },
       ...(opts.auth ? { auth: opts.auth } : {}),
-      agent: watch ? this.watchAgent : this.agent,
+      agent,
     };
   }
 
@@ -494,7 +536,6 @@ export class KubeClient implements KubeWriter {
 
   /** Closes kept-alive connections. */
   close(): void {
-    this.agent?.destroy();
-    this.watchAgent?.destroy();
+    for (const { agent } of this.agents.values()) agent.destroy();
   }
 }

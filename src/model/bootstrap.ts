@@ -10,10 +10,62 @@ import type { JsonObject, KubeObject, ManifestWork } from './types.js';
 /** The klusterlet work agent's service account on every spoke. */
 export const WORK_AGENT_SERVICE_ACCOUNT = 'klusterlet-work-sa';
 export const WORK_AGENT_NAMESPACE = 'open-cluster-management-agent';
-/** The spoke Argo CD application controller's service account. */
+/** The spoke Argo CD application controller's service account (upstream install manifests). */
 export const ARGOCD_CONTROLLER_SERVICE_ACCOUNT = 'argocd-application-controller';
 /** Name of the ClusterRole(Binding) letting the work agent manage Argo CD applications and projects. */
 export const WORK_AGENT_ROLE = 'pullfleet-work-agent-argocd';
+/**
+ * Name of the ClusterRole(Binding) letting the work agent apply the OpenShift guardrail. The klusterlet
+ * grants its work agent webhook configurations but not ValidatingAdmissionPolicies, and `admin` grants
+ * neither, so without it the guardrail never applies (`Applied=False` on the bootstrap work).
+ */
+export const WORK_AGENT_GUARDRAIL_ROLE = 'pullfleet-work-agent-guardrail';
+
+/**
+ * The Argo CD instance the ACM gitops add-on puts on every spoke of a GitOpsCluster with
+ * `gitopsAddon.enabled` (an ArgoCD resource a Policy from the hub enforces).
+ */
+export const ACM_GITOPS_ADDON_ARGOCD = { name: 'acm-openshift-gitops', namespace: 'openshift-gitops' } as const;
+/** The default instance OpenShift GitOps creates (in the hub's Argo CD namespace, `openshift-gitops` by default). */
+export const OPENSHIFT_GITOPS_ARGOCD_NAME = 'openshift-gitops';
+/** The instance the OCM argocd-agent add-on creates in its agent namespace. */
+export const OCM_AGENT_ADDON_ARGOCD_NAME = 'argocd';
+
+/**
+ * Where a spoke's Argo CD comes from, which decides its application controller's ServiceAccount: the
+ * Argo CD operator (and OpenShift GitOps) names it `<instance>-argocd-application-controller`, the
+ * upstream install manifests plain `argocd-application-controller`.
+ * - `acm-gitops-addon`: ACM hub, GitOpsCluster (v1beta1) with the gitops add-on enabled: instance
+ *   `acm-openshift-gitops` in `openshift-gitops`.
+ * - `openshift-gitops`: ACM hub otherwise: OpenShift GitOps' default instance `openshift-gitops` in `namespace`.
+ * - `ocm-agent-addon`: OCM hub, GitOpsCluster (v1alpha1) with the argocd-agent add-on: instance `argocd`
+ *   in the agent namespace.
+ * - `upstream`: OCM hub otherwise: upstream Argo CD installed in `namespace`.
+ */
+export type SpokeArgoSetup =
+  | { readonly kind: 'acm-gitops-addon' }
+  | { readonly kind: 'openshift-gitops'; readonly namespace: string }
+  | { readonly kind: 'ocm-agent-addon'; readonly agentNamespace: string }
+  | { readonly kind: 'upstream'; readonly namespace: string };
+
+/** The application controller's ServiceAccount of an Argo CD instance the operator runs. */
+export function operatorControllerServiceAccount(instance: string): string {
+  return `${instance}-${ARGOCD_CONTROLLER_SERVICE_ACCOUNT}`;
+}
+
+/** The ServiceAccount (and its namespace) of the spoke Argo CD application controller for a setup. */
+export function spokeArgoController(setup: SpokeArgoSetup): { readonly serviceAccount: string; readonly namespace: string } {
+  switch (setup.kind) {
+    case 'acm-gitops-addon':
+      return { serviceAccount: operatorControllerServiceAccount(ACM_GITOPS_ADDON_ARGOCD.name), namespace: ACM_GITOPS_ADDON_ARGOCD.namespace };
+    case 'openshift-gitops':
+      return { serviceAccount: operatorControllerServiceAccount(OPENSHIFT_GITOPS_ARGOCD_NAME), namespace: setup.namespace };
+    case 'ocm-agent-addon':
+      return { serviceAccount: operatorControllerServiceAccount(OCM_AGENT_ADDON_ARGOCD_NAME), namespace: setup.agentNamespace };
+    case 'upstream':
+      return { serviceAccount: ARGOCD_CONTROLLER_SERVICE_ACCOUNT, namespace: setup.namespace };
+  }
+}
 /** Name of the Roles/ClusterRole granting the spoke Argo CD what its apps declare. */
 export const ARGOCD_APPS_ROLE = 'pullfleet-argocd-apps';
 /** Name of the OpenShift guardrail policy and its binding. */
@@ -46,10 +98,15 @@ export interface SpokeBootstrapInput {
   readonly argoNamespace: string;
   readonly openshift: boolean;
   /**
-   * Service account of the spoke Argo CD application controller (in `argoNamespace`).
+   * Service account of the spoke Argo CD application controller (see {@link spokeArgoController}).
    * @default 'argocd-application-controller'
    */
   readonly argoControllerServiceAccount?: string;
+  /**
+   * Namespace of that service account.
+   * @default - `argoNamespace`
+   */
+  readonly argoControllerNamespace?: string;
   /** Each destination namespace with the grants of the apps deploying into it. */
   readonly namespaces: readonly SpokeDelivery[];
 }
@@ -127,6 +184,21 @@ function binding(kind: 'ClusterRoleBinding' | 'RoleBinding', name: string, names
   } as unknown as Obj;
 }
 
+/**
+ * What the work agent needs to apply (and keep applied) the OpenShift guardrail: create the policy and
+ * its binding, and read and update exactly those two by name. No list, watch or delete: the agent reads
+ * applied objects one by one, and the bootstrap work orphans what it carries.
+ */
+export function guardrailWorkAgentRules(): JsonObject[] {
+  const group = 'admissionregistration.k8s.io';
+  const resources = ['validatingadmissionpolicies', 'validatingadmissionpolicybindings'];
+  return [
+    // RBAC cannot limit create by name (the name is not known when create is authorized).
+    { apiGroups: [group], resources, verbs: ['create'] },
+    { apiGroups: [group], resources, resourceNames: [ROUTE_CRD_GUARDRAIL], verbs: ['get', 'patch', 'update'] },
+  ];
+}
+
 /** The OpenShift guardrail: a ValidatingAdmissionPolicy denying the duplicate routes CRD, and its binding. */
 export function routeCrdGuardrail(): Obj[] {
   const policy = {
@@ -159,9 +231,13 @@ export function routeCrdGuardrail(): Obj[] {
 }
 
 /**
- * Every bootstrap object for one spoke, in apply order: work-agent RBAC, destination namespaces
- * (labelled `argocd.argoproj.io/managed-by`), the spoke Argo CD RBAC for the declared grants, the
- * AppProjects of non-default projects, and on OpenShift the duplicate-Route-CRD guardrail.
+ * Every bootstrap object for one spoke, in apply order: work-agent RBAC (on OpenShift including what
+ * the guardrail needs), destination namespaces (labelled `argocd.argoproj.io/managed-by`), the spoke
+ * Argo CD RBAC for the declared grants, the AppProjects of non-default projects, and on OpenShift the
+ * duplicate-Route-CRD guardrail.
+ *
+ * The work-agent RBAC takes effect with the first manual apply of the bootstrap YAML (by a spoke
+ * admin), before the bootstrap work arrives; the work carries the same objects so they stay applied.
  */
 export function buildSpokeBootstrap(input: SpokeBootstrapInput): Obj[] {
   const objects: Obj[] = [];
@@ -172,6 +248,10 @@ export function buildSpokeBootstrap(input: SpokeBootstrapInput): Obj[] {
     rules: [{ apiGroups: ['argoproj.io'], resources: ['applications', 'appprojects'], verbs: MANAGE_VERBS }],
   } as unknown as Obj);
   objects.push(binding('ClusterRoleBinding', WORK_AGENT_ROLE, undefined, WORK_AGENT_SERVICE_ACCOUNT, WORK_AGENT_NAMESPACE));
+  if (input.openshift) {
+    objects.push({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: meta(WORK_AGENT_GUARDRAIL_ROLE), rules: guardrailWorkAgentRules() } as unknown as Obj);
+    objects.push(binding('ClusterRoleBinding', WORK_AGENT_GUARDRAIL_ROLE, undefined, WORK_AGENT_SERVICE_ACCOUNT, WORK_AGENT_NAMESPACE));
+  }
 
   const byNamespace = new Map<string, ResourceGrant[]>();
   for (const entry of input.namespaces) {
@@ -184,6 +264,8 @@ export function buildSpokeBootstrap(input: SpokeBootstrapInput): Obj[] {
     if (ns === input.argoNamespace) continue;
     objects.push({ apiVersion: 'v1', kind: 'Namespace', metadata: meta(ns, { labels: { [ARGOCD_MANAGED_BY_LABEL]: input.argoNamespace } }) } as unknown as Obj);
   }
+  const controllerSa = input.argoControllerServiceAccount ?? ARGOCD_CONTROLLER_SERVICE_ACCOUNT;
+  const controllerNs = input.argoControllerNamespace ?? input.argoNamespace;
   const clusterGrants: ResourceGrant[] = [];
   for (const ns of namespaces) {
     const grants = byNamespace.get(ns)!;
@@ -191,11 +273,11 @@ export function buildSpokeBootstrap(input: SpokeBootstrapInput): Obj[] {
     const namespaced = grants.filter((g) => !g.clusterScoped);
     if (namespaced.length === 0) continue;
     objects.push({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: meta(ARGOCD_APPS_ROLE, { namespace: ns }), rules: grantRules(namespaced) } as unknown as Obj);
-    objects.push(binding('RoleBinding', ARGOCD_APPS_ROLE, ns, input.argoControllerServiceAccount ?? ARGOCD_CONTROLLER_SERVICE_ACCOUNT, input.argoNamespace));
+    objects.push(binding('RoleBinding', ARGOCD_APPS_ROLE, ns, controllerSa, controllerNs));
   }
   if (clusterGrants.length > 0) {
     objects.push({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: meta(ARGOCD_APPS_ROLE), rules: grantRules(clusterGrants) } as unknown as Obj);
-    objects.push(binding('ClusterRoleBinding', ARGOCD_APPS_ROLE, undefined, input.argoControllerServiceAccount ?? ARGOCD_CONTROLLER_SERVICE_ACCOUNT, input.argoNamespace));
+    objects.push(binding('ClusterRoleBinding', ARGOCD_APPS_ROLE, undefined, controllerSa, controllerNs));
   }
   objects.push(...buildAppProjects(input.argoNamespace, input.namespaces));
   if (input.openshift) objects.push(...routeCrdGuardrail());

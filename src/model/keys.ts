@@ -30,6 +30,13 @@ export const ARGOCD_MANAGED_BY_LABEL = 'argocd.argoproj.io/managed-by';
 export const ARGOCD_TRACKING_ANNOTATION = 'argocd.argoproj.io/tracking-id';
 export const ARGOCD_RESOURCES_FINALIZER = 'resources-finalizer.argocd.argoproj.io';
 /**
+ * Every finalizer through which Argo CD's application controller prunes an Application's resources on
+ * deletion: the plain one and its propagation-policy forms (argo-cd
+ * pkg/apis/application/v1alpha1/application_defaults.go). Only that controller removes them, and it never
+ * processes an Application with `skip-reconcile`.
+ */
+export const ARGOCD_RESOURCES_FINALIZERS: readonly string[] = [ARGOCD_RESOURCES_FINALIZER, `${ARGOCD_RESOURCES_FINALIZER}/foreground`, `${ARGOCD_RESOURCES_FINALIZER}/background`];
+/**
  * argocd-agent: what a managed agent does with an Application it finds on its spoke that it did not
  * create from this hub Application (no matching source UID). Its default, `recreate`, deletes the
  * existing one first (with its finalizers: the resources finalizer prunes the workload); `upsert`

@@ -140,7 +140,12 @@ function clone<T>(value: T): T {
 /**
  * The Application the spoke receives, built fresh from the hub Application (DESIGN §2): same name, the
  * spoke namespace, hub labels minus the pull label, hub annotations minus the hub-only ones, finalizers
- * and `operation` copied, and the destination rewritten to the spoke's own API server.
+ * and `operation` copied, and the destination rewritten to the spoke's own API server. When an
+ * ApplicationSet owns the hub app, the payload carries the same ApplicationSet markers as the work
+ * (label {@link APPLICATION_SET_LABEL} `"true"`, annotation {@link HOSTING_APPSET_ANNOTATION}
+ * `<namespace>/<appset>`), as the OCM and ACM propagation controllers write them, so tools that look for
+ * spoke Applications by that label find pullfleet's too. The markers follow ownership only: values of
+ * those keys on the hub app itself are never copied.
  */
 export function buildPayloadApplication(app: Application): Application {
   const annotations = app.metadata.annotations ?? {};
@@ -152,9 +157,15 @@ export function buildPayloadApplication(app: Application): Application {
   if (app.spec.destination?.namespace) destination.namespace = app.spec.destination.namespace;
 
   const metadata: Application['metadata'] = { name: app.metadata.name, namespace: spokeAppNamespace(app) };
-  const labels = without(app.metadata.labels, (key) => key === PULL_LABEL);
+  const appSet = owningApplicationSet(app);
+  let labels = without(app.metadata.labels, (key) => key === PULL_LABEL || key === APPLICATION_SET_LABEL);
+  if (appSet) labels = sortKeys({ ...labels, [APPLICATION_SET_LABEL]: 'true' });
   if (labels) metadata.labels = labels;
-  const payloadAnnotations = without(app.metadata.annotations, (key) => HUB_ONLY_ANNOTATIONS.has(key) || key.startsWith(PULLFLEET_PREFIX));
+  let payloadAnnotations = without(
+    app.metadata.annotations,
+    (key) => HUB_ONLY_ANNOTATIONS.has(key) || key === HOSTING_APPSET_ANNOTATION || key.startsWith(PULLFLEET_PREFIX),
+  );
+  if (appSet) payloadAnnotations = sortKeys({ ...payloadAnnotations, [HOSTING_APPSET_ANNOTATION]: appSet });
   if (payloadAnnotations) metadata.annotations = payloadAnnotations;
   if (app.metadata.finalizers?.length) metadata.finalizers = app.metadata.finalizers.filter((f) => !f.startsWith(PULLFLEET_PREFIX));
   if (metadata.finalizers?.length === 0) delete metadata.finalizers;

@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import { readApplicationFeedback, workCondition } from './feedback.js';
 import {
   APPLICATION_SET_LABEL,
+  ARGOCD_RESOURCES_FINALIZERS,
   CLEANUP_FINALIZER,
   CONSTRUCT_PATH_ANNOTATION,
   DELIVERY_ANNOTATION,
@@ -21,9 +22,11 @@ import {
   PULLFLEET_PREFIX,
   PULL_LABEL,
   REFRESH_ANNOTATION,
+  SKIP_RECONCILE_ANNOTATION,
 } from './keys.js';
 import { buildManifestWork, isStandBy, isPullApplication, spokeAppNamespace, targetCluster, wrapProblem, type WrapOptions } from './manifestwork.js';
-import { manifestWorkName } from './names.js';
+import { manifestWorkName, parseBool } from './names.js';
+import { isAgentModel } from './report.js';
 import { computeTakeover, type LegacyWorkRef } from './takeover.js';
 import type { Application, JsonObject, ManifestWork } from './types.js';
 
@@ -119,6 +122,12 @@ export interface PropagationPlan {
   readonly deletes: readonly WorkRef[];
   /** Finalizer change on the hub Application. */
   readonly finalizer?: 'add' | 'remove';
+  /**
+   * Argo CD resources finalizers to remove from the hub Application: it is being deleted, it is pull-delivered
+   * with `skip-reconcile` (so the hub Argo CD never processes it and would never remove them), and no work
+   * for it is left.
+   */
+  readonly releaseArgoFinalizers?: readonly string[];
   /** Change to the hub app's forwarded `operation` bookkeeping, if any. */
   readonly operation?: OperationAction;
   /** After the apply, remove the refresh annotation from the hub app (it has been forwarded). */
@@ -270,6 +279,20 @@ function iso(date: Date): string {
 }
 
 /**
+ * The Argo CD resources finalizers a hub Application being deleted should lose now. Argo CD's application
+ * controller is the only one that removes them, and it skips an Application annotated `skip-reconcile`
+ * (on a pull hub it may not even run), so without this such an app stays Terminating forever. Released
+ * only for an app pullfleet pull-delivers (pull label, not agent-model, `skip-reconcile` true), and only
+ * once no work points at it any more (pullfleet's, synth's or another controller's): by then the spoke
+ * Application, with the same finalizer, has pruned the workload where it ran.
+ */
+function argoFinalizersToRelease(app: Application, works: readonly ManifestWork[]): string[] {
+  if (!isPullApplication(app) || isAgentModel(app) || !parseBool(app.metadata.annotations?.[SKIP_RECONCILE_ANNOTATION])) return [];
+  if (works.length > 0) return [];
+  return (app.metadata.finalizers ?? []).filter((finalizer) => ARGOCD_RESOURCES_FINALIZERS.includes(finalizer));
+}
+
+/**
  * The plan for one hub Application: create/update its work, delete works it no longer wants (retarget
  * once the new work exists, opt-out, deletion, app gone), manage the cleanup finalizer, and forward
  * `operation` until the spoke takes it.
@@ -282,9 +305,14 @@ export function computePropagation(input: PropagationInput): PropagationPlan {
   // The app is gone: sweep whatever the controller wrote for it.
   if (!app) return { deletes: deletable(owned) };
 
-  // Being deleted: delete the works first, release the finalizer once none remain.
+  // Being deleted: delete the works first, release the finalizers once none remain.
   if (app.metadata.deletionTimestamp) {
-    return { deletes: deletable(owned), ...(hasFinalizer && owned.length === 0 ? { finalizer: 'remove' as const } : {}) };
+    const release = argoFinalizersToRelease(app, input.works);
+    return {
+      deletes: deletable(owned),
+      ...(hasFinalizer && owned.length === 0 ? { finalizer: 'remove' as const } : {}),
+      ...(release.length > 0 ? { releaseArgoFinalizers: release } : {}),
+    };
   }
 
   // Synth renders this app's work: never write or delete it, only report status.

@@ -112,6 +112,38 @@ describe('GitOpsCluster', () => {
     expect(message).toContain('model BASIC needs no GitOpsCluster on an OCM hub');
   });
 
+  test('fails when an OCM GitOpsCluster is given a principal address without a port, or a port without an address, naming the construct, the prop and the fix', () => {
+    const { fleet, hub, edgePlacement, corePlacement } = fleetOf(HubFlavor.OCM);
+    new GitOpsCluster(hub, 'address-only', { placement: edgePlacement, principalServerAddress: 'principal.example.com' });
+    new GitOpsCluster(hub, 'port-only', { placement: corePlacement, principalServerPort: '8443' });
+    const message = synthError(fleet);
+    expect(message).toContain(
+      '[hub/address-only] principalServerAddress "principal.example.com" is given without principalServerPort: the OCM GitOpsCluster controller discovers both from the principal\'s Service when either is empty and writes them into spec.argoCDAgentAddon, replacing the address given here, so the object drifts from Git: give principalServerPort too (for example \'443\'), or neither to let the controller discover both',
+    );
+    expect(message).toContain('[hub/port-only] principalServerPort "8443" is given without principalServerAddress');
+  });
+
+  test('fails when an ACM agent GitOpsCluster is given a principal address without a port', () => {
+    const { fleet, hub, edgePlacement } = fleetOf(HubFlavor.ACM);
+    new GitOpsCluster(hub, 'edge-agents', { placement: edgePlacement, model: DeliveryModel.AGENT_MANAGED, principalServerAddress: 'principal.example.com' });
+    expect(synthError(fleet)).toContain(
+      '[hub/edge-agents] principalServerAddress "principal.example.com" is given without principalServerPort: the ACM GitOpsCluster controller discovers both from the principal\'s Route or Service when either is empty and writes them into spec.gitopsAddon.argoCDAgent',
+    );
+  });
+
+  test('fails when a GitOpsCluster is given an empty principal address, which the controller would overwrite', () => {
+    const { fleet, hub, edgePlacement } = fleetOf(HubFlavor.OCM);
+    new GitOpsCluster(hub, 'blank', { placement: edgePlacement, principalServerAddress: ' ', principalServerPort: '443' });
+    expect(synthError(fleet)).toContain('[hub/blank] principalServerAddress is empty: leave it out (and principalServerPort too) to let the controller discover both, or give the address');
+  });
+
+  test('GIVEN an OCM GitOpsCluster with both a principal address and port THEN both are rendered as given', () => {
+    const { fleet, hub, edgePlacement } = fleetOf(HubFlavor.OCM);
+    new GitOpsCluster(hub, 'edge-agents', { placement: edgePlacement, principalServerAddress: 'principal.example.com', principalServerPort: '8443' });
+    const spec = find(fleet, 'GitOpsCluster', 'edge-agents').spec as { argoCDAgentAddon: Record<string, string> };
+    expect(spec.argoCDAgentAddon).toMatchObject({ principalServerAddress: 'principal.example.com', principalServerPort: '8443' });
+  });
+
   test('fails when an autonomous GitOpsCluster has no spoke folder repository', () => {
     const { fleet, hub, edgePlacement } = fleetOf(HubFlavor.OCM);
     new GitOpsCluster(hub, 'a', { placement: edgePlacement, model: DeliveryModel.AGENT_AUTONOMOUS });

@@ -5,7 +5,9 @@ import {
   AppSource,
   ClusterSet,
   FeedbackScrape,
+  DeliveryModel,
   Fleet,
+  GitOpsCluster,
   Hub,
   HubFlavor,
   Placement,
@@ -104,6 +106,52 @@ describe('Spoke', () => {
     const hub = new Hub(new Fleet(), 'hub', { flavor: HubFlavor.ACM });
     expect(new Spoke(hub, 'a').argoControllerServiceAccount).toBe('openshift-gitops-argocd-application-controller');
     expect(new Spoke(hub, 'b', { argoControllerServiceAccount: 'gitops-controller' }).argoControllerServiceAccount).toBe('gitops-controller');
+  });
+
+  /** The subjects of the spoke Argo CD's RoleBinding in `namespace`, from the spoke's bootstrap YAML. */
+  function controllerSubjects(fleet: Fleet, spoke: string, namespace: string): unknown {
+    const binding = fleet
+      .renderObjects()
+      .get(`hub/bootstrap/${spoke}.yaml`)!
+      .find((o) => o.kind === 'RoleBinding' && (o.metadata as { namespace?: string }).namespace === namespace);
+    return (binding as { subjects?: unknown } | undefined)?.subjects;
+  }
+
+  test('GIVEN an ACM hub WHEN a GitOpsCluster with the gitops add-on selects a spoke THEN its bootstrap binds the add-on Argo CD controller (acm-openshift-gitops in openshift-gitops); other spokes bind OpenShift GitOps; props override', () => {
+    const fleet = new Fleet();
+    const hub = new Hub(fleet, 'hub', { flavor: HubFlavor.ACM, argoNamespace: 'gitops' });
+    const retail = new ClusterSet(hub, 'retail');
+    const addon = new Spoke(hub, 'retail-1', { clusterSet: retail });
+    const plain = new Spoke(hub, 'branch-1');
+    const custom = new Spoke(hub, 'retail-2', { clusterSet: retail, argoControllerServiceAccount: 'custom-controller', argoControllerNamespace: 'custom' });
+    new GitOpsCluster(hub, 'retail', { placement: new Placement(hub, 'retail', { clusterSets: [retail] }), gitopsAddon: true });
+    new PullApplication(hub, 'web', { source: guestbook, destinationNamespace: 'web', spokes: [addon, plain, custom], resources: [{ apiGroup: 'apps', resources: ['deployments'] }] });
+
+    expect(controllerSubjects(fleet, 'retail-1', 'web')).toStrictEqual([{ kind: 'ServiceAccount', name: 'acm-openshift-gitops-argocd-application-controller', namespace: 'openshift-gitops' }]);
+    expect(controllerSubjects(fleet, 'branch-1', 'web')).toStrictEqual([{ kind: 'ServiceAccount', name: 'openshift-gitops-argocd-application-controller', namespace: 'gitops' }]);
+    expect(controllerSubjects(fleet, 'retail-2', 'web')).toStrictEqual([{ kind: 'ServiceAccount', name: 'custom-controller', namespace: 'custom' }]);
+  });
+
+  test('GIVEN an ACM hub WHEN an agent-model GitOpsCluster selects a spoke THEN the add-on is on and its Argo CD controller is bound', () => {
+    const fleet = new Fleet();
+    const hub = new Hub(fleet, 'hub', { flavor: HubFlavor.ACM });
+    const retail = new ClusterSet(hub, 'retail');
+    const spoke = new Spoke(hub, 'retail-1', { clusterSet: retail });
+    new GitOpsCluster(hub, 'retail', { placement: new Placement(hub, 'retail', { clusterSets: [retail] }), model: DeliveryModel.AGENT_MANAGED });
+    expect([spoke.argoControllerServiceAccount, spoke.argoControllerNamespace]).toStrictEqual(['acm-openshift-gitops-argocd-application-controller', 'openshift-gitops']);
+  });
+
+  test('GIVEN an OCM hub WHEN a GitOpsCluster (argocd-agent add-on) selects a spoke THEN its bootstrap binds the add-on Argo CD controller in the agent namespace; other spokes bind upstream Argo CD', () => {
+    const fleet = new Fleet();
+    const hub = new Hub(fleet, 'hub');
+    const stores = new ClusterSet(hub, 'stores');
+    const store = new Spoke(hub, 'store-1', { clusterSet: stores });
+    const plain = new Spoke(hub, 'east');
+    new GitOpsCluster(hub, 'stores', { placement: new Placement(hub, 'stores', { clusterSets: [stores] }), model: DeliveryModel.AGENT_MANAGED, agentNamespace: 'argocd-agent' });
+    new PullApplication(hub, 'web', { source: guestbook, destinationNamespace: 'web', spokes: [store, plain], resources: [{ apiGroup: 'apps', resources: ['deployments'] }] });
+
+    expect(controllerSubjects(fleet, 'store-1', 'web')).toStrictEqual([{ kind: 'ServiceAccount', name: 'argocd-argocd-application-controller', namespace: 'argocd-agent' }]);
+    expect(controllerSubjects(fleet, 'east', 'web')).toStrictEqual([{ kind: 'ServiceAccount', name: 'argocd-application-controller', namespace: 'argocd' }]);
   });
 
   test('fails when two spokes share a name', () => {

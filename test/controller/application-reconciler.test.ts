@@ -164,6 +164,60 @@ describe('application reconciler', () => {
     expect(world.get('Application', KEY)).toBeUndefined();
   });
 
+  test.each([
+    ['resources-finalizer.argocd.argoproj.io'],
+    ['resources-finalizer.argocd.argoproj.io/foreground'],
+    ['resources-finalizer.argocd.argoproj.io/background'],
+  ])('GIVEN a delivered app with %s WHEN it is deleted THEN its work goes first and the Argo CD finalizer is released with the cleanup finalizer', async (argoFinalizer) => {
+    world.put('Application', { ...app(), metadata: { ...app().metadata, finalizers: [argoFinalizer, 'example.com/keep'] } });
+    await world.settle(reconciler, KEY);
+    expect(world.get<Application>('Application', KEY)!.metadata.finalizers).toStrictEqual([argoFinalizer, 'example.com/keep', CLEANUP_FINALIZER]);
+    const work = world.get<ManifestWork>('ManifestWork', 'spoke1/argocd-guestbook')!;
+    world.put('ManifestWork', { ...work, metadata: { ...work.metadata, finalizers: ['cluster.open-cluster-management.io/manifest-work-cleanup'] } });
+    world.remove('Application', KEY);
+    await world.settle(reconciler, KEY);
+    // While the work agent still cleans the spoke, every finalizer stays.
+    expect(world.get<Application>('Application', KEY)!.metadata.finalizers).toStrictEqual([argoFinalizer, 'example.com/keep', CLEANUP_FINALIZER]);
+    expect(world.get<ManifestWork>('ManifestWork', 'spoke1/argocd-guestbook')!.metadata.deletionTimestamp).toBeDefined();
+    world.cache.remove('ManifestWork', 'spoke1/argocd-guestbook');
+    await world.settle(reconciler, KEY);
+    // Only finalizers of others are left: Argo CD's and pullfleet's are gone.
+    expect(world.get<Application>('Application', KEY)!.metadata.finalizers).toStrictEqual(['example.com/keep']);
+  });
+
+  test('GIVEN a deleted pull app with the Argo CD finalizer and no work left WHEN reconciled THEN the app is gone', async () => {
+    world.put('Application', { ...app(), metadata: { ...app().metadata, finalizers: ['resources-finalizer.argocd.argoproj.io'] } });
+    world.remove('Application', KEY);
+    await world.settle(reconciler, KEY);
+    expect(world.get('Application', KEY)).toBeUndefined();
+  });
+
+  test('GIVEN a deleted static app with the Argo CD finalizer WHEN its synth work is still there THEN the finalizer stays until the work is gone', async () => {
+    const staticApp = app({ annotations: { [DELIVERY_ANNOTATION]: 'static' } });
+    world.put('Application', { ...staticApp, metadata: { ...staticApp.metadata, finalizers: ['resources-finalizer.argocd.argoproj.io'] } });
+    world.put('ManifestWork', buildManifestWork(staticApp));
+    world.remove('Application', KEY);
+    await world.settle(reconciler, KEY);
+    expect(world.get<Application>('Application', KEY)!.metadata.finalizers).toStrictEqual(['resources-finalizer.argocd.argoproj.io']);
+    expect(world.writes.filter((write) => write.resource === 'manifestworks')).toHaveLength(0);
+    world.cache.remove('ManifestWork', 'spoke1/argocd-guestbook');
+    await world.settle(reconciler, KEY);
+    expect(world.get('Application', KEY)).toBeUndefined();
+  });
+
+  test.each([
+    ['without the pull label', app({ labels: {} })],
+    ['with the pull label false', app({ labels: { [PULL_LABEL]: 'false' } })],
+    ['without skip-reconcile (the hub Argo CD processes it)', app({ annotations: { 'argocd.argoproj.io/skip-reconcile': 'false' } })],
+    ['of the agent model', app({ labels: { [PULL_LABEL]: 'true', 'pullfleet.io/delivery-model': 'agent-managed' } })],
+  ])('GIVEN a deleted app %s with the Argo CD finalizer WHEN reconciled THEN the finalizer is left to Argo CD', async (_case, base) => {
+    world.put('Application', { ...base, metadata: { ...base.metadata, finalizers: ['resources-finalizer.argocd.argoproj.io'] } });
+    world.remove('Application', KEY);
+    await world.settle(reconciler, KEY);
+    expect(world.get<Application>('Application', KEY)!.metadata.finalizers).toStrictEqual(['resources-finalizer.argocd.argoproj.io']);
+    expect(world.writes.filter((write) => write.resource === 'applications')).toHaveLength(0);
+  });
+
   test('GIVEN a delivered app WHEN it vanishes without the finalizer THEN the sweep deletes its work', async () => {
     world.put('Application', app());
     await world.settle(reconciler, KEY);

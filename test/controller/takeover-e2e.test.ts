@@ -19,6 +19,7 @@ import {
   PULL_LABEL,
   TAKEOVER_LABEL,
   fleetReportCrd,
+  manifestWorkName,
   type Application,
   type ManifestWork,
 } from '../../src/model/index.js';
@@ -244,7 +245,7 @@ function handedOver(server: FakeApiServer, apps: Application[]): boolean {
   const all = works(server);
   return apps.every((app) => {
     const carrying = all.filter((work) => work.metadata.annotations?.['apps.open-cluster-management.io/hub-application-name'] === app.metadata.name);
-    return carrying.length === 1 && carrying[0]!.metadata.name === `argocd-${app.metadata.name}` && carrying[0]!.metadata.labels?.[MANAGED_BY_LABEL] === 'pullfleet' && carrying[0]!.status?.conditions?.some((c) => c.type === 'Applied' && c.status === 'True');
+    return carrying.length === 1 && carrying[0]!.metadata.name === manifestWorkName('argocd', app.metadata.name) && carrying[0]!.metadata.labels?.[MANAGED_BY_LABEL] === 'pullfleet' && carrying[0]!.status?.conditions?.some((c) => c.type === 'Applied' && c.status === 'True');
   });
 }
 
@@ -308,6 +309,23 @@ describe('taking over legacy works through the real controller', () => {
       expect(hub.status?.sync?.status).toBe('Synced');
       expect(conditionOf(hub, LEGACY_CONTROLLER_CONDITION)).toBeUndefined();
     }
+  });
+
+  test.each<LegacyFlavour>(['argocd-pull-integration', 'acm'])('GIVEN a %s work whose `<app>-<uid5>` name runs past 63 characters WHEN pullfleet starts THEN that work is handed over by its full name and nothing is deleted on the spoke', async (flavour) => {
+    const app = createApp(server, 'payments-gateway-eu-central-1-production-canary-long-suffix', 'spoke1');
+    const legacyName = legacyWorkName(app, flavour);
+    expect(legacyName).toBe(`${app.metadata.name}-${app.metadata.uid!.slice(0, 5)}`);
+    expect(legacyName.length).toBeGreaterThan(63);
+    server.store.create(legacyWork(app, flavour, { name: 'default', namespace: 'argocd' }) as KubeObj);
+    agent = new AgentLoop(server);
+    await waitFor('legacy applied', () => works(server)[0]?.status?.conditions?.some((c) => c.type === 'Applied'));
+    spoke = new Spoke(server);
+    await start();
+    await waitFor('hand-over', () => handedOver(server, [app]), { describe: () => works(server).map((work) => [work.metadata.name, work.spec.deleteOption]) });
+    await spoke.caughtUp(server);
+    expect(spoke.harmful()).toStrictEqual([]);
+    expect(spoke.gaps).toStrictEqual([]);
+    expect(spoke.deletions.map((deletion) => [deletion.work, deletion.policy])).toStrictEqual([[`spoke1/${legacyName}`, 'Orphan']]);
   });
 
   test('GIVEN an ACM work with its Namespace and AppProject WHEN it is handed over THEN the work is set to Orphan as a whole before it goes, so neither is deleted', async () => {

@@ -3,7 +3,8 @@
  * tests and bench/takeover.ts: argocd-pull-integration (`<app>-<uid5>`, pull label, five single-path feedback
  * rules, SSA ignoring `.operation`, no deleteOption) and ACM's propagation controller (same annotations;
  * for ApplicationSet-owned apps the labels `application-set` and `application-set-hash` instead of the pull
- * label; a Namespace, the AppProject and the Application; SelectivelyOrphan for the first two; name cut at 63).
+ * label; a Namespace, the AppProject and the Application; SelectivelyOrphan for the first two). Neither
+ * shortens the name: `<app>-<uid5>` may run past 63 characters.
  */
 import { createHash } from 'node:crypto';
 import type { Application, JsonObject, ManifestWork } from '../../src/model/index.js';
@@ -48,10 +49,9 @@ function legacyPayload(app: Application, flavour: LegacyFlavour): JsonObject {
   } as unknown as JsonObject;
 }
 
-/** The legacy work name: `<app>-<first 5 characters of the app UID>` (ACM cuts it at 63). */
-export function legacyWorkName(app: Application, flavour: LegacyFlavour): string {
-  const name = `${app.metadata.name}-${app.metadata.uid!.slice(0, 5)}`;
-  return flavour === 'acm' ? name.slice(0, 63) : name;
+/** The legacy work name: `<app>-<first 5 characters of the app UID>`, never shortened (the same for both flavours). */
+export function legacyWorkName(app: Application, _flavour: LegacyFlavour): string {
+  return `${app.metadata.name}-${app.metadata.uid!.slice(0, 5)}`;
 }
 
 /**

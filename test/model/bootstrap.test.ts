@@ -1,5 +1,5 @@
 import { describe, expect, test } from '@jest/globals';
-import { buildBootstrapWork, buildSpokeBootstrap, grantRules, OPENSHIFT_ROUTE_CRD } from '../../src/model/index.js';
+import { buildBootstrapWork, buildSpokeBootstrap, grantRules, OPENSHIFT_ROUTE_CRD, spokeArgoController } from '../../src/model/index.js';
 
 describe('buildSpokeBootstrap', () => {
   test('GIVEN a spoke without apps THEN only the work-agent RBAC is rendered', () => {
@@ -60,6 +60,50 @@ describe('buildSpokeBootstrap', () => {
     const policy = objects.find((o) => o.kind === 'ValidatingAdmissionPolicy') as unknown as { spec: { validations: Array<{ expression: string }> } };
     expect(policy.spec.validations[0].expression).toBe(`object.metadata.name != '${OPENSHIFT_ROUTE_CRD}'`);
     expect(objects.find((o) => o.kind === 'ValidatingAdmissionPolicyBinding')).toMatchObject({ spec: { validationActions: ['Deny'] } });
+  });
+
+  test('GIVEN an OpenShift spoke THEN the work agent is granted exactly the guardrail policy and binding, before they are applied', () => {
+    const objects = buildSpokeBootstrap({ cluster: 'ocp', argoNamespace: 'argocd', openshift: true, namespaces: [] });
+    const role = objects.find((o) => o.kind === 'ClusterRole' && o.metadata.name === 'pullfleet-work-agent-guardrail');
+    expect(role?.rules).toStrictEqual([
+      { apiGroups: ['admissionregistration.k8s.io'], resources: ['validatingadmissionpolicies', 'validatingadmissionpolicybindings'], verbs: ['create'] },
+      {
+        apiGroups: ['admissionregistration.k8s.io'],
+        resources: ['validatingadmissionpolicies', 'validatingadmissionpolicybindings'],
+        resourceNames: ['pullfleet-deny-duplicate-route-crd'],
+        verbs: ['get', 'patch', 'update'],
+      },
+    ]);
+    const binding = objects.find((o) => o.kind === 'ClusterRoleBinding' && o.metadata.name === 'pullfleet-work-agent-guardrail');
+    expect(binding).toMatchObject({
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'pullfleet-work-agent-guardrail' },
+      subjects: [{ kind: 'ServiceAccount', name: 'klusterlet-work-sa', namespace: 'open-cluster-management-agent' }],
+    });
+    const order = objects.map((o) => `${o.kind}/${o.metadata.name}`);
+    expect(order.indexOf('ClusterRoleBinding/pullfleet-work-agent-guardrail')).toBeLessThan(order.indexOf('ValidatingAdmissionPolicy/pullfleet-deny-duplicate-route-crd'));
+    expect(JSON.stringify(objects)).not.toContain('"*"');
+  });
+
+  test('GIVEN a spoke that is not OpenShift THEN the work agent gets no admission-policy rights', () => {
+    const objects = buildSpokeBootstrap({ cluster: 'east', argoNamespace: 'argocd', openshift: false, namespaces: [] });
+    expect(JSON.stringify(objects)).not.toContain('admissionregistration.k8s.io');
+  });
+
+  test('the spoke Argo CD RBAC binds the controller service account in its own namespace when given', () => {
+    const objects = buildSpokeBootstrap({
+      cluster: 'east',
+      argoNamespace: 'gitops',
+      argoControllerServiceAccount: 'acm-openshift-gitops-argocd-application-controller',
+      argoControllerNamespace: 'openshift-gitops',
+      openshift: false,
+      namespaces: [{ namespace: 'web', grants: [{ apiGroup: 'apps', resources: ['deployments'] }, { apiGroup: '', resources: ['namespaces'], clusterScoped: true }] }],
+    });
+    const subjects = objects.filter((o) => o.metadata.name === 'pullfleet-argocd-apps' && /Binding$/.test(o.kind)).map((o) => [o.kind, o.subjects]);
+    const expected = [{ kind: 'ServiceAccount', name: 'acm-openshift-gitops-argocd-application-controller', namespace: 'openshift-gitops' }];
+    expect(subjects).toStrictEqual([
+      ['RoleBinding', expected],
+      ['ClusterRoleBinding', expected],
+    ]);
   });
 
   test('non-default projects get an AppProject limited to the apps\' repositories and namespaces', () => {
@@ -125,5 +169,14 @@ describe('buildSpokeBootstrap', () => {
       [['a'], ['z']],
       [['b'], ['x', 'y']],
     ]);
+  });
+});
+
+describe('spokeArgoController', () => {
+  test('each way a spoke gets its Argo CD names its application controller service account', () => {
+    expect(spokeArgoController({ kind: 'acm-gitops-addon' })).toStrictEqual({ serviceAccount: 'acm-openshift-gitops-argocd-application-controller', namespace: 'openshift-gitops' });
+    expect(spokeArgoController({ kind: 'openshift-gitops', namespace: 'openshift-gitops' })).toStrictEqual({ serviceAccount: 'openshift-gitops-argocd-application-controller', namespace: 'openshift-gitops' });
+    expect(spokeArgoController({ kind: 'ocm-agent-addon', agentNamespace: 'argocd-agent' })).toStrictEqual({ serviceAccount: 'argocd-argocd-application-controller', namespace: 'argocd-agent' });
+    expect(spokeArgoController({ kind: 'upstream', namespace: 'argocd' })).toStrictEqual({ serviceAccount: 'argocd-application-controller', namespace: 'argocd' });
   });
 });

@@ -106,8 +106,30 @@ describe('payload Application (DESIGN §2, rule by rule)', () => {
       status: { sync: { status: 'Synced' } },
     };
     const payload = buildPayloadApplication(app);
-    expect(Object.keys(payload.metadata).sort()).toStrictEqual(['labels', 'name', 'namespace']);
+    for (const key of ['uid', 'resourceVersion', 'managedFields', 'ownerReferences']) expect(payload.metadata).not.toHaveProperty(key);
     expect(payload.status).toBeUndefined();
+  });
+
+  test('GIVEN an app an ApplicationSet owns WHEN wrapped THEN the payload carries the application-set label and the hosting-applicationset annotation, like the work', () => {
+    const app = hubApp({ ownerReferences: [{ apiVersion: 'argoproj.io/v1alpha1', kind: 'ApplicationSet', name: 'guestbook-set', uid: 'u2' }] });
+    const work = buildManifestWork(app);
+    const payload = work.spec.workload.manifests.find((m) => m.kind === 'Application') as unknown as Application;
+    expect(payload.metadata.labels).toStrictEqual({ [APPLICATION_SET_LABEL]: 'true', team: 'web' });
+    expect(payload.metadata.annotations).toStrictEqual({ [HOSTING_APPSET_ANNOTATION]: 'argocd/guestbook-set' });
+    expect(work.metadata.labels![APPLICATION_SET_LABEL]).toBe('true');
+    expect(work.metadata.annotations![HOSTING_APPSET_ANNOTATION]).toBe('argocd/guestbook-set');
+    expect(buildPayloadApplication(app)).toStrictEqual(payload);
+  });
+
+  test('GIVEN an app no ApplicationSet owns, even with a hub label or annotation of those keys, WHEN wrapped THEN the payload carries neither marker', () => {
+    const app = hubApp({
+      labels: { [PULL_LABEL]: 'true', [APPLICATION_SET_LABEL]: 'true' },
+      annotations: { [MANAGED_CLUSTER_ANNOTATION]: 'east', [HOSTING_APPSET_ANNOTATION]: 'argocd/stale-set' },
+      ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'not-a-set', uid: 'u3' }],
+    });
+    const payload = buildPayloadApplication(app);
+    expect(payload.metadata.labels).toBeUndefined();
+    expect(payload.metadata.annotations).toBeUndefined();
   });
 
   test('is a fresh object: mutating the payload never touches the hub app', () => {

@@ -173,6 +173,34 @@ describe('the hand-over, step by step (computePropagation)', () => {
   });
 });
 
+describe('a legacy work whose `<app>-<uid5>` name is over 63 characters (neither old controller shortens it)', () => {
+  const longName = 'payments-gateway-eu-central-1-production-canary-long-suffix';
+  const longApp = () => hubApp({ name: longName });
+
+  test.each(['argocd-pull-integration', 'acm'] as LegacyFlavour[])('GIVEN a %s work named `<app>-<uid5>` in full WHEN handed over THEN it is recognised, orphaned, and finally deleted by that full name', (flavour) => {
+    const app = longApp();
+    const fullName = `${longName}-3f2a9`;
+    expect(fullName.length).toBeGreaterThan(63);
+    const legacy = stored(legacyWork(app, flavour), { observed: 1 });
+    expect(legacy.metadata.name).toBe(fullName);
+    expect(isLegacyWorkFor(legacy, app)).toBe(true);
+
+    const first = computePropagation({ namespace: 'argocd', name: longName, app, works: [legacy] });
+    expect(first.apply).toBeUndefined();
+    expect(first.orphan).toStrictEqual([{ namespace: 'east', name: fullName, uid: legacy.metadata.uid, resourceVersion: '100' }]);
+    expect(first.statusWork).toStrictEqual({ namespace: 'east', name: fullName });
+
+    const observedOrphan = stored(orphaned(legacy), { generation: 2, observed: 2, rv: '205' });
+    const second = computePropagation({ namespace: 'argocd', name: longName, app, works: [observedOrphan] });
+    expect(second.apply?.metadata.name).toHaveLength(63);
+    expect(second.apply?.metadata.name).not.toBe(fullName);
+
+    const own = stored(buildManifestWork(app), { generation: 1, observed: 1 });
+    const third = computePropagation({ namespace: 'argocd', name: longName, app, works: [observedOrphan, own], workAtTarget: own });
+    expect(third.deletes).toStrictEqual([{ namespace: 'east', name: fullName, uid: observedOrphan.metadata.uid, resourceVersion: '205' }]);
+  });
+});
+
 describe('the sweep never deletes a legacy work', () => {
   const app = hubApp();
   const legacy = stored(orphaned(legacyWork(app, 'acm')), { generation: 2, observed: 2 });

@@ -9,7 +9,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { Construct } from 'constructs';
-import { AppSource, ClusterSet, Fleet, Hub, Placement, Prioritizer, PrioritizerMode, PullApplication, PullApplicationSet, Spoke, type HubProps } from '../../src/constructs/index.js';
+import { AppSource, ClusterSet, Fleet, GitOpsCluster, Hub, Placement, Prioritizer, PrioritizerMode, PullApplication, PullApplicationSet, Spoke, type HubProps } from '../../src/constructs/index.js';
 import { FleetValidationError } from '../../src/model/index.js';
 
 interface Base {
@@ -102,6 +102,7 @@ const cases: Case[] = [
     prod.bindTo('team-a');
     new PullApplicationSet(hub, 'web', { source: git, destinationNamespace: 'web', placement: new Placement(hub, 'team', { clusterSets: [prod], namespace: 'team-a' }) });
   }, 'but the ApplicationSet generator only reads decisions in "argocd"'],
+  ['a GitOpsCluster principal address without a port', ({ hub, all }) => new GitOpsCluster(hub, 'agents', { placement: all, principalServerAddress: 'principal.example.com' }), '[hub/agents] principalServerAddress "principal.example.com" is given without principalServerPort'],
   // Warnings turn into errors with --strict.
   ['(strict) an app delivered nowhere', ({ hub }) => new PullApplication(hub, 'web', { source: git, destinationNamespace: 'web' }), '[hub/web] app "web" is delivered nowhere', { strict: true }],
   ['(strict) a placement that selects no spoke', ({ hub, prod }) => new Placement(hub, 'gpu', { clusterSets: [prod], predicates: [{ labels: { gpu: 'true' } }] }), '[hub/gpu] selects none of the hub\'s 2 spokes (evaluated offline)', { strict: true }],
