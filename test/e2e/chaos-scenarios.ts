@@ -88,12 +88,40 @@ export const CHAOS_SCENARIOS: Scenario[] = [
         server.partition('killed', 'refuse');
       });
       const writesWhenKilled = server.writeCount(undefined, 'killed');
-      await ctx.startController({ ...election, identity: 'successor' }, { client: 'successor' });
+      // The successor takes over once the killed replica's 2-second Lease has expired. Its own Lease has the
+      // shipped timings: a 1.5-second renew deadline would assume this process (API double, test and
+      // controller on one event loop) is never starved that long. If it still loses the Lease it stops,
+      // as it must, and its Deployment restarts it.
+      await ctx.startController(
+        { ...election, identity: 'successor', leaseDurationSeconds: 15, renewDeadlineSeconds: 10 },
+        { client: 'successor', restartOnLeadershipLost: true },
+      );
 
       await assertFleetInvariants(ctx.cluster, ctx.fleet, ctx.timeoutMs);
       expect(server.writeCount(undefined, 'killed')).toBe(writesWhenKilled);
       const lease = await ctx.cluster.get<Lease>(leaseRef(ctx, 'chaos-kill'));
       expect(lease?.spec?.holderIdentity).toBe('successor');
+    },
+  },
+  {
+    name: 'the only replica stalls past its renew deadline mid-burst (a loaded node): it stops, its Deployment restarts it, and the restarted replica converges',
+    needsFaults: true,
+    async run(ctx) {
+      const server = serverOf(ctx);
+      const election = { leaderElection: true, namespace: ctx.fleet.controllerNamespace, leaseName: 'chaos-stall', leaseDurationSeconds: 4, renewDeadlineSeconds: 3, retryPeriodSeconds: 0.2 };
+      const first = await ctx.startController({ ...election, identity: 'replica' }, { client: 'replica', restartOnLeadershipLost: true });
+
+      await burst(ctx, 's', 16, async () => {
+        // What a starved event loop looks like from the API server: nothing the replica sends is answered,
+        // so it cannot renew within its deadline and stops itself (the shipped binary then exits).
+        server.partition('replica', 'hang');
+        await waitFor('the stalled replica to give up the Lease', async () => (await leaderGauge(first)) === 0, { timeoutMs: ctx.timeoutMs });
+        server.heal('replica');
+      });
+
+      await assertFleetInvariants(ctx.cluster, ctx.fleet, ctx.timeoutMs);
+      const lease = await ctx.cluster.get<Lease>(leaseRef(ctx, 'chaos-stall'));
+      expect(lease?.spec?.holderIdentity).toBe('replica');
     },
   },
   {

@@ -63,6 +63,12 @@ export interface StartControllerOptions {
   waitReady?: boolean;
   /** The client name its requests carry on the double (per-process counters, partitions, hangs). */
   client?: string;
+  /**
+   * Play the Deployment that runs the shipped binary: it exits when it loses the leader Lease
+   * (src/controller/cli.ts) and the kubelet starts it again, so a replica that stopped because it lost
+   * the Lease is started again here, with the same config and client. @default false
+   */
+  restartOnLeadershipLost?: boolean;
 }
 
 export interface ScenarioContext {
@@ -591,22 +597,40 @@ export const SCENARIOS: Scenario[] = [
 /** Starts controllers for one scenario and stops them all afterwards. */
 export function controllerStarter(cluster: TestCluster, base: Partial<ControllerConfig> = {}) {
   const running: RunningController[] = [];
+  /** Restarts of replicas that lost the Lease, still starting (stopAll waits for them, then stops them too). */
+  const restarts = new Set<Promise<unknown>>();
+  let closed = false;
+  async function launch(config: Partial<ControllerConfig>, options: StartControllerOptions): Promise<RunningController> {
+    const logger = pino({ level: process.env.PULLFLEET_E2E_LOG ?? 'silent' });
+    const onLeadershipLost = () => {
+      if (closed) return;
+      logger.warn({ client: options.client }, 'test harness: the replica stopped after losing the Lease; starting it again, as its Deployment would');
+      const restart = launch(config, options).catch((error: unknown) => logger.error({ err: error instanceof Error ? error.message : String(error) }, 'test harness: restart failed'));
+      restarts.add(restart);
+      void restart.finally(() => restarts.delete(restart));
+    };
+    const controller = await startController({
+      kubeConfig: cluster.kubeConfig(options.client),
+      config: { leaderElection: false, clusterSecrets: false, workers: 4, ...base, ...config },
+      logger,
+      ...(options.restartOnLeadershipLost ? { onLeadershipLost } : {}),
+    });
+    running.push(controller);
+    return controller;
+  }
   return {
     async start(config: Partial<ControllerConfig> = {}, options: StartControllerOptions = {}): Promise<RunningController> {
-      const controller = await startController({
-        kubeConfig: cluster.kubeConfig(options.client),
-        config: { leaderElection: false, clusterSecrets: false, workers: 4, ...base, ...config },
-        logger: pino({ level: process.env.PULLFLEET_E2E_LOG ?? 'silent' }),
-      });
-      running.push(controller);
+      const controller = await launch(config, options);
       if (options.waitReady !== false) await controller.ready();
       return controller;
     },
     /**
-     * Stops every controller started here. Bounded: a controller whose stop() does not finish in
-     * `boundMs` is abandoned and named in the result (stop() must not hang; the caller decides).
+     * Stops every controller started here (and every restart of one). Bounded: a controller whose stop()
+     * does not finish in `boundMs` is abandoned and named in the result (stop() must not hang; the caller decides).
      */
     async stopAll(boundMs = 15_000): Promise<string[]> {
+      closed = true;
+      await Promise.all([...restarts]);
       const stuck: string[] = [];
       await Promise.all(
         running.splice(0).map(async (c, i) => {
