@@ -8,7 +8,8 @@
 #      workload, which must fail until the deletion is acknowledged;
 #   3. the installed bins run the compiled code (no src/ in the package), list and run every command
 #      (migrate subscriptions on a fixture), and the controller starts;
-#   4. init into an empty folder writes a package.json of its own, which installs and synthesizes.
+#   4. init into an empty folder writes a package.json of its own, which installs and synthesizes;
+#   5. a CommonJS package (no "type": "module") synthesizes, validates and plans its fleet.config.ts.
 # npm installs use --prefer-offline, so a warm npm cache makes this take well under a minute.
 # Set PULLFLEET_SMOKE_KEEP=1 to keep the scratch folder for a look.
 set -euo pipefail
@@ -94,6 +95,7 @@ done
 npx --no-install pullfleet migrate subscriptions "$repo/test/migrate/fixtures/helm-placement.yaml" -o "$work/migrated.ts" --report "$work/migrated.txt" 2>/dev/null \
   || fail "migrate subscriptions failed from the installed package"
 grep -q "new PullApplicationSet(hub, " "$work/migrated.ts" || fail "migrate subscriptions wrote no PullApplicationSet"
+grep -q "} from 'pullfleet';" "$work/migrated.ts" || fail "migrate subscriptions code does not import the package"
 
 step "synth"
 npx --no-install pullfleet synth
@@ -147,6 +149,24 @@ npm pkg set "dependencies.pullfleet=file:$tarball"
 npm_install
 npx --no-install pullfleet synth >/dev/null 2>&1 || fail "synth of the fleet init wrote into an empty folder failed"
 [ -f dist/hub/hub/works/prod-east.yaml ] || fail "synth in the empty-folder fleet wrote no works"
+
+step "a CommonJS package (no \"type\": \"module\"): the fleet description loads as an ES module"
+cjs="$work/commonjs-fleet"
+mkdir -p "$cjs"
+cd "$cjs"
+git init -q . 2>/dev/null || true
+printf '{\n  "name": "commonjs-fleet",\n  "private": true\n}\n' >package.json
+npm_install "$tarball"
+npx --no-install pullfleet init >"$work/init4.txt"
+npm_install
+# init names it fleet.config.mts here; a fleet.config.ts, as users keep it, must load as well.
+mv fleet.config.mts fleet.config.ts
+sed -i.orig 's/fleet\.config\.mts/fleet.config.ts/' cdk8s.yaml && rm -f cdk8s.yaml.orig
+npx --no-install pullfleet synth >"$work/cjs-synth.txt" 2>&1 || { cat "$work/cjs-synth.txt"; fail "synth of fleet.config.ts in a CommonJS package failed"; }
+if grep -q ERR_PACKAGE_PATH_NOT_EXPORTED "$work/cjs-synth.txt"; then fail "synth in a CommonJS package hit ERR_PACKAGE_PATH_NOT_EXPORTED"; fi
+[ -f dist/hub/hub/works/prod-east.yaml ] || fail "synth in the CommonJS package wrote no works"
+npx --no-install pullfleet validate --strict | grep -q '^valid:' || fail "validate --strict of the CommonJS package did not report a valid fleet"
+npx --no-install pullfleet plan >/dev/null || fail "plan of the CommonJS package failed"
 
 cd "$repo"
 echo "::: pack-smoke ok"

@@ -330,7 +330,8 @@ export function renderAcknowledgements(): string {
 /**
  * The GitHub Actions workflow: install, validate --strict, on pull requests the plan against the
  * base branch's dist/ (job summary; unacknowledged deletions on spokes fail the job), and a check that
- * the committed dist/ is exactly what synth produces.
+ * the committed dist/ is exactly what synth produces, judged against the plan state it was synthesized
+ * from (the dist/ before the commit that last changed it).
  */
 export function renderWorkflow(): string {
   return `# Written by pullfleet init. Checks every push and pull request of the fleet repository.
@@ -350,6 +351,9 @@ jobs:
     timeout-minutes: 15
     steps:
       - uses: actions/checkout@v4
+        with:
+          # the check below reads the dist/ of the commit before the last change of dist/
+          fetch-depth: 0
       - uses: actions/setup-node@v4
         with:
           node-version: 20
@@ -388,9 +392,18 @@ jobs:
           cat "$RUNNER_TEMP/plan.err" >&2
           exit "$status"
 
+      # A move between delivery models is judged against the plan state dist/ was synthesized from: the
+      # dist/ before the commit that last changed it. Judged against none, synth would render the model
+      # moved to, without the step committed; judged against dist/'s own, the next step.
       - name: dist/ is what synth produces
         run: |
-          npx pullfleet synth -o "$RUNNER_TEMP/dist" >/dev/null
+          judged="$RUNNER_TEMP/judged"
+          mkdir -p "$judged/dist"
+          last=$(git log -1 --format=%H -- dist)
+          if [ -n "$last" ] && git cat-file -e "$last^:dist" 2>/dev/null; then
+            git archive "$last^" dist | tar -x -C "$judged"
+          fi
+          npx pullfleet synth -o "$RUNNER_TEMP/dist" --plan-state "$judged/dist" >/dev/null
           if ! diff -r dist "$RUNNER_TEMP/dist"; then
             echo "::error::dist/ differs from a fresh synth: run npm run synth and commit dist/"
             exit 1

@@ -25,6 +25,7 @@ import {
   type ManagedClusterObject,
   type ManagedClusterSetObject,
 } from '../model/index.js';
+import { cannotWriteFileProblem } from './output-folder.js';
 import { explainError, loadUserKubeConfig } from './status.js';
 
 export const EXIT_OK = 0;
@@ -86,14 +87,15 @@ export async function readLiveInventory(source: InventorySource, hub: string): P
  */
 export function writeFileAtomic(path: string, text: string): void {
   const dir = dirname(path);
-  mkdirSync(dir, { recursive: true });
   const temp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
   try {
+    mkdirSync(dir, { recursive: true });
     writeFileSync(temp, text, { flag: 'wx' });
     renameSync(temp, path);
   } catch (error) {
     rmSync(temp, { force: true });
-    throw error;
+    // `-o /proc/x` gives ENOENT or EPERM: say which file, which folder refused it, and what to do.
+    throw new Error(cannotWriteFileProblem(path, error));
   }
 }
 

@@ -10,7 +10,7 @@ import type { Command } from 'commander';
 import { parseAllDocuments } from 'yaml';
 import { KubeApiError, KubeClient } from '../controller/kube-client.js';
 import type { ResourceKind } from '../controller/resources.js';
-import { renderMigrationReport, translateSubscriptions, SUBSCRIPTION_GROUP, type JsonObject, type KubeObject } from '../model/index.js';
+import { DEFAULT_IMPORT, renderMigrationReport, translateSubscriptions, SUBSCRIPTION_GROUP, type JsonObject, type KubeObject } from '../model/index.js';
 import { writeFileAtomic } from './inventory.js';
 import { explainError, loadUserKubeConfig } from './status.js';
 
@@ -32,8 +32,10 @@ export interface MigrateOptions {
   readonly output?: string;
   /** Output file for the report. @default - stderr */
   readonly report?: string;
-  /** Module the code imports the constructs from. @default './src/constructs/index.js' */
+  /** Module the code imports the constructs from. @default 'pullfleet' */
   readonly importFrom?: string;
+  /** Namespace of objects in the files without metadata.namespace. @default 'default' */
+  readonly namespace?: string;
   readonly force?: boolean;
   /** Exit 1 when anything was skipped or left untranslated. */
   readonly strict?: boolean;
@@ -45,8 +47,11 @@ export interface MigrateIo {
   readonly env: NodeJS.ProcessEnv;
 }
 
-/** Every object in YAML files (multi-document; `kind: List` unwrapped). Throws naming the file. */
-export function readObjects(files: readonly string[]): JsonObject[] {
+/**
+ * Every object in YAML files (multi-document; `kind: List` unwrapped). Throws naming the file. With
+ * `origins`, records the file each object came from.
+ */
+export function readObjects(files: readonly string[], origins?: Map<JsonObject, string>): JsonObject[] {
   const objects: JsonObject[] = [];
   for (const file of files) {
     let text: string;
@@ -61,8 +66,11 @@ export function readObjects(files: readonly string[]): JsonObject[] {
       if (value === null || value === undefined) continue;
       if (typeof value !== 'object' || Array.isArray(value)) throw new Error(`${file}: every YAML document must be a Kubernetes object`);
       const obj = value as JsonObject;
-      if (obj.kind === 'List' && Array.isArray(obj.items)) objects.push(...(obj.items as JsonObject[]));
-      else objects.push(obj);
+      const read = obj.kind === 'List' && Array.isArray(obj.items) ? (obj.items as JsonObject[]) : [obj];
+      for (const o of read) {
+        objects.push(o);
+        if (origins && typeof o === 'object' && o !== null) origins.set(o, file);
+      }
     }
   }
   return objects;
@@ -110,13 +118,14 @@ export async function runMigrateSubscriptions(options: MigrateOptions, io: Migra
   if (options.output && options.output === options.report) return fail('--output and --report must be different files');
   let objects: JsonObject[];
   let sources: string[];
+  const origins = new Map<JsonObject, string>();
   try {
     if (options.fromHub) {
       const read = await readHubObjects(options, io.env);
       objects = read.objects;
       sources = [read.hub];
     } else {
-      objects = readObjects(options.files);
+      objects = readObjects(options.files, origins);
       sources = [...options.files];
     }
   } catch (error) {
@@ -124,7 +133,8 @@ export async function runMigrateSubscriptions(options: MigrateOptions, io: Migra
   }
   const subscriptions = objects.filter((o) => typeof o.apiVersion === 'string' && o.apiVersion.startsWith(`${SUBSCRIPTION_GROUP}/`) && o.kind === 'Subscription');
   if (subscriptions.length === 0) return fail(`no ${SUBSCRIPTION_GROUP} Subscription in ${sources.join(', ')}`);
-  const result = translateSubscriptions(objects, { importFrom: options.importFrom, sources });
+  if (options.namespace !== undefined && !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(options.namespace)) return fail(`--namespace "${options.namespace}" is not a namespace name (a DNS label)`);
+  const result = translateSubscriptions(objects, { importFrom: options.importFrom, sources, namespace: options.namespace, origins });
   const report = renderMigrationReport(result);
   try {
     if (options.output) writeFileAtomic(options.output, result.code);
@@ -155,10 +165,11 @@ export function registerMigrate(program: Command): void {
     })
     .option('-o, --output <file>', 'write the code here (default: stdout); an existing file needs --force')
     .option('--report <file>', 'write the report here (default: stderr)')
-    .option('--import <module>', 'module the code imports the constructs from', './src/constructs/index.js')
+    .option('-n, --namespace <name>', 'namespace of the objects in the files without metadata.namespace, as kubectl apply -n (or kustomize) would set it (default: default)')
+    .option('--import <module>', 'module the code imports the constructs from', DEFAULT_IMPORT)
     .option('--force', 'replace existing output files')
     .option('--strict', 'exit 1 when anything was skipped or left untranslated')
-    .action(async (files: string[], opts: { kubeconfig?: string; context?: string; timeout?: number; output?: string; report?: string; import: string; force?: boolean; strict?: boolean }) => {
+    .action(async (files: string[], opts: { kubeconfig?: string; context?: string; timeout?: number; output?: string; report?: string; namespace?: string; import: string; force?: boolean; strict?: boolean }) => {
       process.exitCode = await runMigrateSubscriptions(
         {
           files,
@@ -169,6 +180,7 @@ export function registerMigrate(program: Command): void {
           output: opts.output,
           report: opts.report,
           importFrom: opts.import,
+          namespace: opts.namespace,
           force: opts.force,
           strict: opts.strict,
         },

@@ -142,6 +142,8 @@ export function outputFolderProblem(outdir: string, cwd: string): string | undef
   if (root && isSameOrAncestor(out, root)) {
     return `output folder "${name}" is the repository root (${root}) or a folder above it; synth replaces its output folder as a whole: choose a folder of its own, for example -o dist`;
   }
+  const nested = nestedOutputProblem(out, name, cwd);
+  if (nested) return nested;
   if (!fs.existsSync(outdir) && !isSymlink(outdir)) return undefined;
   if (isSymlink(outdir)) return `output folder "${name}" is a symbolic link; synth would replace the link, not its target: give the real folder`;
   if (!fs.statSync(outdir).isDirectory()) return `output "${name}" exists and is not a folder: remove it or choose another output folder`;
@@ -154,6 +156,42 @@ export function outputFolderProblem(outdir: string, cwd: string): string | undef
     `output folder "${name}" holds ${foreign.length} file(s) pullfleet synth did not write (${named}${more}); ` +
     `synth replaces its output folder as a whole and would delete them: move them out, or choose another output folder`
   );
+}
+
+/**
+ * Why `out` (a real path) must not be an output folder because it would nest with another pullfleet
+ * output: a folder above it holds a manifest (it is inside an output), or a folder below it does (it
+ * holds one). Either way one synth would replace the other's files, and plan and validate would read
+ * both outputs as one.
+ */
+function nestedOutputProblem(out: string, name: string, cwd: string): string | undefined {
+  for (let at = path.dirname(out); ; at = path.dirname(at)) {
+    if (isFile(path.join(at, MANIFEST_FILE))) {
+      const outer = shown(at, cwd);
+      return (
+        `output folder "${name}" is inside "${outer}", the output of another pullfleet synth (${outer}/${MANIFEST_FILE}); ` +
+        `synth replaces "${outer}" as a whole and plan and validate read all of it, so one output would corrupt the other: ` +
+        `choose an output folder outside "${outer}"`
+      );
+    }
+    if (path.dirname(at) === at) break;
+  }
+  if (!fs.existsSync(out) || !fs.statSync(out).isDirectory()) return undefined;
+  const inner = listFiles(out).find((rel) => rel.endsWith(`/${MANIFEST_FILE}`));
+  if (inner === undefined) return undefined;
+  const folder = shown(path.join(out, path.dirname(inner)), cwd);
+  return (
+    `output folder "${name}" holds "${folder}", the output of another pullfleet synth (${folder}/${MANIFEST_FILE}); ` +
+    `synth replaces "${name}" as a whole and would delete it: choose an output folder that does not hold "${folder}", or move "${folder}" out of "${name}"`
+  );
+}
+
+function isFile(file: string): boolean {
+  try {
+    return fs.statSync(file).isFile();
+  } catch {
+    return false;
+  }
 }
 
 function isSymlink(file: string): boolean {
@@ -175,6 +213,8 @@ export function writabilityProblem(outdir: string, cwd: string, ops: SwapFs): st
       return undefined;
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code ?? String(error);
+      const virtual = virtualFileSystem(dir);
+      if (virtual || code !== 'EACCES') return `${what} "${shown(dir, cwd)}" is not writable (${code}); ${cannotWriteAdvice(dir, code, virtual)}`;
       return `${what} "${shown(dir, cwd)}" is not writable (${code}); synth replaces the output folder only when it can remove the previous one: fix its permissions (chmod -R u+w) and synthesize again`;
     }
   };
@@ -186,6 +226,75 @@ export function writabilityProblem(outdir: string, cwd: string, ops: SwapFs): st
     if (problem) return problem;
   }
   return undefined;
+}
+
+/** File system types that hold no ordinary folders (Linux). */
+const VIRTUAL_FILE_SYSTEMS = new Set([
+  'proc', 'sysfs', 'devtmpfs', 'devpts', 'cgroup', 'cgroup2', 'debugfs', 'tracefs', 'securityfs', 'pstore', 'bpf', 'configfs', 'mqueue', 'hugetlbfs', 'fusectl', 'binfmt_misc', 'efivarfs',
+]);
+
+/**
+ * The mount point and type of the virtual file system (/proc, /sys, …) holding `dir`, when it is on
+ * one; undefined otherwise, or when the mount table cannot be read (not Linux).
+ */
+function virtualFileSystem(dir: string): { mount: string; type: string } | undefined {
+  let table: string;
+  try {
+    table = fs.readFileSync('/proc/self/mounts', 'utf8');
+  } catch {
+    return undefined;
+  }
+  const at = path.resolve(dir);
+  let best: { mount: string; type: string } | undefined;
+  for (const line of table.split('\n')) {
+    const [, rawMount, type] = line.split(' ');
+    if (!rawMount || !type) continue;
+    const mount = rawMount.replace(/\\([0-7]{3})/g, (_, octal: string) => String.fromCharCode(parseInt(octal, 8)));
+    if (isSameOrAncestor(mount, at) && (!best || mount.length >= best.mount.length)) best = { mount, type };
+  }
+  return best && VIRTUAL_FILE_SYSTEMS.has(best.type) ? best : undefined;
+}
+
+/** What to do when `dir` could not be written (`code`, for example EACCES, EROFS, EPERM, ENOENT). */
+function cannotWriteAdvice(dir: string, code: string, virtual = virtualFileSystem(dir), what = 'an output folder', example = ', for example -o dist'): string {
+  if (virtual) {
+    const where = path.resolve(dir) === virtual.mount ? `${dir} is` : `${dir} is on ${virtual.mount},`;
+    return `${where} a ${virtual.type} file system of the kernel that holds no ordinary files or folders: choose ${what} in your project${example}`;
+  }
+  if (code === 'EROFS') return `${dir} is on a read-only file system: choose ${what} on a writable one${example}`;
+  if (code === 'EACCES') return `fix the permissions of ${dir} (chmod u+w), or choose another ${what.replace(/^an? /, '')}`;
+  return `choose ${what} on a writable file system${example}`;
+}
+
+/** The nearest folder at or above `dir` that exists. */
+function existingFolder(dir: string): string {
+  let at = dir;
+  while (!fs.existsSync(at) && path.dirname(at) !== at) at = path.dirname(at);
+  return at;
+}
+
+/**
+ * The message for a file (`-o` of migrate or inventory pull) that could not be written: names the
+ * file, the folder that refused it and what to do, instead of a bare ENOENT or EPERM.
+ */
+export function cannotWriteFileProblem(file: string, error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code ?? String(error);
+  const target = (error as NodeJS.ErrnoException).path;
+  const dir = existingFolder(target ? path.dirname(target) : path.dirname(path.resolve(file)));
+  return `cannot write ${file}: writing in ${dir} failed (${code}); ${cannotWriteAdvice(dir, code, virtualFileSystem(dir), 'a file', '')}`;
+}
+
+/**
+ * The message for a failure to make the folders of a new output (its parent folders, or the staging
+ * folder beside it): names the output folder, the folder that could not be written and what to do,
+ * instead of a bare ENOENT or EPERM.
+ */
+export function cannotWriteProblem(outdir: string, cwd: string, error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code ?? String(error);
+  const target = (error as NodeJS.ErrnoException).path;
+  // The nearest folder that exists is the one that refused the new folder.
+  const dir = existingFolder(target ? path.dirname(target) : path.dirname(outdir));
+  return `output folder "${shown(outdir, cwd)}" cannot be written: making a folder in ${dir} failed (${code}); ${cannotWriteAdvice(dir, code)}`;
 }
 
 /** The prefix of staging folder names for `outdir` (`.dist.staging-`). */

@@ -22,8 +22,10 @@ import {
   type PlanSide,
   type PlanState,
 } from '../model/index.js';
-import { synthInto } from './synth.js';
-import { checkFleetTypes } from './typecheck.js';
+import { readCdk8sConfig } from './cdk8s-config.js';
+import { Progress } from './progress.js';
+import { DEFAULT_TIMEOUT_SECONDS, parseTimeout, PHASE, runFleetProgram, synthInto, timeoutMessage, withoutCliNoise } from './synth.js';
+import { checkFleetTypes, runsTypeScript } from './typecheck.js';
 
 /** Every YAML document under `dir`, with its path relative to `dir`. Throws naming the file that does not parse. */
 export function readTree(dir: string): PlannedObject[] {
@@ -75,6 +77,15 @@ function scratch<T>(fn: (dir: string) => T): T {
   }
 }
 
+async function scratchAsync<T>(fn: (dir: string) => Promise<T>): Promise<T> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pullfleet-'));
+  try {
+    return await fn(path.join(dir, 'out'));
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 export interface PlanOptions {
   /** Project folder holding cdk8s.yaml. @default process.cwd() */
   readonly cwd?: string;
@@ -104,8 +115,18 @@ export interface PlanResult {
 
 const usage = (message: string): PlanResult => ({ exitCode: 2, stdout: '', stderr: `pullfleet plan: ${message}\n` });
 
-/** `pullfleet plan` without a process: synthesizes into a scratch folder and compares it with the output folder. */
-export function runPlan(options: PlanOptions = {}): PlanResult {
+/** What plan compares against, once its options have been checked. */
+interface PlanInputs {
+  readonly cwd: string;
+  readonly format: string;
+  readonly patterns: string[];
+  readonly outdirName: string;
+  readonly outdir: string;
+  readonly before: PlanSide;
+}
+
+/** Checks the options and reads the output folder; a {@link PlanResult} when plan cannot go on. */
+function planInputs(options: PlanOptions): PlanInputs | PlanResult {
   const cwd = options.cwd ?? process.cwd();
   const format = options.format ?? 'text';
   if (format !== 'text' && format !== 'json') return usage(`unknown output format "${format}": use -o text or -o json`);
@@ -124,26 +145,62 @@ export function runPlan(options: PlanOptions = {}): PlanResult {
   const outdirName = options.outdir ?? 'dist';
   const outdir = path.resolve(cwd, outdirName);
   if (fs.existsSync(outdir) && !fs.statSync(outdir).isDirectory()) return usage(`${outdirName} is not a folder: pass the folder synth writes (default dist)`);
-  let before: PlanSide;
   try {
-    before = readSide(outdir);
+    return { cwd, format, patterns, outdirName, outdir, before: readSide(outdir) };
   } catch (error) {
     return { exitCode: 1, stdout: '', stderr: `pullfleet plan: cannot read ${outdirName}: ${(error as Error).message}\n` };
   }
+}
+
+/** The plan of a fresh synth into `dir` against the output folder (or why there is none). */
+function planAgainst(inputs: PlanInputs, options: PlanOptions, dir: string, result: { ok: boolean; output: string }): PlanResult {
+  if (!result.ok) {
+    // The fleet's own problem list, without cdk8s-cli's banner and stack trace around it.
+    const output = withoutCliNoise(result.output);
+    return { exitCode: 1, stdout: '', stderr: `${output}${output.endsWith('\n') || !output ? '' : '\n'}pullfleet plan: synth failed, nothing to compare\n` };
+  }
+  const { format, outdirName, patterns } = inputs;
+  const plan = planFleet(inputs.before, readSide(dir));
+  const ack = acknowledge(plan, patterns);
+  const blocked = options.failOnDeletions === true && ack.unacknowledged.length > 0;
+  const label = `${outdirName.replace(/\/$/, '')}/`;
+  const stdout = format === 'json' ? `${JSON.stringify(planJson(plan, { outdir: outdirName, acknowledgement: ack }), null, 2)}\n` : formatPlan(plan, { outdir: label, acknowledgement: ack });
+  const stderr = blocked
+    ? `pullfleet plan: ${ack.unacknowledged.length} deletion(s) on spokes not acknowledged: ${ack.unacknowledged.join(', ')}\n` +
+      'review them, then acknowledge each with --allow-deletion <id> (or list the ids in the file given to --acknowledgements)\n'
+    : '';
+  return { exitCode: blocked ? 1 : 0, stdout, stderr, plan };
+}
+
+/** `pullfleet plan` without a process: synthesizes into a scratch folder and compares it with the output folder. */
+export function runPlan(options: PlanOptions = {}): PlanResult {
+  const inputs = planInputs(options);
+  if ('exitCode' in inputs) return inputs;
+  const { cwd, outdir } = inputs;
   return scratch((dir) => {
     const synth = options.synth ?? ((d: string) => synthInto(d, { cwd, app: options.app, previousOutput: outdir }));
-    const result = synth(dir);
-    if (!result.ok) return { exitCode: 1, stdout: '', stderr: `${result.output}${result.output.endsWith('\n') || !result.output ? '' : '\n'}pullfleet plan: synth failed, nothing to compare\n` };
-    const plan = planFleet(before, readSide(dir));
-    const ack = acknowledge(plan, patterns);
-    const blocked = options.failOnDeletions === true && ack.unacknowledged.length > 0;
-    const label = `${outdirName.replace(/\/$/, '')}/`;
-    const stdout = format === 'json' ? `${JSON.stringify(planJson(plan, { outdir: outdirName, acknowledgement: ack }), null, 2)}\n` : formatPlan(plan, { outdir: label, acknowledgement: ack });
-    const stderr = blocked
-      ? `pullfleet plan: ${ack.unacknowledged.length} deletion(s) on spokes not acknowledged: ${ack.unacknowledged.join(', ')}\n` +
-        'review them, then acknowledge each with --allow-deletion <id> (or list the ids in the file given to --acknowledgements)\n'
-      : '';
-    return { exitCode: blocked ? 1 : 0, stdout, stderr, plan };
+    return planAgainst(inputs, options, dir, synth(dir));
+  });
+}
+
+/**
+ * Like {@link runPlan}, without blocking: the fleet program is stopped once `timeout` seconds have
+ * passed since `started` (the plan then fails naming the phase), and `progress` shows the phase.
+ */
+export async function runPlanAsync(options: PlanOptions & { timeout?: number; started?: number; progress?: Progress } = {}): Promise<PlanResult> {
+  const inputs = planInputs(options);
+  if ('exitCode' in inputs) return inputs;
+  const { cwd, outdir } = inputs;
+  const timeout = options.timeout ?? DEFAULT_TIMEOUT_SECONDS;
+  const started = options.started ?? Date.now();
+  return scratchAsync(async (dir) => {
+    if (options.synth) return planAgainst(inputs, options, dir, options.synth(dir));
+    const result = await runFleetProgram(dir, { cwd, app: options.app, previousOutput: outdir, timeout, started, progress: options.progress });
+    if (result.timedOutIn !== undefined) {
+      const app = options.app ?? readCdk8sConfig(cwd).app;
+      return { exitCode: 1, stdout: '', stderr: timeoutMessage('plan', timeout, result.timedOutIn, app, `nothing was compared (${inputs.outdirName} is only read)`) };
+    }
+    return planAgainst(inputs, options, dir, result);
   });
 }
 
@@ -157,12 +214,27 @@ export function registerPlan(program: Command): void {
     .option('--fail-on-deletions', 'exit 1 when the plan deletes anything on a spoke (directly or at runtime) that is not acknowledged')
     .option('--allow-deletion <id>', 'acknowledge a reviewed deletion (id as listed; * matches any characters); repeatable', (v: string, all: string[]) => [...all, v], [] as string[])
     .option('--acknowledgements <file>', 'file of acknowledged deletion ids, one per line (# comments)')
+    .option('--timeout <seconds>', 'stop the type-check and the fleet program after this long (0: no limit)', parseTimeout, DEFAULT_TIMEOUT_SECONDS)
     .exitOverride((error) => process.exit(error.exitCode === 0 ? 0 : 2))
-    .action((dir: string, opts: { output: string; app?: string; failOnDeletions?: boolean; allowDeletion: string[]; acknowledgements?: string }) => {
-      if (!checkFleetTypes({ app: opts.app })) return;
-      const result = runPlan({ outdir: dir, format: opts.output, app: opts.app, failOnDeletions: opts.failOnDeletions, allowDeletion: opts.allowDeletion, acknowledgements: opts.acknowledgements });
-      process.stdout.write(result.stdout);
-      process.stderr.write(result.stderr);
-      process.exitCode = result.exitCode;
+    .action(async (dir: string, opts: { output: string; app?: string; failOnDeletions?: boolean; allowDeletion: string[]; acknowledgements?: string; timeout: number }) => {
+      const started = Date.now();
+      const progress = new Progress('pullfleet plan');
+      try {
+        if (runsTypeScript(opts.app)) progress.enter(PHASE.typecheck);
+        if (!checkFleetTypes({ app: opts.app })) return;
+        if (opts.timeout > 0 && Date.now() - started > opts.timeout * 1000) {
+          process.stderr.write(timeoutMessage('plan', opts.timeout, PHASE.typecheck, opts.app, 'nothing was compared'));
+          process.exitCode = 1;
+          return;
+        }
+        const result = await runPlanAsync({ outdir: dir, format: opts.output, app: opts.app, failOnDeletions: opts.failOnDeletions, allowDeletion: opts.allowDeletion, acknowledgements: opts.acknowledgements, timeout: opts.timeout, started, progress });
+        progress.stop();
+        process.stdout.write(result.stdout);
+        process.stderr.write(result.stderr);
+        process.exitCode = result.exitCode;
+      } finally {
+        progress.stop();
+      }
     });
 }
+

@@ -8,10 +8,12 @@ import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import { createRequire } from 'node:module';
 import * as path from 'node:path';
-import type { Command } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
 import { readCdk8sConfig } from './cdk8s-config.js';
-import { cleanLeftovers, makeStaging, outputFolderProblem, SwapRestoreError, swapFs, swapIn, writabilityProblem, writeManifest, type SwapFs } from './output-folder.js';
-import { formatTypeErrors, typecheckApp, type TypecheckResult } from './typecheck.js';
+import { fleetProgramEnv } from './fleet-module.js';
+import { Progress } from './progress.js';
+import { cannotWriteProblem, cleanLeftovers, makeStaging, outputFolderProblem, SwapRestoreError, swapFs, swapIn, writabilityProblem, writeManifest, type SwapFs } from './output-folder.js';
+import { formatTypeErrors, runsTypeScript, typecheckApp, type TypecheckResult } from './typecheck.js';
 
 export interface SynthOptions {
   /** Project folder holding cdk8s.yaml. @default process.cwd() */
@@ -28,7 +30,34 @@ export interface SynthOptions {
   readonly fs?: Partial<SwapFs>;
   /** Aborting stops the app and ends the synth as failed, with the output folder as it was. @default - none */
   readonly signal?: AbortSignal;
+  /**
+   * Seconds the whole synth may take: past them the app is stopped and the synth fails naming the phase
+   * it was in, with the output folder as it was. @default {@link DEFAULT_TIMEOUT_SECONDS}
+   */
+  readonly timeout?: number;
+  /** Shows the phase and the time taken, and passes the app's streamed stderr. @default - none */
+  readonly progress?: Progress;
+  /**
+   * The committed plan state moves between delivery models are judged against, relative to cwd: an
+   * output folder holding `<hub>/plan-state.json`, or one such file. Name it when writing anywhere other
+   * than the committed output folder (a CI check synthesizing into a fresh folder).
+   * @default - the output folder being replaced
+   */
+  readonly planState?: string;
 }
+
+/** Seconds synth, validate and plan give the type-check and the fleet program by default. */
+export const DEFAULT_TIMEOUT_SECONDS = 300;
+
+/** The phases of a synth, as progress and timeout messages name them. */
+export const PHASE = {
+  typecheck: 'type-check',
+  program: 'running the fleet program',
+  writing: 'writing the output',
+} as const;
+
+/** Seconds a stopped app gets between SIGTERM and SIGKILL. */
+const KILL_GRACE_MS = 2000;
 
 export interface SynthResult {
   readonly ok: boolean;
@@ -60,7 +89,7 @@ export function synthInto(dir: string, options: SynthOptions & { previousOutput?
   const run = spawnSync(process.execPath, synthArgs(dir, options.app), {
     cwd: options.cwd ?? process.cwd(),
     encoding: 'utf8',
-    env: options.previousOutput ? { ...process.env, PULLFLEET_PREVIOUS_OUTPUT: options.previousOutput } : process.env,
+    env: fleetProgramEnv(options.app, options.cwd ?? process.cwd(), options.previousOutput ? { ...process.env, PULLFLEET_PREVIOUS_OUTPUT: options.previousOutput } : process.env),
     stdio: ['ignore', 'pipe', options.streamStderr ? 'inherit' : 'pipe'],
   });
   const output = `${run.stdout ?? ''}${run.stderr ?? ''}${run.error ? String(run.error) : ''}`;
@@ -118,58 +147,149 @@ export function withoutCliNoise(text: string): string {
 }
 
 interface RunningSynth {
-  /** Resolves when cdk8s has exited. */
+  /** Resolves when cdk8s has exited (or was stopped). */
   readonly done: Promise<{ ok: boolean; output: string }>;
   /** After the type-check: passed, show what the app printed so far and stream the rest; failed, stop the app and drop its output. */
   settle(typesOk: boolean): void;
+  /** Ends the run as timed out in `phase`: stops the app (and what it started). */
+  expire(phase: string): void;
+  /** The phase the run timed out in, if it did. */
+  readonly timedOutIn: string | undefined;
 }
+
+/** The fleet program's own line that starts its writing (see Fleet.synth in src/constructs/fleet.ts). */
+const WRITING_STARTS = /(?:^|\n)pullfleet: validated /;
 
 /**
  * Like {@link synthInto}, without blocking: the caller type-checks while cdk8s runs. With
  * `streamStderr`, the app's stderr is held back until {@link RunningSynth.settle}, so a type error is
- * not buried under the app's own failure.
+ * not buried under the app's own failure. With `timeout`, the app is stopped once that many seconds
+ * have passed since `started`; with `progress`, its phase moves to "writing the output" when the app
+ * says it has validated the fleet.
  */
-function startSynth(dir: string, options: SynthOptions & { cwd: string; previousOutput?: string }): RunningSynth {
+function startSynth(dir: string, options: SynthOptions & { cwd: string; previousOutput?: string; started?: number }): RunningSynth {
   const chunks: string[] = [];
   const held: string[] = [];
-  let stderrMode: 'hold' | 'stream' | 'drop' = 'hold';
-  const streamed = new CliNoiseFilter((text) => process.stderr.write(text));
+  let stderrMode: 'hold' | 'stream' | 'drop' = options.streamStderr ? 'hold' : 'stream';
+  const progress = options.progress;
+  const streamed = new CliNoiseFilter((text) => (progress ? progress.write(text) : process.stderr.write(text)));
   // Its own process group, so that stopping it also stops the app cdk8s started.
   // The app reads the previous output's plan state (moves between delivery models go step by step from it).
-  const env = options.previousOutput ? { ...process.env, PULLFLEET_PREVIOUS_OUTPUT: options.previousOutput } : process.env;
+  const base = options.previousOutput ? { ...process.env, PULLFLEET_PREVIOUS_OUTPUT: options.previousOutput } : process.env;
+  const env = fleetProgramEnv(options.app, options.cwd, base);
   const child = spawn(process.execPath, synthArgs(dir, options.app), { cwd: options.cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => chunks.push(chunk));
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+    if (progress && WRITING_STARTS.test(chunk)) progress.enter(PHASE.writing);
     if (!options.streamStderr) chunks.push(chunk);
     else if (stderrMode === 'hold') held.push(chunk);
     else if (stderrMode === 'stream') streamed.write(chunk);
   });
-  const stop = () => {
+  let exited = false;
+  let killer: NodeJS.Timeout | undefined;
+  const signalGroup = (signal: NodeJS.Signals) => {
     try {
-      if (child.pid !== undefined && child.exitCode === null) process.kill(-child.pid, 'SIGTERM');
+      if (child.pid !== undefined) process.kill(-child.pid, signal);
     } catch {
-      child.kill();
+      child.kill(signal);
     }
   };
+  const stop = () => {
+    if (exited || killer) return;
+    signalGroup('SIGTERM');
+    // An app that ignores SIGTERM is killed; cdk8s may be gone already, its app not.
+    killer = setTimeout(() => signalGroup('SIGKILL'), KILL_GRACE_MS);
+  };
+  let timedOutIn: string | undefined;
+  const expire = (phase: string) => {
+    timedOutIn ??= phase;
+    stop();
+  };
+  let deadline: NodeJS.Timeout | undefined;
+  if (options.timeout !== undefined && options.timeout > 0) {
+    const left = (options.started ?? Date.now()) + options.timeout * 1000 - Date.now();
+    deadline = setTimeout(() => expire(progress?.phase ?? PHASE.program), Math.max(0, left));
+  }
   options.signal?.addEventListener('abort', stop, { once: true });
   if (options.signal?.aborted) stop();
   const done = new Promise<{ ok: boolean; output: string }>((resolve) => {
     child.on('error', (error) => resolve({ ok: false, output: `${chunks.join('')}${String(error)}` }));
     child.on('close', (code) => {
+      exited = true;
+      clearTimeout(deadline);
       options.signal?.removeEventListener('abort', stop);
       streamed.flush();
-      resolve({ ok: code === 0 && fs.existsSync(dir) && !options.signal?.aborted, output: chunks.join('') });
+      // cdk8s is gone; whatever it started goes with it (a group kill reaches an app that kept running).
+      if (killer) {
+        clearTimeout(killer);
+        signalGroup('SIGKILL');
+      }
+      resolve({ ok: code === 0 && fs.existsSync(dir) && !options.signal?.aborted && timedOutIn === undefined, output: chunks.join('') });
     });
   });
   return {
     done,
     settle(typesOk) {
+      if (!typesOk) stop();
+      if (!options.streamStderr) return;
       stderrMode = typesOk ? 'stream' : 'drop';
       if (typesOk) streamed.write(held.join(''));
-      else stop();
       held.length = 0;
     },
+    expire,
+    get timedOutIn() {
+      return timedOutIn;
+    },
   };
+}
+
+/**
+ * What a command prints when its time ran out: the phase it was in, that the fleet program was
+ * stopped, what was left as it was, and what to do.
+ */
+export function timeoutMessage(command: string, seconds: number, phase: string, app: string | undefined, left?: string): string {
+  const what =
+    phase === PHASE.typecheck
+      ? 'the type-check of the fleet description did not finish'
+      : phase === PHASE.writing
+        ? 'the fleet program did not finish writing its files'
+        : `the fleet program${app ? ` (${app})` : ''} did not return`;
+  return (
+    `pullfleet ${command}: timed out after ${seconds} s in the phase "${phase}": ${what}; it was stopped${left ? ` and ${left}` : ''}. ` +
+    'Look for what keeps the fleet program from ending (an await that never settles, an open server, socket or timer), ' +
+    'or allow more time with --timeout <seconds>\n'
+  );
+}
+
+/** The options of a fleet program run for validate and plan: into `dir`, stdout and stderr captured. */
+export interface FleetRunOptions {
+  readonly cwd: string;
+  readonly app?: string;
+  readonly previousOutput?: string;
+  readonly timeout?: number;
+  /** When the command started (the timeout counts from there). @default - now */
+  readonly started?: number;
+  readonly progress?: Progress;
+}
+
+/**
+ * Runs the fleet program into `dir` (as {@link synthInto}, without blocking), stopping it (and what it
+ * started) when `timeout` seconds have passed since `started`. `timedOutIn` names the phase then.
+ */
+export async function runFleetProgram(dir: string, options: FleetRunOptions): Promise<{ ok: boolean; output: string; timedOutIn?: string }> {
+  options.progress?.enter(PHASE.program);
+  const run = startSynth(dir, { ...options, streamStderr: false });
+  const result = await run.done;
+  return run.timedOutIn === undefined ? result : { ...result, ok: false, timedOutIn: run.timedOutIn };
+}
+
+/** Parses `--timeout <seconds>`: a positive number (0 turns the limit off). */
+export function parseTimeout(value: string): number {
+  const seconds = Number(value);
+  if (value.trim() === '' || !Number.isFinite(seconds) || seconds < 0) {
+    throw new InvalidArgumentError(`--timeout ${value} is not a number of seconds: give for example --timeout ${DEFAULT_TIMEOUT_SECONDS} (0 for no limit)`);
+  }
+  return seconds;
 }
 
 /** The output folder synth writes: `outdir`, else `output` of cdk8s.yaml, else dist (absolute). */
@@ -184,6 +304,7 @@ export function resolveOutdir(cwd: string, outdir: string | undefined): string {
  * message says where it is) or an unexpected filesystem error before anything was swapped.
  */
 export async function runSynth(options: SynthOptions = {}): Promise<SynthResult> {
+  const started = Date.now();
   const cwd = options.cwd ?? process.cwd();
   let outdir: string;
   let app: string | undefined;
@@ -196,10 +317,20 @@ export async function runSynth(options: SynthOptions = {}): Promise<SynthResult>
   const refuse = (output: string, notes: string[] = [], typecheck?: TypecheckResult): SynthResult => ({ ok: false, outdir, output, notes, typecheck });
   const folderProblem = outputFolderProblem(outdir, cwd);
   if (folderProblem) return refuse(`${folderProblem}\n`);
+  // Moves between delivery models are judged against the committed plan state (by default the output's own).
+  const planState = options.planState !== undefined ? path.resolve(cwd, options.planState) : outdir;
+  if (options.planState !== undefined && !fs.existsSync(planState)) {
+    return refuse(`--plan-state ${options.planState} does not exist: name the committed output folder (dist) or one of its <hub>/plan-state.json files\n`);
+  }
   const ops = swapFs(options.fs);
   const parent = path.dirname(outdir);
   // Folders made here for a new output (-o new/out) are removed again when synth does not succeed.
-  const created = fs.mkdirSync(parent, { recursive: true });
+  let created: string | undefined;
+  try {
+    created = fs.mkdirSync(parent, { recursive: true });
+  } catch (error) {
+    return refuse(`${cannotWriteProblem(outdir, cwd, error)}\n`);
+  }
   let succeeded = false;
   const notes = cleanLeftovers(outdir, cwd, ops);
   const writeProblem = writabilityProblem(outdir, cwd, ops);
@@ -208,19 +339,35 @@ export async function runSynth(options: SynthOptions = {}): Promise<SynthResult>
     return refuse(`${writeProblem}\n`, notes);
   }
 
-  const staging = makeStaging(outdir);
+  let staging: string;
   try {
-    const synth = startSynth(staging, { ...options, cwd, app, previousOutput: outdir });
+    staging = makeStaging(outdir);
+  } catch (error) {
+    removeEmptyFolders(parent, created);
+    return refuse(`${cannotWriteProblem(outdir, cwd, error)}\n`, notes);
+  }
+  const progress = options.progress;
+  const timeout = options.timeout ?? DEFAULT_TIMEOUT_SECONDS;
+  try {
+    const checking = options.typecheck !== false && app !== undefined && runsTypeScript(app, cwd);
+    progress?.enter(checking ? PHASE.typecheck : PHASE.program);
+    const synth = startSynth(staging, { ...options, cwd, app, previousOutput: planState, timeout, started });
     let typecheck: TypecheckResult | undefined;
     let typecheckError: string | undefined;
     try {
-      typecheck = options.typecheck === false || !app ? undefined : typecheckApp(app, cwd);
+      typecheck = checking && app !== undefined ? typecheckApp(app, cwd) : undefined;
     } catch (error) {
       typecheckError = `type-check failed: ${(error as Error).message}\n`;
     }
-    synth.settle(!typecheckError && !(typecheck && typecheck.errors.length > 0));
+    // The check runs in this process: a deadline that passed meanwhile is noticed only now.
+    if (timeout > 0 && Date.now() - started > timeout * 1000) synth.expire(PHASE.typecheck);
+    const typesOk = !typecheckError && !(typecheck && typecheck.errors.length > 0);
+    synth.settle(typesOk);
+    if (typesOk) progress?.enter(PHASE.program);
     const result = await synth.done;
     if (options.signal?.aborted) return refuse('synth was interrupted\n', notes, typecheck);
+    // The command adds that the output folder was left as it was.
+    if (synth.timedOutIn !== undefined) return refuse(timeoutMessage('synth', timeout, synth.timedOutIn, app), notes, typecheck);
     if (typecheckError) return refuse(typecheckError, notes);
     if (typecheck && typecheck.errors.length > 0) return refuse(formatTypeErrors(typecheck, cwd), notes, typecheck);
     if (!result.ok) return refuse(result.output, notes, typecheck);
@@ -232,6 +379,7 @@ export async function runSynth(options: SynthOptions = {}): Promise<SynthResult>
         typecheck,
       );
     }
+    progress?.enter(PHASE.writing);
     writeManifest(staging);
     try {
       const note = swapIn(staging, outdir, ops);
@@ -268,17 +416,21 @@ export function registerSynth(program: Command): void {
     .option('-o, --output <dir>', 'output folder (default: output of cdk8s.yaml, else dist)')
     .option('-a, --app <command>', 'command that runs the cdk8s app (default: cdk8s.yaml)')
     .option('--strict', 'treat warnings as errors')
-    .action(async (opts: { output?: string; app?: string; strict?: boolean }) => {
+    .option('--timeout <seconds>', 'stop the type-check and the fleet program after this long, leaving the output folder as it was (0: no limit)', parseTimeout, DEFAULT_TIMEOUT_SECONDS)
+    .option('--plan-state <dir or file>', 'the committed plan state moves between delivery models are judged against: an output folder or a <hub>/plan-state.json (default: the output folder)')
+    .action(async (opts: { output?: string; app?: string; strict?: boolean; timeout: number; planState?: string }) => {
       if (opts.strict) process.env.PULLFLEET_STRICT = '1';
       const started = Date.now();
       let result: SynthResult;
+      const progress = new Progress('pullfleet synth');
       // Ctrl-C or a SIGTERM stops the app; synth then removes its staging folder and leaves the output as it was.
       const interrupt = new AbortController();
       const onSignal = () => interrupt.abort();
       process.once('SIGINT', onSignal).once('SIGTERM', onSignal);
       try {
-        result = await runSynth({ outdir: opts.output, app: opts.app, streamStderr: true, signal: interrupt.signal });
+        result = await runSynth({ outdir: opts.output, app: opts.app, streamStderr: true, signal: interrupt.signal, timeout: opts.timeout, progress, planState: opts.planState });
       } catch (error) {
+        progress.stop();
         // Everything runSynth does before the swap leaves the output alone, and the swap puts it back or says where it is.
         process.stderr.write(`pullfleet synth failed: ${(error as Error).message}\n`);
         process.exitCode = 1;
@@ -286,6 +438,7 @@ export function registerSynth(program: Command): void {
       } finally {
         process.off('SIGINT', onSignal).off('SIGTERM', onSignal);
       }
+      progress.stop();
       for (const note of result.notes) process.stderr.write(`pullfleet: ${note}\n`);
       const relative = path.relative(process.cwd(), result.outdir);
       const where = relative === '' ? '.' : relative.startsWith('..') ? result.outdir : relative;

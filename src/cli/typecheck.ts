@@ -200,3 +200,13 @@ export function checkFleetTypes(options: { app?: string; cwd?: string } = {}): b
   process.exitCode = 1;
   return false;
 }
+
+/** Whether the app command (`--app`, else cdk8s.yaml) runs a TypeScript file, which is type-checked first. */
+export function runsTypeScript(app: string | undefined, cwd: string = process.cwd()): boolean {
+  try {
+    const command = app ?? readCdk8sConfig(cwd).app;
+    return command !== undefined && configFileOf(command, cwd) !== undefined;
+  } catch {
+    return false; // the type-check reports a cdk8s.yaml it cannot read
+  }
+}

@@ -13,9 +13,10 @@ import { parseAllDocuments } from 'yaml';
 import { REPORT_FILE_ENV, STRICT_ENV } from '../constructs/fleet.js';
 import { DEFAULT_WORK_SIZE_BUDGET, ETCD_OBJECT_LIMIT, type PlainObject } from '../model/index.js';
 import { checkObject, objectLabel } from '../model/schema.js';
-import { resolveOutdir, synthInto } from './synth.js';
+import { DEFAULT_TIMEOUT_SECONDS, parseTimeout, PHASE, resolveOutdir, runFleetProgram, synthInto, timeoutMessage, withoutCliNoise } from './synth.js';
 import { readCdk8sConfig } from './cdk8s-config.js';
-import { formatTypeErrors, typecheckApp, type TypecheckResult } from './typecheck.js';
+import { Progress } from './progress.js';
+import { formatTypeErrors, runsTypeScript, typecheckApp, type TypecheckResult } from './typecheck.js';
 
 /** One finding of `validate`: where (a file, or a construct path) and what. */
 export interface ValidateFinding {
@@ -107,32 +108,72 @@ export function validateFolder(dir: string, options: { strict?: boolean; sizeBud
   return { ok, strict, errors, warnings, objects, files: files.length };
 }
 
+/** A scratch folder and the environment that makes the fleet program write its findings there; `restore` undoes both. */
+function validationScratch(strict: boolean | undefined): { scratch: string; reportFile: string; restore: () => void } {
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'pullfleet-validate-'));
+  const reportFile = path.join(scratch, 'report.json');
+  const saved = { report: process.env[REPORT_FILE_ENV], strict: process.env[STRICT_ENV] };
+  process.env[REPORT_FILE_ENV] = reportFile;
+  if (strict) process.env[STRICT_ENV] = '1';
+  const restore = () => {
+    if (saved.report === undefined) delete process.env[REPORT_FILE_ENV];
+    else process.env[REPORT_FILE_ENV] = saved.report;
+    if (saved.strict === undefined) delete process.env[STRICT_ENV];
+    else process.env[STRICT_ENV] = saved.strict;
+    fs.rmSync(scratch, { recursive: true, force: true });
+  };
+  return { scratch, reportFile, restore };
+}
+
+/** The findings the fleet program wrote to `reportFile`, or only its output when it wrote none. */
+function readFindings(reportFile: string, result: { ok: boolean; output: string }): { report?: ValidateReport; output: string } {
+  if (!fs.existsSync(reportFile)) return { output: result.output };
+  const raw = JSON.parse(fs.readFileSync(reportFile, 'utf8')) as { strict: boolean; errors: ValidateFinding[]; warnings: ValidateFinding[] };
+  const strict = raw.strict;
+  const ok = raw.errors.length === 0 && (!strict || raw.warnings.length === 0) && result.ok;
+  return { report: { ok, strict, errors: raw.errors, warnings: raw.warnings }, output: result.output };
+}
+
 /**
  * Synthesizes the fleet into a scratch folder and returns its findings (or the synth output when it
  * crashed). The committed output (`outdir`, else cdk8s.yaml's `output`, else dist) is the previous
  * output, as for `pullfleet synth`: a move between delivery models that skips a step is an error here too.
  */
 export function validateFleet(options: { cwd?: string; app?: string; strict?: boolean; outdir?: string } = {}): { report?: ValidateReport; output: string } {
-  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'pullfleet-validate-'));
-  const reportFile = path.join(scratch, 'report.json');
-  const saved = { report: process.env[REPORT_FILE_ENV], strict: process.env[STRICT_ENV] };
-  process.env[REPORT_FILE_ENV] = reportFile;
-  if (options.strict) process.env[STRICT_ENV] = '1';
+  const { scratch, reportFile, restore } = validationScratch(options.strict);
   try {
     const cwd = options.cwd ?? process.cwd();
     const previous = resolveOutdir(cwd, options.outdir);
     const result = synthInto(path.join(scratch, 'out'), { cwd, app: options.app, ...(fs.existsSync(previous) ? { previousOutput: previous } : {}) });
-    if (!fs.existsSync(reportFile)) return { output: result.output };
-    const raw = JSON.parse(fs.readFileSync(reportFile, 'utf8')) as { strict: boolean; errors: ValidateFinding[]; warnings: ValidateFinding[] };
-    const strict = raw.strict;
-    const ok = raw.errors.length === 0 && (!strict || raw.warnings.length === 0) && result.ok;
-    return { report: { ok, strict, errors: raw.errors, warnings: raw.warnings }, output: result.output };
+    return readFindings(reportFile, result);
   } finally {
-    if (saved.report === undefined) delete process.env[REPORT_FILE_ENV];
-    else process.env[REPORT_FILE_ENV] = saved.report;
-    if (saved.strict === undefined) delete process.env[STRICT_ENV];
-    else process.env[STRICT_ENV] = saved.strict;
-    fs.rmSync(scratch, { recursive: true, force: true });
+    restore();
+  }
+}
+
+/**
+ * Like {@link validateFleet}, without blocking: the fleet program is stopped once `timeout` seconds
+ * have passed since `started`; `timedOutIn` then names the phase it was in.
+ */
+export async function validateFleetAsync(
+  options: { cwd?: string; app?: string; strict?: boolean; outdir?: string; timeout?: number; started?: number; progress?: Progress } = {},
+): Promise<{ report?: ValidateReport; output: string; timedOutIn?: string }> {
+  const { scratch, reportFile, restore } = validationScratch(options.strict);
+  try {
+    const cwd = options.cwd ?? process.cwd();
+    const previous = resolveOutdir(cwd, options.outdir);
+    const result = await runFleetProgram(path.join(scratch, 'out'), {
+      cwd,
+      app: options.app,
+      ...(fs.existsSync(previous) ? { previousOutput: previous } : {}),
+      timeout: options.timeout ?? DEFAULT_TIMEOUT_SECONDS,
+      started: options.started,
+      progress: options.progress,
+    });
+    if (result.timedOutIn !== undefined) return { output: result.output, timedOutIn: result.timedOutIn };
+    return readFindings(reportFile, result);
+  } finally {
+    restore();
   }
 }
 
@@ -157,6 +198,8 @@ interface ValidateOpts {
   output: string;
   strict?: boolean;
   sizeBudget?: string;
+  /** Seconds the type-check and the fleet program may take (fleet mode). @default {@link DEFAULT_TIMEOUT_SECONDS} */
+  timeout?: number;
 }
 
 export function registerValidate(program: Command): void {
@@ -169,12 +212,26 @@ export function registerValidate(program: Command): void {
     .option('--outdir <dir>', 'the committed output whose plan state moves between delivery models are checked against (default: cdk8s.yaml output, else dist)')
     .option('--strict', 'treat warnings as errors')
     .option('--size-budget <bytes>', `largest object allowed in folder mode (default ${DEFAULT_WORK_SIZE_BUDGET}; at most ${ETCD_OBJECT_LIMIT})`)
+    .option('--timeout <seconds>', 'stop the type-check and the fleet program after this long (0: no limit)', parseTimeout, DEFAULT_TIMEOUT_SECONDS)
     .exitOverride((error) => {
       if (error.exitCode === 0) throw error;
       process.exit(2);
     })
-    .action((dir: string | undefined, opts: ValidateOpts) => {
-      process.exitCode = runValidate(dir, opts, (text) => process.stdout.write(text), (text) => process.stderr.write(text));
+    .action(async (dir: string | undefined, opts: ValidateOpts) => {
+      const progress = new Progress('pullfleet validate');
+      const out = (text: string) => {
+        progress.stop();
+        process.stdout.write(text);
+      };
+      const err = (text: string) => {
+        progress.stop();
+        process.stderr.write(text);
+      };
+      try {
+        process.exitCode = await runValidateAsync(dir, opts, out, err, process.cwd(), progress);
+      } finally {
+        progress.stop();
+      }
     });
 }
 
@@ -206,28 +263,73 @@ export function runValidate(dir: string | undefined, opts: ValidateOpts, out: (t
       return 2;
     }
   } else {
-    // tsx runs the fleet without checking types: a wrong prop type must not pass validation.
-    let types: TypecheckResult | undefined;
-    try {
-      types = typecheckApp(opts.app ?? readCdk8sConfig(cwd).app ?? '', cwd);
-    } catch (error) {
-      err(`pullfleet validate: type-check failed: ${(error as Error).message}\n`);
-      return 1;
-    }
-    if (types && types.errors.length > 0) {
-      if (opts.output === 'json') out(`${JSON.stringify({ ok: false, strict: opts.strict ?? false, errors: types.errors.map((message) => ({ message })), warnings: [] }, null, 2)}\n`);
-      else err(formatTypeErrors(types, cwd));
-      return 1;
-    }
-    const result = validateFleet({ cwd, app: opts.app, strict: opts.strict, ...(opts.outdir ? { outdir: opts.outdir } : {}) });
-    if (!result.report) {
-      // The fleet did not get as far as validation (a crash, a syntax error): show what it printed.
-      if (opts.output === 'json') out(`${JSON.stringify({ ok: false, strict: opts.strict ?? false, errors: [{ message: result.output.trim() }], warnings: [] }, null, 2)}\n`);
-      else err(result.output);
-      return 1;
-    }
-    report = result.report;
+    const typeFailure = checkTypes(opts, out, err, cwd);
+    if (typeFailure !== undefined) return typeFailure;
+    const findings = fleetReport(validateFleet({ cwd, app: opts.app, strict: opts.strict, ...(opts.outdir ? { outdir: opts.outdir } : {}) }), opts, out, err);
+    if (typeof findings === 'number') return findings;
+    report = findings;
   }
+  out(opts.output === 'json' ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report));
+  return report.ok ? 0 : 1;
+}
+
+/** Type-checks the fleet description: undefined when it passes, else the exit code (after reporting). */
+function checkTypes(opts: ValidateOpts, out: (text: string) => void, err: (text: string) => void, cwd: string): number | undefined {
+  // tsx runs the fleet without checking types: a wrong prop type must not pass validation.
+  let types: TypecheckResult | undefined;
+  try {
+    types = typecheckApp(opts.app ?? readCdk8sConfig(cwd).app ?? '', cwd);
+  } catch (error) {
+    err(`pullfleet validate: type-check failed: ${(error as Error).message}\n`);
+    return 1;
+  }
+  if (!types || types.errors.length === 0) return undefined;
+  if (opts.output === 'json') out(`${JSON.stringify({ ok: false, strict: opts.strict ?? false, errors: types.errors.map((message) => ({ message })), warnings: [] }, null, 2)}\n`);
+  else err(formatTypeErrors(types, cwd));
+  return 1;
+}
+
+/** The report of a fleet run, or the exit code when the fleet did not get as far as validation (after reporting). */
+function fleetReport(result: { report?: ValidateReport; output: string }, opts: ValidateOpts, out: (text: string) => void, err: (text: string) => void): ValidateReport | number {
+  if (result.report) return result.report;
+  // The fleet did not get as far as validation (a crash, a syntax error): show what it printed, without cdk8s-cli's trace.
+  const output = withoutCliNoise(result.output);
+  if (opts.output === 'json') out(`${JSON.stringify({ ok: false, strict: opts.strict ?? false, errors: [{ message: output.trim() }], warnings: [] }, null, 2)}\n`);
+  else err(output);
+  return 1;
+}
+
+/**
+ * The command: {@link runValidate}, except that in fleet mode the fleet program runs without blocking,
+ * `progress` shows the phase, and the fleet program is stopped after `opts.timeout` seconds.
+ */
+export async function runValidateAsync(
+  dir: string | undefined,
+  opts: ValidateOpts,
+  out: (text: string) => void,
+  err: (text: string) => void,
+  cwd = process.cwd(),
+  progress?: Progress,
+): Promise<number> {
+  // Folder mode, and every usage error, needs no fleet program.
+  if (dir !== undefined || (opts.output !== 'text' && opts.output !== 'json') || opts.sizeBudget !== undefined) return runValidate(dir, opts, out, err, cwd);
+  const started = Date.now();
+  const timeout = opts.timeout ?? DEFAULT_TIMEOUT_SECONDS;
+  if (runsTypeScript(opts.app, cwd)) progress?.enter(PHASE.typecheck);
+  const typeFailure = checkTypes(opts, out, err, cwd);
+  if (typeFailure !== undefined) return typeFailure;
+  const app = (): string | undefined => opts.app ?? readCdk8sConfig(cwd).app;
+  if (timeout > 0 && Date.now() - started > timeout * 1000) {
+    err(timeoutMessage('validate', timeout, PHASE.typecheck, app(), 'nothing was validated'));
+    return 1;
+  }
+  const result = await validateFleetAsync({ cwd, app: opts.app, strict: opts.strict, ...(opts.outdir ? { outdir: opts.outdir } : {}), timeout, started, progress });
+  if (result.timedOutIn !== undefined) {
+    err(timeoutMessage('validate', timeout, result.timedOutIn, app(), 'nothing was validated'));
+    return 1;
+  }
+  const report = fleetReport(result, opts, out, err);
+  if (typeof report === 'number') return report;
   out(opts.output === 'json' ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report));
   return report.ok ? 0 : 1;
 }

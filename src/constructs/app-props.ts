@@ -1,8 +1,9 @@
 import { Construct } from 'constructs';
 import { appWarnings, destinationRule, dnsLabelRule, dnsSubdomainRule, labelKeyRule, labelRule, type AppDefinition, type JsonObject, type ResourceGrant, type SpokeDelivery } from '../model/index.js';
-import type { AppSource } from './app-source.js';
+import { APP_SOURCE_CHECK, type AppSource } from './app-source.js';
 import { claimId, Hub, markKind, nameFromId } from './hub.js';
 import type { IPlacement } from './interfaces.js';
+import { bool, checkProps, recordWarning, listOf, propReported, required, shape, str, stringMap, type PropSpec, type PropsOf } from './props-check.js';
 
 /** Props shared by PullApplication and PullApplicationSet. */
 export interface PullAppOptions {
@@ -64,12 +65,31 @@ export interface PullAppOptions {
   readonly labels?: Record<string, string>;
 }
 
+/** The runtime type of every {@link PullAppOptions} key, shared by PullApplication and PullApplicationSet (see props-check.ts). */
+export const PULL_APP_CHECKS: PropSpec<PullAppOptions> = {
+  name: str(),
+  source: APP_SOURCE_CHECK,
+  destinationNamespace: str(),
+  destinationServer: str(),
+  project: str(),
+  autoSync: bool(),
+  prune: bool(),
+  selfHeal: bool(),
+  syncOptions: listOf(str(), "['ServerSideApply=true']"),
+  resources: listOf(
+    shape<ResourceGrant>('resources grant', { apiGroup: required(str()), resources: required(listOf(str(), "['deployments']")), clusterScoped: bool(), kinds: listOf(str(), "['ClusterRole']") }),
+    "[{ apiGroup: 'apps', resources: ['deployments'] }]",
+  ),
+  pruneOnDelete: bool(),
+  labels: stringMap('label', "{ team: 'web' }"),
+};
+
 /** Resolves the shared options once; problems are reported at synth through `node.addValidation`. */
-export function resolveApp(_scope: Construct, id: string, props: PullAppOptions): { def: AppDefinition; grants: ResourceGrant[]; problems: string[] } {
+export function resolveApp(scope: Construct, id: string, props: PullAppOptions): { def: AppDefinition; grants: ResourceGrant[]; problems: string[] } {
   const name = props.name ?? id;
   const problems: string[] = [];
   const source = props.source as AppSource | undefined;
-  if (!source || typeof (source as { toJson?: unknown }).toJson !== 'function') {
+  if ((!source || typeof (source as { toJson?: unknown }).toJson !== 'function') && !propReported(scope, 'source')) {
     problems.push(`source is ${source === undefined ? 'missing' : JSON.stringify(source)}: give the app a source, AppSource.git({ repoURL, path }) or AppSource.helm({ repoURL, chart, targetRevision })`);
   }
   for (const p of [dnsLabelRule('app name', name), dnsLabelRule('destinationNamespace', props.destinationNamespace), destinationRule(props.destinationServer)]) {
@@ -143,12 +163,15 @@ export abstract class PullAppBase extends Construct {
   /** Legal but almost certainly wrong; shown by synth and validate, errors with --strict. */
   protected readonly warnings: string[];
 
-  protected constructor(scope: Construct, id: string, props: PullAppOptions, kind: string) {
+  protected constructor(scope: Construct, id: string, props: PullAppOptions, kind: string, spec: PropsOf<PullAppOptions>) {
     super(scope, claimId(scope, kind, id));
     markKind(this, kind);
     this.hub = Hub.of(scope);
+    // Subclasses read their own props back with checkedProps(this).
+    props = checkProps(this, spec, props);
+    for (const w of props.source?._warnings?.() ?? []) recordWarning(this, this.node.path, `app "${nameFromId(this, id)}": ${w}`);
     const resolved = resolveApp(this, nameFromId(this, id), props);
-    this.warnings = appWarnings(resolved.def, this.hub.argoNamespace);
+    this.warnings = appWarnings(resolved.def, this.hub.argoNamespace, resolved.grants);
     this.name = resolved.def.name;
     this.definition = resolved.def;
     this.grants = resolved.grants;

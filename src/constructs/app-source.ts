@@ -1,4 +1,5 @@
 import type { JsonObject } from '../model/index.js';
+import { checkPropsValue, plainObject, propsOf, ref, str, type Check } from './props-check.js';
 
 /** A Git source of an app (`AppSource.git`). */
 export interface GitSourceProps {
@@ -11,6 +12,17 @@ export interface GitSourceProps {
    * @default 'HEAD'
    */
   readonly targetRevision?: string;
+  /**
+   * Helm release name, when the path holds a Helm chart.
+   * @default - the Application name
+   */
+  readonly releaseName?: string;
+  /**
+   * Inline Helm values, when the path holds a Helm chart (Argo CD then renders it with Helm); the same
+   * rules as `AppSource.helm` values.
+   * @default - the chart's defaults (or no Helm at all)
+   */
+  readonly values?: Record<string, unknown>;
 }
 
 /** A Helm chart source of an app (`AppSource.helm`). */
@@ -107,23 +119,44 @@ function copyValues(value: unknown): unknown {
   return out;
 }
 
+/** The runtime type of every {@link GitSourceProps} key (see props-check.ts). */
+const GIT_SOURCE_PROPS = propsOf<GitSourceProps>('AppSource.git', { repoURL: str(), path: str(), targetRevision: str(), releaseName: str(), values: plainObject() });
+
+/** The runtime type of every {@link HelmSourceProps} key (see props-check.ts). */
+const HELM_SOURCE_PROPS = propsOf<HelmSourceProps>('AppSource.helm', { repoURL: str(), chart: str(), targetRevision: str(), releaseName: str(), values: plainObject() });
+
+/** @internal an AppSource (made by `AppSource.git` or `AppSource.helm`), recognised by its methods. */
+export const APP_SOURCE_CHECK: Check<AppSource> = ref<AppSource>(
+  (v) => typeof v === 'object' && v !== null && typeof (v as { toJson?: unknown }).toJson === 'function' && typeof (v as { _problems?: unknown })._problems === 'function',
+  'an AppSource',
+  "make it with AppSource.git({ repoURL, path }) or AppSource.helm({ repoURL, chart, targetRevision })",
+);
+
 /** Where an app's manifests come from: a Git path or a Helm chart. */
 export class AppSource {
   /** Plain manifests, Kustomize or a Helm chart in a Git repository path. */
   public static git(props: GitSourceProps): AppSource {
+    const checked = checkPropsValue(GIT_SOURCE_PROPS, props);
+    props = checked.props as GitSourceProps;
     // Problems are reported by the app using this source, with every other problem of the fleet.
-    const problems = props.repoURL ? [] : ['AppSource.git: repoURL is empty: give the Git repository URL'];
-    return new AppSource({ repoURL: props.repoURL ?? '', path: props.path, targetRevision: props.targetRevision ?? 'HEAD' }, problems);
+    const problems = [...checked.errors.map((e) => `AppSource.git: ${e}`), ...(props.repoURL || checked.invalid.has('repoURL') ? [] : ['AppSource.git: repoURL is empty: give the Git repository URL']), ...(props.values === undefined ? [] : helmValueProblems(props.values))];
+    const helm: JsonObject = {};
+    if (props.releaseName) helm.releaseName = props.releaseName;
+    if (props.values && problems.length === 0) helm.valuesObject = copyValues(props.values) as JsonObject;
+    return new AppSource({ repoURL: props.repoURL ?? '', path: props.path, targetRevision: props.targetRevision ?? 'HEAD', ...(Object.keys(helm).length ? { helm } : {}) }, problems, checked.warnings.map((w) => `AppSource.git: ${w}`));
   }
 
   /** A chart from a Helm repository. */
   public static helm(props: HelmSourceProps): AppSource {
+    const checked = checkPropsValue(HELM_SOURCE_PROPS, props);
+    props = checked.props as HelmSourceProps;
     const helm: JsonObject = {};
     if (props.releaseName) helm.releaseName = props.releaseName;
     // Problems are reported by the app using this source, with every other problem of the fleet.
     const problems = [
-      ...(props.repoURL ? [] : ['AppSource.helm: repoURL is empty: give the Helm repository URL']),
-      ...(props.chart ? [] : ['AppSource.helm: chart is empty: give the chart name']),
+      ...checked.errors.map((e) => `AppSource.helm: ${e}`),
+      ...(props.repoURL || checked.invalid.has('repoURL') ? [] : ['AppSource.helm: repoURL is empty: give the Helm repository URL']),
+      ...(props.chart || checked.invalid.has('chart') ? [] : ['AppSource.helm: chart is empty: give the chart name']),
       ...(props.values === undefined ? [] : helmValueProblems(props.values)),
     ];
     if (props.values && problems.length === 0) helm.valuesObject = copyValues(props.values) as JsonObject;
@@ -135,13 +168,23 @@ export class AppSource {
         ...(Object.keys(helm).length ? { helm } : {}),
       },
       problems,
+      checked.warnings.map((w) => `AppSource.helm: ${w}`),
     );
   }
 
   private constructor(
     private readonly source: JsonObject,
     private readonly problems: readonly string[] = [],
+    private readonly warnings: readonly string[] = [],
   ) {}
+
+  /**
+   * Keys the factory does not know (ignored), for the app using this source to report as warnings.
+   * @internal
+   */
+  public _warnings(): string[] {
+    return [...this.warnings];
+  }
 
   /**
    * What is wrong with this source (values that cannot be written), for the app using it to report.

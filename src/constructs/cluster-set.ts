@@ -6,6 +6,7 @@ import { ManagedClusterSetBinding as Binding } from '../../imports/managedcluste
 import { claimId, nameFromId, Hub, kindOf, markKind } from './hub.js';
 import type { IClusterSet, ISpoke } from './interfaces.js';
 import { OutputFiles, routeOutput, stampProvenance } from './output.js';
+import { checkProps, listOf, propsOf, str, stringMap } from './props-check.js';
 
 export type { IClusterSet } from './interfaces.js';
 
@@ -29,6 +30,12 @@ export interface ClusterSetImportOptions {
    */
   readonly existingBindings?: readonly string[];
 }
+
+/** The runtime type of every {@link ClusterSetImportOptions} key (see props-check.ts). */
+const CLUSTER_SET_IMPORT_OPTIONS = propsOf<ClusterSetImportOptions>('ClusterSet.fromName options', {
+  matchLabels: stringMap('label', "{ gpu: 'true' }"),
+  existingBindings: listOf(str('a namespace'), "['argocd']"),
+});
 
 /** The ManagedClusterSetBinding of `set` into `namespace`, with its problems pushed to `problems`. */
 function renderBinding(set: IConstruct & { readonly name: string }, namespace: string, bound: string[], problems: string[]): void {
@@ -63,6 +70,7 @@ class ImportedClusterSet extends Construct implements IClusterSet {
   constructor(hub: Hub, id: string, name: string, options: ClusterSetImportOptions) {
     super(hub, id);
     markKind(this, 'ClusterSet');
+    options = checkProps(this, CLUSTER_SET_IMPORT_OPTIONS, options);
     this.hub = hub;
     this.name = name;
     this.matchLabels = options.matchLabels ? { ...options.matchLabels } : name === GLOBAL_CLUSTER_SET ? {} : undefined;
@@ -144,6 +152,12 @@ export interface ClusterSetProps {
   readonly bindings?: readonly string[];
 }
 
+/** The runtime type of every {@link ClusterSetProps} key (see props-check.ts). */
+const CLUSTER_SET_PROPS = propsOf<ClusterSetProps>('ClusterSet', {
+  matchLabels: stringMap('label', "{ gpu: 'true' }"),
+  bindings: listOf(str('a namespace'), "['argocd', 'team-a']"),
+});
+
 /**
  * A ManagedClusterSet and its ManagedClusterSetBindings. `ApiObject.of(clusterSet)` is the
  * ManagedClusterSet; {@link bindingFor} returns a binding.
@@ -183,6 +197,7 @@ export class ClusterSet extends Construct implements IClusterSet {
   constructor(scope: Construct, id: string, props: ClusterSetProps = {}) {
     super(scope, claimId(scope, 'ClusterSet', id));
     markKind(this, 'ClusterSet');
+    props = checkProps(this, CLUSTER_SET_PROPS, props);
     this.hub = Hub.of(scope);
     this.name = nameFromId(this, id);
     this.matchLabels = props.matchLabels ? { ...props.matchLabels } : undefined;

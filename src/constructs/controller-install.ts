@@ -17,6 +17,7 @@ import {
 } from '../model/index.js';
 import { OutputFiles, routeOutput, stampProvenance } from './output.js';
 import { pullfleetVersion } from '../version.js';
+import { bool, checkProps, duration, enumOf, num, propsOf, str } from './props-check.js';
 
 /** How work agents report the spoke Application's status back (the works' feedback scrape type). */
 export enum FeedbackScrape {
@@ -90,6 +91,22 @@ export interface ControllerInstallProps {
   readonly logLevel?: string;
 }
 
+/** @internal the runtime type of every {@link ControllerInstallProps} key (see props-check.ts). */
+export const CONTROLLER_INSTALL_PROPS = propsOf<ControllerInstallProps>('ControllerInstall', {
+  namespace: str(),
+  argoNamespace: str(),
+  imageRepository: str(),
+  imageTag: str(),
+  replicas: num('a whole number'),
+  feedbackScrape: enumOf(FeedbackScrape, 'FeedbackScrape'),
+  staleAfter: duration(),
+  relaxTenancy: bool(),
+  resync: duration(),
+  workers: num('a whole number'),
+  multiclusterReports: bool(),
+  logLevel: str(),
+});
+
 const APP_LABELS = { 'app.kubernetes.io/name': 'pullfleet-controller', 'app.kubernetes.io/component': 'controller' };
 const PORT = 8080;
 const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error'];
@@ -148,6 +165,7 @@ export class ControllerInstall extends Construct {
 
   constructor(scope: Construct, id: string, props: ControllerInstallProps = {}) {
     super(scope, id);
+    props = checkProps(this, CONTROLLER_INSTALL_PROPS, props);
     const where = this.node.path || id;
     this.namespace = props.namespace ?? 'pullfleet-system';
     this.argoNamespace = props.argoNamespace ?? 'argocd';

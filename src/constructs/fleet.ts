@@ -7,6 +7,7 @@ import { Hub, kindOf, recordedProblems, recordProblem } from './hub.js';
 import { outputFileOf, stampProvenance } from './output.js';
 import { planStateFiles } from './plan-state.js';
 import { toYamlDocuments } from './yaml.js';
+import { bool, checkProps, fn, propsOf, recordedPropProblems, str } from './props-check.js';
 
 /** Settings of a {@link Fleet}. */
 export interface FleetProps {
@@ -28,12 +29,16 @@ export interface FleetProps {
   readonly strict?: boolean;
   /**
    * The previous output folder, whose `<hub>/plan-state.json` tells synth each spoke's delivery model and
-   * works before this run (a move between models is enforced step by step from it).
+   * works before this run (a move between models is enforced step by step from it), or one such
+   * `plan-state.json` file (it applies to the hub it names).
    * @default - PULLFLEET_PREVIOUS_OUTPUT (set by `pullfleet synth`), else CDK8S_OUTDIR (a bare `cdk8s synth`
    * writing over its own output), else none
    */
   readonly previousOutput?: string;
 }
+
+/** The runtime type of every {@link FleetProps} key (see props-check.ts). */
+const FLEET_PROPS = propsOf<FleetProps>('Fleet', { outdir: str(), onProgress: fn<(message: string) => void>(), strict: bool(), previousOutput: str() });
 
 /** Everything wrong with a fleet: errors stop synth; warnings are shown (errors with `strict`). */
 export interface FleetFindings {
@@ -87,7 +92,8 @@ export class Fleet extends App {
   public readonly previousOutput?: string;
 
   constructor(props: FleetProps = {}) {
-    super({ outdir: props.outdir });
+    super({ outdir: typeof props.outdir === 'string' ? props.outdir : undefined });
+    props = checkProps(this, FLEET_PROPS, props);
     this.strict = props.strict ?? process.env[STRICT_ENV] === '1';
     this.previousOutput = props.previousOutput ?? (process.env[PREVIOUS_OUTPUT_ENV] || process.env.CDK8S_OUTDIR || undefined);
     this.progress = props.onProgress ?? (process.env.CDK8S_OUTDIR ? (message) => process.stderr.write(`pullfleet: ${message}\n`) : () => undefined);
@@ -107,18 +113,26 @@ export class Fleet extends App {
     for (const c of this.node.findAll()) if (ApiObject.isApiObject(c)) stampProvenance(c);
   }
 
-  /** Hands `hub` the plan state of the previous synth, when there is one. */
+  /** Hands `hub` the plan state of the previous synth, when there is one (else says where none was found). */
   private readPreviousState(hub: Hub): void {
     if (!this.previousOutput) return;
-    const file = path.join(this.previousOutput, hub.name, PLAN_STATE_FILE);
+    // One plan-state.json file names its hub; a folder holds one per hub.
+    const single = fs.statSync(this.previousOutput, { throwIfNoEntry: false })?.isFile() === true;
+    const file = single ? this.previousOutput : path.join(this.previousOutput, hub.name, PLAN_STATE_FILE);
     let text: string;
     try {
       text = fs.readFileSync(file, 'utf8');
     } catch {
-      return; // a new hub, or a first synth
+      hub._setPreviousStateMissing(`${path.relative(process.cwd(), file) || file} does not exist`); // a new hub, or a first synth
+      return;
     }
     try {
-      hub._setPreviousState(parsePlanState(text, file));
+      const state = parsePlanState(text, file);
+      if (single && state.hub !== hub.name) {
+        hub._setPreviousStateMissing(`${path.relative(process.cwd(), file) || file} is the plan state of hub "${state.hub}"`);
+        return;
+      }
+      hub._setPreviousState(state);
     } catch (error) {
       recordProblem(hub, hub.node.path, `${(error as Error).message} (the previous plan state decides how spokes move between delivery models; restore it with git checkout -- ${path.relative(process.cwd(), file)})`);
     }
@@ -144,8 +158,8 @@ export class Fleet extends App {
   public findings(): FleetFindings {
     if (this.cachedFindings) return this.cachedFindings;
     this.prepare();
-    const errors: FleetProblem[] = [...recordedProblems(this)];
-    const warnings: FleetProblem[] = [];
+    const errors: FleetProblem[] = [...recordedPropProblems(this).errors, ...recordedProblems(this)];
+    const warnings: FleetProblem[] = [...recordedPropProblems(this).warnings];
     for (const c of this.node.findAll()) {
       for (const message of c.node.validate()) errors.push({ path: c.node.path, message });
       const warn = (c as { _warnings?: () => string[] })._warnings;

@@ -11,6 +11,7 @@ import {
 } from '../model/index.js';
 import { claimId, nameFromId, Hub, HubFlavor, markKind } from './hub.js';
 import { apiObjectFrom, OutputFiles, routeOutput } from './output.js';
+import { bool, checkProps, enumOf, oneOf, placementRef, propReported, propsOf, required, shape, str } from './props-check.js';
 import type { IPlacement } from './placement.js';
 import type { ISpoke } from './interfaces.js';
 
@@ -135,6 +136,30 @@ export interface GitOpsClusterProps {
   readonly spokeFolderRepository?: SpokeFolderRepository;
 }
 
+/** The runtime type of every {@link GitOpsClusterProps} key (see props-check.ts). */
+const GITOPS_CLUSTER_PROPS = propsOf<GitOpsClusterProps>('GitOpsCluster', {
+  placement: placementRef<IPlacement>(),
+  flavor: enumOf(HubFlavor, 'HubFlavor'),
+  namespace: str(),
+  model: str<DeliveryModel>(),
+  principalServerAddress: str(),
+  principalServerPort: str(),
+  agentNamespace: str(),
+  operatorNamespace: str(),
+  gitopsAddon: bool(),
+  overrideExistingConfigs: bool(),
+  olmSubscription: shape<GitOpsOlmSubscription>('OLM subscription', {
+    name: str(),
+    namespace: str(),
+    channel: str(),
+    source: str(),
+    sourceNamespace: str(),
+    installPlanApproval: oneOf('Automatic', 'Manual'),
+  }),
+  propagateHubCA: bool(),
+  spokeFolderRepository: shape<SpokeFolderRepository>('spoke folder repository', { repoURL: required(str()), targetRevision: str(), outputPath: str() }),
+});
+
 /**
  * The principal address and port go together. Both upstream GitOpsCluster controllers (OCM v1alpha1 and ACM
  * v1beta1) discover the principal's endpoint whenever either field is empty and write both into the spec,
@@ -198,6 +223,7 @@ export class GitOpsCluster extends Construct {
   constructor(scope: Construct, id: string, props: GitOpsClusterProps) {
     super(scope, claimId(scope, 'GitOpsCluster', id));
     markKind(this, 'GitOpsCluster');
+    props = checkProps(this, GITOPS_CLUSTER_PROPS, props);
     this.hub = Hub.of(scope);
     this.name = nameFromId(this, id);
     this.flavor = props.flavor ?? this.hub.flavor;
@@ -217,7 +243,7 @@ export class GitOpsCluster extends Construct {
         ? { kind: 'acm-gitops-addon' }
         : { kind: 'openshift-gitops', namespace: this.hub.argoNamespace };
     if (!props.placement || typeof props.placement.selectedSpokes !== 'function') {
-      this.problems.push('placement is missing: give the Placement whose clusters this GitOpsCluster registers');
+      if (!propReported(this, 'placement')) this.problems.push('placement is missing: give the Placement whose clusters this GitOpsCluster registers');
       return;
     }
     if (props.placement.hub !== this.hub) {

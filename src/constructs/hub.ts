@@ -26,11 +26,12 @@ import {
   type FeedbackScrapeType,
 } from '../model/index.js';
 import { apiObjectFrom, OutputFiles, routeOutput } from './output.js';
-import { ControllerInstall, FeedbackScrape, type ControllerInstallProps } from './controller-install.js';
+import { CONTROLLER_INSTALL_PROPS, ControllerInstall, FeedbackScrape, type ControllerInstallProps } from './controller-install.js';
 import type { IClusterSet, IHub } from './interfaces.js';
 import type { Spoke } from './spoke.js';
 import type { GitOpsCluster } from './gitops-cluster.js';
-import { addInventoryTo, type AddInventoryOptions, type Inventory } from './inventory.js';
+import { ADD_INVENTORY_OPTIONS, addInventoryTo, type AddInventoryOptions, type Inventory } from './inventory.js';
+import { bool, checkProps, enumOf, num, propsOf, shape, str } from './props-check.js';
 
 export { FeedbackScrape };
 
@@ -85,10 +86,26 @@ export interface HubProps {
   readonly controller?: HubControllerSettings;
 }
 
+const { argoNamespace: _argoNamespace, feedbackScrape: _feedbackScrape, ...controllerSettings } = CONTROLLER_INSTALL_PROPS.spec;
+
+/** The runtime type of every {@link HubProps} key (see props-check.ts). */
+const HUB_PROPS = propsOf<HubProps>('Hub', {
+  flavor: enumOf(HubFlavor, 'HubFlavor'),
+  argoNamespace: str(),
+  feedbackScrape: enumOf(FeedbackScrape, 'FeedbackScrape'),
+  workSizeBudget: num('a number of bytes'),
+  controller: shape<HubControllerSettings>('controller settings', { enabled: bool(), ...controllerSettings }),
+});
+
 /** Internal: constructs that render late (once every spoke, placement and app is declared). */
 export interface Renderable extends IConstruct {
   /** @internal */
   _render(): void;
+  /**
+   * @internal the works that deliver this construct's apps to `spoke` in the basic model whatever model
+   * the spoke runs (a basic ApplicationSet): a move of the spoke leaves them in place.
+   */
+  _worksKeptOn?(spoke: string): string[];
 }
 
 const hubSymbol = Symbol.for('pullfleet.Hub');
@@ -131,9 +148,16 @@ export function markKind(c: IConstruct, kind: string): void {
 }
 
 /**
- * @internal The construct id for a pullfleet construct of `kind` called `name` under `scope`.
- * Construct ids are scoped per kind, as Kubernetes names are: when a construct of another kind already
- * holds `name` (a ClusterSet and a Placement both called `prod`), this one becomes `<Kind>:<name>`.
+ * Kinds whose construct id is their name. Every other kind is scoped by kind (`Placement:prod`), as
+ * Kubernetes names are, so a ClusterSet, a Placement and a GitOpsCluster may all be called `prod`.
+ * Spokes keep their name because cluster names are the fleet's key (bootstrap folders, work namespaces).
+ */
+const BARE_ID_KINDS: ReadonlySet<string> = new Set(['Hub', 'Spoke']);
+
+/**
+ * @internal The construct id for a pullfleet construct of `kind` called `name` under `scope`: the name
+ * for a Hub or a Spoke, `<Kind>:<name>` for every other kind. The id depends on the kind and the name
+ * only, never on what was declared before, so reordering declarations never changes a construct path.
  * A second construct of the same kind and name is a problem (reported, not thrown, so every problem
  * shows in one run); it gets a numbered id so the rest of the fleet can still be checked.
  */
@@ -147,23 +171,15 @@ export function claimId(scope: IConstruct, kind: string, name: string): string {
     while (scope.node.tryFindChild(`unnamed-${kind.toLowerCase()}-${n}`)) n++;
     return `unnamed-${kind.toLowerCase()}-${n}`;
   }
-  const holder = scope.node.tryFindChild(name);
-  if (!holder) return name;
+  const wanted = BARE_ID_KINDS.has(kind) ? name : `${kind}:${name}`;
+  const holder = scope.node.tryFindChild(wanted);
+  if (!holder) return wanted;
   const holderKind = kindOf(holder);
-  const at = (child: string) => (scope.node.path ? `${scope.node.path}/${child}` : child);
-  if (holderKind === kind || holderKind === undefined) {
-    recordProblem(scope, at(name), `${scope.node.path ? `"${scope.node.path}"` : 'the fleet'} already has ${holderKind === kind ? `a ${kind}` : 'a construct'} with the id "${name}" (${holder.node.path}): give each ${kind} its own name`);
-    let n = 2;
-    while (scope.node.tryFindChild(`${name}#${n}`)) n++;
-    return `${name}#${n}`;
-  }
-  let id = `${kind}:${name}`;
+  const at = scope.node.path ? `${scope.node.path}/${wanted}` : wanted;
+  recordProblem(scope, at, `${scope.node.path ? `"${scope.node.path}"` : 'the fleet'} already has ${holderKind === kind ? `a ${kind}` : 'a construct'} with the id "${name}" (${holder.node.path}): give each ${kind} its own name`);
   let n = 2;
-  while (scope.node.tryFindChild(id)) {
-    recordProblem(scope, at(name), `"${scope.node.path}" already has a ${kind} with the id "${name}" (${scope.node.tryFindChild(id)!.node.path}): give each ${kind} its own name`);
-    id = `${kind}:${name}#${n++}`;
-  }
-  return id;
+  while (scope.node.tryFindChild(`${wanted}#${n}`)) n++;
+  return `${wanted}#${n}`;
 }
 
 /**
@@ -215,8 +231,12 @@ export class Hub extends Chart implements IHub {
   private spokeModels?: Map<string, { model: DeliveryModel; path: string }>;
   private readonly decisions = new Map<string, TransitionDecision & { gitOpsCluster?: string }>();
   private previousState?: Map<string, PlanStateSpoke>;
+  /** Why Fleet found no plan state for this hub, when it looked. */
+  private previousStateMissing?: string;
   private readonly transitionWarnings: string[] = [];
-  private readonly renderedWorks = new Map<string, Array<{ name: string; deleteOption: DeleteOption }>>();
+  private readonly renderedWorks = new Map<string, Array<{ name: string; deleteOption: DeleteOption; fromAgent?: boolean }>>();
+  /** Spoke Applications (`<namespace>/<name>`) handed over to a managed agent, per spoke (basic → agent-managed). */
+  private readonly handOverApps = new Map<string, Set<string>>();
   private readonly agentProjects = new Map<string, Array<{ cluster: string; namespace: string; sourceRepos: string[] }>>();
   private readonly spokeApps = new Map<string, { model: DeliveryModel; path: string }>();
   private readonly autonomousApps = new Map<string, Set<string>>();
@@ -225,6 +245,7 @@ export class Hub extends Chart implements IHub {
     super(scope, claimId(scope, 'Hub', id));
     Object.defineProperty(this, hubSymbol, { value: true });
     markKind(this, 'Hub');
+    props = checkProps(this, HUB_PROPS, props);
     this.name = nameFromId(this, id);
     this.flavor = props.flavor ?? HubFlavor.OCM;
     this.argoNamespace = props.argoNamespace ?? (this.flavor === HubFlavor.ACM ? 'openshift-gitops' : 'argocd');
@@ -266,7 +287,7 @@ export class Hub extends Chart implements IHub {
    * spokes through `options.exclude`; any other clash with a declared spoke throws, naming both.
    */
   public addInventory(inventory: Inventory, options: AddInventoryOptions = {}): Spoke[] {
-    return addInventoryTo(this, inventory, options);
+    return addInventoryTo(this, inventory, checkProps(this, ADD_INVENTORY_OPTIONS, options));
   }
 
   /** @internal */
@@ -303,6 +324,11 @@ export class Hub extends Chart implements IHub {
     this.previousState = new Map(state.spokes.map((s) => [s.name, s]));
   }
 
+  /** @internal Fleet looked for this hub's plan state and found none: `why` (`dist/hub/plan-state.json does not exist`). */
+  public _setPreviousStateMissing(why: string): void {
+    this.previousStateMissing = why;
+  }
+
   /**
    * @internal what spoke `name` renders: the model of the GitOpsCluster whose placement selects it
    * (evaluated offline), else basic, held back by a move in progress (see decideTransition), and the
@@ -318,7 +344,7 @@ export class Hub extends Chart implements IHub {
     }
     const found = this.spokeModels.get(name);
     const spoke = this.spokeByName.get(name);
-    const decision = decideTransition(name, found?.model ?? DeliveryModel.BASIC, spoke?._moveTarget, this.previousState?.get(name));
+    const decision = decideTransition(name, found?.model ?? DeliveryModel.BASIC, spoke?._moveTarget, this.movingWorksOf(name));
     if (decision.problem) recordProblem(this, spoke?.node.path ?? this.node.path, decision.problem);
     if (decision.warning) this.transitionWarnings.push(decision.warning);
     const result = { ...decision, ...(found ? { gitOpsCluster: found.path } : {}) };
@@ -326,27 +352,87 @@ export class Hub extends Chart implements IHub {
     return result;
   }
 
-  /** @internal a ManifestWork synth renders for spoke `spoke` (recorded in the plan state). */
-  public _addRenderedWork(spoke: string, name: string, deleteOption: DeleteOption): void {
+  /**
+   * The previous plan state of spoke `name` as a change of its model sees it: without the works that
+   * basic ApplicationSets keep delivering to it whatever model it runs (a move neither drops nor hands
+   * them over, so they never call for a two-step move).
+   */
+  private movingWorksOf(name: string): PlanStateSpoke | undefined {
+    const previous = this.previousState?.get(name);
+    if (!previous?.works?.length) return previous;
+    const kept = new Set(this.renderables.flatMap((r) => r._worksKeptOn?.(name) ?? []));
+    return kept.size === 0 ? previous : { ...previous, works: previous.works.filter((w) => !kept.has(w.name)) };
+  }
+
+  /** @internal spoke `name` as the previous synth left it (its plan state), if any. */
+  public _previousSpoke(name: string): PlanStateSpoke | undefined {
+    return this.previousState?.get(name);
+  }
+
+  /**
+   * @internal a ManifestWork synth renders for spoke `spoke` (recorded in the plan state); `fromAgent`:
+   * its Application was taken back from a managed agent and keeps the agent's destination.
+   */
+  public _addRenderedWork(spoke: string, name: string, deleteOption: DeleteOption, fromAgent = false): void {
     const list = this.renderedWorks.get(spoke) ?? [];
-    list.push({ name, deleteOption });
+    list.push({ name, deleteOption, ...(fromAgent ? { fromAgent: true } : {}) });
     this.renderedWorks.set(spoke, list);
   }
 
-  /** @internal spoke `name` in the plan state: the model rendered, its works, a move in progress. */
-  public _spokeDeliveryState(name: string): { deliveryModel: DeliveryModel; works: Array<{ name: string; deleteOption: DeleteOption }>; movingTo?: DeliveryModel; fromAgent?: boolean } {
+  /**
+   * @internal during basic → agent-managed, a spoke Application (`<namespace>/<name>`) the move hands to
+   * the agent (recorded in the plan state, named by `pullfleet plan` as briefly unmanaged).
+   */
+  public _addHandOver(spoke: string, application: string): void {
+    const set = this.handOverApps.get(spoke) ?? new Set<string>();
+    set.add(application);
+    this.handOverApps.set(spoke, set);
+  }
+
+  /**
+   * @internal spoke `name` in the plan state: the model rendered, its works, a move in progress. The
+   * spoke is recorded as taken back from the agent only while one of its works keeps the agent's destination.
+   */
+  public _spokeDeliveryState(name: string): {
+    deliveryModel: DeliveryModel;
+    works: Array<{ name: string; deleteOption: DeleteOption; fromAgent?: boolean }>;
+    movingTo?: DeliveryModel;
+    fromAgent?: boolean;
+    moveStep?: 1 | 2;
+    handOver?: string[];
+  } {
     const decision = this._deliveryModelOf(name);
+    const works = [...(this.renderedWorks.get(name) ?? [])];
+    const handOver = decision.moveStep !== undefined ? [...(this.handOverApps.get(name) ?? [])].sort() : [];
     return {
       deliveryModel: decision.model,
-      works: [...(this.renderedWorks.get(name) ?? [])],
+      works,
       ...(decision.movingTo ? { movingTo: decision.movingTo } : {}),
-      ...(decision.fromAgent ? { fromAgent: true } : {}),
+      ...(decision.moveStep !== undefined ? { moveStep: decision.moveStep } : {}),
+      ...(handOver.length ? { handOver } : {}),
+      ...(decision.fromAgent && works.some((w) => w.fromAgent) ? { fromAgent: true } : {}),
     };
   }
 
   /** @internal legal but almost certainly wrong: a finished move still declared. */
   public _warnings(): string[] {
-    return [...this.transitionWarnings];
+    return [...this.transitionWarnings, ...this.unjudgedMoves()];
+  }
+
+  /**
+   * A move judged without a plan state: synth cannot tell what the spokes run now, so it renders the
+   * model they move to as if nothing had been delivered (no step 1), and a check comparing the committed
+   * output with such a synth differs.
+   */
+  private unjudgedMoves(): string[] {
+    if (this.previousState) return [];
+    const moving = this.spokeList.filter((s) => s._moveTarget !== undefined);
+    if (moving.length === 0) return [];
+    const names = moving.map((s) => `"${s.name}"`).join(', ');
+    const where = this.previousStateMissing ?? 'no previous output was given';
+    return [
+      `spoke${moving.length === 1 ? '' : 's'} ${names} ${moving.length === 1 ? 'declares' : 'declare'} moveTo(...), but synth read no plan state of hub "${this.name}" (${where}): a move is judged against the committed plan state, and without it synth renders the model moved to as if nothing had been delivered, with no step 1. Synthesize into the committed output folder, or name it: pullfleet synth --plan-state dist (a first synth of a new hub may ignore this)`,
+    ];
   }
 
   /** @internal the GitOpsCluster whose placement is `placement` (an ApplicationSet on it takes its model). */

@@ -10,6 +10,7 @@ import { parseInventory, type HubInventory, type InventorySpoke, type Taint } fr
 import type { IClusterSet } from './interfaces.js';
 import type { Hub } from './hub.js';
 import { Spoke } from './spoke.js';
+import { bool, clusterSetRef, listOf, propsOf, recordOf, shape, str, stringMap, TAINTS_CHECK } from './props-check.js';
 
 /** A hub's inventory, read from the file `pullfleet inventory pull` writes. */
 export class Inventory {
@@ -102,6 +103,23 @@ export interface AddInventoryOptions {
    */
   readonly exclude?: readonly string[];
 }
+
+/** The runtime type of every {@link AddInventoryOptions} key (see props-check.ts). */
+export const ADD_INVENTORY_OPTIONS = propsOf<AddInventoryOptions>('addInventory options', {
+  overrides: recordOf(
+    shape<SpokeOverride>('spoke override', {
+      labels: stringMap('label', "{ env: 'prod' }"),
+      claims: stringMap('claim', "{ platform: 'AWS' }"),
+      taints: TAINTS_CHECK,
+      openshift: bool(),
+      clusterSet: clusterSetRef(),
+      argoControllerServiceAccount: str(),
+      argoControllerNamespace: str(),
+    }),
+    "{ 'store-001': { labels: { tier: 'gold' } } }",
+  ),
+  exclude: listOf(str(), "['store-001']"),
+});
 
 /**
  * @internal declares the inventory's spokes on `hub` (Hub.addInventory). Throws before declaring anything

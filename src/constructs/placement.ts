@@ -12,6 +12,7 @@ import {
 import { claimId, nameFromId, Hub, kindOf, markKind } from './hub.js';
 import type { IClusterSet, IPlacement, ISpoke } from './interfaces.js';
 import { apiObjectFrom, OutputFiles, routeOutput } from './output.js';
+import { checkProps, checkPropsValue, clusterSetRef, listOf, num, propsOf, ref, required, shape, str, stringMap } from './props-check.js';
 
 export type { IPlacement } from './interfaces.js';
 
@@ -23,6 +24,9 @@ export interface PlacementImportOptions {
    */
   readonly namespace?: string;
 }
+
+/** The runtime type of every {@link PlacementImportOptions} key (see props-check.ts). */
+const PLACEMENT_IMPORT_OPTIONS = propsOf<PlacementImportOptions>('Placement.fromName options', { namespace: str() });
 
 /**
  * A Placement that exists on the hub ({@link Placement.fromName}): renders nothing, and synth cannot
@@ -145,6 +149,31 @@ export interface PlacementProps {
   readonly namespace?: string;
 }
 
+const selectorRequirements = listOf(
+  shape<SelectorRequirement>('selector requirement', { key: required(str()), operator: required(str<SelectorRequirement['operator']>()), values: listOf(str(), "['us-east-1']") }),
+  "[{ key: 'region', operator: 'In', values: ['us-east-1'] }]",
+);
+
+/** The runtime type of every {@link PlacementProps} key (see props-check.ts). */
+const PLACEMENT_PROPS = propsOf<PlacementProps>('Placement', {
+  clusterSets: listOf(clusterSetRef<IClusterSet>(), '[prod]'),
+  predicates: listOf(
+    shape<ClusterPredicateProps>('predicate', { labels: stringMap('label', "{ region: 'us-east-1' }"), labelExpressions: selectorRequirements, claimExpressions: selectorRequirements }),
+    "[{ labels: { region: 'us-east-1' } }]",
+  ),
+  numberOfClusters: num('a whole number'),
+  tolerations: listOf(
+    shape<Toleration>('toleration', { key: str(), operator: str<NonNullable<Toleration['operator']>>(), value: str(), effect: str<NonNullable<Toleration['effect']>>(), tolerationSeconds: num() }),
+    "[{ key: 'gpu', operator: 'Exists' }]",
+  ),
+  prioritizers: listOf(
+    ref<Prioritizer>((v) => v instanceof Prioritizer || (typeof v === 'object' && v !== null && typeof (v as { configuration?: unknown }).configuration === 'object'), 'a Prioritizer', "use Prioritizer.builtIn('Steady') or Prioritizer.addOn(resource, score)"),
+    "[Prioritizer.builtIn('Steady')]",
+  ),
+  prioritizerMode: str<PrioritizerMode>(),
+  namespace: str(),
+});
+
 /**
  * An OCM Placement (cluster.open-cluster-management.io/v1beta1). Synth also evaluates it offline
  * against the hub's spokes to deliver static apps and bootstrap namespaces. `ApiObject.of(placement)`
@@ -161,11 +190,13 @@ export class Placement extends Construct implements IPlacement {
    */
   public static fromName(hub: IConstruct, name: string, options: PlacementImportOptions = {}): IPlacement {
     const owner = Hub.of(hub);
-    const namespace = options.namespace ?? owner.argoNamespace;
+    const namespace = checkPropsValue(PLACEMENT_IMPORT_OPTIONS, options).props.namespace ?? owner.argoNamespace;
     const id = `ImportedPlacement:${namespace}.${name}`;
     const existing = owner.node.tryFindChild(id);
     if (existing) return existing as ImportedPlacement;
-    return new ImportedPlacement(owner, id, name, namespace);
+    const placement = new ImportedPlacement(owner, id, name, namespace);
+    checkProps(placement, PLACEMENT_IMPORT_OPTIONS, options); // reported under the import's path
+    return placement;
   }
 
   public readonly name: string;
@@ -182,6 +213,7 @@ export class Placement extends Construct implements IPlacement {
   constructor(scope: Construct, id: string, props: PlacementProps = {}) {
     super(scope, claimId(scope, 'Placement', id));
     markKind(this, 'Placement');
+    props = checkProps(this, PLACEMENT_PROPS, props);
     this.hub = Hub.of(scope);
     this.name = nameFromId(this, id);
     this.namespace = props.namespace ?? this.hub.argoNamespace;

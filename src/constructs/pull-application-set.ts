@@ -9,13 +9,17 @@ import {
   DEFAULT_REQUEUE_AFTER_SECONDS,
   DeliveryModel,
   generatedApplicationName,
+  applicationSetDecision,
   applicationSetStep,
   manifestWorkName,
+  spokeAppNamespace,
   MAX_LABEL_LENGTH,
   NO_HANDBACK,
   type AgentHandback,
+  type TransitionDecision,
 } from '../model/index.js';
-import { PullAppBase, type PullAppOptions } from './app-props.js';
+import { PULL_APP_CHECKS, PullAppBase, type PullAppOptions } from './app-props.js';
+import { checkedProps, num, placementRef, propReported, propsOf } from './props-check.js';
 import { apiObjectFrom, OutputFiles, routeOutput } from './output.js';
 import type { IPlacement } from './interfaces.js';
 
@@ -28,6 +32,13 @@ export interface PullApplicationSetProps extends PullAppOptions {
    */
   readonly requeueAfterSeconds?: number;
 }
+
+/** The runtime type of every {@link PullApplicationSetProps} key (see props-check.ts). */
+const PULL_APPLICATION_SET_PROPS = propsOf<PullApplicationSetProps>('PullApplicationSet', {
+  ...PULL_APP_CHECKS,
+  placement: placementRef<IPlacement>(),
+  requeueAfterSeconds: num('a whole number of seconds'),
+});
 
 /**
  * An app delivered to whatever a Placement selects at runtime: an ApplicationSet with a
@@ -55,7 +66,8 @@ export class PullApplicationSet extends PullAppBase {
   }
 
   constructor(scope: Construct, id: string, props: PullApplicationSetProps) {
-    super(scope, id, props, 'PullApplicationSet');
+    super(scope, id, props, 'PullApplicationSet', PULL_APPLICATION_SET_PROPS);
+    props = checkedProps<PullApplicationSetProps>(this);
     this.placement = props.placement;
     this.requeueAfterSeconds = props.requeueAfterSeconds ?? DEFAULT_REQUEUE_AFTER_SECONDS;
     if (!(Number.isInteger(this.requeueAfterSeconds) && this.requeueAfterSeconds > 0)) {
@@ -63,7 +75,7 @@ export class PullApplicationSet extends PullAppBase {
       this.requeueAfterSeconds = DEFAULT_REQUEUE_AFTER_SECONDS;
     }
     if (!props.placement || typeof props.placement.selectedSpokes !== 'function') {
-      this.problems.push('placement is missing: give the Placement whose decisions choose the spokes (or use PullApplication with spokes)');
+      if (!propReported(this, 'placement')) this.problems.push('placement is missing: give the Placement whose decisions choose the spokes (or use PullApplication with spokes)');
       return;
     }
     if (this.placementOnThisHub(props.placement) && props.placement.namespace !== this.hub.argoNamespace) {
@@ -104,14 +116,32 @@ export class PullApplicationSet extends PullAppBase {
     this.node.defaultChild = this.renderedApplicationSet;
   }
 
-  /** What the ApplicationSet renders now: see applicationSetStep (one template serves every spoke of the placement). */
-  private rendering(): { model: DeliveryModel; handback: AgentHandback } {
+  /** The work the controller writes for the app generated for `spoke` (basic model). */
+  private workOn(spoke: string): string {
+    return manifestWorkName(this.hub.argoNamespace, generatedApplicationName(applicationSetAppNamePattern(this.name), spoke));
+  }
+
+  /** @internal a basic ApplicationSet keeps delivering to the spokes its placement selects, whatever their model. */
+  public _worksKeptOn(spoke: string): string[] {
+    if (!this.placement || typeof this.placement.selectedSpokes !== 'function' || this.placement.hub !== this.hub || !this.placement.evaluatedOffline) return [];
+    if (this.model !== DeliveryModel.BASIC) return [];
+    return this.placement.selectedSpokes().some((s) => s.name === spoke && s.hub === this.hub) ? [this.workOn(spoke)] : [];
+  }
+
+  /**
+   * What the ApplicationSet renders now: see applicationSetStep (one template serves every spoke of the
+   * placement), each spoke's decision as it applies to this ApplicationSet (applicationSetDecision: a
+   * spoke's move reshapes only the ApplicationSets whose delivery to it changes model).
+   */
+  private rendering(): { model: DeliveryModel; handback: AgentHandback; decisions: Map<string, TransitionDecision>; clear?: boolean } {
     const model = this.model;
-    if (!this.placement.evaluatedOffline) return { model, handback: NO_HANDBACK };
+    const decisions = new Map<string, TransitionDecision>();
+    if (!this.placement.evaluatedOffline) return { model, handback: NO_HANDBACK, decisions };
     const spokes = this.placement.selectedSpokes().filter((spoke) => spoke.hub === this.hub);
-    const step = applicationSetStep(model, spokes.map((spoke) => ({ name: spoke.name, decision: this.hub._deliveryModelOf(spoke.name) })));
+    for (const spoke of spokes) decisions.set(spoke.name, applicationSetDecision(model, this.hub._deliveryModelOf(spoke.name), this.hub._previousSpoke(spoke.name), this.workOn(spoke.name)));
+    const step = applicationSetStep(model, spokes.map((spoke) => ({ name: spoke.name, decision: decisions.get(spoke.name)! })));
     if (step.problem) this.problems.push(`placement "${this.placement.name}" ${step.problem}`);
-    return step;
+    return { ...step, decisions };
   }
 
   /** @internal legal but almost certainly wrong (shown by synth and validate; errors with --strict). */
@@ -142,8 +172,10 @@ export class PullApplicationSet extends PullAppBase {
   /** @internal spokes the placement selects offline get the destination namespace and RBAC. */
   public _render(): void {
     if (this.placement.hub !== this.hub) return;
-    const { model, handback } = this.rendering();
-    if (model !== DeliveryModel.AGENT_AUTONOMOUS) this.renderApplicationSet(model, handback);
+    const { model, handback, decisions, clear } = this.rendering();
+    // Step 2 of basic → agent-managed: the ApplicationSet goes, with its generated apps and their works
+    // (which delete the spoke copies step 1 left without the resources finalizer); step 3 brings it back.
+    if (model !== DeliveryModel.AGENT_AUTONOMOUS && !clear) this.renderApplicationSet(model, handback);
     // An imported placement is not evaluated offline: the spokes it selects are known only at runtime.
     if (!this.placement.evaluatedOffline) return;
     for (const spoke of this.placement.selectedSpokes()) {
@@ -153,6 +185,11 @@ export class PullApplicationSet extends PullAppBase {
       const appName = generatedApplicationName(applicationSetAppNamePattern(this.name), spoke.name);
       this.checkGeneratedName(appName, spoke.name);
       this.hub._claimSpokeApplication(spoke.name, this.hub.argoNamespace, appName, model, `${this.node.path}`);
+      if (handback.releaseFinalizer || clear) {
+        // Basic → agent-managed: the spoke Application this move hands to the agent (named by plan).
+        this.hub._addHandOver(spoke.name, `${spokeAppNamespace({ metadata: { name: appName, namespace: this.hub.argoNamespace, annotations: this.definition.annotations } })}/${appName}`);
+      }
+      if (clear) continue;
       if (model === DeliveryModel.AGENT_AUTONOMOUS) {
         // The spoke owns the spec: each selected spoke gets the Application in its own folder.
         const scope = new PlainConstruct(this, spoke.name);
@@ -167,7 +204,7 @@ export class PullApplicationSet extends PullAppBase {
       if (model === DeliveryModel.AGENT_MANAGED) this.hub._addAgentProjectDestination(this.definition, spoke.name);
       // The work the controller will write for this app, recorded in the plan state like a rendered one
       // (a later move of the spoke goes step by step from its deleteOption).
-      if (model === DeliveryModel.BASIC) this.hub._addRenderedWork(spoke.name, manifestWorkName(this.hub.argoNamespace, appName), handback.standBy ? 'Orphan' : 'Foreground');
+      if (model === DeliveryModel.BASIC) this.hub._addRenderedWork(spoke.name, manifestWorkName(this.hub.argoNamespace, appName), handback.standBy ? 'Orphan' : 'Foreground', decisions.get(spoke.name)?.fromAgent === true);
       this.hub._addRuntimeObject({
         apiVersion: ARGOCD_API_VERSION,
         kind: 'Application',

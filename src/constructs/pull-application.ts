@@ -9,11 +9,13 @@ import {
   handbackOf,
   DeliveryModel,
   localClusterRule,
+  spokeAppNamespace,
   staticHubApplicationName,
   wrapProblem,
   workSizeRule,
 } from '../model/index.js';
-import { PullAppBase, type PullAppOptions } from './app-props.js';
+import { PULL_APP_CHECKS, PullAppBase, type PullAppOptions } from './app-props.js';
+import { checkedProps, listOf, placementRef, propsOf, spokeRef } from './props-check.js';
 import { apiObjectFrom, OutputFiles, routeOutput } from './output.js';
 import type { IPlacement, ISpoke } from './interfaces.js';
 
@@ -31,6 +33,13 @@ export interface PullApplicationProps extends PullAppOptions {
   readonly placement?: IPlacement;
 }
 
+/** The runtime type of every {@link PullApplicationProps} key (see props-check.ts). */
+const PULL_APPLICATION_PROPS = propsOf<PullApplicationProps>('PullApplication', {
+  ...PULL_APP_CHECKS,
+  spokes: listOf(spokeRef<ISpoke>(), '[east, west]'),
+  placement: placementRef<IPlacement>(),
+});
+
 /**
  * An app delivered statically: for every target spoke, synth renders the hub Application (pull label,
  * target cluster, skip-reconcile, `pullfleet.io/delivery: static`) and the ManifestWork built from it
@@ -43,7 +52,8 @@ export class PullApplication extends PullAppBase {
   private delivered = 0;
 
   constructor(scope: Construct, id: string, props: PullApplicationProps) {
-    super(scope, id, props, 'PullApplication');
+    super(scope, id, props, 'PullApplication', PULL_APPLICATION_PROPS);
+    props = checkedProps<PullApplicationProps>(this);
     for (const spoke of props.spokes ?? []) this.deployTo(spoke);
     if (props.placement) this.deployToPlacement(props.placement);
     this.hub._registerRenderable(this);
@@ -140,10 +150,19 @@ export class PullApplication extends PullAppBase {
         this.problems.push(`cannot deliver to spoke "${spoke.name}": ${problem}`);
         continue;
       }
+      // Basic → agent-managed: the spoke Application this move hands to the agent (named by plan).
+      if (decision.moveStep !== undefined) this.hub._addHandOver(spoke.name, `${spokeAppNamespace(hubApp)}/${hubApp.metadata.name}`);
+      if (decision.clear) {
+        // Step 2 of basic → agent-managed: neither hub Application nor work; removing the work (Foreground)
+        // deletes the spoke Application, which step 1 left without the resources finalizer.
+        this.hub._spokeNamed(spoke.name)?._addDelivery(this.delivery());
+        this.delivered++;
+        continue;
+      }
       const work = buildManifestWork(hubApp, { feedbackScrapeType: this.hub.workFeedbackScrapeType });
       // During a move between models the work orphans the spoke Application when it is deleted.
       if (decision.deleteOption === 'Orphan') work.spec.deleteOption = { propagationPolicy: 'Orphan' };
-      this.hub._addRenderedWork(spoke.name, work.metadata.name, decision.deleteOption);
+      this.hub._addRenderedWork(spoke.name, work.metadata.name, decision.deleteOption, decision.fromAgent === true);
       const sizeProblem = workSizeRule(work.metadata.name, spoke.name, work, this.hub.workSizeBudget);
       if (sizeProblem) this.problems.push(sizeProblem);
       const appScope = new Construct(scope, 'HubApplication');

@@ -25,6 +25,7 @@ import {
 import { claimId, nameFromId, Hub, HubFlavor, markKind } from './hub.js';
 import type { IClusterSet, ISpoke } from './interfaces.js';
 import { apiObjectFrom, OutputFiles, routeOutput } from './output.js';
+import { bool, checkProps, clusterSetRef, propsOf, str, stringMap, TAINTS_CHECK } from './props-check.js';
 
 export type { ISpoke } from './interfaces.js';
 
@@ -103,6 +104,20 @@ export interface SpokeProps {
   readonly argoControllerNamespace?: string;
 }
 
+const SPOKE_IMPORT_CHECKS = {
+  clusterSet: clusterSetRef<IClusterSet>(),
+  labels: stringMap('label', "{ env: 'prod' }"),
+  claims: stringMap('claim', "{ platform: 'AWS' }"),
+  taints: TAINTS_CHECK,
+  openshift: bool(),
+};
+
+/** The runtime type of every {@link SpokeImportOptions} key (see props-check.ts). */
+const SPOKE_IMPORT_OPTIONS = propsOf<SpokeImportOptions>('Spoke.fromName options', SPOKE_IMPORT_CHECKS);
+
+/** The runtime type of every {@link SpokeProps} key (see props-check.ts). */
+const SPOKE_PROPS = propsOf<SpokeProps>('Spoke', { ...SPOKE_IMPORT_CHECKS, argoControllerServiceAccount: str(), argoControllerNamespace: str() });
+
 /** Effective labels and every problem with a spoke's name, labels, claims, taints and exclusive set. */
 function resolveSpoke(hub: Hub, name: string, props: SpokeImportOptions): { labels: Record<string, string>; problems: string[] } {
   const problems: string[] = [];
@@ -155,6 +170,7 @@ class ImportedSpoke extends Construct implements ISpoke {
   constructor(hub: Hub, id: string, name: string, options: SpokeImportOptions) {
     super(hub, id);
     markKind(this, 'Spoke');
+    options = checkProps(this, SPOKE_IMPORT_OPTIONS, options);
     this.hub = hub;
     this.name = name;
     this.openshift = options.openshift ?? false;
@@ -231,6 +247,7 @@ export class Spoke extends Construct implements ISpoke {
   constructor(scope: Construct, id: string, props: SpokeProps = {}) {
     super(scope, claimId(scope, 'Spoke', id));
     markKind(this, 'Spoke');
+    props = checkProps(this, SPOKE_PROPS, props);
     this.hub = Hub.of(scope);
     this.name = nameFromId(this, id);
     this.openshift = props.openshift ?? false;
@@ -335,9 +352,10 @@ export class Spoke extends Construct implements ISpoke {
 
   /**
    * Moves this spoke to `model` without an outage, in two synths (two commits) that synth enforces from
-   * the previous output: basic → agent keeps its works with `deleteOption: Orphan` first, then drops them
-   * while the agent adopts the Applications; agent → basic renders the works with Orphan first, then
-   * Foreground. Change the placements so a GitOpsCluster of `model` selects the spoke (or none, for
+   * the previous output: basic → agent-autonomous keeps its works with `deleteOption: Orphan` first, then
+   * drops them while the spoke folder takes the Applications; basic → agent-managed takes three: the works
+   * take the resources finalizer off the spoke Applications, then go (deleting them, nothing pruned), then
+   * the agent creates its own copies; agent → basic renders the works with Orphan first, then Foreground. Change the placements so a GitOpsCluster of `model` selects the spoke (or none, for
    * basic), call this, and remove it once `pullfleet plan` says the move is complete.
    */
   public moveTo(model: DeliveryModel): void {

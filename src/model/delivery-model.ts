@@ -167,7 +167,8 @@ export function buildAgentManagedHubApplication(def: AppDefinition, target: { cl
       name: staticHubApplicationName(def.name, target.cluster),
       namespace: target.namespace,
       labels: modelLabels(def, DeliveryModel.AGENT_MANAGED),
-      // An Application the agent finds on the spoke (a basic work wrote it) is updated, never deleted and recreated.
+      // The agent reads this from the incoming Application: a spoke copy with another source UID (this hub
+      // Application deleted and created again) is updated in place, never deleted (and pruned) and recreated.
       annotations: sortKeys({ ...(def.annotations ?? {}), [CONSTRUCT_PATH_ANNOTATION]: target.constructPath, [SOURCE_UID_MISMATCH_POLICY_ANNOTATION]: SOURCE_UID_MISMATCH_UPSERT }),
     },
     spec: spec as unknown as Application['spec'],

@@ -6,6 +6,7 @@ import {
   AGENT_SPOKE_DESTINATION,
   ARGOCD_API_VERSION,
   ARGOCD_RESOURCES_FINALIZER,
+  ARGOCD_RESOURCES_FINALIZERS,
   CONSTRUCT_PATH_ANNOTATION,
   DELIVERY_ANNOTATION,
   DELIVERY_STATIC,
@@ -16,8 +17,6 @@ import {
   MANAGED_CLUSTER_ANNOTATION,
   PULL_LABEL,
   SKIP_RECONCILE_ANNOTATION,
-  SOURCE_UID_MISMATCH_POLICY_ANNOTATION,
-  SOURCE_UID_MISMATCH_UPSERT,
   STAND_BY_ANNOTATION,
 } from './keys.js';
 import { DELIVERY_MODEL_LABEL, DeliveryModel } from './delivery-model.js';
@@ -118,11 +117,11 @@ export interface AgentHandback {
    */
   readonly agentDestination: boolean;
   /**
-   * Step 1 of a move to agent-managed: the spoke Application gets
-   * `argocd.argoproj.io/source-uid-mismatch-policy: upsert` through the work, so the agent, finding an
-   * Application it did not create, updates it in place instead of deleting and recreating it.
+   * Step 1 of a move to agent-managed: the hub Application (so its work's spoke copy) carries no
+   * resources finalizer, so the work agent deletes the spoke Application in step 2 without pruning its
+   * workload. The agent cannot take over a spoke Application it did not create: the copy must go first.
    */
-  readonly agentUpsert?: boolean;
+  readonly releaseFinalizer?: boolean;
 }
 
 /** No hand-back: the normal basic shape. */
@@ -133,9 +132,8 @@ export const NO_HANDBACK: AgentHandback = { standBy: false, route: false, agentD
  * `handback` asks for; the same object when no flag is set.
  */
 export function applyAgentHandback<T extends { metadata: { annotations?: Record<string, string> }; spec: unknown }>(app: T, cluster: string, handback: AgentHandback): T {
-  if (!handback.standBy && !handback.agentDestination && !handback.agentUpsert) return app;
+  if (!handback.standBy && !handback.agentDestination && !handback.releaseFinalizer) return app;
   const annotations: Record<string, string> = { ...(app.metadata.annotations ?? {}) };
-  if (handback.agentUpsert) annotations[SOURCE_UID_MISMATCH_POLICY_ANNOTATION] = SOURCE_UID_MISMATCH_UPSERT;
   if (handback.agentDestination) annotations[DESTINATION_NAME_ANNOTATION] = AGENT_SPOKE_DESTINATION;
   let spec = app.spec;
   if (handback.standBy) annotations[STAND_BY_ANNOTATION] = 'true';
@@ -144,5 +142,11 @@ export function applyAgentHandback<T extends { metadata: { annotations?: Record<
     const current = spec as { destination?: { namespace?: string } };
     spec = { ...(spec as object), destination: { name: cluster, ...(current.destination?.namespace ? { namespace: current.destination.namespace } : {}) } } as T['spec'];
   }
-  return { ...app, metadata: { ...app.metadata, annotations: sortKeys(annotations) }, spec };
+  const metadata: T['metadata'] & { finalizers?: string[] } = { ...app.metadata, annotations: sortKeys(annotations) };
+  if (handback.releaseFinalizer) {
+    const kept = ((app.metadata as { finalizers?: string[] }).finalizers ?? []).filter((f) => !ARGOCD_RESOURCES_FINALIZERS.includes(f));
+    if (kept.length) metadata.finalizers = kept;
+    else delete metadata.finalizers;
+  }
+  return { ...app, metadata, spec };
 }

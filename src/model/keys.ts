@@ -37,13 +37,20 @@ export const ARGOCD_RESOURCES_FINALIZER = 'resources-finalizer.argocd.argoproj.i
  */
 export const ARGOCD_RESOURCES_FINALIZERS: readonly string[] = [ARGOCD_RESOURCES_FINALIZER, `${ARGOCD_RESOURCES_FINALIZER}/foreground`, `${ARGOCD_RESOURCES_FINALIZER}/background`];
 /**
- * argocd-agent: what a managed agent does with an Application it finds on its spoke that it did not
- * create from this hub Application (no matching source UID). Its default, `recreate`, deletes the
- * existing one first (with its finalizers: the resources finalizer prunes the workload); `upsert`
- * updates it in place. Read from the Application itself, overriding the agent's global setting.
+ * argocd-agent: what a managed agent does when the spoke copy of an Application carries a source UID
+ * other than the incoming hub Application's (the hub Application was deleted and created again). Its
+ * default, `recreate`, deletes the spoke copy first (with its finalizers: the resources finalizer
+ * prunes the workload); `upsert` updates it in place. The agent reads it from the incoming Application
+ * the principal sends, never from the spoke copy, and it does not apply to a spoke Application without
+ * any source UID (the agent refuses those).
  */
 export const SOURCE_UID_MISMATCH_POLICY_ANNOTATION = 'argocd.argoproj.io/source-uid-mismatch-policy';
 export const SOURCE_UID_MISMATCH_UPSERT = 'upsert';
+/**
+ * argocd-agent (managed mode) stamps the principal's UID of the hub Application on the spoke copy it
+ * creates; a spoke Application without it is not the agent's, and the agent refuses every event for it.
+ */
+export const SOURCE_UID_ANNOTATION = 'argocd.argoproj.io/source-uid';
 /** The in-cluster destination every payload Application points at on its spoke. */
 export const IN_CLUSTER_SERVER = 'https://kubernetes.default.svc';
 

@@ -10,6 +10,8 @@ import { toDnsLabel } from './names.js';
 import type { JsonObject, JsonValue } from './types.js';
 
 export const SUBSCRIPTION_GROUP = 'apps.open-cluster-management.io';
+/** The module generated code imports the constructs from: the package, as a user's repository installs it. */
+export const DEFAULT_IMPORT = 'pullfleet';
 const ANN = `${SUBSCRIPTION_GROUP}/`;
 export const GIT_PATH_ANNOTATION = `${ANN}git-path`;
 export const GIT_BRANCH_ANNOTATION = `${ANN}git-branch`;
@@ -38,10 +40,18 @@ export interface MigrationNote {
 }
 
 export interface MigrationOptions {
-  /** Module the generated code imports the constructs from. @default './src/constructs/index.js' */
+  /** Module the generated code imports the constructs from. @default 'pullfleet' */
   readonly importFrom?: string;
   /** Where the input came from (file names or the hub), for the header comment. @default [] */
   readonly sources?: readonly string[];
+  /**
+   * Namespace of the objects without `metadata.namespace` (kustomize or `kubectl apply -n` sets it when
+   * they are applied), as kubectl would read them.
+   * @default 'default'
+   */
+  readonly namespace?: string;
+  /** Where each object was read from (a file name), to name both places of an object given twice. @default - not named */
+  readonly origins?: { get(object: JsonObject): string | undefined };
 }
 
 export interface MigrationResult {
@@ -49,7 +59,11 @@ export interface MigrationResult {
   readonly code: string;
   /** Everything not translated exactly, sorted by subject. */
   readonly notes: readonly MigrationNote[];
-  /** Names of the generated PullApplicationSets. */
+  /** About the input as a whole: objects read in the default namespace, objects given more than once. */
+  readonly inputNotes: readonly string[];
+  /** What to do before delivering the generated apps. */
+  readonly todo: readonly string[];
+  /** Names of the generated PullApplicationSets (apps that deliver somewhere). */
   readonly apps: readonly string[];
   /** Names of the generated Placements. */
   readonly placements: readonly string[];
@@ -91,13 +105,40 @@ interface AppPlan {
   channel: string;
   sourceCode: string;
   destinationNamespace: string;
-  placementId: string;
+  /** `null` when the Subscription names no cluster: the app is written as a comment, delivering nowhere. */
+  placementId: string | null;
   autoSync?: boolean;
 }
 
 const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 const keyOf = (o: Obj): string => `${o.metadata?.namespace ?? ''}/${o.metadata?.name ?? ''}`;
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The kind of a translated object (Subscription, Channel, PlacementRule or OCM Placement), else undefined. */
+function kindOf(o: Obj): string | undefined {
+  const group = (o.apiVersion ?? '').split('/')[0];
+  if (group === SUBSCRIPTION_GROUP && (o.kind === 'Subscription' || o.kind === 'Channel' || o.kind === 'PlacementRule')) return o.kind;
+  if (group === 'cluster.open-cluster-management.io' && o.kind === 'Placement') return 'Placement';
+  return undefined;
+}
+
+/** JSON with sorted keys: equal for objects with the same content in any key order. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (isObj(value)) return `{${Object.keys(value).sort(cmp).filter((k) => value[k] !== undefined).map((k) => `${JSON.stringify(k)}:${canonical(value[k])}`).join(',')}}`;
+  return JSON.stringify(value ?? null);
+}
+
+/** Where two objects differ, as `path: a ≠ b` (values shown when short), sorted by path. */
+function differingPaths(a: unknown, b: unknown, path = ''): string[] {
+  if (isObj(a) && isObj(b)) {
+    const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])].sort(cmp);
+    return keys.flatMap((k) => differingPaths(a[k], b[k], path ? (IDENT.test(k) ? `${path}.${k}` : `${path}[${JSON.stringify(k)}]`) : k));
+  }
+  if (canonical(a) === canonical(b)) return [];
+  const show = (v: unknown): string => (v === undefined ? 'absent' : canonical(v).length <= 60 ? canonical(v) : '…');
+  return [`${path || '(root)'} ${show(a)} ≠ ${show(b)}`];
+}
 
 // ------------------------------------------------------------------ code emission
 
@@ -142,16 +183,69 @@ class Translator {
   readonly apps: AppPlan[] = [];
   readonly clusterSetsUsed = new Set<string>();
 
-  constructor(objects: readonly JsonObject[]) {
+  /** Input notes: objects read in the default namespace, objects given more than once. */
+  readonly inputNotes: string[] = [];
+  /** `Kind ns/name` of objects given more than once with different content → why neither is used. */
+  private readonly conflicts = new Map<string, string>();
+
+  constructor(objects: readonly JsonObject[], options: MigrationOptions) {
+    const defaultNs = options.namespace ?? 'default';
+    const defaulted: string[] = [];
+    const groups = new Map<string, Array<{ obj: Obj; origin?: string }>>();
     for (const raw of objects) {
       const o = raw as unknown as Obj;
-      const group = (o.apiVersion ?? '').split('/')[0];
-      if (group === SUBSCRIPTION_GROUP && o.kind === 'Subscription') this.subscriptions.push(o);
-      else if (group === SUBSCRIPTION_GROUP && o.kind === 'Channel') this.channels.set(keyOf(o), o);
-      else if (group === SUBSCRIPTION_GROUP && o.kind === 'PlacementRule') this.rules.set(keyOf(o), o);
-      else if (o.apiVersion?.startsWith('cluster.open-cluster-management.io/') && o.kind === 'Placement') this.placements.set(keyOf(o), o);
+      const kind = kindOf(o);
+      if (!kind) continue;
+      // As kubectl reads it: an object without a namespace lands in the default one.
+      const namespace = typeof o.metadata?.namespace === 'string' && o.metadata.namespace ? o.metadata.namespace : undefined;
+      if (!namespace) defaulted.push(`${kind} ${o.metadata?.name ?? ''}`);
+      const resolved: Obj = { ...o, metadata: { ...(o.metadata ?? {}), namespace: namespace ?? defaultNs } };
+      const key = `${kind} ${keyOf(resolved)}`;
+      const list = groups.get(key) ?? [];
+      list.push({ obj: resolved, origin: options.origins?.get(raw) });
+      groups.set(key, list);
+    }
+    if (defaulted.length > 0) {
+      this.inputNotes.push(
+        `${defaulted.length} object${defaulted.length === 1 ? ' has' : 's have'} no metadata.namespace and ${defaulted.length === 1 ? 'is' : 'are'} read in namespace "${defaultNs}", as kubectl apply would${options.namespace === undefined ? ' (pass --namespace for the one kustomize or kubectl -n gave them)' : ''}: ${[...new Set(defaulted)].sort(cmp).join(', ')}`,
+      );
+    }
+    for (const key of [...groups.keys()].sort(cmp)) {
+      const list = groups.get(key)!;
+      const obj = this.single(key, list);
+      if (!obj) continue;
+      const kind = key.split(' ', 1)[0];
+      if (kind === 'Subscription') this.subscriptions.push(obj);
+      else if (kind === 'Channel') this.channels.set(keyOf(obj), obj);
+      else if (kind === 'PlacementRule') this.rules.set(keyOf(obj), obj);
+      else this.placements.set(keyOf(obj), obj);
     }
     this.subscriptions.sort((a, b) => cmp(keyOf(a), keyOf(b)));
+  }
+
+  /**
+   * The one object of `key`: given once, or more than once with the same content (read once, and said
+   * so). Given with different content, it is none of them: which one the hub runs is not in the files
+   * (kubectl apply would keep whichever came last), and the translation never depends on the order of
+   * its input, so the conflict is reported and neither is translated.
+   */
+  private single(key: string, list: Array<{ obj: Obj; origin?: string }>): Obj | undefined {
+    if (list.length === 1) return list[0]!.obj;
+    const sorted = [...list].sort((a, b) => cmp(a.origin ?? '', b.origin ?? '') || cmp(canonical(a.obj), canonical(b.obj)));
+    const origins = [...new Set(sorted.map((e) => e.origin).filter((o): o is string => Boolean(o)))];
+    const where = origins.length === 0 ? `${list.length} times in the input` : origins.length === 1 ? `${list.length} times in ${origins[0]}` : `in ${origins.join(' and ')}`;
+    const variants = [...new Set(sorted.map((e) => canonical(e.obj)))];
+    if (variants.length === 1) {
+      this.inputNotes.push(`${key} is given ${where}, identically: translated once`);
+      return sorted[0]!.obj;
+    }
+    const differences = differingPaths(sorted[0]!.obj, sorted.find((e) => canonical(e.obj) !== variants[0])!.obj);
+    const what = `${key} is given ${where}, differently (${differences.slice(0, 3).join('; ')}${differences.length > 3 ? `; ${differences.length - 3} more` : ''})`;
+    const fix = 'keep the one the hub runs (or read from the hub with --kubeconfig) and translate again';
+    if (key.startsWith('Subscription ')) this.note(key.slice('Subscription '.length), 'skipped', `the Subscription ${what.slice(key.length + 1)}: neither is translated; ${fix}`);
+    else this.inputNotes.push(`${what}: neither is translated (nor the Subscriptions using it); ${fix}`);
+    this.conflicts.set(key, what);
+    return undefined;
   }
 
   note(subject: string, severity: MigrationSeverity, message: string): void {
@@ -182,6 +276,11 @@ class Translator {
     const channelRef = typeof spec.channel === 'string' ? spec.channel : '';
     const [chNs, chName] = channelRef.includes('/') ? channelRef.split('/', 2) : [ns, channelRef];
     const channel = this.channels.get(`${chNs}/${chName}`);
+    const channelConflict = this.conflicts.get(`Channel ${chNs}/${chName}`);
+    if (channelConflict) {
+      this.note(subject, 'skipped', `its ${channelConflict}: keep the one the hub runs and translate again`);
+      return;
+    }
     if (!channel) {
       this.note(subject, 'skipped', `its channel "${channelRef}" is not in the input: include the Channel ${chNs}/${chName} (or read from the hub with --kubeconfig)`);
       return;
@@ -205,7 +304,7 @@ class Translator {
     this.channelNotes(subject, channel);
 
     const placementId = this.placementFor(subject, sub, ns);
-    if (!placementId) return;
+    if (placementId === undefined) return;
 
     if (spec.timewindow !== undefined) {
       const tw = isObj(spec.timewindow) ? spec.timewindow : {};
@@ -265,12 +364,41 @@ class Translator {
         `reconcile-option ${option ?? 'merge (the default)'}: the Subscription merged its fields into existing resources; Argo CD applies whole resources and reports fields changed by others as drift (use ignoreDifferences, or ServerSideApply=true in syncOptions, for fields other controllers own)`,
       );
     }
-    const overrides = Array.isArray(sub.spec?.packageOverrides) ? sub.spec!.packageOverrides : [];
-    if (overrides.length > 0) {
-      this.note(subject, 'untranslated', `packageOverrides on a Git channel (Kustomize overrides for ${overrides.map((o) => (isObj(o) ? String(o.packageName) : '')).join(', ')}): put them in a kustomization.yaml in the repository, next to the manifests`);
+    const all = (Array.isArray(sub.spec?.packageOverrides) ? sub.spec!.packageOverrides : []).filter(isObj);
+    // packageName "kustomization" overrides the kustomization.yaml of the path; any other package is a
+    // Helm chart found in the path, named by spec.name (or, without it, taken as the path's last folder).
+    const kustomize = all.filter((o) => o.packageName === 'kustomization');
+    if (kustomize.length > 0) {
+      this.note(subject, 'untranslated', 'packageOverrides of the kustomization (packageName: kustomization): put them in the kustomization.yaml in the repository, next to the manifests');
+    }
+    const chart = typeof sub.spec?.name === 'string' && sub.spec.name ? sub.spec.name : (path ?? '').split('/').filter(Boolean).pop() ?? '';
+    const helm = this.helmOverrides(subject, all.filter((o) => o.packageName !== 'kustomization'), chart, 'the Helm chart in the Git path');
+    if (helm.values || helm.releaseName) {
+      this.note(subject, 'changed', `packageOverrides of chart "${chart}" become the app's Helm ${helm.values ? 'values' : ''}${helm.values && helm.releaseName ? ' and ' : ''}${helm.releaseName ? 'release name' : ''}: Argo CD renders the path as a Helm chart, as the Subscription did`);
     }
     if (sub.spec?.packageFilter !== undefined) this.note(subject, 'untranslated', 'packageFilter on a Git channel (filtering resources by labels or annotations): Argo CD applies every manifest in the path; move the unwanted ones out of it');
-    return `AppSource.git(${tsLiteral({ repoURL, path: path ?? '.', ...(revision ? { targetRevision: revision } : {}) }, '    ')})`;
+    return `AppSource.git(${tsLiteral({ repoURL, path: path ?? '.', ...(revision ? { targetRevision: revision } : {}), ...(helm.releaseName ? { releaseName: helm.releaseName } : {}), ...(helm.values ? { values: helm.values } : {}) }, '    ')})`;
+  }
+
+  /**
+   * Helm values and release name from packageOverrides entries of `chart`: `{ path: spec, value: {...} }`
+   * overrides are values (merged in order), packageAlias the release name; anything else is reported.
+   */
+  private helmOverrides(subject: string, entries: readonly Record<string, unknown>[], chart: string, what: string): { releaseName?: string; values?: Record<string, JsonValue> } {
+    let releaseName: string | undefined;
+    let values: Record<string, JsonValue> | undefined;
+    for (const entry of entries) {
+      if (entry.packageName !== chart) {
+        this.note(subject, 'untranslated', `packageOverrides for package "${String(entry.packageName)}", which is not ${what} "${chart}"`);
+        continue;
+      }
+      if (typeof entry.packageAlias === 'string' && entry.packageAlias) releaseName = entry.packageAlias;
+      for (const o of Array.isArray(entry.packageOverrides) ? entry.packageOverrides : []) {
+        if (isObj(o) && o.path === 'spec' && isObj(o.value)) values = deepMerge(values ?? {}, o.value as Record<string, JsonValue>);
+        else this.note(subject, 'untranslated', `package override ${JSON.stringify(o)} is not Helm values (only { path: spec, value: {...} } is): set it in the chart's values or a values file`);
+      }
+    }
+    return { ...(releaseName ? { releaseName } : {}), ...(values ? { values } : {}) };
   }
 
   private helmSource(subject: string, sub: Obj, repoURL: string): string | undefined {
@@ -297,20 +425,7 @@ class Translator {
     if (filter.labelSelector !== undefined || filter.annotations !== undefined || filter.filterRef !== undefined) {
       this.note(subject, 'untranslated', 'packageFilter labelSelector/annotations/filterRef (chart selection by metadata): the app names its chart directly');
     }
-    let releaseName: string | undefined;
-    let values: Record<string, JsonValue> | undefined;
-    for (const entry of Array.isArray(spec.packageOverrides) ? spec.packageOverrides : []) {
-      if (!isObj(entry)) continue;
-      if (entry.packageName !== chart) {
-        this.note(subject, 'untranslated', `packageOverrides for package "${String(entry.packageName)}", which is not the subscribed chart "${chart}"`);
-        continue;
-      }
-      if (typeof entry.packageAlias === 'string' && entry.packageAlias) releaseName = entry.packageAlias;
-      for (const o of Array.isArray(entry.packageOverrides) ? entry.packageOverrides : []) {
-        if (isObj(o) && o.path === 'spec' && isObj(o.value)) values = deepMerge(values ?? {}, o.value as Record<string, JsonValue>);
-        else this.note(subject, 'untranslated', `package override ${JSON.stringify(o)} is not Helm values (only { path: spec, value: {...} } is): set it in the chart's values or a values file`);
-      }
-    }
+    const { releaseName, values } = this.helmOverrides(subject, (Array.isArray(spec.packageOverrides) ? spec.packageOverrides : []).filter(isObj), chart, 'the subscribed chart');
     return `AppSource.helm(${tsLiteral({ repoURL, chart, targetRevision: version, ...(releaseName ? { releaseName } : {}), ...(values ? { values } : {}) }, '    ')})`;
   }
 
@@ -323,8 +438,11 @@ class Translator {
     if (spec.insecureSkipVerify === true) this.note(subject, 'untranslated', `channel ${keyOf(channel)} skips TLS verification: set insecure on the spoke Argo CD repository Secret if you must`);
   }
 
-  /** The id of the Placement construct for the Subscription (shared between Subscriptions of one rule or placement). */
-  private placementFor(subject: string, sub: Obj, ns: string): string | undefined {
+  /**
+   * The id of the Placement construct for the Subscription (shared between Subscriptions of one rule or
+   * placement); `null` when it names no cluster (the app delivers nowhere); undefined when it is skipped.
+   */
+  private placementFor(subject: string, sub: Obj, ns: string): string | null | undefined {
     const placement = isObj(sub.spec?.placement) ? sub.spec!.placement : undefined;
     if (!placement) {
       this.note(subject, 'skipped', 'no spec.placement: the Subscription is not propagated to any managed cluster');
@@ -341,6 +459,11 @@ class Translator {
       const origin = `${kind} ${ns}/${name}`;
       const existing = this.placementPlans.get(origin);
       if (existing) return existing.id;
+      const conflict = this.conflicts.get(`${kind === 'Placement' ? 'Placement' : 'PlacementRule'} ${ns}/${name}`);
+      if (conflict) {
+        this.note(subject, 'skipped', `its ${conflict}: keep the one the hub runs and translate again`);
+        return undefined;
+      }
       let plan: PlacementPlan | undefined;
       if (kind === 'Placement') {
         const obj = this.placements.get(`${ns}/${name}`);
@@ -361,6 +484,15 @@ class Translator {
       return plan.id;
     }
     const inlineOrigin = `inline placement of Subscription ${subject}`;
+    if (!isObj(placement.clusterSelector) && !(Array.isArray(placement.clusters) && placement.clusters.length > 0)) {
+      // A migration never widens delivery: a Placement without predicates would select every cluster.
+      this.note(
+        subject,
+        'skipped',
+        `its inline placement names no cluster (${placement.local === false ? 'local: false, and ' : ''}no clusters, clusterSelector or placementRef), so it delivers to no managed cluster: nothing that delivers is generated (a Placement without predicates would select every cluster); the translated app is in the code as a comment: give it a Placement that selects the clusters you mean`,
+      );
+      return null;
+    }
     const plan = this.fromRule(subject, placement, inlineOrigin, `${sub.metadata?.name ?? 'app'}-placement`);
     this.placementPlans.set(inlineOrigin, plan);
     return plan.id;
@@ -416,7 +548,11 @@ class Translator {
     if (expressions.length) predicate.labelExpressions = expressions;
     if (Object.keys(predicate).length) plan.predicates.push(predicate);
     if (!selector && clusters.length === 0) {
-      this.note(subject, 'changed', `${origin} has neither clusterSelector nor clusters, so it selects no cluster; the Placement generated for it selects every cluster of the sets bound to the Argo CD namespace: add predicates before delivering`);
+      this.note(
+        subject,
+        'changed',
+        `${origin} has neither clusterSelector nor clusters: ACM chose from every managed cluster${typeof spec.clusterReplicas === 'number' ? ` (${spec.clusterReplicas} of them)` : ''}; the Placement generated for it chooses from every cluster of the sets bound to the Argo CD namespace`,
+      );
     }
     if (typeof spec.clusterReplicas === 'number') plan.numberOfClusters = spec.clusterReplicas;
     const conditions = (Array.isArray(spec.clusterConditions) ? spec.clusterConditions : []).filter(isObj);
@@ -473,11 +609,13 @@ function placementCode(plan: PlacementPlan, variable: string): string {
  * was not translated exactly.
  */
 export function translateSubscriptions(objects: readonly JsonObject[], options: MigrationOptions = {}): MigrationResult {
-  const t = new Translator(objects);
+  const t = new Translator(objects, options);
   t.run();
-  const importFrom = options.importFrom ?? './src/constructs/index.js';
+  const importFrom = options.importFrom ?? DEFAULT_IMPORT;
+  const delivering = t.apps.filter((a): a is AppPlan & { placementId: string } => a.placementId !== null).sort((a, b) => cmp(a.id, b.id));
+  const nowhere = t.apps.filter((a) => a.placementId === null).sort((a, b) => cmp(a.id, b.id));
   // Only placements some generated app uses (a Subscription skipped after its placement was planned leaves none behind).
-  const used = new Set(t.apps.map((a) => a.placementId));
+  const used = new Set(delivering.map((a) => a.placementId));
   const allPlans = [...t.placementPlans.values()].filter((p) => used.has(p.id)).sort((a, b) => cmp(a.id, b.id));
   const usesPrioritizer = allPlans.some((p) => p.prioritizers.length > 0);
   const usesMode = allPlans.some((p) => p.prioritizerMode);
@@ -488,7 +626,7 @@ export function translateSubscriptions(objects: readonly JsonObject[], options: 
     for (let n = 2; [...variables.values()].includes(v); n++) v = `${camel(p.id)}Placement${n}`;
     variables.set(p.id, v);
   }
-  const any = t.apps.length > 0;
+  const any = delivering.length > 0;
   const names = any ? ['AppSource', 'Placement', ...(usesPrioritizer ? ['Prioritizer'] : []), ...(usesMode ? ['PrioritizerMode'] : []), 'PullApplicationSet'] : [];
   const typeNames = ['type Hub', ...(usesSets ? ['type IClusterSet'] : [])];
   const lines: string[] = [];
@@ -505,29 +643,58 @@ export function translateSubscriptions(objects: readonly JsonObject[], options: 
     lines.push('}');
     lines.push('');
   }
-  lines.push(`/** The apps ${t.apps.length} ACM Subscription${t.apps.length === 1 ? '' : 's'} delivered, as pull ApplicationSets on \`hub\`. */`);
+  lines.push(`/** The apps ${delivering.length} ACM Subscription${delivering.length === 1 ? '' : 's'} delivered, as pull ApplicationSets on \`hub\`. */`);
   // Without apps the parameter is unused: the underscore keeps noUnusedParameters quiet.
   lines.push(`export function addMigratedApps(${any ? 'hub' : '_hub'}: Hub): void {`);
-  if (!any) lines.push('  // Nothing could be translated: see the migration report.');
+  if (!any) lines.push('  // Nothing that delivers could be translated: see the migration report.');
   for (const p of allPlans) lines.push(placementCode(p, variables.get(p.id)!));
-  for (const app of [...t.apps].sort((a, b) => cmp(a.id, b.id))) {
+  // An app's lines, indented for the function body (the source's own lines already are).
+  const appCode = (app: AppPlan, placement: string): string[] =>
+    [
+      `  new PullApplicationSet(hub, ${tsLiteral(app.id)}, {`,
+      `    source: ${app.sourceCode},`,
+      `    destinationNamespace: ${tsLiteral(app.destinationNamespace)},`,
+      `    placement: ${placement},`,
+      ...(app.autoSync === false ? ['    autoSync: false,'] : []),
+      "    // resources: [...], the API groups and resources the app's manifests hold (see the migration report)",
+      '  });',
+    ].flatMap((l) => l.split('\n'));
+  for (const app of delivering) {
     lines.push('');
     lines.push(`  // from Subscription ${app.subscription} (channel ${app.channel})`);
-    lines.push(`  new PullApplicationSet(hub, ${tsLiteral(app.id)}, {`);
-    lines.push(`    source: ${app.sourceCode},`);
-    lines.push(`    destinationNamespace: ${tsLiteral(app.destinationNamespace)},`);
-    lines.push(`    placement: ${variables.get(app.placementId)},`);
-    if (app.autoSync === false) lines.push('    autoSync: false,');
-    lines.push('  });');
+    lines.push(...appCode(app, variables.get(app.placementId)!));
+  }
+  for (const app of nowhere) {
+    lines.push('');
+    lines.push(`  // from Subscription ${app.subscription} (channel ${app.channel}), which names no cluster: left as a`);
+    lines.push('  // comment, so it delivers nowhere, as the Subscription did. To deliver it, give it a Placement of your own:');
+    lines.push(...appCode(app, 'yourPlacement').map((l) => `  // ${l.slice(2)}`));
   }
   lines.push('}');
   const notes = [...t.notes].sort((a, b) => cmp(a.subject, b.subject));
-  return { code: `${lines.join('\n')}\n`, notes, apps: t.apps.map((a) => a.id).sort(cmp), placements: allPlans.map((p) => p.id) };
+  const todo: string[] = [];
+  if (any) {
+    todo.push(
+      `declare resources on each app: the generated apps declare none, so their spokes get the destination namespace but no Role in it for the spoke Argo CD, which then cannot create the app's objects there (validate and synth warn about it); list the API groups and resources the manifests hold, for example resources: [{ apiGroup: 'apps', resources: ['deployments'] }, { apiGroup: '', resources: ['services', 'configmaps'] }]`,
+    );
+  }
+  return {
+    code: `${lines.join('\n')}\n`,
+    notes,
+    inputNotes: [...t.inputNotes],
+    todo,
+    apps: delivering.map((a) => a.id),
+    placements: allPlans.map((p) => p.id),
+  };
 }
 
-/** The report as text: one line per note, grouped by subject; a closing line when everything translated. */
+/**
+ * The report as text: notes about the input, one line per note grouped by subject (a line when
+ * everything translated), then what to do before delivering.
+ */
 export function renderMigrationReport(result: MigrationResult): string {
   const lines = [`translated ${result.apps.length} Subscription${result.apps.length === 1 ? '' : 's'} into ${result.apps.length} PullApplicationSet${result.apps.length === 1 ? '' : 's'} and ${result.placements.length} Placement${result.placements.length === 1 ? '' : 's'}`];
+  for (const n of result.inputNotes) lines.push(`input: ${n}`);
   let subject = '';
   for (const n of result.notes) {
     if (n.subject !== subject) {
@@ -537,5 +704,6 @@ export function renderMigrationReport(result: MigrationResult): string {
     lines.push(`  [${n.severity}] ${n.message}`);
   }
   if (result.notes.length === 0) lines.push('everything was translated exactly');
+  for (const t of result.todo) lines.push(`to do: ${t}`);
   return `${lines.join('\n')}\n`;
 }

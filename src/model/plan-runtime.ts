@@ -31,6 +31,7 @@ export interface PlanSide {
 export interface RuntimeWork {
   readonly hub: string;
   readonly cluster: string;
+  /** The work's name; empty for an app routed to a managed agent, which has none. */
   readonly work: string;
   readonly app: string;
   /** `<namespace>/<name>` of the ApplicationSet. */
@@ -164,10 +165,13 @@ function worksOf(view: HubView, hub: string): Map<string, RuntimeWork> {
     const agentRouted = typeof routedTo === 'string' && routedTo !== '' && routedTo !== AGENT_SPOKE_DESTINATION;
     for (const placement of placementsOf(appSet)) {
       for (const decision of decisionsOf(view, namespace, placement)) {
-        const target = typeof meta.annotations?.[MANAGED_CLUSTER_ANNOTATION] === 'string' ? generatedName(meta.annotations[MANAGED_CLUSTER_ANNOTATION], decision) : decision;
         const app = generatedName(template, decision);
-        const work = manifestWorkName(appNamespace, app);
-        const id = `${hub}/${target}/${work}`;
+        // An app routed to a managed agent has no work: what goes is the agent's copy, named like the
+        // static agent-routed apps plan lists (`<hub>/<agent>/argocd-agent/<namespace>/<app>`).
+        const agent = agentRouted ? generatedName(routedTo, decision) : undefined;
+        const target = agent ?? (typeof meta.annotations?.[MANAGED_CLUSTER_ANNOTATION] === 'string' ? generatedName(meta.annotations[MANAGED_CLUSTER_ANNOTATION], decision) : decision);
+        const work = agent ? '' : manifestWorkName(appNamespace, app);
+        const id = agent ? `${hub}/${agent}/argocd-agent/${appNamespace}/${app}` : `${hub}/${target}/${work}`;
         if (!out.has(id)) {
           out.set(id, { hub, cluster: target, work, app, applicationSet: key, placement, prunesWorkload: prunes, assumed: view.assumed.has(decision), ...(standBy ? { standBy } : {}), ...(agentRouted ? { agentRouted } : {}) });
         }
@@ -261,6 +265,16 @@ export function compareRuntime(before: PlanSide, after: PlanSide): RuntimeCompar
       const appSetName = w.applicationSet.split('/')[1];
       const newAppSet = next.appSets.get(w.applicationSet);
       const oldAppSet = old.appSets.get(w.applicationSet)!;
+      const same = byAppSetAndCluster.get(`${w.applicationSet}|${w.cluster}`);
+      if (newAppSet && same && same.app === w.app && !same.agentRouted !== !w.agentRouted) {
+        // The same generated app changes model. Routed to the agent now: the controller hands its works off
+        // orphan-first, deleting nothing. No longer routed: the principal asks the agent for a delete.
+        if (!w.agentRouted) continue;
+        const effect = w.prunesWorkload ? 'prunes its workload: resources finalizer' : 'its workload stays: no resources finalizer';
+        const cause = `ApplicationSet ${appSetName}'s app ${w.app} no longer routed to the agent (destination.name "${w.cluster}" changed)`;
+        deletions.push({ ...w, id, cause, text: `${cause}: the argocd-principal tells the agent on spoke ${w.cluster} to delete its copy at runtime, if the agent still runs there (${effect})` });
+        continue;
+      }
       let cause: string;
       // The generated app, and the same with its work (an app routed to an agent has no work to name).
       let app: string;

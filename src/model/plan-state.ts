@@ -7,7 +7,7 @@
  */
 import { DeliveryModel } from './delivery-model.js';
 import type { InventoryCluster, Taint } from './placement.js';
-import type { DeleteOption, PreviousSpoke } from './transition.js';
+import type { PreviousSpoke, PreviousWork } from './transition.js';
 import { sortKeys } from './records.js';
 
 /** File name of the plan state inside `dist/<hub>/`. */
@@ -46,9 +46,11 @@ export function buildPlanState(hub: string, spokes: ReadonlyArray<InventoryClust
       clusterSets: [...new Set(s.clusterSets)].sort(),
       taints: (s.taints ?? []).map((t) => ({ key: t.key, ...(t.value !== undefined ? { value: t.value } : {}), effect: t.effect })),
       ...(s.deliveryModel !== undefined ? { deliveryModel: s.deliveryModel } : {}),
-      ...(s.works !== undefined ? { works: [...s.works].sort(byName).map((w) => ({ name: w.name, deleteOption: w.deleteOption })) } : {}),
+      ...(s.works !== undefined ? { works: [...s.works].sort(byName).map((w) => ({ name: w.name, deleteOption: w.deleteOption, ...(w.fromAgent ? { fromAgent: true } : {}) })) } : {}),
       ...(s.movingTo !== undefined ? { movingTo: s.movingTo } : {}),
       ...(s.fromAgent ? { fromAgent: true } : {}),
+      ...(s.moveStep !== undefined ? { moveStep: s.moveStep } : {}),
+      ...(s.handOver !== undefined && s.handOver.length ? { handOver: [...s.handOver].sort() } : {}),
     })),
   };
 }
@@ -90,9 +92,11 @@ export function parsePlanState(text: string, file: string): PlanState {
     if (e.deliveryModel !== undefined && !models.includes(e.deliveryModel as string)) fail(`spokes[${i}].deliveryModel ${JSON.stringify(e.deliveryModel)} is not one of ${models.join(', ')}`);
     if (e.movingTo !== undefined && !models.includes(e.movingTo as string)) fail(`spokes[${i}].movingTo ${JSON.stringify(e.movingTo)} is not one of ${models.join(', ')}`);
     if (e.fromAgent !== undefined && typeof e.fromAgent !== 'boolean') fail(`spokes[${i}].fromAgent must be true or false`);
+    if (e.moveStep !== undefined && e.moveStep !== 1 && e.moveStep !== 2) fail(`spokes[${i}].moveStep must be 1 or 2`);
+    if (e.handOver !== undefined && (!Array.isArray(e.handOver) || !e.handOver.every((x) => typeof x === 'string'))) fail(`spokes[${i}].handOver must be a list of <namespace>/<name>`);
     const works = e.works ?? [];
-    if (!Array.isArray(works) || !works.every((w) => w && typeof w.name === 'string' && (w.deleteOption === 'Foreground' || w.deleteOption === 'Orphan'))) {
-      fail(`spokes[${i}].works must be a list of { name, deleteOption: Foreground | Orphan }`);
+    if (!Array.isArray(works) || !works.every((w) => w && typeof w.name === 'string' && (w.deleteOption === 'Foreground' || w.deleteOption === 'Orphan') && (w.fromAgent === undefined || typeof w.fromAgent === 'boolean'))) {
+      fail(`spokes[${i}].works must be a list of { name, deleteOption: Foreground | Orphan } (fromAgent, if present, true or false)`);
     }
     return {
       name: e.name as string,
@@ -101,9 +105,11 @@ export function parsePlanState(text: string, file: string): PlanState {
       clusterSets: sets as string[],
       taints: taints as Taint[],
       ...(e.deliveryModel !== undefined ? { deliveryModel: e.deliveryModel as DeliveryModel } : {}),
-      ...(e.works !== undefined ? { works: (works as Array<{ name: string; deleteOption: DeleteOption }>).map((w) => ({ name: w.name, deleteOption: w.deleteOption })) } : {}),
+      ...(e.works !== undefined ? { works: (works as PreviousWork[]).map((w) => ({ name: w.name, deleteOption: w.deleteOption, ...(w.fromAgent === true ? { fromAgent: true } : {}) })) } : {}),
       ...(e.movingTo !== undefined ? { movingTo: e.movingTo as DeliveryModel } : {}),
       ...(e.fromAgent === true ? { fromAgent: true } : {}),
+      ...(e.moveStep !== undefined ? { moveStep: e.moveStep as 1 | 2 } : {}),
+      ...(e.handOver !== undefined ? { handOver: e.handOver as string[] } : {}),
     };
   });
   return { kind: PLAN_STATE_KIND, version: PLAN_STATE_VERSION, hub: r.hub as string, spokes };

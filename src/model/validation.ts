@@ -141,11 +141,23 @@ export function reservedLabelWarning(what: string, key: string): string | undefi
   return undefined;
 }
 
-/** Warnings for an app definition: legal, but almost certainly wrong. */
-export function appWarnings(def: AppDefinition, argoNamespace: string): string[] {
+/**
+ * An app that declares no `resources`: its spokes' bootstrap gets the destination namespace but no Role
+ * in it for the spoke Argo CD (RBAC comes only from the declared grants), which then cannot create the
+ * app's objects there unless it was given cluster-wide rights some other way.
+ */
+export function noGrantsWarning(def: AppDefinition, grants: readonly unknown[], argoNamespace: string): string | undefined {
+  if (grants.length > 0 || def.destinationNamespace === argoNamespace) return undefined;
+  return `app "${def.name}" declares no resources: its spokes get namespace "${def.destinationNamespace}" but no Role in it for their Argo CD, which then cannot create the app's objects there (unless it has cluster-wide rights some other way); list what the manifests hold, for example resources: [{ apiGroup: 'apps', resources: ['deployments'] }, { apiGroup: '', resources: ['services'] }]`;
+}
+
+/** Warnings for an app definition: legal, but almost certainly wrong. With `grants`, also an app that declares none. */
+export function appWarnings(def: AppDefinition, argoNamespace: string, grants?: readonly unknown[]): string[] {
   const warnings: string[] = [];
   const ns = systemNamespaceWarning(def.destinationNamespace, argoNamespace);
   if (ns) warnings.push(ns);
+  const rbac = grants ? noGrantsWarning(def, grants, argoNamespace) : undefined;
+  if (rbac) warnings.push(rbac);
   for (const key of Object.keys(def.labels ?? {})) {
     const w = reservedLabelWarning('app', key);
     if (w) warnings.push(w);

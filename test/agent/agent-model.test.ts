@@ -84,7 +84,7 @@ describe('GitOpsCluster', () => {
     const elsewhere = new Placement(hub, 'elsewhere', { namespace: 'team-a' });
     new GitOpsCluster(hub, 'agents', { placement: elsewhere });
     const message = synthError(fleet);
-    expect(message).toContain('placement hub/elsewhere is in namespace "team-a", but GitOpsCluster hub/agents is in "argocd"');
+    expect(message).toContain('placement hub/Placement:elsewhere is in namespace "team-a", but GitOpsCluster hub/GitOpsCluster:agents is in "argocd"');
   });
 
   test('fails when a spoke is in two GitOpsClusters with different modes, naming both', () => {
@@ -93,14 +93,14 @@ describe('GitOpsCluster', () => {
     new GitOpsCluster(hub, 'managed', { placement: edgePlacement });
     new GitOpsCluster(hub, 'autonomous', { placement: all, model: DeliveryModel.AGENT_AUTONOMOUS, spokeFolderRepository: REPO });
     const message = synthError(fleet);
-    expect(message).toContain('spoke "e1" is selected by GitOpsCluster hub/managed (agent-managed) and by hub/autonomous (agent-autonomous)');
+    expect(message).toContain('spoke "e1" is selected by GitOpsCluster hub/GitOpsCluster:managed (agent-managed) and by hub/GitOpsCluster:autonomous (agent-autonomous)');
   });
 
   test('fails when a hub mixes flavours, naming both GitOpsClusters', () => {
     const { fleet, hub, edgePlacement, corePlacement } = fleetOf(HubFlavor.ACM);
     new GitOpsCluster(hub, 'acm', { placement: edgePlacement });
     new GitOpsCluster(hub, 'ocm', { placement: corePlacement, flavor: HubFlavor.OCM });
-    expect(synthError(fleet)).toContain('GitOpsCluster hub/ocm is OCM but GitOpsCluster hub/acm is ACM');
+    expect(synthError(fleet)).toContain('GitOpsCluster hub/GitOpsCluster:ocm is OCM but GitOpsCluster hub/GitOpsCluster:acm is ACM');
   });
 
   test('fails when an OCM GitOpsCluster is given ACM settings, or BASIC', () => {
@@ -118,23 +118,23 @@ describe('GitOpsCluster', () => {
     new GitOpsCluster(hub, 'port-only', { placement: corePlacement, principalServerPort: '8443' });
     const message = synthError(fleet);
     expect(message).toContain(
-      '[hub/address-only] principalServerAddress "principal.example.com" is given without principalServerPort: the OCM GitOpsCluster controller discovers both from the principal\'s Service when either is empty and writes them into spec.argoCDAgentAddon, replacing the address given here, so the object drifts from Git: give principalServerPort too (for example \'443\'), or neither to let the controller discover both',
+      '[hub/GitOpsCluster:address-only] principalServerAddress "principal.example.com" is given without principalServerPort: the OCM GitOpsCluster controller discovers both from the principal\'s Service when either is empty and writes them into spec.argoCDAgentAddon, replacing the address given here, so the object drifts from Git: give principalServerPort too (for example \'443\'), or neither to let the controller discover both',
     );
-    expect(message).toContain('[hub/port-only] principalServerPort "8443" is given without principalServerAddress');
+    expect(message).toContain('[hub/GitOpsCluster:port-only] principalServerPort "8443" is given without principalServerAddress');
   });
 
   test('fails when an ACM agent GitOpsCluster is given a principal address without a port', () => {
     const { fleet, hub, edgePlacement } = fleetOf(HubFlavor.ACM);
     new GitOpsCluster(hub, 'edge-agents', { placement: edgePlacement, model: DeliveryModel.AGENT_MANAGED, principalServerAddress: 'principal.example.com' });
     expect(synthError(fleet)).toContain(
-      '[hub/edge-agents] principalServerAddress "principal.example.com" is given without principalServerPort: the ACM GitOpsCluster controller discovers both from the principal\'s Route or Service when either is empty and writes them into spec.gitopsAddon.argoCDAgent',
+      '[hub/GitOpsCluster:edge-agents] principalServerAddress "principal.example.com" is given without principalServerPort: the ACM GitOpsCluster controller discovers both from the principal\'s Route or Service when either is empty and writes them into spec.gitopsAddon.argoCDAgent',
     );
   });
 
   test('fails when a GitOpsCluster is given an empty principal address, which the controller would overwrite', () => {
     const { fleet, hub, edgePlacement } = fleetOf(HubFlavor.OCM);
     new GitOpsCluster(hub, 'blank', { placement: edgePlacement, principalServerAddress: ' ', principalServerPort: '443' });
-    expect(synthError(fleet)).toContain('[hub/blank] principalServerAddress is empty: leave it out (and principalServerPort too) to let the controller discover both, or give the address');
+    expect(synthError(fleet)).toContain('[hub/GitOpsCluster:blank] principalServerAddress is empty: leave it out (and principalServerPort too) to let the controller discover both, or give the address');
   });
 
   test('GIVEN an OCM GitOpsCluster with both a principal address and port THEN both are rendered as given', () => {
@@ -223,6 +223,6 @@ describe('per-spoke delivery shapes', () => {
     new GitOpsCluster(hub, 'edge', { placement: edgePlacement });
     new PullApplicationSet(hub, 'web', { source, destinationNamespace: 'web', placement: edgePlacement });
     new PullApplicationSet(hub, 'web-basic', { name: 'web', source, destinationNamespace: 'web', placement: all });
-    expect(synthError(fleet)).toContain('delivers Application argocd/e1-web to spoke "e1" in the basic model, and hub/web delivers the same Application there in the agent-managed model');
+    expect(synthError(fleet)).toContain('delivers Application argocd/e1-web to spoke "e1" in the basic model, and hub/PullApplicationSet:web delivers the same Application there in the agent-managed model');
   });
 });

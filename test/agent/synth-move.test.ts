@@ -22,7 +22,7 @@ const app = `${process.execPath} --import tsx test/fixtures/move-fleet.ts`;
 const work = (dist: string) => fs.readFileSync(path.join(dist, 'hub', 'hub', 'works', 'east.yaml'), 'utf8');
 
 describe('pullfleet synth and plan across a move', () => {
-  test('GIVEN a committed basic dist/ WHEN the spoke changes model in one step THEN synth refuses and dist/ is unchanged; WITH moveTo THEN step 1 keeps the work with Orphan and plan says so', async () => {
+  test('GIVEN a committed basic dist/ WHEN the spoke changes model in one step THEN synth refuses and dist/ is unchanged; WITH moveTo THEN step 1 keeps the work and takes the resources finalizer off its Application, and plan says so', async () => {
     const out = fs.mkdtempSync(path.join(os.tmpdir(), 'pullfleet-move-'));
     scratch.push(out);
     const dist = path.join(out, 'dist');
@@ -48,8 +48,9 @@ describe('pullfleet synth and plan across a move', () => {
     expect(validateFleet({ cwd: process.cwd(), app, outdir: dist }).report?.errors).toStrictEqual([]);
     const plan = runPlan({ cwd: process.cwd(), outdir: path.relative(process.cwd(), dist), app });
     expect(plan.stdout).toContain('MOVES BETWEEN DELIVERY MODELS (1):');
-    expect(plan.stdout).toContain('hub: spoke east: move basic → agent-managed, step 1 of 2');
+    expect(plan.stdout).toContain('hub: spoke east: move basic → agent-managed, step 1 of 3');
     expect((await runSynth({ cwd: process.cwd(), outdir: dist, app, typecheck: false })).ok).toBe(true);
-    expect(work(dist)).toContain('propagationPolicy: Orphan');
+    expect(work(dist)).toContain('propagationPolicy: Foreground');
+    expect(work(dist)).not.toContain('resources-finalizer.argocd.argoproj.io');
   });
 });

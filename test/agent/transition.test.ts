@@ -10,6 +10,7 @@ import { parseAllDocuments } from 'yaml';
 import { AppSource, ClusterSet, DeliveryModel, Fleet, GitOpsCluster, Hub, HubFlavor, Placement, PullApplication, PullApplicationSet, Spoke } from '../../src/constructs/index.js';
 import { applicationSetStep, decideTransition, describeTransition, formatPlan, parsePlanState, planFleet } from '../../src/model/index.js';
 import { readSide } from '../../src/cli/plan.js';
+import { commitFleet } from '../support/commit-fleet.js';
 
 const source = AppSource.git({ repoURL: 'https://git.example.com/apps.git', path: 'web' });
 const dirs: string[] = [];
@@ -51,16 +52,7 @@ function edgeFleet(previous: string | undefined, model: DeliveryModel | undefine
 }
 
 /** Synthesizes `fleet` into a fresh folder (as the committed dist/ of that step) and returns it. */
-function commit(fleet: Fleet): { dir: string; files: Map<string, string> } {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pullfleet-move-'));
-  dirs.push(dir);
-  const files = fleet.renderFiles();
-  for (const [file, text] of files) {
-    fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
-    fs.writeFileSync(path.join(dir, file), text);
-  }
-  return { dir, files };
-}
+const commit = (fleet: Fleet) => commitFleet(fleet, 'pullfleet-move', dirs);
 
 /** What the golden files pin: the hub Applications, the spoke's works and the plan state. */
 const golden = (files: Map<string, string>) => ({
@@ -86,32 +78,44 @@ describe('moving a spoke between models', () => {
     expect(message).toContain('call spoke.moveTo(DeliveryModel.AGENT_MANAGED) for a two-step hand-over');
   });
 
-  test('GIVEN basic → agent-managed THEN step 1 keeps the work with Orphan, step 2 drops it and the hub app is routed by destination', () => {
+  test('GIVEN basic → agent-managed THEN step 1 takes the resources finalizer off the spoke Application through its Foreground work, step 2 removes the work and the hub app (the spoke copy goes, nothing to prune), step 3 creates the hub app routed by destination', () => {
     const start = commit(fleetAt(undefined, false));
     expect(golden(start.files).state[0]).toMatchObject({ deliveryModel: 'basic', works: [{ deleteOption: 'Foreground' }] });
+    expect(parse(golden(start.files).works!)[0].spec.workload.manifests.at(-1).metadata.finalizers).toStrictEqual(['resources-finalizer.argocd.argoproj.io']);
 
     const step1 = commit(fleetAt(start.dir, true, DeliveryModel.AGENT_MANAGED));
     const g1 = golden(step1.files);
-    expect(g1.works).toContain('propagationPolicy: Orphan');
-    // The work carries the upsert policy to the spoke Application before the agent finds it there.
-    const payload1 = parse(g1.works!)[0].spec.workload.manifests.at(-1);
-    expect(payload1.metadata.annotations).toMatchObject({ 'argocd.argoproj.io/source-uid-mismatch-policy': 'upsert' });
-    expect(parse(g1.works!)[0].spec.manifestConfigs[0].updateStrategy.type).toBe('ServerSideApply');
-    expect(g1.state[0]).toMatchObject({ deliveryModel: 'basic', movingTo: 'agent-managed', works: [{ deleteOption: 'Orphan' }] });
-    expect(describeTransition('s1', golden(start.files).state[0], g1.state[0])).toContain('step 1 of 2');
+    const work1 = parse(g1.works!)[0];
+    expect(work1.spec.deleteOption).toStrictEqual({ propagationPolicy: 'Foreground' });
+    expect(work1.spec.manifestConfigs[0].updateStrategy.type).toBe('ServerSideApply');
+    const payload1 = work1.spec.workload.manifests.at(-1);
+    expect(payload1.metadata.finalizers).toBeUndefined();
+    expect(payload1.metadata.annotations?.['argocd.argoproj.io/source-uid-mismatch-policy']).toBeUndefined();
+    expect(parse(g1.applications!)[0].metadata.finalizers).toBeUndefined();
+    expect(g1.state[0]).toMatchObject({ deliveryModel: 'basic', movingTo: 'agent-managed', moveStep: 1, handOver: ['openshift-gitops/web-s1'], works: [{ deleteOption: 'Foreground' }] });
+    expect(describeTransition('s1', golden(start.files).state[0], g1.state[0])).toContain('step 1 of 3');
     expect(g1).toMatchSnapshot('basic-to-agent-managed step 1');
 
     const step2 = commit(fleetAt(step1.dir, true, DeliveryModel.AGENT_MANAGED));
     const g2 = golden(step2.files);
     expect(g2.works).toBe('');
-    expect(g2.applications).toContain('name: s1');
-    expect(parse(g2.applications!)[0].metadata.annotations).toMatchObject({ 'argocd.argoproj.io/source-uid-mismatch-policy': 'upsert' });
-    expect(g2.state[0]).toMatchObject({ deliveryModel: 'agent-managed', works: [] });
-    expect(describeTransition('s1', g1.state[0], g2.state[0])).toContain('step 2 of 2');
+    expect(g2.applications ?? '').not.toContain('web-s1');
+    expect(g2.state[0]).toMatchObject({ deliveryModel: 'basic', movingTo: 'agent-managed', moveStep: 2, handOver: ['openshift-gitops/web-s1'], works: [] });
+    expect(describeTransition('s1', g1.state[0], g2.state[0])).toContain('step 2 of 3');
     expect(g2).toMatchSnapshot('basic-to-agent-managed step 2');
 
+    const step3 = commit(fleetAt(step2.dir, true, DeliveryModel.AGENT_MANAGED));
+    const g3 = golden(step3.files);
+    expect(g3.works).toBe('');
+    expect(parse(g3.applications!)[0].spec.destination).toStrictEqual({ name: 's1', namespace: 'web' });
+    expect(parse(g3.applications!)[0].metadata.finalizers).toStrictEqual(['resources-finalizer.argocd.argoproj.io']);
+    expect(g3.state[0]).toMatchObject({ deliveryModel: 'agent-managed', works: [] });
+    expect(g3.state[0].movingTo).toBeUndefined();
+    expect(describeTransition('s1', g2.state[0], g3.state[0])).toContain('step 3 of 3');
+    expect(g3).toMatchSnapshot('basic-to-agent-managed step 3');
+
     // Once moved, a leftover moveTo is a warning, not a step.
-    const after = fleetAt(step2.dir, true, DeliveryModel.AGENT_MANAGED);
+    const after = fleetAt(step3.dir, true, DeliveryModel.AGENT_MANAGED);
     expect(after.warnings().map((w) => w.message)).toContain('spoke "s1" already runs agent-managed, so the move is complete: remove spoke.moveTo(DeliveryModel.AGENT_MANAGED)');
   });
 
@@ -268,26 +272,35 @@ describe('moving a spoke between models', () => {
     });
   });
 
-  test('GIVEN an ApplicationSet on a basic placement moving to agent-managed THEN synth refuses one step; step 1 keeps it basic with the upsert policy on its Applications, step 2 switches the template and the controller hands the works off', () => {
-    const template = (files: Map<string, string>) => parse(files.get('hub/hub/application-sets.yaml')!).find((o) => o.kind === 'ApplicationSet').spec.template;
+  test('GIVEN an ApplicationSet on a basic placement moving to agent-managed THEN synth refuses one step; step 1 keeps it basic without the resources finalizer, step 2 removes it (its works delete the spoke copies, nothing to prune), step 3 brings it back routed to the agent', () => {
+    const appSet = (files: Map<string, string>) => parse(files.get('hub/hub/application-sets.yaml') ?? '').find((o) => o.kind === 'ApplicationSet');
     const start = commit(edgeFleet(undefined, undefined));
     expect(synthError(edgeFleet(start.dir, DeliveryModel.AGENT_MANAGED))).toContain('spoke "s1" changes from basic to agent-managed in one step, but its works openshift-gitops-s1-web have deleteOption Foreground');
+    expect(appSet(start.files).spec.template.metadata.finalizers).toStrictEqual(['resources-finalizer.argocd.argoproj.io']);
 
     const step1 = commit(edgeFleet(start.dir, DeliveryModel.AGENT_MANAGED, { move: DeliveryModel.AGENT_MANAGED }));
-    const t1 = template(step1.files);
+    const t1 = appSet(step1.files).spec.template;
     expect(t1.metadata.labels['apps.open-cluster-management.io/pull-to-ocm-managed-cluster']).toBe('true');
-    expect(t1.metadata.annotations).toMatchObject({ 'argocd.argoproj.io/source-uid-mismatch-policy': 'upsert', 'argocd.argoproj.io/skip-reconcile': 'true' });
+    expect(t1.metadata.annotations['argocd.argoproj.io/skip-reconcile']).toBe('true');
+    expect(t1.metadata.annotations['argocd.argoproj.io/source-uid-mismatch-policy']).toBeUndefined();
     expect(t1.metadata.annotations['pullfleet.io/stand-by']).toBeUndefined();
+    expect(t1.metadata.finalizers).toBeUndefined();
+    expect(parsePlanState(step1.files.get('hub/plan-state.json')!, 'plan-state.json').spokes[0]).toMatchObject({ moveStep: 1, handOver: ['openshift-gitops/s1-web'], works: [{ deleteOption: 'Foreground' }] });
     expect(planFleet(readSide(start.dir), readSide(step1.dir)).runtimeDeletions).toStrictEqual([]);
 
     const step2 = commit(edgeFleet(step1.dir, DeliveryModel.AGENT_MANAGED, { move: DeliveryModel.AGENT_MANAGED }));
-    const t2 = template(step2.files);
-    expect(t2.spec.destination).toStrictEqual({ name: '{{name}}', namespace: 'web' });
-    expect(t2.metadata.labels['pullfleet.io/delivery-model']).toBe('agent-managed');
-    const state2 = parsePlanState(step2.files.get('hub/plan-state.json')!, 'plan-state.json').spokes[0]!;
-    expect(state2).toMatchObject({ deliveryModel: 'agent-managed', works: [] });
-    // The works go through the controller's orphan-first hand-off, not a delete: plan reports no runtime deletion.
-    expect(planFleet(readSide(step1.dir), readSide(step2.dir)).runtimeDeletions).toStrictEqual([]);
+    expect(appSet(step2.files)).toBeUndefined();
+    expect(parsePlanState(step2.files.get('hub/plan-state.json')!, 'plan-state.json').spokes[0]).toMatchObject({ deliveryModel: 'basic', moveStep: 2, handOver: ['openshift-gitops/s1-web'], works: [] });
+    // The ApplicationSet's removal deletes the generated app and its work, and so the spoke copy, which has no resources finalizer.
+    expect(planFleet(readSide(step1.dir), readSide(step2.dir)).runtimeDeletions.map((d) => d.text).join('\n')).toContain('no resources finalizer');
+
+    const step3 = commit(edgeFleet(step2.dir, DeliveryModel.AGENT_MANAGED, { move: DeliveryModel.AGENT_MANAGED }));
+    const t3 = appSet(step3.files).spec.template;
+    expect(t3.spec.destination).toStrictEqual({ name: '{{name}}', namespace: 'web' });
+    expect(t3.metadata.labels['pullfleet.io/delivery-model']).toBe('agent-managed');
+    expect(t3.metadata.finalizers).toStrictEqual(['resources-finalizer.argocd.argoproj.io']);
+    expect(parsePlanState(step3.files.get('hub/plan-state.json')!, 'plan-state.json').spokes[0]).toMatchObject({ deliveryModel: 'agent-managed', works: [] });
+    expect(planFleet(readSide(step2.dir), readSide(step3.dir)).runtimeDeletions).toStrictEqual([]);
   });
 
   test('GIVEN a static agent-managed app WHEN it is removed THEN plan shows the deletion the principal causes on the spoke, not "nothing on a spoke is deleted"', () => {
@@ -310,20 +323,26 @@ describe('moving a spoke between models', () => {
     ]);
   });
 
-  test('GIVEN step 1 and step 2 THEN plan shows the step, the reason and what comes next', () => {
+  test('GIVEN the three steps of basic → agent-managed THEN plan names the Applications handed over, what is unmanaged and the signal to wait for', () => {
     const start = commit(fleetAt(undefined, false));
     const step1 = commit(fleetAt(start.dir, true, DeliveryModel.AGENT_MANAGED));
     const step2 = commit(fleetAt(step1.dir, true, DeliveryModel.AGENT_MANAGED));
+    const step3 = commit(fleetAt(step2.dir, true, DeliveryModel.AGENT_MANAGED));
     const plan1 = planFleet(readSide(start.dir), readSide(step1.dir));
-    expect(plan1.transitions).toStrictEqual([
-      'hub: spoke s1: move basic → agent-managed, step 1 of 2: its works stay, switched to deleteOption Orphan, so removing them later leaves the Applications running, and they give the Applications argocd.argoproj.io/source-uid-mismatch-policy: upsert, so the agent updates them in place instead of deleting and recreating them; its ApplicationSets stay basic until step 2. Next: commit, let the hub apply it, then synthesize again (step 2 removes the works and agent-managed adopts the Applications).',
-    ]);
+    expect(plan1.transitions).toHaveLength(1);
+    expect(plan1.transitions[0]).toContain('hub: spoke s1: move basic → agent-managed, step 1 of 3: the works stay (server-side apply, deleteOption Foreground) and take the finalizer resources-finalizer.argocd.argoproj.io off the spoke Applications openshift-gitops/web-s1');
+    expect(plan1.transitions[0]).toContain('every work of the spoke reports Applied at its current generation');
     expect(plan1.spokeDeletions).toStrictEqual([]);
     const plan2 = planFleet(readSide(step1.dir), readSide(step2.dir));
-    expect(plan2.transitions[0]).toContain('step 2 of 2: the Orphan works are removed (the Applications keep running)');
-    // The Orphan work's removal deletes nothing on the spoke.
-    expect(plan2.spokeDeletions).toStrictEqual([]);
+    expect(plan2.transitions[0]).toContain('step 2 of 3');
+    expect(plan2.transitions[0]).toContain('the work agent deletes the spoke Applications openshift-gitops/web-s1, which no longer carry resources-finalizer.argocd.argoproj.io, so their workloads keep running, unmanaged (no sync, no self-heal) until step 3 is applied');
+    expect(plan2.transitions[0]).toContain('wait until none of those works is left on the hub (kubectl get manifestwork -n s1');
+    // The Foreground work's removal deletes the spoke Application, which no longer prunes anything.
+    expect(plan2.spokeDeletions.map((d) => d.id)).toStrictEqual(['hub/s1/openshift-gitops-web-s1']);
     expect(formatPlan(plan2)).toContain('MOVES BETWEEN DELIVERY MODELS (1):');
+    const plan3 = planFleet(readSide(step2.dir), readSide(step3.dir));
+    expect(plan3.transitions[0]).toContain('step 3 of 3: the hub Applications are created routed to the agent (destination.name s1); the principal sends each a Create');
+    expect(plan3.spokeDeletions).toStrictEqual([]);
   });
 
   test('fails when moveTo names a model the GitOpsClusters do not give the spoke', () => {
@@ -358,15 +377,17 @@ describe('plan state and moveTo input', () => {
 describe('applicationSetStep', () => {
   const at = (model: DeliveryModel, step: 0 | 1 | 2 = 0, extra: Partial<ReturnType<typeof decideTransition>> = {}) => ({ model, deleteOption: step === 1 ? ('Orphan' as const) : ('Foreground' as const), step, ...extra });
 
-  test('GIVEN spokes still basic on an agent placement THEN the ApplicationSet stays basic: standing by for autonomous, carrying the upsert policy for managed', () => {
+  test('GIVEN spokes still basic on an agent placement THEN the ApplicationSet stays basic: standing by for autonomous, without the resources finalizer (step 1), or not at all (step 2), for managed', () => {
     expect(applicationSetStep(DeliveryModel.AGENT_AUTONOMOUS, [{ name: 's1', decision: at(DeliveryModel.BASIC, 1, { movingTo: DeliveryModel.AGENT_AUTONOMOUS }) }])).toStrictEqual({
       model: DeliveryModel.BASIC,
       handback: { standBy: true, route: false, agentDestination: false },
     });
-    expect(applicationSetStep(DeliveryModel.AGENT_MANAGED, [{ name: 's1', decision: at(DeliveryModel.BASIC, 1, { movingTo: DeliveryModel.AGENT_MANAGED }) }])).toStrictEqual({
+    expect(applicationSetStep(DeliveryModel.AGENT_MANAGED, [{ name: 's1', decision: at(DeliveryModel.BASIC, 1, { movingTo: DeliveryModel.AGENT_MANAGED, moveStep: 1, releaseFinalizer: true }) }])).toStrictEqual({
       model: DeliveryModel.BASIC,
-      handback: { standBy: false, route: false, agentDestination: false, agentUpsert: true },
+      handback: { standBy: false, route: false, agentDestination: false, releaseFinalizer: true },
     });
+    // step 2 of basic → agent-managed: the ApplicationSet is not rendered
+    expect(applicationSetStep(DeliveryModel.AGENT_MANAGED, [{ name: 's1', decision: at(DeliveryModel.BASIC, 2, { movingTo: DeliveryModel.AGENT_MANAGED, moveStep: 2, clear: true }) }])).toMatchObject({ model: DeliveryModel.BASIC, clear: true });
     // all moved: the placement's model, plain
     expect(applicationSetStep(DeliveryModel.AGENT_MANAGED, [{ name: 's1', decision: at(DeliveryModel.AGENT_MANAGED, 2) }])).toStrictEqual({ model: DeliveryModel.AGENT_MANAGED, handback: { standBy: false, route: false, agentDestination: false } });
   });

@@ -5,9 +5,9 @@
  * run against a real API server in test/envtest/cli.test.ts.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { afterAll, describe, expect, test } from '@jest/globals';
 import { allCommands, buildProgram } from '../../src/cli/main.js';
 
@@ -66,6 +66,15 @@ describe('the pullfleet binary', () => {
     expect(result).toStrictEqual({ code: 0, out: '', err: `wrote ${output} and ${report}\n` });
     expect(readFileSync(output, 'utf8')).toBe(readFileSync('test/migrate/fixtures/helm-placement.golden.ts', 'utf8'));
     expect(readFileSync(report, 'utf8')).toBe(readFileSync('test/migrate/fixtures/helm-placement.report.txt', 'utf8'));
+  });
+
+  test.each([['/proc/migrated.ts', 'proc'], ['/sys/migrated.ts', 'sysfs']])('migrate subscriptions -o %s fails naming the file, the folder and what to do, not a bare ENOENT or EPERM', (output, type) => {
+    if (!existsSync(dirname(output))) return; // not Linux
+    const result = pullfleet(['migrate', 'subscriptions', 'test/migrate/fixtures/helm-placement.yaml', '-o', output, '--report', join(tmp, 'proc-report.txt')]);
+    expect(result.code).not.toBe(0);
+    expect(result.err).toContain(`cannot write ${output}: writing in ${dirname(output)} failed (`);
+    expect(result.err).toContain(`${dirname(output)} is a ${type} file system of the kernel that holds no ordinary files or folders: choose a file in your project`);
+    expect(existsSync(output)).toBe(false);
   });
 
   test('inventory pull without a reachable hub exits 2 from the binary, naming the server, and writes nothing', () => {

@@ -113,6 +113,16 @@ describe('rendered files', () => {
     expect(steps[5]!.run).toContain('diff -r dist "$RUNNER_TEMP/dist"');
   });
 
+  test('the workflow judges dist/ against the plan state it was synthesized from: the dist/ before its last change, read from the whole history', () => {
+    const workflow = parse(renderWorkflow()) as { jobs: { fleet: { steps: Array<{ name?: string; uses?: string; run?: string; with?: Record<string, unknown> }> } } };
+    const steps = workflow.jobs.fleet.steps;
+    expect(steps[0]!.with).toStrictEqual({ 'fetch-depth': 0 });
+    const check = steps.find((s) => s.name === 'dist/ is what synth produces')!.run!;
+    expect(check).toContain('last=$(git log -1 --format=%H -- dist)');
+    expect(check).toContain('git archive "$last^" dist | tar -x -C "$judged"');
+    expect(check).toContain('npx pullfleet synth -o "$RUNNER_TEMP/dist" --plan-state "$judged/dist"');
+  });
+
   test('every plan and synth flag the workflow and scripts use exists on the real commands', async () => {
     const program = await buildProgram();
     const flags = (name: string) => program.commands.find((c) => c.name() === name)!.options.flatMap((o) => [o.long, o.short]);

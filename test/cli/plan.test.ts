@@ -124,6 +124,21 @@ describe('pullfleet plan', () => {
     expect(result.stderr).toContain(`pullfleet plan: cannot read dist: ${path.join(dir, 'dist', 'hub', 'hub', 'broken.yaml')}: not valid YAML`);
   });
 
+  test('GIVEN a fleet that fails THEN plan from the binary shows its problem list only: no cdk8s-cli banner or stack trace, exit 1', () => {
+    const dir = project({});
+    fs.writeFileSync(path.join(dir, 'cdk8s.yaml'), 'language: typescript\napp: node app.mjs\noutput: dist\n');
+    fs.writeFileSync(path.join(dir, 'app.mjs'), "process.stderr.write('fleet validation failed with 1 problem (nothing was written):\\n  [hub/web] the fix\\n'); process.exit(1);\n");
+    const before = snapshot(path.join(dir, 'dist'));
+    const run = spawnSync(process.execPath, [path.resolve('bin/pullfleet.js'), 'plan'], { encoding: 'utf8', cwd: dir, timeout: 60_000 });
+    expect(run.status).toBe(1);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toContain('fleet validation failed with 1 problem (nothing was written):\n  [hub/web] the fix\npullfleet plan: synth failed, nothing to compare\n');
+    expect(run.stderr).not.toContain('non-zero exit code');
+    expect(run.stderr).not.toContain('Synthesizing application');
+    expect(run.stderr).not.toMatch(/\n\s+at /);
+    expect(snapshot(path.join(dir, 'dist'))).toStrictEqual(before);
+  });
+
   test('GIVEN an unknown flag on the command line THEN the process exits 2', () => {
     const run = spawnSync(process.execPath, [path.resolve('bin/pullfleet.js'), 'plan', '--no-such-flag'], { encoding: 'utf8', cwd: project(), timeout: 60_000 });
     expect(run.status).toBe(2);

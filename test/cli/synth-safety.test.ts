@@ -173,6 +173,51 @@ describe('synth refuses output folders that are not its own', () => {
   });
 });
 
+describe('synth refuses output folders nested with another pullfleet output', () => {
+  const synth = (dir: string, args: string[]) =>
+    spawnSync(process.execPath, [path.resolve('bin/pullfleet.js'), 'synth', ...args], { cwd: dir, encoding: 'utf8', env: { ...process.env, PULLFLEET_CACHE_DIR: process.env.PULLFLEET_CACHE_DIR } });
+
+  test('GIVEN dist/ is a pullfleet output WHEN synth -o dist/sub THEN it fails naming both folders, writes nothing, and the next plain synth works', () => {
+    const dir = project();
+    fs.writeFileSync(path.join(dir, 'dist', MANIFEST_FILE), '# manifest\nhub/hub/hub.yaml\n');
+    const before = snapshot(dir);
+    const run = synth(dir, ['-o', 'dist/sub']);
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain(
+      'output folder "dist/sub" is inside "dist", the output of another pullfleet synth (dist/.pullfleet); synth replaces "dist" as a whole and plan and validate read all of it, so one output would corrupt the other: choose an output folder outside "dist"',
+    );
+    expect(snapshot(dir)).toStrictEqual(before);
+    expect(synth(dir, []).status).toBe(0);
+  });
+
+  test('GIVEN out/inner is a pullfleet output WHEN synth -o out THEN it fails naming both folders and deletes nothing', () => {
+    const dir = project();
+    fs.mkdirSync(path.join(dir, 'out', 'inner', 'hub', 'hub'), { recursive: true });
+    fs.writeFileSync(path.join(dir, 'out', 'inner', 'hub', 'hub', 'hub.yaml'), `${HEADER}inner: true\n`);
+    fs.writeFileSync(path.join(dir, 'out', 'inner', MANIFEST_FILE), '# manifest\nhub/hub/hub.yaml\n');
+    const before = snapshot(dir);
+    const run = synth(dir, ['-o', 'out']);
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain(
+      'output folder "out" holds "out/inner", the output of another pullfleet synth (out/inner/.pullfleet); synth replaces "out" as a whole and would delete it: choose an output folder that does not hold "out/inner", or move "out/inner" out of "out"',
+    );
+    expect(snapshot(dir)).toStrictEqual(before);
+  });
+
+  test.each([['/proc/x'], ['/sys/x']])('GIVEN -o %s THEN synth fails naming the folder and what to do, without a raw ENOENT or EPERM', (output) => {
+    if (!fs.existsSync(path.dirname(output))) return; // not Linux
+    const dir = project();
+    const before = snapshot(dir);
+    const run = synth(dir, ['-o', output]);
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain(`output folder "${output}" cannot be written: making a folder in ${path.dirname(output)} failed (`);
+    expect(run.stderr).toContain(`${path.dirname(output)} is a ${output.startsWith('/proc') ? 'proc' : 'sysfs'} file system of the kernel that holds no ordinary files or folders: choose an output folder in your project, for example -o dist`);
+    expect(run.stderr).not.toMatch(/^pullfleet synth failed: E[A-Z]+:/m);
+    expect(snapshot(dir)).toStrictEqual(before);
+    expect(fs.existsSync(output)).toBe(false);
+  });
+});
+
 describe('a failed synth leaves the previous output exactly as it was', () => {
   test('GIVEN a new output folder in new parent folders WHEN the fleet app fails THEN the folders made for it are removed again', async () => {
     const dir = project("process.exit(1);\n");

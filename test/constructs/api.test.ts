@@ -160,8 +160,8 @@ describe('ClusterSet.fromName', () => {
     ClusterSet.fromName(hub, 'staging');
     new ClusterSet(hub, 'staging');
     const message = synthError(fleet);
-    expect(message).toContain('[hub/ImportedClusterSet:prod] cluster set "prod" is imported with ClusterSet.fromName, but the fleet also declares it (hub/prod): use the declared ClusterSet');
-    expect(message).toContain('[hub/ImportedClusterSet:staging] cluster set "staging" is imported with ClusterSet.fromName, but the fleet also declares it (hub/staging)');
+    expect(message).toContain('[hub/ImportedClusterSet:prod] cluster set "prod" is imported with ClusterSet.fromName, but the fleet also declares it (hub/ClusterSet:prod): use the declared ClusterSet');
+    expect(message).toContain('[hub/ImportedClusterSet:staging] cluster set "staging" is imported with ClusterSet.fromName, but the fleet also declares it (hub/ClusterSet:staging)');
   });
 });
 
@@ -193,7 +193,7 @@ describe('Placement.fromName', () => {
     Placement.fromName(hub, 'team-a');
     Placement.fromName(hub, 'team-a', { namespace: 'other' });
     const message = synthError(fleet);
-    expect(message).toContain('[hub/ImportedPlacement:argocd.team-a] placement "argocd/team-a" is imported with Placement.fromName, but the fleet also declares it (hub/team-a): use the declared Placement');
+    expect(message).toContain('[hub/ImportedPlacement:argocd.team-a] placement "argocd/team-a" is imported with Placement.fromName, but the fleet also declares it (hub/Placement:team-a): use the declared Placement');
     expect(message).not.toContain('ImportedPlacement:other.team-a]');
   });
 
@@ -258,14 +258,14 @@ describe('escape hatches', () => {
     app.manifestWork(east);
     new PullApplication(hub, 'late', { source, destinationNamespace: 'late', spokes: [west] });
     expect(synthError(fleet)).toContain(
-      `[hub/late] declared after hub "hub" rendered its apps and bootstraps (the escape hatch hub/guestbook.manifestWork('east') renders them): use escape hatches after the last declaration of the hub, just before fleet.synth()`,
+      `[hub/PullApplication:late] declared after hub "hub" rendered its apps and bootstraps (the escape hatch hub/PullApplication:guestbook.manifestWork('east') renders them): use escape hatches after the last declaration of the hub, just before fleet.synth()`,
     );
   });
 
   test('a hatch for a spoke the app does not deliver to throws, naming the spokes it does', () => {
     const { hub, east } = smallFleet();
     const app = new PullApplication(hub, 'guestbook', { source, destinationNamespace: 'guestbook', spokes: [east] });
-    expect(() => app.hubApplication('west')).toThrow('hub/guestbook: app "guestbook" renders nothing for spoke "west" (it delivers to "east"): deploy it there first, or use one of those spokes');
+    expect(() => app.hubApplication('west')).toThrow('hub/PullApplication:guestbook: app "guestbook" renders nothing for spoke "west" (it delivers to "east"): deploy it there first, or use one of those spokes');
   });
 
   test('a spoke that renders no bootstrap says so', () => {

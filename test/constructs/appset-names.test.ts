@@ -52,7 +52,7 @@ describe('names of the Applications an ApplicationSet generates', () => {
     const { fleet } = longNamedFleet();
     const warnings = fleet.warnings().map((w) => `[${w.path}] ${w.message}`);
     expect(warnings).toContainEqual(
-      `[hub/${APP}] the Application generated for spoke "${SPOKE}" is named "${SPOKE}-${APP}" (127 characters, over 63): Argo CD's label-based resource tracking and ACM's search carry the app name in a label value; the spoke name alone leaves no room: shorten the spoke name`,
+      `[hub/PullApplicationSet:${APP}] the Application generated for spoke "${SPOKE}" is named "${SPOKE}-${APP}" (127 characters, over 63): Argo CD's label-based resource tracking and ACM's search carry the app name in a label value; the spoke name alone leaves no room: shorten the spoke name`,
     );
   });
 });

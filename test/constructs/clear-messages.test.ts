@@ -49,8 +49,8 @@ describe('clear messages', () => {
     new PullApplication(hub, 'a', { source: git, destinationNamespace: '', spokes: [east] });
     new PullApplication(hub, 'b', { source: AppSource.helm({ repoURL: 'https://charts.example', chart: 'c', targetRevision: '' }), destinationNamespace: 'b', spokes: [east] });
     const problems = problemsOf(fleet);
-    expect(problems).toContain('[hub/a] destinationNamespace "" must not be empty: use lower-case letters, digits and "-" (at most 63 characters)');
-    expect(problems.filter((p) => p.startsWith('[hub/b] ') && p.includes('targetRevision of chart "c" is empty'))).toHaveLength(1);
+    expect(problems).toContain('[hub/PullApplication:a] destinationNamespace "" must not be empty: use lower-case letters, digits and "-" (at most 63 characters)');
+    expect(problems.filter((p) => p.startsWith('[hub/PullApplication:b] ') && p.includes('targetRevision of chart "c" is empty'))).toHaveLength(1);
     expect(problems.filter((p) => p.startsWith('[hub/east]'))).toStrictEqual([]);
     expect(problems).toHaveLength(2);
   });

@@ -189,7 +189,7 @@ describe('ClusterSet', () => {
   test('fails when bound twice to one namespace', () => {
     const { fleet, prod } = smallFleet();
     prod.bindTo('argocd');
-    expect(synthError(fleet)).toContain('[hub/prod] cluster set "prod" is already bound to namespace "argocd": bind each namespace once');
+    expect(synthError(fleet)).toContain('[hub/ClusterSet:prod] cluster set "prod" is already bound to namespace "argocd": bind each namespace once');
   });
 });
 
@@ -236,7 +236,7 @@ describe('Placement', () => {
   test('fails when numberOfClusters is not a whole number', () => {
     const { fleet, hub } = smallFleet();
     new Placement(hub, 'p', { numberOfClusters: 1.5 });
-    expect(synthError(fleet)).toContain('[hub/p] numberOfClusters 1.5 must be a whole number >= 0');
+    expect(synthError(fleet)).toContain('[hub/Placement:p] numberOfClusters 1.5 must be a whole number >= 0');
   });
 });
 
@@ -299,13 +299,13 @@ describe('PullApplication', () => {
     const { fleet, hub, east } = smallFleet();
     const app = new PullApplication(hub, 'guestbook', { source: guestbook, destinationNamespace: 'guestbook', spokes: [east] });
     app.deployTo(east);
-    expect(synthError(fleet)).toContain('[hub/guestbook] app "guestbook" already deploys to spoke "east": add each spoke once');
+    expect(synthError(fleet)).toContain('[hub/PullApplication:guestbook] app "guestbook" already deploys to spoke "east": add each spoke once');
   });
 
   test('fails when a resources grant uses a wildcard', () => {
     const { fleet, hub } = smallFleet();
     new PullApplication(hub, 'x', { source: guestbook, destinationNamespace: 'x', resources: [{ apiGroup: 'apps', resources: ['*'] }] });
-    expect(synthError(fleet)).toContain('[hub/x] resources grant for API group "apps" lists ["*"]: name each resource (no "*", no empty list)');
+    expect(synthError(fleet)).toContain('[hub/PullApplication:x] resources grant for API group "apps" lists ["*"]: name each resource (no "*", no empty list)');
   });
 });
 
@@ -341,7 +341,7 @@ describe('PullApplicationSet', () => {
     const { fleet, hub } = smallFleet();
     const placement = new Placement(hub, 'p');
     new PullApplicationSet(hub, 'x', { source: guestbook, destinationNamespace: 'x', placement, requeueAfterSeconds: 0 });
-    expect(synthError(fleet)).toContain('[hub/x] requeueAfterSeconds 0 must be a whole number of seconds > 0');
+    expect(synthError(fleet)).toContain('[hub/PullApplicationSet:x] requeueAfterSeconds 0 must be a whole number of seconds > 0');
   });
 });
 
@@ -353,7 +353,7 @@ describe('Fleet output', () => {
       expect(obj.metadata.labels?.[MANAGED_BY_LABEL]).toBe('pullfleet');
       expect(obj.metadata.annotations?.[CONSTRUCT_PATH_ANNOTATION]).toMatch(/^hub\//);
     }
-    expect(find(fleet, 'ManifestWork', 'argocd-guestbook-east').metadata.annotations?.[CONSTRUCT_PATH_ANNOTATION]).toBe('hub/guestbook/east');
+    expect(find(fleet, 'ManifestWork', 'argocd-guestbook-east').metadata.annotations?.[CONSTRUCT_PATH_ANNOTATION]).toBe('hub/PullApplication:guestbook/east');
   });
 
   test('objects of other constructs land in hub/hub.yaml unless routed, and get provenance', () => {

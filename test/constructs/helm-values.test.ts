@@ -62,7 +62,7 @@ describe('Helm values', () => {
     const { fleet, hub, east } = smallFleet();
     new PullApplication(hub, 'web', { source: helm(bad as Record<string, unknown>), destinationNamespace: 'web', spokes: [east] });
     const error = synthError(fleet);
-    expect(error).toContain(`[hub/web] ${message}`);
+    expect(error).toContain(`[hub/PullApplication:web] ${message}`);
     expect(error).toContain('nothing was written');
   });
 

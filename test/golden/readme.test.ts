@@ -64,7 +64,7 @@ describe('README', () => {
     const { run, files } = runQuickStart((s) => s.replace("destinationNamespace: 'guestbook'", "destinationNamespace: 'Guest_Book'"));
     expect(run.status).toBe(1);
     expect(run.stderr).toContain('fleet validation failed with 1 problem (nothing was written)');
-    expect(run.stderr).toContain('[hub/guestbook] destinationNamespace "Guest_Book"');
+    expect(run.stderr).toContain('[hub/PullApplication:guestbook] destinationNamespace "Guest_Book"');
     expect(run.stderr).not.toMatch(/\n\s+at /);
     expect(files).toStrictEqual([]);
   });

@@ -1,15 +1,18 @@
 /**
  * Golden tests of `pullfleet migrate subscriptions`: each fixtures/<name>.yaml translates to exactly
  * fixtures/<name>.golden.ts and fixtures/<name>.report.txt (UPDATE_GOLDEN=1 rewrites them), the code
- * type-checks against the real src/constructs with the TypeScript compiler, and it synthesizes.
+ * type-checks against the real src/constructs with the TypeScript compiler, and it synthesizes. The
+ * upstream cases translate real Subscription YAML kept under fixtures/upstream/ (each file names its
+ * source repository and path) into fixtures/upstream-<case>.golden.ts and .report.txt the same way.
  */
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, test } from '@jest/globals';
 import ts from 'typescript';
-import { ClusterSet, Fleet, Hub } from '../../src/constructs/index.js';
+import { AppSource, ClusterSet, Fleet, Hub, Placement, PullApplicationSet } from '../../src/constructs/index.js';
 import { renderMigrationReport, translateSubscriptions, type JsonObject } from '../../src/model/index.js';
 import { readObjects } from '../../src/cli/migrate.js';
 import { startFakeApiServer } from '../support/fake-apiserver.js';
@@ -25,6 +28,30 @@ const names = readdirSync(fixtures)
   .sort();
 const tmp = mkdtempSync(join(tmpdir(), 'pullfleet-migrate-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+/** Real upstream inputs (fixtures/upstream/<repository>/<path>, as fetched) and the options kubectl would apply them with. */
+const UPSTREAM = 'test/migrate/fixtures/upstream';
+const PACMAN = `${UPSTREAM}/application-samples/subscriptions/pacman`;
+const GIT_HELM = `${UPSTREAM}/multicloud-operators-subscription/test/e2e/cases/15-git-helm`;
+const GITHUB_CHANNEL = `${UPSTREAM}/multicloud-operators-subscription/examples/github-channel`;
+const upstreamCases: Record<string, { files: string[]; namespace?: string }> = {
+  // kustomize (subscriptions/pacman/kustomization.yaml) gives these objects namespace pacman-sample.
+  pacman: {
+    files: [`${PACMAN}/subscription.yaml`, `${PACMAN}/placementrule.yaml`, `${PACMAN}/namespace.yaml`, `${PACMAN}/application.yaml`, `${UPSTREAM}/application-samples/subscriptions/channel/channel.yaml`],
+    namespace: 'pacman-sample',
+  },
+  '15-git-helm-install': { files: [`${GIT_HELM}/install/channel.yaml`, `${GIT_HELM}/install/placement.yaml`, `${GIT_HELM}/install/subscription.yaml`] },
+  '15-git-helm-both': { files: [`${GIT_HELM}/install/channel.yaml`, `${GIT_HELM}/install/placement.yaml`, `${GIT_HELM}/install/subscription.yaml`, `${GIT_HELM}/update/subscription.yaml`] },
+  'github-channel': { files: [`${GITHUB_CHANNEL}/00-namespace.yaml`, `${GITHUB_CHANNEL}/01-channel.yaml`, `${GITHUB_CHANNEL}/02-subscription.yaml`] },
+};
+const upstreamNames = Object.keys(upstreamCases).sort();
+
+function translateUpstream(name: string) {
+  const { files, namespace } = upstreamCases[name]!;
+  const origins = new Map<JsonObject, string>();
+  const objects = readObjects(files, origins);
+  return translateSubscriptions(objects, { importFrom: IMPORT, sources: files, origins, ...(namespace ? { namespace } : {}) });
+}
 
 function translate(name: string, objects?: JsonObject[]) {
   const file = `test/migrate/fixtures/${name}.yaml`;
@@ -43,10 +70,10 @@ async function synth(name: string, prepare: (hub: Hub) => void = () => undefined
 }
 
 describe('migrate subscriptions: golden translations', () => {
-  test.each(names)('%s translates to the golden code and report', (name) => {
-    const result = translate(name);
-    const codeFile = join(fixtures, `${name}.golden.ts`);
-    const reportFile = join(fixtures, `${name}.report.txt`);
+  /** Compares a translation with fixtures/<golden>.golden.ts and .report.txt (UPDATE_GOLDEN=1 rewrites them). */
+  function expectGolden(golden: string, result: ReturnType<typeof translate>): void {
+    const codeFile = join(fixtures, `${golden}.golden.ts`);
+    const reportFile = join(fixtures, `${golden}.report.txt`);
     const report = renderMigrationReport(result);
     if (process.env.UPDATE_GOLDEN === '1') {
       writeFileSync(codeFile, result.code);
@@ -54,6 +81,10 @@ describe('migrate subscriptions: golden translations', () => {
     }
     expect(result.code).toBe(readFileSync(codeFile, 'utf8'));
     expect(report).toBe(readFileSync(reportFile, 'utf8'));
+  }
+
+  test.each(names)('%s translates to the golden code and report', (name) => {
+    expectGolden(name, translate(name));
   });
 
   test.each(names)('%s gives the same code and report whatever the order of the objects', (name) => {
@@ -64,10 +95,22 @@ describe('migrate subscriptions: golden translations', () => {
     expect(renderMigrationReport(backward)).toBe(renderMigrationReport(forward));
   });
 
+  test.each(upstreamNames)('upstream %s translates to the golden code and report', (name) => {
+    expectGolden(`upstream-${name}`, translateUpstream(name));
+  });
+
+  test('every upstream fixture names its source repository and path', () => {
+    const files = [...new Set(Object.values(upstreamCases).flatMap((c) => c.files))];
+    for (const file of files) {
+      const [, repo, path] = /^test\/migrate\/fixtures\/upstream\/([^/]+)\/(.+)$/.exec(file)!;
+      expect(readFileSync(file, 'utf8').split('\n').slice(0, 3).join('\n')).toContain(`# Source: stolostron/${repo}, ${path}\n# https://github.com/stolostron/${repo}/blob/`);
+    }
+  });
+
   test('every golden file type-checks against src/constructs with the TypeScript compiler', () => {
     const configPath = join(root, 'tsconfig.json');
     const parsed = ts.parseJsonConfigFileContent(ts.readConfigFile(configPath, ts.sys.readFile).config, ts.sys, root);
-    const files = names.map((n) => join(fixtures, `${n}.golden.ts`));
+    const files = [...names.map((n) => join(fixtures, `${n}.golden.ts`)), ...upstreamNames.map((n) => join(fixtures, `upstream-${n}.golden.ts`))];
     const program = ts.createProgram(files, { ...parsed.options, noEmit: true });
     const diagnostics = ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
     expect(diagnostics).toStrictEqual([]);
@@ -101,7 +144,7 @@ describe('migrate subscriptions: nothing translatable', () => {
         '',
         '/** The apps 0 ACM Subscriptions delivered, as pull ApplicationSets on `hub`. */',
         'export function addMigratedApps(_hub: Hub): void {',
-        '  // Nothing could be translated: see the migration report.',
+        '  // Nothing that delivers could be translated: see the migration report.',
         '}',
         '',
       ].join('\n'),
@@ -239,5 +282,110 @@ describe('pullfleet migrate subscriptions', () => {
     } finally {
       await server.close();
     }
+  });
+});
+
+/** `node bin/pullfleet.js …`, as a user runs it. */
+function binary(args: readonly string[]): { code: number | null; out: string; err: string } {
+  const result = spawnSync(process.execPath, [join(root, 'bin', 'pullfleet.js'), ...args], { cwd: root, encoding: 'utf8', timeout: 120_000, env: { ...process.env, NO_COLOR: '1' } });
+  if (result.error) throw result.error;
+  return { code: result.status, out: result.stdout, err: result.stderr };
+}
+
+describe('pullfleet migrate subscriptions on real upstream inputs (the binary)', () => {
+  const migrate = (args: readonly string[]) => binary(['migrate', 'subscriptions', ...args]);
+
+  test('objects without metadata.namespace are read in the default namespace (or --namespace) and matched: the pacman sample', () => {
+    const { files } = upstreamCases.pacman!;
+    const plain = migrate(['--import', IMPORT, ...files]);
+    expect(plain.code).toBe(0);
+    expect(plain.err).not.toContain('is not in the input');
+    expect(plain.err).toContain('input: 2 objects have no metadata.namespace and are read in namespace "default", as kubectl apply would (pass --namespace for the one kustomize or kubectl -n gave them): PlacementRule pacman-sample, Subscription pacman-sample\n');
+    expect(plain.err).toContain('Subscription default/pacman-sample:\n');
+    expect(plain.out).toContain("const pacmanSamplePlacement = new Placement(hub, 'pacman-sample', {");
+    expect(plain.out).toContain("destinationNamespace: 'default',");
+    // as kustomize applies them (kustomization.yaml: namespace: pacman-sample)
+    const kustomized = migrate(['--import', IMPORT, '--namespace', 'pacman-sample', ...files]);
+    expect(kustomized).toStrictEqual({ code: 0, out: readFileSync(join(fixtures, 'upstream-pacman.golden.ts'), 'utf8'), err: readFileSync(join(fixtures, 'upstream-pacman.report.txt'), 'utf8') });
+    expect(migrate(['--namespace', 'Not_A_Namespace', ...files])).toStrictEqual({ code: 2, out: '', err: 'pullfleet migrate subscriptions: --namespace "Not_A_Namespace" is not a namespace name (a DNS label)\n' });
+  });
+
+  test('the same Subscription in two files is one Subscription: differing, neither is translated and both files are named; identical, it is translated once', () => {
+    const { files } = upstreamCases['15-git-helm-both']!;
+    const both = migrate(['--import', IMPORT, ...files]);
+    expect(both.code).toBe(0);
+    expect(both.out).not.toContain('PullApplicationSet(hub');
+    expect(both.err).toBe(readFileSync(join(fixtures, 'upstream-15-git-helm-both.report.txt'), 'utf8'));
+    expect(both.err.match(/^Subscription default\/git-app-sub:$/gm)).toHaveLength(1);
+    expect(both.err).toContain(
+      `[skipped] the Subscription is given in ${GIT_HELM}/install/subscription.yaml and ${GIT_HELM}/update/subscription.yaml, differently (metadata.annotations["apps.open-cluster-management.io/github-path"] "mortgage-fail-helm" ≠ "helloworld-helm"): neither is translated`,
+    );
+    expect(migrate(['--import', IMPORT, '--strict', ...files]).code).toBe(1);
+    // The same file twice: one app, every report line once.
+    const install = upstreamCases['15-git-helm-install']!.files;
+    const twice = migrate(['--import', IMPORT, ...install, `${GIT_HELM}/install/subscription.yaml`]);
+    expect(twice.code).toBe(0);
+    expect(twice.out.match(/new PullApplicationSet\(/g)).toHaveLength(1);
+    expect(twice.out).not.toContain('git-app-sub-2');
+    expect(twice.err).toContain(`input: Subscription default/git-app-sub is given 2 times in ${GIT_HELM}/install/subscription.yaml, identically: translated once\n`);
+    const once = migrate(['--import', IMPORT, ...install]);
+    expect(twice.err.split('\n').filter((l) => !l.startsWith('input: '))).toStrictEqual(once.err.split('\n'));
+  });
+
+  test('Helm values of a chart kept in Git stay Helm values; an inline placement naming no cluster generates nothing that delivers', () => {
+    const { files } = upstreamCases['github-channel']!;
+    const result = migrate(['--import', IMPORT, ...files]);
+    expect(result.code).toBe(0);
+    expect(result.err).not.toContain('Kustomize');
+    expect(result.err).toContain('[changed] packageOverrides of chart "ibm-mongodb-dev" become the app\'s Helm values');
+    expect(result.err).toContain('[skipped] its inline placement names no cluster (local: false, and no clusters, clusterSelector or placementRef)');
+    expect(result.err.split('\n')[0]).toBe('translated 0 Subscriptions into 0 PullApplicationSets and 0 Placements');
+    // Nothing delivers: no Placement, no app outside comments.
+    const live = result.out.split('\n').filter((l) => !l.trimStart().startsWith('//'));
+    expect(live.join('\n')).not.toMatch(/new (Placement|PullApplicationSet)\(/);
+    expect(result.out).toBe(readFileSync(join(fixtures, 'upstream-github-channel.golden.ts'), 'utf8'));
+    expect(migrate(['--import', IMPORT, '--strict', ...files]).code).toBe(1);
+  });
+
+  test('the generated code imports the package by default (--import overrides it) and the report says what resources to declare', () => {
+    const { files, namespace } = upstreamCases.pacman!;
+    const result = migrate(['--namespace', namespace!, ...files]);
+    expect(result.code).toBe(0);
+    expect(result.out).toContain("import { AppSource, Placement, PullApplicationSet, type Hub } from 'pullfleet';\n");
+    expect(result.out).not.toContain('src/constructs');
+    expect(result.err).toContain("to do: declare resources on each app: the generated apps declare none, so their spokes get the destination namespace but no Role in it for the spoke Argo CD");
+    expect(migrate(['--namespace', namespace!, '--import', '@acme/fleet-kit', ...files]).out).toContain("from '@acme/fleet-kit';\n");
+  });
+});
+
+describe('migrated apps on the constructs', () => {
+  test('a Git source with Helm values renders them as the Application helm.valuesObject', () => {
+    const fleet = new Fleet({ outdir: '/nonexistent/never-written' });
+    const hub = new Hub(fleet, 'hub');
+    const placement = new Placement(hub, 'dev', { predicates: [{ labels: { usage: 'development' } }] });
+    new PullApplicationSet(hub, 'git-mongodb', {
+      source: AppSource.git({ repoURL: 'https://github.com/IBM/charts.git', path: 'stable/ibm-mongodb-dev', releaseName: 'mongo', values: { persistence: { enabled: false } } }),
+      destinationNamespace: 'mongo',
+      placement,
+      resources: [{ apiGroup: 'apps', resources: ['deployments'] }],
+    });
+    const appSet = [...fleet.renderObjects().values()].flat().find((o) => (o as Obj).kind === 'ApplicationSet') as Obj;
+    expect(appSet.spec.template.spec.source).toStrictEqual({
+      repoURL: 'https://github.com/IBM/charts.git',
+      path: 'stable/ibm-mongodb-dev',
+      targetRevision: 'HEAD',
+      helm: { releaseName: 'mongo', valuesObject: { persistence: { enabled: false } } },
+    });
+    expect(fleet.warnings().filter((w) => w.message.includes('declares no resources'))).toStrictEqual([]);
+  });
+
+  test('an app that declares no resources is a warning (an error with --strict): its spokes would get a namespace and no Role', () => {
+    const fleet = new Fleet({ outdir: '/nonexistent/never-written' });
+    const hub = new Hub(fleet, 'hub');
+    const placement = new Placement(hub, 'dev', { predicates: [{ labels: { usage: 'development' } }] });
+    new PullApplicationSet(hub, 'pacman', { source: AppSource.git({ repoURL: 'https://github.com/stolostron/application-samples.git', path: 'pacman' }), destinationNamespace: 'pacman', placement });
+    expect(fleet.warnings().map((w) => w.message)).toContain(
+      `app "pacman" declares no resources: its spokes get namespace "pacman" but no Role in it for their Argo CD, which then cannot create the app's objects there (unless it has cluster-wide rights some other way); list what the manifests hold, for example resources: [{ apiGroup: 'apps', resources: ['deployments'] }, { apiGroup: '', resources: ['services'] }]`,
+    );
   });
 });

@@ -8,6 +8,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, describe, expect, test } from '@jest/globals';
 import { Chart, Testing } from 'cdk8s';
+import semver from 'semver';
 import { ControllerInstall } from '../../src/constructs/controller-install.js';
 import { findPackageJson, pullfleetVersion } from '../../src/version.js';
 
@@ -78,6 +79,22 @@ describe('package.json', () => {
     expect(root.dependencies).toStrictEqual(pkg.dependencies);
     expect(root.peerDependencies).toStrictEqual(pkg.peerDependencies);
     expect(root.devDependencies).toStrictEqual(pkg.devDependencies);
+  });
+
+  test('engines is true: every Node version it admits is admitted by every installed dependency and peer (and CI runs one)', () => {
+    const lock = JSON.parse(fs.readFileSync('package-lock.json', 'utf8')) as { packages: Record<string, { version?: string; dev?: boolean; engines?: { node?: string } | string[] }> };
+    const ours = (pkg as Manifest & { engines: { node: string } }).engines.node;
+    const peers = new Set(Object.keys(pkg.peerDependencies).map((name) => `node_modules/${name}`));
+    const narrower: string[] = [];
+    for (const [where, entry] of Object.entries(lock.packages)) {
+      if (!where || (entry.dev && !peers.has(where))) continue; // dev-only packages never reach users
+      const theirs = !entry.engines || Array.isArray(entry.engines) ? undefined : entry.engines.node;
+      if (theirs && !semver.subset(ours, theirs)) narrower.push(`${where.replace(/^.*node_modules\//, '')}@${entry.version} needs node ${theirs}`);
+    }
+    expect(narrower).toStrictEqual([]);
+    expect(semver.satisfies('20.20.0', ours)).toBe(true);
+    // engine-strict: an install that breaks the range fails instead of printing a warning nobody reads
+    expect(fs.readFileSync('.npmrc', 'utf8')).toMatch(/^engine-strict=true$/m);
   });
 });
 

@@ -181,23 +181,23 @@ describe('pullfleet CLI end to end', () => {
     const report = JSON.parse(result.stdout) as ValidateReport;
     expect(report.ok).toBe(false);
     const errors = report.errors.map((e) => `[${e.path}] ${e.message}`);
-    for (const fragment of ['[hub/east] "hub" already has a Spoke with the id "east"', '[hub/west] spoke label key "bad key!"', '[hub/weights] numberOfClusters -1', '[hub/web] Application argocd/web-east: spec.source.repoURL "not a url"', 'sync option "Bogus"']) {
+    for (const fragment of ['[hub/east] "hub" already has a Spoke with the id "east"', '[hub/west] spoke label key "bad key!"', '[hub/Placement:weights] numberOfClusters -1', '[hub/PullApplication:web] Application argocd/web-east: spec.source.repoURL "not a url"', 'sync option "Bogus"']) {
       expect(errors.some((e) => e.includes(fragment))).toBe(true);
     }
-    expect(report.warnings.map((w) => w.path).sort()).toStrictEqual(['hub/nowhere', 'hub/system', 'hub/weights']);
+    expect(report.warnings.map((w) => w.path).sort()).toStrictEqual(['hub/Placement:weights', 'hub/PullApplication:nowhere', 'hub/PullApplication:system']);
   });
 
   test('GIVEN a fleet with only warnings WHEN synth THEN it writes and shows them; WHEN synth --strict THEN it fails and the output is unchanged', () => {
     const out = path.join(root, 'dist');
     const lenient = run(['synth', '-o', out, '--app', fixture], { PULLFLEET_FIXTURE: 'warn' });
     expect(lenient.status).toBe(0);
-    expect(lenient.stderr).toContain('warning: [hub/system] destinationNamespace "kube-system" is a system namespace');
-    expect(lenient.stderr).toContain('warning: [hub/nowhere] app "nowhere" is delivered nowhere');
+    expect(lenient.stderr).toContain('warning: [hub/PullApplication:system] destinationNamespace "kube-system" is a system namespace');
+    expect(lenient.stderr).toContain('warning: [hub/PullApplication:nowhere] app "nowhere" is delivered nowhere');
     const files = fs.readdirSync(out, { recursive: true }).map(String).sort();
     const before = files.map((f) => (fs.statSync(path.join(out, f)).isFile() ? fs.readFileSync(path.join(out, f), 'utf8') : ''));
     const strict = run(['synth', '-o', out, '--app', fixture, '--strict'], { PULLFLEET_FIXTURE: 'warn' });
     expect(strict.status).toBe(1);
-    expect(strict.stderr).toContain('[hub/system] destinationNamespace "kube-system" is a system namespace: the app\'s pruning and self-heal would act on cluster components; deploy into a namespace of its own (warning, an error with --strict)');
+    expect(strict.stderr).toContain('[hub/PullApplication:system] destinationNamespace "kube-system" is a system namespace: the app\'s pruning and self-heal would act on cluster components; deploy into a namespace of its own (warning, an error with --strict)');
     expect(fs.readdirSync(out, { recursive: true }).map(String).sort()).toStrictEqual(files);
     expect(files.map((f) => (fs.statSync(path.join(out, f)).isFile() ? fs.readFileSync(path.join(out, f), 'utf8') : ''))).toStrictEqual(before);
   });

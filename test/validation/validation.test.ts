@@ -15,28 +15,28 @@ describe('fleet validation', () => {
     const other = new Hub(fleet, 'other');
     const stranger = new Spoke(other, 'stranger');
     new PullApplication(hub, 'web', { source, destinationNamespace: 'web', spokes: [stranger] });
-    expect(synthError(fleet)).toContain('[hub/web] spoke "stranger" (other/stranger) is not a spoke of hub "hub": declare it on this hub or deliver from its own hub');
+    expect(synthError(fleet)).toContain('[hub/PullApplication:web] spoke "stranger" (other/stranger) is not a spoke of hub "hub": declare it on this hub or deliver from its own hub');
   });
 
   test('fails when a placement uses a cluster set of another hub (unknown cluster set)', () => {
     const { fleet, hub } = smallFleet();
     const foreign = new ClusterSet(new Hub(fleet, 'other'), 'foreign');
     new Placement(hub, 'p', { clusterSets: [foreign] });
-    expect(synthError(fleet)).toContain('[hub/p] cluster set "foreign" (other/foreign) is not a cluster set of hub "hub": use a ClusterSet declared on this hub');
+    expect(synthError(fleet)).toContain('[hub/Placement:p] cluster set "foreign" (other/ClusterSet:foreign) is not a cluster set of hub "hub": use a ClusterSet declared on this hub');
   });
 
   test('fails when a spoke joins a cluster set of another hub', () => {
     const { fleet, hub } = smallFleet();
     const foreign = new ClusterSet(new Hub(fleet, 'other'), 'foreign');
     new Spoke(hub, 'lost', { clusterSet: foreign });
-    expect(synthError(fleet)).toContain('[hub/lost] cluster set "other/foreign" belongs to hub "other", not "hub": use a ClusterSet of this spoke\'s hub');
+    expect(synthError(fleet)).toContain('[hub/lost] cluster set "other/ClusterSet:foreign" belongs to hub "other", not "hub": use a ClusterSet of this spoke\'s hub');
   });
 
   test('fails when a placement uses a cluster set not bound to its namespace', () => {
     const { fleet, hub, prod } = smallFleet();
     new Placement(hub, 'team', { clusterSets: [prod], namespace: 'team-a' });
     expect(synthError(fleet)).toContain(
-      '[hub/team] cluster set "prod" is not bound to namespace "team-a", so this placement would select nothing from it: add "team-a" to the set\'s bindings (clusterSet.bindTo(\'team-a\'))',
+      '[hub/Placement:team] cluster set "prod" is not bound to namespace "team-a", so this placement would select nothing from it: add "team-a" to the set\'s bindings (clusterSet.bindTo(\'team-a\'))',
     );
   });
 
@@ -45,7 +45,7 @@ describe('fleet validation', () => {
     const local = new Spoke(hub, 'local-cluster');
     new PullApplication(hub, 'web', { source, destinationNamespace: 'web', spokes: [local] });
     expect(synthError(fleet)).toContain(
-      '[hub/web] app "web" is delivered to "local-cluster", which is the hub itself and never a pull-delivery target: remove it from the app\'s spokes (or the placement\'s clusters)',
+      '[hub/PullApplication:web] app "web" is delivered to "local-cluster", which is the hub itself and never a pull-delivery target: remove it from the app\'s spokes (or the placement\'s clusters)',
     );
   });
 
@@ -56,7 +56,7 @@ describe('fleet validation', () => {
     new PullApplication(hub, 'a-b', { source, destinationNamespace: 'web', spokes: [c] });
     new PullApplication(hub, 'a', { source, destinationNamespace: 'web', spokes: [bc] });
     expect(synthError(fleet)).toContain(
-      '[hub/a/b-c/HubApplication/Application] Application "argocd/a-b-c" collides with the one made by hub/a-b/c/HubApplication/Application (same hub): rename one of the two',
+      '[hub/PullApplication:a/b-c/HubApplication/Application] Application "argocd/a-b-c" collides with the one made by hub/PullApplication:a-b/c/HubApplication/Application (same hub): rename one of the two',
     );
   });
 
@@ -67,7 +67,7 @@ describe('fleet validation', () => {
     const webSpoke = new Spoke(new Construct(hub, 'clusters'), 'web');
     new PullApplication(hub, 'east-app', { name: 'east', source, destinationNamespace: 'east', spokes: [webSpoke] });
     expect(synthError(fleet)).toContain(
-      '[hub/web (generated at runtime for spoke east)] Application "argocd/east-web" collides with the one made by hub/east-app/web/HubApplication/Application (same hub): rename one of the two',
+      '[hub/PullApplicationSet:web (generated at runtime for spoke east)] Application "argocd/east-web" collides with the one made by hub/PullApplication:east-app/web/HubApplication/Application (same hub): rename one of the two',
     );
   });
 
@@ -75,7 +75,7 @@ describe('fleet validation', () => {
     const { fleet, hub, east } = smallFleet();
     new PullApplication(hub, 'web', { source, destinationNamespace: 'web', spokes: [east] });
     new PullApplication(hub, 'web2', { name: 'web', source, destinationNamespace: 'web', spokes: [east] });
-    expect(synthError(fleet)).toContain('Application "argocd/web-east" collides with the one made by hub/web/east/HubApplication/Application');
+    expect(synthError(fleet)).toContain('Application "argocd/web-east" collides with the one made by hub/PullApplication:web/east/HubApplication/Application');
   });
 
   test('fails when names are not valid DNS labels', () => {
@@ -84,7 +84,7 @@ describe('fleet validation', () => {
     new PullApplication(hub, 'web', { source, destinationNamespace: 'Web Apps' });
     const message = synthError(fleet);
     expect(message).toContain('[hub/East_1] spoke name "East_1" must consist of lower-case letters, digits and "-", and start and end with a letter or digit: use lower-case letters, digits and "-" (at most 63 characters)');
-    expect(message).toContain('[hub/web] destinationNamespace "Web Apps" must consist of lower-case letters');
+    expect(message).toContain('[hub/PullApplication:web] destinationNamespace "Web Apps" must consist of lower-case letters');
   });
 
   test('fails when a name is longer than 63 characters', () => {
@@ -104,7 +104,7 @@ describe('fleet validation', () => {
     const big = AppSource.helm({ repoURL: 'https://charts.example.com', chart: 'big', targetRevision: '1.0.0', values: { blob: 'x'.repeat(3000) } });
     new PullApplication(hub, 'big', { source: big, destinationNamespace: 'big', spokes: [east] });
     expect(synthError(fleet)).toMatch(
-      /\[hub\/big\] ManifestWork east\/argocd-big-east is \d+ bytes, over the size budget of 2000 bytes: move large values \(Helm values, plugin env\) into the source repository or raise the hub's workSizeBudget/,
+      /\[hub\/PullApplication:big\] ManifestWork east\/argocd-big-east is \d+ bytes, over the size budget of 2000 bytes: move large values \(Helm values, plugin env\) into the source repository or raise the hub's workSizeBudget/,
     );
   });
 
@@ -112,7 +112,7 @@ describe('fleet validation', () => {
     const { fleet, hub, east } = smallFleet();
     new PullApplication(hub, 'web', { source, destinationNamespace: 'web', destinationServer: 'https://east.example:6443', spokes: [east] });
     expect(synthError(fleet)).toContain(
-      '[hub/web] destination server "https://east.example:6443" is not in-cluster: a pulled app always deploys to the spoke it runs on; drop destinationServer or set it to "https://kubernetes.default.svc"',
+      '[hub/PullApplication:web] destination server "https://east.example:6443" is not in-cluster: a pulled app always deploys to the spoke it runs on; drop destinationServer or set it to "https://kubernetes.default.svc"',
     );
   });
 
@@ -126,7 +126,7 @@ describe('fleet validation', () => {
       resources: [{ apiGroup: 'rbac.authorization.k8s.io', resources: ['clusterroles'], clusterScoped: true }],
     });
     expect(synthError(fleet)).toContain(
-      `[hub/ops] cluster-scoped resources ["clusterroles"] of API group "rbac.authorization.k8s.io" are declared without kinds, but project "platform" admits only the cluster-scoped kinds its AppProject whitelists: add kinds to the grant, for example kinds: ['ClusterRole']`,
+      `[hub/PullApplication:ops] cluster-scoped resources ["clusterroles"] of API group "rbac.authorization.k8s.io" are declared without kinds, but project "platform" admits only the cluster-scoped kinds its AppProject whitelists: add kinds to the grant, for example kinds: ['ClusterRole']`,
     );
   });
 
@@ -138,7 +138,7 @@ describe('fleet validation', () => {
       spokes: [east],
       resources: [{ apiGroup: 'rbac.authorization.k8s.io', resources: ['clusterroles'], clusterScoped: true, kinds: ['clusterroles'] }],
     });
-    expect(synthError(fleet)).toContain('[hub/ops] kind "clusterroles" of the grant for API group "rbac.authorization.k8s.io" is not a Kubernetes kind');
+    expect(synthError(fleet)).toContain('[hub/PullApplication:ops] kind "clusterroles" of the grant for API group "rbac.authorization.k8s.io" is not a Kubernetes kind');
   });
 
   test('fails when an ApplicationSet uses a placement outside the Argo CD namespace', () => {
@@ -147,7 +147,7 @@ describe('fleet validation', () => {
     const placement = new Placement(hub, 'team', { clusterSets: [prod], namespace: 'team-a' });
     new PullApplicationSet(hub, 'web', { source, destinationNamespace: 'web', placement });
     expect(synthError(fleet)).toContain(
-      '[hub/web] placement "team" is in namespace "team-a", but the ApplicationSet generator only reads decisions in "argocd": create the placement in "argocd"',
+      '[hub/PullApplicationSet:web] placement "team" is in namespace "team-a", but the ApplicationSet generator only reads decisions in "argocd": create the placement in "argocd"',
     );
   });
 
@@ -167,7 +167,7 @@ describe('fleet validation', () => {
     }
     expect(error).toBeInstanceOf(FleetValidationError);
     const problems = (error as FleetValidationError).problems;
-    expect(problems.map((p) => p.path)).toStrictEqual(['hub/Bad_Name', 'hub/web', 'hub/web']);
+    expect(problems.map((p) => p.path)).toStrictEqual(['hub/Bad_Name', 'hub/PullApplication:web', 'hub/PullApplication:web']);
     expect((error as Error).message.split('\n')[0]).toBe('fleet validation failed with 3 problems (nothing was written):');
     expect(fs.existsSync(outdir)).toBe(false);
     expect(progress).toStrictEqual([]);
@@ -180,7 +180,7 @@ describe('fleet validation', () => {
     const fleet = new Fleet({ outdir, onProgress: (m) => progress.push(m.replace(/\([\d.]+ s since start\)/, '(t)')) });
     const hub = new Hub(fleet, 'hub', { controller: { enabled: false } });
     const spokes = Array.from({ length: 1200 }, (_, i) => new Spoke(hub, `s${i}`));
-    new PullApplication(hub, 'web', { source, destinationNamespace: 'web', spokes });
+    new PullApplication(hub, 'web', { source, destinationNamespace: 'web', spokes, resources: [{ apiGroup: 'apps', resources: ['deployments'] }] });
     fleet.synth();
     // YAML files only: dist/<hub>/plan-state.json is written beside them for pullfleet plan
     const written = fs.readdirSync(outdir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile() && e.name.endsWith('.yaml'));
