@@ -4,6 +4,7 @@
  * src/cli/init.ts reads the folder and writes the result; nothing here touches the filesystem.
  */
 import semver from 'semver';
+import { sortKeys } from '../model/records.js';
 
 /** Versions the generated package.json depends on. */
 export interface InitVersions {
@@ -161,10 +162,6 @@ type JsonRecord = Record<string, unknown>;
 
 function isRecord(value: unknown): value is JsonRecord {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function sortKeys(record: Record<string, string>): Record<string, string> {
-  return Object.fromEntries(Object.entries(record).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
 /**

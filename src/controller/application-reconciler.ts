@@ -47,6 +47,8 @@ import {
   type PropagationPlan,
   DELIVERY_MODEL_CONFLICT_CONDITION,
 } from '../model/index.js';
+import { canonicalJson } from '../model/canonical-json.js';
+import { kubeTime } from '../model/time.js';
 import { objectKey, splitKey, type CacheReader } from './cache.js';
 import { WriteExpectations } from './expectations.js';
 import { KubeApiError } from './kube-client.js';
@@ -79,10 +81,6 @@ function tenancyInventory(cache: CacheReader) {
 /** HTTP statuses that retrying cannot fix: they become a condition on the hub app instead. */
 function isTerminal(error: unknown): error is KubeApiError {
   return error instanceof KubeApiError && error.statusCode >= 400 && error.statusCode < 500 && ![404, 409, 429].includes(error.statusCode);
-}
-
-function canonical(value: unknown): string {
-  return JSON.stringify(value ?? null);
 }
 
 const appTarget = (object: KubeObject) => {
@@ -191,7 +189,7 @@ export function createApplicationReconciler(context: ReconcilerContext): Reconci
       if (isPullApplication(app)) {
         const message = `the Application is labelled ${REPORT_DELIVERY_MODEL_LABEL}=${model} and also ${PULL_LABEL}: the argocd-agent principal delivers agent-model Applications, so pullfleet does not wrap it into a ManifestWork; remove the ${PULL_LABEL} label, or set ${REPORT_DELIVERY_MODEL_LABEL} to basic to deliver it through a ManifestWork`;
         if (current?.message !== message) {
-          const condition: ApplicationCondition = { type: AGENT_PULL_CONFLICT_CONDITION, message, lastTransitionTime: context.now().toISOString().replace(/\.\d{3}Z$/, 'Z') };
+          const condition: ApplicationCondition = { type: AGENT_PULL_CONFLICT_CONDITION, message, lastTransitionTime: kubeTime(context.now()) };
           patch.status = { conditions: [...conditions.filter((other) => other.type !== AGENT_PULL_CONFLICT_CONDITION), condition] };
           logger.warn({ app: key, model }, 'agent-model Application carries the pull label: not wrapped');
         }
@@ -330,7 +328,7 @@ export function createApplicationReconciler(context: ReconcilerContext): Reconci
     const seen = seenRaw === undefined ? Number.NaN : Date.parse(seenRaw);
     if (plan.legacyControllerActive && !app.metadata.deletionTimestamp) {
       if (Number.isNaN(seen) || now.getTime() - seen > LEGACY_CONTROLLER_WINDOW_MS / 2) {
-        const at = now.toISOString().replace(/\.\d{3}Z$/, 'Z');
+        const at = kubeTime(now);
         annotations[LEGACY_CONTROLLER_SEEN_ANNOTATION] = at;
         viewAnnotations[LEGACY_CONTROLLER_SEEN_ANNOTATION] = at;
         logger.warn({ app: key, message: plan.legacyControllerActive }, 'another controller is fighting the hand-over of a legacy ManifestWork');
@@ -388,12 +386,12 @@ export function createApplicationReconciler(context: ReconcilerContext): Reconci
       const rejected: ApplicationCondition = {
         type: INVALID_FEEDBACK_CONDITION,
         message: `the API server rejected the status write-back, so the spoke's sync, health and operation are not shown: ${error.message}`,
-        lastTransitionTime: previous?.lastTransitionTime ?? context.now().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+        lastTransitionTime: previous?.lastTransitionTime ?? kubeTime(context.now()),
       };
       const kept = (conditions ?? []).filter((condition) => condition.type !== INVALID_FEEDBACK_CONDITION);
       const fallbackConditions = [...kept, rejected];
       const { status: _rejected, ...rest } = patch;
-      const fallback = canonical(app.status?.conditions) === canonical(fallbackConditions) ? rest : { ...rest, status: { conditions: fallbackConditions } };
+      const fallback = canonicalJson(app.status?.conditions) === canonicalJson(fallbackConditions) ? rest : { ...rest, status: { conditions: fallbackConditions } };
       if (Object.keys(fallback).length > 0) await patchApp(app, fallback);
       return requeue;
     }
@@ -438,7 +436,7 @@ export function createApplicationReconciler(context: ReconcilerContext): Reconci
         // Tenancy reads a cluster's existence and labels (set membership); agents rewrite status all the time.
         kind: MANAGED_CLUSTER,
         keysFor: (object, previous, type) => {
-          if ((type ?? (previous ? 'update' : 'add')) === 'update' && canonical(object.metadata.labels) === canonical(previous?.metadata.labels)) return [];
+          if ((type ?? (previous ? 'update' : 'add')) === 'update' && canonicalJson(object.metadata.labels) === canonicalJson(previous?.metadata.labels)) return [];
           inventory = undefined;
           return appsTargeting(object.metadata.name);
         },
@@ -446,7 +444,7 @@ export function createApplicationReconciler(context: ReconcilerContext): Reconci
       {
         kind: MANAGED_CLUSTER_SET,
         keysFor: (object, previous, type) => {
-          if ((type ?? (previous ? 'update' : 'add')) === 'update' && canonical((object as ManagedClusterSet).spec) === canonical((previous as ManagedClusterSet | undefined)?.spec)) return [];
+          if ((type ?? (previous ? 'update' : 'add')) === 'update' && canonicalJson((object as ManagedClusterSet).spec) === canonicalJson((previous as ManagedClusterSet | undefined)?.spec)) return [];
           inventory = undefined;
           const namespaces = new Set(cache.byIndex<ManagedClusterSetBinding>(MANAGED_CLUSTER_SET_BINDING.id, BINDING_SET_INDEX, object.metadata.name).map((binding) => binding.metadata.namespace ?? ''));
           return [...namespaces].flatMap(appsIn);
@@ -456,7 +454,7 @@ export function createApplicationReconciler(context: ReconcilerContext): Reconci
         kind: MANAGED_CLUSTER_SET_BINDING,
         indexes: { [BINDING_SET_INDEX]: boundSet },
         keysFor: (object, previous, type) => {
-          if ((type ?? (previous ? 'update' : 'add')) === 'update' && canonical(boundSet(object)) === canonical(previous ? boundSet(previous) : undefined)) return [];
+          if ((type ?? (previous ? 'update' : 'add')) === 'update' && canonicalJson(boundSet(object)) === canonicalJson(previous ? boundSet(previous) : undefined)) return [];
           inventory = undefined;
           return appsIn(object.metadata.namespace ?? '');
         },

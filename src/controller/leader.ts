@@ -15,6 +15,7 @@
  */
 import type { Logger } from 'pino';
 import type { KubeObject } from '../model/index.js';
+import { kubeMicroTime } from '../model/time.js';
 import { KubeApiError, isConflict, isNotFound, type CallOptions } from './kube-client.js';
 import { LEASE, type ResourceKind } from './resources.js';
 import { SYSTEM_TIMERS, type Timers } from './timers.js';
@@ -65,11 +66,6 @@ export interface LeaderElectionHealth {
   readonly secondsSinceSuccess: number;
   /** Why it is unhealthy, naming the Lease and the fix. */
   readonly reason?: string;
-}
-
-/** Kubernetes MicroTime: RFC 3339 with microseconds. */
-function microTime(date: Date): string {
-  return date.toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
 }
 
 function message(error: unknown): string {
@@ -282,7 +278,7 @@ export class LeaderElector {
 
   private async tryAcquireOrRenew(call: CallOptions): Promise<Attempt> {
     const { namespace, name, identity, leaseDurationSeconds } = this.options;
-    const wallNow = microTime((this.deps.wallClock ?? (() => new Date()))());
+    const wallNow = kubeMicroTime((this.deps.wallClock ?? (() => new Date()))());
     let lease: LeaseObject;
     try {
       lease = await this.client.get<LeaseObject>(LEASE, namespace, name, call);
@@ -337,7 +333,7 @@ export class LeaderElector {
       await this.bounded(timeout, async (call) => {
         const lease = await this.client.get<LeaseObject>(LEASE, this.options.namespace, this.options.name, call);
         if (lease.spec?.holderIdentity !== this.options.identity) return;
-        const wallNow = microTime((this.deps.wallClock ?? (() => new Date()))());
+        const wallNow = kubeMicroTime((this.deps.wallClock ?? (() => new Date()))());
         await this.client.replace(LEASE, { ...lease, spec: { ...lease.spec, holderIdentity: undefined, renewTime: wallNow, acquireTime: undefined, leaseDurationSeconds: 1 } }, call);
       });
     } catch (error) {

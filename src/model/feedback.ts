@@ -1,6 +1,7 @@
 /** Reading what the OCM work agent reports back about the payload Application. */
 import { ARGOCD_GROUP } from './keys.js';
 import type { Condition, FieldValue, ManifestStatus, ManifestWork } from './types.js';
+import { kubeTime } from './time.js';
 
 /** The spoke Application's status fields carried back by ManifestWork status feedback. */
 export interface ApplicationFeedback {
@@ -112,7 +113,7 @@ export function validateApplicationFeedback(feedback: ApplicationFeedback | unde
     if (/^\d{1,13}$/.test(value)) {
       // Seconds since the epoch (milliseconds when it has 13 digits).
       const ms = value.length === 13 ? Number(value) : Number(value) * 1000;
-      result[name] = new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+      result[name] = kubeTime(new Date(ms));
       invalid.push({ name, value, convertedTo: result[name] });
       continue;
     }

@@ -8,7 +8,9 @@
 import { parseDocument, stringify } from 'yaml';
 import { CLUSTERSET_LABEL } from './keys.js';
 import { dnsLabelProblem, labelValueProblem } from './names.js';
-import { matchesSelector, type LabelSelector, type SelectorOperator, type Taint, type TaintEffect } from './placement.js';
+import { type Taint, type TaintEffect } from './placement.js';
+import { sortKeys } from './records.js';
+import { matchesSelector, type LabelSelector, type SelectorOperator } from './selectors.js';
 
 export const INVENTORY_API_VERSION = 'pullfleet.io/v1alpha1';
 export const INVENTORY_KIND = 'Inventory';
@@ -78,12 +80,6 @@ export interface ManagedClusterSetObject {
 const byName = <T extends { name: string }>(a: T, b: T): number => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
-function sortedRecord(record: Readonly<Record<string, string>> | undefined): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const key of Object.keys(record ?? {}).sort(cmp)) out[key] = record![key]!;
-  return out;
-}
-
 function sortTaints(taints: readonly Taint[]): Taint[] {
   return [...taints]
     .map((t) => (t.value === undefined || t.value === '' ? { key: t.key, effect: t.effect } : { key: t.key, value: t.value, effect: t.effect }))
@@ -92,7 +88,7 @@ function sortTaints(taints: readonly Taint[]): Taint[] {
 
 function normalSelector(selector: LabelSelector | undefined): LabelSelector {
   const out: LabelSelector = {};
-  if (selector?.matchLabels && Object.keys(selector.matchLabels).length > 0) out.matchLabels = sortedRecord(selector.matchLabels);
+  if (selector?.matchLabels && Object.keys(selector.matchLabels).length > 0) out.matchLabels = sortKeys(selector.matchLabels);
   const expressions = (selector?.matchExpressions ?? []).map((e) => ({ key: e.key, operator: e.operator, ...(e.values?.length ? { values: [...e.values].sort(cmp) } : {}) }));
   if (expressions.length > 0) out.matchExpressions = expressions.sort((a, b) => cmp(a.key, b.key) || cmp(a.operator, b.operator) || cmp((a.values ?? []).join(','), (b.values ?? []).join(',')));
   return out;
@@ -142,8 +138,8 @@ export function inventoryFromHub(hub: string, clusters: readonly ManagedClusterO
     .sort(byName);
   const spokes: InventorySpoke[] = clusters
     .map((mc) => {
-      const labels = sortedRecord(Object.fromEntries(Object.entries(mc.metadata.labels ?? {}).filter(([key]) => !VOLATILE_LABEL_PREFIXES.some((p) => key.startsWith(p)))));
-      const claims = sortedRecord(Object.fromEntries((mc.status?.clusterClaims ?? []).map((c) => [c.name, c.value])));
+      const labels = sortKeys(Object.fromEntries(Object.entries(mc.metadata.labels ?? {}).filter(([key]) => !VOLATILE_LABEL_PREFIXES.some((p) => key.startsWith(p)))));
+      const claims = sortKeys(Object.fromEntries((mc.status?.clusterClaims ?? []).map((c) => [c.name, c.value])));
       const taints = sortTaints((mc.spec?.taints ?? []).map((t) => ({ key: t.key, value: t.value, effect: t.effect as TaintEffect })));
       return {
         name: mc.metadata.name,
@@ -196,8 +192,8 @@ export function renderInventory(inventory: HubInventory): string {
       name: c.name,
       openshift: c.openshift,
       clusterSets: [...c.clusterSets].sort(cmp),
-      labels: sortedRecord(c.labels),
-      claims: sortedRecord(c.claims),
+      labels: sortKeys(c.labels ?? {}),
+      claims: sortKeys(c.claims ?? {}),
       taints: sortTaints(c.taints),
     })),
   };
@@ -334,7 +330,7 @@ export function parseInventory(text: string, source: string): HubInventory {
   return {
     hub,
     clusterSets: [...clusterSets].sort(byName).map((s) => (s.labelSelector ? { name: s.name, labelSelector: normalSelector(s.labelSelector) } : s)),
-    clusters: clusters.map((c) => ({ ...c, labels: sortedRecord(c.labels), claims: sortedRecord(c.claims), taints: sortTaints(c.taints), clusterSets: [...c.clusterSets].sort(cmp) })).sort(byName),
+    clusters: clusters.map((c) => ({ ...c, labels: sortKeys(c.labels ?? {}), claims: sortKeys(c.claims ?? {}), taints: sortTaints(c.taints), clusterSets: [...c.clusterSets].sort(cmp) })).sort(byName),
   };
 }
 

@@ -6,6 +6,7 @@
  * the same code and the same report. What has no equivalent is listed in the report with the reason and,
  * where there is one, what to do instead; a Subscription that cannot be delivered at all is left out.
  */
+import { canonicalJson } from './canonical-json.js';
 import { toDnsLabel } from './names.js';
 import type { JsonObject, JsonValue } from './types.js';
 
@@ -122,21 +123,14 @@ function kindOf(o: Obj): string | undefined {
   return undefined;
 }
 
-/** JSON with sorted keys: equal for objects with the same content in any key order. */
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (isObj(value)) return `{${Object.keys(value).sort(cmp).filter((k) => value[k] !== undefined).map((k) => `${JSON.stringify(k)}:${canonical(value[k])}`).join(',')}}`;
-  return JSON.stringify(value ?? null);
-}
-
 /** Where two objects differ, as `path: a ≠ b` (values shown when short), sorted by path. */
 function differingPaths(a: unknown, b: unknown, path = ''): string[] {
   if (isObj(a) && isObj(b)) {
     const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])].sort(cmp);
     return keys.flatMap((k) => differingPaths(a[k], b[k], path ? (IDENT.test(k) ? `${path}.${k}` : `${path}[${JSON.stringify(k)}]`) : k));
   }
-  if (canonical(a) === canonical(b)) return [];
-  const show = (v: unknown): string => (v === undefined ? 'absent' : canonical(v).length <= 60 ? canonical(v) : '…');
+  if (canonicalJson(a) === canonicalJson(b)) return [];
+  const show = (v: unknown): string => (v === undefined ? 'absent' : canonicalJson(v).length <= 60 ? canonicalJson(v) : '…');
   return [`${path || '(root)'} ${show(a)} ≠ ${show(b)}`];
 }
 
@@ -231,15 +225,15 @@ class Translator {
    */
   private single(key: string, list: Array<{ obj: Obj; origin?: string }>): Obj | undefined {
     if (list.length === 1) return list[0]!.obj;
-    const sorted = [...list].sort((a, b) => cmp(a.origin ?? '', b.origin ?? '') || cmp(canonical(a.obj), canonical(b.obj)));
+    const sorted = [...list].sort((a, b) => cmp(a.origin ?? '', b.origin ?? '') || cmp(canonicalJson(a.obj), canonicalJson(b.obj)));
     const origins = [...new Set(sorted.map((e) => e.origin).filter((o): o is string => Boolean(o)))];
     const where = origins.length === 0 ? `${list.length} times in the input` : origins.length === 1 ? `${list.length} times in ${origins[0]}` : `in ${origins.join(' and ')}`;
-    const variants = [...new Set(sorted.map((e) => canonical(e.obj)))];
+    const variants = [...new Set(sorted.map((e) => canonicalJson(e.obj)))];
     if (variants.length === 1) {
       this.inputNotes.push(`${key} is given ${where}, identically: translated once`);
       return sorted[0]!.obj;
     }
-    const differences = differingPaths(sorted[0]!.obj, sorted.find((e) => canonical(e.obj) !== variants[0])!.obj);
+    const differences = differingPaths(sorted[0]!.obj, sorted.find((e) => canonicalJson(e.obj) !== variants[0])!.obj);
     const what = `${key} is given ${where}, differently (${differences.slice(0, 3).join('; ')}${differences.length > 3 ? `; ${differences.length - 3} more` : ''})`;
     const fix = 'keep the one the hub runs (or read from the hub with --kubeconfig) and translate again';
     if (key.startsWith('Subscription ')) this.note(key.slice('Subscription '.length), 'skipped', `the Subscription ${what.slice(key.length + 1)}: neither is translated; ${fix}`);

@@ -4,19 +4,9 @@
  * predicate, taints and tolerations, `local-cluster` never selected for pull delivery).
  */
 import { LOCAL_CLUSTER } from './keys.js';
+import { matchesSelector, type LabelSelector, type SelectorRequirement } from './selectors.js';
 
-export type SelectorOperator = 'In' | 'NotIn' | 'Exists' | 'DoesNotExist';
-
-export interface SelectorRequirement {
-  key: string;
-  operator: SelectorOperator;
-  values?: string[];
-}
-
-export interface LabelSelector {
-  matchLabels?: Record<string, string>;
-  matchExpressions?: SelectorRequirement[];
-}
+export { matchesSelector, type LabelSelector, type SelectorOperator, type SelectorRequirement } from './selectors.js';
 
 export interface ClusterPredicate {
   requiredClusterSelector: {
@@ -63,29 +53,6 @@ export interface InventoryCluster {
   claims?: Record<string, string>;
   clusterSets: readonly string[];
   taints?: readonly Taint[];
-}
-
-function requirementMatches(req: SelectorRequirement, values: Record<string, string>): boolean {
-  const has = Object.prototype.hasOwnProperty.call(values, req.key);
-  switch (req.operator) {
-    case 'In':
-      return has && (req.values ?? []).includes(values[req.key]);
-    case 'NotIn':
-      return !has || !(req.values ?? []).includes(values[req.key]);
-    case 'Exists':
-      return has;
-    case 'DoesNotExist':
-      return !has;
-  }
-}
-
-/** Whether `labels` satisfy a Kubernetes label selector (an empty selector matches everything). */
-export function matchesSelector(selector: LabelSelector | undefined, labels: Record<string, string>): boolean {
-  if (!selector) return true;
-  for (const [key, value] of Object.entries(selector.matchLabels ?? {})) {
-    if (labels[key] !== value) return false;
-  }
-  return (selector.matchExpressions ?? []).every((req) => requirementMatches(req, labels));
 }
 
 function predicateMatches(predicate: ClusterPredicate, cluster: InventoryCluster): boolean {

@@ -3,6 +3,7 @@
  * the controller reads its caches, calls {@link computePropagation}, and performs the returned plan.
  */
 import { createHash } from 'node:crypto';
+import { canonicalJson } from './canonical-json.js';
 import { readApplicationFeedback, workCondition } from './feedback.js';
 import {
   APPLICATION_SET_LABEL,
@@ -28,6 +29,7 @@ import { buildManifestWork, isStandBy, isPullApplication, spokeAppNamespace, tar
 import { manifestWorkName, parseBool } from './names.js';
 import { isAgentModel } from './report.js';
 import { computeTakeover, type LegacyWorkRef } from './takeover.js';
+import { kubeTime } from './time.js';
 import type { Application, JsonObject, ManifestWork } from './types.js';
 
 /**
@@ -184,16 +186,6 @@ export function containsFields(observed: unknown, desired: unknown): boolean {
   return Object.entries(desired as Record<string, unknown>).every(([key, value]) => value === undefined || containsFields(record[key], value));
 }
 
-/** JSON with object keys sorted at every level (the API server re-encodes maps in key order). */
-function canonicalJson(value: unknown): string {
-  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  const entries = Object.entries(value as Record<string, unknown>)
-    .filter(([, item]) => item !== undefined)
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item)}`).join(',')}}`;
-}
-
 /** Work label keys pullfleet writes (besides anything under `pullfleet.io/`). */
 const OWNED_WORK_LABELS = new Set([PULL_LABEL, MANAGED_BY_LABEL, APPLICATION_SET_LABEL, DELIVERY_LABEL]);
 /** Work annotation keys pullfleet writes (besides anything under `pullfleet.io/`). */
@@ -272,10 +264,6 @@ function describeOwner(work: ManifestWork): string {
   const owner = workOwnerKey(work);
   if (work.metadata.labels?.[MANAGED_BY_LABEL] !== MANAGED_BY_VALUE) return 'it is not managed by pullfleet';
   return owner ? `it belongs to Application ${owner}` : 'it names no hub Application';
-}
-
-function iso(date: Date): string {
-  return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
 /**
@@ -366,7 +354,7 @@ export function computePropagation(input: PropagationInput): PropagationPlan {
   } else if (app.operation !== undefined) {
     const id = operationId(app.operation);
     if (!record || record.id !== id) {
-      operation = { kind: 'record', record: { id, at: iso(input.now ?? new Date()), after: spokeStartedAt ?? '' } };
+      operation = { kind: 'record', record: { id, at: kubeTime(input.now ?? new Date()), after: spokeStartedAt ?? '' } };
     } else if (operationTaken(record, spokeStartedAt)) {
       operation = { kind: 'clear' };
       const { operation: _taken, ...rest } = app;

@@ -43,6 +43,13 @@ import { FLEET_REPORT_API_VERSION, FLEET_REPORT_KIND, FLEET_REPORT_STATES } from
 import type { Application, Condition, JsonObject, KubeObject, ManifestWork } from './types.js';
 import { DELIVERY_MODEL_LABEL, SPOKE_APPS_APPLICATION } from './delivery-model.js';
 import type { ExpectedApplications } from './expected-apps.js';
+import { canonicalJson } from './canonical-json.js';
+import { matchesSelector } from './selectors.js';
+import { kubeTime } from './time.js';
+
+// Part of the public model API since before they had modules of their own.
+export { canonicalJson } from './canonical-json.js';
+export { kubeTime } from './time.js';
 
 /** The hub Application condition the controller sets when it cannot deliver (same value as the status model's). */
 const DELIVERY_ERROR_CONDITION_TYPE = 'DeliveryError';
@@ -162,10 +169,6 @@ export interface FleetReportResult {
   readonly recheckAt?: Date;
 }
 
-/** Kubernetes timestamps are RFC 3339 with second precision. */
-export function kubeTime(date: Date): string {
-  return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
 
 function parseTime(value: string | undefined): number | undefined {
   if (!value) return undefined;
@@ -243,35 +246,6 @@ export function clusterDecisionGenerators(appSet: Pick<ApplicationSet, 'spec'>):
   return found;
 }
 
-/** Whether `labels` satisfy a Kubernetes label selector. An empty selector matches everything. */
-function selectorMatches(labels: Record<string, string> | undefined, selector: GeneratorLabelSelector | undefined): boolean {
-  const have = labels ?? {};
-  for (const [key, value] of Object.entries(selector?.matchLabels ?? {})) {
-    if (have[key] !== value) return false;
-  }
-  for (const req of selector?.matchExpressions ?? []) {
-    const present = Object.prototype.hasOwnProperty.call(have, req.key);
-    const values = req.values ?? [];
-    switch (req.operator) {
-      case 'In':
-        if (!present || !values.includes(have[req.key]!)) return false;
-        break;
-      case 'NotIn':
-        if (present && values.includes(have[req.key]!)) return false;
-        break;
-      case 'Exists':
-        if (!present) return false;
-        break;
-      case 'DoesNotExist':
-        if (present) return false;
-        break;
-      default:
-        return false;
-    }
-  }
-  return true;
-}
-
 /** Names of the Placements an ApplicationSet's generators select decisions from (sorted). */
 export function placementNames(appSet: Pick<ApplicationSet, 'spec'>): string[] {
   const names = new Set<string>();
@@ -285,7 +259,7 @@ export function placementNames(appSet: Pick<ApplicationSet, 'spec'>): string[] {
 /** Whether a PlacementDecision feeds one of the ApplicationSet's generators. */
 export function decisionFeedsApplicationSet(appSet: ApplicationSet, decision: Pick<PlacementDecision, 'metadata'>): boolean {
   if (decision.metadata.namespace !== appSet.metadata.namespace) return false;
-  return clusterDecisionGenerators(appSet).some((generator) => selectorMatches(decision.metadata.labels, generator.labelSelector ?? {}));
+  return clusterDecisionGenerators(appSet).some((generator) => matchesSelector(generator.labelSelector ?? {}, decision.metadata.labels));
 }
 
 /**
@@ -768,15 +742,6 @@ export function sameReportStatus(a: FleetReportStatus | undefined, b: FleetRepor
   return canonicalJson(a) === canonicalJson(b);
 }
 
-/** JSON with object keys sorted at every level. */
-export function canonicalJson(value: unknown): string {
-  return JSON.stringify(value, (_key, inner: unknown) => {
-    if (inner && typeof inner === 'object' && !Array.isArray(inner)) {
-      return Object.fromEntries(Object.entries(inner as Record<string, unknown>).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)));
-    }
-    return inner;
-  });
-}
 
 /**
  * Rows for statically delivered hub Applications (synth rendered their works, so no ApplicationSet

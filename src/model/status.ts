@@ -8,6 +8,7 @@ import { SKIP_RECONCILE_ANNOTATION } from './keys.js';
 import { spokeAppNamespace } from './manifestwork.js';
 import { operationTaken, parseForwardedOperation } from './propagation.js';
 import { LEGACY_CONTROLLER_CONDITION } from './takeover.js';
+import { kubeTime } from './time.js';
 import type { Application, ApplicationCondition, ApplicationStatus, JsonObject, ManifestWork } from './types.js';
 
 /** Condition type for anything that stops delivery (cluster missing, namespace not allowed, work not applied). */
@@ -74,10 +75,6 @@ function recheckAt(input: StatusInput, feedback: ApplicationFeedback | undefined
   return moments.length > 0 ? new Date(Math.min(...moments)) : undefined;
 }
 
-function iso(date: Date): string {
-  return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
-
 function conditionsFor(input: StatusInput, feedback: ApplicationFeedback | undefined, invalid: readonly InvalidFeedback[]): ApplicationCondition[] {
   const messages = new Map<string, string>();
   const work = input.work;
@@ -134,7 +131,7 @@ function conditionsFor(input: StatusInput, feedback: ApplicationFeedback | undef
     .map(([type, message]) => {
       const before = previous.find((condition) => condition.type === type);
       // Presence is the condition's status: the transition time moves only when it appears.
-      return { type, message, lastTransitionTime: before?.lastTransitionTime ?? iso(input.now) };
+      return { type, message, lastTransitionTime: before?.lastTransitionTime ?? kubeTime(input.now) };
     });
   return [...others, ...own];
 }
@@ -158,7 +155,7 @@ export function desiredStatus(input: StatusInput): ApplicationStatus {
       status.operationState = {
         operation,
         phase: feedback.operationStatePhase,
-        startedAt: feedback.operationStateStartedAt ?? current.operationState?.startedAt ?? iso(input.now),
+        startedAt: feedback.operationStateStartedAt ?? current.operationState?.startedAt ?? kubeTime(input.now),
         ...(feedback.operationStateMessage ? { message: feedback.operationStateMessage } : {}),
       };
     }

@@ -15,6 +15,7 @@
 import { workCondition } from './feedback.js';
 import { ARGOCD_GROUP, HUB_APP_NAME_ANNOTATION, HUB_APP_NAMESPACE_ANNOTATION, MANAGED_BY_LABEL, MANAGED_BY_VALUE, PULLFLEET_PREFIX } from './keys.js';
 import { spokeAppNamespace, targetCluster } from './manifestwork.js';
+import { kubeTime } from './time.js';
 import type { Application, ManifestWork } from './types.js';
 
 /** Label pullfleet puts on a legacy work it has orphaned for a hand-over (value {@link TAKEOVER_ORPHANED}). */
@@ -170,7 +171,7 @@ export function legacyControllerWarning(app: Pick<Application, 'metadata'>, acti
   const seen = Date.parse(app.metadata.annotations?.[LEGACY_CONTROLLER_SEEN_ANNOTATION] ?? '');
   if (Number.isNaN(seen) || now.getTime() - seen > LEGACY_CONTROLLER_WINDOW_MS) return {};
   return {
-    message: `another controller last rewrote or re-created a legacy ManifestWork of this Application at ${new Date(seen).toISOString().replace(/\.\d{3}Z$/, 'Z')}, after pullfleet took it over: scale argocd-pull-integration or ACM's propagation controller down (it re-creates its work whenever the Application changes)`,
+    message: `another controller last rewrote or re-created a legacy ManifestWork of this Application at ${kubeTime(new Date(seen))}, after pullfleet took it over: scale argocd-pull-integration or ACM's propagation controller down (it re-creates its work whenever the Application changes)`,
     recheckAt: new Date(seen + LEGACY_CONTROLLER_WINDOW_MS + 1),
   };
 }

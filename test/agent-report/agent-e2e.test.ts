@@ -10,13 +10,13 @@ import { pino } from 'pino';
 import { AGENT_PULL_CONFLICT_CONDITION } from '../../src/controller/application-reconciler.js';
 import { startController, type RunningController } from '../../src/controller/index.js';
 import { fleetReportCrd, MANAGED_CLUSTER_ANNOTATION, PULL_LABEL, type Application, type FleetReport } from '../../src/model/index.js';
+import { kubeTime } from '../../src/model/time.js';
 import { startFakeApiServer, type FakeApiServer, type KubeObj } from '../support/fake-apiserver.js';
 import { waitFor } from '../support/wait.js';
 import { applicationSet, decision, generatedHubApp, NS } from '../report/fixtures.js';
 import { agentApp, agentAppSet, mirrored } from './fixtures.js';
 
 const silent = pino({ level: 'silent' });
-const iso = (date: Date) => date.toISOString().replace(/\.\d{3}Z$/, 'Z');
 
 describe('agent-model Applications against the fake API server', () => {
   let server: FakeApiServer;
@@ -85,7 +85,7 @@ describe('agent-model Applications against the fake API server', () => {
     placementDecision('edge-decision-1', 'edge', ['agent-1', 'agent-2']);
     createAgentApp(agentSet, 'agent-1');
     createAgentApp(agentSet, 'agent-2', { pull: true });
-    const now = iso(new Date());
+    const now = kubeTime(new Date());
     const agent1 = principalWrites('agent-1-edge-apps', NS, mirrored({ sync: 'Synced', health: 'Healthy', revision: 'r1', reconciledAt: now }));
     const autonomous = agentApp('pos', mirrored({ sync: 'Synced', health: 'Healthy', revision: 'r9', reconciledAt: now }), { model: 'agent-autonomous', namespace: 'store-1', owned: false, appSet: 'local' });
     delete autonomous.metadata.uid;
@@ -118,7 +118,7 @@ describe('agent-model Applications against the fake API server', () => {
 
     // WHEN the principal mirrors a new status for agent-2 (keeping the condition it found)
     const latest = server.store.get<Application>('applications', NS, 'agent-2-edge-apps');
-    principalWrites('agent-2-edge-apps', NS, { ...mirrored({ sync: 'OutOfSync', health: 'Degraded', revision: 'r2', reconciledAt: iso(new Date()) }), conditions: latest.status!.conditions! });
+    principalWrites('agent-2-edge-apps', NS, { ...mirrored({ sync: 'OutOfSync', health: 'Degraded', revision: 'r2', reconciledAt: kubeTime(new Date()) }), conditions: latest.status!.conditions! });
     // THEN the report follows
     await waitFor('agent-2 degraded in the report', () => agentReport()?.status?.clusters.find((row) => row.cluster === 'agent-2')?.state === 'Degraded');
 

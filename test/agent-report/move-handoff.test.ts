@@ -16,6 +16,7 @@ import {
   type Application,
   type ManifestWork,
 } from '../../src/model/index.js';
+import { kubeTime } from '../../src/model/time.js';
 import { startFakeApiServer, type FakeApiServer, type KubeObj } from '../support/fake-apiserver.js';
 import type { FakeStore, WatchEventType } from '../support/fake/store.js';
 import { waitFor } from '../support/wait.js';
@@ -100,7 +101,7 @@ describe('an ApplicationSet-generated app moving from basic to agent-managed aga
   /** What the work agent does: reports Applied at the work's current generation. */
   function agentObserves(namespace: string, name: string): ManifestWork {
     const current = hub.server.store.get<ManifestWork>('manifestworks', namespace, name);
-    const conditions = [{ type: 'Applied', status: 'True', reason: 'AppliedManifestWorkComplete', message: 'Apply manifest work complete', lastTransitionTime: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'), observedGeneration: current.metadata.generation }];
+    const conditions = [{ type: 'Applied', status: 'True', reason: 'AppliedManifestWorkComplete', message: 'Apply manifest work complete', lastTransitionTime: kubeTime(new Date()), observedGeneration: current.metadata.generation }];
     return hub.server.store.updateStatus<ManifestWork>({ ...current, status: { conditions } } as unknown as KubeObj);
   }
 

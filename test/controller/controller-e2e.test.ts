@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, test } from '@jest/globals';
 import { destination, pino } from 'pino';
 import { startController, type RunningController } from '../../src/controller/index.js';
 import { CLEANUP_FINALIZER, MANAGED_CLUSTER_ANNOTATION, PULL_LABEL, fleetReportCrd } from '../../src/model/index.js';
+import { kubeMicroTime } from '../../src/model/time.js';
 import { startFakeApiServer, type FakeApiServer, type KubeObj } from '../support/fake-apiserver.js';
 import { waitFor } from '../support/wait.js';
 
@@ -135,7 +136,7 @@ describe('controller against the fake API server', () => {
     const lease = server.store.get<KubeObj>('leases', 'pullfleet-system', 'pullfleet-controller');
     const steal = () => {
       const current = server.store.get<KubeObj>('leases', 'pullfleet-system', 'pullfleet-controller');
-      server.store.update({ ...current, spec: { ...current.spec, holderIdentity: 'intruder', renewTime: new Date().toISOString().replace('Z', '000Z'), leaseDurationSeconds: 60 } });
+      server.store.update({ ...current, spec: { ...current.spec, holderIdentity: 'intruder', renewTime: kubeMicroTime(new Date()), leaseDurationSeconds: 60 } });
     };
     expect(lease.spec.holderIdentity).toBe('one');
     steal();

@@ -8,6 +8,7 @@ import { afterEach, beforeEach, describe, expect, test } from '@jest/globals';
 import { destination, pino } from 'pino';
 import { startController, type RunningController } from '../../src/controller/index.js';
 import { DELIVERY_ERROR_CONDITION, FORWARDED_OPERATION_ANNOTATION, MANAGED_CLUSTER_ANNOTATION, PULL_LABEL, fleetReportCrd } from '../../src/model/index.js';
+import { kubeTime } from '../../src/model/time.js';
 import { startFakeApiServer, type FakeApiServer, type KubeObj } from '../support/fake-apiserver.js';
 import { waitFor } from '../support/wait.js';
 
@@ -97,7 +98,7 @@ describe('reconcile hardening through the real controller', () => {
     expect(hubApp(server, 'a')!.operation).toStrictEqual({ sync: { revision: 'v2' } });
     expect(payloadOperation(server, 'spoke1', 'a')).toStrictEqual({ sync: { revision: 'v2' } });
 
-    agentReports(server, 'spoke1', 'a', new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'));
+    agentReports(server, 'spoke1', 'a', kubeTime(new Date()));
     await waitFor('operation taken', () => hubApp(server, 'a')!.operation === undefined && payloadOperation(server, 'spoke1', 'a') === undefined, {
       describe: () => hubApp(server, 'a'),
     });

@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, test } from '@jest/globals';
 import { pino } from 'pino';
 import { startController, type RunningController } from '../../src/controller/index.js';
 import { fleetReportCrd, type FleetReport, type FleetReportRow, type MulticlusterApplicationSetReport } from '../../src/model/index.js';
+import { kubeTime } from '../../src/model/time.js';
 import { fakeCluster } from '../support/cluster.js';
 import { startFakeApiServer, type FakeApiServer, type KubeObj } from '../support/fake-apiserver.js';
 import { waitFor } from '../support/wait.js';
@@ -14,10 +15,6 @@ import { WorkAgent } from '../support/work-agent.js';
 import { applicationSet, APPSET, decision, generatedHubApp, NS } from './fixtures.js';
 
 const silent = pino({ level: 'silent' });
-
-function iso(date: Date): string {
-  return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
 
 describe('fleet report against the fake API server', () => {
   let server: FakeApiServer;
@@ -76,7 +73,7 @@ describe('fleet report against the fake API server', () => {
     await worksExist(['east', 'west']);
 
     // WHEN the spokes report: east healthy, west failed to sync
-    const now = iso(new Date());
+    const now = kubeTime(new Date());
     await agent.report('east', workName('east'), { healthStatus: 'Healthy', syncStatus: 'Synced', syncRevision: 'abc123', operationStatePhase: 'Succeeded', operationStateStartedAt: now, reconciledAt: now });
     await agent.report('west', workName('west'), { healthStatus: 'Healthy', syncStatus: 'OutOfSync', syncRevision: 'abc123', operationStatePhase: 'Failed', operationStateStartedAt: now, operationStateMessage: 'one or more objects failed to apply', reconciledAt: now });
 
@@ -101,7 +98,7 @@ describe('fleet report against the fake API server', () => {
     );
 
     // WHEN east's feedback changes (a new revision starts syncing)
-    const later = iso(new Date());
+    const later = kubeTime(new Date());
     await agent.report('east', workName('east'), { healthStatus: 'Progressing', syncStatus: 'Synced', syncRevision: 'def456', operationStatePhase: 'Running', operationStateStartedAt: later, reconciledAt: later });
     // THEN the change reaches the report
     await waitFor('east Progressing at def456', () => row('east')?.state === 'Progressing' && row('east')?.revision === 'def456', { describe: () => row('east') });
@@ -111,7 +108,7 @@ describe('fleet report against the fake API server', () => {
     seedApplicationSet(['east']);
     await start();
     await worksExist(['east']);
-    const now = iso(new Date());
+    const now = kubeTime(new Date());
     await agent.report('east', workName('east'), { healthStatus: 'Healthy', syncStatus: 'Synced', syncRevision: 'abc123', reconciledAt: now });
     await waitFor('east Healthy', () => row('east')?.state === 'Healthy');
     const writes = server.writeCount('fleetreports.pullfleet.io');
@@ -134,7 +131,7 @@ describe('fleet report against the fake API server', () => {
     seedApplicationSet(['east']);
     await start({ staleAfterSeconds: 2 });
     await worksExist(['east']);
-    const reconciledAt = iso(new Date());
+    const reconciledAt = kubeTime(new Date());
     await agent.report('east', workName('east'), { healthStatus: 'Healthy', syncStatus: 'Synced', reconciledAt });
     // Nothing else changes: only the requeue the reconciler asked for can make the row stale.
     await waitFor('east Stale', () => row('east')?.state === 'Stale', { describe: () => row('east') });

@@ -140,6 +140,7 @@ function parseApplyBody(text: string): unknown {
   }
 }
 
+// Its own formatter on purpose: this stands in for another program, so it does not share pullfleet's code.
 function timestamp(date: Date): string {
   return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
