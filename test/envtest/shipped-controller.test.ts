@@ -8,6 +8,7 @@
 import { afterEach, expect, test } from '@jest/globals';
 import { AuthorizationV1Api, KubeConfig } from '@kubernetes/client-node';
 import { ARGOCD_API_VERSION, CLUSTERSET_API_VERSION, MANAGED_CLUSTER_ANNOTATION, PLACEMENT_API_VERSION, PLACEMENT_LABEL, PULL_LABEL, SKIP_RECONCILE_ANNOTATION, manifestWorkName, type FleetReport } from '../../src/model/index.js';
+import { kubeTime } from '../../src/model/time.js';
 import { realCluster, type TestCluster } from '../support/cluster.js';
 import { apiServerControl, serviceAccountKubeconfig } from '../support/envtest-cluster.js';
 import { describeRealServer } from '../support/real-server.js';
@@ -88,7 +89,7 @@ describeRealServer('the shipped controller', (kubeconfigPath) => {
     await ctx.startController();
     const workName = manifestWorkName(argoNamespace, `${clusters[0]}-guestbook`);
     await waitFor('the work of the generated app', () => cluster.get({ apiVersion: 'work.open-cluster-management.io/v1', kind: 'ManifestWork', namespace: clusters[0], name: workName }), { timeoutMs: TIMEOUT_MS });
-    const now = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+    const now = kubeTime(new Date());
     await ctx.agent.report(clusters[0], workName, { healthStatus: 'Healthy', syncStatus: 'Synced', syncRevision: 'abc123', operationStatePhase: 'Succeeded', operationStateStartedAt: now, reconciledAt: now });
 
     // THEN the FleetReport has the first cluster Healthy and the second Missing, with integer counts
@@ -145,7 +146,7 @@ describeRealServer('the shipped controller', (kubeconfigPath) => {
     const { hubNamespace } = ctx.fleet;
     const app = 'r-05';
     const target = ctx.fleet.clusters[1];
-    const now = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+    const now = kubeTime(new Date());
     await ctx.agent.report(target, manifestWorkName(hubNamespace, app), { healthStatus: 'Degraded', syncStatus: 'Synced', syncRevision: 'after-restart', reconciledAt: now });
     await waitFor(
       'the feedback written after the restart on the hub app',
