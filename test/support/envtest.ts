@@ -73,7 +73,7 @@ export async function freePort(): Promise<number> {
 }
 
 /** One GET, bounded; resolves with status and body, or rejects on a transport error or timeout. */
-function probe(url: string, opts: { ca?: string; token?: string; timeoutMs?: number } = {}): Promise<{ status: number; body: string }> {
+export function probe(url: string, opts: { ca?: string; token?: string; timeoutMs?: number } = {}): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const parsed = new URL(url);
     const request = parsed.protocol === 'https:' ? httpsRequest : httpRequest;

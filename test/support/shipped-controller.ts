@@ -13,7 +13,6 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,6 +22,7 @@ import { ControllerInstall } from '../../src/constructs/controller-install.js';
 import type { ControllerConfig, RunningController } from '../../src/controller/index.js';
 import { RawClient, type RawObject } from './raw-client.js';
 import { serviceAccountKubeconfig } from './envtest-cluster.js';
+import { freePort, probe } from './envtest.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const CONTROLLER_BIN = join(ROOT, 'bin', 'pullfleet-controller.js');
@@ -108,32 +108,6 @@ function flagsFor(config: Partial<ControllerConfig>): string[] {
   return flags;
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-function httpGet(port: number, path: string, timeoutMs = 2_000): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path, timeout: timeoutMs }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (body += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-    });
-    req.on('timeout', () => req.destroy(new Error(`GET ${path} timed out`)));
-    req.on('error', reject);
-    req.end();
-  });
-}
-
 /** A controller process: the RunningController interface, plus kill -9 and its output. */
 export interface ControllerProcess extends RunningController {
   readonly identity: string;
@@ -214,7 +188,7 @@ export function shippedControllerStarter(admin: KubeConfig, namespaces: InstallN
       for (;;) {
         if (gone) throw new Error(`controller ${identity} exited before it was ready:\n${output()}`);
         try {
-          if ((await httpGet(port, '/readyz')).status === 200) return;
+          if ((await probe(`http://127.0.0.1:${port}/readyz`)).status === 200) return;
         } catch {
           // not listening yet
         }
@@ -241,7 +215,7 @@ export function shippedControllerStarter(admin: KubeConfig, namespaces: InstallN
       stop: () => signalAndWait('SIGTERM', 25_000),
       kill: () => signalAndWait('SIGKILL', 10_000),
       async metrics() {
-        const result = await httpGet(port, '/metrics');
+        const result = await probe(`http://127.0.0.1:${port}/metrics`);
         if (result.status !== 200) throw new Error(`GET /metrics answered ${result.status}`);
         return result.body;
       },
