@@ -24,7 +24,7 @@ import {
 } from '../model/index.js';
 import { readCdk8sConfig } from './cdk8s-config.js';
 import { Progress } from './progress.js';
-import { DEFAULT_TIMEOUT_SECONDS, parseTimeout, PHASE, runFleetProgram, synthInto, timeoutMessage, withoutCliNoise } from './synth.js';
+import { DEFAULT_TIMEOUT_SECONDS, parseTimeout, PHASE, runFleetProgram, timeoutMessage, withoutCliNoise } from './synth.js';
 import { checkFleetTypes, runsTypeScript } from './typecheck.js';
 
 /** Every YAML document under `dir`, with its path relative to `dir`. Throws naming the file that does not parse. */
@@ -68,16 +68,7 @@ export function readSide(dir: string): PlanSide {
   return { objects: readTree(dir), states: readPlanStates(dir) };
 }
 
-function scratch<T>(fn: (dir: string) => T): T {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pullfleet-'));
-  try {
-    return fn(path.join(dir, 'out'));
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
-}
-
-async function scratchAsync<T>(fn: (dir: string) => Promise<T>): Promise<T> {
+async function scratch<T>(fn: (dir: string) => Promise<T>): Promise<T> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pullfleet-'));
   try {
     return await fn(path.join(dir, 'out'));
@@ -101,7 +92,7 @@ export interface PlanOptions {
   readonly allowDeletion?: readonly string[];
   /** A file of acknowledged deletion ids, one per line (`#` comments), relative to cwd. */
   readonly acknowledgements?: string;
-  /** Synthesizes into a folder (tests inject one). @default - `cdk8s synth` through {@link synthInto} */
+  /** Synthesizes into a folder (tests inject one). @default - the fleet program through {@link runFleetProgram} */
   readonly synth?: (dir: string) => { ok: boolean; output: string };
 }
 
@@ -172,28 +163,18 @@ function planAgainst(inputs: PlanInputs, options: PlanOptions, dir: string, resu
   return { exitCode: blocked ? 1 : 0, stdout, stderr, plan };
 }
 
-/** `pullfleet plan` without a process: synthesizes into a scratch folder and compares it with the output folder. */
-export function runPlan(options: PlanOptions = {}): PlanResult {
-  const inputs = planInputs(options);
-  if ('exitCode' in inputs) return inputs;
-  const { cwd, outdir } = inputs;
-  return scratch((dir) => {
-    const synth = options.synth ?? ((d: string) => synthInto(d, { cwd, app: options.app, previousOutput: outdir }));
-    return planAgainst(inputs, options, dir, synth(dir));
-  });
-}
-
 /**
- * Like {@link runPlan}, without blocking: the fleet program is stopped once `timeout` seconds have
- * passed since `started` (the plan then fails naming the phase), and `progress` shows the phase.
+ * `pullfleet plan` without a process: synthesizes into a scratch folder and compares it with the output
+ * folder. The fleet program is stopped once `timeout` seconds have passed since `started` (the plan then
+ * fails naming the phase), and `progress` shows the phase.
  */
-export async function runPlanAsync(options: PlanOptions & { timeout?: number; started?: number; progress?: Progress } = {}): Promise<PlanResult> {
+export async function runPlan(options: PlanOptions & { timeout?: number; started?: number; progress?: Progress } = {}): Promise<PlanResult> {
   const inputs = planInputs(options);
   if ('exitCode' in inputs) return inputs;
   const { cwd, outdir } = inputs;
   const timeout = options.timeout ?? DEFAULT_TIMEOUT_SECONDS;
   const started = options.started ?? Date.now();
-  return scratchAsync(async (dir) => {
+  return scratch(async (dir) => {
     if (options.synth) return planAgainst(inputs, options, dir, options.synth(dir));
     const result = await runFleetProgram(dir, { cwd, app: options.app, previousOutput: outdir, timeout, started, progress: options.progress });
     if (result.timedOutIn !== undefined) {
@@ -227,7 +208,7 @@ export function registerPlan(program: Command): void {
           process.exitCode = 1;
           return;
         }
-        const result = await runPlanAsync({ outdir: dir, format: opts.output, app: opts.app, failOnDeletions: opts.failOnDeletions, allowDeletion: opts.allowDeletion, acknowledgements: opts.acknowledgements, timeout: opts.timeout, started, progress });
+        const result = await runPlan({ outdir: dir, format: opts.output, app: opts.app, failOnDeletions: opts.failOnDeletions, allowDeletion: opts.allowDeletion, acknowledgements: opts.acknowledgements, timeout: opts.timeout, started, progress });
         progress.stop();
         process.stdout.write(result.stdout);
         process.stderr.write(result.stderr);

@@ -4,7 +4,7 @@
  * succeed (and every folder involved is writable) swaps the staging folder in. A refused or failed
  * synth leaves the previous output exactly as it was.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import { createRequire } from 'node:module';
 import * as path from 'node:path';
@@ -84,19 +84,6 @@ function synthArgs(dir: string, app: string | undefined): string[] {
   return args;
 }
 
-/** Runs `cdk8s synth --no-check-upgrade -o <dir>`; returns whether it succeeded and what it printed. */
-export function synthInto(dir: string, options: SynthOptions & { previousOutput?: string } = {}): { ok: boolean; output: string } {
-  const run = spawnSync(process.execPath, synthArgs(dir, options.app), {
-    cwd: options.cwd ?? process.cwd(),
-    encoding: 'utf8',
-    env: fleetProgramEnv(options.app, options.cwd ?? process.cwd(), options.previousOutput ? { ...process.env, PULLFLEET_PREVIOUS_OUTPUT: options.previousOutput } : process.env),
-    stdio: ['ignore', 'pipe', options.streamStderr ? 'inherit' : 'pipe'],
-  });
-  const output = `${run.stdout ?? ''}${run.stderr ?? ''}${run.error ? String(run.error) : ''}`;
-  const ok = run.status === 0 && fs.existsSync(dir);
-  return { ok, output };
-}
-
 /**
  * Drops what cdk8s-cli itself prints around a failed app run (its "Synthesizing application" line, and
  * the `Error: command "…" returned a non-zero exit code` with its stack trace): the app has already said
@@ -161,7 +148,7 @@ interface RunningSynth {
 const WRITING_STARTS = /(?:^|\n)pullfleet: validated /;
 
 /**
- * Like {@link synthInto}, without blocking: the caller type-checks while cdk8s runs. With
+ * Runs `cdk8s synth --no-check-upgrade -o <dir>` without blocking: the caller type-checks while cdk8s runs. With
  * `streamStderr`, the app's stderr is held back until {@link RunningSynth.settle}, so a type error is
  * not buried under the app's own failure. With `timeout`, the app is stopped once that many seconds
  * have passed since `started`; with `progress`, its phase moves to "writing the output" when the app
@@ -273,7 +260,7 @@ export interface FleetRunOptions {
 }
 
 /**
- * Runs the fleet program into `dir` (as {@link synthInto}, without blocking), stopping it (and what it
+ * Runs the fleet program into `dir` (through {@link startSynth}), stopping it (and what it
  * started) when `timeout` seconds have passed since `started`. `timedOutIn` names the phase then.
  */
 export async function runFleetProgram(dir: string, options: FleetRunOptions): Promise<{ ok: boolean; output: string; timedOutIn?: string }> {

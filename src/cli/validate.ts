@@ -13,7 +13,7 @@ import { parseAllDocuments } from 'yaml';
 import { REPORT_FILE_ENV, STRICT_ENV } from '../constructs/fleet.js';
 import { DEFAULT_WORK_SIZE_BUDGET, ETCD_OBJECT_LIMIT, type PlainObject } from '../model/index.js';
 import { checkObject, objectLabel } from '../model/schema.js';
-import { DEFAULT_TIMEOUT_SECONDS, parseTimeout, PHASE, resolveOutdir, runFleetProgram, synthInto, timeoutMessage, withoutCliNoise } from './synth.js';
+import { DEFAULT_TIMEOUT_SECONDS, parseTimeout, PHASE, resolveOutdir, runFleetProgram, timeoutMessage, withoutCliNoise } from './synth.js';
 import { readCdk8sConfig } from './cdk8s-config.js';
 import { Progress } from './progress.js';
 import { formatTypeErrors, runsTypeScript, typecheckApp, type TypecheckResult } from './typecheck.js';
@@ -138,24 +138,10 @@ function readFindings(reportFile: string, result: { ok: boolean; output: string 
  * Synthesizes the fleet into a scratch folder and returns its findings (or the synth output when it
  * crashed). The committed output (`outdir`, else cdk8s.yaml's `output`, else dist) is the previous
  * output, as for `pullfleet synth`: a move between delivery models that skips a step is an error here too.
+ * The fleet program is stopped once `timeout` seconds have passed since `started`; `timedOutIn` then
+ * names the phase it was in.
  */
-export function validateFleet(options: { cwd?: string; app?: string; strict?: boolean; outdir?: string } = {}): { report?: ValidateReport; output: string } {
-  const { scratch, reportFile, restore } = validationScratch(options.strict);
-  try {
-    const cwd = options.cwd ?? process.cwd();
-    const previous = resolveOutdir(cwd, options.outdir);
-    const result = synthInto(path.join(scratch, 'out'), { cwd, app: options.app, ...(fs.existsSync(previous) ? { previousOutput: previous } : {}) });
-    return readFindings(reportFile, result);
-  } finally {
-    restore();
-  }
-}
-
-/**
- * Like {@link validateFleet}, without blocking: the fleet program is stopped once `timeout` seconds
- * have passed since `started`; `timedOutIn` then names the phase it was in.
- */
-export async function validateFleetAsync(
+export async function validateFleet(
   options: { cwd?: string; app?: string; strict?: boolean; outdir?: string; timeout?: number; started?: number; progress?: Progress } = {},
 ): Promise<{ report?: ValidateReport; output: string; timedOutIn?: string }> {
   const { scratch, reportFile, restore } = validationScratch(options.strict);
@@ -228,15 +214,15 @@ export function registerValidate(program: Command): void {
         process.stderr.write(text);
       };
       try {
-        process.exitCode = await runValidateAsync(dir, opts, out, err, process.cwd(), progress);
+        process.exitCode = await runValidate(dir, opts, out, err, process.cwd(), progress);
       } finally {
         progress.stop();
       }
     });
 }
 
-/** Runs the command; returns the exit code (0 valid, 1 invalid, 2 usage error). */
-export function runValidate(dir: string | undefined, opts: ValidateOpts, out: (text: string) => void, err: (text: string) => void, cwd = process.cwd()): number {
+/** Usage errors, and folder mode (`dir` given): the exit code, or undefined for the fleet mode {@link runValidate} runs. */
+function runWithoutFleet(dir: string | undefined, opts: ValidateOpts, out: (text: string) => void, err: (text: string) => void, cwd: string): number | undefined {
   if (opts.output !== 'text' && opts.output !== 'json') {
     err(`pullfleet validate: -o ${opts.output} is not a format: use text or json\n`);
     return 2;
@@ -253,21 +239,14 @@ export function runValidate(dir: string | undefined, opts: ValidateOpts, out: (t
       return 2;
     }
   }
+  if (dir === undefined) return undefined;
   let report: ValidateReport;
-  if (dir !== undefined) {
-    try {
-      report = validateFolder(path.resolve(cwd, dir), { strict: opts.strict, sizeBudget });
-    } catch (error) {
-      if (!(error instanceof UsageError)) throw error;
-      err(`pullfleet validate: ${error.message}\n`);
-      return 2;
-    }
-  } else {
-    const typeFailure = checkTypes(opts, out, err, cwd);
-    if (typeFailure !== undefined) return typeFailure;
-    const findings = fleetReport(validateFleet({ cwd, app: opts.app, strict: opts.strict, ...(opts.outdir ? { outdir: opts.outdir } : {}) }), opts, out, err);
-    if (typeof findings === 'number') return findings;
-    report = findings;
+  try {
+    report = validateFolder(path.resolve(cwd, dir), { strict: opts.strict, sizeBudget });
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    err(`pullfleet validate: ${error.message}\n`);
+    return 2;
   }
   out(opts.output === 'json' ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report));
   return report.ok ? 0 : 1;
@@ -300,10 +279,10 @@ function fleetReport(result: { report?: ValidateReport; output: string }, opts: 
 }
 
 /**
- * The command: {@link runValidate}, except that in fleet mode the fleet program runs without blocking,
- * `progress` shows the phase, and the fleet program is stopped after `opts.timeout` seconds.
+ * Runs the command; returns the exit code (0 valid, 1 invalid, 2 usage error). In fleet mode `progress`
+ * shows the phase, and the fleet program is stopped after `opts.timeout` seconds.
  */
-export async function runValidateAsync(
+export async function runValidate(
   dir: string | undefined,
   opts: ValidateOpts,
   out: (text: string) => void,
@@ -312,7 +291,8 @@ export async function runValidateAsync(
   progress?: Progress,
 ): Promise<number> {
   // Folder mode, and every usage error, needs no fleet program.
-  if (dir !== undefined || (opts.output !== 'text' && opts.output !== 'json') || opts.sizeBudget !== undefined) return runValidate(dir, opts, out, err, cwd);
+  const withoutFleet = runWithoutFleet(dir, opts, out, err, cwd);
+  if (withoutFleet !== undefined) return withoutFleet;
   const started = Date.now();
   const timeout = opts.timeout ?? DEFAULT_TIMEOUT_SECONDS;
   if (runsTypeScript(opts.app, cwd)) progress?.enter(PHASE.typecheck);
@@ -323,7 +303,7 @@ export async function runValidateAsync(
     err(timeoutMessage('validate', timeout, PHASE.typecheck, app(), 'nothing was validated'));
     return 1;
   }
-  const result = await validateFleetAsync({ cwd, app: opts.app, strict: opts.strict, ...(opts.outdir ? { outdir: opts.outdir } : {}), timeout, started, progress });
+  const result = await validateFleet({ cwd, app: opts.app, strict: opts.strict, ...(opts.outdir ? { outdir: opts.outdir } : {}), timeout, started, progress });
   if (result.timedOutIn !== undefined) {
     err(timeoutMessage('validate', timeout, result.timedOutIn, app(), 'nothing was validated'));
     return 1;

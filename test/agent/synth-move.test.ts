@@ -38,15 +38,15 @@ describe('pullfleet synth and plan across a move', () => {
     expect(work(dist)).toBe(before);
 
     // validate reads the committed output the same way: the skipped step is an error there too
-    const checked = validateFleet({ cwd: process.cwd(), app, outdir: dist });
+    const checked = await validateFleet({ cwd: process.cwd(), app, outdir: dist });
     expect(checked.report?.ok).toBe(false);
     expect(checked.report?.errors.map((e) => e.message).join('\n')).toContain('spoke "east" changes from basic to agent-managed in one step');
     // (without a committed output there is nothing to move from)
-    expect(validateFleet({ cwd: process.cwd(), app, outdir: path.join(out, 'none') }).report?.errors).toStrictEqual([]);
+    expect((await validateFleet({ cwd: process.cwd(), app, outdir: path.join(out, 'none') })).report?.errors).toStrictEqual([]);
 
     process.env.PULLFLEET_TEST_MOVE = 'agent-move';
-    expect(validateFleet({ cwd: process.cwd(), app, outdir: dist }).report?.errors).toStrictEqual([]);
-    const plan = runPlan({ cwd: process.cwd(), outdir: path.relative(process.cwd(), dist), app });
+    expect((await validateFleet({ cwd: process.cwd(), app, outdir: dist })).report?.errors).toStrictEqual([]);
+    const plan = await runPlan({ cwd: process.cwd(), outdir: path.relative(process.cwd(), dist), app });
     expect(plan.stdout).toContain('MOVES BETWEEN DELIVERY MODELS (1):');
     expect(plan.stdout).toContain('hub: spoke east: move basic → agent-managed, step 1 of 3');
     expect((await runSynth({ cwd: process.cwd(), outdir: dist, app, typecheck: false })).ok).toBe(true);

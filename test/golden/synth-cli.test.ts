@@ -76,7 +76,7 @@ describe('pullfleet synth', () => {
     expect(files(bare)).toContain('.pullfleet');
   });
 
-  test('plan lists a ManifestWork that a fresh synth no longer produces as a spoke deletion', () => {
+  test('plan lists a ManifestWork that a fresh synth no longer produces as a spoke deletion', async () => {
     const dir = project(
       "import fs from 'node:fs'; fs.mkdirSync(process.env.CDK8S_OUTDIR + '/hub/hub', { recursive: true }); fs.writeFileSync(process.env.CDK8S_OUTDIR + '/hub/hub/hub.yaml', 'apiVersion: v1\\nkind: ConfigMap\\nmetadata:\\n  name: kept\\n');\n",
     );
@@ -86,7 +86,7 @@ describe('pullfleet synth', () => {
       path.join(dir, 'dist', 'hub', 'hub', 'works', 'east.yaml'),
       'apiVersion: work.open-cluster-management.io/v1\nkind: ManifestWork\nmetadata:\n  name: argocd-web-east\n  namespace: east\nspec:\n  workload:\n    manifests:\n      - { apiVersion: argoproj.io/v1alpha1, kind: Application, metadata: { name: web-east, namespace: argocd } }\n',
     );
-    const result = runPlan({ cwd: dir });
+    const result = await runPlan({ cwd: dir });
     expect(result.exitCode).toBe(0);
     expect(result.plan!.spokeDeletions.map((c) => c.id)).toStrictEqual(['hub/east/argocd-web-east']);
     expect(result.stdout.split('\n')[0]).toBe('DELETIONS ON SPOKES (1): the work agent removes these from the spoke when the hub applies the change');

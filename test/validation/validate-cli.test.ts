@@ -47,14 +47,14 @@ describe('validate <dir>', () => {
   };
   afterAll(() => dirs.forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
 
-  test('GIVEN the committed example dist/ THEN it is valid', () => {
+  test('GIVEN the committed example dist/ THEN it is valid', async () => {
     const report = validateFolder(distDir);
     expect(report.errors).toStrictEqual([]);
     expect(report.ok).toBe(true);
     expect(report.objects).toBeGreaterThan(40);
   });
 
-  test('fails when an Argo CD cluster Secret carries credentials', () => {
+  test('fails when an Argo CD cluster Secret carries credentials', async () => {
     const dir = make({
       'hub/cluster-secrets.yaml': [
         { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'cluster-east', namespace: 'argocd', labels: { 'argocd.argoproj.io/secret-type': 'cluster' } }, stringData: { name: 'east', server: 'https://east:6443', config: '{"bearerToken":"abc"}' } },
@@ -67,7 +67,7 @@ describe('validate <dir>', () => {
     ]);
   });
 
-  test('fails on wildcard RBAC and a cluster-admin binding', () => {
+  test('fails on wildcard RBAC and a cluster-admin binding', async () => {
     const dir = make({
       'hub/rbac.yaml': [
         { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'all' }, rules: [{ apiGroups: ['*'], resources: ['*'], verbs: ['*'] }] },
@@ -82,7 +82,7 @@ describe('validate <dir>', () => {
     expect(found[3]).toContain('ClusterRoleBinding admin: binds cluster-admin');
   });
 
-  test('fails when a pull app lacks the cluster annotation or skip-reconcile, or deploys elsewhere', () => {
+  test('fails when a pull app lacks the cluster annotation or skip-reconcile, or deploys elsewhere', async () => {
     const dir = make({
       'hub/applications.yaml': [
         pullApp({ annotations: {} }),
@@ -98,7 +98,7 @@ describe('validate <dir>', () => {
     ]);
   });
 
-  test('fails on sizes, name limits, duplicates and YAML that is not an object', () => {
+  test('fails on sizes, name limits, duplicates and YAML that is not an object', async () => {
     const dir = make({
       'hub/big.yaml': [{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'big', namespace: 'argocd' }, data: { blob: 'x'.repeat(600 * 1024) } }],
       'hub/names.yaml': [
@@ -120,7 +120,7 @@ describe('validate <dir>', () => {
     expect(validateFolder(dir, { sizeBudget: 1024 * 1024 }).errors.some((e) => e.file === 'hub/big.yaml')).toBe(false);
   });
 
-  test('fails on schema errors inside a ManifestWork payload; unknown kinds are warnings, errors with --strict', () => {
+  test('fails on schema errors inside a ManifestWork payload; unknown kinds are warnings, errors with --strict', async () => {
     const work = {
       apiVersion: 'work.open-cluster-management.io/v1',
       kind: 'ManifestWork',
@@ -137,11 +137,11 @@ describe('validate <dir>', () => {
     expect([validateFolder(clean).ok, validateFolder(clean, { strict: true }).ok]).toStrictEqual([true, false]);
   });
 
-  test('-o json reports every finding; exit 1 on errors, 0 when valid, 2 on usage errors', () => {
+  test('-o json reports every finding; exit 1 on errors, 0 when valid, 2 on usage errors', async () => {
     const dir = make({ 'hub/rbac.yaml': [{ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: 'r', namespace: 'a' }, rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['read'] }] }] });
     const out: string[] = [];
     const err: string[] = [];
-    expect(runValidate(dir, { output: 'json' }, (t) => out.push(t), (t) => err.push(t))).toBe(1);
+    expect(await runValidate(dir, { output: 'json' }, (t) => out.push(t), (t) => err.push(t))).toBe(1);
     const report = JSON.parse(out.join('')) as ValidateReport;
     expect(report).toStrictEqual({
       ok: false,
@@ -151,11 +151,11 @@ describe('validate <dir>', () => {
       objects: 1,
       files: 1,
     });
-    expect(runValidate(distDir, { output: 'text' }, (t) => out.push(t), (t) => err.push(t))).toBe(0);
+    expect(await runValidate(distDir, { output: 'text' }, (t) => out.push(t), (t) => err.push(t))).toBe(0);
     expect(out.at(-1)).toMatch(/^valid: 0 errors, 0 warnings in \d+ objects \(\d+ files\)\n$/);
-    expect(runValidate(path.join(dir, 'missing'), { output: 'text' }, () => undefined, (t) => err.push(t))).toBe(2);
-    expect(runValidate(dir, { output: 'xml' }, () => undefined, (t) => err.push(t))).toBe(2);
-    expect(runValidate(dir, { output: 'text', sizeBudget: '2000000' }, () => undefined, (t) => err.push(t))).toBe(2);
+    expect(await runValidate(path.join(dir, 'missing'), { output: 'text' }, () => undefined, (t) => err.push(t))).toBe(2);
+    expect(await runValidate(dir, { output: 'xml' }, () => undefined, (t) => err.push(t))).toBe(2);
+    expect(await runValidate(dir, { output: 'text', sizeBudget: '2000000' }, () => undefined, (t) => err.push(t))).toBe(2);
     expect(err).toStrictEqual([
       `pullfleet validate: ${path.join(dir, 'missing')} does not exist: give a folder of YAML files (or no folder to validate the fleet)\n`,
       'pullfleet validate: -o xml is not a format: use text or json\n',
@@ -175,7 +175,7 @@ describe('pullfleet CLI end to end', () => {
   });
   afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
 
-  test('GIVEN a fleet with many mistakes WHEN validate -o json THEN every error and warning is listed and the exit code is 1', () => {
+  test('GIVEN a fleet with many mistakes WHEN validate -o json THEN every error and warning is listed and the exit code is 1', async () => {
     const result = run(['validate', '--app', fixture, '-o', 'json']);
     expect(result.status).toBe(1);
     const report = JSON.parse(result.stdout) as ValidateReport;
@@ -187,7 +187,7 @@ describe('pullfleet CLI end to end', () => {
     expect(report.warnings.map((w) => w.path).sort()).toStrictEqual(['hub/Placement:weights', 'hub/PullApplication:nowhere', 'hub/PullApplication:system']);
   });
 
-  test('GIVEN a fleet with only warnings WHEN synth THEN it writes and shows them; WHEN synth --strict THEN it fails and the output is unchanged', () => {
+  test('GIVEN a fleet with only warnings WHEN synth THEN it writes and shows them; WHEN synth --strict THEN it fails and the output is unchanged', async () => {
     const out = path.join(root, 'dist');
     const lenient = run(['synth', '-o', out, '--app', fixture], { PULLFLEET_FIXTURE: 'warn' });
     expect(lenient.status).toBe(0);
