@@ -22,6 +22,8 @@ import {
   type DeleteOption,
   type PlanState,
   type PlanStateSpoke,
+  type PreviousSpoke,
+  type PreviousWork,
   type TransitionDecision,
   type FeedbackScrapeType,
 } from '../model/index.js';
@@ -234,7 +236,7 @@ export class Hub extends Chart implements IHub {
   /** Why Fleet found no plan state for this hub, when it looked. */
   private previousStateMissing?: string;
   private readonly transitionWarnings: string[] = [];
-  private readonly renderedWorks = new Map<string, Array<{ name: string; deleteOption: DeleteOption; fromAgent?: boolean }>>();
+  private readonly renderedWorks = new Map<string, PreviousWork[]>();
   /** Spoke Applications (`<namespace>/<name>`) handed over to a managed agent, per spoke (basic → agent-managed). */
   private readonly handOverApps = new Map<string, Set<string>>();
   private readonly agentProjects = new Map<string, Array<{ cluster: string; namespace: string; sourceRepos: string[] }>>();
@@ -393,14 +395,7 @@ export class Hub extends Chart implements IHub {
    * @internal spoke `name` in the plan state: the model rendered, its works, a move in progress. The
    * spoke is recorded as taken back from the agent only while one of its works keeps the agent's destination.
    */
-  public _spokeDeliveryState(name: string): {
-    deliveryModel: DeliveryModel;
-    works: Array<{ name: string; deleteOption: DeleteOption; fromAgent?: boolean }>;
-    movingTo?: DeliveryModel;
-    fromAgent?: boolean;
-    moveStep?: 1 | 2;
-    handOver?: string[];
-  } {
+  public _spokeDeliveryState(name: string): PreviousSpoke & { readonly deliveryModel: DeliveryModel } {
     const decision = this._deliveryModelOf(name);
     const works = [...(this.renderedWorks.get(name) ?? [])];
     const handOver = decision.moveStep !== undefined ? [...(this.handOverApps.get(name) ?? [])].sort() : [];
