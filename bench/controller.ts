@@ -15,10 +15,13 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { APPLICATION } from '../src/controller/resources.js';
-import { KubeClient } from '../src/controller/kube-client.js';
-import { MANAGED_CLUSTER_ANNOTATION, PULL_LABEL, fleetReportCrd, manifestWorkName, type Application } from '../src/model/index.js';
-import { startFakeApiServer, type KubeObj } from '../test/support/fake-apiserver.js';
+import { APPLICATION } from '../src/kube/resources.js';
+import { KubeClient } from '../src/kube/client.js';
+import { MANAGED_CLUSTER_ANNOTATION, PULL_LABEL } from '../src/model/core/keys.js';
+import { manifestWorkName } from '../src/model/core/names.js';
+import { type Application } from '../src/model/core/types.js';
+import { fleetReportCrd } from '../src/model/report/report-crd.js';
+import { startFakeApiServer, type KubeObj } from '../test/double/fake-apiserver.js';
 
 const CLUSTERS = Number(process.argv[2] ?? 1000);
 const APPS_PER_CLUSTER = Number(process.argv[3] ?? 10);

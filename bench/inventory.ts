@@ -10,8 +10,8 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startFakeApiServer } from '../test/support/fake-apiserver.js';
-import { fleetCluster, fleetSets, seedHub } from '../test/inventory/fixtures.js';
+import { startFakeApiServer } from '../test/double/fake-apiserver.js';
+import { fleetCluster, fleetSets, seedHub } from '../test/model/placement/inventory-fixtures.js';
 
 const CLUSTERS = Number(process.argv[2] ?? 5000);
 const PAGE_SIZE = Number(process.argv[3] ?? 500);

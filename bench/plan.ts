@@ -15,8 +15,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { AppSource, ClusterSet, Fleet, Hub, Placement, PullApplicationSet, Spoke } from '../src/constructs/index.js';
-import { readSide } from '../src/cli/plan.js';
-import { formatPlan, planFleet } from '../src/model/index.js';
+import { readSide } from '../src/cli/commands/plan.js';
+import { formatPlan, planFleet } from '../src/model/plan/plan.js';
 import { addStaticApps, BENCH_GRANTS } from './fleets.js';
 
 const APPS_PER_SPOKE = 10;

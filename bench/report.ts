@@ -15,10 +15,13 @@
  */
 import { pino } from 'pino';
 import { startController } from '../src/controller/index.js';
-import { agentApplicationRows, buildExpectedApplicationsConfigMap, computeFleetReport, EXPECTED_APPLICATIONS_LABEL, fleetReportCrd, manifestWorkName, parseExpectedApplications, type FleetReport } from '../src/model/index.js';
-import { startFakeApiServer, type KubeObj } from '../test/support/fake-apiserver.js';
-import { applicationSet, APPSET, decision, generatedHubApp, hubApp, NS, work } from '../test/report/fixtures.js';
-import { agentApp, agentAppSet, mirrored } from '../test/agent-report/fixtures.js';
+import { manifestWorkName } from '../src/model/core/names.js';
+import { fleetReportCrd } from '../src/model/report/report-crd.js';
+import { agentApplicationRows, computeFleetReport, type FleetReport } from '../src/model/report/report.js';
+import { buildExpectedApplicationsConfigMap, EXPECTED_APPLICATIONS_LABEL, parseExpectedApplications } from '../src/model/runtime/expected-apps.js';
+import { startFakeApiServer, type KubeObj } from '../test/double/fake-apiserver.js';
+import { applicationSet, APPSET, decision, generatedHubApp, hubApp, NS, work } from '../test/model/report/fixtures.js';
+import { agentApp, agentAppSet, mirrored } from '../test/model/report/agent-fixtures.js';
 
 const CLUSTERS = Number(process.argv[2] ?? 500);
 const CHANGES = Number(process.argv[3] ?? 100);

@@ -5,10 +5,10 @@
  * command or option, missing argument), 3 `plan --fail-on-deletions` found deletions.
  */
 import { Command, CommanderError } from 'commander';
-import { registerInit } from './init.js';
-import { registerPlan } from './plan.js';
-import { registerValidate } from './validate.js';
-import { registerSynth } from './synth.js';
+import { registerInit } from './commands/init.js';
+import { registerPlan } from './commands/plan.js';
+import { registerValidate } from './commands/validate.js';
+import { registerSynth } from './commands/synth.js';
 import { pullfleetVersion } from '../version.js';
 
 /** Exit code of a usage error (1 means failed, or degraded for `status`). */
@@ -44,9 +44,9 @@ const OFFLINE_NAMES: ReadonlySet<string> = new Set(['init', 'synth', 'validate',
 /** Commands that talk to a cluster (they load the Kubernetes client), in help order. */
 export async function clusterCommands(): Promise<RegisterCommand[]> {
   // One after another: jest's ESM loader fails on concurrent imports that share modules.
-  const { registerStatus } = await import('./status.js');
-  const { registerInventory } = await import('./inventory.js');
-  const { registerMigrate } = await import('./migrate.js');
+  const { registerStatus } = await import('./commands/status.js');
+  const { registerInventory } = await import('./commands/inventory.js');
+  const { registerMigrate } = await import('./commands/migrate.js');
   return [registerStatus, registerInventory, registerMigrate];
 }
 

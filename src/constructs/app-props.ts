@@ -1,9 +1,13 @@
 import { Construct } from 'constructs';
-import { appWarnings, destinationRule, dnsLabelRule, dnsSubdomainRule, labelKeyRule, labelRule, type AppDefinition, type JsonObject, type ResourceGrant, type SpokeDelivery } from '../model/index.js';
+import { type JsonObject } from '../model/core/types.js';
+import { type ResourceGrant, type SpokeDelivery } from '../model/delivery/bootstrap.js';
+import { type AppDefinition } from '../model/delivery/hub-application.js';
+import { labelKeyRule } from '../model/validation/object-rules.js';
+import { appWarnings, destinationRule, dnsLabelRule, dnsSubdomainRule, labelRule } from '../model/validation/rules.js';
 import { APP_SOURCE_CHECK, type AppSource } from './app-source.js';
 import { claimId, Hub, markKind, nameFromId } from './hub.js';
 import type { IPlacement } from './interfaces.js';
-import { bool, checkProps, recordWarning, listOf, propReported, required, shape, str, stringMap, type PropSpec, type PropsOf } from './props-check.js';
+import { bool, checkProps, recordWarning, listOf, propReported, required, shape, str, stringMap, type PropSpec, type PropsOf } from './_props-check.js';
 
 /** Props shared by PullApplication and PullApplicationSet. */
 export interface PullAppOptions {

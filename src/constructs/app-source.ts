@@ -1,5 +1,5 @@
-import type { JsonObject } from '../model/index.js';
-import { checkPropsValue, plainObject, propsOf, ref, str, type Check } from './props-check.js';
+import type { JsonObject } from '../model/core/types.js';
+import { checkPropsValue, plainObject, propsOf, ref, str, type Check } from './_props-check.js';
 
 /** A Git source of an app (`AppSource.git`). */
 export interface GitSourceProps {

@@ -1,12 +1,15 @@
 import { ApiObject } from 'cdk8s';
 import { Construct, type IConstruct } from 'constructs';
-import { CLUSTERSET_LABEL, dnsLabelRule, labelKeyRule, labelRule, matchesSelector } from '../model/index.js';
+import { CLUSTERSET_LABEL } from '../model/core/keys.js';
+import { matchesSelector } from '../model/core/selectors.js';
+import { labelKeyRule } from '../model/validation/object-rules.js';
+import { dnsLabelRule, labelRule } from '../model/validation/rules.js';
 import { ManagedClusterSet, ManagedClusterSetSpecClusterSelectorSelectorType } from '../../imports/managedclusterset-cluster.open-cluster-management.io.js';
 import { ManagedClusterSetBinding as Binding } from '../../imports/managedclustersetbinding-cluster.open-cluster-management.io.js';
 import { claimId, nameFromId, Hub, kindOf, markKind } from './hub.js';
 import type { IClusterSet, ISpoke } from './interfaces.js';
-import { OutputFiles, routeOutput, stampProvenance } from './output.js';
-import { checkProps, listOf, propsOf, str, stringMap } from './props-check.js';
+import { OutputFiles, routeOutput, stampProvenance } from './_output.js';
+import { checkProps, listOf, propsOf, str, stringMap } from './_props-check.js';
 
 export type { IClusterSet } from './interfaces.js';
 

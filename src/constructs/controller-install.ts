@@ -6,18 +6,13 @@
 import { ApiObject, Duration } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
-import {
-  ARGOCD_GROUP,
-  MANAGED_BY_LABEL,
-  MANAGED_BY_VALUE,
-  dnsLabelProblem,
-  fleetReportCrd,
-  fleetReportRbacRules,
-  type JsonObject,
-} from '../model/index.js';
-import { OutputFiles, routeOutput, stampProvenance } from './output.js';
+import { ARGOCD_GROUP, MANAGED_BY_LABEL, MANAGED_BY_VALUE } from '../model/core/keys.js';
+import { dnsLabelProblem } from '../model/core/names.js';
+import { type JsonObject } from '../model/core/types.js';
+import { fleetReportCrd, fleetReportRbacRules } from '../model/report/report-crd.js';
+import { OutputFiles, routeOutput, stampProvenance } from './_output.js';
 import { pullfleetVersion } from '../version.js';
-import { bool, checkProps, duration, enumOf, num, propsOf, str } from './props-check.js';
+import { bool, checkProps, duration, enumOf, num, propsOf, str } from './_props-check.js';
 
 /** How work agents report the spoke Application's status back (the works' feedback scrape type). */
 export enum FeedbackScrape {

@@ -1,13 +1,16 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ApiObject, App, Chart } from 'cdk8s';
-import { collisionProblems, FleetValidationError, MANIFEST_FILE, parsePlanState, PLAN_STATE_FILE, renderManifest, type FleetProblem, type ObjectIdentity, type PlainObject } from '../model/index.js';
-import { checkObject } from '../model/schema.js';
+import { MANIFEST_FILE, renderManifest } from '../model/core/output-manifest.js';
+import { parsePlanState, PLAN_STATE_FILE } from '../model/plan/state.js';
+import { type PlainObject } from '../model/validation/object-rules.js';
+import { collisionProblems, FleetValidationError, type FleetProblem, type ObjectIdentity } from '../model/validation/rules.js';
+import { checkObject } from '../validate/schema.js';
 import { Hub, kindOf, recordedProblems, recordProblem } from './hub.js';
-import { outputFileOf, stampProvenance } from './output.js';
-import { planStateFiles } from './plan-state.js';
-import { toYamlDocuments } from './yaml.js';
-import { bool, checkProps, fn, propsOf, recordedPropProblems, str } from './props-check.js';
+import { outputFileOf, stampProvenance } from './_output.js';
+import { planStateFiles } from './_plan-state.js';
+import { toYamlDocuments } from './_yaml.js';
+import { bool, checkProps, fn, propsOf, recordedPropProblems, str } from './_props-check.js';
 
 /** Settings of a {@link Fleet}. */
 export interface FleetProps {

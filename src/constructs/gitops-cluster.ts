@@ -1,17 +1,10 @@
 import { Construct } from 'constructs';
-import {
-  agentMode,
-  AGENT_ADDON_DEFAULTS,
-  buildAcmGitOpsCluster,
-  buildOcmGitOpsCluster,
-  DeliveryModel,
-  dnsLabelRule,
-  type SpokeArgoSetup,
-  type SpokeFolderSource,
-} from '../model/index.js';
+import { type SpokeArgoSetup } from '../model/delivery/bootstrap.js';
+import { agentMode, AGENT_ADDON_DEFAULTS, buildAcmGitOpsCluster, buildOcmGitOpsCluster, DeliveryModel, type SpokeFolderSource } from '../model/delivery/delivery-model.js';
+import { dnsLabelRule } from '../model/validation/rules.js';
 import { claimId, nameFromId, Hub, HubFlavor, markKind } from './hub.js';
-import { apiObjectFrom, OutputFiles, routeOutput } from './output.js';
-import { bool, checkProps, enumOf, oneOf, placementRef, propReported, propsOf, required, shape, str } from './props-check.js';
+import { apiObjectFrom, OutputFiles, routeOutput } from './_output.js';
+import { bool, checkProps, enumOf, oneOf, placementRef, propReported, propsOf, required, shape, str } from './_props-check.js';
 import type { IPlacement } from './placement.js';
 import type { ISpoke } from './interfaces.js';
 

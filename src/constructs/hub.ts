@@ -4,36 +4,22 @@
  */
 import { Chart } from 'cdk8s';
 import { Construct, type IConstruct } from 'constructs';
-import {
-  buildAgentAppProject,
-  buildExpectedApplicationsConfigMap,
-  buildGeneratorConfigMap,
-  type AppDefinition,
-  buildPlacementReaderRole,
-  buildPlacementReaderRoleBinding,
-  DEFAULT_WORK_SIZE_BUDGET,
-  DeliveryModel,
-  dnsLabelRule,
-  ETCD_OBJECT_LIMIT,
-  decideTransition,
-  isAgentDeliveryModel,
-  resolveDeliveryModels,
-  spokeFolderPath,
-  type DeleteOption,
-  type PlanState,
-  type PlanStateSpoke,
-  type PreviousSpoke,
-  type PreviousWork,
-  type TransitionDecision,
-  type FeedbackScrapeType,
-} from '../model/index.js';
-import { apiObjectFrom, OutputFiles, routeOutput } from './output.js';
+import { type FeedbackScrapeType } from '../model/core/types.js';
+import { buildGeneratorConfigMap, buildPlacementReaderRole, buildPlacementReaderRoleBinding } from '../model/delivery/appset.js';
+import { buildAgentAppProject, DeliveryModel, isAgentDeliveryModel, resolveDeliveryModels, spokeFolderPath } from '../model/delivery/delivery-model.js';
+import { type AppDefinition } from '../model/delivery/hub-application.js';
+import { decideTransition, type DeleteOption, type PreviousSpoke, type PreviousWork, type TransitionDecision } from '../model/delivery/transition.js';
+import { type PlanState, type PlanStateSpoke } from '../model/plan/state.js';
+import { buildExpectedApplicationsConfigMap } from '../model/runtime/expected-apps.js';
+import { ETCD_OBJECT_LIMIT } from '../model/validation/object-rules.js';
+import { DEFAULT_WORK_SIZE_BUDGET, dnsLabelRule } from '../model/validation/rules.js';
+import { apiObjectFrom, OutputFiles, routeOutput } from './_output.js';
 import { CONTROLLER_INSTALL_PROPS, ControllerInstall, FeedbackScrape, type ControllerInstallProps } from './controller-install.js';
 import type { IClusterSet, IHub } from './interfaces.js';
 import type { Spoke } from './spoke.js';
 import type { GitOpsCluster } from './gitops-cluster.js';
 import { ADD_INVENTORY_OPTIONS, addInventoryTo, type AddInventoryOptions, type Inventory } from './inventory.js';
-import { bool, checkProps, enumOf, num, propsOf, shape, str } from './props-check.js';
+import { bool, checkProps, enumOf, num, propsOf, shape, str } from './_props-check.js';
 
 export { FeedbackScrape };
 

@@ -8,7 +8,7 @@ export * from './app-source.js';
 export type { PullAppOptions } from './app-props.js';
 export * from './pull-application.js';
 export * from './pull-application-set.js';
-export { routeOutput, OutputFiles } from './output.js';
+export { routeOutput, OutputFiles } from './_output.js';
 export * from './controller-install.js';
 export { Inventory, type AddInventoryOptions, type SpokeOverride } from './inventory.js';
 export * from './gitops-cluster.js';

@@ -4,7 +4,7 @@
  * (`Spoke.fromName(...)`) are interchangeable, and so is any other implementation.
  */
 import type { IConstruct } from 'constructs';
-import type { InventoryCluster } from '../model/index.js';
+import type { InventoryCluster } from '../model/placement/placement.js';
 
 /** A hub: one OCM (or ACM) hub cluster with its Argo CD. */
 export interface IHub extends IConstruct {

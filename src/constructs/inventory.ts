@@ -6,11 +6,12 @@
  */
 import { readFileSync } from 'node:fs';
 import { Construct } from 'constructs';
-import { parseInventory, type HubInventory, type InventorySpoke, type Taint } from '../model/index.js';
+import { parseInventory, type HubInventory, type InventorySpoke } from '../model/placement/inventory.js';
+import { type Taint } from '../model/placement/placement.js';
 import type { IClusterSet } from './interfaces.js';
 import type { Hub } from './hub.js';
 import { Spoke } from './spoke.js';
-import { bool, clusterSetRef, listOf, propsOf, recordOf, shape, str, stringMap, TAINTS_CHECK } from './props-check.js';
+import { bool, clusterSetRef, listOf, propsOf, recordOf, shape, str, stringMap, TAINTS_CHECK } from './_props-check.js';
 
 /** A hub's inventory, read from the file `pullfleet inventory pull` writes. */
 export class Inventory {

@@ -1,18 +1,12 @@
 import { Construct, type IConstruct } from 'constructs';
-import {
-  dnsLabelRule,
-  evaluatePlacement,
-  PLACEMENT_API_VERSION,
-  type ClusterPredicate,
-  type PlacementSpec,
-  type PrioritizerConfiguration,
-  type SelectorRequirement,
-  type Toleration,
-} from '../model/index.js';
+import { PLACEMENT_API_VERSION } from '../model/core/keys.js';
+import { type SelectorRequirement } from '../model/core/selectors.js';
+import { evaluatePlacement, type ClusterPredicate, type PlacementSpec, type PrioritizerConfiguration, type Toleration } from '../model/placement/placement.js';
+import { dnsLabelRule } from '../model/validation/rules.js';
 import { claimId, nameFromId, Hub, kindOf, markKind } from './hub.js';
 import type { IClusterSet, IPlacement, ISpoke } from './interfaces.js';
-import { apiObjectFrom, OutputFiles, routeOutput } from './output.js';
-import { checkProps, checkPropsValue, clusterSetRef, listOf, num, propsOf, ref, required, shape, str, stringMap } from './props-check.js';
+import { apiObjectFrom, OutputFiles, routeOutput } from './_output.js';
+import { checkProps, checkPropsValue, clusterSetRef, listOf, num, propsOf, ref, required, shape, str, stringMap } from './_props-check.js';
 
 export type { IPlacement } from './interfaces.js';
 

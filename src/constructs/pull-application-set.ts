@@ -1,26 +1,17 @@
 import type { ApiObject } from 'cdk8s';
 import type { Construct } from 'constructs';
 import { Construct as PlainConstruct } from 'constructs';
-import {
-  applicationSetAppNamePattern,
-  ARGOCD_API_VERSION,
-  buildAutonomousSpokeApplication,
-  buildPullApplicationSet,
-  DEFAULT_REQUEUE_AFTER_SECONDS,
-  DeliveryModel,
-  generatedApplicationName,
-  applicationSetDecision,
-  applicationSetStep,
-  manifestWorkName,
-  spokeAppNamespace,
-  MAX_LABEL_LENGTH,
-  NO_HANDBACK,
-  type AgentHandback,
-  type TransitionDecision,
-} from '../model/index.js';
+import { ARGOCD_API_VERSION } from '../model/core/keys.js';
+import { manifestWorkName, MAX_LABEL_LENGTH } from '../model/core/names.js';
+import { applicationSetAppNamePattern, buildPullApplicationSet, DEFAULT_REQUEUE_AFTER_SECONDS, generatedApplicationName } from '../model/delivery/appset.js';
+import { buildAutonomousSpokeApplication } from '../model/delivery/agent-applications.js';
+import { DeliveryModel } from '../model/delivery/delivery-model.js';
+import { NO_HANDBACK, type AgentHandback } from '../model/delivery/hub-application.js';
+import { spokeAppNamespace } from '../model/delivery/manifestwork.js';
+import { applicationSetDecision, applicationSetStep, type TransitionDecision } from '../model/delivery/transition.js';
 import { PULL_APP_CHECKS, PullAppBase, type PullAppOptions } from './app-props.js';
-import { checkedProps, num, placementRef, propReported, propsOf } from './props-check.js';
-import { apiObjectFrom, OutputFiles, routeOutput } from './output.js';
+import { checkedProps, num, placementRef, propReported, propsOf } from './_props-check.js';
+import { apiObjectFrom, OutputFiles, routeOutput } from './_output.js';
 import type { IPlacement } from './interfaces.js';
 
 export interface PullApplicationSetProps extends PullAppOptions {

@@ -1,22 +1,14 @@
 import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
-import {
-  buildAgentManagedHubApplication,
-  buildAutonomousSpokeApplication,
-  buildManifestWork,
-  applyAgentHandback,
-  buildStaticHubApplication,
-  handbackOf,
-  DeliveryModel,
-  localClusterRule,
-  spokeAppNamespace,
-  staticHubApplicationName,
-  wrapProblem,
-  workSizeRule,
-} from '../model/index.js';
+import { buildAgentManagedHubApplication, buildAutonomousSpokeApplication } from '../model/delivery/agent-applications.js';
+import { DeliveryModel } from '../model/delivery/delivery-model.js';
+import { applyAgentHandback, buildStaticHubApplication, staticHubApplicationName } from '../model/delivery/hub-application.js';
+import { buildManifestWork, spokeAppNamespace, wrapProblem } from '../model/delivery/manifestwork.js';
+import { handbackOf } from '../model/delivery/transition.js';
+import { localClusterRule, workSizeRule } from '../model/validation/rules.js';
 import { PULL_APP_CHECKS, PullAppBase, type PullAppOptions } from './app-props.js';
-import { checkedProps, listOf, placementRef, propsOf, spokeRef } from './props-check.js';
-import { apiObjectFrom, OutputFiles, routeOutput } from './output.js';
+import { checkedProps, listOf, placementRef, propsOf, spokeRef } from './_props-check.js';
+import { apiObjectFrom, OutputFiles, routeOutput } from './_output.js';
 import type { IPlacement, ISpoke } from './interfaces.js';
 
 export interface PullApplicationProps extends PullAppOptions {

@@ -1,31 +1,18 @@
 import { ApiObject } from 'cdk8s';
 import { Construct, type IConstruct } from 'constructs';
-import {
-  buildBootstrapWork,
-  buildClusterSecret,
-  buildSpokeFolderApplication,
-  DeliveryModel,
-  buildSpokeBootstrap,
-  CLUSTERSET_LABEL,
-  CONSTRUCT_PATH_ANNOTATION,
-  dnsLabelProblem,
-  dnsLabelRule,
-  dnsSubdomainRule,
-  labelKeyRule,
-  labelRule,
-  spokeArgoController,
-  taintProblems,
-  LOCAL_CLUSTER,
-  type InventoryCluster,
-  type JsonObject,
-  type SpokeArgoSetup,
-  type SpokeDelivery,
-  type Taint,
-} from '../model/index.js';
+import { CLUSTERSET_LABEL, CONSTRUCT_PATH_ANNOTATION, LOCAL_CLUSTER } from '../model/core/keys.js';
+import { dnsLabelProblem } from '../model/core/names.js';
+import { type JsonObject } from '../model/core/types.js';
+import { buildBootstrapWork, buildSpokeBootstrap, spokeArgoController, type SpokeArgoSetup, type SpokeDelivery } from '../model/delivery/bootstrap.js';
+import { buildClusterSecret } from '../model/delivery/cluster-secret.js';
+import { buildSpokeFolderApplication, DeliveryModel } from '../model/delivery/delivery-model.js';
+import { type InventoryCluster, type Taint } from '../model/placement/placement.js';
+import { labelKeyRule, taintProblems } from '../model/validation/object-rules.js';
+import { dnsLabelRule, dnsSubdomainRule, labelRule } from '../model/validation/rules.js';
 import { claimId, nameFromId, Hub, HubFlavor, markKind } from './hub.js';
 import type { IClusterSet, ISpoke } from './interfaces.js';
-import { apiObjectFrom, OutputFiles, routeOutput } from './output.js';
-import { bool, checkProps, clusterSetRef, propsOf, str, stringMap, TAINTS_CHECK } from './props-check.js';
+import { apiObjectFrom, OutputFiles, routeOutput } from './_output.js';
+import { bool, checkProps, clusterSetRef, propsOf, str, stringMap, TAINTS_CHECK } from './_props-check.js';
 
 export type { ISpoke } from './interfaces.js';
 

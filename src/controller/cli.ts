@@ -7,9 +7,9 @@
 import { readFileSync } from 'node:fs';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { pino } from 'pino';
-import { defaultConfig, type ControllerConfig } from './config.js';
-import { loadKubeConfig } from './kube-client.js';
-import { startController } from './manager.js';
+import { defaultConfig, type ControllerConfig } from './runtime/config.js';
+import { loadKubeConfig } from '../kube/client.js';
+import { startController } from './runtime/manager.js';
 
 function int(value: string): number {
   const parsed = Number(value);

@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, describe, expect, test } from '@jest/globals';
-import { Progress } from '../../src/cli/progress.js';
+import { Progress } from '../../src/cli/support/progress.js';
 
 const BIN = path.resolve('bin/pullfleet.js');
 const repo = process.cwd();

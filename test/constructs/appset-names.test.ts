@@ -8,8 +8,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, describe, expect, test } from '@jest/globals';
 import { AppSource, ClusterSet, Fleet, Hub, Placement, PullApplicationSet, Spoke } from '../../src/constructs/index.js';
-import { buildManifestWork } from '../../src/model/manifestwork.js';
-import type { Application } from '../../src/model/types.js';
+import { buildManifestWork } from '../../src/model/delivery/manifestwork.js';
+import type { Application } from '../../src/model/core/types.js';
 
 const scratch: string[] = [];
 afterAll(() => scratch.forEach((d) => fs.rmSync(d, { recursive: true, force: true })));

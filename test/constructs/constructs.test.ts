@@ -17,7 +17,9 @@ import {
   routeOutput,
   Spoke,
 } from '../../src/constructs/index.js';
-import { buildManifestWork, CONSTRUCT_PATH_ANNOTATION, MANAGED_BY_LABEL, type Application } from '../../src/model/index.js';
+import { CONSTRUCT_PATH_ANNOTATION, MANAGED_BY_LABEL } from '../../src/model/core/keys.js';
+import { type Application } from '../../src/model/core/types.js';
+import { buildManifestWork } from '../../src/model/delivery/manifestwork.js';
 import { allObjects, find, smallFleet, synthError } from './helpers.js';
 
 const guestbook = AppSource.git({ repoURL: 'https://github.com/argoproj/argocd-example-apps.git', path: 'guestbook' });

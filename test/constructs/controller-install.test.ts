@@ -5,7 +5,7 @@ import { describe, expect, test } from '@jest/globals';
 import { Chart, Duration, Testing } from 'cdk8s';
 import { FeedbackScrape, ControllerInstall } from '../../src/constructs/controller-install.js';
 import { buildCommand, configFromOptions, controllerEnv } from '../../src/controller/cli.js';
-import { resolveConfig } from '../../src/controller/config.js';
+import { resolveConfig } from '../../src/controller/runtime/config.js';
 import { allObjects, smallFleet } from './helpers.js';
 
 type Obj = { apiVersion: string; kind: string; metadata: { name: string; namespace?: string }; [key: string]: any }; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -73,7 +73,7 @@ describe('ControllerInstall', () => {
       'cluster:argoproj.io/applicationsets': 'get,list,watch',
       'cluster:cluster.open-cluster-management.io/placementdecisions': 'get,list,watch',
       'cluster:apps.open-cluster-management.io/gitopsclusters': 'get,list,watch',
-      // The report reconciler keeps its own state and never reads reports back (src/model/report-crd.ts).
+      // The report reconciler keeps its own state and never reads reports back (src/model/report/report-crd.ts).
       'cluster:pullfleet.io/fleetreports': 'create,delete,patch',
       'cluster:pullfleet.io/fleetreports/status': 'patch',
       'argocd:core/secrets': 'create,delete,get,list,patch,watch',

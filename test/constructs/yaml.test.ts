@@ -1,6 +1,6 @@
 import { describe, expect, test } from '@jest/globals';
 import { parseAllDocuments } from 'yaml';
-import { toYaml, toYamlDocuments } from '../../src/constructs/yaml.js';
+import { toYaml, toYamlDocuments } from '../../src/constructs/_yaml.js';
 
 const tricky = [
   'true', 'False', 'yes', 'No', 'on', 'OFF', 'y', 'n', 'null', '~', '', ' ', '1', '1.0', '0x1f', '1e3', '.inf', '-.Inf', '.nan', '1:20', '2024-01-01',

@@ -6,9 +6,10 @@
 import { afterEach, beforeEach, describe, expect, test } from '@jest/globals';
 import { destination, pino } from 'pino';
 import { startController, type RunningController } from '../../src/controller/index.js';
-import { CLEANUP_FINALIZER, MANAGED_CLUSTER_ANNOTATION, PULL_LABEL, fleetReportCrd } from '../../src/model/index.js';
-import { kubeMicroTime } from '../../src/model/time.js';
-import { startFakeApiServer, type FakeApiServer, type KubeObj } from '../support/fake-apiserver.js';
+import { CLEANUP_FINALIZER, MANAGED_CLUSTER_ANNOTATION, PULL_LABEL } from '../../src/model/core/keys.js';
+import { fleetReportCrd } from '../../src/model/report/report-crd.js';
+import { kubeMicroTime } from '../../src/model/core/time.js';
+import { startFakeApiServer, type FakeApiServer, type KubeObj } from '../double/fake-apiserver.js';
 import { waitFor } from '../support/wait.js';
 
 const silent = pino({ level: process.env.E2E_LOG ?? 'silent' }, destination(2));

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { startFakeApiServer, type FakeApiServer, type KubeObj } from '../support/fake-apiserver.js';
+import { startFakeApiServer, type FakeApiServer, type KubeObj } from '../double/fake-apiserver.js';
 import { waitFor } from '../support/wait.js';
 
 let server: FakeApiServer;

@@ -7,9 +7,12 @@
 import { afterEach, beforeEach, describe, expect, test } from '@jest/globals';
 import { destination, pino } from 'pino';
 import { startController, type RunningController } from '../../src/controller/index.js';
-import { DELIVERY_ERROR_CONDITION, FORWARDED_OPERATION_ANNOTATION, MANAGED_CLUSTER_ANNOTATION, PULL_LABEL, fleetReportCrd } from '../../src/model/index.js';
-import { kubeTime } from '../../src/model/time.js';
-import { startFakeApiServer, type FakeApiServer, type KubeObj } from '../support/fake-apiserver.js';
+import { MANAGED_CLUSTER_ANNOTATION, PULL_LABEL } from '../../src/model/core/keys.js';
+import { fleetReportCrd } from '../../src/model/report/report-crd.js';
+import { FORWARDED_OPERATION_ANNOTATION } from '../../src/model/runtime/propagation.js';
+import { DELIVERY_ERROR_CONDITION } from '../../src/model/runtime/status.js';
+import { kubeTime } from '../../src/model/core/time.js';
+import { startFakeApiServer, type FakeApiServer, type KubeObj } from '../double/fake-apiserver.js';
 import { waitFor } from '../support/wait.js';
 
 const silent = pino({ level: process.env.E2E_LOG ?? 'silent' }, destination(2));

@@ -8,26 +8,18 @@
 import { afterEach, beforeEach, describe, expect, test } from '@jest/globals';
 import { destination, pino } from 'pino';
 import { startController, type RunningController } from '../../src/controller/index.js';
-import { KubeApiError, KubeClient } from '../../src/controller/kube-client.js';
-import { MANIFEST_WORK } from '../../src/controller/resources.js';
-import {
-  LEGACY_CONTROLLER_CONDITION,
-  LEGACY_CONTROLLER_SEEN_ANNOTATION,
-  LEGACY_CONTROLLER_WINDOW_MS,
-  MANAGED_BY_LABEL,
-  MANAGED_CLUSTER_ANNOTATION,
-  PULL_LABEL,
-  TAKEOVER_LABEL,
-  fleetReportCrd,
-  manifestWorkName,
-  type Application,
-  type ManifestWork,
-} from '../../src/model/index.js';
+import { KubeApiError, KubeClient } from '../../src/kube/client.js';
+import { MANIFEST_WORK } from '../../src/kube/resources.js';
+import { MANAGED_BY_LABEL, MANAGED_CLUSTER_ANNOTATION, PULL_LABEL } from '../../src/model/core/keys.js';
+import { manifestWorkName } from '../../src/model/core/names.js';
+import { type Application, type ManifestWork } from '../../src/model/core/types.js';
+import { fleetReportCrd } from '../../src/model/report/report-crd.js';
+import { LEGACY_CONTROLLER_CONDITION, LEGACY_CONTROLLER_SEEN_ANNOTATION, LEGACY_CONTROLLER_WINDOW_MS, TAKEOVER_LABEL } from '../../src/model/runtime/takeover.js';
 import { fakeCluster } from '../support/cluster.js';
-import { startFakeApiServer, type FakeApiServer, type KubeObj } from '../support/fake-apiserver.js';
+import { startFakeApiServer, type FakeApiServer, type KubeObj } from '../double/fake-apiserver.js';
 import { waitFor } from '../support/wait.js';
 import { WorkAgent } from '../support/work-agent.js';
-import { legacyWork, legacyWorkName, type LegacyFlavour } from './takeover-legacy.js';
+import { legacyWork, legacyWorkName, type LegacyFlavour } from '../support/takeover-legacy.js';
 
 const silent = pino({ level: process.env.E2E_LOG ?? 'silent' }, destination(2));
 const CLUSTER = { apiVersion: 'cluster.open-cluster-management.io/v1', kind: 'ManagedCluster' };

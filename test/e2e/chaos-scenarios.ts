@@ -5,20 +5,11 @@
  * the right work or a condition saying why not). Scenarios marked `needsFaults` run only on the double.
  */
 import { expect } from '@jest/globals';
-import {
-  ARGOCD_API_VERSION,
-  CLUSTER_API_VERSION,
-  LOCAL_CLUSTER,
-  MANAGED_CLUSTER_ANNOTATION,
-  PULL_LABEL,
-  SKIP_RECONCILE_ANNOTATION,
-  WORK_API_VERSION,
-  manifestWorkName,
-  type Application,
-  type ManifestWork,
-} from '../../src/model/index.js';
+import { ARGOCD_API_VERSION, CLUSTER_API_VERSION, LOCAL_CLUSTER, MANAGED_CLUSTER_ANNOTATION, PULL_LABEL, SKIP_RECONCILE_ANNOTATION, WORK_API_VERSION } from '../../src/model/core/keys.js';
+import { manifestWorkName } from '../../src/model/core/names.js';
+import { type Application, type ManifestWork } from '../../src/model/core/types.js';
 import { bumpRevision, ConflictWriter, touchAnnotation, touchLabel } from '../support/conflict-writer.js';
-import { WRITE_VERBS, type FakeApiServer } from '../support/fake-apiserver.js';
+import { WRITE_VERBS, type FakeApiServer } from '../double/fake-apiserver.js';
 import { waitFor } from '../support/wait.js';
 import { assertFleetInvariants, workMatchesApp } from './invariants.js';
 import { hubApp, type Scenario, type ScenarioContext } from './scenarios.js';

@@ -3,9 +3,11 @@
  * in scenarios.ts, each on a fresh server, plus what only the double can observe (request counters).
  */
 import { afterEach, beforeEach, describe, expect, test } from '@jest/globals';
-import { ARGOCD_API_VERSION, manifestWorkName, type Application } from '../../src/model/index.js';
+import { ARGOCD_API_VERSION } from '../../src/model/core/keys.js';
+import { manifestWorkName } from '../../src/model/core/names.js';
+import { type Application } from '../../src/model/core/types.js';
 import { fakeCluster, type TestCluster } from '../support/cluster.js';
-import { startFakeApiServer, type FakeApiServer } from '../support/fake-apiserver.js';
+import { startFakeApiServer, type FakeApiServer } from '../double/fake-apiserver.js';
 import { waitFor } from '../support/wait.js';
 import { WorkAgent } from '../support/work-agent.js';
 import { SCENARIOS, controllerStarter, fleetFor, hubApp, setUpFleet, type Fleet } from './scenarios.js';

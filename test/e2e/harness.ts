@@ -4,7 +4,7 @@
  * realistic double names its seed and how to replay it.
  */
 import { fakeCluster } from '../support/cluster.js';
-import { startFakeApiServer, type FakeApiServer, type RealismOptions } from '../support/fake-apiserver.js';
+import { startFakeApiServer, type FakeApiServer, type RealismOptions } from '../double/fake-apiserver.js';
 import { WorkAgent } from '../support/work-agent.js';
 import { controllerStarter, fleetFor, setUpFleet, type Scenario, type ScenarioContext } from './scenarios.js';
 

@@ -4,26 +4,11 @@
  * same scenarios on a real cluster.
  */
 import { expect } from '@jest/globals';
-import {
-  ARGOCD_API_VERSION,
-  CLEANUP_FINALIZER,
-  CLUSTER_API_VERSION,
-  HUB_APP_NAME_ANNOTATION,
-  HUB_APP_NAMESPACE_ANNOTATION,
-  MANAGED_BY_LABEL,
-  MANAGED_BY_VALUE,
-  SKIP_RECONCILE_ANNOTATION,
-  WORK_API_VERSION,
-  buildManifestWork,
-  isPullApplication,
-  isStaticApplication,
-  manifestWorkName,
-  parseBool,
-  targetCluster,
-  wrapProblem,
-  type Application,
-  type ManifestWork,
-} from '../../src/model/index.js';
+import { ARGOCD_API_VERSION, CLEANUP_FINALIZER, CLUSTER_API_VERSION, HUB_APP_NAME_ANNOTATION, HUB_APP_NAMESPACE_ANNOTATION, MANAGED_BY_LABEL, MANAGED_BY_VALUE, SKIP_RECONCILE_ANNOTATION, WORK_API_VERSION } from '../../src/model/core/keys.js';
+import { manifestWorkName, parseBool } from '../../src/model/core/names.js';
+import { type Application, type ManifestWork } from '../../src/model/core/types.js';
+import { buildManifestWork, isPullApplication, targetCluster, wrapProblem } from '../../src/model/delivery/manifestwork.js';
+import { isStaticApplication } from '../../src/model/runtime/propagation.js';
 import type { TestCluster } from '../support/cluster.js';
 import { waitFor } from '../support/wait.js';
 import type { Fleet } from './scenarios.js';

@@ -7,33 +7,13 @@
 import { expect } from '@jest/globals';
 import { pino } from 'pino';
 import { startController, type ControllerConfig, type RunningController } from '../../src/controller/index.js';
-import {
-  ARGOCD_API_VERSION,
-  CLEANUP_FINALIZER,
-  CLUSTERSET_LABEL,
-  CLUSTERSET_API_VERSION,
-  CLUSTER_API_VERSION,
-  DELIVERY_ANNOTATION,
-  DELIVERY_STATIC,
-  DELIVERY_ERROR_CONDITION,
-  MANAGED_BY_LABEL,
-  MANAGED_BY_VALUE,
-  MANAGED_CLUSTER_ANNOTATION,
-  PULL_LABEL,
-  SKIP_RECONCILE_ANNOTATION,
-  WORK_API_VERSION,
-  LOCAL_CLUSTER,
-  REFRESH_ANNOTATION,
-  FORWARDED_OPERATION_ANNOTATION,
-  ARGOCD_SECRET_TYPE_LABEL,
-  PLACEMENT_LABEL,
-  PLACEMENT_API_VERSION,
-  clusterSecretName,
-  buildManifestWork,
-  manifestWorkName,
-  type Application,
-  type ManifestWork,
-} from '../../src/model/index.js';
+import { ARGOCD_API_VERSION, CLEANUP_FINALIZER, CLUSTERSET_LABEL, CLUSTERSET_API_VERSION, CLUSTER_API_VERSION, DELIVERY_ANNOTATION, DELIVERY_STATIC, MANAGED_BY_LABEL, MANAGED_BY_VALUE, MANAGED_CLUSTER_ANNOTATION, PULL_LABEL, SKIP_RECONCILE_ANNOTATION, WORK_API_VERSION, LOCAL_CLUSTER, REFRESH_ANNOTATION, ARGOCD_SECRET_TYPE_LABEL, PLACEMENT_LABEL, PLACEMENT_API_VERSION } from '../../src/model/core/keys.js';
+import { manifestWorkName } from '../../src/model/core/names.js';
+import { type Application, type ManifestWork } from '../../src/model/core/types.js';
+import { clusterSecretName } from '../../src/model/delivery/cluster-secret.js';
+import { buildManifestWork } from '../../src/model/delivery/manifestwork.js';
+import { FORWARDED_OPERATION_ANNOTATION } from '../../src/model/runtime/propagation.js';
+import { DELIVERY_ERROR_CONDITION } from '../../src/model/runtime/status.js';
 import { errorCode, type TestCluster } from '../support/cluster.js';
 import { waitFor } from '../support/wait.js';
 import { workMatchesApp } from './invariants.js';

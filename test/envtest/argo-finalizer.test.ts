@@ -6,7 +6,9 @@
  */
 import { afterEach, expect, test } from '@jest/globals';
 import { KubeConfig } from '@kubernetes/client-node';
-import { ARGOCD_API_VERSION, CLEANUP_FINALIZER, WORK_API_VERSION, manifestWorkName, type Application, type ManifestWork } from '../../src/model/index.js';
+import { ARGOCD_API_VERSION, CLEANUP_FINALIZER, WORK_API_VERSION } from '../../src/model/core/keys.js';
+import { manifestWorkName } from '../../src/model/core/names.js';
+import { type Application, type ManifestWork } from '../../src/model/core/types.js';
 import { realCluster, type TestCluster } from '../support/cluster.js';
 import { describeRealServer } from '../support/real-server.js';
 import { waitFor } from '../support/wait.js';

@@ -12,10 +12,10 @@ import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import { describeRealServer } from '../support/real-server.js';
 import { loadKubeConfig } from '../support/envtest-cluster.js';
 import { RawApiError, RawClient, type RawObject } from '../support/raw-client.js';
-import { fleetCluster, fleetSets } from '../inventory/fixtures.js';
-import { applicationSet, decision, hubApp, work, type Feedback } from '../report/fixtures.js';
-import { computeFleetReport } from '../../src/model/report.js';
-import { parseInventory } from '../../src/model/inventory.js';
+import { fleetCluster, fleetSets } from '../model/placement/inventory-fixtures.js';
+import { applicationSet, decision, hubApp, work, type Feedback } from '../model/report/fixtures.js';
+import { computeFleetReport } from '../../src/model/report/report.js';
+import { parseInventory } from '../../src/model/placement/inventory.js';
 
 const BIN = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'bin', 'pullfleet.js');
 const CLUSTERS = 1000;

@@ -16,8 +16,8 @@ import { parseAllDocuments } from 'yaml';
 import { describeRealServer } from '../support/real-server.js';
 import { GITOPSCLUSTER_CRD_FILES, loadKubeConfig, readCrd, replaceCrd } from '../support/envtest-cluster.js';
 import { RawClient, RawApiError, type RawObject } from '../support/raw-client.js';
-import { buildManifestWork, isPullApplication } from '../../src/model/manifestwork.js';
-import type { Application } from '../../src/model/types.js';
+import { buildManifestWork, isPullApplication } from '../../src/model/delivery/manifestwork.js';
+import type { Application } from '../../src/model/core/types.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const DIST = join(ROOT, 'dist');

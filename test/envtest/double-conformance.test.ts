@@ -1,5 +1,5 @@
 /**
- * The in-process API double (test/support/fake-apiserver.ts) against the real kube-apiserver: the same
+ * The in-process API double (test/double/fake-apiserver.ts) against the real kube-apiserver: the same
  * requests go to both, and what each answers (status code, reason, the fields that matter) must be the
  * same. Where they differ the real server is right and the double is fixed; a case here keeps it so.
  */
@@ -7,9 +7,9 @@ import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import { describeRealServer } from '../support/real-server.js';
 import { loadKubeConfig } from '../support/envtest-cluster.js';
 import { RawApiError, RawClient, type RawObject } from '../support/raw-client.js';
-import { startFakeApiServer, type FakeApiServer } from '../support/fake-apiserver.js';
-import { KubeClient } from '../../src/controller/kube-client.js';
-import { MANIFEST_WORK } from '../../src/controller/resources.js';
+import { startFakeApiServer, type FakeApiServer } from '../double/fake-apiserver.js';
+import { KubeClient } from '../../src/kube/client.js';
+import { MANIFEST_WORK } from '../../src/kube/resources.js';
 
 type Observe = (c: RawClient, ns: string) => Promise<unknown>;
 

@@ -8,9 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import { KubeConfig } from '@kubernetes/client-node';
-import { KubeClient, loadKubeConfig } from '../../src/controller/kube-client.js';
-import { NAMESPACE } from '../../src/controller/resources.js';
-import type { KubeObject } from '../../src/model/index.js';
+import { KubeClient, loadKubeConfig } from '../../src/kube/client.js';
+import { NAMESPACE } from '../../src/kube/resources.js';
+import type { KubeObject } from '../../src/model/core/types.js';
 import { startConnectProxy, type ConnectProxy } from '../support/connect-proxy.js';
 import { describeRealServer } from '../support/real-server.js';
 

@@ -17,7 +17,9 @@
 import { afterAll, expect, test } from '@jest/globals';
 import { KubeConfig } from '@kubernetes/client-node';
 import { AppSource, ClusterSet, DeliveryModel, Fleet, GitOpsCluster, Hub, HubFlavor, Placement, PullApplication, PullApplicationSet, Spoke } from '../../src/constructs/index.js';
-import { ARGOCD_API_VERSION, MANAGED_CLUSTER_ANNOTATION, WORK_API_VERSION, manifestWorkName, type Application, type ManifestWork } from '../../src/model/index.js';
+import { ARGOCD_API_VERSION, MANAGED_CLUSTER_ANNOTATION, WORK_API_VERSION } from '../../src/model/core/keys.js';
+import { manifestWorkName } from '../../src/model/core/names.js';
+import { type Application, type ManifestWork } from '../../src/model/core/types.js';
 import { realCluster } from '../support/cluster.js';
 import { PullDeliverySim, SOURCE_UID, SPOKE_FOLDER_MANAGER, WORK_AGENT_MANAGER, type Commit, type Obj } from '../support/pull-delivery-sim.js';
 import { describeRealServer } from '../support/real-server.js';

@@ -7,8 +7,10 @@
  */
 import { afterEach, expect, test } from '@jest/globals';
 import { AuthorizationV1Api, KubeConfig } from '@kubernetes/client-node';
-import { ARGOCD_API_VERSION, CLUSTERSET_API_VERSION, MANAGED_CLUSTER_ANNOTATION, PLACEMENT_API_VERSION, PLACEMENT_LABEL, PULL_LABEL, SKIP_RECONCILE_ANNOTATION, manifestWorkName, type FleetReport } from '../../src/model/index.js';
-import { kubeTime } from '../../src/model/time.js';
+import { ARGOCD_API_VERSION, CLUSTERSET_API_VERSION, MANAGED_CLUSTER_ANNOTATION, PLACEMENT_API_VERSION, PLACEMENT_LABEL, PULL_LABEL, SKIP_RECONCILE_ANNOTATION } from '../../src/model/core/keys.js';
+import { manifestWorkName } from '../../src/model/core/names.js';
+import { type FleetReport } from '../../src/model/report/report.js';
+import { kubeTime } from '../../src/model/core/time.js';
 import { realCluster, type TestCluster } from '../support/cluster.js';
 import { apiServerControl, serviceAccountKubeconfig } from '../support/envtest-cluster.js';
 import { describeRealServer } from '../support/real-server.js';

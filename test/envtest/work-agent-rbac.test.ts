@@ -28,7 +28,7 @@ import { parseAllDocuments } from 'yaml';
 import { describeRealServer } from '../support/real-server.js';
 import { loadKubeConfig, serviceAccountKubeconfig } from '../support/envtest-cluster.js';
 import { RawApiError, RawClient, type RawObject } from '../support/raw-client.js';
-import { buildSpokeBootstrap, ROUTE_CRD_GUARDRAIL, WORK_AGENT_NAMESPACE, WORK_AGENT_SERVICE_ACCOUNT } from '../../src/model/index.js';
+import { buildSpokeBootstrap, ROUTE_CRD_GUARDRAIL, WORK_AGENT_NAMESPACE, WORK_AGENT_SERVICE_ACCOUNT } from '../../src/model/delivery/bootstrap.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const DIST = join(ROOT, 'dist');

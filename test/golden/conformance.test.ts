@@ -4,7 +4,7 @@
  * description-stripped CRD schemas in imports/schemas. Objects inside ManifestWorks are checked too.
  */
 import { describe, expect, test } from '@jest/globals';
-import { checkObject, hasSchema, schemaFindings } from '../../src/model/schema.js';
+import { checkObject, hasSchema, schemaFindings } from '../../src/validate/schema.js';
 import { AppSource, PullApplication } from '../../src/constructs/index.js';
 import { buildFleet } from '../fixtures/example-fleet.js';
 import { smallFleet } from '../constructs/helpers.js';
@@ -13,7 +13,7 @@ type Obj = { apiVersion: string; kind: string; metadata: { name: string }; [k: s
 
 /** Why `obj` does not validate against its schema (the same module synth uses), or undefined. */
 function violation(obj: Obj): string | undefined {
-  if (!hasSchema(obj.apiVersion, obj.kind)) return `no schema known for ${obj.apiVersion}/${obj.kind}: add one to src/model/schema.ts`;
+  if (!hasSchema(obj.apiVersion, obj.kind)) return `no schema known for ${obj.apiVersion}/${obj.kind}: add one to src/validate/schema.ts`;
   const findings = schemaFindings(obj) ?? [];
   return findings.length ? `${obj.apiVersion}/${obj.kind} ${obj.metadata.name}: ${findings.map((f) => f.message).join('; ')}` : undefined;
 }

@@ -6,8 +6,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, describe, expect, test } from '@jest/globals';
-import { runSynth } from '../../src/cli/synth.js';
-import { readTree, runPlan } from '../../src/cli/plan.js';
+import { runSynth } from '../../src/cli/commands/synth.js';
+import { readTree, runPlan } from '../../src/cli/commands/plan.js';
 import { buildProgram } from '../../src/cli/main.js';
 import { buildFleet } from '../fixtures/example-fleet.js';
 

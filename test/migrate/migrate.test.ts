@@ -13,9 +13,10 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, test } from '@jest/globals';
 import ts from 'typescript';
 import { AppSource, ClusterSet, Fleet, Hub, Placement, PullApplicationSet } from '../../src/constructs/index.js';
-import { renderMigrationReport, translateSubscriptions, type JsonObject } from '../../src/model/index.js';
-import { readObjects } from '../../src/cli/migrate.js';
-import { startFakeApiServer } from '../support/fake-apiserver.js';
+import { renderMigrationReport, translateSubscriptions } from '../../src/migrate/subscriptions.js';
+import { type JsonObject } from '../../src/model/core/types.js';
+import { readObjects } from '../../src/cli/commands/migrate.js';
+import { startFakeApiServer } from '../double/fake-apiserver.js';
 import { runCli } from '../support/cli.js';
 
 const here = dirname(fileURLToPath(import.meta.url));

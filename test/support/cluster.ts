@@ -5,7 +5,7 @@
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import { RawClient, type RawObject } from './raw-client.js';
-import type { FakeApiServer, KubeObj } from './fake-apiserver.js';
+import type { FakeApiServer, KubeObj } from '../double/fake-apiserver.js';
 
 export interface ObjectRef {
   apiVersion: string;

@@ -5,9 +5,9 @@
  * resourceVersion on, so the controller's own writes race against it and its cache falls behind.
  * Changes are chosen by a seeded PRNG, so a run replays from its seed.
  */
-import { SeededRandom } from './fake/random.js';
+import { SeededRandom } from '../double/fake/random.js';
 import { errorCode, type ObjectRef, type TestCluster } from './cluster.js';
-import type { KubeObj } from './fake-apiserver.js';
+import type { KubeObj } from '../double/fake-apiserver.js';
 
 /** A change to make to the current object: a merge patch (metadata.resourceVersion is added), or undefined to skip. */
 export type Change = (current: KubeObj, round: number, random: SeededRandom) => Record<string, unknown> | undefined;

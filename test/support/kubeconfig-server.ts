@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from '@jest/globals';
-import { startFakeApiServer, type FakeApiServer } from './fake-apiserver.js';
+import { startFakeApiServer, type FakeApiServer } from '../double/fake-apiserver.js';
 
 export function kubeconfigServer(prefix: string): { server: FakeApiServer; kubeconfig: string } {
   const held = {} as { server: FakeApiServer; kubeconfig: string; dir: string };

@@ -4,8 +4,9 @@
  * PullApplication web following it.
  */
 import { AppSource, ClusterSet, Fleet, Hub, Placement, PullApplication, PullApplicationSet, Spoke } from '../../src/constructs/index.js';
-import { planStateFiles } from '../../src/constructs/plan-state.js';
-import { parsePlanState, type PlannedObject, type PlanSide } from '../../src/model/index.js';
+import { planStateFiles } from '../../src/constructs/_plan-state.js';
+import { type PlannedObject, type PlanSide } from '../../src/model/plan/runtime.js';
+import { parsePlanState } from '../../src/model/plan/state.js';
 
 export interface SpokeSpec {
   name: string;

@@ -40,7 +40,12 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import type { Fleet } from '../../src/constructs/index.js';
-import { ARGOCD_API_VERSION, ARGOCD_RESOURCES_FINALIZERS, MANAGED_CLUSTER_ANNOTATION, PULL_LABEL, WORK_API_VERSION, buildManifestWork, isAgentModel, manifestWorkName, workUpToDate, type Application, type ManifestWork } from '../../src/model/index.js';
+import { ARGOCD_API_VERSION, ARGOCD_RESOURCES_FINALIZERS, MANAGED_CLUSTER_ANNOTATION, PULL_LABEL, WORK_API_VERSION } from '../../src/model/core/keys.js';
+import { manifestWorkName } from '../../src/model/core/names.js';
+import { type Application, type ManifestWork } from '../../src/model/core/types.js';
+import { buildManifestWork } from '../../src/model/delivery/manifestwork.js';
+import { isAgentModel } from '../../src/model/report/report.js';
+import { workUpToDate } from '../../src/model/runtime/propagation.js';
 import type { TestCluster } from './cluster.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

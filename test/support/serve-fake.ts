@@ -9,7 +9,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { startFakeApiServer } from './fake-apiserver.js';
+import { startFakeApiServer } from '../double/fake-apiserver.js';
 
 const { values } = parseArgs({ options: { kubeconfig: { type: 'string', default: 'fake.kubeconfig' }, seed: { type: 'string' } } });
 const seed = values.seed === undefined ? undefined : Number(values.seed);

@@ -4,7 +4,9 @@
  * `resourceStatus.manifests[]` with a resourceMeta per manifest and, for manifests with feedback rules,
  * `statusFeedback.values` of any fieldValue type.
  */
-import { FEEDBACK_PATHS, WORK_API_VERSION, type Condition, type FieldValue, type ManifestStatus, type ManifestWork } from '../../src/model/index.js';
+import { WORK_API_VERSION } from '../../src/model/core/keys.js';
+import { type Condition, type FieldValue, type ManifestStatus, type ManifestWork } from '../../src/model/core/types.js';
+import { FEEDBACK_PATHS } from '../../src/model/delivery/manifestwork.js';
 import { errorCode, type TestCluster } from './cluster.js';
 
 /** What the spoke Argo CD reports for the payload Application (names follow FEEDBACK_PATHS). */

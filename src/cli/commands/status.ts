@@ -1,0 +1,325 @@
+/**
+ * `pullfleet status`: what runs where across the fleet, problems first. Reads FleetReports (and, for
+ * statically delivered apps, the pull-labelled hub Applications and their works; for agent-model apps no
+ * ApplicationSet generates, the hub Applications the argocd-agent principal keeps, checked against the
+ * expected-Application lists synth renders for agent-autonomous spokes) through the user's
+ * kubeconfig; rendering is in status-render.ts. Exit code 0 when all is well, 1 when anything is
+ * degraded, missing or stale, 2 when the hub could not be read.
+ */
+import type { KubeConfig } from '../../kube/client.js';
+import { Option, type Command } from 'commander';
+import { KubeApiError, KubeClient, KubeTimeoutError, loadKubeConfig } from '../../kube/client.js';
+import { APPLICATION, CONFIG_MAP, MANIFEST_WORK } from '../../kube/resources.js';
+import { FLEET_REPORT } from '../../kube/resources.js';
+import { DELIVERY_ANNOTATION, DELIVERY_LABEL, DELIVERY_STATIC, PULL_LABEL } from '../../model/core/keys.js';
+import { type Application, type ManifestWork } from '../../model/core/types.js';
+import { type ConfigMapObject } from '../../model/delivery/appset.js';
+import { isPullApplication, owningApplicationSet } from '../../model/delivery/manifestwork.js';
+import { FLEET_REPORT_CRD_NAME } from '../../model/report/report-crd.js';
+import { REPORT_DELIVERY_MODEL_LABEL, agentApplicationRows, isAgentModel, staticApplicationRows, type FleetReportRow, type FleetReport } from '../../model/report/report.js';
+import { EXPECTED_APPLICATIONS_LABEL, parseExpectedApplications, type ConfigMapLike, type ExpectedApplications } from '../../model/runtime/expected-apps.js';
+import { EXIT_ERROR, groupFromAgentRows, groupFromReport, groupFromStaticRows, renderOutput, statusExitCode, useColor, type OutputFormat, type StatusGroup } from '../support/status-render.js';
+import { abortableSleep } from '../../kube/timers.js';
+
+/** Where status comes from: the hub API in real use, a fake in tests. */
+export interface StatusSource {
+  /** Human description of the hub, for error messages. */
+  readonly description: string;
+  listReports(namespace?: string): Promise<FleetReport[]>;
+  /** Pull-labelled hub Applications. */
+  listPullApplications(namespace?: string): Promise<Application[]>;
+  /** ManifestWorks synth rendered (label pullfleet.io/delivery=static); undefined when not allowed to list them. */
+  listStaticWorks(): Promise<ManifestWork[] | undefined>;
+  /** Hub Applications labelled with an agent delivery model (agent-managed, agent-autonomous); none when left out. */
+  listAgentApplications?(namespace?: string): Promise<Application[]>;
+  /**
+   * The expected-Application lists synth renders for agent-autonomous spokes (ConfigMaps labelled
+   * `pullfleet.io/expected-applications-for`, in the hub's Argo CD namespace), all of them or only
+   * those of spoke `cluster`; none when left out.
+   */
+  listExpectedApplications?(cluster?: string): Promise<ConfigMapLike[]>;
+  close(): void;
+}
+
+/** A failure the user can act on, with the message to print. */
+export class StatusError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'StatusError';
+  }
+}
+
+const NETWORK_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'ETIMEDOUT', 'ECONNRESET', 'EAI_AGAIN', 'CERT_HAS_EXPIRED', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'SELF_SIGNED_CERT_IN_CHAIN']);
+
+/** Turns a failed request into a message that says what is wrong and what to do. */
+export function explainError(error: unknown, what: string, hub: string): StatusError {
+  if (error instanceof StatusError) return error;
+  if (error instanceof KubeTimeoutError) {
+    return new StatusError(`the hub API server at ${hub} did not answer within ${error.timeoutMs / 1000}s while listing ${what}: check that it is up and reachable, or raise --timeout`);
+  }
+  if (error instanceof KubeApiError) {
+    if (error.statusCode === 401) return new StatusError(`the hub at ${hub} rejected the credentials (401 Unauthorized): refresh your kubeconfig login`);
+    if (error.statusCode === 403) return new StatusError(`not allowed to list ${what} on the hub at ${hub} (403 Forbidden): ${error.message}`);
+    return new StatusError(`listing ${what} on the hub at ${hub} failed: ${error.message}`);
+  }
+  const code = (error as { code?: unknown } | undefined)?.code;
+  if (typeof code === 'string' && NETWORK_CODES.has(code)) {
+    return new StatusError(`cannot reach the hub API server at ${hub} (${code}): check --kubeconfig / --context and that the hub is up`);
+  }
+  return new StatusError(`reading ${what} from the hub at ${hub} failed: ${error instanceof Error ? error.message : String(error)}`);
+}
+
+/** The user's kubeconfig (the file given, else $KUBECONFIG / ~/.kube/config), optionally switching context. */
+export function loadUserKubeConfig(path: string | undefined, context: string | undefined, env: NodeJS.ProcessEnv = process.env): KubeConfig {
+  try {
+    return loadKubeConfig({ path, context, env });
+  } catch (error) {
+    throw new StatusError((error as Error).message);
+  }
+}
+
+/** Reads from the hub's API server; every request gives up after `timeoutMs`. */
+export function kubeStatusSource(kubeConfig: KubeConfig, options: { timeoutMs?: number } = {}): StatusSource {
+  // No retries on 429 here: a person is waiting, and the timeout is the whole budget.
+  const client = new KubeClient(kubeConfig, { requestTimeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_SECONDS * 1000, maxRetries: 0 });
+  const hub = kubeConfig.getCurrentCluster()?.server ?? 'the hub';
+  return {
+    description: hub,
+    async listReports(namespace) {
+      try {
+        return (await client.list<FleetReport>(FLEET_REPORT, namespace ? { namespace } : {})).items;
+      } catch (error) {
+        if (error instanceof KubeApiError && error.statusCode === 404) {
+          throw new StatusError(`the FleetReport CRD (${FLEET_REPORT_CRD_NAME}) is not installed on the hub at ${hub}: apply the pullfleet controller install for this hub (dist/<hub>/), which includes it`);
+        }
+        throw explainError(error, 'FleetReports', hub);
+      }
+    },
+    async listPullApplications(namespace) {
+      try {
+        const scope = { labelSelector: PULL_LABEL, ...(namespace ? { namespace } : {}) };
+        return (await client.list<Application>(APPLICATION, scope)).items.filter(isPullApplication);
+      } catch (error) {
+        // No Argo CD on this API server, or not allowed to read apps: there are no static apps to show.
+        if (error instanceof KubeApiError && (error.statusCode === 404 || error.statusCode === 403)) return [];
+        throw explainError(error, 'Applications', hub);
+      }
+    },
+    async listAgentApplications(namespace) {
+      try {
+        const scope = { labelSelector: `${REPORT_DELIVERY_MODEL_LABEL} in (agent-managed,agent-autonomous)`, ...(namespace ? { namespace } : {}) };
+        return (await client.list<Application>(APPLICATION, scope)).items.filter((app) => isAgentModel(app));
+      } catch (error) {
+        if (error instanceof KubeApiError && (error.statusCode === 404 || error.statusCode === 403)) return [];
+        throw explainError(error, 'Applications', hub);
+      }
+    },
+    async listExpectedApplications(cluster) {
+      try {
+        // Cluster-wide: the lists live in the hub's Argo CD namespace, which status is not told.
+        const labelSelector = cluster ? `${EXPECTED_APPLICATIONS_LABEL}=${cluster}` : EXPECTED_APPLICATIONS_LABEL;
+        return (await client.list<ConfigMapObject>(CONFIG_MAP, { labelSelector })).items;
+      } catch (error) {
+        // Not allowed to read ConfigMaps: autonomous spokes are shown as before, from what the principal mirrors.
+        if (error instanceof KubeApiError && (error.statusCode === 404 || error.statusCode === 403)) return [];
+        throw explainError(error, 'ConfigMaps (expected Applications of agent-autonomous spokes)', hub);
+      }
+    },
+    async listStaticWorks() {
+      try {
+        return (await client.list<ManifestWork>(MANIFEST_WORK, { labelSelector: `${DELIVERY_LABEL}=${DELIVERY_STATIC}` })).items;
+      } catch (error) {
+        if (error instanceof KubeApiError && (error.statusCode === 403 || error.statusCode === 404)) return undefined;
+        throw explainError(error, 'ManifestWorks', hub);
+      }
+    },
+    close: () => client.close(),
+  };
+}
+
+export interface CollectOptions {
+  readonly namespace?: string;
+  /** Only the ApplicationSet of this name (static applications are then left out). */
+  readonly name?: string;
+  /** Include applications no ApplicationSet generates (statically delivered and agent-model ones). @default true */
+  readonly includeStatic?: boolean;
+  readonly now: Date;
+}
+
+/** Every table to show: one per FleetReport, plus one per namespace of static applications. */
+export async function collectStatus(source: StatusSource, options: CollectOptions): Promise<StatusGroup[]> {
+  const reports = (await source.listReports(options.namespace)).filter((report) => !options.name || report.metadata.name === options.name || report.spec?.applicationSet === options.name);
+  const groups = reports.map(groupFromReport);
+  if (options.name && groups.length === 0) {
+    throw new StatusError(`no FleetReport for ApplicationSet "${options.name}"${options.namespace ? ` in namespace ${options.namespace}` : ''}: is it a pull ApplicationSet and is the controller running?`);
+  }
+  if (options.includeStatic !== false && !options.name) {
+    const apps = (await source.listPullApplications(options.namespace)).filter((app) => app.metadata.annotations?.[DELIVERY_ANNOTATION] === DELIVERY_STATIC);
+    if (apps.length > 0) {
+      const works = await source.listStaticWorks();
+      const byNamespace = new Map<string, Application[]>();
+      for (const app of apps) {
+        const ns = app.metadata.namespace ?? '';
+        byNamespace.set(ns, [...(byNamespace.get(ns) ?? []), app]);
+      }
+      for (const [ns, nsApps] of byNamespace) groups.push(groupFromStaticRows(ns, staticApplicationRows(nsApps, works, options.now)));
+    }
+    // Agent-model apps an ApplicationSet generates are rows of its report; the others (autonomous agents'
+    // Applications the principal mirrors, managed ones rendered one by one) get a table per namespace.
+    // Agent-autonomous spokes' expected Applications (listed by synth) join the table of the namespace
+    // the principal mirrors them into (the spoke's name): those it does not mirror are Missing.
+    const agentApps = ((await source.listAgentApplications?.(options.namespace)) ?? []).filter((app) => owningApplicationSet(app) === undefined);
+    const expectations = (await source.listExpectedApplications?.(options.namespace)) ?? [];
+    const agentByNamespace = new Map<string, Application[]>();
+    for (const app of agentApps) {
+      const ns = app.metadata.namespace ?? '';
+      agentByNamespace.set(ns, [...(agentByNamespace.get(ns) ?? []), app]);
+    }
+    const expectedByNamespace = new Map<string, ExpectedApplications[]>();
+    const problemRows = new Map<string, FleetReportRow[]>();
+    for (const configMap of expectations) {
+      const parsed = parseExpectedApplications(configMap);
+      const ns = parsed.expected?.cluster ?? parsed.cluster ?? configMap.metadata?.namespace ?? '';
+      if (options.namespace && ns !== options.namespace) continue;
+      if (parsed.expected) expectedByNamespace.set(ns, [...(expectedByNamespace.get(ns) ?? []), parsed.expected]);
+      else problemRows.set(ns, [...(problemRows.get(ns) ?? []), { cluster: ns, state: 'Unknown', message: parsed.problem }]);
+    }
+    const namespaces = new Set([...agentByNamespace.keys(), ...expectedByNamespace.keys(), ...problemRows.keys()]);
+    for (const ns of [...namespaces].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))) {
+      const rows = agentApplicationRows(agentByNamespace.get(ns) ?? [], options.now, undefined, expectedByNamespace.get(ns) ?? []);
+      groups.push(groupFromAgentRows(ns, [...rows, ...(problemRows.get(ns) ?? [])]));
+    }
+  }
+  return groups;
+}
+
+/** Default of `--timeout`. */
+export const DEFAULT_TIMEOUT_SECONDS = 10;
+
+export interface StatusOptions {
+  /** Seconds each request to the hub may take. @default 10 */
+  readonly timeout?: number;
+  readonly kubeconfig?: string;
+  readonly context?: string;
+  readonly namespace?: string;
+  readonly name?: string;
+  readonly output: OutputFormat;
+  readonly watch?: boolean;
+  /** Seconds between refreshes with --watch. @default 2 */
+  readonly interval?: number;
+  readonly includeStatic?: boolean;
+  /** false forces colour off (--no-color). */
+  readonly color?: boolean;
+}
+
+export interface StatusIo {
+  readonly stdout: { write(text: string): unknown; isTTY?: boolean };
+  readonly stderr: { write(text: string): unknown };
+  readonly env: NodeJS.ProcessEnv;
+  readonly now: () => Date;
+  /** Resolves after `ms`, or early when `signal` aborts. */
+  readonly sleep: (ms: number, signal: AbortSignal) => Promise<void>;
+  /** Aborts --watch (Ctrl-C). */
+  readonly signal: AbortSignal;
+  /** Builds the source (tests inject a fake). @default kubeStatusSource(loadUserKubeConfig(...), { timeoutMs: timeout }) */
+  readonly source?: () => StatusSource;
+}
+
+const CLEAR_SCREEN = '\u001b[H\u001b[2J';
+
+/** Runs the command; resolves with the exit code. */
+export async function runStatus(options: StatusOptions, io: StatusIo): Promise<number> {
+  let source: StatusSource;
+  try {
+    source = io.source ? io.source() : kubeStatusSource(loadUserKubeConfig(options.kubeconfig, options.context, io.env), { timeoutMs: (options.timeout ?? DEFAULT_TIMEOUT_SECONDS) * 1000 });
+  } catch (error) {
+    io.stderr.write(`pullfleet status: ${error instanceof Error ? error.message : String(error)}\n`);
+    return EXIT_ERROR;
+  }
+  const color = options.color !== false && options.output === 'table' && useColor(io.stdout, io.env);
+  const snapshot = async (): Promise<{ text: string; code: number }> => {
+    const now = io.now();
+    try {
+      const groups = await collectStatus(source, { namespace: options.namespace, name: options.name, includeStatic: options.includeStatic, now });
+      return { text: renderOutput(groups, options.output, { now, color }), code: statusExitCode(groups) };
+    } catch (error) {
+      const message = explainError(error, 'fleet status', source.description).message;
+      return { text: `pullfleet status: ${message}\n`, code: EXIT_ERROR };
+    }
+  };
+  try {
+    if (!options.watch) {
+      const { text, code } = await snapshot();
+      (code === EXIT_ERROR ? io.stderr : io.stdout).write(text);
+      return code;
+    }
+    // --watch: redraw in place on a terminal; elsewhere print each new state once.
+    const intervalMs = Math.max(0.5, options.interval ?? 2) * 1000;
+    const redraw = io.stdout.isTTY === true && options.output === 'table';
+    let last = '';
+    let code = EXIT_ERROR;
+    while (!io.signal.aborted) {
+      const result = await snapshot();
+      code = result.code;
+      if (redraw) {
+        io.stdout.write(`${CLEAR_SCREEN}${result.text}\nEvery ${intervalMs / 1000}s · ${io.now().toISOString().slice(11, 19)} UTC · Ctrl-C to stop\n`);
+      } else if (result.text !== last) {
+        io.stdout.write(result.text);
+        last = result.text;
+      }
+      await io.sleep(intervalMs, io.signal);
+    }
+    return code;
+  } finally {
+    source.close();
+  }
+}
+
+/** Registers `pullfleet status`. */
+export function registerStatus(program: Command): void {
+  program
+    .command('status')
+    .description('show what is running where: one table per pull ApplicationSet (and static apps), problems first; exits 1 when anything is degraded, missing or stale, 2 when the hub cannot be read')
+    .argument('[applicationset]', 'only this ApplicationSet')
+    .option('--kubeconfig <path>', 'kubeconfig file (default: $KUBECONFIG or ~/.kube/config)')
+    .option('--context <name>', 'kubeconfig context of the hub')
+    .option('-n, --namespace <namespace>', 'only this namespace (default: all namespaces)')
+    .addOption(new Option('-o, --output <format>', 'output format').choices(['table', 'json', 'yaml']).default('table'))
+    .option('-w, --watch', 'refresh until interrupted')
+    .option('--interval <seconds>', 'refresh interval for --watch', (value: string) => {
+      const seconds = Number(value);
+      if (!Number.isFinite(seconds) || seconds <= 0) throw new Error(`--interval must be a positive number of seconds, got "${value}"`);
+      return seconds;
+    })
+    .option('--timeout <seconds>', `give up on the hub after this many seconds per request (default: ${DEFAULT_TIMEOUT_SECONDS})`, (value: string) => {
+      const seconds = Number(value);
+      if (!Number.isFinite(seconds) || seconds <= 0) throw new Error(`--timeout must be a positive number of seconds, got "${value}"`);
+      return seconds;
+    })
+    .option('--no-static', 'leave out applications no ApplicationSet generates (statically delivered and agent-model ones)')
+    .option('--no-color', 'never colour the table')
+    .action(async (name: string | undefined, opts: { kubeconfig?: string; context?: string; namespace?: string; output: OutputFormat; watch?: boolean; interval?: number; timeout?: number; static: boolean; color: boolean }) => {
+      const controller = new AbortController();
+      const stop = (): void => controller.abort();
+      process.once('SIGINT', stop);
+      try {
+        process.exitCode = await runStatus(
+          {
+            kubeconfig: opts.kubeconfig,
+            context: opts.context,
+            namespace: opts.namespace,
+            name,
+            output: opts.output,
+            watch: opts.watch,
+            interval: opts.interval,
+            timeout: opts.timeout,
+            includeStatic: opts.static,
+            color: opts.color,
+          },
+          { stdout: process.stdout, stderr: process.stderr, env: process.env, now: () => new Date(), sleep: abortableSleep, signal: controller.signal },
+        );
+      } finally {
+        process.removeListener('SIGINT', stop);
+      }
+    });
+}

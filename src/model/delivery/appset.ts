@@ -1,0 +1,162 @@
+/**
+ * Dynamic pull delivery: the ApplicationSet whose clusterDecisionResource generator follows a
+ * Placement, the generator ConfigMap, and the RBAC the applicationset-controller needs to read
+ * placement decisions.
+ */
+import {
+  ARGOCD_API_VERSION,
+  CONSTRUCT_PATH_ANNOTATION,
+  DELIVERY_ANNOTATION,
+  DELIVERY_DYNAMIC,
+  MANAGED_BY_LABEL,
+  MANAGED_BY_VALUE,
+  MANAGED_CLUSTER_ANNOTATION,
+  PLACEMENT_API_VERSION,
+  PLACEMENT_LABEL,
+  PULL_LABEL,
+  SKIP_RECONCILE_ANNOTATION,
+  SOURCE_UID_MISMATCH_POLICY_ANNOTATION,
+  SOURCE_UID_MISMATCH_UPSERT,
+} from '../core/keys.js';
+import { DELIVERY_MODEL_LABEL, DeliveryModel } from './delivery-model.js';
+import { applicationSpec, applyAgentHandback, FLEET_APP_LABEL, type AgentHandback, type AppDefinition } from './hub-application.js';
+import { sortKeys } from '../core/records.js';
+import type { JsonObject, KubeObject } from '../core/types.js';
+
+/** Name of the generator ConfigMap (one per Argo CD namespace). */
+export const PLACEMENT_GENERATOR_CONFIGMAP = 'ocm-placement-generator';
+/** Name of the Role and RoleBinding letting the applicationset-controller read placements. */
+export const PLACEMENT_READER_ROLE = 'pullfleet-appset-placement-reader';
+/** Default requeue interval of the clusterDecisionResource generator, in seconds. */
+export const DEFAULT_REQUEUE_AFTER_SECONDS = 180;
+/** The ApplicationSet template's name pattern: `{{name}}` is the decision's cluster name. */
+export const CLUSTER_NAME_PARAM = '{{name}}';
+
+export interface ConfigMapObject extends KubeObject {
+  data: Record<string, string>;
+}
+
+/** The clusterDecisionResource generator ConfigMap pointing at PlacementDecisions. */
+export function buildGeneratorConfigMap(namespace: string): ConfigMapObject {
+  return {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: PLACEMENT_GENERATOR_CONFIGMAP, namespace, labels: { [MANAGED_BY_LABEL]: MANAGED_BY_VALUE } },
+    data: { apiVersion: PLACEMENT_API_VERSION, kind: 'placementdecisions', matchKey: 'clusterName', statusListKey: 'decisions' },
+  };
+}
+
+/** Role allowing the applicationset-controller to read placements and their decisions. */
+export function buildPlacementReaderRole(namespace: string): KubeObject & { rules: JsonObject[] } {
+  return {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'Role',
+    metadata: { name: PLACEMENT_READER_ROLE, namespace, labels: { [MANAGED_BY_LABEL]: MANAGED_BY_VALUE } },
+    rules: [
+      {
+        apiGroups: ['cluster.open-cluster-management.io'],
+        resources: ['placementdecisions', 'placements'],
+        verbs: ['get', 'list', 'watch'],
+      },
+    ],
+  };
+}
+
+/** Binds {@link buildPlacementReaderRole} to the applicationset-controller's service account. */
+export function buildPlacementReaderRoleBinding(namespace: string, serviceAccount: string): KubeObject & JsonObject {
+  return {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'RoleBinding',
+    metadata: { name: PLACEMENT_READER_ROLE, namespace, labels: { [MANAGED_BY_LABEL]: MANAGED_BY_VALUE } },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: PLACEMENT_READER_ROLE },
+    subjects: [{ kind: 'ServiceAccount', name: serviceAccount, namespace }],
+  } as unknown as KubeObject & JsonObject;
+}
+
+export interface PullApplicationSetOptions {
+  /** ApplicationSet name (also the fleet app name unless `def.name` differs). */
+  readonly name: string;
+  readonly namespace: string;
+  readonly placement: string;
+  readonly requeueAfterSeconds: number;
+  readonly constructPath: string;
+  /**
+   * basic (the controller wraps each generated Application into a work) or agent-managed (the template
+   * routes each Application to its agent by `destination.name`).
+   * @default DeliveryModel.BASIC
+   */
+  readonly model?: DeliveryModel.BASIC | DeliveryModel.AGENT_MANAGED;
+  /**
+   * Basic model only: the spokes of the placement are being taken back from argocd-agent (see
+   * {@link AgentHandback}); the template takes the hand-back shape for every generated Application.
+   * @default - no hand-back
+   */
+  readonly handback?: AgentHandback;
+}
+
+/** Name pattern of the Applications the ApplicationSet generates: `{{name}}-<app>`. */
+export function applicationSetAppNamePattern(app: string): string {
+  return `${CLUSTER_NAME_PARAM}-${app}`;
+}
+
+/**
+ * The name the applicationset-controller gives the Application it generates from `template` for
+ * `cluster`: every `{{name}}` replaced, nothing shortened (the controller does not shorten names).
+ * Synth, plan and the controller all derive the app's ManifestWork name from this one.
+ */
+export function generatedApplicationName(template: string, cluster: string): string {
+  return template.replaceAll(CLUSTER_NAME_PARAM, cluster);
+}
+
+/** The pull ApplicationSet for `def`, following the decisions of `options.placement`. */
+export function buildPullApplicationSet(def: AppDefinition, options: PullApplicationSetOptions): KubeObject & { spec: JsonObject } {
+  const model = options.model ?? DeliveryModel.BASIC;
+  const managed = model === DeliveryModel.AGENT_MANAGED;
+  const templateLabels = sortKeys({
+    ...(def.labels ?? {}),
+    [DELIVERY_MODEL_LABEL]: model,
+    [FLEET_APP_LABEL]: def.name,
+    [MANAGED_BY_LABEL]: MANAGED_BY_VALUE,
+    ...(managed ? {} : { [PULL_LABEL]: 'true' }),
+  });
+  const templateAnnotations = sortKeys({
+    ...(def.annotations ?? {}),
+    ...(managed
+      ? { [SOURCE_UID_MISMATCH_POLICY_ANNOTATION]: SOURCE_UID_MISMATCH_UPSERT }
+      : { [DELIVERY_ANNOTATION]: DELIVERY_DYNAMIC, [MANAGED_CLUSTER_ANNOTATION]: CLUSTER_NAME_PARAM, [SKIP_RECONCILE_ANNOTATION]: 'true' }),
+  });
+  const spec = applicationSpec(def);
+  if (managed) spec.destination = { name: CLUSTER_NAME_PARAM, namespace: def.destinationNamespace };
+  let template: { metadata: JsonObject & { annotations?: Record<string, string> }; spec: JsonObject } = {
+    metadata: {
+      name: applicationSetAppNamePattern(def.name),
+      labels: templateLabels,
+      ...(Object.keys(templateAnnotations).length ? { annotations: templateAnnotations } : {}),
+      ...(def.pruneOnDelete ? { finalizers: ['resources-finalizer.argocd.argoproj.io'] } : {}),
+    },
+    spec,
+  };
+  if (!managed && options.handback) template = applyAgentHandback(template, CLUSTER_NAME_PARAM, options.handback);
+  return {
+    apiVersion: ARGOCD_API_VERSION,
+    kind: 'ApplicationSet',
+    metadata: {
+      name: options.name,
+      namespace: options.namespace,
+      labels: { [DELIVERY_MODEL_LABEL]: model, [FLEET_APP_LABEL]: def.name, [MANAGED_BY_LABEL]: MANAGED_BY_VALUE },
+      annotations: { [CONSTRUCT_PATH_ANNOTATION]: options.constructPath },
+    },
+    spec: {
+      generators: [
+        {
+          clusterDecisionResource: {
+            configMapRef: PLACEMENT_GENERATOR_CONFIGMAP,
+            labelSelector: { matchLabels: { [PLACEMENT_LABEL]: options.placement } },
+            requeueAfterSeconds: options.requeueAfterSeconds,
+          },
+        },
+      ],
+      template: template as unknown as JsonObject,
+    },
+  };
+}

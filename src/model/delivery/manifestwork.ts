@@ -1,0 +1,251 @@
+/**
+ * The pull-delivery wrapping shared by synth and the controller: a hub Application becomes a payload
+ * Application for the spoke, wrapped in a ManifestWork addressed to the spoke's cluster namespace.
+ * Both paths call these functions, so a work synthesized offline and one propagated at runtime are
+ * identical for the same hub Application.
+ */
+import {
+  AGENT_SPOKE_DESTINATION,
+  APPLICATION_SET_LABEL,
+  ARGOCD_API_VERSION,
+  ARGOCD_GROUP,
+  ARGOCD_TRACKING_ANNOTATION,
+  CONSTRUCT_PATH_ANNOTATION,
+  DELIVERY_ANNOTATION,
+  DELIVERY_LABEL,
+  DESTINATION_NAME_ANNOTATION,
+  DESTINATION_SERVER_ANNOTATION,
+  HOSTING_APPSET_ANNOTATION,
+  HUB_APP_NAME_ANNOTATION,
+  HUB_APP_NAMESPACE_ANNOTATION,
+  HUB_APP_UID_ANNOTATION,
+  IN_CLUSTER_SERVER,
+  LAST_APPLIED_ANNOTATION,
+  LOCAL_CLUSTER,
+  MANAGED_BY_LABEL,
+  MANAGED_BY_VALUE,
+  MANAGED_CLUSTER_ANNOTATION,
+  PULLFLEET_PREFIX,
+  PULL_LABEL,
+  SKIP_RECONCILE_ANNOTATION,
+  SPOKE_APP_NAMESPACE_ANNOTATION,
+  STAND_BY_ANNOTATION,
+  WORK_API_VERSION,
+} from '../core/keys.js';
+import { dnsLabelProblem, manifestWorkName, parseBool } from '../core/names.js';
+import { sortKeys } from '../core/records.js';
+import type { Application, FeedbackScrapeType, JsonObject, ManifestConfig, ManifestWork } from '../core/types.js';
+
+/** Annotations that steer delivery on the hub and never travel to the spoke. */
+const HUB_ONLY_ANNOTATIONS = new Set([
+  MANAGED_CLUSTER_ANNOTATION,
+  SPOKE_APP_NAMESPACE_ANNOTATION,
+  SKIP_RECONCILE_ANNOTATION,
+  DESTINATION_NAME_ANNOTATION,
+  DESTINATION_SERVER_ANNOTATION,
+  // Written by the hub's own tooling about the hub object; meaningless (and misleading) on a spoke.
+  ARGOCD_TRACKING_ANNOTATION,
+  LAST_APPLIED_ANNOTATION,
+]);
+
+/** The status fields the work agent reports back, as `[feedback name, JSONPath on the spoke Application]`. */
+export const FEEDBACK_PATHS: ReadonlyArray<readonly [string, string]> = [
+  ['healthStatus', '.status.health.status'],
+  ['syncStatus', '.status.sync.status'],
+  ['syncRevision', '.status.sync.revision'],
+  ['operationStatePhase', '.status.operationState.phase'],
+  ['operationStateStartedAt', '.status.operationState.startedAt'],
+  ['operationStateMessage', '.status.operationState.message'],
+  ['reconciledAt', '.status.reconciledAt'],
+];
+
+export interface WrapOptions {
+  /**
+   * How the work agent collects feedback: `Watch` pushes changes as they happen (newer agents),
+   * `Poll` reads every 10 s.
+   * @default 'Poll'
+   */
+  readonly feedbackScrapeType?: FeedbackScrapeType;
+  /** Objects placed before the payload in the work (for example the spoke Namespace and AppProject). */
+  readonly prerequisites?: readonly JsonObject[];
+}
+
+/** Whether a hub Application opts into pull delivery (pull label parsed like Go's ParseBool). */
+export function isPullApplication(app: Pick<Application, 'metadata'>): boolean {
+  return parseBool(app.metadata.labels?.[PULL_LABEL]);
+}
+
+/**
+ * Whether a hub Application's work stands by (step 1 of a move between delivery models): it must neither
+ * overwrite the spoke Application nor delete it.
+ */
+export function isStandBy(app: Pick<Application, 'metadata'>): boolean {
+  return parseBool(app.metadata.annotations?.[STAND_BY_ANNOTATION]);
+}
+
+/**
+ * Whether a standing-by hub Application is still routed to a managed argocd-agent (`destination.name`
+ * naming a cluster): the principal then owns its status and operations.
+ */
+export function isRoutedToAgent(app: Pick<Application, 'metadata' | 'spec'>): boolean {
+  const name = app.spec?.destination?.name?.trim();
+  return isStandBy(app) && !!name && name !== AGENT_SPOKE_DESTINATION;
+}
+
+/** The ManagedCluster a hub Application targets, or undefined when the annotation is missing or blank. */
+export function targetCluster(app: Pick<Application, 'metadata'>): string | undefined {
+  const value = app.metadata.annotations?.[MANAGED_CLUSTER_ANNOTATION]?.trim();
+  return value ? value : undefined;
+}
+
+/** `<namespace>/<name>` of the ApplicationSet owning a hub Application, if any. */
+export function owningApplicationSet(app: Pick<Application, 'metadata'>): string | undefined {
+  const owner = app.metadata.ownerReferences?.find((ref) => ref.kind === 'ApplicationSet' && ref.apiVersion.startsWith(`${ARGOCD_GROUP}/`));
+  return owner ? `${app.metadata.namespace}/${owner.name}` : undefined;
+}
+
+/** Namespace of the Application copy on the spoke. */
+export function spokeAppNamespace(app: Pick<Application, 'metadata'>): string {
+  const override = app.metadata.annotations?.[SPOKE_APP_NAMESPACE_ANNOTATION]?.trim();
+  return override || app.metadata.namespace || 'argocd';
+}
+
+/**
+ * Why this hub Application cannot be wrapped, or undefined when it can. Messages name the fix.
+ */
+export function wrapProblem(app: Application): string | undefined {
+  const cluster = targetCluster(app);
+  if (!cluster) return `annotation ${MANAGED_CLUSTER_ANNOTATION} is missing: set it to the target ManagedCluster name`;
+  if (cluster === LOCAL_CLUSTER) return `${LOCAL_CLUSTER} is the hub itself and never a pull-delivery target: choose a spoke cluster`;
+  const clusterProblem = dnsLabelProblem(cluster);
+  if (clusterProblem) return `annotation ${MANAGED_CLUSTER_ANNOTATION} "${cluster}" ${clusterProblem}`;
+  const nsProblem = dnsLabelProblem(spokeAppNamespace(app));
+  if (nsProblem) return `spoke application namespace "${spokeAppNamespace(app)}" ${nsProblem}`;
+  if (!app.spec || typeof app.spec !== 'object') return 'spec is missing';
+  return undefined;
+}
+
+/** Copies `record` without the given keys; undefined when nothing is left. */
+function without(record: Record<string, string> | undefined, drop: (key: string) => boolean): Record<string, string> | undefined {
+  if (!record) return undefined;
+  const kept = Object.entries(record).filter(([key]) => !drop(key));
+  return kept.length === 0 ? undefined : sortKeys(Object.fromEntries(kept));
+}
+
+/** Deep copy of JSON data (no shared references between the hub object and the payload). */
+function clone<T>(value: T): T {
+  return value === undefined ? value : (JSON.parse(JSON.stringify(value)) as T);
+}
+
+/**
+ * The Application the spoke receives, built fresh from the hub Application (DESIGN §2): same name, the
+ * spoke namespace, hub labels minus the pull label, hub annotations minus the hub-only ones, finalizers
+ * and `operation` copied, and the destination rewritten to the spoke's own API server. When an
+ * ApplicationSet owns the hub app, the payload carries the same ApplicationSet markers as the work
+ * (label {@link APPLICATION_SET_LABEL} `"true"`, annotation {@link HOSTING_APPSET_ANNOTATION}
+ * `<namespace>/<appset>`), as the OCM and ACM propagation controllers write them, so tools that look for
+ * spoke Applications by that label find pullfleet's too. The markers follow ownership only: values of
+ * those keys on the hub app itself are never copied.
+ */
+export function buildPayloadApplication(app: Application): Application {
+  const annotations = app.metadata.annotations ?? {};
+  const destinationName = annotations[DESTINATION_NAME_ANNOTATION]?.trim();
+  const destinationServer = annotations[DESTINATION_SERVER_ANNOTATION]?.trim();
+  const destination: Record<string, string> = {};
+  if (destinationName) destination.name = destinationName;
+  else destination.server = destinationServer || IN_CLUSTER_SERVER;
+  if (app.spec.destination?.namespace) destination.namespace = app.spec.destination.namespace;
+
+  const metadata: Application['metadata'] = { name: app.metadata.name, namespace: spokeAppNamespace(app) };
+  const appSet = owningApplicationSet(app);
+  let labels = without(app.metadata.labels, (key) => key === PULL_LABEL || key === APPLICATION_SET_LABEL);
+  if (appSet) labels = sortKeys({ ...labels, [APPLICATION_SET_LABEL]: 'true' });
+  if (labels) metadata.labels = labels;
+  let payloadAnnotations = without(
+    app.metadata.annotations,
+    (key) => HUB_ONLY_ANNOTATIONS.has(key) || key === HOSTING_APPSET_ANNOTATION || key.startsWith(PULLFLEET_PREFIX),
+  );
+  if (appSet) payloadAnnotations = sortKeys({ ...payloadAnnotations, [HOSTING_APPSET_ANNOTATION]: appSet });
+  if (payloadAnnotations) metadata.annotations = payloadAnnotations;
+  if (app.metadata.finalizers?.length) metadata.finalizers = app.metadata.finalizers.filter((f) => !f.startsWith(PULLFLEET_PREFIX));
+  if (metadata.finalizers?.length === 0) delete metadata.finalizers;
+
+  const payload: Application = {
+    apiVersion: ARGOCD_API_VERSION,
+    kind: 'Application',
+    metadata,
+    spec: { ...clone(app.spec), destination },
+  };
+  if (app.operation) payload.operation = clone(app.operation);
+  return payload;
+}
+
+/**
+ * The manifest config that asks the work agent for the spoke Application's status. `createOnly` (a work
+ * standing by during a move between delivery models) makes the work agent create the Application only
+ * when it is missing and never write the running one.
+ */
+export function applicationManifestConfig(name: string, namespace: string, scrape?: FeedbackScrapeType, createOnly = false): ManifestConfig {
+  return {
+    resourceIdentifier: { group: ARGOCD_GROUP, resource: 'applications', namespace, name },
+    feedbackRules: [{ type: 'JSONPaths', jsonPaths: FEEDBACK_PATHS.map(([feedbackName, path]) => ({ name: feedbackName, path })) }],
+    ...(scrape ? { feedbackScrapeType: scrape } : {}),
+    updateStrategy: createOnly
+      ? { type: 'CreateOnly' }
+      : {
+          type: 'ServerSideApply',
+          serverSideApply: { force: true, ignoreFields: [{ condition: 'OnSpokeChange', jsonPaths: ['.operation'] }] },
+        },
+  };
+}
+
+/**
+ * The ManifestWork delivering `app` to its cluster. Throws when {@link wrapProblem} reports a problem;
+ * callers that must not throw check it first.
+ */
+export function buildManifestWork(app: Application, options: WrapOptions = {}): ManifestWork {
+  const problem = wrapProblem(app);
+  if (problem) throw new Error(`Application ${app.metadata.namespace}/${app.metadata.name}: ${problem}`);
+  const cluster = targetCluster(app)!;
+  const hubNamespace = app.metadata.namespace ?? 'argocd';
+  const payload = buildPayloadApplication(app);
+  const appSet = owningApplicationSet(app);
+  const annotationsOnApp = app.metadata.annotations ?? {};
+  const standBy = isStandBy(app);
+
+  const labels: Record<string, string> = { [PULL_LABEL]: 'true', [MANAGED_BY_LABEL]: MANAGED_BY_VALUE };
+  if (appSet) labels[APPLICATION_SET_LABEL] = 'true';
+  const delivery = annotationsOnApp[DELIVERY_ANNOTATION];
+  if (delivery) labels[DELIVERY_LABEL] = delivery;
+
+  const annotations: Record<string, string> = {
+    [HUB_APP_NAMESPACE_ANNOTATION]: hubNamespace,
+    [HUB_APP_NAME_ANNOTATION]: app.metadata.name,
+  };
+  if (appSet) annotations[HOSTING_APPSET_ANNOTATION] = appSet;
+  if (app.metadata.uid) annotations[HUB_APP_UID_ANNOTATION] = app.metadata.uid;
+  const constructPath = annotationsOnApp[CONSTRUCT_PATH_ANNOTATION];
+  if (constructPath) annotations[CONSTRUCT_PATH_ANNOTATION] = constructPath;
+
+  return {
+    apiVersion: WORK_API_VERSION,
+    kind: 'ManifestWork',
+    metadata: {
+      name: manifestWorkName(hubNamespace, app.metadata.name),
+      namespace: cluster,
+      labels: sortKeys(labels),
+      annotations: sortKeys(annotations),
+    },
+    spec: {
+      workload: { manifests: [...(options.prerequisites ?? []).map(clone), payload as unknown as JsonObject] },
+      manifestConfigs: [applicationManifestConfig(payload.metadata.name, payload.metadata.namespace!, options.feedbackScrapeType, standBy)],
+      // Standing by during a move: removing this work must leave the spoke Application running.
+      deleteOption: { propagationPolicy: standBy ? 'Orphan' : 'Foreground' },
+    },
+  };
+}
+
+/** Size of an object as the API server stores it (JSON bytes), for the ManifestWork size budget. */
+export function jsonSize(value: unknown): number {
+  return Buffer.byteLength(JSON.stringify(value), 'utf8');
+}

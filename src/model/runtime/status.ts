@@ -1,0 +1,207 @@
+/**
+ * Hub Application status from ManifestWork feedback (DESIGN §2). Pure: given the hub app, the observed
+ * work and the delivery problem (if any), compute the status the hub app should show and the merge patch
+ * that gets it there (undefined when nothing changed, so no-op writes are skipped).
+ */
+import { readApplicationFeedback, validateApplicationFeedback, workCondition, type ApplicationFeedback, type InvalidFeedback } from './feedback.js';
+import { SKIP_RECONCILE_ANNOTATION } from '../core/keys.js';
+import { spokeAppNamespace } from '../delivery/manifestwork.js';
+import { operationTaken, parseForwardedOperation } from './propagation.js';
+import { LEGACY_CONTROLLER_CONDITION } from './takeover.js';
+import { kubeTime } from '../core/time.js';
+import type { Application, ApplicationCondition, ApplicationStatus, JsonObject, ManifestWork } from '../core/types.js';
+
+/** Condition type for anything that stops delivery (cluster missing, namespace not allowed, work not applied). */
+export const DELIVERY_ERROR_CONDITION = 'DeliveryError';
+/** Condition type for spoke feedback older than the staleness threshold. */
+export const FEEDBACK_STALE_CONDITION = 'FeedbackStaleWarning';
+/** Condition type for a forwarded `operation` the spoke has not started within the timeout. */
+export const OPERATION_PENDING_CONDITION = 'OperationPendingWarning';
+/** Condition type for spoke feedback values the Application status cannot hold (dropped from the write-back). */
+export const INVALID_FEEDBACK_CONDITION = 'InvalidFeedbackWarning';
+/** Condition type for an opted-in app the hub's own Argo CD would also reconcile (no `skip-reconcile: "true"`). */
+export const SKIP_RECONCILE_CONDITION = 'SkipReconcileWarning';
+/** On an agent-model hub Application that also carries the pull label (set by the controller, never wrapped). */
+export const DELIVERY_MODEL_CONFLICT_CONDITION = 'DeliveryModelConflict';
+const OWN_CONDITIONS = new Set([DELIVERY_ERROR_CONDITION, FEEDBACK_STALE_CONDITION, OPERATION_PENDING_CONDITION, INVALID_FEEDBACK_CONDITION, SKIP_RECONCILE_CONDITION, LEGACY_CONTROLLER_CONDITION, DELIVERY_MODEL_CONFLICT_CONDITION]);
+
+/** The sync / health value written while the spoke has not reported one. */
+export const UNKNOWN = 'Unknown';
+
+export interface StatusInput {
+  readonly app: Application;
+  /** The work the app's status comes from (at its current target), if it exists. */
+  readonly work?: ManifestWork;
+  /** Delivery problem from propagation or tenancy; becomes a DeliveryError condition. */
+  readonly problem?: string;
+  /** Current time. */
+  readonly now: Date;
+  /** Feedback whose `reconciledAt` is older than this many milliseconds is stale. 0 disables the check. */
+  readonly staleAfterMs: number;
+  /** A forwarded operation the spoke has not started after this many milliseconds raises a condition. 0 disables. @default 0 */
+  readonly operationTimeoutMs?: number;
+  /** An old propagation controller fighting the hand-over of this app's work; becomes a LegacyControllerWarning condition. */
+  readonly legacyController?: string;
+}
+
+export interface StatusResult {
+  /** The status fields pullfleet owns, as they should be. */
+  readonly desired: ApplicationStatus;
+  /** Merge patch for the hub Application (`{status: …}`), or undefined when nothing changed. */
+  readonly patch?: { status: JsonObject };
+  /** The next moment the status would change with time alone (feedback going stale, an operation timing out). */
+  readonly recheckAt?: Date;
+}
+
+/** Feedback of the app's work, checked against the status schema. */
+function feedbackOf(input: StatusInput): { feedback: ApplicationFeedback | undefined; invalid: InvalidFeedback[] } {
+  const { app, work } = input;
+  return validateApplicationFeedback(work ? readApplicationFeedback(work, spokeAppNamespace(app), app.metadata.name) : undefined);
+}
+
+/** The first moment after `now` at which time alone changes the status, if any. */
+function recheckAt(input: StatusInput, feedback: ApplicationFeedback | undefined): Date | undefined {
+  const now = input.now.getTime();
+  const moments: number[] = [];
+  if (input.work && feedback?.reconciledAt && input.staleAfterMs > 0) {
+    const staleAt = Date.parse(feedback.reconciledAt) + input.staleAfterMs + 1;
+    if (!Number.isNaN(staleAt) && staleAt > now) moments.push(staleAt);
+  }
+  const forwarded = parseForwardedOperation(input.app);
+  if (forwarded && input.app.operation !== undefined && (input.operationTimeoutMs ?? 0) > 0 && !operationTaken(forwarded, feedback?.operationStateStartedAt)) {
+    const due = Date.parse(forwarded.at) + input.operationTimeoutMs! + 1;
+    if (!Number.isNaN(due) && due > now) moments.push(due);
+  }
+  return moments.length > 0 ? new Date(Math.min(...moments)) : undefined;
+}
+
+function conditionsFor(input: StatusInput, feedback: ApplicationFeedback | undefined, invalid: readonly InvalidFeedback[]): ApplicationCondition[] {
+  const messages = new Map<string, string>();
+  const work = input.work;
+  if (input.problem) messages.set(DELIVERY_ERROR_CONDITION, input.problem);
+  else if (work) {
+    const applied = workCondition(work, 'Applied');
+    if (applied?.status === 'False') {
+      messages.set(DELIVERY_ERROR_CONDITION, `ManifestWork ${work.metadata.namespace}/${work.metadata.name} is not applied on the spoke: ${applied.message ?? applied.reason ?? 'no reason given'}`);
+    }
+  }
+  if (work && feedback?.reconciledAt && input.staleAfterMs > 0) {
+    const reconciled = Date.parse(feedback.reconciledAt);
+    if (!Number.isNaN(reconciled) && input.now.getTime() - reconciled > input.staleAfterMs) {
+      // The message only changes when the feedback does: no "N min ago" that would rewrite the app every minute.
+      messages.set(
+        FEEDBACK_STALE_CONDITION,
+        `spoke feedback is stale: the spoke Application last reconciled at ${feedback.reconciledAt}, more than ${Math.round(input.staleAfterMs / 1000)} s before the hub last checked; check the work agent and Argo CD on cluster ${work.metadata.namespace}`,
+      );
+    }
+  }
+  const forwarded = parseForwardedOperation(input.app);
+  const timeout = input.operationTimeoutMs ?? 0;
+  if (forwarded && input.app.operation !== undefined && timeout > 0 && !operationTaken(forwarded, feedback?.operationStateStartedAt)) {
+    const at = Date.parse(forwarded.at);
+    if (!Number.isNaN(at) && input.now.getTime() - at > timeout) {
+      const cluster = work?.metadata.namespace ?? 'the target cluster';
+      messages.set(
+        OPERATION_PENDING_CONDITION,
+        `the operation forwarded at ${forwarded.at} has not been started by the spoke within ${Math.round(timeout / 1000)} s; it stays in the ManifestWork until it is: check that the work agent on ${cluster} is connected and its Argo CD is running, or remove the operation from this Application to cancel it`,
+      );
+    }
+  }
+  if (invalid.length > 0) {
+    const shown = (value: string) => JSON.stringify(value.length > 64 ? `${value.slice(0, 64)}…` : value);
+    const converted = invalid.filter((i) => i.convertedTo !== undefined).map((i) => `${i.name} ${shown(i.value)} written as ${i.convertedTo}`);
+    const dropped = invalid.filter((i) => i.convertedTo === undefined).map((i) => `${i.name} ${shown(i.value)}`);
+    const parts = [...(dropped.length > 0 ? [`left out: ${dropped.join(', ')}`] : []), ...(converted.length > 0 ? [`converted from a Unix timestamp: ${converted.join(', ')}`] : [])];
+    messages.set(
+      INVALID_FEEDBACK_CONDITION,
+      `spoke feedback is not the RFC 3339 time the Application status expects (${parts.join('; ')}); check the work agent's feedback rules on cluster ${work?.metadata.namespace ?? 'the target cluster'}`,
+    );
+  }
+  if (input.legacyController) messages.set(LEGACY_CONTROLLER_CONDITION, input.legacyController);
+  if (input.app.metadata.annotations?.[SKIP_RECONCILE_ANNOTATION] !== 'true') {
+    messages.set(
+      SKIP_RECONCILE_CONDITION,
+      `annotation ${SKIP_RECONCILE_ANNOTATION} is not "true": the hub's own Argo CD reconciles this Application too (against the hub); set it to "true" on pull-delivered Applications`,
+    );
+  }
+  const previous = input.app.status?.conditions ?? [];
+  const others = previous.filter((condition) => !OWN_CONDITIONS.has(condition.type));
+  const own = [...messages.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([type, message]) => {
+      const before = previous.find((condition) => condition.type === type);
+      // Presence is the condition's status: the transition time moves only when it appears.
+      return { type, message, lastTransitionTime: before?.lastTransitionTime ?? kubeTime(input.now) };
+    });
+  return [...others, ...own];
+}
+
+/** The status the hub app should show, built from the world every time. */
+export function desiredStatus(input: StatusInput): ApplicationStatus {
+  const { app, work } = input;
+  const { feedback, invalid } = feedbackOf(input);
+  const status: ApplicationStatus = {};
+  const current = app.status ?? {};
+  if (work) {
+    status.sync = { status: feedback?.syncStatus ?? UNKNOWN, ...(feedback?.syncRevision ? { revision: feedback.syncRevision } : {}) };
+    status.health = { status: feedback?.healthStatus ?? UNKNOWN };
+    const forwarded = parseForwardedOperation(app);
+    const operation = (current.operationState?.operation as JsonObject | undefined) ?? {};
+    if (forwarded && app.operation !== undefined && !operationTaken(forwarded, feedback?.operationStateStartedAt)) {
+      // Forwarded but not started on the spoke yet: show the sync as running so RollingSync sees Progressing.
+      status.health = { status: 'Progressing' };
+      status.operationState = { operation, phase: 'Running', startedAt: forwarded.at };
+    } else if (feedback?.operationStatePhase) {
+      status.operationState = {
+        operation,
+        phase: feedback.operationStatePhase,
+        startedAt: feedback.operationStateStartedAt ?? current.operationState?.startedAt ?? kubeTime(input.now),
+        ...(feedback.operationStateMessage ? { message: feedback.operationStateMessage } : {}),
+      };
+    }
+  }
+  status.conditions = conditionsFor(input, feedback, invalid);
+  return status;
+}
+
+function same(a: unknown, b: unknown): boolean {
+  return JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
+}
+
+/**
+ * Desired status plus the merge patch from the current status. Only fields pullfleet owns appear in the
+ * patch: `sync.status`, `sync.revision`, `health.status`, `operationState` (operation, phase, startedAt,
+ * message) and `conditions`. Fields pullfleet did not compute are left as they are.
+ */
+export function computeApplicationStatus(input: StatusInput): StatusResult {
+  const desired = desiredStatus(input);
+  const current = input.app.status ?? {};
+  const patch: JsonObject = {};
+  if (desired.sync) {
+    const sync: JsonObject = {};
+    if (current.sync?.status !== desired.sync.status) sync.status = desired.sync.status;
+    if ((current.sync?.revision ?? undefined) !== desired.sync.revision) sync.revision = desired.sync.revision ?? null;
+    // The schema rejects `sync` without `sync.status`: always send it alongside a revision change.
+    if (Object.keys(sync).length > 0) patch.sync = { ...sync, status: desired.sync.status };
+  }
+  if (desired.health && current.health?.status !== desired.health.status) patch.health = { status: desired.health.status ?? UNKNOWN };
+  if (desired.operationState) {
+    const want = desired.operationState;
+    const have = current.operationState;
+    const changed =
+      !have || have.phase !== want.phase || have.startedAt !== want.startedAt || (have.message ?? undefined) !== want.message || have.operation === undefined;
+    if (changed) {
+      patch.operationState = {
+        operation: want.operation,
+        phase: want.phase,
+        startedAt: want.startedAt,
+        message: want.message ?? null,
+      } as JsonObject;
+    }
+  }
+  const currentConditions = current.conditions ?? [];
+  if (!same(currentConditions, desired.conditions)) patch.conditions = (desired.conditions?.length ? desired.conditions : null) as JsonObject['conditions'];
+  if (patch.conditions === null && currentConditions.length === 0) delete patch.conditions;
+  const recheck = recheckAt(input, feedbackOf(input).feedback);
+  return { desired, ...(Object.keys(patch).length === 0 ? {} : { patch: { status: patch } }), ...(recheck ? { recheckAt: recheck } : {}) };
+}

@@ -1,0 +1,228 @@
+import { describe, expect, test } from '@jest/globals';
+import {
+  AppSource,
+  ClusterSet,
+  DeliveryModel,
+  Fleet,
+  GitOpsCluster,
+  Hub,
+  HubFlavor,
+  Placement,
+  PullApplication,
+  PullApplicationSet,
+  Spoke,
+} from '../../src/constructs/index.js';
+import { schemaFindings } from '../../src/validate/schema.js';
+import { allObjects, find, synthError, type Obj } from './helpers.js';
+
+const source = AppSource.git({ repoURL: 'https://git.example.com/apps.git', path: 'web' });
+const REPO = { repoURL: 'https://git.example.com/fleet.git' };
+
+/** One hub, sets `edge` (spokes e1, e2) and `core` (c1); placements `edge` and `core` in the Argo CD namespace. */
+function fleetOf(flavor: HubFlavor) {
+  const fleet = new Fleet({ outdir: '/nonexistent/never-written' });
+  const hub = new Hub(fleet, 'hub', { flavor });
+  const edge = new ClusterSet(hub, 'edge');
+  const core = new ClusterSet(hub, 'core');
+  const e1 = new Spoke(hub, 'e1', { clusterSet: edge });
+  const e2 = new Spoke(hub, 'e2', { clusterSet: edge });
+  const c1 = new Spoke(hub, 'c1', { clusterSet: core });
+  const edgePlacement = new Placement(hub, 'edge', { clusterSets: [edge] });
+  const corePlacement = new Placement(hub, 'core', { clusterSets: [core] });
+  return { fleet, hub, e1, e2, c1, edgePlacement, corePlacement };
+}
+
+const files = (fleet: Fleet) => [...fleet.renderObjects().keys()];
+const ofKind = (fleet: Fleet, kind: string) => allObjects(fleet).filter(({ obj }) => obj.kind === kind);
+
+describe('GitOpsCluster', () => {
+  test('GIVEN an OCM hub and a GitOpsCluster with defaults THEN it renders v1alpha1 with the add-on defaults (managed, argocd, argocd-operator-system) and leaves the principal address and port to discovery', () => {
+    const { fleet, hub, edgePlacement } = fleetOf(HubFlavor.OCM);
+    new GitOpsCluster(hub, 'edge-agents', { placement: edgePlacement });
+    const gc = find(fleet, 'GitOpsCluster', 'edge-agents');
+    expect(gc.apiVersion).toBe('apps.open-cluster-management.io/v1alpha1');
+    expect(gc.metadata.namespace).toBe('argocd');
+    expect(gc.spec).toStrictEqual({
+      placementRef: { apiVersion: 'cluster.open-cluster-management.io/v1beta1', kind: 'Placement', name: 'edge' },
+      argoCDAgentAddon: { mode: 'managed', agentNamespace: 'argocd', operatorNamespace: 'argocd-operator-system' },
+    });
+    expect(schemaFindings(gc as never)).toStrictEqual([]);
+    expect(files(fleet)).toContain('hub/hub/gitops-clusters.yaml');
+  });
+
+  test('GIVEN an ACM hub, agent-managed with a principal address THEN it renders v1beta1 with blank secrets and the gitops add-on running the agent', () => {
+    const { fleet, hub, edgePlacement } = fleetOf(HubFlavor.ACM);
+    new GitOpsCluster(hub, 'edge-agents', { placement: edgePlacement, model: DeliveryModel.AGENT_MANAGED, principalServerAddress: 'principal.example.com', principalServerPort: '8443' });
+    const gc = find(fleet, 'GitOpsCluster', 'edge-agents');
+    expect(gc.apiVersion).toBe('apps.open-cluster-management.io/v1beta1');
+    expect(gc.spec).toStrictEqual({
+      argoServer: { argoNamespace: 'openshift-gitops' },
+      placementRef: { apiVersion: 'cluster.open-cluster-management.io/v1beta1', kind: 'Placement', name: 'edge' },
+      createBlankClusterSecrets: true,
+      gitopsAddon: {
+        enabled: true,
+        overrideExistingConfigs: false,
+        argoCDAgent: { enabled: true, mode: 'managed', serverAddress: 'principal.example.com', serverPort: '8443', propagateHubCA: true },
+      },
+    });
+    expect(schemaFindings(gc as never)).toStrictEqual([]);
+  });
+
+  test('GIVEN an ACM hub with the gitops add-on and no agent THEN the spokes stay basic and get no pullfleet cluster Secret', () => {
+    const { fleet, hub, e1, c1, edgePlacement } = fleetOf(HubFlavor.ACM);
+    new GitOpsCluster(hub, 'edge-gitops', { placement: edgePlacement, gitopsAddon: true });
+    new PullApplication(hub, 'web', { source, destinationNamespace: 'web', spokes: [e1, c1] });
+    const gc = find(fleet, 'GitOpsCluster', 'edge-gitops');
+    expect((gc.spec as { gitopsAddon: unknown }).gitopsAddon).toStrictEqual({ enabled: true, overrideExistingConfigs: false });
+    expect(e1.deliveryModel).toBe(DeliveryModel.BASIC);
+    expect(ofKind(fleet, 'Secret').map(({ obj }) => obj.metadata.name)).toStrictEqual(['c1-cluster-secret']);
+    expect(ofKind(fleet, 'ManifestWork').filter(({ obj }) => obj.metadata.name !== 'pullfleet-bootstrap').map(({ obj }) => obj.metadata.namespace).sort()).toStrictEqual(['c1', 'e1']);
+  });
+
+  test('fails when the placement is in another namespace, naming both constructs', () => {
+    const { fleet, hub } = fleetOf(HubFlavor.OCM);
+    const elsewhere = new Placement(hub, 'elsewhere', { namespace: 'team-a' });
+    new GitOpsCluster(hub, 'agents', { placement: elsewhere });
+    const message = synthError(fleet);
+    expect(message).toContain('placement hub/Placement:elsewhere is in namespace "team-a", but GitOpsCluster hub/GitOpsCluster:agents is in "argocd"');
+  });
+
+  test('fails when a spoke is in two GitOpsClusters with different modes, naming both', () => {
+    const { fleet, hub, edgePlacement } = fleetOf(HubFlavor.OCM);
+    const all = new Placement(hub, 'all');
+    new GitOpsCluster(hub, 'managed', { placement: edgePlacement });
+    new GitOpsCluster(hub, 'autonomous', { placement: all, model: DeliveryModel.AGENT_AUTONOMOUS, spokeFolderRepository: REPO });
+    const message = synthError(fleet);
+    expect(message).toContain('spoke "e1" is selected by GitOpsCluster hub/GitOpsCluster:managed (agent-managed) and by hub/GitOpsCluster:autonomous (agent-autonomous)');
+  });
+
+  test('fails when a hub mixes flavours, naming both GitOpsClusters', () => {
+    const { fleet, hub, edgePlacement, corePlacement } = fleetOf(HubFlavor.ACM);
+    new GitOpsCluster(hub, 'acm', { placement: edgePlacement });
+    new GitOpsCluster(hub, 'ocm', { placement: corePlacement, flavor: HubFlavor.OCM });
+    expect(synthError(fleet)).toContain('GitOpsCluster hub/GitOpsCluster:ocm is OCM but GitOpsCluster hub/GitOpsCluster:acm is ACM');
+  });
+
+  test('fails when an OCM GitOpsCluster is given ACM settings, or BASIC', () => {
+    const { fleet, hub, edgePlacement, corePlacement } = fleetOf(HubFlavor.OCM);
+    new GitOpsCluster(hub, 'a', { placement: edgePlacement, overrideExistingConfigs: true });
+    new GitOpsCluster(hub, 'b', { placement: corePlacement, model: DeliveryModel.BASIC });
+    const message = synthError(fleet);
+    expect(message).toContain('overrideExistingConfigs is an ACM (v1beta1) setting');
+    expect(message).toContain('model BASIC needs no GitOpsCluster on an OCM hub');
+  });
+
+  test('fails when an OCM GitOpsCluster is given a principal address without a port, or a port without an address, naming the construct, the prop and the fix', () => {
+    const { fleet, hub, edgePlacement, corePlacement } = fleetOf(HubFlavor.OCM);
+    new GitOpsCluster(hub, 'address-only', { placement: edgePlacement, principalServerAddress: 'principal.example.com' });
+    new GitOpsCluster(hub, 'port-only', { placement: corePlacement, principalServerPort: '8443' });
+    const message = synthError(fleet);
+    expect(message).toContain(
+      '[hub/GitOpsCluster:address-only] principalServerAddress "principal.example.com" is given without principalServerPort: the OCM GitOpsCluster controller discovers both from the principal\'s Service when either is empty and writes them into spec.argoCDAgentAddon, replacing the address given here, so the object drifts from Git: give principalServerPort too (for example \'443\'), or neither to let the controller discover both',
+    );
+    expect(message).toContain('[hub/GitOpsCluster:port-only] principalServerPort "8443" is given without principalServerAddress');
+  });
+
+  test('fails when an ACM agent GitOpsCluster is given a principal address without a port', () => {
+    const { fleet, hub, edgePlacement } = fleetOf(HubFlavor.ACM);
+    new GitOpsCluster(hub, 'edge-agents', { placement: edgePlacement, model: DeliveryModel.AGENT_MANAGED, principalServerAddress: 'principal.example.com' });
+    expect(synthError(fleet)).toContain(
+      '[hub/GitOpsCluster:edge-agents] principalServerAddress "principal.example.com" is given without principalServerPort: the ACM GitOpsCluster controller discovers both from the principal\'s Route or Service when either is empty and writes them into spec.gitopsAddon.argoCDAgent',
+    );
+  });
+
+  test('fails when a GitOpsCluster is given an empty principal address, which the controller would overwrite', () => {
+    const { fleet, hub, edgePlacement } = fleetOf(HubFlavor.OCM);
+    new GitOpsCluster(hub, 'blank', { placement: edgePlacement, principalServerAddress: ' ', principalServerPort: '443' });
+    expect(synthError(fleet)).toContain('[hub/GitOpsCluster:blank] principalServerAddress is empty: leave it out (and principalServerPort too) to let the controller discover both, or give the address');
+  });
+
+  test('GIVEN an OCM GitOpsCluster with both a principal address and port THEN both are rendered as given', () => {
+    const { fleet, hub, edgePlacement } = fleetOf(HubFlavor.OCM);
+    new GitOpsCluster(hub, 'edge-agents', { placement: edgePlacement, principalServerAddress: 'principal.example.com', principalServerPort: '8443' });
+    const spec = find(fleet, 'GitOpsCluster', 'edge-agents').spec as { argoCDAgentAddon: Record<string, string> };
+    expect(spec.argoCDAgentAddon).toMatchObject({ principalServerAddress: 'principal.example.com', principalServerPort: '8443' });
+  });
+
+  test('fails when an autonomous GitOpsCluster has no spoke folder repository', () => {
+    const { fleet, hub, edgePlacement } = fleetOf(HubFlavor.OCM);
+    new GitOpsCluster(hub, 'a', { placement: edgePlacement, model: DeliveryModel.AGENT_AUTONOMOUS });
+    expect(synthError(fleet)).toContain('give spokeFolderRepository');
+  });
+});
+
+describe('per-spoke delivery shapes', () => {
+  test('GIVEN one static app on a basic, an agent-managed and an agent-autonomous spoke THEN each gets its own shape', () => {
+    const fleet = new Fleet({ outdir: '/nonexistent/never-written' });
+    const hub = new Hub(fleet, 'hub');
+    const set = new ClusterSet(hub, 'all');
+    const basic = new Spoke(hub, 'basic', { clusterSet: set });
+    const managed = new Spoke(hub, 'managed', { clusterSet: set, labels: { model: 'managed' } });
+    const autonomous = new Spoke(hub, 'auto', { clusterSet: set, labels: { model: 'autonomous' } });
+    new GitOpsCluster(hub, 'managed', { placement: new Placement(hub, 'managed', { predicates: [{ labels: { model: 'managed' } }] }) });
+    new GitOpsCluster(hub, 'autonomous', {
+      placement: new Placement(hub, 'autonomous', { predicates: [{ labels: { model: 'autonomous' } }] }),
+      model: DeliveryModel.AGENT_AUTONOMOUS,
+      spokeFolderRepository: REPO,
+    });
+    new PullApplication(hub, 'web', { source, destinationNamespace: 'web', spokes: [basic, managed, autonomous] });
+    expect([basic, managed, autonomous].map((s) => s.deliveryModel)).toStrictEqual(['basic', 'agent-managed', 'agent-autonomous']);
+
+    const all = allObjects(fleet);
+    const hubApps = all.filter(({ file, obj }) => obj.kind === 'Application' && file === 'hub/hub/applications.yaml').map(({ obj }) => obj);
+    expect(hubApps.map((a) => [a.metadata.name, a.metadata.labels?.['pullfleet.io/delivery-model']])).toStrictEqual([
+      ['web-basic', 'basic'],
+      ['web-managed', 'agent-managed'],
+    ]);
+    const managedApp = hubApps[1] as Obj & { spec: { destination: unknown } };
+    expect(managedApp.spec.destination).toStrictEqual({ name: 'managed', namespace: 'web' });
+    expect(managedApp.metadata.labels?.['apps.open-cluster-management.io/pull-to-ocm-managed-cluster']).toBeUndefined();
+    expect(managedApp.metadata.annotations?.['argocd.argoproj.io/skip-reconcile']).toBeUndefined();
+
+    const works = all.filter(({ obj }) => obj.kind === 'ManifestWork' && obj.metadata.name !== 'pullfleet-bootstrap').map(({ obj }) => obj.metadata.namespace);
+    expect(works).toStrictEqual(['basic']);
+
+    const own = all.filter(({ file }) => file === 'hub/spokes/auto/applications.yaml').map(({ obj }) => obj as Obj & { spec: { destination: unknown } });
+    expect(own.map((o) => [o.kind, o.metadata.name, o.metadata.labels?.['pullfleet.io/delivery-model']])).toStrictEqual([['Application', 'web-auto', 'agent-autonomous']]);
+    expect(own[0].spec.destination).toStrictEqual({ server: 'https://kubernetes.default.svc', namespace: 'web' });
+
+    const bootstrapApp = all.find(({ file, obj }) => file === 'hub/bootstrap/auto.yaml' && obj.kind === 'Application')!.obj as Obj & { spec: { source: unknown } };
+    expect(bootstrapApp.metadata.name).toBe('pullfleet-spoke-apps');
+    expect(bootstrapApp.spec.source).toStrictEqual({ repoURL: 'https://git.example.com/fleet.git', targetRevision: 'HEAD', path: 'dist/hub/spokes/auto', directory: { recurse: true } });
+
+    // OCM agent add-on registers agents: only the basic spoke gets a pullfleet cluster Secret.
+    expect(all.filter(({ obj }) => obj.kind === 'Secret').map(({ obj }) => obj.metadata.name)).toStrictEqual(['basic-cluster-secret']);
+  });
+
+  test('GIVEN ApplicationSets on a managed and an autonomous placement THEN the managed template routes by {{name}} and the autonomous one renders per spoke', () => {
+    const { fleet, hub, edgePlacement, corePlacement } = fleetOf(HubFlavor.OCM);
+    new GitOpsCluster(hub, 'edge', { placement: edgePlacement });
+    new GitOpsCluster(hub, 'core', { placement: corePlacement, model: DeliveryModel.AGENT_AUTONOMOUS, spokeFolderRepository: REPO });
+    new PullApplicationSet(hub, 'web', { source, destinationNamespace: 'web', placement: edgePlacement, project: 'web' });
+    new PullApplicationSet(hub, 'api', { source, destinationNamespace: 'api', placement: corePlacement });
+    const sets = ofKind(fleet, 'ApplicationSet').map(({ obj }) => obj as Obj & { spec: { template: { metadata: Obj['metadata']; spec: { destination: unknown } } } });
+    expect(sets.map((s) => s.metadata.name)).toStrictEqual(['web']);
+    const web = sets[0];
+    expect(web.metadata.labels?.['pullfleet.io/delivery-model']).toBe('agent-managed');
+    expect(web.spec.template.metadata.labels).toStrictEqual({ 'app.kubernetes.io/managed-by': 'pullfleet', 'pullfleet.io/app': 'web', 'pullfleet.io/delivery-model': 'agent-managed' });
+    // No pull annotations; an Application the agent finds on a spoke (from a basic work) is updated in place, never recreated.
+    expect(web.spec.template.metadata.annotations).toStrictEqual({ 'argocd.argoproj.io/source-uid-mismatch-policy': 'upsert' });
+    expect(web.spec.template.spec.destination).toStrictEqual({ name: '{{name}}', namespace: 'web' });
+    expect(schemaFindings(web as never)).toStrictEqual([]);
+    // The principal admits the project's apps to exactly the agents they target.
+    const project = allObjects(fleet).find(({ file, obj }) => file === 'hub/hub/agent-projects.yaml' && obj.kind === 'AppProject')!.obj as Obj & { spec: unknown };
+    expect(project.metadata.name).toBe('web');
+    expect(project.spec).toStrictEqual({ sourceRepos: ['https://git.example.com/apps.git'], destinations: [{ name: 'e1', namespace: 'web' }, { name: 'e2', namespace: 'web' }] });
+    const own = allObjects(fleet).filter(({ file }) => file.startsWith('hub/spokes/')).map(({ file, obj }) => [file, obj.metadata.name]);
+    expect(own).toStrictEqual([['hub/spokes/c1/applications.yaml', 'c1-api']]);
+  });
+
+  test('fails when a basic and an agent-model app deliver the same Application to one spoke, naming both', () => {
+    const { fleet, hub, edgePlacement } = fleetOf(HubFlavor.OCM);
+    const all = new Placement(hub, 'all');
+    new GitOpsCluster(hub, 'edge', { placement: edgePlacement });
+    new PullApplicationSet(hub, 'web', { source, destinationNamespace: 'web', placement: edgePlacement });
+    new PullApplicationSet(hub, 'web-basic', { name: 'web', source, destinationNamespace: 'web', placement: all });
+    expect(synthError(fleet)).toContain('delivers Application argocd/e1-web to spoke "e1" in the basic model, and hub/PullApplicationSet:web delivers the same Application there in the agent-managed model');
+  });
+});

@@ -1,0 +1,190 @@
+/**
+ * An in-memory world for pure reconcile tests: the informer cache and a writer that applies every write
+ * to that cache, as the API server plus a watch would. resourceVersion preconditions give 409s.
+ */
+import { pino } from 'pino';
+import { ObjectCache, objectKey } from '../../src/kube/cache.js';
+import { resolveConfig, type ControllerConfig } from '../../src/controller/runtime/config.js';
+import { KubeApiError, type KubeWriter } from '../../src/kube/client.js';
+import { ControllerMetrics } from '../../src/controller/runtime/metrics.js';
+import type { Reconciler, ReconcilerContext, ReconcilerFactory, WatchEventType } from '../../src/controller/runtime/reconciler.js';
+import type { ResourceKind } from '../../src/kube/resources.js';
+import type { KubeObject } from '../../src/model/core/types.js';
+
+function mergePatch(target: unknown, patch: unknown): unknown {
+  if (patch === null || typeof patch !== 'object' || Array.isArray(patch)) return patch;
+  const result: Record<string, unknown> = target && typeof target === 'object' && !Array.isArray(target) ? { ...(target as Record<string, unknown>) } : {};
+  for (const [key, value] of Object.entries(patch as Record<string, unknown>)) {
+    if (value === null) delete result[key];
+    else result[key] = mergePatch(result[key], value);
+  }
+  return result;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/**
+ * Server-side apply for one field manager: fields the manager set last time and leaves out now are
+ * removed; fields it sets replace what is there (lists are atomic, as in a CRD without list-type);
+ * fields other writers own stay.
+ */
+function serverSideApply(existing: unknown, previousApplied: unknown, applied: unknown): unknown {
+  if (!isObject(applied)) return structuredClone(applied);
+  const result: Record<string, unknown> = isObject(existing) ? { ...existing } : {};
+  const before = isObject(previousApplied) ? previousApplied : {};
+  for (const key of Object.keys(before)) if (!(key in applied)) delete result[key];
+  for (const [key, value] of Object.entries(applied)) {
+    if (value === undefined) continue;
+    result[key] = isObject(value) ? serverSideApply(result[key], before[key], value) : structuredClone(value);
+  }
+  return result;
+}
+
+export interface WriteRecord {
+  verb: 'apply' | 'patch' | 'delete';
+  resource: string;
+  key: string;
+  body?: unknown;
+}
+
+export class World implements KubeWriter {
+  readonly cache = new ObjectCache();
+  readonly writes: WriteRecord[] = [];
+  private version = 1;
+  /** Fail the next write of this verb with this HTTP status. */
+  failNext?: { verb: WriteRecord['verb']; status: number };
+  clock = new Date('2026-03-01T12:00:00Z');
+  /** Watch specs of the reconcilers built here: every change is reported to them, as the informer would. */
+  private readonly watches: Array<{ kindId: string; keysFor: (object: KubeObject, previous: KubeObject | undefined, type: WatchEventType) => unknown }> = [];
+  /** The last configuration the controller applied, per object: what its field manager owns. */
+  private readonly applied = new Map<string, unknown>();
+  /** Keys every watch event asked to enqueue, in order (what the manager would queue). */
+  readonly enqueued: string[] = [];
+
+  /** While set, writes land in the cache but no watch event is delivered (a watch that lags or drops events). */
+  muted = false;
+
+  private notify(kindId: string, object: KubeObject, previous: KubeObject | undefined, type: WatchEventType = previous ? 'update' : 'add'): void {
+    if (this.muted) return;
+    for (const watch of this.watches) {
+      if (watch.kindId !== kindId) continue;
+      const keys = watch.keysFor(object, previous, type);
+      if (Array.isArray(keys)) this.enqueued.push(...(keys as string[]));
+      else if (keys === 'all') this.enqueued.push('*');
+    }
+  }
+
+  put<T extends KubeObject>(kindId: string, object: T): T {
+    const copy = structuredClone(object);
+    copy.metadata.resourceVersion = String(++this.version);
+    copy.metadata.uid ??= `uid-${objectKey(copy)}`;
+    const previous = this.cache.upsert(kindId, copy);
+    this.notify(kindId, copy, previous);
+    return copy;
+  }
+
+  get<T extends KubeObject>(kindId: string, key: string): T | undefined {
+    const found = this.cache.get<T>(kindId, key);
+    return found ? structuredClone(found) : undefined;
+  }
+
+  private fail(verb: WriteRecord['verb']): void {
+    if (this.failNext?.verb === verb) {
+      const status = this.failNext.status;
+      this.failNext = undefined;
+      throw new KubeApiError(status, `${verb}: injected ${status}`);
+    }
+  }
+
+  async apply<T extends KubeObject>(kind: ResourceKind, object: T): Promise<T> {
+    this.fail('apply');
+    const key = objectKey(object);
+    this.writes.push({ verb: 'apply', resource: kind.plural, key, body: object });
+    const existing = this.cache.get(kind.id, key);
+    const ownedKey = `${kind.id}:${key}`;
+    const { status: _status, ...body } = structuredClone(object) as T & { status?: unknown };
+    const merged = serverSideApply(existing ? structuredClone(existing) : {}, existing ? this.applied.get(ownedKey) : undefined, body) as T;
+    // Identity and bookkeeping stay the server's.
+    if (existing) {
+      merged.metadata.uid = existing.metadata.uid;
+      if (existing.metadata.deletionTimestamp) merged.metadata.deletionTimestamp = existing.metadata.deletionTimestamp;
+    }
+    this.applied.set(ownedKey, body);
+    return this.put(kind.id, merged);
+  }
+
+  async mergePatch<T extends KubeObject>(kind: ResourceKind, namespace: string | undefined, name: string, patch: object): Promise<T> {
+    this.fail('patch');
+    const key = namespace ? `${namespace}/${name}` : name;
+    this.writes.push({ verb: 'patch', resource: kind.plural, key, body: patch });
+    const existing = this.cache.get(kind.id, key);
+    if (!existing) throw new KubeApiError(404, `${key} not found`);
+    const wanted = (patch as { metadata?: { resourceVersion?: string } }).metadata?.resourceVersion;
+    if (wanted && wanted !== existing.metadata.resourceVersion) throw new KubeApiError(409, `${key}: the object has been modified`);
+    const next = mergePatch(structuredClone(existing), patch) as T;
+    if (next.metadata.deletionTimestamp && !(next.metadata.finalizers ?? []).length) {
+      next.metadata.resourceVersion = String(++this.version);
+      this.cache.remove(kind.id, key);
+      this.applied.delete(`${kind.id}:${key}`);
+      this.notify(kind.id, next, undefined, 'delete');
+      return next;
+    }
+    return this.put(kind.id, next);
+  }
+
+  async delete(kind: ResourceKind, namespace: string | undefined, name: string): Promise<void> {
+    this.fail('delete');
+    const key = namespace ? `${namespace}/${name}` : name;
+    this.writes.push({ verb: 'delete', resource: kind.plural, key });
+    this.remove(kind.id, key);
+  }
+
+  /** Deletes like the API server: objects with finalizers only get a deletionTimestamp. */
+  remove(kindId: string, key: string): void {
+    const existing = this.cache.get(kindId, key);
+    if (!existing) return;
+    if ((existing.metadata.finalizers ?? []).length > 0) {
+      if (!existing.metadata.deletionTimestamp) this.put(kindId, { ...structuredClone(existing), metadata: { ...structuredClone(existing.metadata), deletionTimestamp: this.clock.toISOString() } });
+      return;
+    }
+    this.cache.remove(kindId, key);
+    this.applied.delete(`${kindId}:${key}`);
+    this.notify(kindId, existing, undefined, 'delete');
+  }
+
+  context(config: Partial<ControllerConfig> = {}): ReconcilerContext {
+    for (const kind of ['Application', 'ManifestWork', 'ManagedCluster', 'ManagedClusterSet', 'ManagedClusterSetBinding', 'ApplicationSet', 'PlacementDecision', 'Secret', 'Namespace']) this.cache.markSynced(kind);
+    return {
+      cache: this.cache,
+      writer: this,
+      config: resolveConfig({ leaderElection: false, ...config }),
+      logger: pino({ level: 'silent' }),
+      metrics: new ControllerMetrics(false),
+      now: () => this.clock,
+    };
+  }
+
+  /** Builds a reconciler wired to this world (indexes registered). */
+  reconciler(factory: ReconcilerFactory, config: Partial<ControllerConfig> = {}): Reconciler {
+    const reconciler = factory(this.context(config));
+    if (!reconciler) throw new Error('reconciler disabled');
+    for (const watch of reconciler.watches) {
+      for (const [name, fn] of Object.entries(watch.indexes ?? {})) this.cache.addIndex(watch.kind.id, name, fn);
+      if (watch.trim) this.cache.setTrim(watch.kind.id, watch.trim);
+      this.watches.push({ kindId: watch.kind.id, keysFor: (object, previous, type) => watch.keysFor(object, previous, type) });
+    }
+    return reconciler;
+  }
+
+  /** Reconciles `key` until a run writes nothing (level-triggered convergence); returns the number of runs. */
+  async settle(reconciler: Reconciler, key: string, maxRuns = 10): Promise<number> {
+    for (let run = 1; run <= maxRuns; run++) {
+      const before = this.writes.length;
+      await reconciler.reconcile(key, { enqueuedAt: Date.now() });
+      if (this.writes.length === before) return run;
+    }
+    throw new Error(`${key} did not settle in ${maxRuns} runs`);
+  }
+}
