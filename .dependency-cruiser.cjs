@@ -30,7 +30,8 @@ module.exports = {
     {
       name: 'client-node-in-kube-and-controller-only',
       severity: 'error',
-      comment: 'Talk to the API through src/kube (client, informer, cache); nothing else imports @kubernetes/client-node.',
+      comment:
+        'Talk to the API through src/kube (client, informer, cache); nothing else imports @kubernetes/client-node.',
       from: { path: '^src/', pathNot: ['^src/kube/', '^src/controller/'] },
       to: { path: '^node_modules/@kubernetes/client-node/' },
     },
@@ -44,7 +45,8 @@ module.exports = {
     {
       name: 'kube-uses-model-only',
       severity: 'error',
-      comment: 'src/kube is the API access layer: it may use the model, never the controller, the CLI or the constructs.',
+      comment:
+        'src/kube is the API access layer: it may use the model, never the controller, the CLI or the constructs.',
       from: { path: '^src/kube/' },
       to: { path: '^src/(controller|cli|constructs|validate|migrate)/' },
     },
@@ -57,7 +59,8 @@ module.exports = {
     {
       name: 'controller-not-from-cli-or-constructs',
       severity: 'error',
-      comment: 'The controller runs on the hub; the CLI and the constructs reach the API through src/kube and the model.',
+      comment:
+        'The controller runs on the hub; the CLI and the constructs reach the API through src/kube and the model.',
       from: { path: '^src/(cli|constructs)/' },
       to: { path: '^src/controller/' },
     },
@@ -85,7 +88,10 @@ module.exports = {
     doNotFollow: { path: 'node_modules' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
-    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'] },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+    },
     reporterOptions: { text: { highlightFocused: true } },
   },
 };

@@ -6,7 +6,21 @@
  * their own (test/fixtures/), and CI checks that dist/ is what synth makes of this file.
  */
 import { pathToFileURL } from 'node:url';
-import { AppSource, ClusterSet, DeliveryModel, Fleet, FleetValidationError, GitOpsCluster, Hub, HubFlavor, Placement, PullApplication, PullApplicationSet, Spoke, type FleetProps } from 'pullfleet';
+import {
+  AppSource,
+  ClusterSet,
+  DeliveryModel,
+  Fleet,
+  FleetValidationError,
+  GitOpsCluster,
+  Hub,
+  HubFlavor,
+  Placement,
+  PullApplication,
+  PullApplicationSet,
+  Spoke,
+  type FleetProps,
+} from 'pullfleet';
 
 /** Builds the example fleet (without writing anything; `synth()` writes it). */
 export function buildFleet(props: FleetProps = {}): Fleet {
@@ -78,7 +92,11 @@ export function buildFleet(props: FleetProps = {}): Fleet {
     spokeFolderRepository: { repoURL: 'https://github.com/example/fleet.git' },
   });
   new PullApplication(hub, 'store-api', {
-    source: AppSource.git({ repoURL: 'https://github.com/argoproj/argocd-example-apps.git', path: 'helm-guestbook', targetRevision: 'HEAD' }),
+    source: AppSource.git({
+      repoURL: 'https://github.com/argoproj/argocd-example-apps.git',
+      path: 'helm-guestbook',
+      targetRevision: 'HEAD',
+    }),
     destinationNamespace: 'store-api',
     placement: storePlacement,
     resources: [
@@ -104,17 +122,36 @@ export function buildFleet(props: FleetProps = {}): Fleet {
     principalServerAddress: 'openshift-gitops-agent-principal.apps.acm.example.com',
     principalServerPort: '443',
   });
-  new GitOpsCluster(acm, 'branch-gitops', { placement: branchPlacement, model: DeliveryModel.BASIC, gitopsAddon: true });
-  const podinfoSource = AppSource.helm({ repoURL: 'https://stefanprodan.github.io/podinfo', chart: 'podinfo', targetRevision: '6.7.1' });
+  new GitOpsCluster(acm, 'branch-gitops', {
+    placement: branchPlacement,
+    model: DeliveryModel.BASIC,
+    gitopsAddon: true,
+  });
+  const podinfoSource = AppSource.helm({
+    repoURL: 'https://stefanprodan.github.io/podinfo',
+    chart: 'podinfo',
+    targetRevision: '6.7.1',
+  });
   const podinfoGrants = [
     { apiGroup: '', resources: ['configmaps', 'services'] },
     { apiGroup: 'apps', resources: ['deployments'] },
   ];
   // agent-managed: the ApplicationSet template routes each Application to its agent by destination name.
   // Project `retail` gets a hub AppProject listing the agents as destinations.
-  new PullApplicationSet(acm, 'podinfo', { source: podinfoSource, destinationNamespace: 'podinfo', placement: retailPlacement, project: 'retail', resources: podinfoGrants });
+  new PullApplicationSet(acm, 'podinfo', {
+    source: podinfoSource,
+    destinationNamespace: 'podinfo',
+    placement: retailPlacement,
+    project: 'retail',
+    resources: podinfoGrants,
+  });
   // basic: a hub Application and a ManifestWork per branch cluster.
-  new PullApplication(acm, 'branch-podinfo', { source: podinfoSource, destinationNamespace: 'podinfo', placement: branchPlacement, resources: podinfoGrants });
+  new PullApplication(acm, 'branch-podinfo', {
+    source: podinfoSource,
+    destinationNamespace: 'podinfo',
+    placement: branchPlacement,
+    resources: podinfoGrants,
+  });
 
   return fleet;
 }

@@ -33,7 +33,12 @@ const STATUS_WINDOW_MS = 10_000;
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs: number, everyMs = 100): Promise<void> {
+async function until(
+  what: string,
+  check: () => boolean | Promise<boolean>,
+  timeoutMs: number,
+  everyMs = 100,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
@@ -48,20 +53,44 @@ const percentile = (values: number[], p: number) => {
 const server = await startFakeApiServer({ implicitNamespaces: true });
 const store = server.store;
 store.registerCrd(fleetReportCrd() as KubeObj);
-store.create({ apiVersion: 'cluster.open-cluster-management.io/v1beta2', kind: 'ManagedClusterSet', metadata: { name: 'bench' }, spec: {} });
-store.create({ apiVersion: 'cluster.open-cluster-management.io/v1beta2', kind: 'ManagedClusterSetBinding', metadata: { name: 'bench', namespace: 'argocd' }, spec: { clusterSet: 'bench' } });
+store.create({
+  apiVersion: 'cluster.open-cluster-management.io/v1beta2',
+  kind: 'ManagedClusterSet',
+  metadata: { name: 'bench' },
+  spec: {},
+});
+store.create({
+  apiVersion: 'cluster.open-cluster-management.io/v1beta2',
+  kind: 'ManagedClusterSetBinding',
+  metadata: { name: 'bench', namespace: 'argocd' },
+  spec: { clusterSet: 'bench' },
+});
 const apps: Array<{ name: string; cluster: string }> = [];
 for (let c = 0; c < CLUSTERS; c++) {
   const cluster = `cluster-${String(c).padStart(4, '0')}`;
-  store.create({ apiVersion: 'cluster.open-cluster-management.io/v1', kind: 'ManagedCluster', metadata: { name: cluster, labels: { 'cluster.open-cluster-management.io/clusterset': 'bench' } }, spec: { hubAcceptsClient: true } });
+  store.create({
+    apiVersion: 'cluster.open-cluster-management.io/v1',
+    kind: 'ManagedCluster',
+    metadata: { name: cluster, labels: { 'cluster.open-cluster-management.io/clusterset': 'bench' } },
+    spec: { hubAcceptsClient: true },
+  });
   for (let a = 0; a < APPS_PER_CLUSTER; a++) {
     const name = `${cluster}-app-${a}`;
     apps.push({ name, cluster });
     store.create({
       apiVersion: 'argoproj.io/v1alpha1',
       kind: 'Application',
-      metadata: { name, namespace: 'argocd', labels: { [PULL_LABEL]: 'true' }, annotations: { [MANAGED_CLUSTER_ANNOTATION]: cluster, 'argocd.argoproj.io/skip-reconcile': 'true' } },
-      spec: { project: 'default', destination: { server: 'https://kubernetes.default.svc', namespace: `app-${a}` }, source: { repoURL: 'https://git.example.com/apps.git', path: `apps/app-${a}`, targetRevision: 'main' } },
+      metadata: {
+        name,
+        namespace: 'argocd',
+        labels: { [PULL_LABEL]: 'true' },
+        annotations: { [MANAGED_CLUSTER_ANNOTATION]: cluster, 'argocd.argoproj.io/skip-reconcile': 'true' },
+      },
+      spec: {
+        project: 'default',
+        destination: { server: 'https://kubernetes.default.svc', namespace: `app-${a}` },
+        source: { repoURL: 'https://git.example.com/apps.git', path: `apps/app-${a}`, targetRevision: 'main' },
+      },
     });
   }
 }
@@ -70,14 +99,31 @@ const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'pullfleet-bench-'));
 const kubeconfigPath = path.join(tmp, 'kubeconfig');
 fs.writeFileSync(kubeconfigPath, server.kubeConfigYaml());
 const port = 30000 + (process.pid % 20000);
-const controllerWrites = () => ['manifestworks', 'applications', 'secrets', 'fleetreports'].reduce((sum, resource) => sum + server.writeCount(resource), 0);
+const controllerWrites = () =>
+  ['manifestworks', 'applications', 'secrets', 'fleetreports'].reduce(
+    (sum, resource) => sum + server.writeCount(resource),
+    0,
+  );
 
-console.log(`pullfleet-controller benchmark: ${CLUSTERS} clusters x ${APPS_PER_CLUSTER} apps = ${total} hub Applications`);
+console.log(
+  `pullfleet-controller benchmark: ${CLUSTERS} clusters x ${APPS_PER_CLUSTER} apps = ${total} hub Applications`,
+);
 const started = Date.now();
 const child = spawn(
   process.execPath,
-  [path.join(root, 'bin/pullfleet-controller.js'), `--kubeconfig=${kubeconfigPath}`, `--port=${port}`, `--resync=${RESYNC_SECONDS}`, '--log-level=warn', '--identity=bench'],
-  { cwd: root, stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, PULLFLEET_NAMESPACE: 'pullfleet-system' } },
+  [
+    path.join(root, 'bin/pullfleet-controller.js'),
+    `--kubeconfig=${kubeconfigPath}`,
+    `--port=${port}`,
+    `--resync=${RESYNC_SECONDS}`,
+    '--log-level=warn',
+    '--identity=bench',
+  ],
+  {
+    cwd: root,
+    stdio: ['ignore', 'inherit', 'inherit'],
+    env: { ...process.env, PULLFLEET_NAMESPACE: 'pullfleet-system' },
+  },
 );
 let peakKiB = 0;
 /** User + system CPU of the controller process so far, in ms (from /proc, clock ticks of 10 ms). */
@@ -99,49 +145,91 @@ const memoryTimer = setInterval(() => {
 }, 200);
 
 try {
-  await until('readyz', async () => {
-    try {
-      return (await fetch(`http://127.0.0.1:${port}/readyz`)).ok;
-    } catch {
-      return false;
-    }
-  }, 60000);
+  await until(
+    'readyz',
+    async () => {
+      try {
+        return (await fetch(`http://127.0.0.1:${port}/readyz`)).ok;
+      } catch {
+        return false;
+      }
+    },
+    60000,
+  );
   const readyAt = Date.now();
   const cpuAtReady = { server: process.cpuUsage(), controller: childCpuMs() };
   const expected = new Set(apps.map((app) => `${app.cluster}/${manifestWorkName('argocd', app.name)}`));
   // Cheap trigger first (request counters), then confirm against the store itself.
-  await until(`${total} work applies`, () => server.requestCount({ verb: 'patch', resource: 'manifestworks' }) >= total, 120000, 20);
-  await until(`${total} works`, () => store.list<KubeObj>('manifestworks').filter((work) => expected.has(`${work.metadata.namespace}/${work.metadata.name}`)).length === total, 120000, 20);
+  await until(
+    `${total} work applies`,
+    () => server.requestCount({ verb: 'patch', resource: 'manifestworks' }) >= total,
+    120000,
+    20,
+  );
+  await until(
+    `${total} works`,
+    () =>
+      store
+        .list<KubeObj>('manifestworks')
+        .filter((work) => expected.has(`${work.metadata.namespace}/${work.metadata.name}`)).length === total,
+    120000,
+    20,
+  );
   const worksAt = Date.now();
-  console.log(`all ${total} works exist: ${((worksAt - started) / 1000).toFixed(2)} s after start (${((worksAt - readyAt) / 1000).toFixed(2)} s after ready)`);
+  console.log(
+    `all ${total} works exist: ${((worksAt - started) / 1000).toFixed(2)} s after start (${((worksAt - readyAt) / 1000).toFixed(2)} s after ready)`,
+  );
   const serverCpu = process.cpuUsage(cpuAtReady.server);
-  console.log(`  CPU meanwhile: fake API server + bench ${((serverCpu.user + serverCpu.system) / 1e6).toFixed(1)} s, controller ${((childCpuMs() - cpuAtReady.controller) / 1000).toFixed(1)} s`);
+  console.log(
+    `  CPU meanwhile: fake API server + bench ${((serverCpu.user + serverCpu.system) / 1e6).toFixed(1)} s, controller ${((childCpuMs() - cpuAtReady.controller) / 1000).toFixed(1)} s`,
+  );
 
   // Settled: every app shows status and the controller has stopped writing.
-  await until('hub status on every app', () => store.list<KubeObj>('applications').every((app) => app.status?.sync?.status), 120000, 250);
+  await until(
+    'hub status on every app',
+    () => store.list<KubeObj>('applications').every((app) => app.status?.sync?.status),
+    120000,
+    250,
+  );
   let last = -1;
-  await until('writes to stop', () => {
-    const now = controllerWrites();
-    const stable = now === last;
-    last = now;
-    return stable;
-  }, 60000, 1000);
+  await until(
+    'writes to stop',
+    () => {
+      const now = controllerWrites();
+      const stable = now === last;
+      last = now;
+      return stable;
+    },
+    60000,
+    1000,
+  );
   const initialWrites = controllerWrites();
-  console.log(`initial propagation: ${initialWrites} writes for ${total} apps (${(initialWrites / total).toFixed(2)} per app: finalizer, work, status)`);
+  console.log(
+    `initial propagation: ${initialWrites} writes for ${total} apps (${(initialWrites / total).toFixed(2)} per app: finalizer, work, status)`,
+  );
 
   // Feedback changes: the "work agent" writes a new revision into one work's feedback; time until the hub app shows it.
   const client = new KubeClient(server.kubeConfig());
   const pending = new Map<string, { revision: string; at: number }>();
   const latencies: number[] = [];
   const abort = new AbortController();
-  const watchDone = client.watch<Application>(APPLICATION, { namespace: 'argocd' }, store.resourceVersion, (event) => {
-    const app = event.object;
-    const want = pending.get(app.metadata.name);
-    if (want && app.status?.sync?.revision === want.revision) {
-      latencies.push(performance.now() - want.at);
-      pending.delete(app.metadata.name);
-    }
-  }, abort.signal, 3600).catch(() => undefined);
+  const watchDone = client
+    .watch<Application>(
+      APPLICATION,
+      { namespace: 'argocd' },
+      store.resourceVersion,
+      (event) => {
+        const app = event.object;
+        const want = pending.get(app.metadata.name);
+        if (want && app.status?.sync?.revision === want.revision) {
+          latencies.push(performance.now() - want.at);
+          pending.delete(app.metadata.name);
+        }
+      },
+      abort.signal,
+      3600,
+    )
+    .catch(() => undefined);
   await sleep(200);
   const beforeChanges = controllerWrites();
   for (let i = 0; i < CHANGES; i++) {
@@ -149,11 +237,27 @@ try {
     const work = store.get<KubeObj>('manifestworks', app.cluster, manifestWorkName('argocd', app.name));
     const revision = `rev-${i}`;
     work.status = {
-      conditions: [{ type: 'Applied', status: 'True', reason: 'AppliedManifestWorkComplete', message: 'applied', lastTransitionTime: '2026-03-01T12:00:00Z' }],
+      conditions: [
+        {
+          type: 'Applied',
+          status: 'True',
+          reason: 'AppliedManifestWorkComplete',
+          message: 'applied',
+          lastTransitionTime: '2026-03-01T12:00:00Z',
+        },
+      ],
       resourceStatus: {
         manifests: [
           {
-            resourceMeta: { group: 'argoproj.io', version: 'v1alpha1', kind: 'Application', resource: 'applications', name: app.name, namespace: 'argocd', ordinal: 0 },
+            resourceMeta: {
+              group: 'argoproj.io',
+              version: 'v1alpha1',
+              kind: 'Application',
+              resource: 'applications',
+              name: app.name,
+              namespace: 'argocd',
+              ordinal: 0,
+            },
             statusFeedback: {
               values: [
                 { name: 'healthStatus', fieldValue: { type: 'String', string: 'Healthy' } },
@@ -173,35 +277,70 @@ try {
   await until('every change on its hub app', () => pending.size === 0, 60000, 50);
   await sleep(1500);
   const changeWrites = controllerWrites() - beforeChanges;
-  console.log(`feedback -> hub status over ${CHANGES} changes (${1000 / CHANGE_INTERVAL_MS}/s): p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms, max ${Math.max(...latencies).toFixed(1)} ms`);
-  console.log(`writes per real change: ${(changeWrites / CHANGES).toFixed(2)} (${changeWrites} writes for ${CHANGES} changes)`);
+  console.log(
+    `feedback -> hub status over ${CHANGES} changes (${1000 / CHANGE_INTERVAL_MS}/s): p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms, max ${Math.max(...latencies).toFixed(1)} ms`,
+  );
+  console.log(
+    `writes per real change: ${(changeWrites / CHANGES).toFixed(2)} (${changeWrites} writes for ${CHANGES} changes)`,
+  );
   abort.abort();
   await watchDone;
   client.close();
 
   // A full resync with nothing changed must write nothing.
   const metricsText = async () => (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-  const successes = async () => Number(/pullfleet_reconcile_total\{controller="application",result="success"\} (\d+)/.exec(await metricsText())?.[1] ?? 0);
+  const successes = async () =>
+    Number(
+      /pullfleet_reconcile_total\{controller="application",result="success"\} (\d+)/.exec(await metricsText())?.[1] ??
+        0,
+    );
   const beforeResync = controllerWrites();
   const reconcilesBefore = await successes();
-  await until('one full resync', async () => (await successes()) >= reconcilesBefore + total, (RESYNC_SECONDS + 60) * 1000, 500);
-  console.log(`writes during a full resync with no change: ${controllerWrites() - beforeResync} (${(await successes()) - reconcilesBefore} reconciles)`);
+  await until(
+    'one full resync',
+    async () => (await successes()) >= reconcilesBefore + total,
+    (RESYNC_SECONDS + 60) * 1000,
+    500,
+  );
+  console.log(
+    `writes during a full resync with no change: ${controllerWrites() - beforeResync} (${(await successes()) - reconcilesBefore} reconciles)`,
+  );
 
   // ManagedCluster status updates (cluster agents' heartbeats and conditions) while nothing else changes:
   // they change nothing tenancy or delivery reads, so they must cause (about) no reconcile and no write.
-  const allReconciles = async () => [...(await metricsText()).matchAll(/^pullfleet_reconcile_total\{[^}]*\} (\d+)/gm)].reduce((sum, m) => sum + Number(m[1]), 0);
+  const allReconciles = async () =>
+    [...(await metricsText()).matchAll(/^pullfleet_reconcile_total\{[^}]*\} (\d+)/gm)].reduce(
+      (sum, m) => sum + Number(m[1]),
+      0,
+    );
   await sleep(1000);
   const reconcilesBeforeStatus = await allReconciles();
   const writesBeforeStatus = controllerWrites();
   const statusStart = performance.now();
   for (let c = 0; c < CLUSTERS; c++) {
     const name = `cluster-${String(c).padStart(4, '0')}`;
-    const cluster = store.get<KubeObj>({ apiVersion: 'cluster.open-cluster-management.io/v1', kind: 'ManagedCluster' }, undefined, name);
+    const cluster = store.get<KubeObj>(
+      { apiVersion: 'cluster.open-cluster-management.io/v1', kind: 'ManagedCluster' },
+      undefined,
+      name,
+    );
     const beat = new Date(Date.now()).toISOString().replace(/\.\d{3}Z$/, 'Z');
     cluster.status = {
       conditions: [
-        { type: 'ManagedClusterConditionAvailable', status: 'True', reason: 'ManagedClusterAvailable', message: 'Managed cluster is available', lastTransitionTime: '2026-03-01T12:00:00Z' },
-        { type: 'ManagedClusterJoined', status: 'True', reason: 'ManagedClusterJoined', message: 'Managed cluster joined', lastTransitionTime: '2026-03-01T12:00:00Z' },
+        {
+          type: 'ManagedClusterConditionAvailable',
+          status: 'True',
+          reason: 'ManagedClusterAvailable',
+          message: 'Managed cluster is available',
+          lastTransitionTime: '2026-03-01T12:00:00Z',
+        },
+        {
+          type: 'ManagedClusterJoined',
+          status: 'True',
+          reason: 'ManagedClusterJoined',
+          message: 'Managed cluster joined',
+          lastTransitionTime: '2026-03-01T12:00:00Z',
+        },
       ],
       allocatable: { cpu: `${8 + (c % 3)}`, memory: '32Gi' },
       capacity: { cpu: '16', memory: '64Gi' },

@@ -26,7 +26,9 @@ await main(JSON.parse(process.env.BENCH_ARGV));
 process.stderr.write('BENCH ' + JSON.stringify({ ms: performance.now() - started, maxRssKiB: process.resourceUsage().maxRSS }) + '\\n');
 `;
 
-async function pull(args: string[]): Promise<{ wallMs: number; commandMs: number; maxRssMiB: number; code: number; out: string }> {
+async function pull(
+  args: string[],
+): Promise<{ wallMs: number; commandMs: number; maxRssMiB: number; code: number; out: string }> {
   const started = performance.now();
   const child = spawn(process.execPath, ['--input-type=module', '-e', RUNNER], {
     cwd: root,
@@ -49,18 +51,50 @@ const server = await startFakeApiServer();
 const dir = mkdtempSync(join(tmpdir(), 'pullfleet-bench-inventory-'));
 try {
   const seedStart = performance.now();
-  seedHub(server.store, Array.from({ length: CLUSTERS }, (_, i) => fleetCluster(i)), fleetSets());
-  console.log(`inventory pull benchmark: ${CLUSTERS} ManagedClusters, 6 ManagedClusterSets, page size ${PAGE_SIZE} (double seeded in ${((performance.now() - seedStart) / 1000).toFixed(1)} s)`);
+  seedHub(
+    server.store,
+    Array.from({ length: CLUSTERS }, (_, i) => fleetCluster(i)),
+    fleetSets(),
+  );
+  console.log(
+    `inventory pull benchmark: ${CLUSTERS} ManagedClusters, 6 ManagedClusterSets, page size ${PAGE_SIZE} (double seeded in ${((performance.now() - seedStart) / 1000).toFixed(1)} s)`,
+  );
   const kubeconfig = join(dir, 'kubeconfig');
   writeFileSync(kubeconfig, server.kubeConfigYaml());
   const a = join(dir, 'a.yaml');
   const b = join(dir, 'b.yaml');
-  const first = await pull(['inventory', 'pull', '--kubeconfig', kubeconfig, '--hub', 'hub', '-o', a, '--page-size', String(PAGE_SIZE)]);
+  const first = await pull([
+    'inventory',
+    'pull',
+    '--kubeconfig',
+    kubeconfig,
+    '--hub',
+    'hub',
+    '-o',
+    a,
+    '--page-size',
+    String(PAGE_SIZE),
+  ]);
   const lists = server.requestCount({ verb: 'list', resource: 'managedclusters' });
-  const second = await pull(['inventory', 'pull', '--kubeconfig', kubeconfig, '--hub', 'hub', '-o', b, '--page-size', String(PAGE_SIZE)]);
+  const second = await pull([
+    'inventory',
+    'pull',
+    '--kubeconfig',
+    kubeconfig,
+    '--hub',
+    'hub',
+    '-o',
+    b,
+    '--page-size',
+    String(PAGE_SIZE),
+  ]);
   const identical = readFileSync(a, 'utf8') === readFileSync(b, 'utf8');
-  console.log(`pull: ${(first.commandMs / 1000).toFixed(2)} s in the command, ${(first.wallMs / 1000).toFixed(2)} s with process start-up; peak memory (maxRSS) ${first.maxRssMiB.toFixed(0)} MiB`);
-  console.log(`second pull: ${(second.commandMs / 1000).toFixed(2)} s, ${second.maxRssMiB.toFixed(0)} MiB; files byte-identical: ${identical}`);
+  console.log(
+    `pull: ${(first.commandMs / 1000).toFixed(2)} s in the command, ${(first.wallMs / 1000).toFixed(2)} s with process start-up; peak memory (maxRSS) ${first.maxRssMiB.toFixed(0)} MiB`,
+  );
+  console.log(
+    `second pull: ${(second.commandMs / 1000).toFixed(2)} s, ${second.maxRssMiB.toFixed(0)} MiB; files byte-identical: ${identical}`,
+  );
   console.log(`${lists} list requests for ManagedClusters; file ${(statSync(a).size / 1024).toFixed(0)} KiB`);
   const ok = first.wallMs < 10_000 && first.maxRssMiB < 300 && identical;
   console.log(`goal (under 10 s and 300 MiB, byte-identical): ${ok ? 'met' : 'NOT met'}`);

@@ -31,12 +31,17 @@ function generateFleet(spokes: number, outdir: string, changed: boolean): Fleet 
   for (let i = 0; i < spokes; i++) {
     if (changed && i % 10 === 0) continue;
     const region = changed && i % 7 === 0 ? 'eu-west' : regions[i % regions.length];
-    all.push(new Spoke(hub, `cluster-${String(i).padStart(5, '0')}`, { clusterSet: prod, labels: { region, env: 'prod' } }));
+    all.push(
+      new Spoke(hub, `cluster-${String(i).padStart(5, '0')}`, { clusterSet: prod, labels: { region, env: 'prod' } }),
+    );
   }
   const everywhere = new Placement(hub, 'all-prod', { clusterSets: [prod] });
   const east = new Placement(hub, 'us-east', { clusterSets: [prod], predicates: [{ labels: { region: 'us-east' } }] });
   addStaticApps(hub, all, APPS_PER_SPOKE);
-  for (const [name, placement] of [['dynamic', everywhere], ['regional', east]] as const) {
+  for (const [name, placement] of [
+    ['dynamic', everywhere],
+    ['regional', east],
+  ] as const) {
     new PullApplicationSet(hub, name, {
       source: AppSource.helm({ repoURL: 'https://charts.example.com', chart: name, targetRevision: '1.0.0' }),
       destinationNamespace: name,
@@ -91,7 +96,10 @@ function parent(sizes: number[]): void {
   const self = fileURLToPath(import.meta.url);
   const rows: Measurement[] = [];
   for (const spokes of sizes) {
-    const run = spawnSync(process.execPath, ['--import', 'tsx', self, '--child', String(spokes)], { encoding: 'utf8', maxBuffer: 1 << 24 });
+    const run = spawnSync(process.execPath, ['--import', 'tsx', self, '--child', String(spokes)], {
+      encoding: 'utf8',
+      maxBuffer: 1 << 24,
+    });
     if (run.status !== 0) {
       process.stderr.write(run.stderr);
       throw new Error(`bench child for ${spokes} spokes failed (exit ${run.status})`);
@@ -108,7 +116,9 @@ function parent(sizes: number[]): void {
     ),
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
-  process.stdout.write(`node ${process.version}, ${os.cpus().length} cpu(s); read s = parse both output folders; the synth plan runs first is not included (npm run bench)\n`);
+  process.stdout.write(
+    `node ${process.version}, ${os.cpus().length} cpu(s); read s = parse both output folders; the synth plan runs first is not included (npm run bench)\n`,
+  );
 }
 
 const args = process.argv.slice(2);

@@ -17,7 +17,17 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ApiObject } from 'cdk8s';
-import { AppSource, ClusterSet, DeliveryModel, Fleet, GitOpsCluster, Hub, Placement, PullApplicationSet, Spoke } from '../src/constructs/index.js';
+import {
+  AppSource,
+  ClusterSet,
+  DeliveryModel,
+  Fleet,
+  GitOpsCluster,
+  Hub,
+  Placement,
+  PullApplicationSet,
+  Spoke,
+} from '../src/constructs/index.js';
 import { addStaticApps, BENCH_GRANTS } from './fleets.js';
 
 const APPS_PER_SPOKE = 10;
@@ -34,7 +44,13 @@ export function generateFleet(spokes: number, outdir: string): Fleet {
   const regions = ['us-east', 'us-west', 'eu-central', 'ap-south'];
   const all: Spoke[] = [];
   for (let i = 0; i < spokes; i++) {
-    all.push(new Spoke(hub, `cluster-${String(i).padStart(5, '0')}`, { clusterSet: prod, labels: { region: regions[i % regions.length], env: 'prod' }, openshift: i % 10 === 0 }));
+    all.push(
+      new Spoke(hub, `cluster-${String(i).padStart(5, '0')}`, {
+        clusterSet: prod,
+        labels: { region: regions[i % regions.length], env: 'prod' },
+        openshift: i % 10 === 0,
+      }),
+    );
   }
   const everywhere = new Placement(hub, 'all-prod', { clusterSets: [prod] });
   addStaticApps(hub, all, APPS_PER_SPOKE);
@@ -56,11 +72,24 @@ export function generateFleet(spokes: number, outdir: string): Fleet {
 export function generateMixedFleet(spokes: number, outdir: string): Fleet {
   const fleet = new Fleet({ outdir });
   const hub = new Hub(fleet, 'hub');
-  const sets = { basic: new ClusterSet(hub, 'basic'), managed: new ClusterSet(hub, 'managed'), autonomous: new ClusterSet(hub, 'autonomous') };
+  const sets = {
+    basic: new ClusterSet(hub, 'basic'),
+    managed: new ClusterSet(hub, 'managed'),
+    autonomous: new ClusterSet(hub, 'autonomous'),
+  };
   const order = ['basic', 'managed', 'autonomous'] as const;
   const all: Spoke[] = [];
-  for (let i = 0; i < spokes; i++) all.push(new Spoke(hub, `cluster-${String(i).padStart(5, '0')}`, { clusterSet: sets[order[i % 3]], labels: { env: 'prod' } }));
-  new GitOpsCluster(hub, 'managed', { placement: new Placement(hub, 'managed', { clusterSets: [sets.managed] }), model: DeliveryModel.AGENT_MANAGED });
+  for (let i = 0; i < spokes; i++)
+    all.push(
+      new Spoke(hub, `cluster-${String(i).padStart(5, '0')}`, {
+        clusterSet: sets[order[i % 3]],
+        labels: { env: 'prod' },
+      }),
+    );
+  new GitOpsCluster(hub, 'managed', {
+    placement: new Placement(hub, 'managed', { clusterSets: [sets.managed] }),
+    model: DeliveryModel.AGENT_MANAGED,
+  });
   new GitOpsCluster(hub, 'autonomous', {
     placement: new Placement(hub, 'autonomous', { clusterSets: [sets.autonomous] }),
     model: DeliveryModel.AGENT_AUTONOMOUS,
@@ -113,7 +142,10 @@ function parent(sizes: string[]): void {
   const rows: Measurement[] = [];
   for (const spokes of sizes) {
     const start = process.hrtime.bigint();
-    const run = spawnSync(process.execPath, ['--import', 'tsx', self, '--child', String(spokes)], { encoding: 'utf8', maxBuffer: 1 << 24 });
+    const run = spawnSync(process.execPath, ['--import', 'tsx', self, '--child', String(spokes)], {
+      encoding: 'utf8',
+      maxBuffer: 1 << 24,
+    });
     const processSeconds = Number(process.hrtime.bigint() - start) / 1e9;
     if (run.status !== 0) {
       process.stderr.write(run.stderr);
@@ -127,12 +159,15 @@ function parent(sizes: string[]): void {
   const lines = [
     `| fleet | spokes | apps | objects | ManifestWorks | synth s | process s | objects/s | peak RSS MiB |`,
     `|---|---:|---:|---:|---:|---:|---:|---:|---:|`,
-    ...rows.map((r) =>
-      `| ${r.fleet} | ${r.spokes} | ${r.spokes * APPS_PER_SPOKE} | ${r.objects} | ${r.works} | ${r.seconds.toFixed(2)} | ${r.processSeconds.toFixed(2)} | ${Math.round(r.objects / r.seconds)} | ${Math.round(r.peakRssMiB)} |`,
+    ...rows.map(
+      (r) =>
+        `| ${r.fleet} | ${r.spokes} | ${r.spokes * APPS_PER_SPOKE} | ${r.objects} | ${r.works} | ${r.seconds.toFixed(2)} | ${r.processSeconds.toFixed(2)} | ${Math.round(r.objects / r.seconds)} | ${Math.round(r.peakRssMiB)} |`,
     ),
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
-  process.stdout.write(`node ${process.version}, ${os.cpus().length} cpu(s); synth s = build + validate + render + write; process s adds node and tsx start-up\n`);
+  process.stdout.write(
+    `node ${process.version}, ${os.cpus().length} cpu(s); synth s = build + validate + render + write; process s adds node and tsx start-up\n`,
+  );
 }
 
 const args = process.argv.slice(2);

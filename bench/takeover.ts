@@ -23,7 +23,13 @@ import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { KubeClient } from '../src/kube/client.js';
 import { MANIFEST_WORK } from '../src/kube/resources.js';
-import { HUB_APP_NAME_ANNOTATION, MANAGED_BY_LABEL, MANAGED_CLUSTER_ANNOTATION, PULL_LABEL, WORK_API_VERSION } from '../src/model/core/keys.js';
+import {
+  HUB_APP_NAME_ANNOTATION,
+  MANAGED_BY_LABEL,
+  MANAGED_CLUSTER_ANNOTATION,
+  PULL_LABEL,
+  WORK_API_VERSION,
+} from '../src/model/core/keys.js';
 import { manifestWorkName } from '../src/model/core/names.js';
 import { type Application, type ManifestWork } from '../src/model/core/types.js';
 import { fleetReportCrd } from '../src/model/report/report-crd.js';
@@ -55,7 +61,14 @@ async function freePort(): Promise<number> {
 function appliedStatus(work: ManifestWork): ManifestWork['status'] {
   const generation = work.metadata.generation;
   const now = iso(new Date());
-  const condition = (type: string) => ({ type, status: 'True' as const, reason: `${type}ManifestWorkComplete`, message: 'ok', lastTransitionTime: now, ...(generation !== undefined ? { observedGeneration: generation } : {}) });
+  const condition = (type: string) => ({
+    type,
+    status: 'True' as const,
+    reason: `${type}ManifestWorkComplete`,
+    message: 'ok',
+    lastTransitionTime: now,
+    ...(generation !== undefined ? { observedGeneration: generation } : {}),
+  });
   const app = work.spec.workload.manifests.find((manifest) => manifest.kind === 'Application')!;
   const meta = app.metadata as { name: string; namespace: string };
   return {
@@ -63,8 +76,21 @@ function appliedStatus(work: ManifestWork): ManifestWork['status'] {
     resourceStatus: {
       manifests: [
         {
-          resourceMeta: { group: 'argoproj.io', version: 'v1alpha1', kind: 'Application', resource: 'applications', name: meta.name, namespace: meta.namespace, ordinal: work.spec.workload.manifests.indexOf(app) },
-          statusFeedback: { values: [{ name: 'healthStatus', fieldValue: { type: 'String', string: 'Healthy' } }, { name: 'syncStatus', fieldValue: { type: 'String', string: 'Synced' } }] },
+          resourceMeta: {
+            group: 'argoproj.io',
+            version: 'v1alpha1',
+            kind: 'Application',
+            resource: 'applications',
+            name: meta.name,
+            namespace: meta.namespace,
+            ordinal: work.spec.workload.manifests.indexOf(app),
+          },
+          statusFeedback: {
+            values: [
+              { name: 'healthStatus', fieldValue: { type: 'String', string: 'Healthy' } },
+              { name: 'syncStatus', fieldValue: { type: 'String', string: 'Synced' } },
+            ],
+          },
           conditions: [],
         },
       ],
@@ -90,18 +116,42 @@ async function run(scenario: 'fresh' | 'takeover'): Promise<Result> {
   const server: FakeApiServer = await startFakeApiServer({ implicitNamespaces: true });
   const store = server.store;
   store.registerCrd(fleetReportCrd() as KubeObj);
-  store.create({ apiVersion: 'cluster.open-cluster-management.io/v1beta2', kind: 'ManagedClusterSet', metadata: { name: 'bench' }, spec: {} });
-  store.create({ apiVersion: 'cluster.open-cluster-management.io/v1beta2', kind: 'ManagedClusterSetBinding', metadata: { name: 'bench', namespace: 'argocd' }, spec: { clusterSet: 'bench' } });
+  store.create({
+    apiVersion: 'cluster.open-cluster-management.io/v1beta2',
+    kind: 'ManagedClusterSet',
+    metadata: { name: 'bench' },
+    spec: {},
+  });
+  store.create({
+    apiVersion: 'cluster.open-cluster-management.io/v1beta2',
+    kind: 'ManagedClusterSetBinding',
+    metadata: { name: 'bench', namespace: 'argocd' },
+    spec: { clusterSet: 'bench' },
+  });
   const apps: Application[] = [];
   for (let c = 0; c < CLUSTERS; c++) {
     const cluster = `cluster-${String(c).padStart(4, '0')}`;
-    store.create({ apiVersion: 'cluster.open-cluster-management.io/v1', kind: 'ManagedCluster', metadata: { name: cluster, labels: { 'cluster.open-cluster-management.io/clusterset': 'bench' } }, spec: { hubAcceptsClient: true } });
+    store.create({
+      apiVersion: 'cluster.open-cluster-management.io/v1',
+      kind: 'ManagedCluster',
+      metadata: { name: cluster, labels: { 'cluster.open-cluster-management.io/clusterset': 'bench' } },
+      spec: { hubAcceptsClient: true },
+    });
     for (let a = 0; a < APPS_PER_CLUSTER; a++) {
       const app = store.create<Application>({
         apiVersion: 'argoproj.io/v1alpha1',
         kind: 'Application',
-        metadata: { name: `${cluster}-app-${a}`, namespace: 'argocd', labels: { [PULL_LABEL]: 'true' }, annotations: { [MANAGED_CLUSTER_ANNOTATION]: cluster, 'argocd.argoproj.io/skip-reconcile': 'true' } },
-        spec: { project: 'default', destination: { server: 'https://kubernetes.default.svc', namespace: `app-${a}` }, source: { repoURL: 'https://git.example.com/apps.git', path: `apps/app-${a}`, targetRevision: 'main' } },
+        metadata: {
+          name: `${cluster}-app-${a}`,
+          namespace: 'argocd',
+          labels: { [PULL_LABEL]: 'true' },
+          annotations: { [MANAGED_CLUSTER_ANNOTATION]: cluster, 'argocd.argoproj.io/skip-reconcile': 'true' },
+        },
+        spec: {
+          project: 'default',
+          destination: { server: 'https://kubernetes.default.svc', namespace: `app-${a}` },
+          source: { repoURL: 'https://git.example.com/apps.git', path: `apps/app-${a}`, targetRevision: 'main' },
+        },
       });
       apps.push(app);
       if (scenario === 'takeover') {
@@ -115,26 +165,36 @@ async function run(scenario: 'fresh' | 'takeover'): Promise<Result> {
   const client = new KubeClient(server.kubeConfig());
   const abort = new AbortController();
   const carriers = new Map<string, number>();
-  const appOf = (work: ManifestWork) => `${work.metadata.namespace}/${work.metadata.annotations?.[HUB_APP_NAME_ANNOTATION] ?? ''}`;
-  for (const work of store.list<ManifestWork>('manifestworks')) carriers.set(appOf(work), (carriers.get(appOf(work)) ?? 0) + 1);
+  const appOf = (work: ManifestWork) =>
+    `${work.metadata.namespace}/${work.metadata.annotations?.[HUB_APP_NAME_ANNOTATION] ?? ''}`;
+  for (const work of store.list<ManifestWork>('manifestworks'))
+    carriers.set(appOf(work), (carriers.get(appOf(work)) ?? 0) + 1);
   let harmfulDeletions = 0;
   let gaps = 0;
   const pending = new Set<string>();
   const watchDone = client
-    .watch<ManifestWork>(MANIFEST_WORK, {}, store.resourceVersion, (event) => {
-      const work = event.object;
-      const key = `${work.metadata.namespace}/${work.metadata.name}`;
-      if (event.type === 'ADDED') carriers.set(appOf(work), (carriers.get(appOf(work)) ?? 0) + 1);
-      if (event.type === 'DELETED') {
-        if (work.spec.deleteOption?.propagationPolicy !== 'Orphan') harmfulDeletions++;
-        const left = (carriers.get(appOf(work)) ?? 1) - 1;
-        carriers.set(appOf(work), left);
-        if (left === 0) gaps++;
-        return;
-      }
-      const applied = work.status?.conditions?.find((condition) => condition.type === 'Applied');
-      if (!work.metadata.deletionTimestamp && applied?.observedGeneration !== work.metadata.generation) pending.add(key);
-    }, abort.signal, 3600)
+    .watch<ManifestWork>(
+      MANIFEST_WORK,
+      {},
+      store.resourceVersion,
+      (event) => {
+        const work = event.object;
+        const key = `${work.metadata.namespace}/${work.metadata.name}`;
+        if (event.type === 'ADDED') carriers.set(appOf(work), (carriers.get(appOf(work)) ?? 0) + 1);
+        if (event.type === 'DELETED') {
+          if (work.spec.deleteOption?.propagationPolicy !== 'Orphan') harmfulDeletions++;
+          const left = (carriers.get(appOf(work)) ?? 1) - 1;
+          carriers.set(appOf(work), left);
+          if (left === 0) gaps++;
+          return;
+        }
+        const applied = work.status?.conditions?.find((condition) => condition.type === 'Applied');
+        if (!work.metadata.deletionTimestamp && applied?.observedGeneration !== work.metadata.generation)
+          pending.add(key);
+      },
+      abort.signal,
+      3600,
+    )
     .catch(() => undefined);
   let agentRunning = true;
   const agent = (async () => {
@@ -159,13 +219,27 @@ async function run(scenario: 'fresh' | 'takeover'): Promise<Result> {
   fs.writeFileSync(kubeconfigPath, server.kubeConfigYaml());
   // Other processes on the machine may hold a fixed port: let the OS pick a free one.
   const port = await freePort();
-  const writes = () => ['manifestworks', 'applications', 'secrets', 'fleetreports'].reduce((sum, resource) => sum + server.writeCount(resource), 0);
+  const writes = () =>
+    ['manifestworks', 'applications', 'secrets', 'fleetreports'].reduce(
+      (sum, resource) => sum + server.writeCount(resource),
+      0,
+    );
   const started = Date.now();
-  const child = spawn(process.execPath, [path.join(root, 'bin/pullfleet-controller.js'), `--kubeconfig=${kubeconfigPath}`, `--port=${port}`, '--log-level=warn', '--identity=bench'], {
-    cwd: root,
-    stdio: ['ignore', 'inherit', 'inherit'],
-    env: { ...process.env, PULLFLEET_NAMESPACE: 'pullfleet-system' },
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      path.join(root, 'bin/pullfleet-controller.js'),
+      `--kubeconfig=${kubeconfigPath}`,
+      `--port=${port}`,
+      '--log-level=warn',
+      '--identity=bench',
+    ],
+    {
+      cwd: root,
+      stdio: ['ignore', 'inherit', 'inherit'],
+      env: { ...process.env, PULLFLEET_NAMESPACE: 'pullfleet-system' },
+    },
+  );
   const cpuStart = process.cpuUsage();
   /** User + system CPU of the controller process so far, in seconds (from /proc, clock ticks of 10 ms). */
   const childCpu = () => {
@@ -179,31 +253,71 @@ async function run(scenario: 'fresh' | 'takeover'): Promise<Result> {
   let peakKiB = 0;
   const memoryTimer = setInterval(() => {
     try {
-      peakKiB = Math.max(peakKiB, Number(/VmHWM:\s+(\d+)/.exec(fs.readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1] ?? 0));
+      peakKiB = Math.max(
+        peakKiB,
+        Number(/VmHWM:\s+(\d+)/.exec(fs.readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1] ?? 0),
+      );
     } catch {
       // gone
     }
   }, 200);
   try {
-    const own = new Set(apps.map((app) => `${app.metadata.annotations![MANAGED_CLUSTER_ANNOTATION]}/${manifestWorkName('argocd', app.metadata.name)}`));
-    const ownWorks = () => store.count('manifestworks', {}, (work) => own.has(`${work.metadata.namespace}/${work.metadata.name}`));
+    const own = new Set(
+      apps.map(
+        (app) =>
+          `${app.metadata.annotations![MANAGED_CLUSTER_ANNOTATION]}/${manifestWorkName('argocd', app.metadata.name)}`,
+      ),
+    );
+    const ownWorks = () =>
+      store.count('manifestworks', {}, (work) => own.has(`${work.metadata.namespace}/${work.metadata.name}`));
     const progress = process.env.BENCH_PROGRESS
       ? setInterval(() => {
-          const orphanedLegacy = store.count('manifestworks', {}, (work) => work.metadata.labels?.[MANAGED_BY_LABEL] !== 'pullfleet' && (work.spec as ManifestWork['spec']).deleteOption?.propagationPolicy === 'Orphan');
-          const legacyLeft = store.count('manifestworks', {}, (work) => work.metadata.labels?.[MANAGED_BY_LABEL] !== 'pullfleet');
-          console.log(`  ${((Date.now() - started) / 1000).toFixed(1)} s: legacy ${legacyLeft} (orphaned ${orphanedLegacy}), pullfleet works ${ownWorks()}, agent queue ${pending.size}`);
+          const orphanedLegacy = store.count(
+            'manifestworks',
+            {},
+            (work) =>
+              work.metadata.labels?.[MANAGED_BY_LABEL] !== 'pullfleet' &&
+              (work.spec as ManifestWork['spec']).deleteOption?.propagationPolicy === 'Orphan',
+          );
+          const legacyLeft = store.count(
+            'manifestworks',
+            {},
+            (work) => work.metadata.labels?.[MANAGED_BY_LABEL] !== 'pullfleet',
+          );
+          console.log(
+            `  ${((Date.now() - started) / 1000).toFixed(1)} s: legacy ${legacyLeft} (orphaned ${orphanedLegacy}), pullfleet works ${ownWorks()}, agent queue ${pending.size}`,
+          );
         }, 1000)
       : undefined;
-    await until('pullfleet works', () => server.requestCount({ verb: 'patch', resource: 'manifestworks' }) >= apps.length && ownWorks() === apps.length, 600_000, 50);
+    await until(
+      'pullfleet works',
+      () =>
+        server.requestCount({ verb: 'patch', resource: 'manifestworks' }) >= apps.length && ownWorks() === apps.length,
+      600_000,
+      50,
+    );
     const ownWorksAt = Date.now();
     const converged = () =>
       store.count('manifestworks') === apps.length &&
-      store.count('manifestworks', {}, (work) => work.metadata.labels?.[MANAGED_BY_LABEL] === 'pullfleet' && (work.status as ManifestWork['status'])?.conditions?.some((c) => c.type === 'Applied' && c.status === 'True') === true) === apps.length;
+      store.count(
+        'manifestworks',
+        {},
+        (work) =>
+          work.metadata.labels?.[MANAGED_BY_LABEL] === 'pullfleet' &&
+          (work.status as ManifestWork['status'])?.conditions?.some(
+            (c) => c.type === 'Applied' && c.status === 'True',
+          ) === true,
+      ) === apps.length;
     await until('convergence', converged, 600_000, 50);
     if (progress) clearInterval(progress);
     if (process.env.BENCH_VERBOSE) {
       const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-      console.log(text.split('\n').filter((line) => /^pullfleet_(reconcile_total|reconcile_errors_total|api_writes_total)/.test(line)).join('\n'));
+      console.log(
+        text
+          .split('\n')
+          .filter((line) => /^pullfleet_(reconcile_total|reconcile_errors_total|api_writes_total)/.test(line))
+          .join('\n'),
+      );
     }
     const seconds = (Date.now() - started) / 1000;
     const benchCpu = process.cpuUsage(cpuStart);
@@ -217,7 +331,12 @@ async function run(scenario: 'fresh' | 'takeover'): Promise<Result> {
       peakMiB: peakKiB / 1024,
       controllerCpu: childCpu(),
       serverCpu: (benchCpu.user + benchCpu.system) / 1e6,
-      counts: Object.fromEntries(Object.entries(server.requestCounts()).filter(([key]) => /^(create|update|patch|delete) /.test(key) && !/status/.test(key) || /^patch applications/.test(key))),
+      counts: Object.fromEntries(
+        Object.entries(server.requestCounts()).filter(
+          ([key]) =>
+            (/^(create|update|patch|delete) /.test(key) && !/status/.test(key)) || /^patch applications/.test(key),
+        ),
+      ),
     };
   } finally {
     clearInterval(memoryTimer);
@@ -234,7 +353,9 @@ async function run(scenario: 'fresh' | 'takeover'): Promise<Result> {
 }
 
 const total = CLUSTERS * APPS_PER_CLUSTER;
-console.log(`pullfleet takeover benchmark: ${CLUSTERS} clusters x ${APPS_PER_CLUSTER} apps = ${total} hub Applications`);
+console.log(
+  `pullfleet takeover benchmark: ${CLUSTERS} clusters x ${APPS_PER_CLUSTER} apps = ${total} hub Applications`,
+);
 for (const scenario of ['fresh', 'takeover'] as const) {
   const result = await run(scenario);
   console.log(

@@ -40,7 +40,12 @@ export function stripDescriptions(schema: Json): Json {
   const result: { [key: string]: Json } = {};
   for (const [key, value] of Object.entries(schema)) {
     if (key === 'description' && typeof value === 'string') continue;
-    if ((key === 'properties' || key === 'patternProperties' || key === 'definitions') && value && typeof value === 'object' && !Array.isArray(value)) {
+    if (
+      (key === 'properties' || key === 'patternProperties' || key === 'definitions') &&
+      value &&
+      typeof value === 'object' &&
+      !Array.isArray(value)
+    ) {
       result[key] = Object.fromEntries(Object.entries(value).map(([name, sub]) => [name, stripDescriptions(sub)]));
     } else {
       result[key] = stripDescriptions(value);
@@ -51,7 +56,13 @@ export function stripDescriptions(schema: Json): Json {
 
 function crdFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true })
-    .flatMap((entry) => (entry.isDirectory() ? crdFiles(join(dir, entry.name)) : entry.name.endsWith('.yaml') ? [join(dir, entry.name)] : []))
+    .flatMap((entry) =>
+      entry.isDirectory()
+        ? crdFiles(join(dir, entry.name))
+        : entry.name.endsWith('.yaml')
+          ? [join(dir, entry.name)]
+          : [],
+    )
     .sort();
 }
 
@@ -82,7 +93,16 @@ function main(): void {
           };
           writeFileSync(join(out, 'schemas', name), JSON.stringify(envelope) + '\n');
         }
-        const copy = { ...crd, spec: { ...crd.spec, versions: crd.spec.versions.map((v: any) => ({ ...v, schema: { openAPIV3Schema: stripDescriptions(v.schema.openAPIV3Schema) } })) } };
+        const copy = {
+          ...crd,
+          spec: {
+            ...crd.spec,
+            versions: crd.spec.versions.map((v: any) => ({
+              ...v,
+              schema: { openAPIV3Schema: stripDescriptions(v.schema.openAPIV3Schema) },
+            })),
+          },
+        };
         const target = join(work, rel.replace(/\//g, '__'));
         writeFileSync(target, stringify(copy));
         stripped.set(rel, target);
@@ -92,8 +112,20 @@ function main(): void {
       const path = stripped.get(file);
       if (!path) throw new Error(`import-crds: ${file} not found under ${crdRoot}`);
       // `cdk8s import` takes one spec per call.
-      const args = ['import', '--language', 'typescript', '--output', out, '--no-check-upgrade', '--no-save', `${prefix}:=${path}`];
-      execFileSync(join(root, 'node_modules', '.bin', 'cdk8s'), args, { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+      const args = [
+        'import',
+        '--language',
+        'typescript',
+        '--output',
+        out,
+        '--no-check-upgrade',
+        '--no-save',
+        `${prefix}:=${path}`,
+      ];
+      execFileSync(join(root, 'node_modules', '.bin', 'cdk8s'), args, {
+        cwd: root,
+        stdio: ['ignore', 'ignore', 'inherit'],
+      });
       console.log(`imports: ${prefix} <- ${file}`);
     }
   } finally {

@@ -12,7 +12,8 @@ export default class RequireTestsReporter {
   onRunComplete(_contexts, results) {
     const ran = results.numPassedTests + results.numFailedTests;
     if (ran === 0) this.error = new Error('no test ran');
-    else if (this.ci && (results.numPendingTests > 0 || results.numTodoTests > 0)) this.error = new Error(`${results.numPendingTests + results.numTodoTests} test(s) were skipped`);
+    else if (this.ci && (results.numPendingTests > 0 || results.numTodoTests > 0))
+      this.error = new Error(`${results.numPendingTests + results.numTodoTests} test(s) were skipped`);
     if (this.error) process.stderr.write(`\nrequire-tests: ${this.error.message}; this stage fails\n`);
   }
 

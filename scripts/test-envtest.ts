@@ -44,17 +44,27 @@ function controlServer(env: Envtest): Promise<{ server: Server; url: string }> {
       (error: unknown) => void res.writeHead(500).end(String((error as Error)?.message ?? error)),
     );
   });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => {
-    const address = server.address();
-    resolve({ server, url: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}` });
-  }));
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      resolve({ server, url: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}` });
+    }),
+  );
 }
 
 function runJest(env: NodeJS.ProcessEnv, resultsFile: string): Promise<number> {
   return new Promise((resolve) => {
     const child = spawn(
       process.execPath,
-      ['--experimental-vm-modules', 'node_modules/jest/bin/jest.js', '-c', 'jest.envtest.config.js', '--json', `--outputFile=${resultsFile}`, ...jestArgs],
+      [
+        '--experimental-vm-modules',
+        'node_modules/jest/bin/jest.js',
+        '-c',
+        'jest.envtest.config.js',
+        '--json',
+        `--outputFile=${resultsFile}`,
+        ...jestArgs,
+      ],
       { stdio: 'inherit', env },
     );
     const forward = (signal: NodeJS.Signals) => () => child.kill(signal);
@@ -66,8 +76,15 @@ function runJest(env: NodeJS.ProcessEnv, resultsFile: string): Promise<number> {
 
 /** Fails a required run in which real-server tests were skipped (or none ran). */
 function checkNothingSkipped(resultsFile: string): string | undefined {
-  const results = JSON.parse(readFileSync(resultsFile, 'utf8')) as { numTotalTests: number; numPendingTests: number; numPassedTests: number; numFailedTests: number };
-  say(`${results.numPassedTests} passed, ${results.numFailedTests} failed, ${results.numPendingTests} skipped on the real API server`);
+  const results = JSON.parse(readFileSync(resultsFile, 'utf8')) as {
+    numTotalTests: number;
+    numPendingTests: number;
+    numPassedTests: number;
+    numFailedTests: number;
+  };
+  say(
+    `${results.numPassedTests} passed, ${results.numFailedTests} failed, ${results.numPendingTests} skipped on the real API server`,
+  );
   if (results.numTotalTests === 0) return 'no real-server test ran';
   if (results.numPendingTests > 0) return `${results.numPendingTests} real-server test(s) were skipped`;
   return undefined;
@@ -101,7 +118,9 @@ async function main(): Promise<number> {
       control = ctl.server;
       childEnv.PULLFLEET_E2E_KUBECONFIG = env.kubeconfigPath;
       childEnv.PULLFLEET_ENVTEST_CONTROL = ctl.url;
-      say(`kube-apiserver ${env.server} ready with CRDs in ${((Date.now() - started) / 1000).toFixed(1)} s (data in ${env.dir})`);
+      say(
+        `kube-apiserver ${env.server} ready with CRDs in ${((Date.now() - started) / 1000).toFixed(1)} s (data in ${env.dir})`,
+      );
     }
     const code = await runJest(childEnv, resultsFile);
     let skipped: string | undefined;

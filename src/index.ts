@@ -12,5 +12,13 @@ export type { ResourceGrant } from './model/delivery/bootstrap.js';
 export type { SpokeFolderSource } from './model/delivery/delivery-model.js';
 export type { AppDefinition } from './model/delivery/hub-application.js';
 export type { InventorySpoke } from './model/placement/inventory.js';
-export type { ClusterPredicate, InventoryCluster, PlacementSpec, PrioritizerConfiguration, Taint, TaintEffect, Toleration } from './model/placement/placement.js';
+export type {
+  ClusterPredicate,
+  InventoryCluster,
+  PlacementSpec,
+  PrioritizerConfiguration,
+  Taint,
+  TaintEffect,
+  Toleration,
+} from './model/placement/placement.js';
 export { pullfleetVersion } from './version.js';

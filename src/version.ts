@@ -43,6 +43,11 @@ export function pullfleetVersion(): string {
 export function pullfleetManifest(): PullfleetManifest {
   const file = findPackageJson(path.dirname(fileURLToPath(import.meta.url)));
   const pkg = JSON.parse(fs.readFileSync(file, 'utf8')) as Partial<Record<keyof PullfleetManifest, unknown>>;
-  const record = (value: unknown): Record<string, string> => (typeof value === 'object' && value !== null ? (value as Record<string, string>) : {});
-  return { version: pullfleetVersion(), peerDependencies: record(pkg.peerDependencies), devDependencies: record(pkg.devDependencies) };
+  const record = (value: unknown): Record<string, string> =>
+    typeof value === 'object' && value !== null ? (value as Record<string, string>) : {};
+  return {
+    version: pullfleetVersion(),
+    peerDependencies: record(pkg.peerDependencies),
+    devDependencies: record(pkg.devDependencies),
+  };
 }

@@ -18,7 +18,12 @@ export const EXIT_USAGE = 2;
 export type RegisterCommand = (program: Command) => void;
 
 /** Commands that need no cluster, in help order. */
-export const OFFLINE_COMMANDS: readonly RegisterCommand[] = [registerInit, registerSynth, registerValidate, registerPlan];
+export const OFFLINE_COMMANDS: readonly RegisterCommand[] = [
+  registerInit,
+  registerSynth,
+  registerValidate,
+  registerPlan,
+];
 
 /** The version in package.json. */
 export function packageVersion(): string {

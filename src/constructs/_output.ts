@@ -45,7 +45,9 @@ export const OutputFiles = {
  */
 export function routeOutput(scope: IConstruct, file: string): void {
   if (!/^(hub|bootstrap|spokes)\/[A-Za-z0-9_][-A-Za-z0-9_./]*\.yaml$/.test(file) || file.includes('..')) {
-    throw new Error(`routeOutput: file "${file}" must be a relative path under hub/, bootstrap/ or spokes/ ending in .yaml`);
+    throw new Error(
+      `routeOutput: file "${file}" must be a relative path under hub/, bootstrap/ or spokes/ ending in .yaml`,
+    );
   }
   routes.set(scope, file);
 }
@@ -93,7 +95,11 @@ function replaceNulls(value: unknown, from: unknown, to: unknown): unknown {
   return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, replaceNulls(item, from, to)]));
 }
 
-type PlainObject = { apiVersion: string; kind: string; metadata: { name: string; namespace?: string; annotations?: Record<string, string> } };
+type PlainObject = {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string; annotations?: Record<string, string> };
+};
 
 /**
  * An ApiObject from a plain object built by src/model; a `null` in it is rendered as `null` (cdk8s
@@ -103,13 +109,19 @@ type PlainObject = { apiVersion: string; kind: string; metadata: { name: string;
  */
 export function apiObjectFrom<T extends PlainObject>(scope: IConstruct, id: string, obj: T): ApiObject {
   const keepsNull = hasNull(obj);
-  const apiObject = new ApiObject(scope as never, id, (keepsNull ? replaceNulls(obj, null, NULL_PLACEHOLDER) : obj) as never);
+  const apiObject = new ApiObject(
+    scope as never,
+    id,
+    (keepsNull ? replaceNulls(obj, null, NULL_PLACEHOLDER) : obj) as never,
+  );
   if (keepsNull) {
     const render = apiObject.toJson.bind(apiObject);
     apiObject.toJson = () => replaceNulls(render(), NULL_PLACEHOLDER, null);
   }
   stamped.add(apiObject);
-  if (apiObject.metadata.getLabel(MANAGED_BY_LABEL) === undefined) apiObject.metadata.addLabel(MANAGED_BY_LABEL, MANAGED_BY_VALUE);
-  if (obj.metadata.annotations?.[CONSTRUCT_PATH_ANNOTATION] === undefined) apiObject.metadata.addAnnotation(CONSTRUCT_PATH_ANNOTATION, apiObject.node.path);
+  if (apiObject.metadata.getLabel(MANAGED_BY_LABEL) === undefined)
+    apiObject.metadata.addLabel(MANAGED_BY_LABEL, MANAGED_BY_VALUE);
+  if (obj.metadata.annotations?.[CONSTRUCT_PATH_ANNOTATION] === undefined)
+    apiObject.metadata.addAnnotation(CONSTRUCT_PATH_ANNOTATION, apiObject.node.path);
   return apiObject;
 }

@@ -9,6 +9,14 @@ import type { Hub } from './hub.js';
 /** The plan state file of each hub: `<hub>/plan-state.json` (relative to the output folder) → content. */
 export function planStateFiles(hubs: readonly Hub[]): Map<string, string> {
   return new Map(
-    hubs.map((hub) => [`${hub.name}/${PLAN_STATE_FILE}`, serializePlanState(buildPlanState(hub.name, hub.spokes.map((s) => ({ ...s.inventoryEntry(), ...hub._spokeDeliveryState(s.name) }))))]),
+    hubs.map((hub) => [
+      `${hub.name}/${PLAN_STATE_FILE}`,
+      serializePlanState(
+        buildPlanState(
+          hub.name,
+          hub.spokes.map((s) => ({ ...s.inventoryEntry(), ...hub._spokeDeliveryState(s.name) })),
+        ),
+      ),
+    ]),
   );
 }

@@ -52,8 +52,13 @@ export function jsType(value: unknown): string {
 /** The value as written in a fleet file, shortened. */
 export function shown(value: unknown): string {
   if (typeof value === 'function') return 'a function';
-  if (typeof value === 'symbol' || typeof value === 'bigint') return `${String(value)}${typeof value === 'bigint' ? 'n' : ''}`;
-  if (value !== null && typeof value === 'object' && (value as { node?: { path?: unknown } }).node?.path !== undefined) {
+  if (typeof value === 'symbol' || typeof value === 'bigint')
+    return `${String(value)}${typeof value === 'bigint' ? 'n' : ''}`;
+  if (
+    value !== null &&
+    typeof value === 'object' &&
+    (value as { node?: { path?: unknown } }).node?.path !== undefined
+  ) {
     return `the construct ${String((value as { node: { path: unknown } }).node.path)}`;
   }
   let text: string | undefined;
@@ -84,7 +89,10 @@ export function str<T extends string = string>(expected = 'a string'): Check<T> 
     expected,
     run: (value, at, found) => {
       if (typeof value === 'string') return value as T;
-      const fix = typeof value === 'number' || typeof value === 'boolean' ? `write it in quotes, "${String(value)}"` : 'give a string';
+      const fix =
+        typeof value === 'number' || typeof value === 'boolean'
+          ? `write it in quotes, "${String(value)}"`
+          : 'give a string';
       return problem(at, value, expected, fix, found);
     },
   };
@@ -95,7 +103,10 @@ export function oneOf<const T extends string>(...values: readonly T[]): Check<T>
   const expected = values.map((v) => JSON.stringify(v)).join(' or ');
   return {
     expected,
-    run: (value, at, found) => ((values as readonly unknown[]).includes(value) ? (value as T) : problem(at, value, expected, `use ${expected}`, found)),
+    run: (value, at, found) =>
+      (values as readonly unknown[]).includes(value)
+        ? (value as T)
+        : problem(at, value, expected, `use ${expected}`, found),
   };
 }
 
@@ -107,8 +118,17 @@ export function enumOf<T extends string>(enumObject: Record<string, T>, enumName
     expected,
     run: (value, at, found) => {
       if ((Object.values(enumObject) as unknown[]).includes(value)) return value as T;
-      const near = typeof value === 'string' ? members.find(([k, v]) => k.toLowerCase() === value.toLowerCase() || v.toLowerCase() === value.toLowerCase()) : undefined;
-      return problem(at, value, expected, near ? `use ${enumName}.${near[0]} (the string "${near[1]}")` : `use ${expected}`, found);
+      const near =
+        typeof value === 'string'
+          ? members.find(([k, v]) => k.toLowerCase() === value.toLowerCase() || v.toLowerCase() === value.toLowerCase())
+          : undefined;
+      return problem(
+        at,
+        value,
+        expected,
+        near ? `use ${enumName}.${near[0]} (the string "${near[1]}")` : `use ${expected}`,
+        found,
+      );
     },
   };
 }
@@ -123,8 +143,16 @@ export function bool(): Check<boolean> {
     expected,
     run: (value, at, found) => {
       if (typeof value === 'boolean') return value;
-      const word = typeof value === 'string' || typeof value === 'number' ? String(value).trim().toLowerCase() : undefined;
-      const meant = word === undefined ? undefined : TRUE_WORDS.includes(word) ? true : FALSE_WORDS.includes(word) ? false : undefined;
+      const word =
+        typeof value === 'string' || typeof value === 'number' ? String(value).trim().toLowerCase() : undefined;
+      const meant =
+        word === undefined
+          ? undefined
+          : TRUE_WORDS.includes(word)
+            ? true
+            : FALSE_WORDS.includes(word)
+              ? false
+              : undefined;
       const fix = meant === undefined ? 'give true or false' : `write ${meant} (a boolean, without quotes)`;
       return problem(at, value, expected, fix, found);
     },
@@ -155,7 +183,16 @@ export function stringMap(what: string, example: string): Check<Record<string, s
       for (const [key, item] of Object.entries(value)) {
         if (item === undefined) continue;
         if (typeof item === 'string') out[key] = item;
-        else problem(join(at, key), item, `a string (${what} values are strings)`, typeof item === 'number' || typeof item === 'boolean' ? `write it in quotes, "${String(item)}"` : 'give a string', found);
+        else
+          problem(
+            join(at, key),
+            item,
+            `a string (${what} values are strings)`,
+            typeof item === 'number' || typeof item === 'boolean'
+              ? `write it in quotes, "${String(item)}"`
+              : 'give a string',
+            found,
+          );
       }
       return out;
     },
@@ -164,7 +201,11 @@ export function stringMap(what: string, example: string): Check<Record<string, s
 
 /** Any plain JSON-like object (its content is checked by the construct, as Helm values are). */
 export function plainObject<T extends object = Record<string, unknown>>(expected = 'an object'): Check<T> {
-  return { expected, run: (value, at, found) => (isPlainObject(value) ? (value as T) : problem(at, value, expected, 'give an object', found)) };
+  return {
+    expected,
+    run: (value, at, found) =>
+      isPlainObject(value) ? (value as T) : problem(at, value, expected, 'give an object', found),
+  };
 }
 
 /** A list: every item is checked; a bad item is a problem of its own and is left out. */
@@ -174,7 +215,10 @@ export function listOf<T>(item: Check<T>, example: string): Check<T[]> {
     expected,
     run: (value, at, found) => {
       if (!Array.isArray(value)) {
-        const fix = value === '' || (typeof value === 'string' && /^(none|no|null|nil|\[\])$/i.test(value.trim())) ? 'give an empty list [] for none, or leave it out' : `give a list such as ${example}`;
+        const fix =
+          value === '' || (typeof value === 'string' && /^(none|no|null|nil|\[\])$/i.test(value.trim()))
+            ? 'give an empty list [] for none, or leave it out'
+            : `give a list such as ${example}`;
         return problem(at, value, expected, fix, found);
       }
       const out: T[] = [];
@@ -211,7 +255,11 @@ export function recordOf<T>(item: Check<T>, example: string): Check<Record<strin
 
 /** A function (a callback such as `onProgress`). */
 export function fn<T extends (...args: never[]) => unknown>(expected = 'a function'): Check<T> {
-  return { expected, run: (value, at, found) => (typeof value === 'function' ? (value as T) : problem(at, value, expected, 'give a function', found)) };
+  return {
+    expected,
+    run: (value, at, found) =>
+      typeof value === 'function' ? (value as T) : problem(at, value, expected, 'give a function', found),
+  };
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object';
@@ -219,22 +267,38 @@ const hasMethods = (v: unknown, ...names: string[]) => isObject(v) && names.ever
 
 /** A spoke (a Spoke or `Spoke.fromName`), recognised by its interface so a copy of the library made it too. */
 export function spokeRef<T>(): Check<T> {
-  return ref<T>((v) => hasMethods(v, 'inventoryEntry') && typeof (v as { name?: unknown }).name === 'string', 'a Spoke', "pass the Spoke object (new Spoke(hub, 'east') or Spoke.fromName(hub, 'east')), not its name");
+  return ref<T>(
+    (v) => hasMethods(v, 'inventoryEntry') && typeof (v as { name?: unknown }).name === 'string',
+    'a Spoke',
+    "pass the Spoke object (new Spoke(hub, 'east') or Spoke.fromName(hub, 'east')), not its name",
+  );
 }
 
 /** A cluster set (a ClusterSet or `ClusterSet.fromName`). */
 export function clusterSetRef<T>(): Check<T> {
-  return ref<T>((v) => hasMethods(v, 'isMember', 'bindTo') && typeof (v as { name?: unknown }).name === 'string', 'a ClusterSet', "pass the ClusterSet object (new ClusterSet(hub, 'prod') or ClusterSet.fromName(hub, 'prod')), not its name");
+  return ref<T>(
+    (v) => hasMethods(v, 'isMember', 'bindTo') && typeof (v as { name?: unknown }).name === 'string',
+    'a ClusterSet',
+    "pass the ClusterSet object (new ClusterSet(hub, 'prod') or ClusterSet.fromName(hub, 'prod')), not its name",
+  );
 }
 
 /** A placement (a Placement or `Placement.fromName`). */
 export function placementRef<T>(): Check<T> {
-  return ref<T>((v) => hasMethods(v, 'selectedSpokes') && typeof (v as { name?: unknown }).name === 'string', 'a Placement', "pass the Placement object (new Placement(hub, 'all-prod', {...}) or Placement.fromName(hub, 'all-prod')), not its name");
+  return ref<T>(
+    (v) => hasMethods(v, 'selectedSpokes') && typeof (v as { name?: unknown }).name === 'string',
+    'a Placement',
+    "pass the Placement object (new Placement(hub, 'all-prod', {...}) or Placement.fromName(hub, 'all-prod')), not its name",
+  );
 }
 
 /** A cdk8s Duration. */
 export function duration<T>(): Check<T> {
-  return ref<T>((v) => hasMethods(v, 'toSeconds'), 'a Duration', 'use Duration.minutes(15) (import { Duration } from "cdk8s")');
+  return ref<T>(
+    (v) => hasMethods(v, 'toSeconds'),
+    'a Duration',
+    'use Duration.minutes(15) (import { Duration } from "cdk8s")',
+  );
 }
 
 /** The value must be given (in a nested object; constructors report their own missing props). */
@@ -248,7 +312,8 @@ export function shape<P>(name: string, spec: PropSpec<P>): Check<P> {
   return {
     expected,
     run: (value, at, found) => {
-      if (!isPlainObject(value)) return problem(at, value, expected, `give an object with the keys ${Object.keys(spec).join(', ')}`, found);
+      if (!isPlainObject(value))
+        return problem(at, value, expected, `give an object with the keys ${Object.keys(spec).join(', ')}`, found);
       return checkKeys(name, spec, value, at, found);
     },
   };
@@ -289,7 +354,13 @@ function nearest(key: string, known: readonly string[]): string | undefined {
   return best?.key;
 }
 
-function checkKeys<P>(name: string, spec: PropSpec<P>, value: Record<string, unknown>, at: string, found: Findings): Result<P> {
+function checkKeys<P>(
+  name: string,
+  spec: PropSpec<P>,
+  value: Record<string, unknown>,
+  at: string,
+  found: Findings,
+): Result<P> {
   const checks = spec as unknown as Record<string, Check<unknown>>;
   const known = Object.keys(checks);
   const out: Record<string, unknown> = {};
@@ -348,7 +419,10 @@ export function propReported(c: IConstruct, key: string): boolean {
   return checkedByConstruct.get(c)?.invalid.has(key) ?? false;
 }
 
-type Recorded = { errors: Array<{ path: string; message: string }>; warnings: Array<{ path: string; message: string }> };
+type Recorded = {
+  errors: Array<{ path: string; message: string }>;
+  warnings: Array<{ path: string; message: string }>;
+};
 const recordedByRoot = new WeakMap<IConstruct, Recorded>();
 
 function recordedOf(scope: IConstruct): Recorded {
@@ -372,11 +446,17 @@ export function recordedPropProblems(root: IConstruct): Readonly<Recorded> {
  * Checks `props` given to a construct against its spec without a construct to report to (factories
  * such as `AppSource.git`): the checked copy, and the errors and warnings as messages.
  */
-export function checkPropsValue<P>(what: PropsOf<P>, props: unknown, at = ''): { props: Partial<P>; errors: string[]; warnings: string[]; invalid: Set<string> } {
+export function checkPropsValue<P>(
+  what: PropsOf<P>,
+  props: unknown,
+  at = '',
+): { props: Partial<P>; errors: string[]; warnings: string[]; invalid: Set<string> } {
   const found: Findings = { errors: [], warnings: [] };
   if (props === undefined) return { props: {}, ...found, invalid: new Set() };
   if (!isPlainObject(props)) {
-    found.errors.push(`the props of ${what.name} are ${shown(props)} (${jsType(props)}): expected an object with the keys ${Object.keys(what.spec).join(', ')}`);
+    found.errors.push(
+      `the props of ${what.name} are ${shown(props)} (${jsType(props)}): expected an object with the keys ${Object.keys(what.spec).join(', ')}`,
+    );
     return { props: {}, ...found, invalid: new Set(Object.keys(what.spec)) };
   }
   const checked = checkKeys(what.name, what.spec, props, at, found);

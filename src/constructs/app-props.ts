@@ -7,7 +7,19 @@ import { appWarnings, destinationRule, dnsLabelRule, dnsSubdomainRule, labelRule
 import { APP_SOURCE_CHECK, type AppSource } from './app-source.js';
 import { claimId, Hub, markKind, nameFromId } from './hub.js';
 import type { IPlacement } from './interfaces.js';
-import { bool, checkProps, recordWarning, listOf, propReported, required, shape, str, stringMap, type PropSpec, type PropsOf } from './_props-check.js';
+import {
+  bool,
+  checkProps,
+  recordWarning,
+  listOf,
+  propReported,
+  required,
+  shape,
+  str,
+  stringMap,
+  type PropSpec,
+  type PropsOf,
+} from './_props-check.js';
 
 /** Props shared by PullApplication and PullApplicationSet. */
 export interface PullAppOptions {
@@ -81,7 +93,12 @@ export const PULL_APP_CHECKS: PropSpec<PullAppOptions> = {
   selfHeal: bool(),
   syncOptions: listOf(str(), "['ServerSideApply=true']"),
   resources: listOf(
-    shape<ResourceGrant>('resources grant', { apiGroup: required(str()), resources: required(listOf(str(), "['deployments']")), clusterScoped: bool(), kinds: listOf(str(), "['ClusterRole']") }),
+    shape<ResourceGrant>('resources grant', {
+      apiGroup: required(str()),
+      resources: required(listOf(str(), "['deployments']")),
+      clusterScoped: bool(),
+      kinds: listOf(str(), "['ClusterRole']"),
+    }),
     "[{ apiGroup: 'apps', resources: ['deployments'] }]",
   ),
   pruneOnDelete: bool(),
@@ -89,14 +106,24 @@ export const PULL_APP_CHECKS: PropSpec<PullAppOptions> = {
 };
 
 /** Resolves the shared options once; problems are reported at synth through `node.addValidation`. */
-export function resolveApp(scope: Construct, id: string, props: PullAppOptions): { def: AppDefinition; grants: ResourceGrant[]; problems: string[] } {
+export function resolveApp(
+  scope: Construct,
+  id: string,
+  props: PullAppOptions,
+): { def: AppDefinition; grants: ResourceGrant[]; problems: string[] } {
   const name = props.name ?? id;
   const problems: string[] = [];
   const source = props.source as AppSource | undefined;
   if ((!source || typeof (source as { toJson?: unknown }).toJson !== 'function') && !propReported(scope, 'source')) {
-    problems.push(`source is ${source === undefined ? 'missing' : JSON.stringify(source)}: give the app a source, AppSource.git({ repoURL, path }) or AppSource.helm({ repoURL, chart, targetRevision })`);
+    problems.push(
+      `source is ${source === undefined ? 'missing' : JSON.stringify(source)}: give the app a source, AppSource.git({ repoURL, path }) or AppSource.helm({ repoURL, chart, targetRevision })`,
+    );
   }
-  for (const p of [dnsLabelRule('app name', name), dnsLabelRule('destinationNamespace', props.destinationNamespace), destinationRule(props.destinationServer)]) {
+  for (const p of [
+    dnsLabelRule('app name', name),
+    dnsLabelRule('destinationNamespace', props.destinationNamespace),
+    destinationRule(props.destinationServer),
+  ]) {
     if (p) problems.push(p);
   }
   for (const [key, value] of Object.entries(props.labels ?? {})) {
@@ -114,20 +141,28 @@ export function resolveApp(scope: Construct, id: string, props: PullAppOptions):
   for (const grant of props.resources ?? []) {
     const resources = Array.isArray(grant.resources) ? grant.resources : [];
     if (resources.length === 0 || resources.some((r) => r === '*' || r.length === 0)) {
-      problems.push(`resources grant for API group "${grant.apiGroup}" lists ${JSON.stringify(grant.resources)}: name each resource (no "*", no empty list)`);
+      problems.push(
+        `resources grant for API group "${grant.apiGroup}" lists ${JSON.stringify(grant.resources)}: name each resource (no "*", no empty list)`,
+      );
     } else if (grant.apiGroup === '*') {
       problems.push('resources grant API group "*" is not allowed: declare each API group the app renders');
     } else {
       grants.push(grant);
     }
   }
-  if (props.syncOptions !== undefined && !Array.isArray(props.syncOptions)) problems.push(`syncOptions ${JSON.stringify(props.syncOptions)} is not a list: give a list such as ["ServerSideApply=true"]`);
+  if (props.syncOptions !== undefined && !Array.isArray(props.syncOptions))
+    problems.push(
+      `syncOptions ${JSON.stringify(props.syncOptions)} is not a list: give a list such as ["ServerSideApply=true"]`,
+    );
   const project = props.project ?? 'default';
   const projectProblem = dnsSubdomainRule('project', project);
   if (projectProblem) problems.push(projectProblem);
   for (const grant of grants) {
     const badKind = (grant.kinds ?? []).find((kind) => !/^[A-Z][A-Za-z0-9]*$/.test(kind));
-    if (badKind !== undefined) problems.push(`kind "${badKind}" of the grant for API group "${grant.apiGroup}" is not a Kubernetes kind: use the kind as written in manifests, for example "ClusterRole"`);
+    if (badKind !== undefined)
+      problems.push(
+        `kind "${badKind}" of the grant for API group "${grant.apiGroup}" is not a Kubernetes kind: use the kind as written in manifests, for example "ClusterRole"`,
+      );
     if (grant.clusterScoped && project !== 'default' && !grant.kinds?.length) {
       problems.push(
         `cluster-scoped resources ${JSON.stringify(grant.resources)} of API group "${grant.apiGroup}" are declared without kinds, but project "${project}" admits only the cluster-scoped kinds its AppProject whitelists: add kinds to the grant, for example kinds: ['ClusterRole']`,
@@ -167,13 +202,20 @@ export abstract class PullAppBase extends Construct {
   /** Legal but almost certainly wrong; shown by synth and validate, errors with --strict. */
   protected readonly warnings: string[];
 
-  protected constructor(scope: Construct, id: string, props: PullAppOptions, kind: string, spec: PropsOf<PullAppOptions>) {
+  protected constructor(
+    scope: Construct,
+    id: string,
+    props: PullAppOptions,
+    kind: string,
+    spec: PropsOf<PullAppOptions>,
+  ) {
     super(scope, claimId(scope, kind, id));
     markKind(this, kind);
     this.hub = Hub.of(scope);
     // Subclasses read their own props back with checkedProps(this).
     props = checkProps(this, spec, props);
-    for (const w of props.source?._warnings?.() ?? []) recordWarning(this, this.node.path, `app "${nameFromId(this, id)}": ${w}`);
+    for (const w of props.source?._warnings?.() ?? [])
+      recordWarning(this, this.node.path, `app "${nameFromId(this, id)}": ${w}`);
     const resolved = resolveApp(this, nameFromId(this, id), props);
     this.warnings = appWarnings(resolved.def, this.hub.argoNamespace, resolved.grants);
     this.name = resolved.def.name;
@@ -191,7 +233,9 @@ export abstract class PullAppBase extends Construct {
   /** True when `placement` is on this app's hub; otherwise records why not and returns false. */
   protected placementOnThisHub(placement: IPlacement): boolean {
     if (placement.hub === this.hub) return true;
-    this.problems.push(`placement "${placement.node.path}" belongs to hub "${placement.hub.name}", not "${this.hub.name}": use a placement of this hub`);
+    this.problems.push(
+      `placement "${placement.node.path}" belongs to hub "${placement.hub.name}", not "${this.hub.name}": use a placement of this hub`,
+    );
     return false;
   }
 

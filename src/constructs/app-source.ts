@@ -74,15 +74,22 @@ function helmValueProblems(values: unknown): string[] {
   const walk = (value: unknown, at: string, inArray: boolean): void => {
     if (value === null || typeof value === 'string' || typeof value === 'boolean') return;
     if (typeof value === 'number') {
-      if (!Number.isFinite(value)) problems.push(`Helm value ${at} is ${describeValue(value)}, which YAML and Helm cannot hold: give a finite number, a string, or null to remove the chart default`);
+      if (!Number.isFinite(value))
+        problems.push(
+          `Helm value ${at} is ${describeValue(value)}, which YAML and Helm cannot hold: give a finite number, a string, or null to remove the chart default`,
+        );
       return;
     }
     if (value === undefined) {
-      if (inArray) problems.push(`Helm value ${at} is undefined (an array hole or undefined item): remove the item or use null`);
+      if (inArray)
+        problems.push(`Helm value ${at} is undefined (an array hole or undefined item): remove the item or use null`);
       return;
     }
     if (typeof value !== 'object') {
-      const fix = typeof value === 'bigint' ? 'write it as a number (within 2^53) or a string' : 'give plain data (objects, arrays, strings, numbers, booleans, null)';
+      const fix =
+        typeof value === 'bigint'
+          ? 'write it as a number (within 2^53) or a string'
+          : 'give plain data (objects, arrays, strings, numbers, booleans, null)';
       problems.push(`Helm value ${at} is ${describeValue(value)}, which YAML and Helm cannot hold: ${fix}`);
       return;
     }
@@ -120,16 +127,32 @@ function copyValues(value: unknown): unknown {
 }
 
 /** The runtime type of every {@link GitSourceProps} key (see props-check.ts). */
-const GIT_SOURCE_PROPS = propsOf<GitSourceProps>('AppSource.git', { repoURL: str(), path: str(), targetRevision: str(), releaseName: str(), values: plainObject() });
+const GIT_SOURCE_PROPS = propsOf<GitSourceProps>('AppSource.git', {
+  repoURL: str(),
+  path: str(),
+  targetRevision: str(),
+  releaseName: str(),
+  values: plainObject(),
+});
 
 /** The runtime type of every {@link HelmSourceProps} key (see props-check.ts). */
-const HELM_SOURCE_PROPS = propsOf<HelmSourceProps>('AppSource.helm', { repoURL: str(), chart: str(), targetRevision: str(), releaseName: str(), values: plainObject() });
+const HELM_SOURCE_PROPS = propsOf<HelmSourceProps>('AppSource.helm', {
+  repoURL: str(),
+  chart: str(),
+  targetRevision: str(),
+  releaseName: str(),
+  values: plainObject(),
+});
 
 /** @internal an AppSource (made by `AppSource.git` or `AppSource.helm`), recognised by its methods. */
 export const APP_SOURCE_CHECK: Check<AppSource> = ref<AppSource>(
-  (v) => typeof v === 'object' && v !== null && typeof (v as { toJson?: unknown }).toJson === 'function' && typeof (v as { _problems?: unknown })._problems === 'function',
+  (v) =>
+    typeof v === 'object' &&
+    v !== null &&
+    typeof (v as { toJson?: unknown }).toJson === 'function' &&
+    typeof (v as { _problems?: unknown })._problems === 'function',
   'an AppSource',
-  "make it with AppSource.git({ repoURL, path }) or AppSource.helm({ repoURL, chart, targetRevision })",
+  'make it with AppSource.git({ repoURL, path }) or AppSource.helm({ repoURL, chart, targetRevision })',
 );
 
 /** Where an app's manifests come from: a Git path or a Helm chart. */
@@ -139,11 +162,26 @@ export class AppSource {
     const checked = checkPropsValue(GIT_SOURCE_PROPS, props);
     props = checked.props as GitSourceProps;
     // Problems are reported by the app using this source, with every other problem of the fleet.
-    const problems = [...checked.errors.map((e) => `AppSource.git: ${e}`), ...(props.repoURL || checked.invalid.has('repoURL') ? [] : ['AppSource.git: repoURL is empty: give the Git repository URL']), ...(props.values === undefined ? [] : helmValueProblems(props.values))];
+    const problems = [
+      ...checked.errors.map((e) => `AppSource.git: ${e}`),
+      ...(props.repoURL || checked.invalid.has('repoURL')
+        ? []
+        : ['AppSource.git: repoURL is empty: give the Git repository URL']),
+      ...(props.values === undefined ? [] : helmValueProblems(props.values)),
+    ];
     const helm: JsonObject = {};
     if (props.releaseName) helm.releaseName = props.releaseName;
     if (props.values && problems.length === 0) helm.valuesObject = copyValues(props.values) as JsonObject;
-    return new AppSource({ repoURL: props.repoURL ?? '', path: props.path, targetRevision: props.targetRevision ?? 'HEAD', ...(Object.keys(helm).length ? { helm } : {}) }, problems, checked.warnings.map((w) => `AppSource.git: ${w}`));
+    return new AppSource(
+      {
+        repoURL: props.repoURL ?? '',
+        path: props.path,
+        targetRevision: props.targetRevision ?? 'HEAD',
+        ...(Object.keys(helm).length ? { helm } : {}),
+      },
+      problems,
+      checked.warnings.map((w) => `AppSource.git: ${w}`),
+    );
   }
 
   /** A chart from a Helm repository. */
@@ -155,7 +193,9 @@ export class AppSource {
     // Problems are reported by the app using this source, with every other problem of the fleet.
     const problems = [
       ...checked.errors.map((e) => `AppSource.helm: ${e}`),
-      ...(props.repoURL || checked.invalid.has('repoURL') ? [] : ['AppSource.helm: repoURL is empty: give the Helm repository URL']),
+      ...(props.repoURL || checked.invalid.has('repoURL')
+        ? []
+        : ['AppSource.helm: repoURL is empty: give the Helm repository URL']),
       ...(props.chart || checked.invalid.has('chart') ? [] : ['AppSource.helm: chart is empty: give the chart name']),
       ...(props.values === undefined ? [] : helmValueProblems(props.values)),
     ];

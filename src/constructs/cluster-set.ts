@@ -4,7 +4,10 @@ import { CLUSTERSET_LABEL } from '../model/core/keys.js';
 import { matchesSelector } from '../model/core/selectors.js';
 import { labelKeyRule } from '../model/validation/object-rules.js';
 import { dnsLabelRule, labelRule } from '../model/validation/rules.js';
-import { ManagedClusterSet, ManagedClusterSetSpecClusterSelectorSelectorType } from '../../imports/managedclusterset-cluster.open-cluster-management.io.js';
+import {
+  ManagedClusterSet,
+  ManagedClusterSetSpecClusterSelectorSelectorType,
+} from '../../imports/managedclusterset-cluster.open-cluster-management.io.js';
 import { ManagedClusterSetBinding as Binding } from '../../imports/managedclustersetbinding-cluster.open-cluster-management.io.js';
 import { claimId, nameFromId, Hub, kindOf, markKind } from './hub.js';
 import type { IClusterSet, ISpoke } from './interfaces.js';
@@ -41,7 +44,12 @@ const CLUSTER_SET_IMPORT_OPTIONS = propsOf<ClusterSetImportOptions>('ClusterSet.
 });
 
 /** The ManagedClusterSetBinding of `set` into `namespace`, with its problems pushed to `problems`. */
-function renderBinding(set: IConstruct & { readonly name: string }, namespace: string, bound: string[], problems: string[]): void {
+function renderBinding(
+  set: IConstruct & { readonly name: string },
+  namespace: string,
+  bound: string[],
+  problems: string[],
+): void {
   if (bound.includes(namespace)) {
     problems.push(`cluster set "${set.name}" is already bound to namespace "${namespace}": bind each namespace once`);
     return;
@@ -89,9 +97,14 @@ class ImportedClusterSet extends Construct implements IClusterSet {
     routeOutput(this, OutputFiles.CLUSTER_SETS);
     this.node.addValidation({
       validate: () => {
-        const declared = hub.node.findAll().find((c) => c !== this && kindOf(c) === 'ClusterSet' && (c as Partial<IClusterSet>).name === name);
+        const declared = hub.node
+          .findAll()
+          .find((c) => c !== this && kindOf(c) === 'ClusterSet' && (c as Partial<IClusterSet>).name === name);
         if (!declared) return [...this.problems];
-        return [...this.problems, `cluster set "${name}" is imported with ClusterSet.fromName, but the fleet also declares it (${declared.node.path}): use the declared ClusterSet`];
+        return [
+          ...this.problems,
+          `cluster set "${name}" is imported with ClusterSet.fromName, but the fleet also declares it (${declared.node.path}): use the declared ClusterSet`,
+        ];
       },
     });
   }
@@ -102,7 +115,9 @@ class ImportedClusterSet extends Construct implements IClusterSet {
 
   public bindTo(namespace: string): void {
     if (this.existing.includes(namespace)) {
-      this.problems.push(`cluster set "${this.name}" already has a binding in namespace "${namespace}" (existingBindings): do not bind it again`);
+      this.problems.push(
+        `cluster set "${this.name}" already has a binding in namespace "${namespace}" (existingBindings): do not bind it again`,
+      );
       return;
     }
     renderBinding(this, namespace, this.bindingList, this.problems);
@@ -116,7 +131,8 @@ class ImportedClusterSet extends Construct implements IClusterSet {
   public isMember(spoke: ISpoke): boolean {
     const labels = spoke.labels;
     if (this.matchLabels) return matchesSelector({ matchLabels: this.matchLabels }, labels);
-    if (this.name === DEFAULT_CLUSTER_SET) return labels[CLUSTERSET_LABEL] === undefined || labels[CLUSTERSET_LABEL] === DEFAULT_CLUSTER_SET;
+    if (this.name === DEFAULT_CLUSTER_SET)
+      return labels[CLUSTERSET_LABEL] === undefined || labels[CLUSTERSET_LABEL] === DEFAULT_CLUSTER_SET;
     return labels[CLUSTERSET_LABEL] === this.name;
   }
 }
@@ -132,9 +148,15 @@ function selectorProblems(matchLabels: Record<string, string> | undefined): stri
   return problems;
 }
 
-function bindingObject(set: IConstruct & { readonly name: string; readonly bindings: string[] }, namespace: string): ApiObject {
+function bindingObject(
+  set: IConstruct & { readonly name: string; readonly bindings: string[] },
+  namespace: string,
+): ApiObject {
   const child = set.node.tryFindChild(`Binding-${namespace}`);
-  if (!child) throw new Error(`${set.node.path}: cluster set "${set.name}" renders no binding into namespace "${namespace}" (rendered: ${JSON.stringify(set.node.children.filter((c) => c.node.id.startsWith('Binding-')).map((c) => c.node.id.slice('Binding-'.length)))}): bind it with bindTo('${namespace}')`);
+  if (!child)
+    throw new Error(
+      `${set.node.path}: cluster set "${set.name}" renders no binding into namespace "${namespace}" (rendered: ${JSON.stringify(set.node.children.filter((c) => c.node.id.startsWith('Binding-')).map((c) => c.node.id.slice('Binding-'.length)))}): bind it with bindTo('${namespace}')`,
+    );
   return ApiObject.of(child);
 }
 
@@ -181,7 +203,9 @@ export class ClusterSet extends Construct implements IClusterSet {
     const existing = owner.node.tryFindChild(id);
     if (existing) {
       if (importKeys.get(existing) !== key) {
-        throw new Error(`${owner.node.path}: cluster set "${name}" is already imported (${existing.node.path}) with other options: import each set once and reuse the result`);
+        throw new Error(
+          `${owner.node.path}: cluster set "${name}" is already imported (${existing.node.path}) with other options: import each set once and reuse the result`,
+        );
       }
       return existing as ImportedClusterSet;
     }
@@ -214,7 +238,10 @@ export class ClusterSet extends Construct implements IClusterSet {
       metadata: { name: this.name },
       spec: {
         clusterSelector: this.matchLabels
-          ? { selectorType: ManagedClusterSetSpecClusterSelectorSelectorType.LABEL_SELECTOR, labelSelector: { matchLabels: this.matchLabels } }
+          ? {
+              selectorType: ManagedClusterSetSpecClusterSelectorSelectorType.LABEL_SELECTOR,
+              labelSelector: { matchLabels: this.matchLabels },
+            }
           : { selectorType: ManagedClusterSetSpecClusterSelectorSelectorType.EXCLUSIVE_CLUSTER_SET_LABEL },
       },
     });

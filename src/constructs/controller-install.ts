@@ -164,28 +164,40 @@ export class ControllerInstall extends Construct {
     const where = this.node.path || id;
     this.namespace = props.namespace ?? 'pullfleet-system';
     this.argoNamespace = props.argoNamespace ?? 'argocd';
-    for (const [prop, value] of [['namespace', this.namespace], ['argoNamespace', this.argoNamespace]] as const) {
+    for (const [prop, value] of [
+      ['namespace', this.namespace],
+      ['argoNamespace', this.argoNamespace],
+    ] as const) {
       const problem = dnsLabelProblem(value);
       if (problem) throw new Error(`${where}: ${prop} "${value}" ${problem}: use a valid namespace name`);
     }
     const repository = props.imageRepository ?? 'ghcr.io/pullfleet/pullfleet-controller';
     const tag = props.imageTag ?? pullfleetVersion();
-    if (!/^[a-z0-9]+([._\-/:][a-z0-9]+)*$/.test(repository)) throw new Error(`${where}: imageRepository "${repository}" is not an image repository: use for example "ghcr.io/acme/pullfleet-controller"`);
-    if (!/^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/.test(tag)) throw new Error(`${where}: imageTag "${tag}" is not a valid tag: use for example "0.1.0"`);
-    if (tag === 'latest') throw new Error(`${where}: imageTag "latest" makes the install unreproducible: pin a version such as "0.1.0"`);
+    if (!/^[a-z0-9]+([._\-/:][a-z0-9]+)*$/.test(repository))
+      throw new Error(
+        `${where}: imageRepository "${repository}" is not an image repository: use for example "ghcr.io/acme/pullfleet-controller"`,
+      );
+    if (!/^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/.test(tag))
+      throw new Error(`${where}: imageTag "${tag}" is not a valid tag: use for example "0.1.0"`);
+    if (tag === 'latest')
+      throw new Error(`${where}: imageTag "latest" makes the install unreproducible: pin a version such as "0.1.0"`);
     this.image = `${repository}:${tag}`;
     this.replicas = props.replicas ?? 2;
-    if (!Number.isInteger(this.replicas) || this.replicas < 1) throw new Error(`${where}: replicas ${this.replicas} must be an integer >= 1`);
+    if (!Number.isInteger(this.replicas) || this.replicas < 1)
+      throw new Error(`${where}: replicas ${this.replicas} must be an integer >= 1`);
     this.feedbackScrape = props.feedbackScrape ?? FeedbackScrape.POLL;
     this.staleAfter = props.staleAfter ?? Duration.minutes(15);
     this.relaxTenancy = props.relaxTenancy ?? false;
     this.resync = props.resync ?? Duration.minutes(5);
-    if (this.resync.toSeconds() < 10) throw new Error(`${where}: resync ${this.resync.toSeconds()}s is too short: use at least 10 seconds`);
+    if (this.resync.toSeconds() < 10)
+      throw new Error(`${where}: resync ${this.resync.toSeconds()}s is too short: use at least 10 seconds`);
     this.workers = props.workers ?? 8;
-    if (!Number.isInteger(this.workers) || this.workers < 1) throw new Error(`${where}: workers ${this.workers} must be an integer >= 1`);
+    if (!Number.isInteger(this.workers) || this.workers < 1)
+      throw new Error(`${where}: workers ${this.workers} must be an integer >= 1`);
     this.multiclusterReports = props.multiclusterReports ?? false;
     this.logLevel = props.logLevel ?? 'info';
-    if (!LOG_LEVELS.includes(this.logLevel)) throw new Error(`${where}: logLevel "${this.logLevel}" must be one of ${LOG_LEVELS.join(', ')}`);
+    if (!LOG_LEVELS.includes(this.logLevel))
+      throw new Error(`${where}: logLevel "${this.logLevel}" must be one of ${LOG_LEVELS.join(', ')}`);
 
     routeOutput(this, OutputFiles.CONTROLLER);
     const labels = { ...APP_LABELS, [MANAGED_BY_LABEL]: MANAGED_BY_VALUE };
@@ -195,7 +207,11 @@ export class ControllerInstall extends Construct {
       objects.push(new k8s.KubeNamespace(this, 'Namespace', { metadata: { name: this.namespace, labels } }));
     }
     objects.push(new ApiObject(this, 'FleetReportCrd', fleetReportCrd() as never));
-    objects.push(new k8s.KubeServiceAccount(this, 'ServiceAccount', { metadata: { name: this.name, namespace: this.namespace, labels } }));
+    objects.push(
+      new k8s.KubeServiceAccount(this, 'ServiceAccount', {
+        metadata: { name: this.name, namespace: this.namespace, labels },
+      }),
+    );
 
     objects.push(
       new k8s.KubeClusterRole(this, 'ClusterRole', {
@@ -210,7 +226,9 @@ export class ControllerInstall extends Construct {
       // Cluster Secrets: only in the Argo CD namespace.
       new k8s.KubeRole(this, 'ArgoRole', {
         metadata: { name: `${this.name}-cluster-secrets`, namespace: this.argoNamespace, labels },
-        rules: [{ apiGroups: [''], resources: ['secrets'], verbs: ['create', 'delete', 'get', 'list', 'patch', 'watch'] }],
+        rules: [
+          { apiGroups: [''], resources: ['secrets'], verbs: ['create', 'delete', 'get', 'list', 'patch', 'watch'] },
+        ],
       }),
       new k8s.KubeRoleBinding(this, 'ArgoRoleBinding', {
         metadata: { name: `${this.name}-cluster-secrets`, namespace: this.argoNamespace, labels },
@@ -235,7 +253,10 @@ export class ControllerInstall extends Construct {
         spec: {
           replicas: this.replicas,
           selector: { matchLabels: APP_LABELS },
-          strategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: k8s.IntOrString.fromNumber(0), maxSurge: k8s.IntOrString.fromNumber(1) } },
+          strategy: {
+            type: 'RollingUpdate',
+            rollingUpdate: { maxUnavailable: k8s.IntOrString.fromNumber(0), maxSurge: k8s.IntOrString.fromNumber(1) },
+          },
           template: {
             metadata: { labels },
             spec: {
@@ -251,7 +272,13 @@ export class ControllerInstall extends Construct {
               affinity: {
                 podAntiAffinity: {
                   preferredDuringSchedulingIgnoredDuringExecution: [
-                    { weight: 100, podAffinityTerm: { topologyKey: 'kubernetes.io/hostname', labelSelector: { matchLabels: APP_LABELS } } },
+                    {
+                      weight: 100,
+                      podAffinityTerm: {
+                        topologyKey: 'kubernetes.io/hostname',
+                        labelSelector: { matchLabels: APP_LABELS },
+                      },
+                    },
                   ],
                 },
               },
@@ -266,8 +293,15 @@ export class ControllerInstall extends Construct {
                     { name: 'POD_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } },
                   ],
                   ports: [{ name: 'http', containerPort: PORT, protocol: 'TCP' }],
-                  livenessProbe: { httpGet: { path: '/healthz', port: k8s.IntOrString.fromString('http') }, initialDelaySeconds: 10, periodSeconds: 20 },
-                  readinessProbe: { httpGet: { path: '/readyz', port: k8s.IntOrString.fromString('http') }, periodSeconds: 10 },
+                  livenessProbe: {
+                    httpGet: { path: '/healthz', port: k8s.IntOrString.fromString('http') },
+                    initialDelaySeconds: 10,
+                    periodSeconds: 20,
+                  },
+                  readinessProbe: {
+                    httpGet: { path: '/readyz', port: k8s.IntOrString.fromString('http') },
+                    periodSeconds: 10,
+                  },
                   resources: {
                     requests: { cpu: k8s.Quantity.fromString('100m'), memory: k8s.Quantity.fromString('256Mi') },
                     limits: { cpu: k8s.Quantity.fromString('1'), memory: k8s.Quantity.fromString('512Mi') },
@@ -295,7 +329,11 @@ export class ControllerInstall extends Construct {
       }),
       new k8s.KubeService(this, 'MetricsService', {
         metadata: { name: `${this.name}-metrics`, namespace: this.namespace, labels },
-        spec: { type: 'ClusterIP', selector: APP_LABELS, ports: [{ name: 'metrics', port: PORT, targetPort: k8s.IntOrString.fromString('http'), protocol: 'TCP' }] },
+        spec: {
+          type: 'ClusterIP',
+          selector: APP_LABELS,
+          ports: [{ name: 'metrics', port: PORT, targetPort: k8s.IntOrString.fromString('http'), protocol: 'TCP' }],
+        },
       }),
     );
     for (const object of objects) stampProvenance(object);
@@ -333,16 +371,32 @@ export class ControllerInstall extends Construct {
       // Propagation and status write-back: read apps, add/remove the finalizer, merge-patch status and forwarded fields.
       { apiGroups: [ARGOCD_GROUP], resources: ['applications'], verbs: ['get', 'list', 'patch', 'watch'] },
       // Propagation: server-side apply creates and updates works (create + patch), retarget/opt-out/sweep deletes them.
-      { apiGroups: ['work.open-cluster-management.io'], resources: ['manifestworks'], verbs: ['create', 'delete', 'get', 'list', 'patch', 'watch'] },
+      {
+        apiGroups: ['work.open-cluster-management.io'],
+        resources: ['manifestworks'],
+        verbs: ['create', 'delete', 'get', 'list', 'patch', 'watch'],
+      },
       // Tenancy and cluster Secrets: read the cluster inventory.
-      { apiGroups: ['cluster.open-cluster-management.io'], resources: ['managedclusters', 'managedclustersetbindings', 'managedclustersets'], verbs: ['get', 'list', 'watch'] },
+      {
+        apiGroups: ['cluster.open-cluster-management.io'],
+        resources: ['managedclusters', 'managedclustersetbindings', 'managedclustersets'],
+        verbs: ['get', 'list', 'watch'],
+      },
       // Propagation: a cluster namespace appearing (ManagedCluster accepted) lets a waiting work be written at once.
       { apiGroups: [''], resources: ['namespaces'], verbs: ['get', 'list', 'watch'] },
       // Cluster Secrets and fleet reports: which clusters pull ApplicationSets select.
       { apiGroups: [ARGOCD_GROUP], resources: ['applicationsets'], verbs: ['get', 'list', 'watch'] },
-      { apiGroups: ['cluster.open-cluster-management.io'], resources: ['placementdecisions'], verbs: ['get', 'list', 'watch'] },
+      {
+        apiGroups: ['cluster.open-cluster-management.io'],
+        resources: ['placementdecisions'],
+        verbs: ['get', 'list', 'watch'],
+      },
       // Cluster Secrets: clusters a GitOpsCluster (either flavour) registers get none from pullfleet.
-      { apiGroups: ['apps.open-cluster-management.io'], resources: ['gitopsclusters'], verbs: ['get', 'list', 'watch'] },
+      {
+        apiGroups: ['apps.open-cluster-management.io'],
+        resources: ['gitopsclusters'],
+        verbs: ['get', 'list', 'watch'],
+      },
       // Fleet reports.
       ...fleetReportRbacRules(this.multiclusterReports),
     ];

@@ -1,10 +1,28 @@
 import { Construct } from 'constructs';
 import { type SpokeArgoSetup } from '../model/delivery/bootstrap.js';
-import { agentMode, AGENT_ADDON_DEFAULTS, buildAcmGitOpsCluster, buildOcmGitOpsCluster, DeliveryModel, type SpokeFolderSource } from '../model/delivery/delivery-model.js';
+import {
+  agentMode,
+  AGENT_ADDON_DEFAULTS,
+  buildAcmGitOpsCluster,
+  buildOcmGitOpsCluster,
+  DeliveryModel,
+  type SpokeFolderSource,
+} from '../model/delivery/delivery-model.js';
 import { dnsLabelRule } from '../model/validation/rules.js';
 import { claimId, nameFromId, Hub, HubFlavor, markKind } from './hub.js';
 import { apiObjectFrom, OutputFiles, routeOutput } from './_output.js';
-import { bool, checkProps, enumOf, oneOf, placementRef, propReported, propsOf, required, shape, str } from './_props-check.js';
+import {
+  bool,
+  checkProps,
+  enumOf,
+  oneOf,
+  placementRef,
+  propReported,
+  propsOf,
+  required,
+  shape,
+  str,
+} from './_props-check.js';
 import type { IPlacement } from './placement.js';
 import type { ISpoke } from './interfaces.js';
 
@@ -150,7 +168,11 @@ const GITOPS_CLUSTER_PROPS = propsOf<GitOpsClusterProps>('GitOpsCluster', {
     installPlanApproval: oneOf('Automatic', 'Manual'),
   }),
   propagateHubCA: bool(),
-  spokeFolderRepository: shape<SpokeFolderRepository>('spoke folder repository', { repoURL: required(str()), targetRevision: str(), outputPath: str() }),
+  spokeFolderRepository: shape<SpokeFolderRepository>('spoke folder repository', {
+    repoURL: required(str()),
+    targetRevision: str(),
+    outputPath: str(),
+  }),
 });
 
 /**
@@ -164,10 +186,15 @@ function principalEndpointProblems(props: GitOpsClusterProps, ocm: boolean): str
   const address = props.principalServerAddress;
   const port = props.principalServerPort;
   const problems: string[] = [];
-  for (const [key, value] of [['principalServerAddress', address], ['principalServerPort', port]] as const) {
+  for (const [key, value] of [
+    ['principalServerAddress', address],
+    ['principalServerPort', port],
+  ] as const) {
     if (value !== undefined && value.trim() === '') {
       const other = key === 'principalServerAddress' ? 'principalServerPort' : 'principalServerAddress';
-      problems.push(`${key} is empty: leave it out (and ${other} too) to let the controller discover both, or give the ${key === 'principalServerAddress' ? 'address' : 'port'}`);
+      problems.push(
+        `${key} is empty: leave it out (and ${other} too) to let the controller discover both, or give the ${key === 'principalServerAddress' ? 'address' : 'port'}`,
+      );
     }
   }
   if (problems.length > 0) return problems;
@@ -225,9 +252,15 @@ export class GitOpsCluster extends Construct {
     const ocm = this.flavor === HubFlavor.OCM;
     this.model = props.model ?? (ocm ? DeliveryModel.AGENT_MANAGED : DeliveryModel.BASIC);
     this.node.addValidation({ validate: () => [...this.problems] });
-    for (const p of [dnsLabelRule('GitOpsCluster name', this.name), dnsLabelRule('GitOpsCluster namespace', this.namespace)]) if (p) this.problems.push(p);
+    for (const p of [
+      dnsLabelRule('GitOpsCluster name', this.name),
+      dnsLabelRule('GitOpsCluster namespace', this.namespace),
+    ])
+      if (p) this.problems.push(p);
     if (!Object.values(DeliveryModel).includes(this.model)) {
-      this.problems.push(`model ${JSON.stringify(props.model)} is not a delivery model: use DeliveryModel.BASIC, DeliveryModel.AGENT_MANAGED or DeliveryModel.AGENT_AUTONOMOUS`);
+      this.problems.push(
+        `model ${JSON.stringify(props.model)} is not a delivery model: use DeliveryModel.BASIC, DeliveryModel.AGENT_MANAGED or DeliveryModel.AGENT_AUTONOMOUS`,
+      );
       this.model = DeliveryModel.BASIC;
     }
     this.spokeArgoSetup = ocm
@@ -236,11 +269,14 @@ export class GitOpsCluster extends Construct {
         ? { kind: 'acm-gitops-addon' }
         : { kind: 'openshift-gitops', namespace: this.hub.argoNamespace };
     if (!props.placement || typeof props.placement.selectedSpokes !== 'function') {
-      if (!propReported(this, 'placement')) this.problems.push('placement is missing: give the Placement whose clusters this GitOpsCluster registers');
+      if (!propReported(this, 'placement'))
+        this.problems.push('placement is missing: give the Placement whose clusters this GitOpsCluster registers');
       return;
     }
     if (props.placement.hub !== this.hub) {
-      this.problems.push(`placement ${props.placement.node.path} belongs to hub "${props.placement.hub.name}", not "${this.hub.name}": use a placement of this hub`);
+      this.problems.push(
+        `placement ${props.placement.node.path} belongs to hub "${props.placement.hub.name}", not "${this.hub.name}": use a placement of this hub`,
+      );
       return;
     }
     if (props.placement.namespace !== this.namespace) {
@@ -249,35 +285,62 @@ export class GitOpsCluster extends Construct {
       );
     }
     const mode = agentMode(this.model);
-    if (ocm && !mode) this.problems.push('model BASIC needs no GitOpsCluster on an OCM hub (the v1alpha1 GitOpsCluster always runs the agent): drop the GitOpsCluster, or choose AGENT_MANAGED or AGENT_AUTONOMOUS');
+    if (ocm && !mode)
+      this.problems.push(
+        'model BASIC needs no GitOpsCluster on an OCM hub (the v1alpha1 GitOpsCluster always runs the agent): drop the GitOpsCluster, or choose AGENT_MANAGED or AGENT_AUTONOMOUS',
+      );
     if (ocm) {
       for (const key of ['gitopsAddon', 'overrideExistingConfigs', 'olmSubscription', 'propagateHubCA'] as const) {
-        if (props[key] !== undefined) this.problems.push(`${key} is an ACM (v1beta1) setting, but hub "${this.hub.name}" is OCM: drop it`);
+        if (props[key] !== undefined)
+          this.problems.push(`${key} is an ACM (v1beta1) setting, but hub "${this.hub.name}" is OCM: drop it`);
       }
     } else {
       for (const key of ['agentNamespace', 'operatorNamespace'] as const) {
-        if (props[key] !== undefined) this.problems.push(`${key} is an OCM (v1alpha1) setting, but hub "${this.hub.name}" is ACM: drop it`);
+        if (props[key] !== undefined)
+          this.problems.push(`${key} is an OCM (v1alpha1) setting, but hub "${this.hub.name}" is ACM: drop it`);
       }
-      if (mode && props.gitopsAddon === false) this.problems.push(`model ${this.model} runs argocd-agent, which the ACM gitops add-on installs: leave gitopsAddon on (or choose DeliveryModel.BASIC)`);
+      if (mode && props.gitopsAddon === false)
+        this.problems.push(
+          `model ${this.model} runs argocd-agent, which the ACM gitops add-on installs: leave gitopsAddon on (or choose DeliveryModel.BASIC)`,
+        );
     }
-    if (props.principalServerPort !== undefined && props.principalServerPort.trim() !== '' && !/^[0-9]{1,5}$/.test(props.principalServerPort)) {
-      this.problems.push(`principalServerPort "${props.principalServerPort}" is not a port number: give it as a string of digits, for example '443'`);
+    if (
+      props.principalServerPort !== undefined &&
+      props.principalServerPort.trim() !== '' &&
+      !/^[0-9]{1,5}$/.test(props.principalServerPort)
+    ) {
+      this.problems.push(
+        `principalServerPort "${props.principalServerPort}" is not a port number: give it as a string of digits, for example '443'`,
+      );
     }
     if (mode) this.problems.push(...principalEndpointProblems(props, ocm));
     if (this.model === DeliveryModel.AGENT_AUTONOMOUS) {
       const repo = props.spokeFolderRepository;
       if (!repo || typeof repo.repoURL !== 'string' || repo.repoURL.length === 0) {
-        this.problems.push("an agent-autonomous spoke syncs its own folder from Git: give spokeFolderRepository { repoURL: '<the fleet repository>' }");
+        this.problems.push(
+          "an agent-autonomous spoke syncs its own folder from Git: give spokeFolderRepository { repoURL: '<the fleet repository>' }",
+        );
       } else {
-        this.spokeFolderSource = { repoURL: repo.repoURL, targetRevision: repo.targetRevision ?? 'HEAD', outputPath: repo.outputPath ?? 'dist' };
+        this.spokeFolderSource = {
+          repoURL: repo.repoURL,
+          targetRevision: repo.targetRevision ?? 'HEAD',
+          outputPath: repo.outputPath ?? 'dist',
+        };
       }
     } else if (props.spokeFolderRepository) {
-      this.problems.push(`spokeFolderRepository is only used by agent-autonomous spokes, but the model is ${this.model}: drop it`);
+      this.problems.push(
+        `spokeFolderRepository is only used by agent-autonomous spokes, but the model is ${this.model}: drop it`,
+      );
     }
 
     this.hub._addGitOpsCluster(this);
     routeOutput(this, OutputFiles.GITOPS_CLUSTERS);
-    const common = { name: this.name, namespace: this.namespace, placement: props.placement.name, constructPath: `${this.node.path}/Resource` };
+    const common = {
+      name: this.name,
+      namespace: this.namespace,
+      placement: props.placement.name,
+      constructPath: `${this.node.path}/Resource`,
+    };
     if (ocm) {
       apiObjectFrom(
         this,
@@ -307,7 +370,14 @@ export class GitOpsCluster extends Construct {
                   overrideExistingConfigs: props.overrideExistingConfigs ?? false,
                   ...(olm ? { olmSubscription: olm } : {}),
                   ...(mode
-                    ? { argoCDAgent: { mode, serverAddress: props.principalServerAddress, serverPort: props.principalServerPort, propagateHubCA: props.propagateHubCA ?? true } }
+                    ? {
+                        argoCDAgent: {
+                          mode,
+                          serverAddress: props.principalServerAddress,
+                          serverPort: props.principalServerPort,
+                          propagateHubCA: props.propagateHubCA ?? true,
+                        },
+                      }
                     : {}),
                 }
               : undefined,
@@ -318,7 +388,8 @@ export class GitOpsCluster extends Construct {
 
   /** The spokes this GitOpsCluster selects (its placement, evaluated offline). */
   public selectedSpokes(): ISpoke[] {
-    if (!this.placement || typeof this.placement.selectedSpokes !== 'function' || this.placement.hub !== this.hub) return [];
+    if (!this.placement || typeof this.placement.selectedSpokes !== 'function' || this.placement.hub !== this.hub)
+      return [];
     return this.placement.selectedSpokes();
   }
 }

@@ -5,16 +5,37 @@
 import { Chart } from 'cdk8s';
 import { Construct, type IConstruct } from 'constructs';
 import { type FeedbackScrapeType } from '../model/core/types.js';
-import { buildGeneratorConfigMap, buildPlacementReaderRole, buildPlacementReaderRoleBinding } from '../model/delivery/appset.js';
-import { buildAgentAppProject, DeliveryModel, isAgentDeliveryModel, resolveDeliveryModels, spokeFolderPath } from '../model/delivery/delivery-model.js';
+import {
+  buildGeneratorConfigMap,
+  buildPlacementReaderRole,
+  buildPlacementReaderRoleBinding,
+} from '../model/delivery/appset.js';
+import {
+  buildAgentAppProject,
+  DeliveryModel,
+  isAgentDeliveryModel,
+  resolveDeliveryModels,
+  spokeFolderPath,
+} from '../model/delivery/delivery-model.js';
 import { type AppDefinition } from '../model/delivery/hub-application.js';
-import { decideTransition, type DeleteOption, type PreviousSpoke, type PreviousWork, type TransitionDecision } from '../model/delivery/transition.js';
+import {
+  decideTransition,
+  type DeleteOption,
+  type PreviousSpoke,
+  type PreviousWork,
+  type TransitionDecision,
+} from '../model/delivery/transition.js';
 import { type PlanState, type PlanStateSpoke } from '../model/plan/state.js';
 import { buildExpectedApplicationsConfigMap } from '../model/runtime/expected-apps.js';
 import { ETCD_OBJECT_LIMIT } from '../model/validation/object-rules.js';
 import { DEFAULT_WORK_SIZE_BUDGET, dnsLabelRule } from '../model/validation/rules.js';
 import { apiObjectFrom, OutputFiles, routeOutput } from './_output.js';
-import { CONTROLLER_INSTALL_PROPS, ControllerInstall, FeedbackScrape, type ControllerInstallProps } from './controller-install.js';
+import {
+  CONTROLLER_INSTALL_PROPS,
+  ControllerInstall,
+  FeedbackScrape,
+  type ControllerInstallProps,
+} from './controller-install.js';
 import type { IClusterSet, IHub } from './interfaces.js';
 import type { Spoke } from './spoke.js';
 import type { GitOpsCluster } from './gitops-cluster.js';
@@ -74,7 +95,11 @@ export interface HubProps {
   readonly controller?: HubControllerSettings;
 }
 
-const { argoNamespace: _argoNamespace, feedbackScrape: _feedbackScrape, ...controllerSettings } = CONTROLLER_INSTALL_PROPS.spec;
+const {
+  argoNamespace: _argoNamespace,
+  feedbackScrape: _feedbackScrape,
+  ...controllerSettings
+} = CONTROLLER_INSTALL_PROPS.spec;
 
 /** The runtime type of every {@link HubProps} key (see props-check.ts). */
 const HUB_PROPS = propsOf<HubProps>('Hub', {
@@ -152,9 +177,19 @@ const BARE_ID_KINDS: ReadonlySet<string> = new Set(['Hub', 'Spoke']);
 export function claimId(scope: IConstruct, kind: string, name: string): string {
   if (typeof name !== 'string' || name === '') {
     // The constructs library refuses an empty id with a bare stack trace; say what the id is for instead.
-    const examples: Record<string, string> = { Hub: 'hub', ClusterSet: 'prod', Placement: 'all-prod', Spoke: 'prod-east', GitOpsCluster: 'agents' };
+    const examples: Record<string, string> = {
+      Hub: 'hub',
+      ClusterSet: 'prod',
+      Placement: 'all-prod',
+      Spoke: 'prod-east',
+      GitOpsCluster: 'agents',
+    };
     const example = `new ${kind}(${kind === 'Hub' ? 'fleet' : 'hub'}, '${examples[kind] ?? 'guestbook'}'${kind === 'Hub' ? '' : ', …'})`;
-    recordProblem(scope, scope.node.path || kind, `a ${kind} was given ${name === '' ? 'an empty id' : `the id ${JSON.stringify(name) ?? String(name)}`}: the id is its name (a DNS label), for example ${example}`);
+    recordProblem(
+      scope,
+      scope.node.path || kind,
+      `a ${kind} was given ${name === '' ? 'an empty id' : `the id ${JSON.stringify(name) ?? String(name)}`}: the id is its name (a DNS label), for example ${example}`,
+    );
     let n = 1;
     while (scope.node.tryFindChild(`unnamed-${kind.toLowerCase()}-${n}`)) n++;
     return `unnamed-${kind.toLowerCase()}-${n}`;
@@ -164,7 +199,11 @@ export function claimId(scope: IConstruct, kind: string, name: string): string {
   if (!holder) return wanted;
   const holderKind = kindOf(holder);
   const at = scope.node.path ? `${scope.node.path}/${wanted}` : wanted;
-  recordProblem(scope, at, `${scope.node.path ? `"${scope.node.path}"` : 'the fleet'} already has ${holderKind === kind ? `a ${kind}` : 'a construct'} with the id "${name}" (${holder.node.path}): give each ${kind} its own name`);
+  recordProblem(
+    scope,
+    at,
+    `${scope.node.path ? `"${scope.node.path}"` : 'the fleet'} already has ${holderKind === kind ? `a ${kind}` : 'a construct'} with the id "${name}" (${holder.node.path}): give each ${kind} its own name`,
+  );
   let n = 2;
   while (scope.node.tryFindChild(`${wanted}#${n}`)) n++;
   return `${wanted}#${n}`;
@@ -188,7 +227,9 @@ export class Hub extends Chart implements IHub {
     for (const s of [...scope.node.scopes].reverse()) {
       if (Hub.isHub(s)) return s;
     }
-    throw new Error(`${scope.node.path || '<root>'} is not inside a Hub: create it with a Hub (or one of its constructs) as scope`);
+    throw new Error(
+      `${scope.node.path || '<root>'} is not inside a Hub: create it with a Hub (or one of its constructs) as scope`,
+    );
   }
 
   /** The hub name (its folder under dist/). */
@@ -210,7 +251,13 @@ export class Hub extends Chart implements IHub {
   private readonly spokeByName = new Map<string, Spoke>();
   private readonly clusterSetList: IClusterSet[] = [];
   private readonly renderables: Renderable[] = [];
-  private readonly runtimeObjects: Array<{ apiVersion: string; kind: string; namespace?: string; name: string; path: string }> = [];
+  private readonly runtimeObjects: Array<{
+    apiVersion: string;
+    kind: string;
+    namespace?: string;
+    name: string;
+    path: string;
+  }> = [];
   private readonly late: Array<() => void> = [];
   private rendered = false;
   private renderedBy?: string;
@@ -225,7 +272,10 @@ export class Hub extends Chart implements IHub {
   private readonly renderedWorks = new Map<string, PreviousWork[]>();
   /** Spoke Applications (`<namespace>/<name>`) handed over to a managed agent, per spoke (basic → agent-managed). */
   private readonly handOverApps = new Map<string, Set<string>>();
-  private readonly agentProjects = new Map<string, Array<{ cluster: string; namespace: string; sourceRepos: string[] }>>();
+  private readonly agentProjects = new Map<
+    string,
+    Array<{ cluster: string; namespace: string; sourceRepos: string[] }>
+  >();
   private readonly spokeApps = new Map<string, { model: DeliveryModel; path: string }>();
   private readonly autonomousApps = new Map<string, Set<string>>();
 
@@ -239,9 +289,17 @@ export class Hub extends Chart implements IHub {
     this.argoNamespace = props.argoNamespace ?? (this.flavor === HubFlavor.ACM ? 'openshift-gitops' : 'argocd');
     this.feedbackScrape = props.feedbackScrape ?? FeedbackScrape.POLL;
     this.workSizeBudget = props.workSizeBudget ?? DEFAULT_WORK_SIZE_BUDGET;
-    const problems = [dnsLabelRule('hub name', this.name), dnsLabelRule('argoNamespace', this.argoNamespace)].filter((p): p is string => !!p);
-    if (!(typeof this.workSizeBudget === 'number' && this.workSizeBudget > 0 && this.workSizeBudget <= ETCD_OBJECT_LIMIT)) {
-      problems.push(`workSizeBudget ${this.workSizeBudget} must be a number of bytes above 0 and at most ${ETCD_OBJECT_LIMIT} (the etcd object limit): use the default ${DEFAULT_WORK_SIZE_BUDGET} or a smaller budget`);
+    const problems = [dnsLabelRule('hub name', this.name), dnsLabelRule('argoNamespace', this.argoNamespace)].filter(
+      (p): p is string => !!p,
+    );
+    if (!(
+      typeof this.workSizeBudget === 'number' &&
+      this.workSizeBudget > 0 &&
+      this.workSizeBudget <= ETCD_OBJECT_LIMIT
+    )) {
+      problems.push(
+        `workSizeBudget ${this.workSizeBudget} must be a number of bytes above 0 and at most ${ETCD_OBJECT_LIMIT} (the etcd object limit): use the default ${DEFAULT_WORK_SIZE_BUDGET} or a smaller budget`,
+      );
       this.workSizeBudget = DEFAULT_WORK_SIZE_BUDGET;
     }
     this.applicationSetControllerServiceAccount =
@@ -250,7 +308,11 @@ export class Hub extends Chart implements IHub {
     if (problems.length > 0) return; // the install would repeat the namespace problem; validation reports it once
     const { enabled = true, ...install } = props.controller ?? {};
     if (enabled) {
-      this.controller = new ControllerInstall(this, 'Controller', { ...install, argoNamespace: this.argoNamespace, feedbackScrape: this.feedbackScrape });
+      this.controller = new ControllerInstall(this, 'Controller', {
+        ...install,
+        argoNamespace: this.argoNamespace,
+        feedbackScrape: this.feedbackScrape,
+      });
     }
   }
 
@@ -283,7 +345,12 @@ export class Hub extends Chart implements IHub {
     this.checkNotRendered(spoke);
     const existing = this.spokeByName.get(spoke.name);
     if (existing) {
-      if (existing.node.scope !== spoke.node.scope) recordProblem(spoke, spoke.node.path, `hub "${this.name}" already has a spoke named "${spoke.name}" (${existing.node.path}): spoke names are ManagedCluster names and must be unique per hub`);
+      if (existing.node.scope !== spoke.node.scope)
+        recordProblem(
+          spoke,
+          spoke.node.path,
+          `hub "${this.name}" already has a spoke named "${spoke.name}" (${existing.node.path}): spoke names are ManagedCluster names and must be unique per hub`,
+        );
       return false;
     }
     this.spokeList.push(spoke);
@@ -300,9 +367,17 @@ export class Hub extends Chart implements IHub {
   public _addGitOpsCluster(gc: GitOpsCluster): void {
     const other = this.gitOpsClusterList.find((g) => g.flavor !== gc.flavor);
     if (other) {
-      recordProblem(gc, gc.node.path, `GitOpsCluster ${gc.node.path} is ${gc.flavor} but GitOpsCluster ${other.node.path} is ${other.flavor}: a hub installs one GitOpsCluster CRD, so every GitOpsCluster of hub "${this.name}" uses one flavour`);
+      recordProblem(
+        gc,
+        gc.node.path,
+        `GitOpsCluster ${gc.node.path} is ${gc.flavor} but GitOpsCluster ${other.node.path} is ${other.flavor}: a hub installs one GitOpsCluster CRD, so every GitOpsCluster of hub "${this.name}" uses one flavour`,
+      );
     } else if (gc.flavor !== this.flavor) {
-      recordProblem(gc, gc.node.path, `GitOpsCluster ${gc.node.path} is ${gc.flavor} but hub ${this.node.path} is ${this.flavor}: a hub installs its own flavour's GitOpsCluster CRD; drop the flavor prop`);
+      recordProblem(
+        gc,
+        gc.node.path,
+        `GitOpsCluster ${gc.node.path} is ${gc.flavor} but hub ${this.node.path} is ${this.flavor}: a hub installs its own flavour's GitOpsCluster CRD; drop the flavor prop`,
+      );
     }
     this.gitOpsClusterList.push(gc);
   }
@@ -326,13 +401,24 @@ export class Hub extends Chart implements IHub {
     const known = this.decisions.get(name);
     if (known) return known;
     if (!this.spokeModels) {
-      const { models, problems } = resolveDeliveryModels(this.gitOpsClusterList.map((g) => ({ path: g.node.path, model: g.model, spokes: g.selectedSpokes().map((s) => s.name) })));
+      const { models, problems } = resolveDeliveryModels(
+        this.gitOpsClusterList.map((g) => ({
+          path: g.node.path,
+          model: g.model,
+          spokes: g.selectedSpokes().map((s) => s.name),
+        })),
+      );
       for (const p of problems) recordProblem(this, p.path, p.message);
       this.spokeModels = models;
     }
     const found = this.spokeModels.get(name);
     const spoke = this.spokeByName.get(name);
-    const decision = decideTransition(name, found?.model ?? DeliveryModel.BASIC, spoke?._moveTarget, this.movingWorksOf(name));
+    const decision = decideTransition(
+      name,
+      found?.model ?? DeliveryModel.BASIC,
+      spoke?._moveTarget,
+      this.movingWorksOf(name),
+    );
     if (decision.problem) recordProblem(this, spoke?.node.path ?? this.node.path, decision.problem);
     if (decision.warning) this.transitionWarnings.push(decision.warning);
     const result = { ...decision, ...(found ? { gitOpsCluster: found.path } : {}) };
@@ -425,7 +511,13 @@ export class Hub extends Chart implements IHub {
    * @internal an Application one construct delivers to one spoke (`<spoke>/<namespace>/<name>` on the
    * spoke). A basic-model and an agent-model delivery of the same Application is a problem naming both.
    */
-  public _claimSpokeApplication(spoke: string, namespace: string, name: string, model: DeliveryModel, path: string): void {
+  public _claimSpokeApplication(
+    spoke: string,
+    namespace: string,
+    name: string,
+    model: DeliveryModel,
+    path: string,
+  ): void {
     const key = `${spoke}/${namespace}/${name}`;
     if (model === DeliveryModel.AGENT_AUTONOMOUS) {
       // Rendered into the spoke's own folder: the hub records it so status can tell when it never shows up.
@@ -439,7 +531,11 @@ export class Hub extends Chart implements IHub {
       return;
     }
     if (isAgentDeliveryModel(prior.model) !== isAgentDeliveryModel(model)) {
-      recordProblem(this, path, `${path} delivers Application ${namespace}/${name} to spoke "${spoke}" in the ${model} model, and ${prior.path} delivers the same Application there in the ${prior.model} model: the two would fight over it; deliver it from one construct (move the spoke with moveTo for a hand-over)`);
+      recordProblem(
+        this,
+        path,
+        `${path} delivers Application ${namespace}/${name} to spoke "${spoke}" in the ${model} model, and ${prior.path} delivers the same Application there in the ${prior.model} model: the two would fight over it; deliver it from one construct (move the spoke with moveTo for a hand-over)`,
+      );
     }
   }
 
@@ -450,7 +546,11 @@ export class Hub extends Chart implements IHub {
   public _addAgentProjectDestination(def: AppDefinition, cluster: string): void {
     if (def.project === 'default') return;
     const list = this.agentProjects.get(def.project) ?? [];
-    list.push({ cluster, namespace: def.destinationNamespace, sourceRepos: def.sources.map((s) => s.repoURL).filter((r): r is string => typeof r === 'string') });
+    list.push({
+      cluster,
+      namespace: def.destinationNamespace,
+      sourceRepos: def.sources.map((s) => s.repoURL).filter((r): r is string => typeof r === 'string'),
+    });
     this.agentProjects.set(def.project, list);
   }
 
@@ -467,7 +567,16 @@ export class Hub extends Chart implements IHub {
       const gitOpsCluster = this._deliveryModelOf(spoke).gitOpsCluster;
       const source = this.gitOpsClusterList.find((g) => g.node.path === gitOpsCluster)?.spokeFolderSource;
       const folder = source ? spokeFolderPath(source, this.name, spoke) : `dist/${this.name}/spokes/${spoke}`;
-      apiObjectFrom(scope, spoke, buildExpectedApplicationsConfigMap({ spoke, namespace: this.argoNamespace, applications: [...this.autonomousApps.get(spoke)!], folder }));
+      apiObjectFrom(
+        scope,
+        spoke,
+        buildExpectedApplicationsConfigMap({
+          spoke,
+          namespace: this.argoNamespace,
+          applications: [...this.autonomousApps.get(spoke)!],
+          folder,
+        }),
+      );
     }
   }
 
@@ -481,7 +590,12 @@ export class Hub extends Chart implements IHub {
     this.checkNotRendered(set);
     const existing = this.clusterSetList.find((s) => s.name === set.name);
     if (existing) {
-      if (existing.node.scope !== set.node.scope) recordProblem(set, set.node.path, `hub "${this.name}" already has a cluster set named "${set.name}" (${existing.node.path}): use one ClusterSet per name`);
+      if (existing.node.scope !== set.node.scope)
+        recordProblem(
+          set,
+          set.node.path,
+          `hub "${this.name}" already has a cluster set named "${set.name}" (${existing.node.path}): use one ClusterSet per name`,
+        );
       return false;
     }
     this.clusterSetList.push(set);
@@ -492,12 +606,24 @@ export class Hub extends Chart implements IHub {
    * @internal an object that will exist on the hub at runtime (an ApplicationSet-generated Application
    * for a spoke its placement selects offline), checked for collisions with synthesized objects.
    */
-  public _addRuntimeObject(obj: { apiVersion: string; kind: string; namespace?: string; name: string; path: string }): void {
+  public _addRuntimeObject(obj: {
+    apiVersion: string;
+    kind: string;
+    namespace?: string;
+    name: string;
+    path: string;
+  }): void {
     this.runtimeObjects.push(obj);
   }
 
   /** @internal */
-  public get _runtimeObjects(): ReadonlyArray<{ apiVersion: string; kind: string; namespace?: string; name: string; path: string }> {
+  public get _runtimeObjects(): ReadonlyArray<{
+    apiVersion: string;
+    kind: string;
+    namespace?: string;
+    name: string;
+    path: string;
+  }> {
     return this.runtimeObjects;
   }
 
@@ -533,7 +659,11 @@ export class Hub extends Chart implements IHub {
     routeOutput(this.appSetSupport, OutputFiles.APPLICATION_SETS);
     apiObjectFrom(this.appSetSupport, 'GeneratorConfigMap', buildGeneratorConfigMap(this.argoNamespace));
     apiObjectFrom(this.appSetSupport, 'PlacementReaderRole', buildPlacementReaderRole(this.argoNamespace));
-    apiObjectFrom(this.appSetSupport, 'PlacementReaderRoleBinding', buildPlacementReaderRoleBinding(this.argoNamespace, this.applicationSetControllerServiceAccount));
+    apiObjectFrom(
+      this.appSetSupport,
+      'PlacementReaderRoleBinding',
+      buildPlacementReaderRoleBinding(this.argoNamespace, this.applicationSetControllerServiceAccount),
+    );
   }
 
   /**
@@ -549,7 +679,11 @@ export class Hub extends Chart implements IHub {
       const scope = new Construct(this, 'AgentProjects');
       routeOutput(scope, OutputFiles.AGENT_PROJECTS);
       for (const project of [...this.agentProjects.keys()].sort()) {
-        apiObjectFrom(scope, project, buildAgentAppProject(project, this.argoNamespace, this.agentProjects.get(project)!));
+        apiObjectFrom(
+          scope,
+          project,
+          buildAgentAppProject(project, this.argoNamespace, this.agentProjects.get(project)!),
+        );
       }
     }
     this.renderExpectedApplications();

@@ -21,7 +21,9 @@ export class Inventory {
     try {
       text = readFileSync(path, 'utf8');
     } catch (error) {
-      throw new Error(`cannot read inventory ${path}: ${(error as Error).message}: run \`pullfleet inventory pull --hub <name> -o ${path}\` to create it`);
+      throw new Error(
+        `cannot read inventory ${path}: ${(error as Error).message}: run \`pullfleet inventory pull --hub <name> -o ${path}\` to create it`,
+      );
     }
     return new Inventory(parseInventory(text, path), path);
   }
@@ -45,7 +47,13 @@ export class Inventory {
 
   /** The cluster entries, sorted by name (copies). */
   public get clusters(): InventorySpoke[] {
-    return this.data.clusters.map((c) => ({ ...c, labels: { ...c.labels }, claims: { ...c.claims }, taints: [...c.taints], clusterSets: [...c.clusterSets] }));
+    return this.data.clusters.map((c) => ({
+      ...c,
+      labels: { ...c.labels },
+      claims: { ...c.claims },
+      taints: [...c.taints],
+      clusterSets: [...c.clusterSets],
+    }));
   }
 
   /** Names of the ManagedClusterSets the hub reported, sorted. */
@@ -130,15 +138,22 @@ export const ADD_INVENTORY_OPTIONS = propsOf<AddInventoryOptions>('addInventory 
 export function addInventoryTo(hub: Hub, inventory: Inventory, options: AddInventoryOptions = {}): Spoke[] {
   const where = `${hub.node.path}: inventory ${inventory.source}`;
   if (inventory.hub !== hub.name) {
-    throw new Error(`${where} is for hub "${inventory.hub}", not "${hub.name}": load inventory/${hub.name}.yaml (pullfleet inventory pull --hub ${hub.name})`);
+    throw new Error(
+      `${where} is for hub "${inventory.hub}", not "${hub.name}": load inventory/${hub.name}.yaml (pullfleet inventory pull --hub ${hub.name})`,
+    );
   }
   const entries = inventory.clusters;
   const names = new Set(entries.map((e) => e.name));
   const overrides = options.overrides ?? {};
   const exclude = new Set(options.exclude ?? []);
-  const stale = [...Object.keys(overrides).map((n) => ['overrides', n] as const), ...[...exclude].map((n) => ['exclude', n] as const)].filter(([, n]) => !names.has(n));
+  const stale = [
+    ...Object.keys(overrides).map((n) => ['overrides', n] as const),
+    ...[...exclude].map((n) => ['exclude', n] as const),
+  ].filter(([, n]) => !names.has(n));
   if (stale.length > 0) {
-    throw new Error(`${where}: ${stale.map(([what, n]) => `${what} names "${n}"`).join(', ')}, which is not in the inventory: remove it, or pull the inventory again if the cluster is new`);
+    throw new Error(
+      `${where}: ${stale.map(([what, n]) => `${what} names "${n}"`).join(', ')}, which is not in the inventory: remove it, or pull the inventory again if the cluster is new`,
+    );
   }
   const both = Object.keys(overrides).filter((n) => exclude.has(n));
   if (both.length > 0) throw new Error(`${where}: "${both.join('", "')}" is both overridden and excluded: keep one`);

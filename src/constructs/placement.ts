@@ -1,12 +1,30 @@
 import { Construct, type IConstruct } from 'constructs';
 import { PLACEMENT_API_VERSION } from '../model/core/keys.js';
 import { type SelectorRequirement } from '../model/core/selectors.js';
-import { evaluatePlacement, type ClusterPredicate, type PlacementSpec, type PrioritizerConfiguration, type Toleration } from '../model/placement/placement.js';
+import {
+  evaluatePlacement,
+  type ClusterPredicate,
+  type PlacementSpec,
+  type PrioritizerConfiguration,
+  type Toleration,
+} from '../model/placement/placement.js';
 import { dnsLabelRule } from '../model/validation/rules.js';
 import { claimId, nameFromId, Hub, kindOf, markKind } from './hub.js';
 import type { IClusterSet, IPlacement, ISpoke } from './interfaces.js';
 import { apiObjectFrom, OutputFiles, routeOutput } from './_output.js';
-import { checkProps, checkPropsValue, clusterSetRef, listOf, num, propsOf, ref, required, shape, str, stringMap } from './_props-check.js';
+import {
+  checkProps,
+  checkPropsValue,
+  clusterSetRef,
+  listOf,
+  num,
+  propsOf,
+  ref,
+  required,
+  shape,
+  str,
+  stringMap,
+} from './_props-check.js';
 
 export type { IPlacement } from './interfaces.js';
 
@@ -38,12 +56,25 @@ class ImportedPlacement extends Construct implements IPlacement {
     this.hub = hub;
     this.name = name;
     this.namespace = namespace;
-    const problems = [dnsLabelRule('placement name', name), dnsLabelRule('placement namespace', namespace)].filter((p): p is string => !!p);
+    const problems = [dnsLabelRule('placement name', name), dnsLabelRule('placement namespace', namespace)].filter(
+      (p): p is string => !!p,
+    );
     this.node.addValidation({
       validate: () => {
-        const declared = hub.node.findAll().find((c) => c !== this && kindOf(c) === 'Placement' && (c as Partial<IPlacement>).name === name && (c as Partial<IPlacement>).namespace === namespace);
+        const declared = hub.node
+          .findAll()
+          .find(
+            (c) =>
+              c !== this &&
+              kindOf(c) === 'Placement' &&
+              (c as Partial<IPlacement>).name === name &&
+              (c as Partial<IPlacement>).namespace === namespace,
+          );
         if (!declared) return problems;
-        return [...problems, `placement "${namespace}/${name}" is imported with Placement.fromName, but the fleet also declares it (${declared.node.path}): use the declared Placement`];
+        return [
+          ...problems,
+          `placement "${namespace}/${name}" is imported with Placement.fromName, but the fleet also declares it (${declared.node.path}): use the declared Placement`,
+        ];
       },
     });
   }
@@ -144,7 +175,11 @@ export interface PlacementProps {
 }
 
 const selectorRequirements = listOf(
-  shape<SelectorRequirement>('selector requirement', { key: required(str()), operator: required(str<SelectorRequirement['operator']>()), values: listOf(str(), "['us-east-1']") }),
+  shape<SelectorRequirement>('selector requirement', {
+    key: required(str()),
+    operator: required(str<SelectorRequirement['operator']>()),
+    values: listOf(str(), "['us-east-1']"),
+  }),
   "[{ key: 'region', operator: 'In', values: ['us-east-1'] }]",
 );
 
@@ -152,16 +187,32 @@ const selectorRequirements = listOf(
 const PLACEMENT_PROPS = propsOf<PlacementProps>('Placement', {
   clusterSets: listOf(clusterSetRef<IClusterSet>(), '[prod]'),
   predicates: listOf(
-    shape<ClusterPredicateProps>('predicate', { labels: stringMap('label', "{ region: 'us-east-1' }"), labelExpressions: selectorRequirements, claimExpressions: selectorRequirements }),
+    shape<ClusterPredicateProps>('predicate', {
+      labels: stringMap('label', "{ region: 'us-east-1' }"),
+      labelExpressions: selectorRequirements,
+      claimExpressions: selectorRequirements,
+    }),
     "[{ labels: { region: 'us-east-1' } }]",
   ),
   numberOfClusters: num('a whole number'),
   tolerations: listOf(
-    shape<Toleration>('toleration', { key: str(), operator: str<NonNullable<Toleration['operator']>>(), value: str(), effect: str<NonNullable<Toleration['effect']>>(), tolerationSeconds: num() }),
+    shape<Toleration>('toleration', {
+      key: str(),
+      operator: str<NonNullable<Toleration['operator']>>(),
+      value: str(),
+      effect: str<NonNullable<Toleration['effect']>>(),
+      tolerationSeconds: num(),
+    }),
     "[{ key: 'gpu', operator: 'Exists' }]",
   ),
   prioritizers: listOf(
-    ref<Prioritizer>((v) => v instanceof Prioritizer || (typeof v === 'object' && v !== null && typeof (v as { configuration?: unknown }).configuration === 'object'), 'a Prioritizer', "use Prioritizer.builtIn('Steady') or Prioritizer.addOn(resource, score)"),
+    ref<Prioritizer>(
+      (v) =>
+        v instanceof Prioritizer ||
+        (typeof v === 'object' && v !== null && typeof (v as { configuration?: unknown }).configuration === 'object'),
+      'a Prioritizer',
+      "use Prioritizer.builtIn('Steady') or Prioritizer.addOn(resource, score)",
+    ),
     "[Prioritizer.builtIn('Steady')]",
   ),
   prioritizerMode: str<PrioritizerMode>(),
@@ -211,8 +262,13 @@ export class Placement extends Construct implements IPlacement {
     this.hub = Hub.of(scope);
     this.name = nameFromId(this, id);
     this.namespace = props.namespace ?? this.hub.argoNamespace;
-    if (props.numberOfClusters !== undefined && !(Number.isInteger(props.numberOfClusters) && props.numberOfClusters >= 0)) {
-      this.problems.push(`numberOfClusters ${props.numberOfClusters} must be a whole number >= 0: use 1 or more, or leave it out to select every matching cluster`);
+    if (
+      props.numberOfClusters !== undefined &&
+      !(Number.isInteger(props.numberOfClusters) && props.numberOfClusters >= 0)
+    ) {
+      this.problems.push(
+        `numberOfClusters ${props.numberOfClusters} must be a whole number >= 0: use 1 or more, or leave it out to select every matching cluster`,
+      );
     }
     this.numberOfClusters = props.numberOfClusters;
     this.clusterSetRefs = [...(props.clusterSets ?? [])];
@@ -224,7 +280,9 @@ export class Placement extends Construct implements IPlacement {
       return {
         requiredClusterSelector: {
           ...(Object.keys(labelSelector).length ? { labelSelector } : {}),
-          ...(p.claimExpressions?.length ? { claimSelector: { matchExpressions: p.claimExpressions.map((e) => ({ ...e })) } } : {}),
+          ...(p.claimExpressions?.length
+            ? { claimSelector: { matchExpressions: p.claimExpressions.map((e) => ({ ...e })) } }
+            : {}),
         },
       };
     });
@@ -241,7 +299,10 @@ export class Placement extends Construct implements IPlacement {
     }
     this.spec = spec;
 
-    for (const problem of [dnsLabelRule('placement name', this.name), dnsLabelRule('placement namespace', this.namespace)]) {
+    for (const problem of [
+      dnsLabelRule('placement name', this.name),
+      dnsLabelRule('placement namespace', this.namespace),
+    ]) {
       if (problem) this.problems.push(problem);
     }
     this.node.addValidation({ validate: () => [...this.problems, ...this.bindingProblems()] });
@@ -257,11 +318,16 @@ export class Placement extends Construct implements IPlacement {
 
   /** @internal legal but almost certainly wrong (shown by synth and validate; errors with --strict). */
   public _warnings(): string[] {
-    if (this.numberOfClusters === 0) return ['numberOfClusters is 0, so this placement selects no cluster and its apps go nowhere: raise it, or leave it out to select every matching cluster'];
+    if (this.numberOfClusters === 0)
+      return [
+        'numberOfClusters is 0, so this placement selects no cluster and its apps go nowhere: raise it, or leave it out to select every matching cluster',
+      ];
     if (this.bindingProblems().length > 0) return [];
     const spokes = this.hub.spokes.length;
     if (this.selectedSpokes().length === 0) {
-      return [`selects none of the hub's ${spokes} spoke${spokes === 1 ? '' : 's'} (evaluated offline): check its cluster sets, predicates and tolerations against the spokes' labels and taints`];
+      return [
+        `selects none of the hub's ${spokes} spoke${spokes === 1 ? '' : 's'} (evaluated offline): check its cluster sets, predicates and tolerations against the spokes' labels and taints`,
+      ];
     }
     return [];
   }
@@ -270,7 +336,9 @@ export class Placement extends Construct implements IPlacement {
     const problems: string[] = [];
     for (const set of this.clusterSetRefs) {
       if (set.hub !== this.hub) {
-        problems.push(`cluster set "${set.name}" (${set.node.path}) is not a cluster set of hub "${this.hub.name}": use a ClusterSet declared on this hub`);
+        problems.push(
+          `cluster set "${set.name}" (${set.node.path}) is not a cluster set of hub "${this.hub.name}": use a ClusterSet declared on this hub`,
+        );
       } else if (!set.bindings.includes(this.namespace)) {
         problems.push(
           `cluster set "${set.name}" is not bound to namespace "${this.namespace}", so this placement would select nothing from it: add "${this.namespace}" to the set's bindings (clusterSet.bindTo('${this.namespace}'))`,
@@ -288,7 +356,13 @@ export class Placement extends Construct implements IPlacement {
   /** The spokes this Placement selects from the hub's declared spokes, evaluated offline (sorted by name). */
   public selectedSpokes(): ISpoke[] {
     const spokes = this.hub.spokes;
-    const names = new Set(evaluatePlacement(this.spec, spokes.map((s) => s.inventoryEntry()), this.boundSets()));
+    const names = new Set(
+      evaluatePlacement(
+        this.spec,
+        spokes.map((s) => s.inventoryEntry()),
+        this.boundSets(),
+      ),
+    );
     return spokes.filter((s) => names.has(s.name)).sort((a, b) => (a.name < b.name ? -1 : 1));
   }
 }

@@ -3,7 +3,12 @@ import type { Construct } from 'constructs';
 import { Construct as PlainConstruct } from 'constructs';
 import { ARGOCD_API_VERSION } from '../model/core/keys.js';
 import { manifestWorkName, MAX_LABEL_LENGTH } from '../model/core/names.js';
-import { applicationSetAppNamePattern, buildPullApplicationSet, DEFAULT_REQUEUE_AFTER_SECONDS, generatedApplicationName } from '../model/delivery/appset.js';
+import {
+  applicationSetAppNamePattern,
+  buildPullApplicationSet,
+  DEFAULT_REQUEUE_AFTER_SECONDS,
+  generatedApplicationName,
+} from '../model/delivery/appset.js';
 import { buildAutonomousSpokeApplication } from '../model/delivery/agent-applications.js';
 import { DeliveryModel } from '../model/delivery/delivery-model.js';
 import { NO_HANDBACK, type AgentHandback } from '../model/delivery/hub-application.js';
@@ -62,11 +67,16 @@ export class PullApplicationSet extends PullAppBase {
     this.placement = props.placement;
     this.requeueAfterSeconds = props.requeueAfterSeconds ?? DEFAULT_REQUEUE_AFTER_SECONDS;
     if (!(Number.isInteger(this.requeueAfterSeconds) && this.requeueAfterSeconds > 0)) {
-      this.problems.push(`requeueAfterSeconds ${props.requeueAfterSeconds} must be a whole number of seconds > 0: use the default ${DEFAULT_REQUEUE_AFTER_SECONDS} or another positive number`);
+      this.problems.push(
+        `requeueAfterSeconds ${props.requeueAfterSeconds} must be a whole number of seconds > 0: use the default ${DEFAULT_REQUEUE_AFTER_SECONDS} or another positive number`,
+      );
       this.requeueAfterSeconds = DEFAULT_REQUEUE_AFTER_SECONDS;
     }
     if (!props.placement || typeof props.placement.selectedSpokes !== 'function') {
-      if (!propReported(this, 'placement')) this.problems.push('placement is missing: give the Placement whose decisions choose the spokes (or use PullApplication with spokes)');
+      if (!propReported(this, 'placement'))
+        this.problems.push(
+          'placement is missing: give the Placement whose decisions choose the spokes (or use PullApplication with spokes)',
+        );
       return;
     }
     if (this.placementOnThisHub(props.placement) && props.placement.namespace !== this.hub.argoNamespace) {
@@ -88,7 +98,10 @@ export class PullApplicationSet extends PullAppBase {
   }
 
   /** The ApplicationSet (basic and agent-managed models); agent-autonomous apps render per spoke instead. */
-  private renderApplicationSet(model: DeliveryModel.BASIC | DeliveryModel.AGENT_MANAGED, handback: AgentHandback): void {
+  private renderApplicationSet(
+    model: DeliveryModel.BASIC | DeliveryModel.AGENT_MANAGED,
+    handback: AgentHandback,
+  ): void {
     routeOutput(this, OutputFiles.APPLICATION_SETS);
     const path = `${this.node.path}/ApplicationSet`;
     this.renderedApplicationSet = apiObjectFrom(
@@ -109,14 +122,25 @@ export class PullApplicationSet extends PullAppBase {
 
   /** The work the controller writes for the app generated for `spoke` (basic model). */
   private workOn(spoke: string): string {
-    return manifestWorkName(this.hub.argoNamespace, generatedApplicationName(applicationSetAppNamePattern(this.name), spoke));
+    return manifestWorkName(
+      this.hub.argoNamespace,
+      generatedApplicationName(applicationSetAppNamePattern(this.name), spoke),
+    );
   }
 
   /** @internal a basic ApplicationSet keeps delivering to the spokes its placement selects, whatever their model. */
   public _worksKeptOn(spoke: string): string[] {
-    if (!this.placement || typeof this.placement.selectedSpokes !== 'function' || this.placement.hub !== this.hub || !this.placement.evaluatedOffline) return [];
+    if (
+      !this.placement ||
+      typeof this.placement.selectedSpokes !== 'function' ||
+      this.placement.hub !== this.hub ||
+      !this.placement.evaluatedOffline
+    )
+      return [];
     if (this.model !== DeliveryModel.BASIC) return [];
-    return this.placement.selectedSpokes().some((s) => s.name === spoke && s.hub === this.hub) ? [this.workOn(spoke)] : [];
+    return this.placement.selectedSpokes().some((s) => s.name === spoke && s.hub === this.hub)
+      ? [this.workOn(spoke)]
+      : [];
   }
 
   /**
@@ -124,13 +148,30 @@ export class PullApplicationSet extends PullAppBase {
    * placement), each spoke's decision as it applies to this ApplicationSet (applicationSetDecision: a
    * spoke's move reshapes only the ApplicationSets whose delivery to it changes model).
    */
-  private rendering(): { model: DeliveryModel; handback: AgentHandback; decisions: Map<string, TransitionDecision>; clear?: boolean } {
+  private rendering(): {
+    model: DeliveryModel;
+    handback: AgentHandback;
+    decisions: Map<string, TransitionDecision>;
+    clear?: boolean;
+  } {
     const model = this.model;
     const decisions = new Map<string, TransitionDecision>();
     if (!this.placement.evaluatedOffline) return { model, handback: NO_HANDBACK, decisions };
     const spokes = this.placement.selectedSpokes().filter((spoke) => spoke.hub === this.hub);
-    for (const spoke of spokes) decisions.set(spoke.name, applicationSetDecision(model, this.hub._deliveryModelOf(spoke.name), this.hub._previousSpoke(spoke.name), this.workOn(spoke.name)));
-    const step = applicationSetStep(model, spokes.map((spoke) => ({ name: spoke.name, decision: decisions.get(spoke.name)! })));
+    for (const spoke of spokes)
+      decisions.set(
+        spoke.name,
+        applicationSetDecision(
+          model,
+          this.hub._deliveryModelOf(spoke.name),
+          this.hub._previousSpoke(spoke.name),
+          this.workOn(spoke.name),
+        ),
+      );
+    const step = applicationSetStep(
+      model,
+      spokes.map((spoke) => ({ name: spoke.name, decision: decisions.get(spoke.name)! })),
+    );
     if (step.problem) this.problems.push(`placement "${this.placement.name}" ${step.problem}`);
     return { ...step, decisions };
   }
@@ -154,7 +195,10 @@ export class PullApplicationSet extends PullAppBase {
   private checkGeneratedName(appName: string, spoke: string): void {
     if (appName.length <= MAX_LABEL_LENGTH) return;
     const room = MAX_LABEL_LENGTH - spoke.length - 1;
-    const fix = room > 0 ? `shorten the app name "${this.name}" to at most ${room} characters` : `the spoke name alone leaves no room: shorten the spoke name`;
+    const fix =
+      room > 0
+        ? `shorten the app name "${this.name}" to at most ${room} characters`
+        : `the spoke name alone leaves no room: shorten the spoke name`;
     this.warnings.push(
       `the Application generated for spoke "${spoke}" is named "${appName}" (${appName.length} characters, over ${MAX_LABEL_LENGTH}): Argo CD's label-based resource tracking and ACM's search carry the app name in a label value; ${fix}`,
     );
@@ -171,14 +215,21 @@ export class PullApplicationSet extends PullAppBase {
     if (!this.placement.evaluatedOffline) return;
     for (const spoke of this.placement.selectedSpokes()) {
       // Agent-managed: the principal hands the AppProject to the agent; the bootstrap brings namespace and RBAC.
-      this.hub._spokeNamed(spoke.name)?._addDelivery(model === DeliveryModel.AGENT_MANAGED ? { ...this.delivery(), project: undefined } : this.delivery());
+      this.hub
+        ._spokeNamed(spoke.name)
+        ?._addDelivery(
+          model === DeliveryModel.AGENT_MANAGED ? { ...this.delivery(), project: undefined } : this.delivery(),
+        );
       // The applicationset-controller names the app in full; the work name and plan ids follow from it.
       const appName = generatedApplicationName(applicationSetAppNamePattern(this.name), spoke.name);
       this.checkGeneratedName(appName, spoke.name);
       this.hub._claimSpokeApplication(spoke.name, this.hub.argoNamespace, appName, model, `${this.node.path}`);
       if (handback.releaseFinalizer || clear) {
         // Basic → agent-managed: the spoke Application this move hands to the agent (named by plan).
-        this.hub._addHandOver(spoke.name, `${spokeAppNamespace({ metadata: { name: appName, namespace: this.hub.argoNamespace, annotations: this.definition.annotations } })}/${appName}`);
+        this.hub._addHandOver(
+          spoke.name,
+          `${spokeAppNamespace({ metadata: { name: appName, namespace: this.hub.argoNamespace, annotations: this.definition.annotations } })}/${appName}`,
+        );
       }
       if (clear) continue;
       if (model === DeliveryModel.AGENT_AUTONOMOUS) {
@@ -188,14 +239,25 @@ export class PullApplicationSet extends PullAppBase {
         apiObjectFrom(
           scope,
           'Application',
-          buildAutonomousSpokeApplication(this.definition, { cluster: spoke.name, namespace: this.hub.argoNamespace, constructPath: `${scope.node.path}/Application`, name: appName }) as never,
+          buildAutonomousSpokeApplication(this.definition, {
+            cluster: spoke.name,
+            namespace: this.hub.argoNamespace,
+            constructPath: `${scope.node.path}/Application`,
+            name: appName,
+          }) as never,
         );
         continue;
       }
       if (model === DeliveryModel.AGENT_MANAGED) this.hub._addAgentProjectDestination(this.definition, spoke.name);
       // The work the controller will write for this app, recorded in the plan state like a rendered one
       // (a later move of the spoke goes step by step from its deleteOption).
-      if (model === DeliveryModel.BASIC) this.hub._addRenderedWork(spoke.name, manifestWorkName(this.hub.argoNamespace, appName), handback.standBy ? 'Orphan' : 'Foreground', decisions.get(spoke.name)?.fromAgent === true);
+      if (model === DeliveryModel.BASIC)
+        this.hub._addRenderedWork(
+          spoke.name,
+          manifestWorkName(this.hub.argoNamespace, appName),
+          handback.standBy ? 'Orphan' : 'Foreground',
+          decisions.get(spoke.name)?.fromAgent === true,
+        );
       this.hub._addRuntimeObject({
         apiVersion: ARGOCD_API_VERSION,
         kind: 'Application',

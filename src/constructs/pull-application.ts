@@ -1,8 +1,15 @@
 import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
-import { buildAgentManagedHubApplication, buildAutonomousSpokeApplication } from '../model/delivery/agent-applications.js';
+import {
+  buildAgentManagedHubApplication,
+  buildAutonomousSpokeApplication,
+} from '../model/delivery/agent-applications.js';
 import { DeliveryModel } from '../model/delivery/delivery-model.js';
-import { applyAgentHandback, buildStaticHubApplication, staticHubApplicationName } from '../model/delivery/hub-application.js';
+import {
+  applyAgentHandback,
+  buildStaticHubApplication,
+  staticHubApplicationName,
+} from '../model/delivery/hub-application.js';
 import { buildManifestWork, spokeAppNamespace, wrapProblem } from '../model/delivery/manifestwork.js';
 import { handbackOf } from '../model/delivery/transition.js';
 import { localClusterRule, workSizeRule } from '../model/validation/rules.js';
@@ -75,7 +82,9 @@ export class PullApplication extends PullAppBase {
       return;
     }
     if (this.placements.includes(placement)) {
-      this.problems.push(`app "${this.name}" already deploys to placement "${placement.name}": add each placement once`);
+      this.problems.push(
+        `app "${this.name}" already deploys to placement "${placement.name}": add each placement once`,
+      );
       return;
     }
     this.placements.push(placement);
@@ -85,7 +94,8 @@ export class PullApplication extends PullAppBase {
   public targets(): ISpoke[] {
     const all = new Map<string, ISpoke>();
     for (const spoke of this.spokeList) all.set(spoke.name, spoke);
-    for (const placement of this.placements) for (const spoke of placement.selectedSpokes()) if (!all.has(spoke.name)) all.set(spoke.name, spoke);
+    for (const placement of this.placements)
+      for (const spoke of placement.selectedSpokes()) if (!all.has(spoke.name)) all.set(spoke.name, spoke);
     return [...all.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
 
@@ -94,7 +104,9 @@ export class PullApplication extends PullAppBase {
     for (const placement of this.placements) this.placementOnThisHub(placement);
     for (const spoke of this.targets()) {
       if (spoke.hub !== this.hub) {
-        this.problems.push(`spoke "${spoke.name}" (${spoke.node.path}) is not a spoke of hub "${this.hub.name}": declare it on this hub or deliver from its own hub`);
+        this.problems.push(
+          `spoke "${spoke.name}" (${spoke.node.path}) is not a spoke of hub "${this.hub.name}": declare it on this hub or deliver from its own hub`,
+        );
         continue;
       }
       const local = localClusterRule(this.name, spoke.name);
@@ -106,12 +118,22 @@ export class PullApplication extends PullAppBase {
       const decision = this.hub._deliveryModelOf(spoke.name);
       const model = decision.model;
       const target = { cluster: spoke.name, namespace: this.hub.argoNamespace, constructPath: scope.node.path };
-      this.hub._claimSpokeApplication(spoke.name, this.hub.argoNamespace, staticHubApplicationName(this.name, spoke.name), model, scope.node.path);
+      this.hub._claimSpokeApplication(
+        spoke.name,
+        this.hub.argoNamespace,
+        staticHubApplicationName(this.name, spoke.name),
+        model,
+        scope.node.path,
+      );
       if (model === DeliveryModel.AGENT_MANAGED) {
         // The principal owns the spec: a hub Application routed to the agent by destination name.
         const appScope = new Construct(scope, 'HubApplication');
         routeOutput(appScope, OutputFiles.APPLICATIONS);
-        appScope.node.defaultChild = apiObjectFrom(appScope, 'Application', buildAgentManagedHubApplication(this.definition, target) as never);
+        appScope.node.defaultChild = apiObjectFrom(
+          appScope,
+          'Application',
+          buildAgentManagedHubApplication(this.definition, target) as never,
+        );
         this.hub._addAgentProjectDestination(this.definition, spoke.name);
         // The principal hands the AppProject to the agent; the bootstrap brings only namespace and RBAC.
         this.hub._spokeNamed(spoke.name)?._addDelivery({ ...this.delivery(), project: undefined });
@@ -143,7 +165,8 @@ export class PullApplication extends PullAppBase {
         continue;
       }
       // Basic → agent-managed: the spoke Application this move hands to the agent (named by plan).
-      if (decision.moveStep !== undefined) this.hub._addHandOver(spoke.name, `${spokeAppNamespace(hubApp)}/${hubApp.metadata.name}`);
+      if (decision.moveStep !== undefined)
+        this.hub._addHandOver(spoke.name, `${spokeAppNamespace(hubApp)}/${hubApp.metadata.name}`);
       if (decision.clear) {
         // Step 2 of basic → agent-managed: neither hub Application nor work; removing the work (Foreground)
         // deletes the spoke Application, which step 1 left without the resources finalizer.
@@ -193,7 +216,9 @@ export class PullApplication extends PullAppBase {
     const scope = this.node.tryFindChild(name)?.node.tryFindChild(id);
     if (!scope) {
       const delivered = this.node.children.filter((c) => c.node.tryFindChild('Work')).map((c) => c.node.id);
-      throw new Error(`${this.node.path}: app "${this.name}" renders nothing for spoke "${name}" (it delivers to ${delivered.length ? delivered.map((n) => `"${n}"`).join(', ') : 'no spoke'}): deploy it there first, or use one of those spokes`);
+      throw new Error(
+        `${this.node.path}: app "${this.name}" renders nothing for spoke "${name}" (it delivers to ${delivered.length ? delivered.map((n) => `"${n}"`).join(', ') : 'no spoke'}): deploy it there first, or use one of those spokes`,
+      );
     }
     return ApiObject.of(scope);
   }
@@ -202,7 +227,9 @@ export class PullApplication extends PullAppBase {
   public override _warnings(): string[] {
     const warnings = super._warnings();
     if (this.delivered === 0 && this.problems.length === 0) {
-      warnings.push(`app "${this.name}" is delivered nowhere: ${this.placements.length ? 'its placements select no spoke; check them' : 'give it spokes, a placement, or call deployTo(...)'}`);
+      warnings.push(
+        `app "${this.name}" is delivered nowhere: ${this.placements.length ? 'its placements select no spoke; check them' : 'give it spokes, a placement, or call deployTo(...)'}`,
+      );
     }
     return warnings;
   }

@@ -3,7 +3,13 @@ import { Construct, type IConstruct } from 'constructs';
 import { CLUSTERSET_LABEL, CONSTRUCT_PATH_ANNOTATION, LOCAL_CLUSTER } from '../model/core/keys.js';
 import { dnsLabelProblem } from '../model/core/names.js';
 import { type JsonObject } from '../model/core/types.js';
-import { buildBootstrapWork, buildSpokeBootstrap, spokeArgoController, type SpokeArgoSetup, type SpokeDelivery } from '../model/delivery/bootstrap.js';
+import {
+  buildBootstrapWork,
+  buildSpokeBootstrap,
+  spokeArgoController,
+  type SpokeArgoSetup,
+  type SpokeDelivery,
+} from '../model/delivery/bootstrap.js';
 import { buildClusterSecret } from '../model/delivery/cluster-secret.js';
 import { buildSpokeFolderApplication, DeliveryModel } from '../model/delivery/delivery-model.js';
 import { type InventoryCluster, type Taint } from '../model/placement/placement.js';
@@ -103,18 +109,30 @@ const SPOKE_IMPORT_CHECKS = {
 const SPOKE_IMPORT_OPTIONS = propsOf<SpokeImportOptions>('Spoke.fromName options', SPOKE_IMPORT_CHECKS);
 
 /** The runtime type of every {@link SpokeProps} key (see props-check.ts). */
-const SPOKE_PROPS = propsOf<SpokeProps>('Spoke', { ...SPOKE_IMPORT_CHECKS, argoControllerServiceAccount: str(), argoControllerNamespace: str() });
+const SPOKE_PROPS = propsOf<SpokeProps>('Spoke', {
+  ...SPOKE_IMPORT_CHECKS,
+  argoControllerServiceAccount: str(),
+  argoControllerNamespace: str(),
+});
 
 /** Effective labels and every problem with a spoke's name, labels, claims, taints and exclusive set. */
-function resolveSpoke(hub: Hub, name: string, props: SpokeImportOptions): { labels: Record<string, string>; problems: string[] } {
+function resolveSpoke(
+  hub: Hub,
+  name: string,
+  props: SpokeImportOptions,
+): { labels: Record<string, string>; problems: string[] } {
   const problems: string[] = [];
   const labels: Record<string, string> = { ...(props.labels ?? {}) };
   if (props.openshift && labels.vendor === undefined) labels.vendor = 'OpenShift';
   if (props.clusterSet) {
     if (props.clusterSet.matchLabels) {
-      problems.push(`cluster set "${props.clusterSet.name}" selects members by labels, so it cannot be a spoke's exclusive clusterSet: give the spoke matching labels instead`);
+      problems.push(
+        `cluster set "${props.clusterSet.name}" selects members by labels, so it cannot be a spoke's exclusive clusterSet: give the spoke matching labels instead`,
+      );
     } else if (labels[CLUSTERSET_LABEL] !== undefined && labels[CLUSTERSET_LABEL] !== props.clusterSet.name) {
-      problems.push(`label ${CLUSTERSET_LABEL}="${labels[CLUSTERSET_LABEL]}" contradicts clusterSet "${props.clusterSet.name}": drop the label`);
+      problems.push(
+        `label ${CLUSTERSET_LABEL}="${labels[CLUSTERSET_LABEL]}" contradicts clusterSet "${props.clusterSet.name}": drop the label`,
+      );
     } else {
       labels[CLUSTERSET_LABEL] = props.clusterSet.name;
     }
@@ -130,11 +148,14 @@ function resolveSpoke(hub: Hub, name: string, props: SpokeImportOptions): { labe
   for (const [key, value] of Object.entries(props.claims ?? {})) {
     const keyProblem = dnsSubdomainRule('spoke claim name', key);
     if (keyProblem) problems.push(keyProblem);
-    if (typeof value !== 'string') problems.push(`spoke claim ${key} has the value ${JSON.stringify(value)}: ClusterClaim values are strings`);
+    if (typeof value !== 'string')
+      problems.push(`spoke claim ${key} has the value ${JSON.stringify(value)}: ClusterClaim values are strings`);
   }
   problems.push(...taintProblems([...(props.taints ?? [])], 'taints'));
   if (props.clusterSet && props.clusterSet.hub !== hub) {
-    problems.push(`cluster set "${props.clusterSet.node.path}" belongs to hub "${props.clusterSet.hub.name}", not "${hub.name}": use a ClusterSet of this spoke's hub`);
+    problems.push(
+      `cluster set "${props.clusterSet.node.path}" belongs to hub "${props.clusterSet.hub.name}", not "${hub.name}": use a ClusterSet of this spoke's hub`,
+    );
   }
   return { labels, problems };
 }
@@ -169,7 +190,10 @@ class ImportedSpoke extends Construct implements ISpoke {
       validate: () => {
         const declared = hub._spokeNamed(name);
         if (!declared) return [...problems];
-        return [...problems, `spoke "${name}" is imported with Spoke.fromName, but the fleet also declares it (${declared.node.path}): use the declared Spoke`];
+        return [
+          ...problems,
+          `spoke "${name}" is imported with Spoke.fromName, but the fleet also declares it (${declared.node.path}): use the declared Spoke`,
+        ];
       },
     });
   }
@@ -202,10 +226,14 @@ export class Spoke extends Construct implements ISpoke {
     const owner = Hub.of(hub);
     const id = `ImportedSpoke:${name}`;
     const existing = owner.node.tryFindChild(id) as ImportedSpoke | undefined;
-    const key = JSON.stringify(options, (k, v: unknown) => (k === 'clusterSet' && v && typeof v === 'object' ? (v as IClusterSet).node.path : v));
+    const key = JSON.stringify(options, (k, v: unknown) =>
+      k === 'clusterSet' && v && typeof v === 'object' ? (v as IClusterSet).node.path : v,
+    );
     if (existing) {
       if (importKeys.get(existing) !== key) {
-        throw new Error(`${owner.node.path}: spoke "${name}" is already imported (${existing.node.path}) with other options: import each spoke once and reuse the result`);
+        throw new Error(
+          `${owner.node.path}: spoke "${name}" is already imported (${existing.node.path}) with other options: import each spoke once and reuse the result`,
+        );
       }
       return existing;
     }
@@ -241,7 +269,10 @@ export class Spoke extends Construct implements ISpoke {
     this.clusterSet = props.clusterSet;
     this.claims = { ...(props.claims ?? {}) };
     this.taints = [...(props.taints ?? [])];
-    this.controllerOverride = { serviceAccount: props.argoControllerServiceAccount, namespace: props.argoControllerNamespace };
+    this.controllerOverride = {
+      serviceAccount: props.argoControllerServiceAccount,
+      namespace: props.argoControllerNamespace,
+    };
     const resolved = resolveSpoke(this.hub, this.name, props);
     this.labelMap = resolved.labels;
     this.problems.push(...resolved.problems);
@@ -268,7 +299,10 @@ export class Spoke extends Construct implements ISpoke {
    */
   public get clusterSecret(): ApiObject {
     if (this.secret) this.hub._render('spoke.clusterSecret');
-    if (!this.secret) throw new Error(`${this.node.path}: spoke "${this.name}" renders no cluster Secret (local-cluster, an invalid name, a duplicate spoke, or a GitOpsCluster registers the cluster)`);
+    if (!this.secret)
+      throw new Error(
+        `${this.node.path}: spoke "${this.name}" renders no cluster Secret (local-cluster, an invalid name, a duplicate spoke, or a GitOpsCluster registers the cluster)`,
+      );
     return this.secret;
   }
 
@@ -287,13 +321,18 @@ export class Spoke extends Construct implements ISpoke {
    * {@link bootstrapWork}. Patches here do not reach the bootstrap ManifestWork, which holds copies.
    */
   public get bootstrapObjects(): ApiObject[] {
-    return this.bootstrapScope('Bootstrap', 'bootstrapObjects').node.children.filter((c): c is ApiObject => ApiObject.isApiObject(c));
+    return this.bootstrapScope('Bootstrap', 'bootstrapObjects').node.children.filter((c): c is ApiObject =>
+      ApiObject.isApiObject(c),
+    );
   }
 
   private bootstrapScope(id: string, accessor: string): IConstruct {
     this.hub._render(`${this.node.path}.${accessor}`);
     const scope = this.node.tryFindChild(id);
-    if (!scope) throw new Error(`${this.node.path}: spoke "${this.name}" renders no bootstrap (local-cluster, an invalid name or a duplicate spoke)`);
+    if (!scope)
+      throw new Error(
+        `${this.node.path}: spoke "${this.name}" renders no bootstrap (local-cluster, an invalid name or a duplicate spoke)`,
+      );
     return scope;
   }
 
@@ -310,7 +349,9 @@ export class Spoke extends Construct implements ISpoke {
   public get argoSetup(): SpokeArgoSetup {
     const gitOpsCluster = this.hub.gitOpsClusters.find((g) => g.selectedSpokes().some((s) => s.name === this.name));
     if (gitOpsCluster) return gitOpsCluster.spokeArgoSetup;
-    return this.hub.flavor === HubFlavor.ACM ? { kind: 'openshift-gitops', namespace: this.hub.argoNamespace } : { kind: 'upstream', namespace: this.hub.argoNamespace };
+    return this.hub.flavor === HubFlavor.ACM
+      ? { kind: 'openshift-gitops', namespace: this.hub.argoNamespace }
+      : { kind: 'upstream', namespace: this.hub.argoNamespace };
   }
 
   /** Service account of the spoke's Argo CD application controller: the prop, else what installs the spoke's Argo CD (a GitOpsCluster add-on that selects the spoke, or the hub flavour's usual install). */
@@ -347,7 +388,9 @@ export class Spoke extends Construct implements ISpoke {
    */
   public moveTo(model: DeliveryModel): void {
     if (!Object.values(DeliveryModel).includes(model)) {
-      this.problems.push(`moveTo(${JSON.stringify(model)}): not a delivery model; use DeliveryModel.BASIC, DeliveryModel.AGENT_MANAGED or DeliveryModel.AGENT_AUTONOMOUS`);
+      this.problems.push(
+        `moveTo(${JSON.stringify(model)}): not a delivery model; use DeliveryModel.BASIC, DeliveryModel.AGENT_MANAGED or DeliveryModel.AGENT_AUTONOMOUS`,
+      );
       return;
     }
     if (this.moveTarget !== undefined && this.moveTarget !== model) {
@@ -389,17 +432,25 @@ export class Spoke extends Construct implements ISpoke {
     });
     if (model === DeliveryModel.AGENT_AUTONOMOUS) {
       const source = this.hub.gitOpsClusters.find((g) => g.node.path === gitOpsCluster)?.spokeFolderSource;
-      if (source) objects.push(buildSpokeFolderApplication(source, this.hub.name, this.name, this.hub.argoNamespace) as never);
+      if (source)
+        objects.push(buildSpokeFolderApplication(source, this.hub.name, this.name, this.hub.argoNamespace) as never);
     }
     const manifests: JsonObject[] = [];
     for (const obj of objects) {
       const id = `${obj.kind}-${obj.metadata.namespace ? `${obj.metadata.namespace}-` : ''}${obj.metadata.name}`;
-      obj.metadata.annotations = { ...(obj.metadata.annotations ?? {}), [CONSTRUCT_PATH_ANNOTATION]: `${scope.node.path}/${id}` };
+      obj.metadata.annotations = {
+        ...(obj.metadata.annotations ?? {}),
+        [CONSTRUCT_PATH_ANNOTATION]: `${scope.node.path}/${id}`,
+      };
       apiObjectFrom(scope, id, obj);
       manifests.push(obj);
     }
     const workScope = new Construct(this, 'BootstrapWork');
     routeOutput(workScope, OutputFiles.works(this.name));
-    workScope.node.defaultChild = apiObjectFrom(workScope, 'ManifestWork', buildBootstrapWork(this.name, manifests, `${workScope.node.path}/ManifestWork`) as never);
+    workScope.node.defaultChild = apiObjectFrom(
+      workScope,
+      'ManifestWork',
+      buildBootstrapWork(this.name, manifests, `${workScope.node.path}/ManifestWork`) as never,
+    );
   }
 }

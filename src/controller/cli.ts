@@ -36,7 +36,12 @@ function seconds(value: string): number {
  * The environment is passed in (not read from process.env at parse time) so tests can resolve the
  * exact env a Deployment renders.
  */
-function option(flags: string, description: string, settings: { env?: string[]; parse?: (value: string) => unknown; fallback?: unknown; choices?: string[] }, env: NodeJS.ProcessEnv): Option {
+function option(
+  flags: string,
+  description: string,
+  settings: { env?: string[]; parse?: (value: string) => unknown; fallback?: unknown; choices?: string[] },
+  env: NodeJS.ProcessEnv,
+): Option {
   const result = new Option(flags, description);
   if (settings.choices) result.choices(settings.choices);
   if (settings.parse) result.argParser(settings.parse as (value: string, previous: unknown) => unknown);
@@ -48,9 +53,14 @@ function option(flags: string, description: string, settings: { env?: string[]; 
     try {
       value = settings.parse ? settings.parse(raw) : raw;
     } catch (error) {
-      throw new InvalidArgumentError(`environment variable ${from}: ${error instanceof Error ? error.message : String(error)}`);
+      throw new InvalidArgumentError(
+        `environment variable ${from}: ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
-    if (settings.choices && !settings.choices.includes(String(value))) throw new InvalidArgumentError(`environment variable ${from}: "${raw}" is not one of ${settings.choices.join(', ')}`);
+    if (settings.choices && !settings.choices.includes(String(value)))
+      throw new InvalidArgumentError(
+        `environment variable ${from}: "${raw}" is not one of ${settings.choices.join(', ')}`,
+      );
   }
   if (value !== undefined) result.default(value, from ? `${JSON.stringify(value)} from ${from}` : undefined);
   if (names.length > 0) result.description = `${description} [env: ${names.join(', ')}]`;
@@ -63,32 +73,153 @@ function option(flags: string, description: string, settings: { env?: string[]; 
  */
 export function buildCommand(env: NodeJS.ProcessEnv = process.env): Command {
   const d = defaultConfig();
-  const o = (flags: string, description: string, settings: Parameters<typeof option>[2]) => option(flags, description, settings, env);
+  const o = (flags: string, description: string, settings: Parameters<typeof option>[2]) =>
+    option(flags, description, settings, env);
   const command = new Command('pullfleet-controller')
     .description('Hub controller for Argo CD pull delivery on OCM: propagation, status write-back, cluster secrets.')
-    .addOption(o('--kubeconfig <path>', 'kubeconfig file (default: in-cluster service account, else ~/.kube/config)', { env: ['KUBECONFIG'] }))
+    .addOption(
+      o('--kubeconfig <path>', 'kubeconfig file (default: in-cluster service account, else ~/.kube/config)', {
+        env: ['KUBECONFIG'],
+      }),
+    )
     .addOption(o('--context <name>', 'kubeconfig context to use', {}))
-    .addOption(o('--argo-namespace <ns>', 'namespace of the hub Argo CD (cluster Secrets)', { env: ['PULLFLEET_ARGO_NAMESPACE'], fallback: d.argoNamespace }))
-    .addOption(o('--namespace <ns>', 'namespace of the controller (leader Lease)', { env: ['PULLFLEET_NAMESPACE', 'POD_NAMESPACE'], fallback: d.namespace }))
-    .addOption(o('--feedback-scrape-type <type>', 'how work agents collect feedback', { env: ['PULLFLEET_FEEDBACK_SCRAPE_TYPE'], choices: ['Poll', 'Watch'], fallback: d.feedbackScrapeType }))
-    .addOption(o('--stale-after <seconds>', 'feedback older than this raises FeedbackStaleWarning and marks fleet report rows Stale (0 disables)', { env: ['PULLFLEET_STALE_AFTER'], parse: int, fallback: d.staleAfterSeconds }))
-    .addOption(o('--operation-timeout <seconds>', 'a forwarded operation the spoke has not started after this long raises OperationPendingWarning (0 disables)', { env: ['PULLFLEET_OPERATION_TIMEOUT'], parse: int, fallback: d.operationTimeoutSeconds }))
-    .addOption(o('--relax-tenancy [bool]', 'let any namespace target any ManagedCluster (single-tenant hubs)', { env: ['PULLFLEET_RELAX_TENANCY'], parse: bool, fallback: d.relaxTenancy }))
-    .addOption(o('--resync <seconds>', 'periodic full resync', { env: ['PULLFLEET_RESYNC'], parse: int, fallback: d.resyncSeconds }))
-    .addOption(o('--workers <n>', 'concurrent Application reconciles', { env: ['PULLFLEET_WORKERS'], parse: int, fallback: d.workers }))
-    .addOption(o('--cluster-secrets [bool]', 'keep blank Argo CD cluster Secrets for pull ApplicationSet clusters', { env: ['PULLFLEET_CLUSTER_SECRETS'], parse: bool, fallback: d.clusterSecrets }))
-    .addOption(o('--fleet-reports [bool]', 'keep a FleetReport per pull ApplicationSet', { env: ['PULLFLEET_FLEET_REPORTS'], parse: bool, fallback: d.fleetReports }))
-    .addOption(o('--multicluster-reports [bool]', "also write ACM's MulticlusterApplicationSetReport per pull ApplicationSet", { env: ['PULLFLEET_MULTICLUSTER_REPORTS'], parse: bool, fallback: d.multiclusterReports }))
-    .addOption(o('--leader-elect [bool]', 'leader election on a Lease', { env: ['PULLFLEET_LEADER_ELECT'], parse: bool, fallback: d.leaderElection }))
-    .addOption(o('--lease-name <name>', 'name of the leader Lease', { env: ['PULLFLEET_LEASE_NAME'], fallback: d.leaseName }))
-    .addOption(o('--lease-duration <seconds>', 'how long a Lease not renewed keeps other replicas waiting', { env: ['PULLFLEET_LEASE_DURATION'], parse: seconds, fallback: d.leaseDurationSeconds }))
-    .addOption(o('--renew-deadline <seconds>', 'a leader that cannot renew within this stops at once', { env: ['PULLFLEET_RENEW_DEADLINE'], parse: seconds, fallback: d.renewDeadlineSeconds }))
-    .addOption(o('--retry-period <seconds>', 'time between Lease acquire/renew attempts', { env: ['PULLFLEET_RETRY_PERIOD'], parse: seconds, fallback: d.retryPeriodSeconds }))
-    .addOption(o('--request-timeout <seconds>', 'timeout of every API request (watches: --watch-timeout plus a margin)', { env: ['PULLFLEET_REQUEST_TIMEOUT'], parse: seconds, fallback: d.requestTimeoutSeconds }))
-    .addOption(o('--watch-timeout <seconds>', 'server-side timeout of each watch before it is reopened', { env: ['PULLFLEET_WATCH_TIMEOUT'], parse: seconds, fallback: d.watchTimeoutSeconds }))
-    .addOption(o('--identity <id>', 'identity in the Lease', { env: ['PULLFLEET_IDENTITY', 'POD_NAME'], fallback: d.identity }))
-    .addOption(o('--port <port>', '/metrics, /healthz and /readyz port', { env: ['PULLFLEET_PORT'], parse: int, fallback: 8080 }))
-    .addOption(o('--log-level <level>', 'log level', { env: ['PULLFLEET_LOG_LEVEL'], choices: ['trace', 'debug', 'info', 'warn', 'error'], fallback: 'info' }));
+    .addOption(
+      o('--argo-namespace <ns>', 'namespace of the hub Argo CD (cluster Secrets)', {
+        env: ['PULLFLEET_ARGO_NAMESPACE'],
+        fallback: d.argoNamespace,
+      }),
+    )
+    .addOption(
+      o('--namespace <ns>', 'namespace of the controller (leader Lease)', {
+        env: ['PULLFLEET_NAMESPACE', 'POD_NAMESPACE'],
+        fallback: d.namespace,
+      }),
+    )
+    .addOption(
+      o('--feedback-scrape-type <type>', 'how work agents collect feedback', {
+        env: ['PULLFLEET_FEEDBACK_SCRAPE_TYPE'],
+        choices: ['Poll', 'Watch'],
+        fallback: d.feedbackScrapeType,
+      }),
+    )
+    .addOption(
+      o(
+        '--stale-after <seconds>',
+        'feedback older than this raises FeedbackStaleWarning and marks fleet report rows Stale (0 disables)',
+        { env: ['PULLFLEET_STALE_AFTER'], parse: int, fallback: d.staleAfterSeconds },
+      ),
+    )
+    .addOption(
+      o(
+        '--operation-timeout <seconds>',
+        'a forwarded operation the spoke has not started after this long raises OperationPendingWarning (0 disables)',
+        { env: ['PULLFLEET_OPERATION_TIMEOUT'], parse: int, fallback: d.operationTimeoutSeconds },
+      ),
+    )
+    .addOption(
+      o('--relax-tenancy [bool]', 'let any namespace target any ManagedCluster (single-tenant hubs)', {
+        env: ['PULLFLEET_RELAX_TENANCY'],
+        parse: bool,
+        fallback: d.relaxTenancy,
+      }),
+    )
+    .addOption(
+      o('--resync <seconds>', 'periodic full resync', {
+        env: ['PULLFLEET_RESYNC'],
+        parse: int,
+        fallback: d.resyncSeconds,
+      }),
+    )
+    .addOption(
+      o('--workers <n>', 'concurrent Application reconciles', {
+        env: ['PULLFLEET_WORKERS'],
+        parse: int,
+        fallback: d.workers,
+      }),
+    )
+    .addOption(
+      o('--cluster-secrets [bool]', 'keep blank Argo CD cluster Secrets for pull ApplicationSet clusters', {
+        env: ['PULLFLEET_CLUSTER_SECRETS'],
+        parse: bool,
+        fallback: d.clusterSecrets,
+      }),
+    )
+    .addOption(
+      o('--fleet-reports [bool]', 'keep a FleetReport per pull ApplicationSet', {
+        env: ['PULLFLEET_FLEET_REPORTS'],
+        parse: bool,
+        fallback: d.fleetReports,
+      }),
+    )
+    .addOption(
+      o('--multicluster-reports [bool]', "also write ACM's MulticlusterApplicationSetReport per pull ApplicationSet", {
+        env: ['PULLFLEET_MULTICLUSTER_REPORTS'],
+        parse: bool,
+        fallback: d.multiclusterReports,
+      }),
+    )
+    .addOption(
+      o('--leader-elect [bool]', 'leader election on a Lease', {
+        env: ['PULLFLEET_LEADER_ELECT'],
+        parse: bool,
+        fallback: d.leaderElection,
+      }),
+    )
+    .addOption(
+      o('--lease-name <name>', 'name of the leader Lease', { env: ['PULLFLEET_LEASE_NAME'], fallback: d.leaseName }),
+    )
+    .addOption(
+      o('--lease-duration <seconds>', 'how long a Lease not renewed keeps other replicas waiting', {
+        env: ['PULLFLEET_LEASE_DURATION'],
+        parse: seconds,
+        fallback: d.leaseDurationSeconds,
+      }),
+    )
+    .addOption(
+      o('--renew-deadline <seconds>', 'a leader that cannot renew within this stops at once', {
+        env: ['PULLFLEET_RENEW_DEADLINE'],
+        parse: seconds,
+        fallback: d.renewDeadlineSeconds,
+      }),
+    )
+    .addOption(
+      o('--retry-period <seconds>', 'time between Lease acquire/renew attempts', {
+        env: ['PULLFLEET_RETRY_PERIOD'],
+        parse: seconds,
+        fallback: d.retryPeriodSeconds,
+      }),
+    )
+    .addOption(
+      o('--request-timeout <seconds>', 'timeout of every API request (watches: --watch-timeout plus a margin)', {
+        env: ['PULLFLEET_REQUEST_TIMEOUT'],
+        parse: seconds,
+        fallback: d.requestTimeoutSeconds,
+      }),
+    )
+    .addOption(
+      o('--watch-timeout <seconds>', 'server-side timeout of each watch before it is reopened', {
+        env: ['PULLFLEET_WATCH_TIMEOUT'],
+        parse: seconds,
+        fallback: d.watchTimeoutSeconds,
+      }),
+    )
+    .addOption(
+      o('--identity <id>', 'identity in the Lease', { env: ['PULLFLEET_IDENTITY', 'POD_NAME'], fallback: d.identity }),
+    )
+    .addOption(
+      o('--port <port>', '/metrics, /healthz and /readyz port', {
+        env: ['PULLFLEET_PORT'],
+        parse: int,
+        fallback: 8080,
+      }),
+    )
+    .addOption(
+      o('--log-level <level>', 'log level', {
+        env: ['PULLFLEET_LOG_LEVEL'],
+        choices: ['trace', 'debug', 'info', 'warn', 'error'],
+        fallback: 'info',
+      }),
+    );
   return command;
 }
 
@@ -124,7 +255,10 @@ const SERVICE_ACCOUNT_NAMESPACE = '/var/run/secrets/kubernetes.io/serviceaccount
  * way than the install), POD_NAMESPACE becomes the namespace of the pod's service account, so the Lease is
  * sought where the pod runs rather than in a default namespace it may have no rights in.
  */
-export function controllerEnv(env: NodeJS.ProcessEnv = process.env, namespaceFile = SERVICE_ACCOUNT_NAMESPACE): NodeJS.ProcessEnv {
+export function controllerEnv(
+  env: NodeJS.ProcessEnv = process.env,
+  namespaceFile = SERVICE_ACCOUNT_NAMESPACE,
+): NodeJS.ProcessEnv {
   if (env.POD_NAMESPACE || !env.KUBERNETES_SERVICE_HOST) return env;
   try {
     const namespace = readFileSync(namespaceFile, 'utf8').trim();
@@ -140,7 +274,11 @@ export async function main(argv: string[] = process.argv): Promise<void> {
   const options = command.opts();
   const logger = pino({ name: 'pullfleet-controller', level: options.logLevel as string });
   const controller = await startController({
-    kubeConfig: loadKubeConfig({ path: options.kubeconfig as string | undefined, context: options.context as string | undefined, preferInCluster: true }),
+    kubeConfig: loadKubeConfig({
+      path: options.kubeconfig as string | undefined,
+      context: options.context as string | undefined,
+      preferInCluster: true,
+    }),
     config: configFromOptions(options),
     logger,
     // Everything is stopped by then (no write can be issued any more): exit non-zero at once so the
@@ -168,4 +306,3 @@ export async function main(argv: string[] = process.argv): Promise<void> {
   await controller.ready();
   logger.info('controller ready');
 }
-

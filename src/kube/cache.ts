@@ -110,7 +110,8 @@ export class ObjectCache implements CacheReader {
   private index(kindId: string, key: string, object: KubeObject): void {
     const fns = this.indexFns.get(kindId);
     if (!fns) return;
-    for (const [name, fn] of fns) for (const value of fn(object)) addTo(this.indexes.get(kindId)!.get(name)!, value, key);
+    for (const [name, fn] of fns)
+      for (const value of fn(object)) addTo(this.indexes.get(kindId)!.get(name)!, value, key);
   }
 
   private unindex(kindId: string, key: string, object: KubeObject): void {

@@ -52,7 +52,9 @@ export function loadKubeConfig(options: LoadKubeConfigOptions = {}): KubeConfig 
           kubeConfig.mergeConfig(more);
         }
       } catch (error) {
-        throw new Error(`cannot read kubeconfig ${file}${what}: ${error instanceof Error ? error.message : String(error)}`);
+        throw new Error(
+          `cannot read kubeconfig ${file}${what}: ${error instanceof Error ? error.message : String(error)}`,
+        );
       }
     });
   };
@@ -70,11 +72,19 @@ export function loadKubeConfig(options: LoadKubeConfigOptions = {}): KubeConfig 
   }
   if (options.context) {
     if (!kubeConfig.getContextObject(options.context)) {
-      throw new Error(`context "${options.context}" is not in the kubeconfig (contexts: ${kubeConfig.getContexts().map((c) => c.name).join(', ') || 'none'})`);
+      throw new Error(
+        `context "${options.context}" is not in the kubeconfig (contexts: ${
+          kubeConfig
+            .getContexts()
+            .map((c) => c.name)
+            .join(', ') || 'none'
+        })`,
+      );
     }
     kubeConfig.setCurrentContext(options.context);
   }
-  if (!kubeConfig.getCurrentCluster()) throw new Error('the kubeconfig has no current cluster: pass --kubeconfig and --context');
+  if (!kubeConfig.getCurrentCluster())
+    throw new Error('the kubeconfig has no current cluster: pass --kubeconfig and --context');
   return kubeConfig;
 }
 
@@ -144,14 +154,26 @@ export interface KubeWriter {
   /** Server-side apply (fieldManager pullfleet-controller, force). Returns the object as stored. */
   apply<T extends KubeObject>(kind: ResourceKind, object: T, call?: CallOptions): Promise<T>;
   /** JSON merge patch on an object (not a subresource). */
-  mergePatch<T extends KubeObject>(kind: ResourceKind, namespace: string | undefined, name: string, patch: object, call?: CallOptions): Promise<T>;
+  mergePatch<T extends KubeObject>(
+    kind: ResourceKind,
+    namespace: string | undefined,
+    name: string,
+    patch: object,
+    call?: CallOptions,
+  ): Promise<T>;
   /** Server-side apply of the status subresource (`object` carries apiVersion, kind, metadata name/namespace and status). */
   applyStatus?<T extends KubeObject>(kind: ResourceKind, object: T, call?: CallOptions): Promise<T>;
   /**
    * Delete; a missing object counts as deleted. `uid` and `resourceVersion` become preconditions: a replaced
    * object (other uid) counts as deleted; a changed one (other resourceVersion) is a 409 for the caller.
    */
-  delete(kind: ResourceKind, namespace: string | undefined, name: string, options?: { uid?: string; resourceVersion?: string }, call?: CallOptions): Promise<void>;
+  delete(
+    kind: ResourceKind,
+    namespace: string | undefined,
+    name: string,
+    options?: { uid?: string; resourceVersion?: string },
+    call?: CallOptions,
+  ): Promise<void>;
 }
 
 /** Per-call limits: a caller may shorten the timeout and cancel through a signal. */
@@ -186,7 +208,10 @@ type Pem = string | Buffer | Array<string | Buffer | { buf: string | Buffer }>;
 /** One value of the TLS material, comparable as text. */
 function pemText(value: Pem | undefined): string {
   if (value === undefined) return '';
-  if (Array.isArray(value)) return value.map((item) => (typeof item === 'object' && !Buffer.isBuffer(item) ? pemText(item.buf) : pemText(item))).join('\n');
+  if (Array.isArray(value))
+    return value
+      .map((item) => (typeof item === 'object' && !Buffer.isBuffer(item) ? pemText(item.buf) : pemText(item)))
+      .join('\n');
   return Buffer.isBuffer(value) ? value.toString('base64') : value;
 }
 
@@ -197,7 +222,16 @@ function pemText(value: Pem | undefined): string {
  */
 function transportKey(opts: https.RequestOptions, proxyUrl: string | undefined): string {
   const hash = createHash('sha256');
-  const parts = [proxyUrl ?? '', pemText(opts.ca), pemText(opts.cert), pemText(opts.key as Pem | undefined), pemText(opts.pfx as Pem | undefined), opts.passphrase ?? '', opts.servername ?? '', String(opts.rejectUnauthorized)];
+  const parts = [
+    proxyUrl ?? '',
+    pemText(opts.ca),
+    pemText(opts.cert),
+    pemText(opts.key as Pem | undefined),
+    pemText(opts.pfx as Pem | undefined),
+    opts.passphrase ?? '',
+    opts.servername ?? '',
+    String(opts.rejectUnauthorized),
+  ];
   for (const part of parts) hash.update(part).update('\0');
   return hash.digest('hex');
 }
@@ -279,7 +313,8 @@ export class KubeClient implements KubeWriter {
 
   private static query(query: RequestOptions['query']): string {
     const params = new URLSearchParams();
-    for (const [key, value] of Object.entries(query ?? {})) if (value !== undefined && value !== '') params.set(key, String(value));
+    for (const [key, value] of Object.entries(query ?? {}))
+      if (value !== undefined && value !== '') params.set(key, String(value));
     const text = params.toString();
     return text ? `?${text}` : '';
   }
@@ -294,7 +329,13 @@ export class KubeClient implements KubeWriter {
       try {
         return await this.requestOnce<T>(method, path, options);
       } catch (error) {
-        if (!(error instanceof KubeApiError) || error.statusCode !== 429 || attempt >= this.settings.maxRetries || options.signal?.aborted) throw error;
+        if (
+          !(error instanceof KubeApiError) ||
+          error.statusCode !== 429 ||
+          attempt >= this.settings.maxRetries ||
+          options.signal?.aborted
+        )
+          throw error;
         const wait = Math.min(this.settings.maxRetryAfterMs, error.retryAfterMs ?? 1000 * 2 ** attempt);
         await this.settings.sleep(wait, options.signal);
         if (options.signal?.aborted) throw error;
@@ -304,7 +345,12 @@ export class KubeClient implements KubeWriter {
 
   private async requestOnce<T>(method: string, path: string, options: RequestOptions): Promise<T> {
     const opts = await this.options(method, path + KubeClient.query(options.query), false);
-    const payload = options.body === undefined ? undefined : typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
+    const payload =
+      options.body === undefined
+        ? undefined
+        : typeof options.body === 'string'
+          ? options.body
+          : JSON.stringify(options.body);
     if (payload !== undefined) {
       (opts.headers as Record<string, string>)['Content-Type'] = options.contentType ?? 'application/json';
       (opts.headers as Record<string, string>)['Content-Length'] = String(Buffer.byteLength(payload));
@@ -337,14 +383,24 @@ export class KubeClient implements KubeWriter {
           if (status >= 200 && status < 300) finish(undefined, body as T);
           else {
             const statusBody = body as { message?: string; reason?: string } | undefined;
-            finish(new KubeApiError(status, `${method} ${path}: ${status} ${statusBody?.message ?? text}`, statusBody?.reason, parseRetryAfter(res.headers['retry-after'])));
+            finish(
+              new KubeApiError(
+                status,
+                `${method} ${path}: ${status} ${statusBody?.message ?? text}`,
+                statusBody?.reason,
+                parseRetryAfter(res.headers['retry-after']),
+              ),
+            );
           }
         });
       });
       // The whole exchange (connect, headers, body) must finish in time: a server that accepts and never
       // answers must not hold a worker, a Lease renewal or `pullfleet status` forever.
       const timer = setTimeout(() => {
-        const error = new KubeTimeoutError(`${method} ${path}: no answer from ${this.server.host} within ${timeoutMs / 1000}s`, timeoutMs);
+        const error = new KubeTimeoutError(
+          `${method} ${path}: no answer from ${this.server.host} within ${timeoutMs / 1000}s`,
+          timeoutMs,
+        );
         finish(error);
         req.destroy(error);
       }, timeoutMs);
@@ -364,15 +420,24 @@ export class KubeClient implements KubeWriter {
   }
 
   /** Lists every object in scope, following `continue` tokens. */
-  async list<T extends KubeObject = KubeObject>(kind: ResourceKind, scope: WatchScope = {}, pageSize = 500, call: CallOptions = {}): Promise<ListResult<T>> {
+  async list<T extends KubeObject = KubeObject>(
+    kind: ResourceKind,
+    scope: WatchScope = {},
+    pageSize = 500,
+    call: CallOptions = {},
+  ): Promise<ListResult<T>> {
     const items: T[] = [];
     let token: string | undefined;
     let resourceVersion = '';
     do {
-      const page = await this.request<{ items?: T[]; metadata?: { resourceVersion?: string; continue?: string } }>('GET', resourcePath(kind, scope.namespace), {
-        ...call,
-        query: { labelSelector: scope.labelSelector, limit: pageSize, continue: token },
-      });
+      const page = await this.request<{ items?: T[]; metadata?: { resourceVersion?: string; continue?: string } }>(
+        'GET',
+        resourcePath(kind, scope.namespace),
+        {
+          ...call,
+          query: { labelSelector: scope.labelSelector, limit: pageSize, continue: token },
+        },
+      );
       for (const item of page.items ?? []) {
         item.apiVersion ??= kind.group ? `${kind.group}/${kind.version}` : kind.version;
         item.kind ??= kind.kind;
@@ -398,7 +463,13 @@ export class KubeClient implements KubeWriter {
     signal: AbortSignal,
     timeoutSeconds = 300,
   ): Promise<void> {
-    const query = KubeClient.query({ watch: 1, allowWatchBookmarks: true, resourceVersion, labelSelector: scope.labelSelector, timeoutSeconds });
+    const query = KubeClient.query({
+      watch: 1,
+      allowWatchBookmarks: true,
+      resourceVersion,
+      labelSelector: scope.labelSelector,
+      timeoutSeconds,
+    });
     const opts = await this.options('GET', resourcePath(kind, scope.namespace) + query, true);
     const transport = this.server.protocol === 'https:' ? https : http;
     await new Promise<void>((resolve, reject) => {
@@ -418,9 +489,15 @@ export class KubeClient implements KubeWriter {
         finish(error);
         req.destroy(error);
       };
-      const headerTimer = setTimeout(giveUp(`no answer from ${this.server.host}`, this.requestTimeoutMs), this.requestTimeoutMs);
+      const headerTimer = setTimeout(
+        giveUp(`no answer from ${this.server.host}`, this.requestTimeoutMs),
+        this.requestTimeoutMs,
+      );
       const streamMs = timeoutSeconds * 1000 + this.settings.watchGraceMs;
-      const streamTimer = setTimeout(giveUp(`the server did not end the watch (timeoutSeconds ${timeoutSeconds})`, streamMs), streamMs);
+      const streamTimer = setTimeout(
+        giveUp(`the server did not end the watch (timeoutSeconds ${timeoutSeconds})`, streamMs),
+        streamMs,
+      );
       headerTimer.unref?.();
       streamTimer.unref?.();
       const req = transport.request(opts, (res) => {
@@ -429,7 +506,16 @@ export class KubeClient implements KubeWriter {
         if (status < 200 || status >= 300) {
           const chunks: Buffer[] = [];
           res.on('data', (chunk: Buffer) => chunks.push(chunk));
-          res.on('end', () => finish(new KubeApiError(status, `watch ${kind.plural}: ${status} ${Buffer.concat(chunks).toString('utf8')}`, undefined, parseRetryAfter(res.headers['retry-after']))));
+          res.on('end', () =>
+            finish(
+              new KubeApiError(
+                status,
+                `watch ${kind.plural}: ${status} ${Buffer.concat(chunks).toString('utf8')}`,
+                undefined,
+                parseRetryAfter(res.headers['retry-after']),
+              ),
+            ),
+          );
           res.on('error', finish);
           return;
         }
@@ -452,7 +538,13 @@ export class KubeClient implements KubeWriter {
             if (event.type === 'ERROR') {
               const statusObject = event.object as unknown as { code?: number; message?: string; reason?: string };
               req.destroy();
-              finish(new KubeApiError(statusObject.code ?? 500, `watch ${kind.plural}: ${statusObject.message ?? 'error event'}`, statusObject.reason));
+              finish(
+                new KubeApiError(
+                  statusObject.code ?? 500,
+                  `watch ${kind.plural}: ${statusObject.message ?? 'error event'}`,
+                  statusObject.reason,
+                ),
+              );
               return;
             }
             try {
@@ -478,18 +570,31 @@ export class KubeClient implements KubeWriter {
     });
   }
 
-  async get<T extends KubeObject>(kind: ResourceKind, namespace: string | undefined, name: string, call: CallOptions = {}): Promise<T> {
+  async get<T extends KubeObject>(
+    kind: ResourceKind,
+    namespace: string | undefined,
+    name: string,
+    call: CallOptions = {},
+  ): Promise<T> {
     return this.request<T>('GET', resourcePath(kind, namespace, name), call);
   }
 
   async create<T extends KubeObject>(kind: ResourceKind, object: T, call: CallOptions = {}): Promise<T> {
     this.writes++;
-    return this.request<T>('POST', resourcePath(kind, object.metadata.namespace), { ...call, body: object, query: { fieldManager: FIELD_MANAGER } });
+    return this.request<T>('POST', resourcePath(kind, object.metadata.namespace), {
+      ...call,
+      body: object,
+      query: { fieldManager: FIELD_MANAGER },
+    });
   }
 
   async replace<T extends KubeObject>(kind: ResourceKind, object: T, call: CallOptions = {}): Promise<T> {
     this.writes++;
-    return this.request<T>('PUT', resourcePath(kind, object.metadata.namespace, object.metadata.name), { ...call, body: object, query: { fieldManager: FIELD_MANAGER } });
+    return this.request<T>('PUT', resourcePath(kind, object.metadata.namespace, object.metadata.name), {
+      ...call,
+      body: object,
+      query: { fieldManager: FIELD_MANAGER },
+    });
   }
 
   async apply<T extends KubeObject>(kind: ResourceKind, object: T, call: CallOptions = {}): Promise<T> {
@@ -512,7 +617,13 @@ export class KubeClient implements KubeWriter {
     });
   }
 
-  async mergePatch<T extends KubeObject>(kind: ResourceKind, namespace: string | undefined, name: string, patch: object, call: CallOptions = {}): Promise<T> {
+  async mergePatch<T extends KubeObject>(
+    kind: ResourceKind,
+    namespace: string | undefined,
+    name: string,
+    patch: object,
+    call: CallOptions = {},
+  ): Promise<T> {
     this.writes++;
     return this.request<T>('PATCH', resourcePath(kind, namespace, name), {
       ...call,
@@ -522,10 +633,20 @@ export class KubeClient implements KubeWriter {
     });
   }
 
-  async delete(kind: ResourceKind, namespace: string | undefined, name: string, options: { uid?: string; resourceVersion?: string } = {}, call: CallOptions = {}): Promise<void> {
+  async delete(
+    kind: ResourceKind,
+    namespace: string | undefined,
+    name: string,
+    options: { uid?: string; resourceVersion?: string } = {},
+    call: CallOptions = {},
+  ): Promise<void> {
     this.writes++;
-    const preconditions = { ...(options.uid ? { uid: options.uid } : {}), ...(options.resourceVersion ? { resourceVersion: options.resourceVersion } : {}) };
-    const body = Object.keys(preconditions).length > 0 ? { apiVersion: 'v1', kind: 'DeleteOptions', preconditions } : undefined;
+    const preconditions = {
+      ...(options.uid ? { uid: options.uid } : {}),
+      ...(options.resourceVersion ? { resourceVersion: options.resourceVersion } : {}),
+    };
+    const body =
+      Object.keys(preconditions).length > 0 ? { apiVersion: 'v1', kind: 'DeleteOptions', preconditions } : undefined;
     try {
       await this.request('DELETE', resourcePath(kind, namespace, name), { ...call, body });
     } catch (error) {

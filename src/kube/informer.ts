@@ -148,7 +148,8 @@ export class Informer {
         );
         if (signal.aborted) break;
         const lasted = now() - started;
-        if (events === 0 && lasted < minWatchMs) throw new Error(`very short watch: the server ended it after ${Math.round(lasted)}ms without any event`);
+        if (events === 0 && lasted < minWatchMs)
+          throw new Error(`very short watch: the server ended it after ${Math.round(lasted)}ms without any event`);
         failures = 0;
       } catch (error) {
         if (signal.aborted) break;
@@ -161,7 +162,14 @@ export class Informer {
         const backoff = Math.min(maxBackoff, 200 * 2 ** Math.min(failures, 10)) * (0.5 + random() / 2);
         const retryAfter = error instanceof KubeApiError ? (error.retryAfterMs ?? 0) : 0;
         const delay = Math.max(backoff, Math.min(retryAfter, maxBackoff));
-        logger.warn({ kind: kind.kind, err: error instanceof Error ? error.message : String(error), retryInMs: Math.round(delay) }, 'list/watch failed: retrying');
+        logger.warn(
+          {
+            kind: kind.kind,
+            err: error instanceof Error ? error.message : String(error),
+            retryInMs: Math.round(delay),
+          },
+          'list/watch failed: retrying',
+        );
         // After repeated failures the resourceVersion may be too old: relist to be safe.
         if (failures >= 3) needList = true;
         await wait(delay, signal);

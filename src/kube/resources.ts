@@ -1,6 +1,11 @@
 /** The API resources the controller reads and writes, with their REST coordinates. */
 import { ARGOCD_GROUP, ARGOCD_SECRET_TYPE_LABEL, ARGOCD_VERSION } from '../model/core/keys.js';
-import { FLEET_REPORT_GROUP, FLEET_REPORT_KIND, FLEET_REPORT_PLURAL, FLEET_REPORT_VERSION } from '../model/report/report-crd.js';
+import {
+  FLEET_REPORT_GROUP,
+  FLEET_REPORT_KIND,
+  FLEET_REPORT_PLURAL,
+  FLEET_REPORT_VERSION,
+} from '../model/report/report-crd.js';
 import { MCAS_REPORT_KIND } from '../model/report/report.js';
 
 export interface ResourceKind {
@@ -31,17 +36,94 @@ export function resourcePath(kind: ResourceKind, namespace?: string, name?: stri
   return `${base}${ns}/${kind.plural}${name ? `/${encodeURIComponent(name)}` : ''}`;
 }
 
-export const APPLICATION: ResourceKind = { id: 'Application', group: ARGOCD_GROUP, version: ARGOCD_VERSION, kind: 'Application', plural: 'applications', namespaced: true };
-export const APPLICATION_SET: ResourceKind = { id: 'ApplicationSet', group: ARGOCD_GROUP, version: ARGOCD_VERSION, kind: 'ApplicationSet', plural: 'applicationsets', namespaced: true };
-export const MANIFEST_WORK: ResourceKind = { id: 'ManifestWork', group: 'work.open-cluster-management.io', version: 'v1', kind: 'ManifestWork', plural: 'manifestworks', namespaced: true };
-export const MANAGED_CLUSTER: ResourceKind = { id: 'ManagedCluster', group: 'cluster.open-cluster-management.io', version: 'v1', kind: 'ManagedCluster', plural: 'managedclusters', namespaced: false };
-export const MANAGED_CLUSTER_SET: ResourceKind = { id: 'ManagedClusterSet', group: 'cluster.open-cluster-management.io', version: 'v1beta2', kind: 'ManagedClusterSet', plural: 'managedclustersets', namespaced: false };
-export const MANAGED_CLUSTER_SET_BINDING: ResourceKind = { id: 'ManagedClusterSetBinding', group: 'cluster.open-cluster-management.io', version: 'v1beta2', kind: 'ManagedClusterSetBinding', plural: 'managedclustersetbindings', namespaced: true };
-export const PLACEMENT_DECISION: ResourceKind = { id: 'PlacementDecision', group: 'cluster.open-cluster-management.io', version: 'v1beta1', kind: 'PlacementDecision', plural: 'placementdecisions', namespaced: true };
-export const CONFIG_MAP: ResourceKind = { id: 'ConfigMap', group: '', version: 'v1', kind: 'ConfigMap', plural: 'configmaps', namespaced: true };
-export const SECRET: ResourceKind = { id: 'Secret', group: '', version: 'v1', kind: 'Secret', plural: 'secrets', namespaced: true };
-export const NAMESPACE: ResourceKind = { id: 'Namespace', group: '', version: 'v1', kind: 'Namespace', plural: 'namespaces', namespaced: false };
-export const LEASE: ResourceKind = { id: 'Lease', group: 'coordination.k8s.io', version: 'v1', kind: 'Lease', plural: 'leases', namespaced: true };
+export const APPLICATION: ResourceKind = {
+  id: 'Application',
+  group: ARGOCD_GROUP,
+  version: ARGOCD_VERSION,
+  kind: 'Application',
+  plural: 'applications',
+  namespaced: true,
+};
+export const APPLICATION_SET: ResourceKind = {
+  id: 'ApplicationSet',
+  group: ARGOCD_GROUP,
+  version: ARGOCD_VERSION,
+  kind: 'ApplicationSet',
+  plural: 'applicationsets',
+  namespaced: true,
+};
+export const MANIFEST_WORK: ResourceKind = {
+  id: 'ManifestWork',
+  group: 'work.open-cluster-management.io',
+  version: 'v1',
+  kind: 'ManifestWork',
+  plural: 'manifestworks',
+  namespaced: true,
+};
+export const MANAGED_CLUSTER: ResourceKind = {
+  id: 'ManagedCluster',
+  group: 'cluster.open-cluster-management.io',
+  version: 'v1',
+  kind: 'ManagedCluster',
+  plural: 'managedclusters',
+  namespaced: false,
+};
+export const MANAGED_CLUSTER_SET: ResourceKind = {
+  id: 'ManagedClusterSet',
+  group: 'cluster.open-cluster-management.io',
+  version: 'v1beta2',
+  kind: 'ManagedClusterSet',
+  plural: 'managedclustersets',
+  namespaced: false,
+};
+export const MANAGED_CLUSTER_SET_BINDING: ResourceKind = {
+  id: 'ManagedClusterSetBinding',
+  group: 'cluster.open-cluster-management.io',
+  version: 'v1beta2',
+  kind: 'ManagedClusterSetBinding',
+  plural: 'managedclustersetbindings',
+  namespaced: true,
+};
+export const PLACEMENT_DECISION: ResourceKind = {
+  id: 'PlacementDecision',
+  group: 'cluster.open-cluster-management.io',
+  version: 'v1beta1',
+  kind: 'PlacementDecision',
+  plural: 'placementdecisions',
+  namespaced: true,
+};
+export const CONFIG_MAP: ResourceKind = {
+  id: 'ConfigMap',
+  group: '',
+  version: 'v1',
+  kind: 'ConfigMap',
+  plural: 'configmaps',
+  namespaced: true,
+};
+export const SECRET: ResourceKind = {
+  id: 'Secret',
+  group: '',
+  version: 'v1',
+  kind: 'Secret',
+  plural: 'secrets',
+  namespaced: true,
+};
+export const NAMESPACE: ResourceKind = {
+  id: 'Namespace',
+  group: '',
+  version: 'v1',
+  kind: 'Namespace',
+  plural: 'namespaces',
+  namespaced: false,
+};
+export const LEASE: ResourceKind = {
+  id: 'Lease',
+  group: 'coordination.k8s.io',
+  version: 'v1',
+  kind: 'Lease',
+  plural: 'leases',
+  namespaced: true,
+};
 
 /** Argo CD cluster Secrets only (the controller never needs any other Secret). */
 export const CLUSTER_SECRET_SELECTOR = `${ARGOCD_SECRET_TYPE_LABEL}=cluster`;

@@ -73,7 +73,12 @@ export interface MigrationResult {
 interface Obj {
   apiVersion?: string;
   kind?: string;
-  metadata?: { name?: string; namespace?: string; labels?: Record<string, string>; annotations?: Record<string, string> };
+  metadata?: {
+    name?: string;
+    namespace?: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+  };
   spec?: Record<string, unknown>;
 }
 
@@ -93,7 +98,11 @@ interface PlacementPlan {
   /** `kind ns/name` of what it came from. */
   origin: string;
   clusterSets: string[];
-  predicates: Array<{ labels?: Record<string, string>; labelExpressions?: SelectorRequirement[]; claimExpressions?: SelectorRequirement[] }>;
+  predicates: Array<{
+    labels?: Record<string, string>;
+    labelExpressions?: SelectorRequirement[];
+    claimExpressions?: SelectorRequirement[];
+  }>;
   numberOfClusters?: number;
   tolerations: JsonObject[];
   prioritizers: string[];
@@ -118,7 +127,8 @@ const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object
 /** The kind of a translated object (Subscription, Channel, PlacementRule or OCM Placement), else undefined. */
 function kindOf(o: Obj): string | undefined {
   const group = (o.apiVersion ?? '').split('/')[0];
-  if (group === SUBSCRIPTION_GROUP && (o.kind === 'Subscription' || o.kind === 'Channel' || o.kind === 'PlacementRule')) return o.kind;
+  if (group === SUBSCRIPTION_GROUP && (o.kind === 'Subscription' || o.kind === 'Channel' || o.kind === 'PlacementRule'))
+    return o.kind;
   if (group === 'cluster.open-cluster-management.io' && o.kind === 'Placement') return 'Placement';
   return undefined;
 }
@@ -127,10 +137,13 @@ function kindOf(o: Obj): string | undefined {
 function differingPaths(a: unknown, b: unknown, path = ''): string[] {
   if (isObj(a) && isObj(b)) {
     const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])].sort(cmp);
-    return keys.flatMap((k) => differingPaths(a[k], b[k], path ? (IDENT.test(k) ? `${path}.${k}` : `${path}[${JSON.stringify(k)}]`) : k));
+    return keys.flatMap((k) =>
+      differingPaths(a[k], b[k], path ? (IDENT.test(k) ? `${path}.${k}` : `${path}[${JSON.stringify(k)}]`) : k),
+    );
   }
   if (canonicalJson(a) === canonicalJson(b)) return [];
-  const show = (v: unknown): string => (v === undefined ? 'absent' : canonicalJson(v).length <= 60 ? canonicalJson(v) : '…');
+  const show = (v: unknown): string =>
+    v === undefined ? 'absent' : canonicalJson(v).length <= 60 ? canonicalJson(v) : '…';
   return [`${path || '(root)'} ${show(a)} ≠ ${show(b)}`];
 }
 
@@ -141,25 +154,32 @@ const IDENT = /^[A-Za-z_$][\w$]*$/;
 /** A TypeScript literal for a JSON value: single-quoted strings, bare keys where allowed, stable key order as given. */
 export function tsLiteral(value: unknown, indent = ''): string {
   if (value === null || value === undefined) return 'undefined';
-  if (typeof value === 'string') return `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'").replace(/\n/g, '\\n').replace(/\r/g, '\\r').replace(/\t/g, '\\t')}'`;
+  if (typeof value === 'string')
+    return `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'").replace(/\n/g, '\\n').replace(/\r/g, '\\r').replace(/\t/g, '\\t')}'`;
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
   const inner = `${indent}  `;
   if (Array.isArray(value)) {
     if (value.length === 0) return '[]';
     const items = value.map((v) => tsLiteral(v, inner));
     const flat = `[${items.join(', ')}]`;
-    return flat.length <= 100 && !flat.includes('\n') ? flat : `[\n${items.map((i) => `${inner}${i},`).join('\n')}\n${indent}]`;
+    return flat.length <= 100 && !flat.includes('\n')
+      ? flat
+      : `[\n${items.map((i) => `${inner}${i},`).join('\n')}\n${indent}]`;
   }
   const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
   if (entries.length === 0) return '{}';
   const parts = entries.map(([k, v]) => `${IDENT.test(k) ? k : tsLiteral(k)}: ${tsLiteral(v, inner)}`);
   const flat = `{ ${parts.join(', ')} }`;
-  return flat.length <= 100 && !flat.includes('\n') ? flat : `{\n${parts.map((p) => `${inner}${p},`).join('\n')}\n${indent}}`;
+  return flat.length <= 100 && !flat.includes('\n')
+    ? flat
+    : `{\n${parts.map((p) => `${inner}${p},`).join('\n')}\n${indent}}`;
 }
 
 function camel(id: string): string {
   const parts = id.split(/[^A-Za-z0-9]+/).filter(Boolean);
-  const name = parts.map((p, i) => (i === 0 ? p.toLowerCase() : p[0]!.toUpperCase() + p.slice(1).toLowerCase())).join('');
+  const name = parts
+    .map((p, i) => (i === 0 ? p.toLowerCase() : p[0]!.toUpperCase() + p.slice(1).toLowerCase()))
+    .join('');
   return /^[0-9]/.test(name) ? `p${name}` : name || 'placement';
 }
 
@@ -191,7 +211,8 @@ class Translator {
       const kind = kindOf(o);
       if (!kind) continue;
       // As kubectl reads it: an object without a namespace lands in the default one.
-      const namespace = typeof o.metadata?.namespace === 'string' && o.metadata.namespace ? o.metadata.namespace : undefined;
+      const namespace =
+        typeof o.metadata?.namespace === 'string' && o.metadata.namespace ? o.metadata.namespace : undefined;
       if (!namespace) defaulted.push(`${kind} ${o.metadata?.name ?? ''}`);
       const resolved: Obj = { ...o, metadata: { ...(o.metadata ?? {}), namespace: namespace ?? defaultNs } };
       const key = `${kind} ${keyOf(resolved)}`;
@@ -225,9 +246,16 @@ class Translator {
    */
   private single(key: string, list: Array<{ obj: Obj; origin?: string }>): Obj | undefined {
     if (list.length === 1) return list[0]!.obj;
-    const sorted = [...list].sort((a, b) => cmp(a.origin ?? '', b.origin ?? '') || cmp(canonicalJson(a.obj), canonicalJson(b.obj)));
+    const sorted = [...list].sort(
+      (a, b) => cmp(a.origin ?? '', b.origin ?? '') || cmp(canonicalJson(a.obj), canonicalJson(b.obj)),
+    );
     const origins = [...new Set(sorted.map((e) => e.origin).filter((o): o is string => Boolean(o)))];
-    const where = origins.length === 0 ? `${list.length} times in the input` : origins.length === 1 ? `${list.length} times in ${origins[0]}` : `in ${origins.join(' and ')}`;
+    const where =
+      origins.length === 0
+        ? `${list.length} times in the input`
+        : origins.length === 1
+          ? `${list.length} times in ${origins[0]}`
+          : `in ${origins.join(' and ')}`;
     const variants = [...new Set(sorted.map((e) => canonicalJson(e.obj)))];
     if (variants.length === 1) {
       this.inputNotes.push(`${key} is given ${where}, identically: translated once`);
@@ -236,7 +264,12 @@ class Translator {
     const differences = differingPaths(sorted[0]!.obj, sorted.find((e) => canonicalJson(e.obj) !== variants[0])!.obj);
     const what = `${key} is given ${where}, differently (${differences.slice(0, 3).join('; ')}${differences.length > 3 ? `; ${differences.length - 3} more` : ''})`;
     const fix = 'keep the one the hub runs (or read from the hub with --kubeconfig) and translate again';
-    if (key.startsWith('Subscription ')) this.note(key.slice('Subscription '.length), 'skipped', `the Subscription ${what.slice(key.length + 1)}: neither is translated; ${fix}`);
+    if (key.startsWith('Subscription '))
+      this.note(
+        key.slice('Subscription '.length),
+        'skipped',
+        `the Subscription ${what.slice(key.length + 1)}: neither is translated; ${fix}`,
+      );
     else this.inputNotes.push(`${what}: neither is translated (nor the Subscriptions using it); ${fix}`);
     this.conflicts.set(key, what);
     return undefined;
@@ -264,7 +297,11 @@ class Translator {
     const annotations = sub.metadata?.annotations ?? {};
     const hosting = annotations[HOSTING_SUBSCRIPTION_ANNOTATION];
     if (hosting) {
-      this.note(subject, 'skipped', `a copy the subscription controller made from Subscription ${hosting} (annotation ${HOSTING_SUBSCRIPTION_ANNOTATION}); the parent is what gets translated`);
+      this.note(
+        subject,
+        'skipped',
+        `a copy the subscription controller made from Subscription ${hosting} (annotation ${HOSTING_SUBSCRIPTION_ANNOTATION}); the parent is what gets translated`,
+      );
       return;
     }
     const channelRef = typeof spec.channel === 'string' ? spec.channel : '';
@@ -276,7 +313,11 @@ class Translator {
       return;
     }
     if (!channel) {
-      this.note(subject, 'skipped', `its channel "${channelRef}" is not in the input: include the Channel ${chNs}/${chName} (or read from the hub with --kubeconfig)`);
+      this.note(
+        subject,
+        'skipped',
+        `its channel "${channelRef}" is not in the input: include the Channel ${chNs}/${chName} (or read from the hub with --kubeconfig)`,
+      );
       return;
     }
     const channelType = String(channel.spec?.type ?? '').toLowerCase();
@@ -285,13 +326,25 @@ class Translator {
     if (channelType === 'git' || channelType === 'github') sourceCode = this.gitSource(subject, sub, channel, pathname);
     else if (channelType === 'helmrepo') sourceCode = this.helmSource(subject, sub, pathname);
     else if (channelType === 'objectbucket') {
-      this.note(subject, 'skipped', `channel ${keyOf(channel)} is an ObjectBucket channel (${pathname}): Argo CD cannot read manifests from an object bucket; move them to a Git repository or a Helm chart and translate again`);
+      this.note(
+        subject,
+        'skipped',
+        `channel ${keyOf(channel)} is an ObjectBucket channel (${pathname}): Argo CD cannot read manifests from an object bucket; move them to a Git repository or a Helm chart and translate again`,
+      );
       return;
     } else if (channelType === 'namespace') {
-      this.note(subject, 'skipped', `channel ${keyOf(channel)} is a Namespace channel (resources kept in hub namespace ${pathname}): Argo CD needs a Git or Helm source; commit those resources to Git and translate again`);
+      this.note(
+        subject,
+        'skipped',
+        `channel ${keyOf(channel)} is a Namespace channel (resources kept in hub namespace ${pathname}): Argo CD needs a Git or Helm source; commit those resources to Git and translate again`,
+      );
       return;
     } else {
-      this.note(subject, 'skipped', `channel ${keyOf(channel)} has type "${String(channel.spec?.type ?? '')}", which is not Git, GitHub, HelmRepo, ObjectBucket or Namespace`);
+      this.note(
+        subject,
+        'skipped',
+        `channel ${keyOf(channel)} has type "${String(channel.spec?.type ?? '')}", which is not Git, GitHub, HelmRepo, ObjectBucket or Namespace`,
+      );
       return;
     }
     if (!sourceCode) return;
@@ -305,7 +358,10 @@ class Translator {
       this.note(
         subject,
         'untranslated',
-        `time window (${String(tw.windowtype ?? 'active')} ${Array.isArray(tw.daysofweek) ? tw.daysofweek.join(',') : 'every day'} ${Array.isArray(tw.hours) ? tw.hours.map((h) => (isObj(h) ? `${String(h.start)}-${String(h.end)}` : '')).join(',') : ''} ${String(tw.location ?? '')}): Argo CD Applications have no time window; add an Argo CD sync window (kind allow/deny, cron schedule, duration) to the app's AppProject`.replace(/ +\)/g, ')'),
+        `time window (${String(tw.windowtype ?? 'active')} ${Array.isArray(tw.daysofweek) ? tw.daysofweek.join(',') : 'every day'} ${Array.isArray(tw.hours) ? tw.hours.map((h) => (isObj(h) ? `${String(h.start)}-${String(h.end)}` : '')).join(',') : ''} ${String(tw.location ?? '')}): Argo CD Applications have no time window; add an Argo CD sync window (kind allow/deny, cron schedule, duration) to the app's AppProject`.replace(
+          / +\)/g,
+          ')',
+        ),
       );
     }
     if (spec.hooksecretref !== undefined) {
@@ -316,23 +372,59 @@ class Translator {
         `Ansible hooks (AnsibleJobs in ${path ? `${path}/prehook and ${path}/posthook` : 'the prehook and posthook folders'}, Tower secret ${String((spec.hooksecretref as Record<string, unknown>)?.name ?? '')}) are not run by Argo CD: turn them into Argo CD PreSync/PostSync hook resources (a Job annotated argocd.argoproj.io/hook) in the repository`,
       );
     }
-    if (spec.secondaryChannel) this.note(subject, 'untranslated', `secondary channel ${String(spec.secondaryChannel)} (a fallback when the channel is unreachable): Argo CD reads one source; there is no fallback`);
+    if (spec.secondaryChannel)
+      this.note(
+        subject,
+        'untranslated',
+        `secondary channel ${String(spec.secondaryChannel)} (a fallback when the channel is unreachable): Argo CD reads one source; there is no fallback`,
+      );
     if (Array.isArray(spec.overrides) && spec.overrides.length > 0) {
-      this.note(subject, 'untranslated', `per-cluster overrides (spec.overrides for ${spec.overrides.map((o) => (isObj(o) ? String(o.clusterName) : '')).join(', ')}): use a separate PullApplicationSet (or PullApplication) per variant, selected by its own Placement`);
+      this.note(
+        subject,
+        'untranslated',
+        `per-cluster overrides (spec.overrides for ${spec.overrides.map((o) => (isObj(o) ? String(o.clusterName) : '')).join(', ')}): use a separate PullApplicationSet (or PullApplication) per variant, selected by its own Placement`,
+      );
     }
     if (Array.isArray(spec.allow) || Array.isArray(spec.deny)) {
-      this.note(subject, 'untranslated', 'allow/deny lists of kinds: pullfleet grants the spoke Argo CD RBAC per app through `resources`; list the API groups and resources the app deploys there');
+      this.note(
+        subject,
+        'untranslated',
+        'allow/deny lists of kinds: pullfleet grants the spoke Argo CD RBAC per app through `resources`; list the API groups and resources the app deploys there',
+      );
     }
     const paused = sub.metadata?.labels?.[PAUSE_LABEL] === 'true';
-    if (paused) this.note(subject, 'changed', 'the Subscription is paused (label subscription-pause: "true"): the app is generated with autoSync: false, so Argo CD shows drift but does not sync');
+    if (paused)
+      this.note(
+        subject,
+        'changed',
+        'the Subscription is paused (label subscription-pause: "true"): the app is generated with autoSync: false, so Argo CD shows drift but does not sync',
+      );
     const rate = annotations[RECONCILE_RATE_ANNOTATION] ?? channel.metadata?.annotations?.[RECONCILE_RATE_ANNOTATION];
     const rateOff = rate === 'off';
-    if (rateOff && !paused) this.note(subject, 'changed', 'reconcile-rate "off": the app is generated with autoSync: false; sync it by hand (argocd app sync) as you reconciled the Subscription by hand');
-    else if (rate && !rateOff) this.note(subject, 'changed', `reconcile-rate "${rate}": Argo CD polls the repository on its own interval (timeout.reconciliation, 3 minutes by default) or on a webhook`);
+    if (rateOff && !paused)
+      this.note(
+        subject,
+        'changed',
+        'reconcile-rate "off": the app is generated with autoSync: false; sync it by hand (argocd app sync) as you reconciled the Subscription by hand',
+      );
+    else if (rate && !rateOff)
+      this.note(
+        subject,
+        'changed',
+        `reconcile-rate "${rate}": Argo CD polls the repository on its own interval (timeout.reconciliation, 3 minutes by default) or on a webhook`,
+      );
 
     const base = (sub.metadata?.name ?? 'app').replace(/-subscription(-\d+)?$/, '');
     const id = this.uniqueId(base, this.appIds);
-    this.apps.push({ id, subscription: subject, channel: keyOf(channel), sourceCode, destinationNamespace: ns, placementId, autoSync: paused || rateOff ? false : undefined });
+    this.apps.push({
+      id,
+      subscription: subject,
+      channel: keyOf(channel),
+      sourceCode,
+      destinationNamespace: ns,
+      placementId,
+      autoSync: paused || rateOff ? false : undefined,
+    });
   }
 
   private gitSource(subject: string, sub: Obj, channel: Obj, repoURL: string): string | undefined {
@@ -346,10 +438,30 @@ class Translator {
     const commit = a[GIT_DESIRED_COMMIT_ANNOTATION];
     const tag = a[GIT_TAG_ANNOTATION];
     const revision = commit ?? tag ?? branch;
-    if (commit && (tag || branch)) this.note(subject, 'changed', `git-desired-commit ${commit} is pinned as targetRevision; the ${tag ? `tag ${tag}` : `branch ${branch}`} annotation is no longer followed`);
-    else if (tag && branch) this.note(subject, 'changed', `git-tag ${tag} is pinned as targetRevision; the branch ${branch} annotation is no longer followed`);
-    if (!path) this.note(subject, 'changed', 'no git-path annotation: the app reads the repository root (Argo CD does not apply every folder recursively unless directory.recurse is set)');
-    if (!revision) this.note(subject, 'changed', 'no git-branch, git-tag or git-desired-commit annotation: the app follows the repository\'s default branch (targetRevision HEAD)');
+    if (commit && (tag || branch))
+      this.note(
+        subject,
+        'changed',
+        `git-desired-commit ${commit} is pinned as targetRevision; the ${tag ? `tag ${tag}` : `branch ${branch}`} annotation is no longer followed`,
+      );
+    else if (tag && branch)
+      this.note(
+        subject,
+        'changed',
+        `git-tag ${tag} is pinned as targetRevision; the branch ${branch} annotation is no longer followed`,
+      );
+    if (!path)
+      this.note(
+        subject,
+        'changed',
+        'no git-path annotation: the app reads the repository root (Argo CD does not apply every folder recursively unless directory.recurse is set)',
+      );
+    if (!revision)
+      this.note(
+        subject,
+        'changed',
+        "no git-branch, git-tag or git-desired-commit annotation: the app follows the repository's default branch (targetRevision HEAD)",
+      );
     const option = a[RECONCILE_OPTION_ANNOTATION];
     if (option === undefined || option === 'merge' || option === 'mergeAndOwn') {
       this.note(
@@ -363,14 +475,35 @@ class Translator {
     // Helm chart found in the path, named by spec.name (or, without it, taken as the path's last folder).
     const kustomize = all.filter((o) => o.packageName === 'kustomization');
     if (kustomize.length > 0) {
-      this.note(subject, 'untranslated', 'packageOverrides of the kustomization (packageName: kustomization): put them in the kustomization.yaml in the repository, next to the manifests');
+      this.note(
+        subject,
+        'untranslated',
+        'packageOverrides of the kustomization (packageName: kustomization): put them in the kustomization.yaml in the repository, next to the manifests',
+      );
     }
-    const chart = typeof sub.spec?.name === 'string' && sub.spec.name ? sub.spec.name : (path ?? '').split('/').filter(Boolean).pop() ?? '';
-    const helm = this.helmOverrides(subject, all.filter((o) => o.packageName !== 'kustomization'), chart, 'the Helm chart in the Git path');
+    const chart =
+      typeof sub.spec?.name === 'string' && sub.spec.name
+        ? sub.spec.name
+        : ((path ?? '').split('/').filter(Boolean).pop() ?? '');
+    const helm = this.helmOverrides(
+      subject,
+      all.filter((o) => o.packageName !== 'kustomization'),
+      chart,
+      'the Helm chart in the Git path',
+    );
     if (helm.values || helm.releaseName) {
-      this.note(subject, 'changed', `packageOverrides of chart "${chart}" become the app's Helm ${helm.values ? 'values' : ''}${helm.values && helm.releaseName ? ' and ' : ''}${helm.releaseName ? 'release name' : ''}: Argo CD renders the path as a Helm chart, as the Subscription did`);
+      this.note(
+        subject,
+        'changed',
+        `packageOverrides of chart "${chart}" become the app's Helm ${helm.values ? 'values' : ''}${helm.values && helm.releaseName ? ' and ' : ''}${helm.releaseName ? 'release name' : ''}: Argo CD renders the path as a Helm chart, as the Subscription did`,
+      );
     }
-    if (sub.spec?.packageFilter !== undefined) this.note(subject, 'untranslated', 'packageFilter on a Git channel (filtering resources by labels or annotations): Argo CD applies every manifest in the path; move the unwanted ones out of it');
+    if (sub.spec?.packageFilter !== undefined)
+      this.note(
+        subject,
+        'untranslated',
+        'packageFilter on a Git channel (filtering resources by labels or annotations): Argo CD applies every manifest in the path; move the unwanted ones out of it',
+      );
     return `AppSource.git(${tsLiteral({ repoURL, path: path ?? '.', ...(revision ? { targetRevision: revision } : {}), ...(helm.releaseName ? { releaseName: helm.releaseName } : {}), ...(helm.values ? { values: helm.values } : {}) }, '    ')})`;
   }
 
@@ -378,18 +511,33 @@ class Translator {
    * Helm values and release name from packageOverrides entries of `chart`: `{ path: spec, value: {...} }`
    * overrides are values (merged in order), packageAlias the release name; anything else is reported.
    */
-  private helmOverrides(subject: string, entries: readonly Record<string, unknown>[], chart: string, what: string): { releaseName?: string; values?: Record<string, JsonValue> } {
+  private helmOverrides(
+    subject: string,
+    entries: readonly Record<string, unknown>[],
+    chart: string,
+    what: string,
+  ): { releaseName?: string; values?: Record<string, JsonValue> } {
     let releaseName: string | undefined;
     let values: Record<string, JsonValue> | undefined;
     for (const entry of entries) {
       if (entry.packageName !== chart) {
-        this.note(subject, 'untranslated', `packageOverrides for package "${String(entry.packageName)}", which is not ${what} "${chart}"`);
+        this.note(
+          subject,
+          'untranslated',
+          `packageOverrides for package "${String(entry.packageName)}", which is not ${what} "${chart}"`,
+        );
         continue;
       }
       if (typeof entry.packageAlias === 'string' && entry.packageAlias) releaseName = entry.packageAlias;
       for (const o of Array.isArray(entry.packageOverrides) ? entry.packageOverrides : []) {
-        if (isObj(o) && o.path === 'spec' && isObj(o.value)) values = deepMerge(values ?? {}, o.value as Record<string, JsonValue>);
-        else this.note(subject, 'untranslated', `package override ${JSON.stringify(o)} is not Helm values (only { path: spec, value: {...} } is): set it in the chart's values or a values file`);
+        if (isObj(o) && o.path === 'spec' && isObj(o.value))
+          values = deepMerge(values ?? {}, o.value as Record<string, JsonValue>);
+        else
+          this.note(
+            subject,
+            'untranslated',
+            `package override ${JSON.stringify(o)} is not Helm values (only { path: spec, value: {...} } is): set it in the chart's values or a values file`,
+          );
       }
     }
     return { ...(releaseName ? { releaseName } : {}), ...(values ? { values } : {}) };
@@ -403,33 +551,64 @@ class Translator {
       return undefined;
     }
     if (!chart) {
-      this.note(subject, 'skipped', 'no spec.name (the chart): a Subscription that takes every chart a packageFilter matches has no single Argo CD source; write one PullApplicationSet per chart');
+      this.note(
+        subject,
+        'skipped',
+        'no spec.name (the chart): a Subscription that takes every chart a packageFilter matches has no single Argo CD source; write one PullApplicationSet per chart',
+      );
       return undefined;
     }
     const filter = isObj(spec.packageFilter) ? spec.packageFilter : {};
     let version = typeof filter.version === 'string' ? filter.version : '';
     if (!version) {
       version = '*';
-      this.note(subject, 'changed', 'no packageFilter.version: the app follows the newest chart version (targetRevision "*"); pin a version to upgrade on purpose');
+      this.note(
+        subject,
+        'changed',
+        'no packageFilter.version: the app follows the newest chart version (targetRevision "*"); pin a version to upgrade on purpose',
+      );
     } else if (/[xX]$/.test(version)) {
       const constraint = version.replace(/[xX]$/, '*');
       this.note(subject, 'changed', `chart version "${version}" becomes the Helm constraint "${constraint}"`);
       version = constraint;
     }
     if (filter.labelSelector !== undefined || filter.annotations !== undefined || filter.filterRef !== undefined) {
-      this.note(subject, 'untranslated', 'packageFilter labelSelector/annotations/filterRef (chart selection by metadata): the app names its chart directly');
+      this.note(
+        subject,
+        'untranslated',
+        'packageFilter labelSelector/annotations/filterRef (chart selection by metadata): the app names its chart directly',
+      );
     }
-    const { releaseName, values } = this.helmOverrides(subject, (Array.isArray(spec.packageOverrides) ? spec.packageOverrides : []).filter(isObj), chart, 'the subscribed chart');
+    const { releaseName, values } = this.helmOverrides(
+      subject,
+      (Array.isArray(spec.packageOverrides) ? spec.packageOverrides : []).filter(isObj),
+      chart,
+      'the subscribed chart',
+    );
     return `AppSource.helm(${tsLiteral({ repoURL, chart, targetRevision: version, ...(releaseName ? { releaseName } : {}), ...(values ? { values } : {}) }, '    ')})`;
   }
 
   private channelNotes(subject: string, channel: Obj): void {
     const spec = channel.spec ?? {};
     if (isObj(spec.secretRef)) {
-      this.note(subject, 'untranslated', `channel ${keyOf(channel)} reads with the credentials in Secret ${String(spec.secretRef.name)}: create an Argo CD repository Secret for ${String(spec.pathname)} on each spoke (pullfleet never puts credentials into works or dist/)`);
+      this.note(
+        subject,
+        'untranslated',
+        `channel ${keyOf(channel)} reads with the credentials in Secret ${String(spec.secretRef.name)}: create an Argo CD repository Secret for ${String(spec.pathname)} on each spoke (pullfleet never puts credentials into works or dist/)`,
+      );
     }
-    if (isObj(spec.configMapRef)) this.note(subject, 'untranslated', `channel ${keyOf(channel)} uses ConfigMap ${String(spec.configMapRef.name)} (CA certificates or settings): configure the repository's TLS in the spoke Argo CD`);
-    if (spec.insecureSkipVerify === true) this.note(subject, 'untranslated', `channel ${keyOf(channel)} skips TLS verification: set insecure on the spoke Argo CD repository Secret if you must`);
+    if (isObj(spec.configMapRef))
+      this.note(
+        subject,
+        'untranslated',
+        `channel ${keyOf(channel)} uses ConfigMap ${String(spec.configMapRef.name)} (CA certificates or settings): configure the repository's TLS in the spoke Argo CD`,
+      );
+    if (spec.insecureSkipVerify === true)
+      this.note(
+        subject,
+        'untranslated',
+        `channel ${keyOf(channel)} skips TLS verification: set insecure on the spoke Argo CD repository Secret if you must`,
+      );
   }
 
   /**
@@ -443,7 +622,11 @@ class Translator {
       return undefined;
     }
     if (placement.local === true) {
-      this.note(subject, 'skipped', 'placement.local: true deploys on the hub itself, which is never a pull-delivery target: deploy it with the hub Argo CD directly');
+      this.note(
+        subject,
+        'skipped',
+        'placement.local: true deploys on the hub itself, which is never a pull-delivery target: deploy it with the hub Argo CD directly',
+      );
       return undefined;
     }
     const ref = isObj(placement.placementRef) ? placement.placementRef : undefined;
@@ -494,14 +677,26 @@ class Translator {
 
   private fromPlacement(subject: string, obj: Obj, origin: string): PlacementPlan {
     const spec = obj.spec ?? {};
-    const plan: PlacementPlan = { id: this.uniqueId(obj.metadata?.name ?? 'placement', this.placementIds), origin, clusterSets: [], predicates: [], tolerations: [], prioritizers: [] };
+    const plan: PlacementPlan = {
+      id: this.uniqueId(obj.metadata?.name ?? 'placement', this.placementIds),
+      origin,
+      clusterSets: [],
+      predicates: [],
+      tolerations: [],
+      prioritizers: [],
+    };
     plan.clusterSets = Array.isArray(spec.clusterSets) ? (spec.clusterSets as string[]).map(String) : [];
     for (const s of plan.clusterSets) this.clusterSetsUsed.add(s);
     for (const p of Array.isArray(spec.predicates) ? spec.predicates : []) {
       const rcs = isObj(p) && isObj(p.requiredClusterSelector) ? p.requiredClusterSelector : {};
       const ls = (isObj(rcs.labelSelector) ? rcs.labelSelector : {}) as Selector;
       const cs = (isObj(rcs.claimSelector) ? rcs.claimSelector : {}) as Selector;
-      if (isObj(rcs.celSelector)) this.note(subject, 'untranslated', `${origin}: CEL selector predicates have no PlacementProps equivalent; express them with labels or claims`);
+      if (isObj(rcs.celSelector))
+        this.note(
+          subject,
+          'untranslated',
+          `${origin}: CEL selector predicates have no PlacementProps equivalent; express them with labels or claims`,
+        );
       plan.predicates.push({
         ...(ls.matchLabels && Object.keys(ls.matchLabels).length ? { labels: ls.matchLabels } : {}),
         ...(ls.matchExpressions?.length ? { labelExpressions: ls.matchExpressions } : {}),
@@ -517,27 +712,55 @@ class Translator {
       for (const c of Array.isArray(policy.configurations) ? policy.configurations : []) {
         const sc = isObj(c) && isObj(c.scoreCoordinate) ? c.scoreCoordinate : {};
         const weight = isObj(c) && typeof c.weight === 'number' ? c.weight : 1;
-        if (sc.type === 'AddOn' && isObj(sc.addOn)) plan.prioritizers.push(`Prioritizer.addOn(${tsLiteral(String(sc.addOn.resourceName))}, ${tsLiteral(String(sc.addOn.scoreName))}, ${weight})`);
-        else if (typeof sc.builtIn === 'string') plan.prioritizers.push(`Prioritizer.builtIn(${tsLiteral(sc.builtIn)}, ${weight})`);
+        if (sc.type === 'AddOn' && isObj(sc.addOn))
+          plan.prioritizers.push(
+            `Prioritizer.addOn(${tsLiteral(String(sc.addOn.resourceName))}, ${tsLiteral(String(sc.addOn.scoreName))}, ${weight})`,
+          );
+        else if (typeof sc.builtIn === 'string')
+          plan.prioritizers.push(`Prioritizer.builtIn(${tsLiteral(sc.builtIn)}, ${weight})`);
       }
     }
-    if (spec.decisionStrategy !== undefined) this.note(subject, 'untranslated', `${origin}: decisionStrategy (decision groups) has no PlacementProps equivalent yet; roll out with the ApplicationSet's own strategy instead`);
-    if (spec.spreadPolicy !== undefined) this.note(subject, 'untranslated', `${origin}: spreadPolicy (topology spread) has no PlacementProps equivalent`);
-    this.note(subject, 'changed', `${origin} becomes Placement "${plan.id}" in the hub's Argo CD namespace (the ApplicationSet generator reads decisions only there): bind its cluster sets to that namespace`);
+    if (spec.decisionStrategy !== undefined)
+      this.note(
+        subject,
+        'untranslated',
+        `${origin}: decisionStrategy (decision groups) has no PlacementProps equivalent yet; roll out with the ApplicationSet's own strategy instead`,
+      );
+    if (spec.spreadPolicy !== undefined)
+      this.note(subject, 'untranslated', `${origin}: spreadPolicy (topology spread) has no PlacementProps equivalent`);
+    this.note(
+      subject,
+      'changed',
+      `${origin} becomes Placement "${plan.id}" in the hub's Argo CD namespace (the ApplicationSet generator reads decisions only there): bind its cluster sets to that namespace`,
+    );
     return plan;
   }
 
   /** A PlacementRule spec (or a Subscription's inline placement, which has the same generic fields). */
   private fromRule(subject: string, spec: Record<string, unknown>, origin: string, name: string): PlacementPlan {
-    const plan: PlacementPlan = { id: this.uniqueId(name, this.placementIds), origin, clusterSets: [], predicates: [], tolerations: [], prioritizers: [] };
+    const plan: PlacementPlan = {
+      id: this.uniqueId(name, this.placementIds),
+      origin,
+      clusterSets: [],
+      predicates: [],
+      tolerations: [],
+      prioritizers: [],
+    };
     const selector = (isObj(spec.clusterSelector) ? spec.clusterSelector : undefined) as Selector | undefined;
-    const clusters = (Array.isArray(spec.clusters) ? spec.clusters : []).map((c) => (isObj(c) ? String(c.name ?? '') : '')).filter(Boolean).sort(cmp);
+    const clusters = (Array.isArray(spec.clusters) ? spec.clusters : [])
+      .map((c) => (isObj(c) ? String(c.name ?? '') : ''))
+      .filter(Boolean)
+      .sort(cmp);
     const predicate: PlacementPlan['predicates'][number] = {};
     if (selector?.matchLabels && Object.keys(selector.matchLabels).length) predicate.labels = selector.matchLabels;
     const expressions: SelectorRequirement[] = [...(selector?.matchExpressions ?? [])];
     if (clusters.length > 0) {
       expressions.push({ key: CLUSTER_NAME_LABEL, operator: 'In', values: clusters });
-      this.note(subject, 'changed', `${origin}: the cluster list (${clusters.join(', ')}) becomes a selector on the "${CLUSTER_NAME_LABEL}" label ACM sets on every ManagedCluster; on plain OCM add that label to each cluster`);
+      this.note(
+        subject,
+        'changed',
+        `${origin}: the cluster list (${clusters.join(', ')}) becomes a selector on the "${CLUSTER_NAME_LABEL}" label ACM sets on every ManagedCluster; on plain OCM add that label to each cluster`,
+      );
     }
     if (expressions.length) predicate.labelExpressions = expressions;
     if (Object.keys(predicate).length) plan.predicates.push(predicate);
@@ -552,21 +775,36 @@ class Translator {
     const conditions = (Array.isArray(spec.clusterConditions) ? spec.clusterConditions : []).filter(isObj);
     const defaultOnly = conditions.every((c) => c.type === 'ManagedClusterConditionAvailable' && c.status === 'True');
     if (!defaultOnly) {
-      this.note(subject, 'untranslated', `${origin}: clusterConditions ${JSON.stringify(conditions)} have no Placement equivalent (a Placement leaves out unavailable clusters through their taints); select on labels or claims instead`);
+      this.note(
+        subject,
+        'untranslated',
+        `${origin}: clusterConditions ${JSON.stringify(conditions)} have no Placement equivalent (a Placement leaves out unavailable clusters through their taints); select on labels or claims instead`,
+      );
     }
     const hint = isObj(spec.resourceHint) ? spec.resourceHint : undefined;
     if (hint) {
       const type = String(hint.type ?? '').toLowerCase();
-      const builtIn = type === 'cpu' ? 'ResourceAllocatableCPU' : type === 'memory' ? 'ResourceAllocatableMemory' : undefined;
+      const builtIn =
+        type === 'cpu' ? 'ResourceAllocatableCPU' : type === 'memory' ? 'ResourceAllocatableMemory' : undefined;
       if (builtIn && String(hint.order ?? 'desc').toLowerCase() !== 'asc') {
         plan.prioritizers.push(`Prioritizer.builtIn(${tsLiteral(builtIn)}, 1)`);
         plan.prioritizerMode = 'EXACT';
       } else {
-        this.note(subject, 'untranslated', `${origin}: resourceHint ${JSON.stringify(hint)} has no prioritizer equivalent (prioritizers prefer the most allocatable ${type || 'resource'}); the Placement uses OCM's default prioritizers`);
+        this.note(
+          subject,
+          'untranslated',
+          `${origin}: resourceHint ${JSON.stringify(hint)} has no prioritizer equivalent (prioritizers prefer the most allocatable ${type || 'resource'}); the Placement uses OCM's default prioritizers`,
+        );
       }
     }
-    if (Array.isArray(spec.policies) && spec.policies.length > 0) this.note(subject, 'untranslated', `${origin}: policies (placement by policy compliance) have no Placement equivalent`);
-    if (typeof spec.schedulerName === 'string' && spec.schedulerName) this.note(subject, 'untranslated', `${origin}: schedulerName ${spec.schedulerName} has no Placement equivalent`);
+    if (Array.isArray(spec.policies) && spec.policies.length > 0)
+      this.note(
+        subject,
+        'untranslated',
+        `${origin}: policies (placement by policy compliance) have no Placement equivalent`,
+      );
+    if (typeof spec.schedulerName === 'string' && spec.schedulerName)
+      this.note(subject, 'untranslated', `${origin}: schedulerName ${spec.schedulerName} has no Placement equivalent`);
     this.note(
       subject,
       'changed',
@@ -587,7 +825,8 @@ function deepMerge(a: Record<string, JsonValue>, b: Record<string, JsonValue>): 
 
 function placementCode(plan: PlacementPlan, variable: string): string {
   const props: string[] = [];
-  if (plan.clusterSets.length) props.push(`clusterSets: [${plan.clusterSets.map((s) => `clusterSet(hub, ${tsLiteral(s)})`).join(', ')}]`);
+  if (plan.clusterSets.length)
+    props.push(`clusterSets: [${plan.clusterSets.map((s) => `clusterSet(hub, ${tsLiteral(s)})`).join(', ')}]`);
   if (plan.predicates.length) props.push(`predicates: ${tsLiteral(plan.predicates, '    ')}`);
   if (plan.numberOfClusters !== undefined) props.push(`numberOfClusters: ${plan.numberOfClusters}`);
   if (plan.tolerations.length) props.push(`tolerations: ${tsLiteral(plan.tolerations, '    ')}`);
@@ -602,11 +841,16 @@ function placementCode(plan: PlacementPlan, variable: string): string {
  * objects are ignored) into a TypeScript module exporting `addMigratedApps(hub)`, and a report of what
  * was not translated exactly.
  */
-export function translateSubscriptions(objects: readonly JsonObject[], options: MigrationOptions = {}): MigrationResult {
+export function translateSubscriptions(
+  objects: readonly JsonObject[],
+  options: MigrationOptions = {},
+): MigrationResult {
   const t = new Translator(objects, options);
   t.run();
   const importFrom = options.importFrom ?? DEFAULT_IMPORT;
-  const delivering = t.apps.filter((a): a is AppPlan & { placementId: string } => a.placementId !== null).sort((a, b) => cmp(a.id, b.id));
+  const delivering = t.apps
+    .filter((a): a is AppPlan & { placementId: string } => a.placementId !== null)
+    .sort((a, b) => cmp(a.id, b.id));
   const nowhere = t.apps.filter((a) => a.placementId === null).sort((a, b) => cmp(a.id, b.id));
   // Only placements some generated app uses (a Subscription skipped after its placement was planned leaves none behind).
   const used = new Set(delivering.map((a) => a.placementId));
@@ -621,23 +865,39 @@ export function translateSubscriptions(objects: readonly JsonObject[], options: 
     variables.set(p.id, v);
   }
   const any = delivering.length > 0;
-  const names = any ? ['AppSource', 'Placement', ...(usesPrioritizer ? ['Prioritizer'] : []), ...(usesMode ? ['PrioritizerMode'] : []), 'PullApplicationSet'] : [];
+  const names = any
+    ? [
+        'AppSource',
+        'Placement',
+        ...(usesPrioritizer ? ['Prioritizer'] : []),
+        ...(usesMode ? ['PrioritizerMode'] : []),
+        'PullApplicationSet',
+      ]
+    : [];
   const typeNames = ['type Hub', ...(usesSets ? ['type IClusterSet'] : [])];
   const lines: string[] = [];
-  lines.push(`// Generated by \`pullfleet migrate subscriptions\`${options.sources?.length ? ` from ${options.sources.join(', ')}` : ''}.`);
-  lines.push('// Review it and the migration report before committing; then call addMigratedApps(hub) in fleet.config.ts.');
+  lines.push(
+    `// Generated by \`pullfleet migrate subscriptions\`${options.sources?.length ? ` from ${options.sources.join(', ')}` : ''}.`,
+  );
+  lines.push(
+    '// Review it and the migration report before committing; then call addMigratedApps(hub) in fleet.config.ts.',
+  );
   lines.push(`import { ${[...names, ...typeNames].join(', ')} } from ${tsLiteral(importFrom)};`);
   lines.push('');
   if (usesSets) {
     lines.push('/** A cluster set the fleet already declares (the migrated placements select from it). */');
     lines.push('function clusterSet(hub: Hub, name: string): IClusterSet {');
     lines.push('  const set = hub.clusterSets.find((s) => s.name === name);');
-    lines.push("  if (!set) throw new Error(`${hub.node.path}: the migrated placements use cluster set \"${name}\": declare it (new ClusterSet(hub, '${name}')) before addMigratedApps(hub)`);");
+    lines.push(
+      '  if (!set) throw new Error(`${hub.node.path}: the migrated placements use cluster set "${name}": declare it (new ClusterSet(hub, \'${name}\')) before addMigratedApps(hub)`);',
+    );
     lines.push('  return set;');
     lines.push('}');
     lines.push('');
   }
-  lines.push(`/** The apps ${delivering.length} ACM Subscription${delivering.length === 1 ? '' : 's'} delivered, as pull ApplicationSets on \`hub\`. */`);
+  lines.push(
+    `/** The apps ${delivering.length} ACM Subscription${delivering.length === 1 ? '' : 's'} delivered, as pull ApplicationSets on \`hub\`. */`,
+  );
   // Without apps the parameter is unused: the underscore keeps noUnusedParameters quiet.
   lines.push(`export function addMigratedApps(${any ? 'hub' : '_hub'}: Hub): void {`);
   if (!any) lines.push('  // Nothing that delivers could be translated: see the migration report.');
@@ -660,8 +920,12 @@ export function translateSubscriptions(objects: readonly JsonObject[], options: 
   }
   for (const app of nowhere) {
     lines.push('');
-    lines.push(`  // from Subscription ${app.subscription} (channel ${app.channel}), which names no cluster: left as a`);
-    lines.push('  // comment, so it delivers nowhere, as the Subscription did. To deliver it, give it a Placement of your own:');
+    lines.push(
+      `  // from Subscription ${app.subscription} (channel ${app.channel}), which names no cluster: left as a`,
+    );
+    lines.push(
+      '  // comment, so it delivers nowhere, as the Subscription did. To deliver it, give it a Placement of your own:',
+    );
     lines.push(...appCode(app, 'yourPlacement').map((l) => `  // ${l.slice(2)}`));
   }
   lines.push('}');
@@ -687,7 +951,9 @@ export function translateSubscriptions(objects: readonly JsonObject[], options: 
  * everything translated), then what to do before delivering.
  */
 export function renderMigrationReport(result: MigrationResult): string {
-  const lines = [`translated ${result.apps.length} Subscription${result.apps.length === 1 ? '' : 's'} into ${result.apps.length} PullApplicationSet${result.apps.length === 1 ? '' : 's'} and ${result.placements.length} Placement${result.placements.length === 1 ? '' : 's'}`];
+  const lines = [
+    `translated ${result.apps.length} Subscription${result.apps.length === 1 ? '' : 's'} into ${result.apps.length} PullApplicationSet${result.apps.length === 1 ? '' : 's'} and ${result.placements.length} Placement${result.placements.length === 1 ? '' : 's'}`,
+  ];
   for (const n of result.inputNotes) lines.push(`input: ${n}`);
   let subject = '';
   for (const n of result.notes) {

@@ -37,7 +37,12 @@ import { ResourceQuota } from 'kubernetes-models/v1/ResourceQuota';
 import { Secret } from 'kubernetes-models/v1/Secret';
 import { Service } from 'kubernetes-models/v1/Service';
 import { ServiceAccount } from 'kubernetes-models/v1/ServiceAccount';
-import { objectRuleFindings, type PlainObject, type ObjectFinding, type ObjectRuleOptions } from '../model/validation/object-rules.js';
+import {
+  objectRuleFindings,
+  type PlainObject,
+  type ObjectFinding,
+  type ObjectRuleOptions,
+} from '../model/validation/object-rules.js';
 import { FLEET_REPORT_API_VERSION, FLEET_REPORT_KIND, fleetReportCrd } from '../model/report/report-crd.js';
 
 type ModelClass = new (data: never) => { validate(): void };
@@ -151,15 +156,24 @@ function shortValue(value: unknown): string {
 function describeError(obj: unknown, e: ErrorObject): ObjectFinding {
   const value = valueAt(obj, e.instancePath);
   let message = e.message ?? 'is invalid';
-  if (e.keyword === 'enum') message = `must be one of ${(e.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`;
+  if (e.keyword === 'enum')
+    message = `must be one of ${(e.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`;
   if (e.keyword === 'required') {
     return { severity: 'error', message: `${fieldPath(e.instancePath)} ${message}: add it (schema)` };
   }
   if (e.keyword === 'additionalProperties') {
     const extra = (e.params as { additionalProperty: string }).additionalProperty;
-    return { severity: 'error', message: `${fieldPath(e.instancePath)} has the unknown field "${extra}": remove or rename it (schema)`, value: extra };
+    return {
+      severity: 'error',
+      message: `${fieldPath(e.instancePath)} has the unknown field "${extra}": remove or rename it (schema)`,
+      value: extra,
+    };
   }
-  return { severity: 'error', message: `${fieldPath(e.instancePath)} is ${shortValue(value)}, which ${message}: fix the value (schema)`, value: typeof value === 'string' ? value : shortValue(value) };
+  return {
+    severity: 'error',
+    message: `${fieldPath(e.instancePath)} is ${shortValue(value)}, which ${message}: fix the value (schema)`,
+    value: typeof value === 'string' ? value : shortValue(value),
+  };
 }
 
 /** Schema findings for one object (not its nested manifests); undefined when no schema is known. */
@@ -207,11 +221,17 @@ export function checkObject(obj: PlainObject, options: CheckObjectOptions = {}):
   const out: ObjectFinding[] = [];
   const label = objectLabel(obj);
   if (typeof obj.apiVersion !== 'string' || typeof obj.kind !== 'string') {
-    return [{ severity: 'error', message: `${label}: apiVersion and kind must be strings: this is not a Kubernetes object` }];
+    return [
+      { severity: 'error', message: `${label}: apiVersion and kind must be strings: this is not a Kubernetes object` },
+    ];
   }
   const schema = schemaFindings(obj);
   if (schema === undefined) {
-    if (options.unknownKind !== 'ignore') out.push({ severity: 'warning', message: `${label}: no schema known for ${obj.apiVersion} ${obj.kind}; only metadata and size were checked` });
+    if (options.unknownKind !== 'ignore')
+      out.push({
+        severity: 'warning',
+        message: `${label}: no schema known for ${obj.apiVersion} ${obj.kind}; only metadata and size were checked`,
+      });
   } else {
     for (const f of schema) out.push({ ...f, message: `${label}: ${f.message}` });
   }

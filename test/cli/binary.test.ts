@@ -16,7 +16,11 @@ const tmp = mkdtempSync(join(tmpdir(), 'pullfleet-binary-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
 function pullfleet(args: readonly string[]): { code: number | null; out: string; err: string } {
-  const result = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', timeout: 120_000, env: { ...process.env, NO_COLOR: '1' } });
+  const result = spawnSync(process.execPath, [BIN, ...args], {
+    encoding: 'utf8',
+    timeout: 120_000,
+    env: { ...process.env, NO_COLOR: '1' },
+  });
   if (result.error) throw result.error;
   return { code: result.status, out: result.stdout, err: result.stderr };
 }
@@ -51,7 +55,18 @@ describe('the pullfleet binary', () => {
 
   test('every command the README shows answers --help from the binary (none is an unknown command)', async () => {
     const commands = await readmeCommands();
-    expect(commands).toEqual(expect.arrayContaining(['init', 'synth', 'validate', 'plan', 'status', 'inventory pull', 'inventory diff', 'migrate subscriptions']));
+    expect(commands).toEqual(
+      expect.arrayContaining([
+        'init',
+        'synth',
+        'validate',
+        'plan',
+        'status',
+        'inventory pull',
+        'inventory diff',
+        'migrate subscriptions',
+      ]),
+    );
     for (const command of commands) {
       const result = pullfleet([...command.split(' '), '--help']);
       expect({ command, code: result.code, err: result.err }).toStrictEqual({ command, code: 0, err: '' });
@@ -62,27 +77,72 @@ describe('the pullfleet binary', () => {
   test('migrate subscriptions translates ACM Subscription YAML from the binary into the golden code and report', () => {
     const output = join(tmp, 'migrated.ts');
     const report = join(tmp, 'report.txt');
-    const result = pullfleet(['migrate', 'subscriptions', 'test/migrate/fixtures/helm-placement.yaml', '-o', output, '--report', report, '--import', '../../../src/constructs/index.js']);
+    const result = pullfleet([
+      'migrate',
+      'subscriptions',
+      'test/migrate/fixtures/helm-placement.yaml',
+      '-o',
+      output,
+      '--report',
+      report,
+      '--import',
+      '../../../src/constructs/index.js',
+    ]);
     expect(result).toStrictEqual({ code: 0, out: '', err: `wrote ${output} and ${report}\n` });
     expect(readFileSync(output, 'utf8')).toBe(readFileSync('test/migrate/fixtures/helm-placement.golden.ts', 'utf8'));
     expect(readFileSync(report, 'utf8')).toBe(readFileSync('test/migrate/fixtures/helm-placement.report.txt', 'utf8'));
   });
 
-  test.each([['/proc/migrated.ts', 'proc'], ['/sys/migrated.ts', 'sysfs']])('migrate subscriptions -o %s fails naming the file, the folder and what to do, not a bare ENOENT or EPERM', (output, type) => {
-    if (!existsSync(dirname(output))) return; // not Linux
-    const result = pullfleet(['migrate', 'subscriptions', 'test/migrate/fixtures/helm-placement.yaml', '-o', output, '--report', join(tmp, 'proc-report.txt')]);
-    expect(result.code).not.toBe(0);
-    expect(result.err).toContain(`cannot write ${output}: writing in ${dirname(output)} failed (`);
-    expect(result.err).toContain(`${dirname(output)} is a ${type} file system of the kernel that holds no ordinary files or folders: choose a file in your project`);
-    expect(existsSync(output)).toBe(false);
-  });
+  test.each([
+    ['/proc/migrated.ts', 'proc'],
+    ['/sys/migrated.ts', 'sysfs'],
+  ])(
+    'migrate subscriptions -o %s fails naming the file, the folder and what to do, not a bare ENOENT or EPERM',
+    (output, type) => {
+      if (!existsSync(dirname(output))) return; // not Linux
+      const result = pullfleet([
+        'migrate',
+        'subscriptions',
+        'test/migrate/fixtures/helm-placement.yaml',
+        '-o',
+        output,
+        '--report',
+        join(tmp, 'proc-report.txt'),
+      ]);
+      expect(result.code).not.toBe(0);
+      expect(result.err).toContain(`cannot write ${output}: writing in ${dirname(output)} failed (`);
+      expect(result.err).toContain(
+        `${dirname(output)} is a ${type} file system of the kernel that holds no ordinary files or folders: choose a file in your project`,
+      );
+      expect(existsSync(output)).toBe(false);
+    },
+  );
 
   test('inventory pull without a reachable hub exits 2 from the binary, naming the server, and writes nothing', () => {
     const kubeconfig = join(tmp, 'nowhere.kubeconfig');
     const file = join(tmp, 'inventory', 'hub.yaml');
-    const config = ['apiVersion: v1', 'kind: Config', 'clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]', 'users: [{name: u, user: {token: t}}]', 'contexts: [{name: x, context: {cluster: c, user: u}}]', 'current-context: x', ''].join('\n');
+    const config = [
+      'apiVersion: v1',
+      'kind: Config',
+      'clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]',
+      'users: [{name: u, user: {token: t}}]',
+      'contexts: [{name: x, context: {cluster: c, user: u}}]',
+      'current-context: x',
+      '',
+    ].join('\n');
     writeFileSync(kubeconfig, config);
-    const result = pullfleet(['inventory', 'pull', '--kubeconfig', kubeconfig, '--hub', 'hub', '-o', file, '--timeout', '5']);
+    const result = pullfleet([
+      'inventory',
+      'pull',
+      '--kubeconfig',
+      kubeconfig,
+      '--hub',
+      'hub',
+      '-o',
+      file,
+      '--timeout',
+      '5',
+    ]);
     expect(result.code).toBe(2);
     expect(result.out + result.err).toContain('127.0.0.1:1');
     expect(() => readFileSync(file)).toThrow();

@@ -22,7 +22,11 @@ async function run(...args: string[]): Promise<{ code: number | undefined; out: 
   process.stderr.write = ((chunk: string) => err.push(chunk) > 0) as typeof process.stderr.write;
   try {
     await main(['node', 'pullfleet', ...args]);
-    return { code: process.exitCode === undefined ? undefined : Number(process.exitCode), out: out.join(''), err: err.join('') };
+    return {
+      code: process.exitCode === undefined ? undefined : Number(process.exitCode),
+      out: out.join(''),
+      err: err.join(''),
+    };
   } finally {
     process.stdout.write = writeOut;
     process.stderr.write = writeErr;
@@ -56,7 +60,9 @@ describe('pullfleet program', () => {
   test('help exits 0 and lists every command', async () => {
     const result = await run('--help');
     expect(result.code).toBe(0);
-    expect((await buildProgram()).commands.map((c) => c.name())).toEqual(expect.arrayContaining(['synth', 'validate', 'plan', 'status']));
+    expect((await buildProgram()).commands.map((c) => c.name())).toEqual(
+      expect.arrayContaining(['synth', 'validate', 'plan', 'status']),
+    );
     for (const name of ['synth', 'validate', 'plan', 'status']) expect(result.out).toContain(`  ${name} `);
   });
 });

@@ -52,7 +52,12 @@ describe('GitOpsCluster', () => {
 
   test('GIVEN an ACM hub, agent-managed with a principal address THEN it renders v1beta1 with blank secrets and the gitops add-on running the agent', () => {
     const { fleet, hub, edgePlacement } = fleetOf(HubFlavor.ACM);
-    new GitOpsCluster(hub, 'edge-agents', { placement: edgePlacement, model: DeliveryModel.AGENT_MANAGED, principalServerAddress: 'principal.example.com', principalServerPort: '8443' });
+    new GitOpsCluster(hub, 'edge-agents', {
+      placement: edgePlacement,
+      model: DeliveryModel.AGENT_MANAGED,
+      principalServerAddress: 'principal.example.com',
+      principalServerPort: '8443',
+    });
     const gc = find(fleet, 'GitOpsCluster', 'edge-agents');
     expect(gc.apiVersion).toBe('apps.open-cluster-management.io/v1beta1');
     expect(gc.spec).toStrictEqual({
@@ -62,7 +67,13 @@ describe('GitOpsCluster', () => {
       gitopsAddon: {
         enabled: true,
         overrideExistingConfigs: false,
-        argoCDAgent: { enabled: true, mode: 'managed', serverAddress: 'principal.example.com', serverPort: '8443', propagateHubCA: true },
+        argoCDAgent: {
+          enabled: true,
+          mode: 'managed',
+          serverAddress: 'principal.example.com',
+          serverPort: '8443',
+          propagateHubCA: true,
+        },
       },
     });
     expect(schemaFindings(gc as never)).toStrictEqual([]);
@@ -73,10 +84,18 @@ describe('GitOpsCluster', () => {
     new GitOpsCluster(hub, 'edge-gitops', { placement: edgePlacement, gitopsAddon: true });
     new PullApplication(hub, 'web', { source, destinationNamespace: 'web', spokes: [e1, c1] });
     const gc = find(fleet, 'GitOpsCluster', 'edge-gitops');
-    expect((gc.spec as { gitopsAddon: unknown }).gitopsAddon).toStrictEqual({ enabled: true, overrideExistingConfigs: false });
+    expect((gc.spec as { gitopsAddon: unknown }).gitopsAddon).toStrictEqual({
+      enabled: true,
+      overrideExistingConfigs: false,
+    });
     expect(e1.deliveryModel).toBe(DeliveryModel.BASIC);
     expect(ofKind(fleet, 'Secret').map(({ obj }) => obj.metadata.name)).toStrictEqual(['c1-cluster-secret']);
-    expect(ofKind(fleet, 'ManifestWork').filter(({ obj }) => obj.metadata.name !== 'pullfleet-bootstrap').map(({ obj }) => obj.metadata.namespace).sort()).toStrictEqual(['c1', 'e1']);
+    expect(
+      ofKind(fleet, 'ManifestWork')
+        .filter(({ obj }) => obj.metadata.name !== 'pullfleet-bootstrap')
+        .map(({ obj }) => obj.metadata.namespace)
+        .sort(),
+    ).toStrictEqual(['c1', 'e1']);
   });
 
   test('fails when the placement is in another namespace, naming both constructs', () => {
@@ -84,23 +103,33 @@ describe('GitOpsCluster', () => {
     const elsewhere = new Placement(hub, 'elsewhere', { namespace: 'team-a' });
     new GitOpsCluster(hub, 'agents', { placement: elsewhere });
     const message = synthError(fleet);
-    expect(message).toContain('placement hub/Placement:elsewhere is in namespace "team-a", but GitOpsCluster hub/GitOpsCluster:agents is in "argocd"');
+    expect(message).toContain(
+      'placement hub/Placement:elsewhere is in namespace "team-a", but GitOpsCluster hub/GitOpsCluster:agents is in "argocd"',
+    );
   });
 
   test('fails when a spoke is in two GitOpsClusters with different modes, naming both', () => {
     const { fleet, hub, edgePlacement } = fleetOf(HubFlavor.OCM);
     const all = new Placement(hub, 'all');
     new GitOpsCluster(hub, 'managed', { placement: edgePlacement });
-    new GitOpsCluster(hub, 'autonomous', { placement: all, model: DeliveryModel.AGENT_AUTONOMOUS, spokeFolderRepository: REPO });
+    new GitOpsCluster(hub, 'autonomous', {
+      placement: all,
+      model: DeliveryModel.AGENT_AUTONOMOUS,
+      spokeFolderRepository: REPO,
+    });
     const message = synthError(fleet);
-    expect(message).toContain('spoke "e1" is selected by GitOpsCluster hub/GitOpsCluster:managed (agent-managed) and by hub/GitOpsCluster:autonomous (agent-autonomous)');
+    expect(message).toContain(
+      'spoke "e1" is selected by GitOpsCluster hub/GitOpsCluster:managed (agent-managed) and by hub/GitOpsCluster:autonomous (agent-autonomous)',
+    );
   });
 
   test('fails when a hub mixes flavours, naming both GitOpsClusters', () => {
     const { fleet, hub, edgePlacement, corePlacement } = fleetOf(HubFlavor.ACM);
     new GitOpsCluster(hub, 'acm', { placement: edgePlacement });
     new GitOpsCluster(hub, 'ocm', { placement: corePlacement, flavor: HubFlavor.OCM });
-    expect(synthError(fleet)).toContain('GitOpsCluster hub/GitOpsCluster:ocm is OCM but GitOpsCluster hub/GitOpsCluster:acm is ACM');
+    expect(synthError(fleet)).toContain(
+      'GitOpsCluster hub/GitOpsCluster:ocm is OCM but GitOpsCluster hub/GitOpsCluster:acm is ACM',
+    );
   });
 
   test('fails when an OCM GitOpsCluster is given ACM settings, or BASIC', () => {
@@ -114,18 +143,27 @@ describe('GitOpsCluster', () => {
 
   test('fails when an OCM GitOpsCluster is given a principal address without a port, or a port without an address, naming the construct, the prop and the fix', () => {
     const { fleet, hub, edgePlacement, corePlacement } = fleetOf(HubFlavor.OCM);
-    new GitOpsCluster(hub, 'address-only', { placement: edgePlacement, principalServerAddress: 'principal.example.com' });
+    new GitOpsCluster(hub, 'address-only', {
+      placement: edgePlacement,
+      principalServerAddress: 'principal.example.com',
+    });
     new GitOpsCluster(hub, 'port-only', { placement: corePlacement, principalServerPort: '8443' });
     const message = synthError(fleet);
     expect(message).toContain(
-      '[hub/GitOpsCluster:address-only] principalServerAddress "principal.example.com" is given without principalServerPort: the OCM GitOpsCluster controller discovers both from the principal\'s Service when either is empty and writes them into spec.argoCDAgentAddon, replacing the address given here, so the object drifts from Git: give principalServerPort too (for example \'443\'), or neither to let the controller discover both',
+      "[hub/GitOpsCluster:address-only] principalServerAddress \"principal.example.com\" is given without principalServerPort: the OCM GitOpsCluster controller discovers both from the principal's Service when either is empty and writes them into spec.argoCDAgentAddon, replacing the address given here, so the object drifts from Git: give principalServerPort too (for example '443'), or neither to let the controller discover both",
     );
-    expect(message).toContain('[hub/GitOpsCluster:port-only] principalServerPort "8443" is given without principalServerAddress');
+    expect(message).toContain(
+      '[hub/GitOpsCluster:port-only] principalServerPort "8443" is given without principalServerAddress',
+    );
   });
 
   test('fails when an ACM agent GitOpsCluster is given a principal address without a port', () => {
     const { fleet, hub, edgePlacement } = fleetOf(HubFlavor.ACM);
-    new GitOpsCluster(hub, 'edge-agents', { placement: edgePlacement, model: DeliveryModel.AGENT_MANAGED, principalServerAddress: 'principal.example.com' });
+    new GitOpsCluster(hub, 'edge-agents', {
+      placement: edgePlacement,
+      model: DeliveryModel.AGENT_MANAGED,
+      principalServerAddress: 'principal.example.com',
+    });
     expect(synthError(fleet)).toContain(
       '[hub/GitOpsCluster:edge-agents] principalServerAddress "principal.example.com" is given without principalServerPort: the ACM GitOpsCluster controller discovers both from the principal\'s Route or Service when either is empty and writes them into spec.gitopsAddon.argoCDAgent',
     );
@@ -133,15 +171,28 @@ describe('GitOpsCluster', () => {
 
   test('fails when a GitOpsCluster is given an empty principal address, which the controller would overwrite', () => {
     const { fleet, hub, edgePlacement } = fleetOf(HubFlavor.OCM);
-    new GitOpsCluster(hub, 'blank', { placement: edgePlacement, principalServerAddress: ' ', principalServerPort: '443' });
-    expect(synthError(fleet)).toContain('[hub/GitOpsCluster:blank] principalServerAddress is empty: leave it out (and principalServerPort too) to let the controller discover both, or give the address');
+    new GitOpsCluster(hub, 'blank', {
+      placement: edgePlacement,
+      principalServerAddress: ' ',
+      principalServerPort: '443',
+    });
+    expect(synthError(fleet)).toContain(
+      '[hub/GitOpsCluster:blank] principalServerAddress is empty: leave it out (and principalServerPort too) to let the controller discover both, or give the address',
+    );
   });
 
   test('GIVEN an OCM GitOpsCluster with both a principal address and port THEN both are rendered as given', () => {
     const { fleet, hub, edgePlacement } = fleetOf(HubFlavor.OCM);
-    new GitOpsCluster(hub, 'edge-agents', { placement: edgePlacement, principalServerAddress: 'principal.example.com', principalServerPort: '8443' });
+    new GitOpsCluster(hub, 'edge-agents', {
+      placement: edgePlacement,
+      principalServerAddress: 'principal.example.com',
+      principalServerPort: '8443',
+    });
     const spec = find(fleet, 'GitOpsCluster', 'edge-agents').spec as { argoCDAgentAddon: Record<string, string> };
-    expect(spec.argoCDAgentAddon).toMatchObject({ principalServerAddress: 'principal.example.com', principalServerPort: '8443' });
+    expect(spec.argoCDAgentAddon).toMatchObject({
+      principalServerAddress: 'principal.example.com',
+      principalServerPort: '8443',
+    });
   });
 
   test('fails when an autonomous GitOpsCluster has no spoke folder repository', () => {
@@ -159,17 +210,25 @@ describe('per-spoke delivery shapes', () => {
     const basic = new Spoke(hub, 'basic', { clusterSet: set });
     const managed = new Spoke(hub, 'managed', { clusterSet: set, labels: { model: 'managed' } });
     const autonomous = new Spoke(hub, 'auto', { clusterSet: set, labels: { model: 'autonomous' } });
-    new GitOpsCluster(hub, 'managed', { placement: new Placement(hub, 'managed', { predicates: [{ labels: { model: 'managed' } }] }) });
+    new GitOpsCluster(hub, 'managed', {
+      placement: new Placement(hub, 'managed', { predicates: [{ labels: { model: 'managed' } }] }),
+    });
     new GitOpsCluster(hub, 'autonomous', {
       placement: new Placement(hub, 'autonomous', { predicates: [{ labels: { model: 'autonomous' } }] }),
       model: DeliveryModel.AGENT_AUTONOMOUS,
       spokeFolderRepository: REPO,
     });
     new PullApplication(hub, 'web', { source, destinationNamespace: 'web', spokes: [basic, managed, autonomous] });
-    expect([basic, managed, autonomous].map((s) => s.deliveryModel)).toStrictEqual(['basic', 'agent-managed', 'agent-autonomous']);
+    expect([basic, managed, autonomous].map((s) => s.deliveryModel)).toStrictEqual([
+      'basic',
+      'agent-managed',
+      'agent-autonomous',
+    ]);
 
     const all = allObjects(fleet);
-    const hubApps = all.filter(({ file, obj }) => obj.kind === 'Application' && file === 'hub/hub/applications.yaml').map(({ obj }) => obj);
+    const hubApps = all
+      .filter(({ file, obj }) => obj.kind === 'Application' && file === 'hub/hub/applications.yaml')
+      .map(({ obj }) => obj);
     expect(hubApps.map((a) => [a.metadata.name, a.metadata.labels?.['pullfleet.io/delivery-model']])).toStrictEqual([
       ['web-basic', 'basic'],
       ['web-managed', 'agent-managed'],
@@ -179,41 +238,82 @@ describe('per-spoke delivery shapes', () => {
     expect(managedApp.metadata.labels?.['apps.open-cluster-management.io/pull-to-ocm-managed-cluster']).toBeUndefined();
     expect(managedApp.metadata.annotations?.['argocd.argoproj.io/skip-reconcile']).toBeUndefined();
 
-    const works = all.filter(({ obj }) => obj.kind === 'ManifestWork' && obj.metadata.name !== 'pullfleet-bootstrap').map(({ obj }) => obj.metadata.namespace);
+    const works = all
+      .filter(({ obj }) => obj.kind === 'ManifestWork' && obj.metadata.name !== 'pullfleet-bootstrap')
+      .map(({ obj }) => obj.metadata.namespace);
     expect(works).toStrictEqual(['basic']);
 
-    const own = all.filter(({ file }) => file === 'hub/spokes/auto/applications.yaml').map(({ obj }) => obj as Obj & { spec: { destination: unknown } });
-    expect(own.map((o) => [o.kind, o.metadata.name, o.metadata.labels?.['pullfleet.io/delivery-model']])).toStrictEqual([['Application', 'web-auto', 'agent-autonomous']]);
+    const own = all
+      .filter(({ file }) => file === 'hub/spokes/auto/applications.yaml')
+      .map(({ obj }) => obj as Obj & { spec: { destination: unknown } });
+    expect(own.map((o) => [o.kind, o.metadata.name, o.metadata.labels?.['pullfleet.io/delivery-model']])).toStrictEqual(
+      [['Application', 'web-auto', 'agent-autonomous']],
+    );
     expect(own[0].spec.destination).toStrictEqual({ server: 'https://kubernetes.default.svc', namespace: 'web' });
 
-    const bootstrapApp = all.find(({ file, obj }) => file === 'hub/bootstrap/auto.yaml' && obj.kind === 'Application')!.obj as Obj & { spec: { source: unknown } };
+    const bootstrapApp = all.find(({ file, obj }) => file === 'hub/bootstrap/auto.yaml' && obj.kind === 'Application')!
+      .obj as Obj & { spec: { source: unknown } };
     expect(bootstrapApp.metadata.name).toBe('pullfleet-spoke-apps');
-    expect(bootstrapApp.spec.source).toStrictEqual({ repoURL: 'https://git.example.com/fleet.git', targetRevision: 'HEAD', path: 'dist/hub/spokes/auto', directory: { recurse: true } });
+    expect(bootstrapApp.spec.source).toStrictEqual({
+      repoURL: 'https://git.example.com/fleet.git',
+      targetRevision: 'HEAD',
+      path: 'dist/hub/spokes/auto',
+      directory: { recurse: true },
+    });
 
     // OCM agent add-on registers agents: only the basic spoke gets a pullfleet cluster Secret.
-    expect(all.filter(({ obj }) => obj.kind === 'Secret').map(({ obj }) => obj.metadata.name)).toStrictEqual(['basic-cluster-secret']);
+    expect(all.filter(({ obj }) => obj.kind === 'Secret').map(({ obj }) => obj.metadata.name)).toStrictEqual([
+      'basic-cluster-secret',
+    ]);
   });
 
   test('GIVEN ApplicationSets on a managed and an autonomous placement THEN the managed template routes by {{name}} and the autonomous one renders per spoke', () => {
     const { fleet, hub, edgePlacement, corePlacement } = fleetOf(HubFlavor.OCM);
     new GitOpsCluster(hub, 'edge', { placement: edgePlacement });
-    new GitOpsCluster(hub, 'core', { placement: corePlacement, model: DeliveryModel.AGENT_AUTONOMOUS, spokeFolderRepository: REPO });
-    new PullApplicationSet(hub, 'web', { source, destinationNamespace: 'web', placement: edgePlacement, project: 'web' });
+    new GitOpsCluster(hub, 'core', {
+      placement: corePlacement,
+      model: DeliveryModel.AGENT_AUTONOMOUS,
+      spokeFolderRepository: REPO,
+    });
+    new PullApplicationSet(hub, 'web', {
+      source,
+      destinationNamespace: 'web',
+      placement: edgePlacement,
+      project: 'web',
+    });
     new PullApplicationSet(hub, 'api', { source, destinationNamespace: 'api', placement: corePlacement });
-    const sets = ofKind(fleet, 'ApplicationSet').map(({ obj }) => obj as Obj & { spec: { template: { metadata: Obj['metadata']; spec: { destination: unknown } } } });
+    const sets = ofKind(fleet, 'ApplicationSet').map(
+      ({ obj }) => obj as Obj & { spec: { template: { metadata: Obj['metadata']; spec: { destination: unknown } } } },
+    );
     expect(sets.map((s) => s.metadata.name)).toStrictEqual(['web']);
     const web = sets[0];
     expect(web.metadata.labels?.['pullfleet.io/delivery-model']).toBe('agent-managed');
-    expect(web.spec.template.metadata.labels).toStrictEqual({ 'app.kubernetes.io/managed-by': 'pullfleet', 'pullfleet.io/app': 'web', 'pullfleet.io/delivery-model': 'agent-managed' });
+    expect(web.spec.template.metadata.labels).toStrictEqual({
+      'app.kubernetes.io/managed-by': 'pullfleet',
+      'pullfleet.io/app': 'web',
+      'pullfleet.io/delivery-model': 'agent-managed',
+    });
     // No pull annotations; an Application the agent finds on a spoke (from a basic work) is updated in place, never recreated.
-    expect(web.spec.template.metadata.annotations).toStrictEqual({ 'argocd.argoproj.io/source-uid-mismatch-policy': 'upsert' });
+    expect(web.spec.template.metadata.annotations).toStrictEqual({
+      'argocd.argoproj.io/source-uid-mismatch-policy': 'upsert',
+    });
     expect(web.spec.template.spec.destination).toStrictEqual({ name: '{{name}}', namespace: 'web' });
     expect(schemaFindings(web as never)).toStrictEqual([]);
     // The principal admits the project's apps to exactly the agents they target.
-    const project = allObjects(fleet).find(({ file, obj }) => file === 'hub/hub/agent-projects.yaml' && obj.kind === 'AppProject')!.obj as Obj & { spec: unknown };
+    const project = allObjects(fleet).find(
+      ({ file, obj }) => file === 'hub/hub/agent-projects.yaml' && obj.kind === 'AppProject',
+    )!.obj as Obj & { spec: unknown };
     expect(project.metadata.name).toBe('web');
-    expect(project.spec).toStrictEqual({ sourceRepos: ['https://git.example.com/apps.git'], destinations: [{ name: 'e1', namespace: 'web' }, { name: 'e2', namespace: 'web' }] });
-    const own = allObjects(fleet).filter(({ file }) => file.startsWith('hub/spokes/')).map(({ file, obj }) => [file, obj.metadata.name]);
+    expect(project.spec).toStrictEqual({
+      sourceRepos: ['https://git.example.com/apps.git'],
+      destinations: [
+        { name: 'e1', namespace: 'web' },
+        { name: 'e2', namespace: 'web' },
+      ],
+    });
+    const own = allObjects(fleet)
+      .filter(({ file }) => file.startsWith('hub/spokes/'))
+      .map(({ file, obj }) => [file, obj.metadata.name]);
     expect(own).toStrictEqual([['hub/spokes/c1/applications.yaml', 'c1-api']]);
   });
 
@@ -223,6 +323,8 @@ describe('per-spoke delivery shapes', () => {
     new GitOpsCluster(hub, 'edge', { placement: edgePlacement });
     new PullApplicationSet(hub, 'web', { source, destinationNamespace: 'web', placement: edgePlacement });
     new PullApplicationSet(hub, 'web-basic', { name: 'web', source, destinationNamespace: 'web', placement: all });
-    expect(synthError(fleet)).toContain('delivers Application argocd/e1-web to spoke "e1" in the basic model, and hub/PullApplicationSet:web delivers the same Application there in the agent-managed model');
+    expect(synthError(fleet)).toContain(
+      'delivers Application argocd/e1-web to spoke "e1" in the basic model, and hub/PullApplicationSet:web delivers the same Application there in the agent-managed model',
+    );
   });
 });

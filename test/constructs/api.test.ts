@@ -26,7 +26,12 @@ function yamlOf(fleet: Fleet, file: string): string {
 
 /** The one app ManifestWork (not the bootstrap work) in a spoke's namespace. */
 function workIn(fleet: Fleet, spoke: string) {
-  const works = allObjects(fleet).filter(({ obj }) => obj.kind === 'ManifestWork' && obj.metadata.namespace === spoke && obj.metadata.annotations?.['apps.open-cluster-management.io/hub-application-name'] !== undefined);
+  const works = allObjects(fleet).filter(
+    ({ obj }) =>
+      obj.kind === 'ManifestWork' &&
+      obj.metadata.namespace === spoke &&
+      obj.metadata.annotations?.['apps.open-cluster-management.io/hub-application-name'] !== undefined,
+  );
   if (works.length !== 1) throw new Error(`${works.length} app works in ${spoke}`);
   return works[0].obj;
 }
@@ -50,7 +55,11 @@ describe('interfaces', () => {
     new PullApplication(hub, 'guestbook', { source, destinationNamespace: 'guestbook', spokes: [edge] });
 
     expect(workIn(fleet, 'edge-1').metadata.namespace).toBe('edge-1');
-    expect(find(fleet, 'Application', 'guestbook-edge-1', 'argocd').metadata.annotations?.['apps.open-cluster-management.io/ocm-managed-cluster']).toBe('edge-1');
+    expect(
+      find(fleet, 'Application', 'guestbook-edge-1', 'argocd').metadata.annotations?.[
+        'apps.open-cluster-management.io/ocm-managed-cluster'
+      ],
+    ).toBe('edge-1');
   });
 
   test('Hub.isHub recognises a hub by its Symbol.for marker, not by class', () => {
@@ -82,9 +91,13 @@ describe('Spoke.fromName', () => {
     expect(files).toContain('hub/bootstrap/east.yaml');
     const work = workIn(fleet, 'legacy');
     expect(work.metadata.namespace).toBe('legacy');
-    const secrets = allObjects(fleet).filter(({ obj }) => obj.kind === 'Secret').map(({ obj }) => (obj as unknown as { stringData: { name: string } }).stringData.name);
+    const secrets = allObjects(fleet)
+      .filter(({ obj }) => obj.kind === 'Secret')
+      .map(({ obj }) => (obj as unknown as { stringData: { name: string } }).stringData.name);
     expect(secrets.sort()).toStrictEqual(['east', 'ocp', 'west']);
-    expect(allObjects(fleet).filter(({ obj }) => obj.kind === 'ManifestWork' && obj.metadata.namespace === 'legacy')).toHaveLength(1);
+    expect(
+      allObjects(fleet).filter(({ obj }) => obj.kind === 'ManifestWork' && obj.metadata.namespace === 'legacy'),
+    ).toHaveLength(1);
   });
 
   test('GIVEN an imported spoke THEN placements do not select it offline, and it reports its labels', () => {
@@ -103,7 +116,9 @@ describe('Spoke.fromName', () => {
     const { hub } = smallFleet();
     const first = Spoke.fromName(hub, 'legacy', { labels: { a: 'b' } });
     expect(Spoke.fromName(hub, 'legacy', { labels: { a: 'b' } })).toBe(first);
-    expect(() => Spoke.fromName(hub, 'legacy', { labels: { a: 'c' } })).toThrow('hub: spoke "legacy" is already imported (hub/ImportedSpoke:legacy) with other options: import each spoke once and reuse the result');
+    expect(() => Spoke.fromName(hub, 'legacy', { labels: { a: 'c' } })).toThrow(
+      'hub: spoke "legacy" is already imported (hub/ImportedSpoke:legacy) with other options: import each spoke once and reuse the result',
+    );
   });
 
   test('fails when the imported name is also declared, or is not a DNS label', () => {
@@ -111,19 +126,23 @@ describe('Spoke.fromName', () => {
     Spoke.fromName(hub, 'east');
     Spoke.fromName(hub, 'Bad_Name');
     const message = synthError(fleet);
-    expect(message).toContain('spoke "east" is imported with Spoke.fromName, but the fleet also declares it (hub/east): use the declared Spoke');
+    expect(message).toContain(
+      'spoke "east" is imported with Spoke.fromName, but the fleet also declares it (hub/east): use the declared Spoke',
+    );
     expect(message).toContain('[hub/ImportedSpoke:Bad_Name]');
   });
 });
 
 describe('ClusterSet.fromName', () => {
-  test('GIVEN OCM\'s global set WHEN bound and placed THEN no ManagedClusterSet renders, the binding does, and the placement selects every spoke', () => {
+  test("GIVEN OCM's global set WHEN bound and placed THEN no ManagedClusterSet renders, the binding does, and the placement selects every spoke", () => {
     const { fleet, hub } = smallFleet();
     const global = ClusterSet.fromName(hub, 'global');
     global.bindTo('argocd');
     const placement = new Placement(hub, 'everywhere', { clusterSets: [global] });
 
-    const sets = allObjects(fleet).filter(({ obj }) => obj.kind === 'ManagedClusterSet').map(({ obj }) => obj.metadata.name);
+    const sets = allObjects(fleet)
+      .filter(({ obj }) => obj.kind === 'ManagedClusterSet')
+      .map(({ obj }) => obj.metadata.name);
     expect(sets).toStrictEqual(['prod']);
     const binding = find(fleet, 'ManagedClusterSetBinding', 'global', 'argocd');
     expect(binding.spec).toStrictEqual({ clusterSet: 'global' });
@@ -131,7 +150,7 @@ describe('ClusterSet.fromName', () => {
     expect(fleet.problems()).toStrictEqual([]);
   });
 
-  test('GIVEN OCM\'s default set THEN its members are the spokes without an exclusive set', () => {
+  test("GIVEN OCM's default set THEN its members are the spokes without an exclusive set", () => {
     const { hub } = smallFleet();
     const defaultSet = ClusterSet.fromName(hub, 'default', { existingBindings: ['argocd'] });
     const placement = new Placement(hub, 'leftovers', { clusterSets: [defaultSet] });
@@ -140,7 +159,10 @@ describe('ClusterSet.fromName', () => {
 
   test('GIVEN existing bindings THEN placements in that namespace may use the set and nothing is rendered for them', () => {
     const { fleet, hub } = smallFleet();
-    const shared = ClusterSet.fromName(hub, 'shared', { matchLabels: { region: 'us-west' }, existingBindings: ['argocd'] });
+    const shared = ClusterSet.fromName(hub, 'shared', {
+      matchLabels: { region: 'us-west' },
+      existingBindings: ['argocd'],
+    });
     new Placement(hub, 'west', { clusterSets: [shared] });
 
     expect(shared.bindings).toStrictEqual(['argocd']);
@@ -151,7 +173,9 @@ describe('ClusterSet.fromName', () => {
   test('fails when a placement uses an imported set that is not bound to its namespace', () => {
     const { fleet, hub } = smallFleet();
     new Placement(hub, 'p', { clusterSets: [ClusterSet.fromName(hub, 'global')] });
-    expect(synthError(fleet)).toContain(`cluster set "global" is not bound to namespace "argocd", so this placement would select nothing from it: add "argocd" to the set's bindings (clusterSet.bindTo('argocd'))`);
+    expect(synthError(fleet)).toContain(
+      `cluster set "global" is not bound to namespace "argocd", so this placement would select nothing from it: add "argocd" to the set's bindings (clusterSet.bindTo('argocd'))`,
+    );
   });
 
   test('fails when the fleet also declares the imported set', () => {
@@ -160,8 +184,12 @@ describe('ClusterSet.fromName', () => {
     ClusterSet.fromName(hub, 'staging');
     new ClusterSet(hub, 'staging');
     const message = synthError(fleet);
-    expect(message).toContain('[hub/ImportedClusterSet:prod] cluster set "prod" is imported with ClusterSet.fromName, but the fleet also declares it (hub/ClusterSet:prod): use the declared ClusterSet');
-    expect(message).toContain('[hub/ImportedClusterSet:staging] cluster set "staging" is imported with ClusterSet.fromName, but the fleet also declares it (hub/ClusterSet:staging)');
+    expect(message).toContain(
+      '[hub/ImportedClusterSet:prod] cluster set "prod" is imported with ClusterSet.fromName, but the fleet also declares it (hub/ClusterSet:prod): use the declared ClusterSet',
+    );
+    expect(message).toContain(
+      '[hub/ImportedClusterSet:staging] cluster set "staging" is imported with ClusterSet.fromName, but the fleet also declares it (hub/ClusterSet:staging)',
+    );
   });
 });
 
@@ -174,14 +202,26 @@ describe('Placement.fromName', () => {
     expect(existing.namespace).toBe('argocd');
     expect(existing.evaluatedOffline).toBe(false);
     expect(allObjects(fleet).filter(({ obj }) => obj.kind === 'Placement')).toStrictEqual([]);
-    const appSet = find(fleet, 'ApplicationSet', 'guestbook', 'argocd') as unknown as { spec: { generators: Array<{ clusterDecisionResource: { labelSelector: { matchLabels: Record<string, string> } } }> } };
-    expect(appSet.spec.generators[0].clusterDecisionResource.labelSelector.matchLabels).toStrictEqual({ 'cluster.open-cluster-management.io/placement': 'team-a' });
-    expect(fleet.warnings().map((w) => w.message)).toContainEqual(expect.stringContaining('placement "argocd/team-a" is imported, so synth cannot tell which spokes it selects'));
+    const appSet = find(fleet, 'ApplicationSet', 'guestbook', 'argocd') as unknown as {
+      spec: {
+        generators: Array<{ clusterDecisionResource: { labelSelector: { matchLabels: Record<string, string> } } }>;
+      };
+    };
+    expect(appSet.spec.generators[0].clusterDecisionResource.labelSelector.matchLabels).toStrictEqual({
+      'cluster.open-cluster-management.io/placement': 'team-a',
+    });
+    expect(fleet.warnings().map((w) => w.message)).toContainEqual(
+      expect.stringContaining('placement "argocd/team-a" is imported, so synth cannot tell which spokes it selects'),
+    );
   });
 
   test('fails when a PullApplication delivers through an imported placement', () => {
     const { fleet, hub } = smallFleet();
-    new PullApplication(hub, 'guestbook', { source, destinationNamespace: 'guestbook', placement: Placement.fromName(hub, 'team-a') });
+    new PullApplication(hub, 'guestbook', {
+      source,
+      destinationNamespace: 'guestbook',
+      placement: Placement.fromName(hub, 'team-a'),
+    });
     expect(synthError(fleet)).toContain(
       'app "guestbook" cannot deliver statically through placement "argocd/team-a": it is imported (hub/ImportedPlacement:argocd.team-a), so synth cannot tell which spokes it selects: use a PullApplicationSet with this placement, or give the app spokes',
     );
@@ -193,7 +233,9 @@ describe('Placement.fromName', () => {
     Placement.fromName(hub, 'team-a');
     Placement.fromName(hub, 'team-a', { namespace: 'other' });
     const message = synthError(fleet);
-    expect(message).toContain('[hub/ImportedPlacement:argocd.team-a] placement "argocd/team-a" is imported with Placement.fromName, but the fleet also declares it (hub/Placement:team-a): use the declared Placement');
+    expect(message).toContain(
+      '[hub/ImportedPlacement:argocd.team-a] placement "argocd/team-a" is imported with Placement.fromName, but the fleet also declares it (hub/Placement:team-a): use the declared Placement',
+    );
     expect(message).not.toContain('ImportedPlacement:other.team-a]');
   });
 
@@ -201,7 +243,9 @@ describe('Placement.fromName', () => {
     const { hub } = smallFleet();
     const p = Placement.fromName(hub, 'team-a', { namespace: 'team-a' });
     expect(p.namespace).toBe('team-a');
-    expect(() => p.selectedSpokes()).toThrow('synth cannot evaluate it offline: deliver through it with PullApplicationSet, or give PullApplication spokes');
+    expect(() => p.selectedSpokes()).toThrow(
+      'synth cannot evaluate it offline: deliver through it with PullApplicationSet, or give PullApplication spokes',
+    );
     expect(Placement.fromName(hub, 'team-a', { namespace: 'team-a' })).toBe(p);
   });
 });
@@ -234,7 +278,9 @@ describe('escape hatches', () => {
     expect(yamlOf(fleet, 'hub/hub/cluster-sets.yaml')).toContain('example.com/owner: team-binding');
     expect(yamlOf(fleet, 'hub/hub/controller.yaml')).toContain('example.com/owner: team-controller');
     expect(yamlOf(fleet, 'hub/bootstrap/east.yaml')).toContain('example.com/owner: team-bootstrap-yaml');
-    expect(find(fleet, 'Deployment', 'pullfleet-controller').metadata.annotations?.['example.com/owner']).toBe('team-controller');
+    expect(find(fleet, 'Deployment', 'pullfleet-controller').metadata.annotations?.['example.com/owner']).toBe(
+      'team-controller',
+    );
     expect(workIn(fleet, 'east').metadata.annotations?.['example.com/owner']).toBe('team-work');
   });
 
@@ -242,7 +288,9 @@ describe('escape hatches', () => {
     const { fleet, hub, east } = smallFleet();
     const app = new PullApplication(hub, 'guestbook', { source, destinationNamespace: 'guestbook', spokes: [east] });
     app.manifestWork(east).addJsonPatch(JsonPatch.add('/spec/deleteOption', { propagationPolicy: 'Orphan' }));
-    expect((workIn(fleet, 'east').spec as Record<string, unknown>).deleteOption).toStrictEqual({ propagationPolicy: 'Orphan' });
+    expect((workIn(fleet, 'east').spec as Record<string, unknown>).deleteOption).toStrictEqual({
+      propagationPolicy: 'Orphan',
+    });
   });
 
   test('fails when a patch made through a hatch breaks a Kubernetes rule (validation runs on the patched object)', () => {
@@ -265,7 +313,9 @@ describe('escape hatches', () => {
   test('a hatch for a spoke the app does not deliver to throws, naming the spokes it does', () => {
     const { hub, east } = smallFleet();
     const app = new PullApplication(hub, 'guestbook', { source, destinationNamespace: 'guestbook', spokes: [east] });
-    expect(() => app.hubApplication('west')).toThrow('hub/PullApplication:guestbook: app "guestbook" renders nothing for spoke "west" (it delivers to "east"): deploy it there first, or use one of those spokes');
+    expect(() => app.hubApplication('west')).toThrow(
+      'hub/PullApplication:guestbook: app "guestbook" renders nothing for spoke "west" (it delivers to "east"): deploy it there first, or use one of those spokes',
+    );
   });
 
   test('a spoke that renders no bootstrap says so', () => {

@@ -37,14 +37,30 @@ describe('names of the Applications an ApplicationSet generates', () => {
   test('GIVEN a 63-character app on a 63-character spoke WHEN synthesized THEN the plan state records the work the controller will write for the generated app', () => {
     const { fleet, outdir } = longNamedFleet();
     fleet.synth();
-    const appSet = fleet.renderObjects().get('hub/hub/application-sets.yaml')!.find((o) => o.kind === 'ApplicationSet') as { metadata: { namespace: string }; spec: { template: { metadata: Application['metadata']; spec: Application['spec'] } } };
+    const appSet = fleet
+      .renderObjects()
+      .get('hub/hub/application-sets.yaml')!
+      .find((o) => o.kind === 'ApplicationSet') as {
+      metadata: { namespace: string };
+      spec: { template: { metadata: Application['metadata']; spec: Application['spec'] } };
+    };
     // What the applicationset-controller makes of the template for this spoke, then the controller's work for it.
-    const generated = JSON.parse(JSON.stringify(appSet.spec.template).replaceAll('{{name}}', SPOKE)) as { metadata: Application['metadata']; spec: Application['spec'] };
-    const app: Application = { apiVersion: 'argoproj.io/v1alpha1', kind: 'Application', metadata: { ...generated.metadata, namespace: appSet.metadata.namespace }, spec: generated.spec };
+    const generated = JSON.parse(JSON.stringify(appSet.spec.template).replaceAll('{{name}}', SPOKE)) as {
+      metadata: Application['metadata'];
+      spec: Application['spec'];
+    };
+    const app: Application = {
+      apiVersion: 'argoproj.io/v1alpha1',
+      kind: 'Application',
+      metadata: { ...generated.metadata, namespace: appSet.metadata.namespace },
+      spec: generated.spec,
+    };
     expect(app.metadata.name).toBe(`${SPOKE}-${APP}`);
     const controllerWork = buildManifestWork(app).metadata.name;
 
-    const state = JSON.parse(fs.readFileSync(path.join(outdir, 'hub', 'plan-state.json'), 'utf8')) as { spokes: Array<{ name: string; works: Array<{ name: string }> }> };
+    const state = JSON.parse(fs.readFileSync(path.join(outdir, 'hub', 'plan-state.json'), 'utf8')) as {
+      spokes: Array<{ name: string; works: Array<{ name: string }> }>;
+    };
     expect(state.spokes.find((s) => s.name === SPOKE)!.works.map((w) => w.name)).toStrictEqual([controllerWork]);
   });
 

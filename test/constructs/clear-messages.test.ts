@@ -4,7 +4,18 @@
  * app's problem, nor is it reported again under every spoke.
  */
 import { describe, expect, test } from '@jest/globals';
-import { AppSource, ClusterSet, Fleet, GitOpsCluster, Hub, HubFlavor, Placement, PullApplication, PullApplicationSet, Spoke } from '../../src/constructs/index.js';
+import {
+  AppSource,
+  ClusterSet,
+  Fleet,
+  GitOpsCluster,
+  Hub,
+  HubFlavor,
+  Placement,
+  PullApplication,
+  PullApplicationSet,
+  Spoke,
+} from '../../src/constructs/index.js';
 
 const git = AppSource.git({ repoURL: 'https://git.example/apps.git', path: 'app' });
 
@@ -41,16 +52,26 @@ describe('clear messages', () => {
     ]);
   });
 
-  test("GIVEN one app with an empty destinationNamespace and another with an empty chart targetRevision WHEN synthesized THEN both are reported, once each, and no spoke reports a nameless Namespace", () => {
+  test('GIVEN one app with an empty destinationNamespace and another with an empty chart targetRevision WHEN synthesized THEN both are reported, once each, and no spoke reports a nameless Namespace', () => {
     const fleet = new Fleet({ outdir: '/nonexistent/never-written' });
     const hub = new Hub(fleet, 'hub', { argoNamespace: 'argocd' });
     const prod = new ClusterSet(hub, 'prod');
     const east = new Spoke(hub, 'east', { clusterSet: prod });
     new PullApplication(hub, 'a', { source: git, destinationNamespace: '', spokes: [east] });
-    new PullApplication(hub, 'b', { source: AppSource.helm({ repoURL: 'https://charts.example', chart: 'c', targetRevision: '' }), destinationNamespace: 'b', spokes: [east] });
+    new PullApplication(hub, 'b', {
+      source: AppSource.helm({ repoURL: 'https://charts.example', chart: 'c', targetRevision: '' }),
+      destinationNamespace: 'b',
+      spokes: [east],
+    });
     const problems = problemsOf(fleet);
-    expect(problems).toContain('[hub/PullApplication:a] destinationNamespace "" must not be empty: use lower-case letters, digits and "-" (at most 63 characters)');
-    expect(problems.filter((p) => p.startsWith('[hub/PullApplication:b] ') && p.includes('targetRevision of chart "c" is empty'))).toHaveLength(1);
+    expect(problems).toContain(
+      '[hub/PullApplication:a] destinationNamespace "" must not be empty: use lower-case letters, digits and "-" (at most 63 characters)',
+    );
+    expect(
+      problems.filter(
+        (p) => p.startsWith('[hub/PullApplication:b] ') && p.includes('targetRevision of chart "c" is empty'),
+      ),
+    ).toHaveLength(1);
     expect(problems.filter((p) => p.startsWith('[hub/east]'))).toStrictEqual([]);
     expect(problems).toHaveLength(2);
   });

@@ -3,7 +3,18 @@
  * depend on a construct's kind and name only, never on what was declared before it.
  */
 import { describe, expect, test } from '@jest/globals';
-import { AppSource, ClusterSet, DeliveryModel, Fleet, GitOpsCluster, Hub, Placement, PullApplication, PullApplicationSet, Spoke } from '../../src/constructs/index.js';
+import {
+  AppSource,
+  ClusterSet,
+  DeliveryModel,
+  Fleet,
+  GitOpsCluster,
+  Hub,
+  Placement,
+  PullApplication,
+  PullApplicationSet,
+  Spoke,
+} from '../../src/constructs/index.js';
 
 const source = AppSource.git({ repoURL: 'https://git.example.com/apps.git', path: 'prod' });
 
@@ -18,9 +29,24 @@ function fleetIn(order: readonly string[]): { fleet: Fleet; paths: Record<string
     ClusterSet: () => set(),
     Spoke: () => (made.Spoke ??= new Spoke(hub, 'prod', { clusterSet: set() })),
     Placement: () => placement(),
-    GitOpsCluster: () => (made.GitOpsCluster ??= new GitOpsCluster(hub, 'prod', { placement: placement(), model: DeliveryModel.AGENT_MANAGED })),
-    PullApplication: () => (made.PullApplication ??= new PullApplication(hub, 'prod', { source, destinationNamespace: 'prod', placement: placement() })),
-    PullApplicationSet: () => (made.PullApplicationSet ??= new PullApplicationSet(hub, 'prod', { name: 'prod-set', source, destinationNamespace: 'prod-set', placement: placement() })),
+    GitOpsCluster: () =>
+      (made.GitOpsCluster ??= new GitOpsCluster(hub, 'prod', {
+        placement: placement(),
+        model: DeliveryModel.AGENT_MANAGED,
+      })),
+    PullApplication: () =>
+      (made.PullApplication ??= new PullApplication(hub, 'prod', {
+        source,
+        destinationNamespace: 'prod',
+        placement: placement(),
+      })),
+    PullApplicationSet: () =>
+      (made.PullApplicationSet ??= new PullApplicationSet(hub, 'prod', {
+        name: 'prod-set',
+        source,
+        destinationNamespace: 'prod-set',
+        placement: placement(),
+      })),
   };
   for (const kind of order) declare[kind]();
   return { fleet, paths: Object.fromEntries(Object.entries(made).map(([kind, c]) => [kind, c.node.path])) };
@@ -28,8 +54,22 @@ function fleetIn(order: readonly string[]): { fleet: Fleet; paths: Record<string
 
 describe('construct ids', () => {
   test('GIVEN six constructs called prod WHEN declared in opposite orders THEN the construct paths and every rendered file are byte-identical', () => {
-    const forward = fleetIn(['ClusterSet', 'Spoke', 'Placement', 'GitOpsCluster', 'PullApplication', 'PullApplicationSet']);
-    const backward = fleetIn(['PullApplicationSet', 'PullApplication', 'GitOpsCluster', 'Placement', 'Spoke', 'ClusterSet']);
+    const forward = fleetIn([
+      'ClusterSet',
+      'Spoke',
+      'Placement',
+      'GitOpsCluster',
+      'PullApplication',
+      'PullApplicationSet',
+    ]);
+    const backward = fleetIn([
+      'PullApplicationSet',
+      'PullApplication',
+      'GitOpsCluster',
+      'Placement',
+      'Spoke',
+      'ClusterSet',
+    ]);
     expect(forward.fleet.problems()).toStrictEqual([]);
     expect(backward.fleet.problems()).toStrictEqual([]);
     expect(forward.paths).toStrictEqual({

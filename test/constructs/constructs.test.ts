@@ -27,9 +27,19 @@ const guestbook = AppSource.git({ repoURL: 'https://github.com/argoproj/argocd-e
 describe('Hub', () => {
   test('GIVEN no props THEN OCM defaults are resolved once', () => {
     const hub = new Hub(new Fleet(), 'hub');
-    expect([hub.flavor, hub.argoNamespace, hub.feedbackScrape, hub.workSizeBudget]).toStrictEqual([HubFlavor.OCM, 'argocd', FeedbackScrape.POLL, 512000]);
+    expect([hub.flavor, hub.argoNamespace, hub.feedbackScrape, hub.workSizeBudget]).toStrictEqual([
+      HubFlavor.OCM,
+      'argocd',
+      FeedbackScrape.POLL,
+      512000,
+    ]);
     expect(hub.applicationSetControllerServiceAccount).toBe('argocd-applicationset-controller');
-    expect([hub.controller?.namespace, hub.controller?.argoNamespace, hub.controller?.image, hub.controller?.feedbackScrape]).toStrictEqual([
+    expect([
+      hub.controller?.namespace,
+      hub.controller?.argoNamespace,
+      hub.controller?.image,
+      hub.controller?.feedbackScrape,
+    ]).toStrictEqual([
       'pullfleet-system',
       'argocd',
       'ghcr.io/pullfleet/pullfleet-controller:0.1.0',
@@ -39,7 +49,10 @@ describe('Hub', () => {
 
   test('ACM hubs default to OpenShift GitOps', () => {
     const hub = new Hub(new Fleet(), 'hub', { flavor: HubFlavor.ACM });
-    expect([hub.argoNamespace, hub.applicationSetControllerServiceAccount]).toStrictEqual(['openshift-gitops', 'openshift-gitops-applicationset-controller']);
+    expect([hub.argoNamespace, hub.applicationSetControllerServiceAccount]).toStrictEqual([
+      'openshift-gitops',
+      'openshift-gitops-applicationset-controller',
+    ]);
     expect(hub.controller?.args()).toContain('--argo-namespace=openshift-gitops');
   });
 
@@ -54,28 +67,40 @@ describe('Hub', () => {
     expect(deployment.metadata.namespace).toBe('fleet-ops');
     const container = deployment.spec.template.spec.containers[0];
     expect(container.image).toBe('ghcr.io/pullfleet/pullfleet-controller:0.2.0');
-    expect(container.args).toEqual(expect.arrayContaining(['--argo-namespace=gitops', '--feedback-scrape-type=Watch', '--relax-tenancy=true']));
+    expect(container.args).toEqual(
+      expect.arrayContaining(['--argo-namespace=gitops', '--feedback-scrape-type=Watch', '--relax-tenancy=true']),
+    );
     expect(find(fleet, 'Role', 'pullfleet-controller-cluster-secrets').metadata.namespace).toBe('gitops');
-    expect(allObjects(fleet).filter(({ obj }) => obj.kind === 'Deployment').map(({ file }) => file)).toEqual(['hub/hub/controller.yaml']);
+    expect(
+      allObjects(fleet)
+        .filter(({ obj }) => obj.kind === 'Deployment')
+        .map(({ file }) => file),
+    ).toEqual(['hub/hub/controller.yaml']);
   });
 
   test('controller.enabled=false leaves the controller out', () => {
     const fleet = new Fleet();
     const hub = new Hub(fleet, 'hub', { controller: { enabled: false } });
     expect(hub.controller).toBeUndefined();
-    expect(allObjects(fleet).filter(({ obj }) => obj.kind === 'Deployment' || obj.kind === 'CustomResourceDefinition')).toEqual([]);
+    expect(
+      allObjects(fleet).filter(({ obj }) => obj.kind === 'Deployment' || obj.kind === 'CustomResourceDefinition'),
+    ).toEqual([]);
   });
 
   test('fails when workSizeBudget is not positive', () => {
     const fleet = new Fleet();
     new Hub(fleet, 'hub', { workSizeBudget: 0 });
-    expect(synthError(fleet)).toContain('[hub] workSizeBudget 0 must be a number of bytes above 0 and at most 1572864 (the etcd object limit)');
+    expect(synthError(fleet)).toContain(
+      '[hub] workSizeBudget 0 must be a number of bytes above 0 and at most 1572864 (the etcd object limit)',
+    );
   });
 
   test('fails when workSizeBudget is above the etcd object limit', () => {
     const fleet = new Fleet();
     new Hub(fleet, 'hub', { workSizeBudget: 2 * 1024 * 1024 });
-    expect(synthError(fleet)).toContain('[hub] workSizeBudget 2097152 must be a number of bytes above 0 and at most 1572864');
+    expect(synthError(fleet)).toContain(
+      '[hub] workSizeBudget 2097152 must be a number of bytes above 0 and at most 1572864',
+    );
   });
 
   test('Hub.of fails outside a hub', () => {
@@ -101,13 +126,19 @@ describe('Spoke', () => {
   test('local-cluster may be in the inventory but gets no cluster Secret and no bootstrap', () => {
     const { fleet, hub } = smallFleet();
     new Spoke(hub, 'local-cluster');
-    expect(allObjects(fleet).filter(({ obj }) => obj.metadata.name.includes('local-cluster') || obj.metadata.namespace === 'local-cluster')).toStrictEqual([]);
+    expect(
+      allObjects(fleet).filter(
+        ({ obj }) => obj.metadata.name.includes('local-cluster') || obj.metadata.namespace === 'local-cluster',
+      ),
+    ).toStrictEqual([]);
   });
 
   test('the spoke Argo CD service account follows the hub flavor unless set', () => {
     const hub = new Hub(new Fleet(), 'hub', { flavor: HubFlavor.ACM });
     expect(new Spoke(hub, 'a').argoControllerServiceAccount).toBe('openshift-gitops-argocd-application-controller');
-    expect(new Spoke(hub, 'b', { argoControllerServiceAccount: 'gitops-controller' }).argoControllerServiceAccount).toBe('gitops-controller');
+    expect(
+      new Spoke(hub, 'b', { argoControllerServiceAccount: 'gitops-controller' }).argoControllerServiceAccount,
+    ).toBe('gitops-controller');
   });
 
   /** The subjects of the spoke Argo CD's RoleBinding in `namespace`, from the spoke's bootstrap YAML. */
@@ -125,13 +156,35 @@ describe('Spoke', () => {
     const retail = new ClusterSet(hub, 'retail');
     const addon = new Spoke(hub, 'retail-1', { clusterSet: retail });
     const plain = new Spoke(hub, 'branch-1');
-    const custom = new Spoke(hub, 'retail-2', { clusterSet: retail, argoControllerServiceAccount: 'custom-controller', argoControllerNamespace: 'custom' });
-    new GitOpsCluster(hub, 'retail', { placement: new Placement(hub, 'retail', { clusterSets: [retail] }), gitopsAddon: true });
-    new PullApplication(hub, 'web', { source: guestbook, destinationNamespace: 'web', spokes: [addon, plain, custom], resources: [{ apiGroup: 'apps', resources: ['deployments'] }] });
+    const custom = new Spoke(hub, 'retail-2', {
+      clusterSet: retail,
+      argoControllerServiceAccount: 'custom-controller',
+      argoControllerNamespace: 'custom',
+    });
+    new GitOpsCluster(hub, 'retail', {
+      placement: new Placement(hub, 'retail', { clusterSets: [retail] }),
+      gitopsAddon: true,
+    });
+    new PullApplication(hub, 'web', {
+      source: guestbook,
+      destinationNamespace: 'web',
+      spokes: [addon, plain, custom],
+      resources: [{ apiGroup: 'apps', resources: ['deployments'] }],
+    });
 
-    expect(controllerSubjects(fleet, 'retail-1', 'web')).toStrictEqual([{ kind: 'ServiceAccount', name: 'acm-openshift-gitops-argocd-application-controller', namespace: 'openshift-gitops' }]);
-    expect(controllerSubjects(fleet, 'branch-1', 'web')).toStrictEqual([{ kind: 'ServiceAccount', name: 'openshift-gitops-argocd-application-controller', namespace: 'gitops' }]);
-    expect(controllerSubjects(fleet, 'retail-2', 'web')).toStrictEqual([{ kind: 'ServiceAccount', name: 'custom-controller', namespace: 'custom' }]);
+    expect(controllerSubjects(fleet, 'retail-1', 'web')).toStrictEqual([
+      {
+        kind: 'ServiceAccount',
+        name: 'acm-openshift-gitops-argocd-application-controller',
+        namespace: 'openshift-gitops',
+      },
+    ]);
+    expect(controllerSubjects(fleet, 'branch-1', 'web')).toStrictEqual([
+      { kind: 'ServiceAccount', name: 'openshift-gitops-argocd-application-controller', namespace: 'gitops' },
+    ]);
+    expect(controllerSubjects(fleet, 'retail-2', 'web')).toStrictEqual([
+      { kind: 'ServiceAccount', name: 'custom-controller', namespace: 'custom' },
+    ]);
   });
 
   test('GIVEN an ACM hub WHEN an agent-model GitOpsCluster selects a spoke THEN the add-on is on and its Argo CD controller is bound', () => {
@@ -139,8 +192,14 @@ describe('Spoke', () => {
     const hub = new Hub(fleet, 'hub', { flavor: HubFlavor.ACM });
     const retail = new ClusterSet(hub, 'retail');
     const spoke = new Spoke(hub, 'retail-1', { clusterSet: retail });
-    new GitOpsCluster(hub, 'retail', { placement: new Placement(hub, 'retail', { clusterSets: [retail] }), model: DeliveryModel.AGENT_MANAGED });
-    expect([spoke.argoControllerServiceAccount, spoke.argoControllerNamespace]).toStrictEqual(['acm-openshift-gitops-argocd-application-controller', 'openshift-gitops']);
+    new GitOpsCluster(hub, 'retail', {
+      placement: new Placement(hub, 'retail', { clusterSets: [retail] }),
+      model: DeliveryModel.AGENT_MANAGED,
+    });
+    expect([spoke.argoControllerServiceAccount, spoke.argoControllerNamespace]).toStrictEqual([
+      'acm-openshift-gitops-argocd-application-controller',
+      'openshift-gitops',
+    ]);
   });
 
   test('GIVEN an OCM hub WHEN a GitOpsCluster (argocd-agent add-on) selects a spoke THEN its bootstrap binds the add-on Argo CD controller in the agent namespace; other spokes bind upstream Argo CD', () => {
@@ -149,38 +208,60 @@ describe('Spoke', () => {
     const stores = new ClusterSet(hub, 'stores');
     const store = new Spoke(hub, 'store-1', { clusterSet: stores });
     const plain = new Spoke(hub, 'east');
-    new GitOpsCluster(hub, 'stores', { placement: new Placement(hub, 'stores', { clusterSets: [stores] }), model: DeliveryModel.AGENT_MANAGED, agentNamespace: 'argocd-agent' });
-    new PullApplication(hub, 'web', { source: guestbook, destinationNamespace: 'web', spokes: [store, plain], resources: [{ apiGroup: 'apps', resources: ['deployments'] }] });
+    new GitOpsCluster(hub, 'stores', {
+      placement: new Placement(hub, 'stores', { clusterSets: [stores] }),
+      model: DeliveryModel.AGENT_MANAGED,
+      agentNamespace: 'argocd-agent',
+    });
+    new PullApplication(hub, 'web', {
+      source: guestbook,
+      destinationNamespace: 'web',
+      spokes: [store, plain],
+      resources: [{ apiGroup: 'apps', resources: ['deployments'] }],
+    });
 
-    expect(controllerSubjects(fleet, 'store-1', 'web')).toStrictEqual([{ kind: 'ServiceAccount', name: 'argocd-argocd-application-controller', namespace: 'argocd-agent' }]);
-    expect(controllerSubjects(fleet, 'east', 'web')).toStrictEqual([{ kind: 'ServiceAccount', name: 'argocd-application-controller', namespace: 'argocd' }]);
+    expect(controllerSubjects(fleet, 'store-1', 'web')).toStrictEqual([
+      { kind: 'ServiceAccount', name: 'argocd-argocd-application-controller', namespace: 'argocd-agent' },
+    ]);
+    expect(controllerSubjects(fleet, 'east', 'web')).toStrictEqual([
+      { kind: 'ServiceAccount', name: 'argocd-application-controller', namespace: 'argocd' },
+    ]);
   });
 
   test('fails when two spokes share a name', () => {
     const { fleet, hub } = smallFleet();
     const group = new Construct(hub, 'group');
     new Spoke(group, 'east');
-    expect(synthError(fleet)).toContain('[hub/group/east] hub "hub" already has a spoke named "east" (hub/east): spoke names are ManagedCluster names and must be unique per hub');
+    expect(synthError(fleet)).toContain(
+      '[hub/group/east] hub "hub" already has a spoke named "east" (hub/east): spoke names are ManagedCluster names and must be unique per hub',
+    );
   });
 
   test('fails when an exclusive clusterSet selects by labels', () => {
     const { fleet, hub } = smallFleet();
     const byLabel = new ClusterSet(hub, 'by-label', { matchLabels: { env: 'prod' } });
     new Spoke(hub, 'x', { clusterSet: byLabel });
-    expect(synthError(fleet)).toContain('[hub/x] cluster set "by-label" selects members by labels, so it cannot be a spoke\'s exclusive clusterSet');
+    expect(synthError(fleet)).toContain(
+      '[hub/x] cluster set "by-label" selects members by labels, so it cannot be a spoke\'s exclusive clusterSet',
+    );
   });
 });
 
 describe('ClusterSet', () => {
   test('GIVEN an exclusive set THEN a ManagedClusterSet and a binding into the Argo CD namespace are rendered', () => {
     const { fleet } = smallFleet();
-    expect(find(fleet, 'ManagedClusterSet', 'prod').spec).toStrictEqual({ clusterSelector: { selectorType: 'ExclusiveClusterSetLabel' } });
+    expect(find(fleet, 'ManagedClusterSet', 'prod').spec).toStrictEqual({
+      clusterSelector: { selectorType: 'ExclusiveClusterSetLabel' },
+    });
     expect(find(fleet, 'ManagedClusterSetBinding', 'prod', 'argocd').spec).toStrictEqual({ clusterSet: 'prod' });
   });
 
   test('label-selected sets select by labels and count members by labels', () => {
     const { fleet, hub, ocp, east } = smallFleet();
-    const set = new ClusterSet(hub, 'openshift', { matchLabels: { vendor: 'OpenShift' }, bindings: ['argocd', 'team-a'] });
+    const set = new ClusterSet(hub, 'openshift', {
+      matchLabels: { vendor: 'OpenShift' },
+      bindings: ['argocd', 'team-a'],
+    });
     expect(find(fleet, 'ManagedClusterSet', 'openshift').spec).toStrictEqual({
       clusterSelector: { selectorType: 'LabelSelector', labelSelector: { matchLabels: { vendor: 'OpenShift' } } },
     });
@@ -191,7 +272,9 @@ describe('ClusterSet', () => {
   test('fails when bound twice to one namespace', () => {
     const { fleet, prod } = smallFleet();
     prod.bindTo('argocd');
-    expect(synthError(fleet)).toContain('[hub/ClusterSet:prod] cluster set "prod" is already bound to namespace "argocd": bind each namespace once');
+    expect(synthError(fleet)).toContain(
+      '[hub/ClusterSet:prod] cluster set "prod" is already bound to namespace "argocd": bind each namespace once',
+    );
   });
 });
 
@@ -201,7 +284,9 @@ describe('Placement', () => {
     new Placement(hub, 'two', {
       clusterSets: [prod],
       numberOfClusters: 2,
-      predicates: [{ labels: { region: 'us-east' }, claimExpressions: [{ key: 'platform', operator: 'In', values: ['AWS'] }] }],
+      predicates: [
+        { labels: { region: 'us-east' }, claimExpressions: [{ key: 'platform', operator: 'In', values: ['AWS'] }] },
+      ],
       tolerations: [{ key: 'maintenance', operator: 'Exists' }],
       prioritizers: [Prioritizer.builtIn('ResourceAllocatableMemory', 2), Prioritizer.addOn('score', 'cpu')],
     });
@@ -245,7 +330,11 @@ describe('Placement', () => {
 describe('PullApplication', () => {
   test('GIVEN explicit spokes THEN one hub Application and one ManifestWork per spoke, the work built from that very app', () => {
     const { fleet, hub, east, ocp } = smallFleet({ feedbackScrape: FeedbackScrape.WATCH });
-    new PullApplication(hub, 'guestbook', { source: guestbook, destinationNamespace: 'guestbook', spokes: [ocp, east] });
+    new PullApplication(hub, 'guestbook', {
+      source: guestbook,
+      destinationNamespace: 'guestbook',
+      spokes: [ocp, east],
+    });
     const apps = allObjects(fleet).filter(({ obj }) => obj.kind === 'Application');
     expect(apps.map(({ file, obj }) => [file, obj.metadata.name])).toStrictEqual([
       ['hub/hub/applications.yaml', 'guestbook-east'],
@@ -253,21 +342,35 @@ describe('PullApplication', () => {
     ]);
     const hubApp = apps[0].obj as unknown as Application;
     const work = find(fleet, 'ManifestWork', 'argocd-guestbook-east', 'east');
-    expect(work).toStrictEqual(JSON.parse(JSON.stringify(sortDeep(buildManifestWork(hubApp, { feedbackScrapeType: 'Watch' })))));
+    expect(work).toStrictEqual(
+      JSON.parse(JSON.stringify(sortDeep(buildManifestWork(hubApp, { feedbackScrapeType: 'Watch' })))),
+    );
   });
 
   test('placement targets are evaluated offline and merged with explicit spokes', () => {
     const { hub, prod, east } = smallFleet();
     const placement = new Placement(hub, 'prod-all', { clusterSets: [prod] });
-    const app = new PullApplication(hub, 'guestbook', { source: guestbook, destinationNamespace: 'guestbook', spokes: [east], placement });
+    const app = new PullApplication(hub, 'guestbook', {
+      source: guestbook,
+      destinationNamespace: 'guestbook',
+      spokes: [east],
+      placement,
+    });
     expect(app.targets().map((s) => s.name)).toStrictEqual(['east', 'west']);
   });
 
   test('target spokes get the destination namespace and declared RBAC in their bootstrap', () => {
     const { fleet, hub, east } = smallFleet();
-    new PullApplication(hub, 'guestbook', { source: guestbook, destinationNamespace: 'guestbook', spokes: [east], resources: [{ apiGroup: 'apps', resources: ['deployments'] }] });
+    new PullApplication(hub, 'guestbook', {
+      source: guestbook,
+      destinationNamespace: 'guestbook',
+      spokes: [east],
+      resources: [{ apiGroup: 'apps', resources: ['deployments'] }],
+    });
     const files = fleet.renderObjects();
-    const bootstrap = files.get('hub/bootstrap/east.yaml')!.map((o) => `${o.kind}/${(o.metadata as { name: string }).name}`);
+    const bootstrap = files
+      .get('hub/bootstrap/east.yaml')!
+      .map((o) => `${o.kind}/${(o.metadata as { name: string }).name}`);
     expect(bootstrap).toStrictEqual([
       'ClusterRole/pullfleet-work-agent-argocd',
       'ClusterRoleBinding/pullfleet-work-agent-argocd',
@@ -275,14 +378,23 @@ describe('PullApplication', () => {
       'Role/pullfleet-argocd-apps',
       'RoleBinding/pullfleet-argocd-apps',
     ]);
-    const work = files.get('hub/hub/works/east.yaml')!.find((o) => (o.metadata as { name: string }).name === 'pullfleet-bootstrap') as { spec: { workload: { manifests: unknown[] } } };
+    const work = files
+      .get('hub/hub/works/east.yaml')!
+      .find((o) => (o.metadata as { name: string }).name === 'pullfleet-bootstrap') as {
+      spec: { workload: { manifests: unknown[] } };
+    };
     expect(work.spec.workload.manifests).toStrictEqual(files.get('hub/bootstrap/east.yaml'));
   });
 
   test('sync policy, project and Helm values are rendered', () => {
     const { fleet, hub, east } = smallFleet();
     new PullApplication(hub, 'podinfo', {
-      source: AppSource.helm({ repoURL: 'https://stefanprodan.github.io/podinfo', chart: 'podinfo', targetRevision: '6.7.1', values: { replicaCount: 2 } }),
+      source: AppSource.helm({
+        repoURL: 'https://stefanprodan.github.io/podinfo',
+        chart: 'podinfo',
+        targetRevision: '6.7.1',
+        values: { replicaCount: 2 },
+      }),
       destinationNamespace: 'podinfo',
       project: 'apps',
       autoSync: false,
@@ -291,7 +403,12 @@ describe('PullApplication', () => {
     });
     expect(find(fleet, 'Application', 'podinfo-east').spec).toStrictEqual({
       project: 'apps',
-      source: { repoURL: 'https://stefanprodan.github.io/podinfo', chart: 'podinfo', targetRevision: '6.7.1', helm: { valuesObject: { replicaCount: 2 } } },
+      source: {
+        repoURL: 'https://stefanprodan.github.io/podinfo',
+        chart: 'podinfo',
+        targetRevision: '6.7.1',
+        helm: { valuesObject: { replicaCount: 2 } },
+      },
       destination: { server: 'https://kubernetes.default.svc', namespace: 'podinfo' },
       syncPolicy: { syncOptions: ['ServerSideApply=true'] },
     });
@@ -299,15 +416,27 @@ describe('PullApplication', () => {
 
   test('fails when a spoke is added twice', () => {
     const { fleet, hub, east } = smallFleet();
-    const app = new PullApplication(hub, 'guestbook', { source: guestbook, destinationNamespace: 'guestbook', spokes: [east] });
+    const app = new PullApplication(hub, 'guestbook', {
+      source: guestbook,
+      destinationNamespace: 'guestbook',
+      spokes: [east],
+    });
     app.deployTo(east);
-    expect(synthError(fleet)).toContain('[hub/PullApplication:guestbook] app "guestbook" already deploys to spoke "east": add each spoke once');
+    expect(synthError(fleet)).toContain(
+      '[hub/PullApplication:guestbook] app "guestbook" already deploys to spoke "east": add each spoke once',
+    );
   });
 
   test('fails when a resources grant uses a wildcard', () => {
     const { fleet, hub } = smallFleet();
-    new PullApplication(hub, 'x', { source: guestbook, destinationNamespace: 'x', resources: [{ apiGroup: 'apps', resources: ['*'] }] });
-    expect(synthError(fleet)).toContain('[hub/PullApplication:x] resources grant for API group "apps" lists ["*"]: name each resource (no "*", no empty list)');
+    new PullApplication(hub, 'x', {
+      source: guestbook,
+      destinationNamespace: 'x',
+      resources: [{ apiGroup: 'apps', resources: ['*'] }],
+    });
+    expect(synthError(fleet)).toContain(
+      '[hub/PullApplication:x] resources grant for API group "apps" lists ["*"]: name each resource (no "*", no empty list)',
+    );
   });
 });
 
@@ -316,8 +445,16 @@ describe('PullApplicationSet', () => {
     const { fleet, hub, prod } = smallFleet();
     const placement = new Placement(hub, 'prod-all', { clusterSets: [prod] });
     new PullApplicationSet(hub, 'podinfo', { source: guestbook, destinationNamespace: 'podinfo', placement });
-    new PullApplicationSet(hub, 'other', { source: guestbook, destinationNamespace: 'other', placement, requeueAfterSeconds: 30 });
-    const kinds = fleet.renderObjects().get('hub/hub/application-sets.yaml')!.map((o) => `${o.kind}/${(o.metadata as { name: string }).name}`);
+    new PullApplicationSet(hub, 'other', {
+      source: guestbook,
+      destinationNamespace: 'other',
+      placement,
+      requeueAfterSeconds: 30,
+    });
+    const kinds = fleet
+      .renderObjects()
+      .get('hub/hub/application-sets.yaml')!
+      .map((o) => `${o.kind}/${(o.metadata as { name: string }).name}`);
     expect(kinds).toStrictEqual([
       'ApplicationSet/podinfo',
       'ConfigMap/ocm-placement-generator',
@@ -326,7 +463,16 @@ describe('PullApplicationSet', () => {
       'ApplicationSet/other',
     ]);
     expect(find(fleet, 'ApplicationSet', 'other')).toMatchObject({
-      spec: { generators: [{ clusterDecisionResource: { requeueAfterSeconds: 30, labelSelector: { matchLabels: { 'cluster.open-cluster-management.io/placement': 'prod-all' } } } }] },
+      spec: {
+        generators: [
+          {
+            clusterDecisionResource: {
+              requeueAfterSeconds: 30,
+              labelSelector: { matchLabels: { 'cluster.open-cluster-management.io/placement': 'prod-all' } },
+            },
+          },
+        ],
+      },
     });
   });
 
@@ -334,7 +480,12 @@ describe('PullApplicationSet', () => {
     const { fleet, hub, prod } = smallFleet();
     const placement = new Placement(hub, 'prod-all', { clusterSets: [prod] });
     new PullApplicationSet(hub, 'podinfo', { source: guestbook, destinationNamespace: 'podinfo', placement });
-    const namespaces = (file: string) => fleet.renderObjects().get(file)!.filter((o) => o.kind === 'Namespace').map((o) => (o.metadata as { name: string }).name);
+    const namespaces = (file: string) =>
+      fleet
+        .renderObjects()
+        .get(file)!
+        .filter((o) => o.kind === 'Namespace')
+        .map((o) => (o.metadata as { name: string }).name);
     expect(namespaces('hub/bootstrap/east.yaml')).toStrictEqual(['podinfo']);
     expect(namespaces('hub/bootstrap/ocp.yaml')).toStrictEqual([]);
   });
@@ -342,8 +493,15 @@ describe('PullApplicationSet', () => {
   test('fails when requeueAfterSeconds is not positive', () => {
     const { fleet, hub } = smallFleet();
     const placement = new Placement(hub, 'p');
-    new PullApplicationSet(hub, 'x', { source: guestbook, destinationNamespace: 'x', placement, requeueAfterSeconds: 0 });
-    expect(synthError(fleet)).toContain('[hub/PullApplicationSet:x] requeueAfterSeconds 0 must be a whole number of seconds > 0');
+    new PullApplicationSet(hub, 'x', {
+      source: guestbook,
+      destinationNamespace: 'x',
+      placement,
+      requeueAfterSeconds: 0,
+    });
+    expect(synthError(fleet)).toContain(
+      '[hub/PullApplicationSet:x] requeueAfterSeconds 0 must be a whole number of seconds > 0',
+    );
   });
 });
 
@@ -355,14 +513,20 @@ describe('Fleet output', () => {
       expect(obj.metadata.labels?.[MANAGED_BY_LABEL]).toBe('pullfleet');
       expect(obj.metadata.annotations?.[CONSTRUCT_PATH_ANNOTATION]).toMatch(/^hub\//);
     }
-    expect(find(fleet, 'ManifestWork', 'argocd-guestbook-east').metadata.annotations?.[CONSTRUCT_PATH_ANNOTATION]).toBe('hub/PullApplication:guestbook/east');
+    expect(find(fleet, 'ManifestWork', 'argocd-guestbook-east').metadata.annotations?.[CONSTRUCT_PATH_ANNOTATION]).toBe(
+      'hub/PullApplication:guestbook/east',
+    );
   });
 
   test('objects of other constructs land in hub/hub.yaml unless routed, and get provenance', () => {
     const { fleet, hub } = smallFleet({ controller: { enabled: false } });
     const install = new Construct(hub, 'ControllerInstall');
     routeOutput(install, 'hub/controller.yaml');
-    new ApiObject(install, 'sa', { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'pullfleet-controller', namespace: 'argocd' } });
+    new ApiObject(install, 'sa', {
+      apiVersion: 'v1',
+      kind: 'ServiceAccount',
+      metadata: { name: 'pullfleet-controller', namespace: 'argocd' },
+    });
     new ApiObject(hub, 'cm', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'extra', namespace: 'argocd' } });
     const files = fleet.renderObjects();
     expect(files.get('hub/hub/controller.yaml')).toStrictEqual([
@@ -382,7 +546,9 @@ describe('Fleet output', () => {
 
   test('fails when routeOutput points outside the hub folder', () => {
     const { hub } = smallFleet();
-    expect(() => routeOutput(hub, '../etc/x.yaml')).toThrow('must be a relative path under hub/, bootstrap/ or spokes/ ending in .yaml');
+    expect(() => routeOutput(hub, '../etc/x.yaml')).toThrow(
+      'must be a relative path under hub/, bootstrap/ or spokes/ ending in .yaml',
+    );
   });
 
   test('the file layout separates what the hub syncs from spoke bootstrap', () => {
@@ -407,7 +573,11 @@ describe('Fleet output', () => {
 function sortDeep(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortDeep);
   if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.keys(value as object).sort().map((k) => [k, sortDeep((value as Record<string, unknown>)[k])]));
+    return Object.fromEntries(
+      Object.keys(value as object)
+        .sort()
+        .map((k) => [k, sortDeep((value as Record<string, unknown>)[k])]),
+    );
   }
   return value;
 }

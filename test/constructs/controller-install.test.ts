@@ -17,7 +17,8 @@ function render(props: ConstructorParameters<typeof ControllerInstall>[2] = {}):
   return Testing.synth(chart) as Obj[];
 }
 
-const find = (objects: Obj[], kind: string, name?: string) => objects.find((o) => o.kind === kind && (!name || o.metadata.name === name))!;
+const find = (objects: Obj[], kind: string, name?: string) =>
+  objects.find((o) => o.kind === kind && (!name || o.metadata.name === name))!;
 
 describe('ControllerInstall', () => {
   test('GIVEN defaults WHEN synthesized THEN it renders the install objects in its namespace', () => {
@@ -43,7 +44,12 @@ describe('ControllerInstall', () => {
     const pod = deployment.spec.template.spec;
     const container = pod.containers[0];
     expect(deployment.spec.replicas).toBe(2);
-    expect(pod.securityContext).toStrictEqual({ runAsGroup: 65532, runAsNonRoot: true, runAsUser: 65532, seccompProfile: { type: 'RuntimeDefault' } });
+    expect(pod.securityContext).toStrictEqual({
+      runAsGroup: 65532,
+      runAsNonRoot: true,
+      runAsUser: 65532,
+      seccompProfile: { type: 'RuntimeDefault' },
+    });
     expect(container.securityContext).toStrictEqual({
       allowPrivilegeEscalation: false,
       capabilities: { drop: ['ALL'] },
@@ -54,15 +60,27 @@ describe('ControllerInstall', () => {
     });
     expect(container.livenessProbe.httpGet).toStrictEqual({ path: '/healthz', port: 'http' });
     expect(container.readinessProbe.httpGet).toStrictEqual({ path: '/readyz', port: 'http' });
-    expect(container.resources).toStrictEqual({ limits: { cpu: '1', memory: '512Mi' }, requests: { cpu: '100m', memory: '256Mi' } });
+    expect(container.resources).toStrictEqual({
+      limits: { cpu: '1', memory: '512Mi' },
+      requests: { cpu: '100m', memory: '256Mi' },
+    });
     expect(container.image).toBe('ghcr.io/pullfleet/pullfleet-controller:0.1.0');
   });
 
   test('GIVEN defaults WHEN synthesized THEN RBAC has no wildcard and exactly the verbs each duty needs', () => {
     const objects = render();
-    const rules = objects.filter((o) => o.kind === 'ClusterRole' || o.kind === 'Role').flatMap((o) => o.rules.map((rule: Obj) => ({ ...rule, scope: o.metadata.namespace ?? 'cluster' })));
+    const rules = objects
+      .filter((o) => o.kind === 'ClusterRole' || o.kind === 'Role')
+      .flatMap((o) => o.rules.map((rule: Obj) => ({ ...rule, scope: o.metadata.namespace ?? 'cluster' })));
     expect(JSON.stringify(rules)).not.toContain('*');
-    const table = Object.fromEntries(rules.flatMap((rule) => rule.resources.map((resource: string) => [`${rule.scope}:${rule.apiGroups[0] || 'core'}/${resource}`, rule.verbs.join(',')])));
+    const table = Object.fromEntries(
+      rules.flatMap((rule) =>
+        rule.resources.map((resource: string) => [
+          `${rule.scope}:${rule.apiGroups[0] || 'core'}/${resource}`,
+          rule.verbs.join(','),
+        ]),
+      ),
+    );
     expect(table).toStrictEqual({
       'cluster:argoproj.io/applications': 'get,list,patch,watch',
       'cluster:work.open-cluster-management.io/manifestworks': 'create,delete,get,list,patch,watch',
@@ -113,7 +131,11 @@ describe('ControllerInstall', () => {
 
   test('GIVEN ACM report compatibility WHEN synthesized THEN the role may write MulticlusterApplicationSetReports', () => {
     const role = find(render({ multiclusterReports: true }), 'ClusterRole');
-    expect(role.rules.at(-1)).toStrictEqual({ apiGroups: ['apps.open-cluster-management.io'], resources: ['multiclusterapplicationsetreports'], verbs: ['create', 'delete', 'patch'] });
+    expect(role.rules.at(-1)).toStrictEqual({
+      apiGroups: ['apps.open-cluster-management.io'],
+      resources: ['multiclusterapplicationsetreports'],
+      verbs: ['create', 'delete', 'patch'],
+    });
   });
 
   test.each([
@@ -160,9 +182,16 @@ describe('ControllerInstall and the controller agree', () => {
 
   /** The container's env as the kubelet would set it: downward API fields resolved for a pod of the Deployment. */
   function podEnv(deployment: Obj, podName: string): Record<string, string> {
-    const fields: Record<string, string> = { 'metadata.name': podName, 'metadata.namespace': deployment.metadata.namespace! };
+    const fields: Record<string, string> = {
+      'metadata.name': podName,
+      'metadata.namespace': deployment.metadata.namespace!,
+    };
     const env: Record<string, string> = {};
-    for (const entry of deployment.spec.template.spec.containers[0].env as Array<{ name: string; value?: string; valueFrom?: { fieldRef?: { fieldPath: string } } }>) {
+    for (const entry of deployment.spec.template.spec.containers[0].env as Array<{
+      name: string;
+      value?: string;
+      valueFrom?: { fieldRef?: { fieldPath: string } };
+    }>) {
       const value = entry.value ?? fields[entry.valueFrom?.fieldRef?.fieldPath ?? ''];
       if (value === undefined) throw new Error(`env ${entry.name} has a source this test does not resolve`);
       env[entry.name] = value;
@@ -192,7 +221,9 @@ describe('ControllerInstall and the controller agree', () => {
     command.parse(deployment.spec.template.spec.containers[0].args, { from: 'user' });
     const config = resolveConfig(configFromOptions(command.opts()));
     expect(config.namespace).toBe('platform');
-    const leaseRole = rendered.find(({ obj }) => obj.kind === 'Role' && obj.metadata.name === 'pullfleet-controller-leader-election')!.obj;
+    const leaseRole = rendered.find(
+      ({ obj }) => obj.kind === 'Role' && obj.metadata.name === 'pullfleet-controller-leader-election',
+    )!.obj;
     expect(leaseRole.metadata.namespace).toBe(config.namespace);
   });
 
@@ -203,7 +234,10 @@ describe('ControllerInstall and the controller agree', () => {
     onlyFlag.parse(args, { from: 'user' });
     expect(resolveConfig(configFromOptions(onlyFlag.opts())).namespace).toBe('platform');
     const onlyEnv = buildCommand(podEnv(deployment, 'pod-0')).exitOverride();
-    onlyEnv.parse(args.filter((arg) => !arg.startsWith('--namespace=')), { from: 'user' });
+    onlyEnv.parse(
+      args.filter((arg) => !arg.startsWith('--namespace=')),
+      { from: 'user' },
+    );
     expect(resolveConfig(configFromOptions(onlyEnv.opts())).namespace).toBe('platform');
   });
 
@@ -217,7 +251,12 @@ describe('ControllerInstall and the controller agree', () => {
     expect(parse({ POD_NAMESPACE: 'a', PULLFLEET_NAMESPACE: 'b' }, []).namespace).toBe('b');
     expect(parse({ POD_NAMESPACE: 'a', PULLFLEET_NAMESPACE: 'b' }, ['--namespace=c']).namespace).toBe('c');
     expect(parse({}, []).namespace).toBe('pullfleet-system');
-    expect(parse({ PULLFLEET_LEASE_DURATION: '30', PULLFLEET_RENEW_DEADLINE: '20' }, ['--retry-period=4', '--request-timeout=5'])).toMatchObject({
+    expect(
+      parse({ PULLFLEET_LEASE_DURATION: '30', PULLFLEET_RENEW_DEADLINE: '20' }, [
+        '--retry-period=4',
+        '--request-timeout=5',
+      ]),
+    ).toMatchObject({
       leaseDurationSeconds: 30,
       renewDeadlineSeconds: 20,
       retryPeriodSeconds: 4,
@@ -231,20 +270,30 @@ describe('ControllerInstall and the controller agree', () => {
       const file = join(dir, 'namespace');
       writeFileSync(file, 'platform\n');
       expect(controllerEnv({ KUBERNETES_SERVICE_HOST: '10.0.0.1' }, file).POD_NAMESPACE).toBe('platform');
-      expect(controllerEnv({ KUBERNETES_SERVICE_HOST: '10.0.0.1', POD_NAMESPACE: 'other' }, file).POD_NAMESPACE).toBe('other');
+      expect(controllerEnv({ KUBERNETES_SERVICE_HOST: '10.0.0.1', POD_NAMESPACE: 'other' }, file).POD_NAMESPACE).toBe(
+        'other',
+      );
       expect(controllerEnv({}, file).POD_NAMESPACE).toBeUndefined();
-      expect(controllerEnv({ KUBERNETES_SERVICE_HOST: '10.0.0.1' }, join(dir, 'missing')).POD_NAMESPACE).toBeUndefined();
+      expect(
+        controllerEnv({ KUBERNETES_SERVICE_HOST: '10.0.0.1' }, join(dir, 'missing')).POD_NAMESPACE,
+      ).toBeUndefined();
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
   });
 
   test('fails naming the variable when an environment value is invalid', () => {
-    expect(() => buildCommand({ PULLFLEET_RELAX_TENANCY: 'ture' })).toThrow('environment variable PULLFLEET_RELAX_TENANCY: expected true or false, got "ture"');
+    expect(() => buildCommand({ PULLFLEET_RELAX_TENANCY: 'ture' })).toThrow(
+      'environment variable PULLFLEET_RELAX_TENANCY: expected true or false, got "ture"',
+    );
   });
 
   test('a boolean flag that is neither true nor false is refused, not read as false', () => {
-    const command = buildCommand().exitOverride().configureOutput({ writeErr: () => undefined });
-    expect(() => command.parse(['--relax-tenancy=ture'], { from: 'user' })).toThrow('expected true or false, got "ture"');
+    const command = buildCommand()
+      .exitOverride()
+      .configureOutput({ writeErr: () => undefined });
+    expect(() => command.parse(['--relax-tenancy=ture'], { from: 'user' })).toThrow(
+      'expected true or false, got "ture"',
+    );
   });
 });

@@ -1,5 +1,16 @@
 import { describe, expect, test } from '@jest/globals';
-import { AppSource, ClusterSet, DeliveryModel, Fleet, GitOpsCluster, Hub, Placement, PullApplication, PullApplicationSet, Spoke } from '../../src/constructs/index.js';
+import {
+  AppSource,
+  ClusterSet,
+  DeliveryModel,
+  Fleet,
+  GitOpsCluster,
+  Hub,
+  Placement,
+  PullApplication,
+  PullApplicationSet,
+  Spoke,
+} from '../../src/constructs/index.js';
 import { type ConfigMapObject } from '../../src/model/delivery/appset.js';
 import { EXPECTED_APPLICATIONS_LABEL, parseExpectedApplications } from '../../src/model/runtime/expected-apps.js';
 import { schemaFindings } from '../../src/validate/schema.js';
@@ -21,14 +32,21 @@ function folderApplications(objects: Array<{ file: string; obj: Obj }>, hub: str
 }
 
 /** The expectation lists rendered on `hub`, parsed back, per spoke. */
-function expectationLists(objects: Array<{ file: string; obj: Obj }>, hub: string): Map<string, { applications: readonly string[]; folder?: string; namespace?: string }> {
+function expectationLists(
+  objects: Array<{ file: string; obj: Obj }>,
+  hub: string,
+): Map<string, { applications: readonly string[]; folder?: string; namespace?: string }> {
   const lists = new Map<string, { applications: readonly string[]; folder?: string; namespace?: string }>();
   for (const { file, obj } of objects) {
     if (obj.metadata.labels?.[EXPECTED_APPLICATIONS_LABEL] === undefined || !file.startsWith(`${hub}/`)) continue;
     expect(file).toBe(`${hub}/hub/expected-applications.yaml`);
     const parsed = parseExpectedApplications(obj as unknown as ConfigMapObject);
     if (!parsed.expected) throw new Error(parsed.problem);
-    lists.set(parsed.expected.cluster, { applications: parsed.expected.applications, folder: parsed.expected.folder, namespace: obj.metadata.namespace });
+    lists.set(parsed.expected.cluster, {
+      applications: parsed.expected.applications,
+      folder: parsed.expected.folder,
+      namespace: obj.metadata.namespace,
+    });
   }
   return lists;
 }
@@ -41,12 +59,17 @@ describe('expected-Application lists rendered for agent-autonomous spokes', () =
     const lists = expectationLists(objects, 'hub');
     expect([...lists.keys()].sort()).toStrictEqual([...folders.keys()].sort());
     for (const [spoke, names] of folders) {
-      expect(lists.get(spoke)).toStrictEqual({ applications: names, folder: `dist/hub/spokes/${spoke}`, namespace: 'argocd' });
+      expect(lists.get(spoke)).toStrictEqual({
+        applications: names,
+        folder: `dist/hub/spokes/${spoke}`,
+        namespace: 'argocd',
+      });
     }
     // The other hub has no autonomous spoke, so no list and no file.
     expect(expectationLists(objects, 'acm-hub').size).toBe(0);
     expect(objects.some(({ file }) => file === 'acm-hub/hub/expected-applications.yaml')).toBe(false);
-    for (const { file, obj } of objects) if (file.endsWith('expected-applications.yaml')) expect(schemaFindings(obj as never)).toStrictEqual([]);
+    for (const { file, obj } of objects)
+      if (file.endsWith('expected-applications.yaml')) expect(schemaFindings(obj as never)).toStrictEqual([]);
   });
 
   test('GIVEN static apps and an ApplicationSet on an autonomous placement, plus a managed and a basic spoke THEN only autonomous spokes get a list, with every app of their folder, sorted', () => {
@@ -64,23 +87,39 @@ describe('expected-Application lists rendered for agent-autonomous spokes', () =
       model: DeliveryModel.AGENT_AUTONOMOUS,
       spokeFolderRepository: { repoURL: 'https://git.example.com/fleet.git', outputPath: 'platform/out/' },
     });
-    new GitOpsCluster(hub, 'retail', { placement: new Placement(hub, 'retail', { clusterSets: [retail] }), model: DeliveryModel.AGENT_MANAGED });
+    new GitOpsCluster(hub, 'retail', {
+      placement: new Placement(hub, 'retail', { clusterSets: [retail] }),
+      model: DeliveryModel.AGENT_MANAGED,
+    });
     new PullApplication(hub, 'web', { source, destinationNamespace: 'web', spokes: [s1, s2, r1, basic] });
     new PullApplication(hub, 'api', { source, destinationNamespace: 'api', spokes: [s2] });
     new PullApplicationSet(hub, 'cache', { source, destinationNamespace: 'cache', placement: storePlacement });
 
     const objects = allObjects(fleet);
     const folders = folderApplications(objects, 'edge-hub');
-    expect(Object.fromEntries(folders)).toStrictEqual({ s1: ['s1-cache', 'web-s1'], s2: ['api-s2', 's2-cache', 'web-s2'] });
+    expect(Object.fromEntries(folders)).toStrictEqual({
+      s1: ['s1-cache', 'web-s1'],
+      s2: ['api-s2', 's2-cache', 'web-s2'],
+    });
     const lists = expectationLists(objects, 'edge-hub');
     expect(Object.fromEntries(lists)).toStrictEqual({
       s1: { applications: ['s1-cache', 'web-s1'], folder: 'platform/out/edge-hub/spokes/s1', namespace: 'argocd' },
-      s2: { applications: ['api-s2', 's2-cache', 'web-s2'], folder: 'platform/out/edge-hub/spokes/s2', namespace: 'argocd' },
+      s2: {
+        applications: ['api-s2', 's2-cache', 'web-s2'],
+        folder: 'platform/out/edge-hub/spokes/s2',
+        namespace: 'argocd',
+      },
     });
     const configMap = objects.find(({ obj }) => obj.metadata.name === 'pullfleet-expected-s2')!.obj;
-    expect(configMap.metadata.labels).toStrictEqual({ 'app.kubernetes.io/managed-by': 'pullfleet', [EXPECTED_APPLICATIONS_LABEL]: 's2' });
+    expect(configMap.metadata.labels).toStrictEqual({
+      'app.kubernetes.io/managed-by': 'pullfleet',
+      [EXPECTED_APPLICATIONS_LABEL]: 's2',
+    });
     expect(configMap.metadata.annotations?.['pullfleet.io/construct-path']).toBe('edge-hub/ExpectedApplications/s2');
-    expect((configMap as Obj & { data: unknown }).data).toStrictEqual({ applications: 'api-s2\ns2-cache\nweb-s2\n', folder: 'platform/out/edge-hub/spokes/s2' });
+    expect((configMap as Obj & { data: unknown }).data).toStrictEqual({
+      applications: 'api-s2\ns2-cache\nweb-s2\n',
+      folder: 'platform/out/edge-hub/spokes/s2',
+    });
   });
 
   test('GIVEN a hub without agent-autonomous spokes THEN no expected-applications file is rendered', () => {
@@ -89,6 +128,8 @@ describe('expected-Application lists rendered for agent-autonomous spokes', () =
     const east = new Spoke(hub, 'east');
     new PullApplication(hub, 'web', { source, destinationNamespace: 'web', spokes: [east] });
     expect([...fleet.renderObjects().keys()]).not.toContain(EXPECTED_FILE);
-    expect(allObjects(fleet).filter(({ obj }) => obj.metadata.labels?.[EXPECTED_APPLICATIONS_LABEL] !== undefined)).toStrictEqual([]);
+    expect(
+      allObjects(fleet).filter(({ obj }) => obj.metadata.labels?.[EXPECTED_APPLICATIONS_LABEL] !== undefined),
+    ).toStrictEqual([]);
   });
 });

@@ -7,10 +7,11 @@ import { parseAllDocuments } from 'yaml';
 import { AppSource, Placement, PullApplication, PullApplicationSet } from '../../src/constructs/index.js';
 import { find, smallFleet, synthError, type Obj } from './helpers.js';
 
-const helm = (values: Record<string, unknown>) => AppSource.helm({ repoURL: 'https://charts.example.com', chart: 'web', targetRevision: '1.0.0', values });
+const helm = (values: Record<string, unknown>) =>
+  AppSource.helm({ repoURL: 'https://charts.example.com', chart: 'web', targetRevision: '1.0.0', values });
 
 type Source = { helm?: { valuesObject?: unknown } };
-const appValues = (app: Obj) => ((app.spec as { source: Source }).source.helm?.valuesObject);
+const appValues = (app: Obj) => (app.spec as { source: Source }).source.helm?.valuesObject;
 
 /** Every `valuesObject` anywhere in `value`. */
 function valuesObjects(value: unknown): unknown[] {
@@ -20,15 +21,26 @@ function valuesObjects(value: unknown): unknown[] {
 }
 
 describe('Helm values', () => {
-  const values = { resources: null, ingress: { enabled: true, annotations: null }, list: [1, null, 'x'], text: 'a\u0085b\u007f' };
+  const values = {
+    resources: null,
+    ingress: { enabled: true, annotations: null },
+    list: [1, null, 'x'],
+    text: 'a\u0085b\u007f',
+  };
 
   test('GIVEN null values THEN the hub Application, its work and the ApplicationSet keep them, in objects and in the written YAML', () => {
     const { fleet, hub, east } = smallFleet();
     new PullApplication(hub, 'web', { source: helm(values), destinationNamespace: 'web', spokes: [east] });
-    new PullApplicationSet(hub, 'api', { source: helm(values), destinationNamespace: 'api', placement: new Placement(hub, 'everywhere') });
+    new PullApplicationSet(hub, 'api', {
+      source: helm(values),
+      destinationNamespace: 'api',
+      placement: new Placement(hub, 'everywhere'),
+    });
 
     expect(appValues(find(fleet, 'Application', 'web-east'))).toStrictEqual(values);
-    const work = find(fleet, 'ManifestWork', 'argocd-web-east', 'east') as { spec: { workload: { manifests: Obj[] } } } & Obj;
+    const work = find(fleet, 'ManifestWork', 'argocd-web-east', 'east') as {
+      spec: { workload: { manifests: Obj[] } };
+    } & Obj;
     expect(appValues(work.spec.workload.manifests[0])).toStrictEqual(values);
     const appSet = find(fleet, 'ApplicationSet', 'api') as { spec: { template: { spec: { source: Source } } } } & Obj;
     expect(appSet.spec.template.spec.source.helm?.valuesObject).toStrictEqual(values);
@@ -44,23 +56,39 @@ describe('Helm values', () => {
 
   test('GIVEN an undefined property THEN it is left out, as in JSON', () => {
     const { fleet, hub, east } = smallFleet();
-    new PullApplication(hub, 'web', { source: helm({ a: 1, b: undefined }), destinationNamespace: 'web', spokes: [east] });
+    new PullApplication(hub, 'web', {
+      source: helm({ a: 1, b: undefined }),
+      destinationNamespace: 'web',
+      spokes: [east],
+    });
     expect(appValues(find(fleet, 'Application', 'web-east'))).toStrictEqual({ a: 1 });
   });
 
   test.each([
     ['a BigInt', { replicas: 3n }, 'app "web": Helm value values.replicas is the BigInt 3n'],
     ['NaN', { cpu: Number.NaN }, 'app "web": Helm value values.cpu is NaN'],
-    ['Infinity', { limits: { memory: Number.POSITIVE_INFINITY } }, 'app "web": Helm value values.limits.memory is Infinity'],
+    [
+      'Infinity',
+      { limits: { memory: Number.POSITIVE_INFINITY } },
+      'app "web": Helm value values.limits.memory is Infinity',
+    ],
     ['-Infinity', { list: [1, Number.NEGATIVE_INFINITY] }, 'app "web": Helm value values.list[1] is -Infinity'],
     ['a function', { hook: () => 1 }, 'app "web": Helm value values.hook is a function'],
     ['a symbol', { 'odd key': Symbol('s') }, 'app "web": Helm value values["odd key"] is the symbol Symbol(s)'],
     ['undefined in an array', { list: ['a', undefined] }, 'app "web": Helm value values.list[1] is undefined'],
     ['a Map', { m: new Map() }, 'app "web": Helm value values.m is a Map'],
-    ['a Date', { when: new Date(0) }, 'app "web": Helm value values.when is a Date, which YAML and Helm cannot hold: write it as a string (date.toISOString())'],
+    [
+      'a Date',
+      { when: new Date(0) },
+      'app "web": Helm value values.when is a Date, which YAML and Helm cannot hold: write it as a string (date.toISOString())',
+    ],
   ])('fails when a value is %s, naming the app and the key', (_what, bad, message) => {
     const { fleet, hub, east } = smallFleet();
-    new PullApplication(hub, 'web', { source: helm(bad as Record<string, unknown>), destinationNamespace: 'web', spokes: [east] });
+    new PullApplication(hub, 'web', {
+      source: helm(bad as Record<string, unknown>),
+      destinationNamespace: 'web',
+      spokes: [east],
+    });
     const error = synthError(fleet);
     expect(error).toContain(`[hub/PullApplication:web] ${message}`);
     expect(error).toContain('nothing was written');

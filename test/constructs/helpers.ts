@@ -1,6 +1,10 @@
 import { ClusterSet, Fleet, Hub, Spoke, type HubProps } from '../../src/constructs/index.js';
 
-export type Obj = Record<string, unknown> & { apiVersion: string; kind: string; metadata: { name: string; namespace?: string; labels?: Record<string, string>; annotations?: Record<string, string> } };
+export type Obj = Record<string, unknown> & {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string; labels?: Record<string, string>; annotations?: Record<string, string> };
+};
 
 /** A fleet with one hub, cluster set `prod` and spokes `east`, `west` (prod) and `ocp` (OpenShift, no exclusive set). */
 export function smallFleet(hubProps: HubProps = {}) {
@@ -21,7 +25,12 @@ export function allObjects(fleet: Fleet): Array<{ file: string; obj: Obj }> {
 }
 
 export function find(fleet: Fleet, kind: string, name: string, namespace?: string): Obj {
-  const hit = allObjects(fleet).find(({ obj }) => obj.kind === kind && obj.metadata.name === name && (namespace === undefined || obj.metadata.namespace === namespace));
+  const hit = allObjects(fleet).find(
+    ({ obj }) =>
+      obj.kind === kind &&
+      obj.metadata.name === name &&
+      (namespace === undefined || obj.metadata.namespace === namespace),
+  );
   if (!hit) throw new Error(`no ${kind} ${namespace ?? ''}/${name}`);
   return hit.obj;
 }

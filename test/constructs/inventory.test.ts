@@ -2,7 +2,16 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from '@jest/globals';
-import { AppSource, ClusterSet, Fleet, Hub, Inventory, Placement, PullApplication, Spoke } from '../../src/constructs/index.js';
+import {
+  AppSource,
+  ClusterSet,
+  Fleet,
+  Hub,
+  Inventory,
+  Placement,
+  PullApplication,
+  Spoke,
+} from '../../src/constructs/index.js';
 import { inventoryFromHub, renderInventory } from '../../src/model/placement/inventory.js';
 import { allObjects, synthError } from './helpers.js';
 import { smallHub } from '../model/placement/inventory-fixtures.js';
@@ -28,11 +37,19 @@ describe('Hub.addInventory', () => {
   test('GIVEN an inventory file THEN every cluster becomes a Spoke with its labels, claims, taints and OpenShift flag', () => {
     const { hub: h } = hub();
     const spokes = h.addInventory(Inventory.fromFile(inventoryFile()));
-    expect(spokes.map((s) => s.node.path)).toStrictEqual(['hub/Inventory/edge-1', 'hub/Inventory/ocp-east', 'hub/Inventory/prod-west']);
+    expect(spokes.map((s) => s.node.path)).toStrictEqual([
+      'hub/Inventory/edge-1',
+      'hub/Inventory/ocp-east',
+      'hub/Inventory/prod-west',
+    ]);
     const ocp = h.spokes.find((s) => s.name === 'ocp-east')!;
     expect(ocp.openshift).toBe(true);
     // the vendor label follows from openshift, as for a hand-written spoke
-    expect(ocp.labels).toStrictEqual({ 'cluster.open-cluster-management.io/clusterset': 'prod', region: 'us-east-1', vendor: 'OpenShift' });
+    expect(ocp.labels).toStrictEqual({
+      'cluster.open-cluster-management.io/clusterset': 'prod',
+      region: 'us-east-1',
+      vendor: 'OpenShift',
+    });
     expect(ocp.claims).toStrictEqual({ 'product.open-cluster-management.io': 'OpenShift' });
     expect(h.spokes.find((s) => s.name === 'edge-1')!.taints).toStrictEqual([
       { key: 'cluster.open-cluster-management.io/unreachable', effect: 'NoSelect' },
@@ -46,17 +63,27 @@ describe('Hub.addInventory', () => {
     h.addInventory(Inventory.fromFile(inventoryFile()));
     const east = new Placement(h, 'east', { clusterSets: [prod], predicates: [{ labels: { region: 'us-east-1' } }] });
     new PullApplication(h, 'guestbook', { source: guestbook, destinationNamespace: 'guestbook', placement: east });
-    const works = allObjects(fleet).filter(({ obj }) => obj.kind === 'ManifestWork' && obj.metadata.name.includes('guestbook'));
+    const works = allObjects(fleet).filter(
+      ({ obj }) => obj.kind === 'ManifestWork' && obj.metadata.name.includes('guestbook'),
+    );
     expect(works.map(({ obj }) => obj.metadata.namespace)).toStrictEqual(['ocp-east']);
-    const secrets = allObjects(fleet).filter(({ obj }) => obj.kind === 'Secret').map(({ obj }) => (obj as unknown as { stringData: { name: string } }).stringData.name);
+    const secrets = allObjects(fleet)
+      .filter(({ obj }) => obj.kind === 'Secret')
+      .map(({ obj }) => (obj as unknown as { stringData: { name: string } }).stringData.name);
     expect(secrets.sort()).toStrictEqual(['edge-1', 'ocp-east', 'prod-west']);
   });
 
   test('GIVEN overrides THEN labels and claims merge over the entry and taints are replaced', () => {
     const { hub: h } = hub();
-    h.addInventory(Inventory.fromFile(inventoryFile()), { overrides: { 'edge-1': { labels: { tier: 'edge' }, taints: [] } } });
+    h.addInventory(Inventory.fromFile(inventoryFile()), {
+      overrides: { 'edge-1': { labels: { tier: 'edge' }, taints: [] } },
+    });
     const edge = h.spokes.find((s) => s.name === 'edge-1')!;
-    expect(edge.labels).toStrictEqual({ 'cluster.open-cluster-management.io/clusterset': 'default', tier: 'edge', vendor: 'OpenShift' });
+    expect(edge.labels).toStrictEqual({
+      'cluster.open-cluster-management.io/clusterset': 'default',
+      tier: 'edge',
+      vendor: 'OpenShift',
+    });
     expect(edge.taints).toStrictEqual([]);
   });
 
@@ -64,7 +91,11 @@ describe('Hub.addInventory', () => {
     const { hub: h } = hub();
     new Spoke(h, 'prod-west', { labels: { region: 'us-west-2', tier: 'gold' } });
     h.addInventory(Inventory.fromFile(inventoryFile()), { exclude: ['prod-west'] });
-    expect(h.spokes.map((s) => s.node.path)).toStrictEqual(['hub/prod-west', 'hub/Inventory/edge-1', 'hub/Inventory/ocp-east']);
+    expect(h.spokes.map((s) => s.node.path)).toStrictEqual([
+      'hub/prod-west',
+      'hub/Inventory/edge-1',
+      'hub/Inventory/ocp-east',
+    ]);
     expect(h.spokes[0]!.labels).toStrictEqual({ region: 'us-west-2', tier: 'gold' });
   });
 
@@ -92,7 +123,9 @@ describe('Hub.addInventory', () => {
     h.addInventory(Inventory.fromFile(inventoryFile()));
     new Spoke(h, 'edge-1');
     // reported with every other problem of the fleet (one report), not thrown one at a time
-    expect(synthError(fleet)).toContain('[hub/edge-1] hub "hub" already has a spoke named "edge-1" (hub/Inventory/edge-1)');
+    expect(synthError(fleet)).toContain(
+      '[hub/edge-1] hub "hub" already has a spoke named "edge-1" (hub/Inventory/edge-1)',
+    );
   });
 
   test('fails when an override or exclusion names no inventory entry', () => {
@@ -106,12 +139,18 @@ describe('Hub.addInventory', () => {
   test('fails when the inventory belongs to another hub', () => {
     const { hub: h } = hub();
     const file = inventoryFile('other.yaml', 'other');
-    expect(() => h.addInventory(Inventory.fromFile(file))).toThrow(`hub: inventory ${file} is for hub "other", not "hub": load inventory/hub.yaml (pullfleet inventory pull --hub hub)`);
+    expect(() => h.addInventory(Inventory.fromFile(file))).toThrow(
+      `hub: inventory ${file} is for hub "other", not "hub": load inventory/hub.yaml (pullfleet inventory pull --hub hub)`,
+    );
   });
 
   test('fails when the file is missing, saying how to create it', () => {
     const path = join(dir, 'missing.yaml');
-    expect(() => Inventory.fromFile(path)).toThrow(new RegExp(`^cannot read inventory ${path}: .*ENOENT.*: run \`pullfleet inventory pull --hub <name> -o ${path}\` to create it$`));
+    expect(() => Inventory.fromFile(path)).toThrow(
+      new RegExp(
+        `^cannot read inventory ${path}: .*ENOENT.*: run \`pullfleet inventory pull --hub <name> -o ${path}\` to create it$`,
+      ),
+    );
   });
 
   test('an override that gives an invalid label is a synth problem on the spoke', () => {

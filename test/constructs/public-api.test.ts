@@ -11,14 +11,28 @@ function rootDeclarations(): Map<string, string> {
   const configPath = path.resolve('tsconfig.build.json');
   const config = ts.readConfigFile(configPath, (file) => ts.sys.readFile(file));
   const parsed = ts.parseJsonConfigFileContent(config.config, ts.sys, path.dirname(configPath));
-  const options: ts.CompilerOptions = { ...parsed.options, declaration: true, emitDeclarationOnly: true, stripInternal: true, noEmit: false, outDir: '/virtual/lib' };
+  const options: ts.CompilerOptions = {
+    ...parsed.options,
+    declaration: true,
+    emitDeclarationOnly: true,
+    stripInternal: true,
+    noEmit: false,
+    outDir: '/virtual/lib',
+  };
   const program = ts.createProgram([path.resolve('src/index.ts')], options);
   const out = new Map<string, string>();
   const result = program.emit(undefined, (file, text) => {
     if (file.endsWith('.d.ts')) out.set(path.relative('/virtual/lib', file), text);
   });
   const errors = result.diagnostics.filter((d) => d.category === ts.DiagnosticCategory.Error);
-  if (errors.length) throw new Error(ts.formatDiagnostics(errors, { getCanonicalFileName: (f) => f, getCurrentDirectory: () => process.cwd(), getNewLine: () => '\n' }));
+  if (errors.length)
+    throw new Error(
+      ts.formatDiagnostics(errors, {
+        getCanonicalFileName: (f) => f,
+        getCurrentDirectory: () => process.cwd(),
+        getNewLine: () => '\n',
+      }),
+    );
   return out;
 }
 
@@ -43,7 +57,12 @@ describe('public API', () => {
       fs.readFileSync(path.join(dir, file), 'utf8')
         .split('\n')
         .forEach((line, i) => {
-          if (/instanceof (Hub|Spoke|ClusterSet|Placement|PullApplication|PullApplicationSet|ApiObject|Fleet)\b|\bas (Spoke|ClusterSet|Placement)\b/.test(line)) hits.push(`${file}:${i + 1}: ${line.trim()}`);
+          if (
+            /instanceof (Hub|Spoke|ClusterSet|Placement|PullApplication|PullApplicationSet|ApiObject|Fleet)\b|\bas (Spoke|ClusterSet|Placement)\b/.test(
+              line,
+            )
+          )
+            hits.push(`${file}:${i + 1}: ${line.trim()}`);
         });
     }
     expect(hits).toStrictEqual([]);
@@ -55,9 +74,15 @@ describe('TSDoc', () => {
     const missing: string[] = [];
     const dir = 'src/constructs';
     for (const file of fs.readdirSync(dir).filter((f) => f.endsWith('.ts'))) {
-      const source = ts.createSourceFile(file, fs.readFileSync(path.join(dir, file), 'utf8'), ts.ScriptTarget.Latest, true);
+      const source = ts.createSourceFile(
+        file,
+        fs.readFileSync(path.join(dir, file), 'utf8'),
+        ts.ScriptTarget.Latest,
+        true,
+      );
       source.forEachChild((node) => {
-        if (!ts.isInterfaceDeclaration(node) || !node.modifiers?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword)) return;
+        if (!ts.isInterfaceDeclaration(node) || !node.modifiers?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword))
+          return;
         for (const member of node.members) {
           if (!ts.isPropertySignature(member) || !member.questionToken) continue;
           const tags = ts.getJSDocTags(member).map((t) => t.tagName.text);

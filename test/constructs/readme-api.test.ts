@@ -26,13 +26,22 @@ describe('README Library API', () => {
   test('GIVEN the example WHEN run THEN the annotations added through the hatches are in dist/, and the imported spoke gets no bootstrap', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pullfleet-readme-api-'));
     scratch.push(dir);
-    fs.writeFileSync(path.join(dir, 'fleet.config.ts'), librarySnippet().replaceAll("from './src/", `from '${repo}/src/`));
+    fs.writeFileSync(
+      path.join(dir, 'fleet.config.ts'),
+      librarySnippet().replaceAll("from './src/", `from '${repo}/src/`),
+    );
     fs.writeFileSync(path.join(dir, 'package.json'), '{ "type": "module" }\n');
     const out = path.join(dir, 'dist');
-    const run = spawnSync(process.execPath, ['--import', 'tsx', path.join(dir, 'fleet.config.ts')], { cwd: repo, encoding: 'utf8', env: { ...process.env, CDK8S_OUTDIR: out } });
+    const run = spawnSync(process.execPath, ['--import', 'tsx', path.join(dir, 'fleet.config.ts')], {
+      cwd: repo,
+      encoding: 'utf8',
+      env: { ...process.env, CDK8S_OUTDIR: out },
+    });
     expect(run.stderr).not.toContain('Error');
     expect(run.status).toBe(0);
-    expect(fs.readFileSync(path.join(out, 'hub/hub/works/legacy.yaml'), 'utf8')).toContain('example.com/change-ticket: CHG-1234');
+    expect(fs.readFileSync(path.join(out, 'hub/hub/works/legacy.yaml'), 'utf8')).toContain(
+      'example.com/change-ticket: CHG-1234',
+    );
     expect(fs.readFileSync(path.join(out, 'hub/hub/applications.yaml'), 'utf8')).toContain('example.com/owner: team-a');
     expect(fs.existsSync(path.join(out, 'hub/bootstrap/legacy.yaml'))).toBe(false);
     expect(fs.existsSync(path.join(out, 'hub/hub/cluster-secrets.yaml'))).toBe(false);

@@ -27,9 +27,15 @@ describe('agent-model Applications against the fake API server', () => {
 
   beforeEach(async () => {
     server = await startFakeApiServer();
-    for (const name of [NS, 'store-1', 'east', 'agent-1', 'agent-2']) server.store.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+    for (const name of [NS, 'store-1', 'east', 'agent-1', 'agent-2'])
+      server.store.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
     for (const name of ['east', 'agent-1', 'agent-2']) {
-      server.store.create({ apiVersion: 'cluster.open-cluster-management.io/v1', kind: 'ManagedCluster', metadata: { name }, spec: { hubAcceptsClient: true } });
+      server.store.create({
+        apiVersion: 'cluster.open-cluster-management.io/v1',
+        kind: 'ManagedCluster',
+        metadata: { name },
+        spec: { hubAcceptsClient: true },
+      });
     }
     server.store.create(fleetReportCrd() as unknown as KubeObj);
   });
@@ -42,17 +48,31 @@ describe('agent-model Applications against the fake API server', () => {
 
   function placementDecision(name: string, placement: string, clusters: string[]): void {
     const created = server.store.create<KubeObj>(decision(name, [], placement) as unknown as KubeObj);
-    server.store.updateStatus({ ...created, status: { decisions: clusters.map((clusterName) => ({ clusterName, reason: '' })) } });
+    server.store.updateStatus({
+      ...created,
+      status: { decisions: clusters.map((clusterName) => ({ clusterName, reason: '' })) },
+    });
   }
 
   /** The OCM flavour of the GitOpsCluster CRD (only what the controller reads). */
   function installGitOpsCluster(): void {
-    server.store.registerDefinition({ group: 'apps.open-cluster-management.io', version: 'v1alpha1', kind: 'GitOpsCluster', plural: 'gitopsclusters', namespaced: true, subresources: ['status'], custom: true });
+    server.store.registerDefinition({
+      group: 'apps.open-cluster-management.io',
+      version: 'v1alpha1',
+      kind: 'GitOpsCluster',
+      plural: 'gitopsclusters',
+      namespaced: true,
+      subresources: ['status'],
+      custom: true,
+    });
     server.store.create({
       apiVersion: 'apps.open-cluster-management.io/v1alpha1',
       kind: 'GitOpsCluster',
       metadata: { name: 'edge-agents', namespace: NS },
-      spec: { placementRef: { kind: 'Placement', apiVersion: 'cluster.open-cluster-management.io/v1beta1', name: 'edge' }, argoCDAgentAddon: { mode: 'managed' } },
+      spec: {
+        placementRef: { kind: 'Placement', apiVersion: 'cluster.open-cluster-management.io/v1beta1', name: 'edge' },
+        argoCDAgentAddon: { mode: 'managed' },
+      },
     });
   }
 
@@ -60,7 +80,15 @@ describe('agent-model Applications against the fake API server', () => {
     const app = agentApp(cluster, undefined, { appSet: 'edge-apps' });
     delete app.metadata.uid;
     delete app.metadata.creationTimestamp;
-    app.metadata.ownerReferences = [{ apiVersion: 'argoproj.io/v1alpha1', kind: 'ApplicationSet', name: 'edge-apps', uid: appSet.metadata.uid!, controller: true }];
+    app.metadata.ownerReferences = [
+      {
+        apiVersion: 'argoproj.io/v1alpha1',
+        kind: 'ApplicationSet',
+        name: 'edge-apps',
+        uid: appSet.metadata.uid!,
+        controller: true,
+      },
+    ];
     if (options.pull) {
       app.metadata.labels![PULL_LABEL] = 'true';
       app.metadata.annotations = { [MANAGED_CLUSTER_ANNOTATION]: cluster };
@@ -74,7 +102,8 @@ describe('agent-model Applications against the fake API server', () => {
     return server.store.update<KubeObj>({ ...stored, status } as unknown as KubeObj);
   }
 
-  const agentReport = () => server.store.find<FleetReport>({ apiVersion: 'pullfleet.io/v1alpha1', kind: 'FleetReport' }, NS, 'edge-apps');
+  const agentReport = () =>
+    server.store.find<FleetReport>({ apiVersion: 'pullfleet.io/v1alpha1', kind: 'FleetReport' }, NS, 'edge-apps');
 
   test('GIVEN basic and agent-model apps side by side WHEN the controller runs THEN agent apps are never wrapped nor status-written, their report follows the principal, and GitOpsCluster clusters get no pullfleet Secret', async () => {
     // GIVEN a basic pull ApplicationSet over east and agent-1, an agent-managed one over agent-1 and agent-2
@@ -89,14 +118,26 @@ describe('agent-model Applications against the fake API server', () => {
     createAgentApp(agentSet, 'agent-1');
     createAgentApp(agentSet, 'agent-2', { pull: true });
     const now = kubeTime(new Date());
-    const agent1 = principalWrites('agent-1-edge-apps', NS, mirrored({ sync: 'Synced', health: 'Healthy', revision: 'r1', reconciledAt: now }));
-    const autonomous = agentApp('pos', mirrored({ sync: 'Synced', health: 'Healthy', revision: 'r9', reconciledAt: now }), { model: 'agent-autonomous', namespace: 'store-1', owned: false, appSet: 'local' });
+    const agent1 = principalWrites(
+      'agent-1-edge-apps',
+      NS,
+      mirrored({ sync: 'Synced', health: 'Healthy', revision: 'r1', reconciledAt: now }),
+    );
+    const autonomous = agentApp(
+      'pos',
+      mirrored({ sync: 'Synced', health: 'Healthy', revision: 'r9', reconciledAt: now }),
+      { model: 'agent-autonomous', namespace: 'store-1', owned: false, appSet: 'local' },
+    );
     delete autonomous.metadata.uid;
     delete autonomous.metadata.creationTimestamp;
     const storedAutonomous = server.store.create<KubeObj>(autonomous as unknown as KubeObj);
 
     // WHEN the controller runs
-    controller = await startController({ kubeConfig: server.kubeConfig(), config: { leaderElection: false, relaxTenancy: true, clusterSecrets: true }, logger: silent });
+    controller = await startController({
+      kubeConfig: server.kubeConfig(),
+      config: { leaderElection: false, relaxTenancy: true, clusterSecrets: true },
+      logger: silent,
+    });
     await controller.ready();
 
     // THEN the basic app is delivered (the controller is live) and east gets its cluster Secret
@@ -105,7 +146,9 @@ describe('agent-model Applications against the fake API server', () => {
     // AND the conflicting agent app gets the conflict condition, and nothing else
     const conflicted = await waitFor('the conflict condition', () => {
       const app = server.store.find<Application>('applications', NS, 'agent-2-edge-apps');
-      return app?.status?.conditions?.some((condition) => condition.type === AGENT_PULL_CONFLICT_CONDITION) ? app : undefined;
+      return app?.status?.conditions?.some((condition) => condition.type === AGENT_PULL_CONFLICT_CONDITION)
+        ? app
+        : undefined;
     });
     expect(conflicted.metadata.finalizers).toBeUndefined();
     expect(conflicted.status!.sync).toBeUndefined();
@@ -114,24 +157,43 @@ describe('agent-model Applications against the fake API server', () => {
       const rows = agentReport()?.status?.clusters ?? [];
       return rows.length === 2 && rows[0]!.state === 'Healthy' ? rows : undefined;
     });
-    expect(agentReport()!.status!.clusters.map((row) => [row.cluster, row.state, row.revision ?? '-', row.manifestWork ?? '-'])).toStrictEqual([
+    expect(
+      agentReport()!.status!.clusters.map((row) => [
+        row.cluster,
+        row.state,
+        row.revision ?? '-',
+        row.manifestWork ?? '-',
+      ]),
+    ).toStrictEqual([
       ['agent-1', 'Healthy', 'r1', '-'],
       ['agent-2', 'Unknown', '-', '-'],
     ]);
 
     // WHEN the principal mirrors a new status for agent-2 (keeping the condition it found)
     const latest = server.store.get<Application>('applications', NS, 'agent-2-edge-apps');
-    principalWrites('agent-2-edge-apps', NS, { ...mirrored({ sync: 'OutOfSync', health: 'Degraded', revision: 'r2', reconciledAt: kubeTime(new Date()) }), conditions: latest.status!.conditions! });
+    principalWrites('agent-2-edge-apps', NS, {
+      ...mirrored({ sync: 'OutOfSync', health: 'Degraded', revision: 'r2', reconciledAt: kubeTime(new Date()) }),
+      conditions: latest.status!.conditions!,
+    });
     // THEN the report follows
-    await waitFor('agent-2 degraded in the report', () => agentReport()?.status?.clusters.find((row) => row.cluster === 'agent-2')?.state === 'Degraded');
+    await waitFor(
+      'agent-2 degraded in the report',
+      () => agentReport()?.status?.clusters.find((row) => row.cluster === 'agent-2')?.state === 'Degraded',
+    );
 
     // AND across the whole run: no ManifestWork for any agent app, the other agent apps never written
     // (same resourceVersion as the principal left them), and no pullfleet Secret for the GitOpsCluster's clusters
     expect(server.store.list('manifestworks', { namespace: 'agent-1' })).toStrictEqual([]);
     expect(server.store.list('manifestworks', { namespace: 'agent-2' })).toStrictEqual([]);
-    expect(server.store.list<KubeObj>('manifestworks').map((work) => `${work.metadata.namespace}/${work.metadata.name}`)).toStrictEqual([`east/${NS}-east-guestbook`]);
-    expect(server.store.get<KubeObj>('applications', NS, 'agent-1-edge-apps').metadata.resourceVersion).toBe(agent1.metadata.resourceVersion);
-    expect(server.store.get<KubeObj>('applications', 'store-1', 'pos-local').metadata.resourceVersion).toBe(storedAutonomous.metadata.resourceVersion);
+    expect(
+      server.store.list<KubeObj>('manifestworks').map((work) => `${work.metadata.namespace}/${work.metadata.name}`),
+    ).toStrictEqual([`east/${NS}-east-guestbook`]);
+    expect(server.store.get<KubeObj>('applications', NS, 'agent-1-edge-apps').metadata.resourceVersion).toBe(
+      agent1.metadata.resourceVersion,
+    );
+    expect(server.store.get<KubeObj>('applications', 'store-1', 'pos-local').metadata.resourceVersion).toBe(
+      storedAutonomous.metadata.resourceVersion,
+    );
     expect(server.store.find('secrets', NS, 'agent-1-cluster-secret')).toBeUndefined();
     expect(server.store.find('secrets', NS, 'agent-2-cluster-secret')).toBeUndefined();
   });
@@ -140,8 +202,17 @@ describe('agent-model Applications against the fake API server', () => {
     const basicSet = server.store.create<KubeObj>(applicationSet() as unknown as KubeObj);
     placementDecision('prod-decision-1', 'prod', ['east', 'agent-1']);
     server.store.create(generatedHubApp('east', basicSet.metadata.uid!) as unknown as KubeObj);
-    controller = await startController({ kubeConfig: server.kubeConfig(), config: { leaderElection: false, relaxTenancy: true, clusterSecrets: true }, logger: silent });
+    controller = await startController({
+      kubeConfig: server.kubeConfig(),
+      config: { leaderElection: false, relaxTenancy: true, clusterSecrets: true },
+      logger: silent,
+    });
     await controller.ready();
-    await waitFor('both cluster Secrets', () => server.store.find('secrets', NS, 'east-cluster-secret') && server.store.find('secrets', NS, 'agent-1-cluster-secret'));
+    await waitFor(
+      'both cluster Secrets',
+      () =>
+        server.store.find('secrets', NS, 'east-cluster-secret') &&
+        server.store.find('secrets', NS, 'agent-1-cluster-secret'),
+    );
   });
 });

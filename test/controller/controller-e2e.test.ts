@@ -19,10 +19,25 @@ function seedHub(server: FakeApiServer, clusters: string[]): void {
   const store = server.store;
   // The controller's install ships this CRD; the fake serves it once registered.
   store.registerCrd(fleetReportCrd() as KubeObj);
-  store.create({ apiVersion: 'cluster.open-cluster-management.io/v1beta2', kind: 'ManagedClusterSet', metadata: { name: 'prod' }, spec: {} });
-  store.create({ apiVersion: 'cluster.open-cluster-management.io/v1beta2', kind: 'ManagedClusterSetBinding', metadata: { name: 'prod', namespace: 'argocd' }, spec: { clusterSet: 'prod' } });
+  store.create({
+    apiVersion: 'cluster.open-cluster-management.io/v1beta2',
+    kind: 'ManagedClusterSet',
+    metadata: { name: 'prod' },
+    spec: {},
+  });
+  store.create({
+    apiVersion: 'cluster.open-cluster-management.io/v1beta2',
+    kind: 'ManagedClusterSetBinding',
+    metadata: { name: 'prod', namespace: 'argocd' },
+    spec: { clusterSet: 'prod' },
+  });
   for (const name of clusters) {
-    store.create({ apiVersion: 'cluster.open-cluster-management.io/v1', kind: 'ManagedCluster', metadata: { name, labels: { 'cluster.open-cluster-management.io/clusterset': 'prod' } }, spec: { hubAcceptsClient: true } });
+    store.create({
+      apiVersion: 'cluster.open-cluster-management.io/v1',
+      kind: 'ManagedCluster',
+      metadata: { name, labels: { 'cluster.open-cluster-management.io/clusterset': 'prod' } },
+      spec: { hubAcceptsClient: true },
+    });
   }
 }
 
@@ -30,8 +45,17 @@ function createApp(server: FakeApiServer, name: string, cluster: string): void {
   server.store.create({
     apiVersion: 'argoproj.io/v1alpha1',
     kind: 'Application',
-    metadata: { name, namespace: 'argocd', labels: { [PULL_LABEL]: 'true' }, annotations: { [MANAGED_CLUSTER_ANNOTATION]: cluster, 'argocd.argoproj.io/skip-reconcile': 'true' } },
-    spec: { project: 'default', destination: { server: 'https://kubernetes.default.svc', namespace: name }, source: { repoURL: 'https://git.example/apps', path: name } },
+    metadata: {
+      name,
+      namespace: 'argocd',
+      labels: { [PULL_LABEL]: 'true' },
+      annotations: { [MANAGED_CLUSTER_ANNOTATION]: cluster, 'argocd.argoproj.io/skip-reconcile': 'true' },
+    },
+    spec: {
+      project: 'default',
+      destination: { server: 'https://kubernetes.default.svc', namespace: name },
+      source: { repoURL: 'https://git.example/apps', path: name },
+    },
   });
 }
 
@@ -39,12 +63,33 @@ function createApp(server: FakeApiServer, name: string, cluster: string): void {
 function agentReports(server: FakeApiServer, cluster: string, app: string, health: string): void {
   const work = server.store.get<KubeObj>('manifestworks', cluster, `argocd-${app}`);
   work.status = {
-    conditions: [{ type: 'Applied', status: 'True', reason: 'AppliedManifestWorkComplete', message: 'applied', lastTransitionTime: '2026-03-01T12:00:00Z' }],
+    conditions: [
+      {
+        type: 'Applied',
+        status: 'True',
+        reason: 'AppliedManifestWorkComplete',
+        message: 'applied',
+        lastTransitionTime: '2026-03-01T12:00:00Z',
+      },
+    ],
     resourceStatus: {
       manifests: [
         {
-          resourceMeta: { group: 'argoproj.io', version: 'v1alpha1', kind: 'Application', resource: 'applications', name: app, namespace: 'argocd', ordinal: 0 },
-          statusFeedback: { values: [{ name: 'healthStatus', fieldValue: { type: 'String', string: health } }, { name: 'syncStatus', fieldValue: { type: 'String', string: 'Synced' } }] },
+          resourceMeta: {
+            group: 'argoproj.io',
+            version: 'v1alpha1',
+            kind: 'Application',
+            resource: 'applications',
+            name: app,
+            namespace: 'argocd',
+            ordinal: 0,
+          },
+          statusFeedback: {
+            values: [
+              { name: 'healthStatus', fieldValue: { type: 'String', string: health } },
+              { name: 'syncStatus', fieldValue: { type: 'String', string: 'Synced' } },
+            ],
+          },
           conditions: [],
         },
       ],
@@ -53,7 +98,8 @@ function agentReports(server: FakeApiServer, cluster: string, app: string, healt
   server.store.updateStatus(work);
 }
 
-const health = (server: FakeApiServer, app: string) => server.store.find<KubeObj>('applications', 'argocd', app)?.status?.health?.status as string | undefined;
+const health = (server: FakeApiServer, app: string) =>
+  server.store.find<KubeObj>('applications', 'argocd', app)?.status?.health?.status as string | undefined;
 
 describe('controller against the fake API server', () => {
   let server: FakeApiServer;
@@ -70,7 +116,11 @@ describe('controller against the fake API server', () => {
   });
 
   async function start(config: Record<string, unknown> = {}): Promise<RunningController> {
-    const controller = await startController({ kubeConfig: server.kubeConfig(), config: { ...FAST, ...config }, logger: silent });
+    const controller = await startController({
+      kubeConfig: server.kubeConfig(),
+      config: { ...FAST, ...config },
+      logger: silent,
+    });
     running.push(controller);
     return controller;
   }
@@ -80,11 +130,20 @@ describe('controller against the fake API server', () => {
     createApp(server, 'b', 'spoke2');
     const controller = await start();
     await controller.ready();
-    await waitFor('both works', () => server.store.find('manifestworks', 'spoke1', 'argocd-a') && server.store.find('manifestworks', 'spoke2', 'argocd-b'));
+    await waitFor(
+      'both works',
+      () =>
+        server.store.find('manifestworks', 'spoke1', 'argocd-a') &&
+        server.store.find('manifestworks', 'spoke2', 'argocd-b'),
+    );
     agentReports(server, 'spoke1', 'a', 'Healthy');
     await waitFor('hub status of a', () => health(server, 'a') === 'Healthy');
-    expect(server.store.get<KubeObj>('applications', 'argocd', 'a').metadata.finalizers).toStrictEqual([CLEANUP_FINALIZER]);
-    expect(await controller.metrics()).toMatch(/pullfleet_reconcile_total\{controller="application",result="success"\} \d+/);
+    expect(server.store.get<KubeObj>('applications', 'argocd', 'a').metadata.finalizers).toStrictEqual([
+      CLEANUP_FINALIZER,
+    ]);
+    expect(await controller.metrics()).toMatch(
+      /pullfleet_reconcile_total\{controller="application",result="success"\} \d+/,
+    );
   });
 
   test('GIVEN a watch that expires (410 Gone) WHEN apps change afterwards THEN the controller relists and keeps up', async () => {
@@ -107,9 +166,19 @@ describe('controller against the fake API server', () => {
     {
       const second = await start();
       await second.ready();
-      await waitFor('work b and recreated work a', () => server.store.find('manifestworks', 'spoke2', 'argocd-b') && server.store.find('manifestworks', 'spoke1', 'argocd-a'));
+      await waitFor(
+        'work b and recreated work a',
+        () =>
+          server.store.find('manifestworks', 'spoke2', 'argocd-b') &&
+          server.store.find('manifestworks', 'spoke1', 'argocd-a'),
+      );
     }
-    expect(server.store.list<KubeObj>('manifestworks').map((work) => `${work.metadata.namespace}/${work.metadata.name}`).sort()).toStrictEqual(['spoke1/argocd-a', 'spoke2/argocd-b']);
+    expect(
+      server.store
+        .list<KubeObj>('manifestworks')
+        .map((work) => `${work.metadata.namespace}/${work.metadata.name}`)
+        .sort(),
+    ).toStrictEqual(['spoke1/argocd-a', 'spoke2/argocd-b']);
     agentReports(server, 'spoke2', 'b', 'Healthy');
     await waitFor('status of b', () => health(server, 'b') === 'Healthy');
   });
@@ -120,40 +189,66 @@ describe('controller against the fake API server', () => {
     const two = await start({ identity: 'two' });
     createApp(server, 'a', 'spoke1');
     await waitFor('work a', () => server.store.find('manifestworks', 'spoke1', 'argocd-a'));
-    expect(server.store.get<KubeObj>('leases', 'pullfleet-system', 'pullfleet-controller').spec.holderIdentity).toBe('one');
+    expect(server.store.get<KubeObj>('leases', 'pullfleet-system', 'pullfleet-controller').spec.holderIdentity).toBe(
+      'one',
+    );
     expect(await two.metrics()).toMatch(/pullfleet_leader 0/);
     await one.stop();
     await two.ready();
     createApp(server, 'b', 'spoke2');
     await waitFor('work b from the second replica', () => server.store.find('manifestworks', 'spoke2', 'argocd-b'));
-    expect(server.store.get<KubeObj>('leases', 'pullfleet-system', 'pullfleet-controller').spec.holderIdentity).toBe('two');
+    expect(server.store.get<KubeObj>('leases', 'pullfleet-system', 'pullfleet-controller').spec.holderIdentity).toBe(
+      'two',
+    );
   });
 
   test('GIVEN a leader WHEN another holder takes its Lease THEN it stops reconciling and reports the loss', async () => {
     let lost = false;
-    const controller = await startController({ kubeConfig: server.kubeConfig(), config: { ...FAST, identity: 'one' }, logger: silent, onLeadershipLost: () => (lost = true) });
+    const controller = await startController({
+      kubeConfig: server.kubeConfig(),
+      config: { ...FAST, identity: 'one' },
+      logger: silent,
+      onLeadershipLost: () => (lost = true),
+    });
     running.push(controller);
     await controller.ready();
     const lease = server.store.get<KubeObj>('leases', 'pullfleet-system', 'pullfleet-controller');
     const steal = () => {
       const current = server.store.get<KubeObj>('leases', 'pullfleet-system', 'pullfleet-controller');
-      server.store.update({ ...current, spec: { ...current.spec, holderIdentity: 'intruder', renewTime: kubeMicroTime(new Date()), leaseDurationSeconds: 60 } });
+      server.store.update({
+        ...current,
+        spec: {
+          ...current.spec,
+          holderIdentity: 'intruder',
+          renewTime: kubeMicroTime(new Date()),
+          leaseDurationSeconds: 60,
+        },
+      });
     };
     expect(lease.spec.holderIdentity).toBe('one');
     steal();
     await waitFor('leadership loss', () => lost);
     expect(await controller.metrics()).toMatch(/pullfleet_leader 0/);
-    expect(server.store.get<KubeObj>('leases', 'pullfleet-system', 'pullfleet-controller').spec.holderIdentity).toBe('intruder');
+    expect(server.store.get<KubeObj>('leases', 'pullfleet-system', 'pullfleet-controller').spec.holderIdentity).toBe(
+      'intruder',
+    );
   });
 
   test('GIVEN a settled fleet WHEN a full resync runs THEN nothing is written', async () => {
     for (let i = 0; i < 20; i++) createApp(server, `app${i}`, i % 2 ? 'spoke1' : 'spoke2');
     const controller = await start({ leaderElection: false, resyncSeconds: 0.3 });
     await controller.ready();
-    await waitFor('20 works with status', () => server.store.list<KubeObj>('applications').every((app) => app.status?.health?.status === 'Unknown'));
+    await waitFor('20 works with status', () =>
+      server.store.list<KubeObj>('applications').every((app) => app.status?.health?.status === 'Unknown'),
+    );
     const writes = () => server.writeCount('manifestworks') + server.writeCount('applications');
     const settled = writes();
-    const resyncs = async () => Number(/pullfleet_reconcile_total\{controller="application",result="success"\} (\d+)/.exec(await controller.metrics())?.[1] ?? 0);
+    const resyncs = async () =>
+      Number(
+        /pullfleet_reconcile_total\{controller="application",result="success"\} (\d+)/.exec(
+          await controller.metrics(),
+        )?.[1] ?? 0,
+      );
     const before = await resyncs();
     await waitFor('two more resync rounds', async () => (await resyncs()) >= before + 40);
     expect(writes()).toBe(settled);

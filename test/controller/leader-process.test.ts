@@ -51,15 +51,21 @@ describe('pullfleet-controller process', () => {
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
     try {
-      const lease = await waitFor('the process to take the Lease in platform', () => server.store.find<KubeObj>('leases', 'platform', 'pullfleet-controller'), {
-        timeoutMs: 45_000,
-        describe: () => output,
-      });
+      const lease = await waitFor(
+        'the process to take the Lease in platform',
+        () => server.store.find<KubeObj>('leases', 'platform', 'pullfleet-controller'),
+        {
+          timeoutMs: 45_000,
+          describe: () => output,
+        },
+      );
       expect(lease.spec.holderIdentity).toBe('proc-1');
       server.store.update({ ...lease, spec: { ...lease.spec, holderIdentity: 'intruder', leaseDurationSeconds: 60 } });
       expect(await exited).toBe(1);
       expect(output).toContain('lost leadership: the Lease platform/pullfleet-controller is now held by intruder');
-      expect(server.store.get<KubeObj>('leases', 'platform', 'pullfleet-controller').spec.holderIdentity).toBe('intruder');
+      expect(server.store.get<KubeObj>('leases', 'platform', 'pullfleet-controller').spec.holderIdentity).toBe(
+        'intruder',
+      );
     } finally {
       child.kill('SIGKILL');
     }

@@ -22,11 +22,26 @@ function seedHub(server: FakeApiServer): void {
   const store = server.store;
   store.registerCrd(fleetReportCrd() as KubeObj);
   // As on a real hub: the Argo CD namespace and each accepted cluster's namespace exist.
-  for (const name of ['argocd', 'spoke1', 'spoke2']) store.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
-  store.create({ apiVersion: 'cluster.open-cluster-management.io/v1beta2', kind: 'ManagedClusterSet', metadata: { name: 'prod' }, spec: {} });
-  store.create({ apiVersion: 'cluster.open-cluster-management.io/v1beta2', kind: 'ManagedClusterSetBinding', metadata: { name: 'prod', namespace: 'argocd' }, spec: { clusterSet: 'prod' } });
+  for (const name of ['argocd', 'spoke1', 'spoke2'])
+    store.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+  store.create({
+    apiVersion: 'cluster.open-cluster-management.io/v1beta2',
+    kind: 'ManagedClusterSet',
+    metadata: { name: 'prod' },
+    spec: {},
+  });
+  store.create({
+    apiVersion: 'cluster.open-cluster-management.io/v1beta2',
+    kind: 'ManagedClusterSetBinding',
+    metadata: { name: 'prod', namespace: 'argocd' },
+    spec: { clusterSet: 'prod' },
+  });
   for (const name of ['spoke1', 'spoke2']) {
-    store.create({ ...CLUSTER, metadata: { name, labels: { 'cluster.open-cluster-management.io/clusterset': 'prod' } }, spec: { hubAcceptsClient: true } });
+    store.create({
+      ...CLUSTER,
+      metadata: { name, labels: { 'cluster.open-cluster-management.io/clusterset': 'prod' } },
+      spec: { hubAcceptsClient: true },
+    });
   }
 }
 
@@ -34,8 +49,17 @@ function createApp(server: FakeApiServer, name: string, cluster: string, extra: 
   server.store.create({
     apiVersion: 'argoproj.io/v1alpha1',
     kind: 'Application',
-    metadata: { name, namespace: 'argocd', labels: { [PULL_LABEL]: 'true' }, annotations: { [MANAGED_CLUSTER_ANNOTATION]: cluster, 'argocd.argoproj.io/skip-reconcile': 'true' } },
-    spec: { project: 'default', destination: { server: 'https://kubernetes.default.svc', namespace: name }, source: { repoURL: 'https://git.example/apps', path: name } },
+    metadata: {
+      name,
+      namespace: 'argocd',
+      labels: { [PULL_LABEL]: 'true' },
+      annotations: { [MANAGED_CLUSTER_ANNOTATION]: cluster, 'argocd.argoproj.io/skip-reconcile': 'true' },
+    },
+    spec: {
+      project: 'default',
+      destination: { server: 'https://kubernetes.default.svc', namespace: name },
+      source: { repoURL: 'https://git.example/apps', path: name },
+    },
     ...extra,
   });
 }
@@ -44,11 +68,27 @@ function createApp(server: FakeApiServer, name: string, cluster: string, extra: 
 function agentReports(server: FakeApiServer, cluster: string, app: string, startedAt: string): void {
   const work = server.store.get<KubeObj>('manifestworks', cluster, `argocd-${app}`);
   work.status = {
-    conditions: [{ type: 'Applied', status: 'True', reason: 'AppliedManifestWorkComplete', message: 'applied', lastTransitionTime: '2026-03-01T12:00:00Z' }],
+    conditions: [
+      {
+        type: 'Applied',
+        status: 'True',
+        reason: 'AppliedManifestWorkComplete',
+        message: 'applied',
+        lastTransitionTime: '2026-03-01T12:00:00Z',
+      },
+    ],
     resourceStatus: {
       manifests: [
         {
-          resourceMeta: { group: 'argoproj.io', version: 'v1alpha1', kind: 'Application', resource: 'applications', name: app, namespace: 'argocd', ordinal: 0 },
+          resourceMeta: {
+            group: 'argoproj.io',
+            version: 'v1alpha1',
+            kind: 'Application',
+            resource: 'applications',
+            name: app,
+            namespace: 'argocd',
+            ordinal: 0,
+          },
           statusFeedback: {
             values: [
               { name: 'healthStatus', fieldValue: { type: 'String', string: 'Healthy' } },
@@ -66,7 +106,10 @@ function agentReports(server: FakeApiServer, cluster: string, app: string, start
 
 const hubApp = (server: FakeApiServer, name: string) => server.store.find<KubeObj>('applications', 'argocd', name);
 const payloadOperation = (server: FakeApiServer, cluster: string, name: string) =>
-  (server.store.find<KubeObj>('manifestworks', cluster, `argocd-${name}`)?.spec?.workload?.manifests?.at(-1) as { operation?: unknown } | undefined)?.operation;
+  (
+    server.store.find<KubeObj>('manifestworks', cluster, `argocd-${name}`)?.spec?.workload?.manifests?.at(-1) as
+      { operation?: unknown } | undefined
+  )?.operation;
 
 describe('reconcile hardening through the real controller', () => {
   let server: FakeApiServer;
@@ -83,7 +126,11 @@ describe('reconcile hardening through the real controller', () => {
   });
 
   async function start(): Promise<RunningController> {
-    const controller = await startController({ kubeConfig: server.kubeConfig(), config: { leaderElection: false }, logger: silent });
+    const controller = await startController({
+      kubeConfig: server.kubeConfig(),
+      config: { leaderElection: false },
+      logger: silent,
+    });
     running.push(controller);
     await controller.ready();
     return controller;
@@ -92,7 +139,12 @@ describe('reconcile hardening through the real controller', () => {
   test('GIVEN a forwarded operation WHEN the controller restarts before the spoke starts it THEN it is still forwarded, and leaves once the spoke starts it', async () => {
     createApp(server, 'a', 'spoke1', { operation: { sync: { revision: 'v2' } } });
     const first = await start();
-    await waitFor('operation recorded and in the work', () => hubApp(server, 'a')?.metadata.annotations?.[FORWARDED_OPERATION_ANNOTATION] && payloadOperation(server, 'spoke1', 'a'));
+    await waitFor(
+      'operation recorded and in the work',
+      () =>
+        hubApp(server, 'a')?.metadata.annotations?.[FORWARDED_OPERATION_ANNOTATION] &&
+        payloadOperation(server, 'spoke1', 'a'),
+    );
     await first.stop();
     running.splice(running.indexOf(first), 1);
 
@@ -102,9 +154,13 @@ describe('reconcile hardening through the real controller', () => {
     expect(payloadOperation(server, 'spoke1', 'a')).toStrictEqual({ sync: { revision: 'v2' } });
 
     agentReports(server, 'spoke1', 'a', kubeTime(new Date()));
-    await waitFor('operation taken', () => hubApp(server, 'a')!.operation === undefined && payloadOperation(server, 'spoke1', 'a') === undefined, {
-      describe: () => hubApp(server, 'a'),
-    });
+    await waitFor(
+      'operation taken',
+      () => hubApp(server, 'a')!.operation === undefined && payloadOperation(server, 'spoke1', 'a') === undefined,
+      {
+        describe: () => hubApp(server, 'a'),
+      },
+    );
     expect(hubApp(server, 'a')!.metadata.annotations?.[FORWARDED_OPERATION_ANNOTATION]).toBeUndefined();
   });
 
@@ -113,11 +169,23 @@ describe('reconcile hardening through the real controller', () => {
     await start();
     await waitFor('work a', () => server.store.find('manifestworks', 'spoke1', 'argocd-a'));
     const cluster = server.store.get<KubeObj>(CLUSTER, undefined, 'spoke1');
-    server.store.update({ ...cluster, metadata: { ...cluster.metadata, labels: { 'cluster.open-cluster-management.io/clusterset': 'dev' } } });
-    await waitFor('DeliveryError', () => hubApp(server, 'a')?.status?.conditions?.find((c: { type: string }) => c.type === DELIVERY_ERROR_CONDITION));
+    server.store.update({
+      ...cluster,
+      metadata: { ...cluster.metadata, labels: { 'cluster.open-cluster-management.io/clusterset': 'dev' } },
+    });
+    await waitFor('DeliveryError', () =>
+      hubApp(server, 'a')?.status?.conditions?.find((c: { type: string }) => c.type === DELIVERY_ERROR_CONDITION),
+    );
     expect(server.store.find('manifestworks', 'spoke1', 'argocd-a')).toBeDefined();
     const back = server.store.get<KubeObj>(CLUSTER, undefined, 'spoke1');
-    server.store.update({ ...back, metadata: { ...back.metadata, labels: { 'cluster.open-cluster-management.io/clusterset': 'prod' } } });
-    await waitFor('condition gone', () => !hubApp(server, 'a')?.status?.conditions?.some((c: { type: string }) => c.type === DELIVERY_ERROR_CONDITION));
+    server.store.update({
+      ...back,
+      metadata: { ...back.metadata, labels: { 'cluster.open-cluster-management.io/clusterset': 'prod' } },
+    });
+    await waitFor(
+      'condition gone',
+      () =>
+        !hubApp(server, 'a')?.status?.conditions?.some((c: { type: string }) => c.type === DELIVERY_ERROR_CONDITION),
+    );
   });
 });

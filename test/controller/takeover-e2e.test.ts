@@ -14,7 +14,12 @@ import { MANAGED_BY_LABEL, MANAGED_CLUSTER_ANNOTATION, PULL_LABEL } from '../../
 import { manifestWorkName } from '../../src/model/core/names.js';
 import { type Application, type ManifestWork } from '../../src/model/core/types.js';
 import { fleetReportCrd } from '../../src/model/report/report-crd.js';
-import { LEGACY_CONTROLLER_CONDITION, LEGACY_CONTROLLER_SEEN_ANNOTATION, LEGACY_CONTROLLER_WINDOW_MS, TAKEOVER_LABEL } from '../../src/model/runtime/takeover.js';
+import {
+  LEGACY_CONTROLLER_CONDITION,
+  LEGACY_CONTROLLER_SEEN_ANNOTATION,
+  LEGACY_CONTROLLER_WINDOW_MS,
+  TAKEOVER_LABEL,
+} from '../../src/model/runtime/takeover.js';
 import { fakeCluster } from '../support/cluster.js';
 import { startFakeApiServer, type FakeApiServer, type KubeObj } from '../double/fake-apiserver.js';
 import { waitFor } from '../support/wait.js';
@@ -29,11 +34,26 @@ function seedHub(server: FakeApiServer): void {
   const store = server.store;
   store.registerCrd(fleetReportCrd() as KubeObj);
   // As on a real hub: the Argo CD namespace and each accepted cluster's namespace exist.
-  for (const name of ['argocd', 'openshift-gitops', 'spoke1', 'spoke2']) store.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
-  store.create({ apiVersion: 'cluster.open-cluster-management.io/v1beta2', kind: 'ManagedClusterSet', metadata: { name: 'prod' }, spec: {} });
-  store.create({ apiVersion: 'cluster.open-cluster-management.io/v1beta2', kind: 'ManagedClusterSetBinding', metadata: { name: 'prod', namespace: 'argocd' }, spec: { clusterSet: 'prod' } });
+  for (const name of ['argocd', 'openshift-gitops', 'spoke1', 'spoke2'])
+    store.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+  store.create({
+    apiVersion: 'cluster.open-cluster-management.io/v1beta2',
+    kind: 'ManagedClusterSet',
+    metadata: { name: 'prod' },
+    spec: {},
+  });
+  store.create({
+    apiVersion: 'cluster.open-cluster-management.io/v1beta2',
+    kind: 'ManagedClusterSetBinding',
+    metadata: { name: 'prod', namespace: 'argocd' },
+    spec: { clusterSet: 'prod' },
+  });
   for (const name of ['spoke1', 'spoke2']) {
-    store.create({ ...CLUSTER, metadata: { name, labels: { 'cluster.open-cluster-management.io/clusterset': 'prod' } }, spec: { hubAcceptsClient: true } });
+    store.create({
+      ...CLUSTER,
+      metadata: { name, labels: { 'cluster.open-cluster-management.io/clusterset': 'prod' } },
+      spec: { hubAcceptsClient: true },
+    });
   }
 }
 
@@ -48,9 +68,19 @@ function createApp(server: FakeApiServer, name: string, cluster: string, appSet?
       labels: { [PULL_LABEL]: 'true' },
       annotations: { [MANAGED_CLUSTER_ANNOTATION]: cluster, 'argocd.argoproj.io/skip-reconcile': 'true' },
       finalizers: ['resources-finalizer.argocd.argoproj.io'],
-      ...(appSet ? { ownerReferences: [{ apiVersion: 'argoproj.io/v1alpha1', kind: 'ApplicationSet', name: appSet, uid: `uid-${appSet}` }] } : {}),
+      ...(appSet
+        ? {
+            ownerReferences: [
+              { apiVersion: 'argoproj.io/v1alpha1', kind: 'ApplicationSet', name: appSet, uid: `uid-${appSet}` },
+            ],
+          }
+        : {}),
     },
-    spec: { project: 'default', destination: { server: 'https://kubernetes.default.svc', namespace: name }, source: { repoURL: 'https://git.example/apps', path: name } },
+    spec: {
+      project: 'default',
+      destination: { server: 'https://kubernetes.default.svc', namespace: name },
+      source: { repoURL: 'https://git.example/apps', path: name },
+    },
   });
 }
 
@@ -61,15 +91,29 @@ const manifestKey = (manifest: Record<string, unknown>) => {
 
 /** What the work agent deletes on the spoke when `work` is deleted: every manifest its deleteOption does not orphan. */
 function deletedOnSpoke(work: ManifestWork): string[] {
-  const option = work.spec.deleteOption as { propagationPolicy?: string; selectivelyOrphans?: { orphaningRules?: Array<{ resource: string; namespace: string; name: string }> } } | undefined;
+  const option = work.spec.deleteOption as
+    | {
+        propagationPolicy?: string;
+        selectivelyOrphans?: { orphaningRules?: Array<{ resource: string; namespace: string; name: string }> };
+      }
+    | undefined;
   const policy = option?.propagationPolicy ?? 'Foreground';
   if (policy === 'Orphan') return [];
   const rules = policy === 'SelectivelyOrphan' ? (option?.selectivelyOrphans?.orphaningRules ?? []) : [];
-  const plural: Record<string, string> = { Namespace: 'namespaces', AppProject: 'appprojects', Application: 'applications' };
+  const plural: Record<string, string> = {
+    Namespace: 'namespaces',
+    AppProject: 'appprojects',
+    Application: 'applications',
+  };
   return work.spec.workload.manifests
     .filter((manifest) => {
       const metadata = (manifest.metadata ?? {}) as { name?: string; namespace?: string };
-      return !rules.some((rule) => rule.resource === plural[String(manifest.kind)] && rule.name === metadata.name && (rule.namespace ?? '') === (metadata.namespace ?? ''));
+      return !rules.some(
+        (rule) =>
+          rule.resource === plural[String(manifest.kind)] &&
+          rule.name === metadata.name &&
+          (rule.namespace ?? '') === (metadata.namespace ?? ''),
+      );
     })
     .map(manifestKey);
 }
@@ -95,12 +139,21 @@ class Spoke {
       this.present.set(`${work.metadata.namespace}/${work.metadata.name}`, work.metadata.resourceVersion);
     }
     this.done = this.client
-      .watch<ManifestWork>(MANIFEST_WORK, {}, server.store.resourceVersion, (event) => this.onEvent(event.type, event.object), this.abort.signal, 3600)
+      .watch<ManifestWork>(
+        MANIFEST_WORK,
+        {},
+        server.store.resourceVersion,
+        (event) => this.onEvent(event.type, event.object),
+        this.abort.signal,
+        3600,
+      )
       .catch(() => undefined);
   }
 
   private apps(work: ManifestWork): string[] {
-    return work.spec.workload.manifests.filter((manifest) => manifest.kind === 'Application').map((manifest) => `${work.metadata.namespace}:${manifestKey(manifest)}`);
+    return work.spec.workload.manifests
+      .filter((manifest) => manifest.kind === 'Application')
+      .map((manifest) => `${work.metadata.namespace}:${manifestKey(manifest)}`);
   }
 
   private carry(work: ManifestWork): void {
@@ -119,7 +172,11 @@ class Spoke {
     }
     if (type !== 'DELETED') return;
     this.present.delete(key);
-    this.deletions.push({ work: key, policy: work.spec.deleteOption?.propagationPolicy ?? 'Foreground', deleted: deletedOnSpoke(work) });
+    this.deletions.push({
+      work: key,
+      policy: work.spec.deleteOption?.propagationPolicy ?? 'Foreground',
+      deleted: deletedOnSpoke(work),
+    });
     for (const app of this.apps(work)) {
       const set = this.carriers.get(app);
       set?.delete(key);
@@ -134,7 +191,13 @@ class Spoke {
   async caughtUp(server: FakeApiServer): Promise<void> {
     await waitFor('the spoke watch to see every work event', () => {
       const stored = works(server);
-      return stored.length === this.present.size && stored.every((work) => this.present.get(`${work.metadata.namespace}/${work.metadata.name}`) === work.metadata.resourceVersion);
+      return (
+        stored.length === this.present.size &&
+        stored.every(
+          (work) =>
+            this.present.get(`${work.metadata.namespace}/${work.metadata.name}`) === work.metadata.resourceVersion,
+        )
+      );
     });
   }
 
@@ -165,9 +228,18 @@ class AgentLoop {
         if (!this.paused) {
           for (const work of server.store.list<ManifestWork>(WORKS)) {
             const applied = work.status?.conditions?.find((condition) => condition.type === 'Applied');
-            if (work.metadata.deletionTimestamp || applied?.observedGeneration === work.metadata.generation || this.skip?.(work)) continue;
+            if (
+              work.metadata.deletionTimestamp ||
+              applied?.observedGeneration === work.metadata.generation ||
+              this.skip?.(work)
+            )
+              continue;
             try {
-              await agent.report(work.metadata.namespace!, work.metadata.name, { healthStatus: 'Healthy', syncStatus: 'Synced', syncRevision: 'abc123' });
+              await agent.report(work.metadata.namespace!, work.metadata.name, {
+                healthStatus: 'Healthy',
+                syncStatus: 'Synced',
+                syncRevision: 'abc123',
+              });
             } catch {
               // deleted meanwhile
             }
@@ -197,7 +269,12 @@ class OldController {
   constructor(server: FakeApiServer, flavour: LegacyFlavour) {
     const store = server.store;
     const fingerprint = (app: Application) => {
-      const { resourceVersion: _rv, managedFields: _mf, generation: _g, ...metadata } = app.metadata as Application['metadata'] & Record<string, unknown>;
+      const {
+        resourceVersion: _rv,
+        managedFields: _mf,
+        generation: _g,
+        ...metadata
+      } = app.metadata as Application['metadata'] & Record<string, unknown>;
       return JSON.stringify({ metadata, spec: app.spec, operation: app.operation });
     };
     for (const app of store.list<Application>('applications')) this.seen.set(app.metadata.name, fingerprint(app));
@@ -210,7 +287,16 @@ class OldController {
           const desired = legacyWork(app, flavour);
           const existing = store.find<ManifestWork>(WORKS, desired.metadata.namespace, desired.metadata.name);
           try {
-            if (existing) store.update({ ...existing, metadata: { ...existing.metadata, labels: desired.metadata.labels, annotations: desired.metadata.annotations }, spec: desired.spec } as KubeObj);
+            if (existing)
+              store.update({
+                ...existing,
+                metadata: {
+                  ...existing.metadata,
+                  labels: desired.metadata.labels,
+                  annotations: desired.metadata.annotations,
+                },
+                spec: desired.spec,
+              } as KubeObj);
             else store.create(desired as KubeObj);
             this.writes++;
           } catch {
@@ -230,14 +316,23 @@ class OldController {
 
 const works = (server: FakeApiServer) => server.store.list<ManifestWork>(WORKS);
 const hubApp = (server: FakeApiServer, name: string) => server.store.get<Application>('applications', 'argocd', name);
-const conditionOf = (app: Application, type: string) => app.status?.conditions?.find((condition) => condition.type === type);
+const conditionOf = (app: Application, type: string) =>
+  app.status?.conditions?.find((condition) => condition.type === type);
 
 /** Every app is carried by exactly one work, pullfleet's, and it is Applied. */
 function handedOver(server: FakeApiServer, apps: Application[]): boolean {
   const all = works(server);
   return apps.every((app) => {
-    const carrying = all.filter((work) => work.metadata.annotations?.['apps.open-cluster-management.io/hub-application-name'] === app.metadata.name);
-    return carrying.length === 1 && carrying[0]!.metadata.name === manifestWorkName('argocd', app.metadata.name) && carrying[0]!.metadata.labels?.[MANAGED_BY_LABEL] === 'pullfleet' && carrying[0]!.status?.conditions?.some((c) => c.type === 'Applied' && c.status === 'True');
+    const carrying = all.filter(
+      (work) =>
+        work.metadata.annotations?.['apps.open-cluster-management.io/hub-application-name'] === app.metadata.name,
+    );
+    return (
+      carrying.length === 1 &&
+      carrying[0]!.metadata.name === manifestWorkName('argocd', app.metadata.name) &&
+      carrying[0]!.metadata.labels?.[MANAGED_BY_LABEL] === 'pullfleet' &&
+      carrying[0]!.status?.conditions?.some((c) => c.type === 'Applied' && c.status === 'True')
+    );
   });
 }
 
@@ -265,7 +360,12 @@ describe('taking over legacy works through the real controller', () => {
   });
 
   async function start(opts: { clock?: boolean } = {}): Promise<RunningController> {
-    const controller = await startController({ kubeConfig: server.kubeConfig(), config: { leaderElection: false }, logger: silent, ...(opts.clock ? { now: () => clock } : {}) });
+    const controller = await startController({
+      kubeConfig: server.kubeConfig(),
+      config: { leaderElection: false },
+      logger: silent,
+      ...(opts.clock ? { now: () => clock } : {}),
+    });
     running.push(controller);
     await controller.ready();
     return controller;
@@ -279,46 +379,66 @@ describe('taking over legacy works through the real controller', () => {
   /** Two apps (one plain, one generated by an ApplicationSet) delivered by `flavour`'s works, applied on the spoke. */
   async function legacyHub(flavour: LegacyFlavour): Promise<Application[]> {
     const apps = [createApp(server, 'guestbook', 'spoke1'), createApp(server, 'spoke2-web', 'spoke2', 'web')];
-    for (const app of apps) server.store.create(legacyWork(app, flavour, { name: 'default', namespace: 'argocd' }) as KubeObj);
+    for (const app of apps)
+      server.store.create(legacyWork(app, flavour, { name: 'default', namespace: 'argocd' }) as KubeObj);
     agent = new AgentLoop(server);
-    await waitFor('legacy works applied', () => works(server).every((work) => work.status?.conditions?.some((c) => c.type === 'Applied')));
+    await waitFor('legacy works applied', () =>
+      works(server).every((work) => work.status?.conditions?.some((c) => c.type === 'Applied')),
+    );
     spoke = new Spoke(server);
     return apps;
   }
 
-  test.each<LegacyFlavour>(['argocd-pull-integration', 'acm'])('GIVEN %s works for a plain and an ApplicationSet app WHEN pullfleet starts THEN each app ends with exactly pullfleet\'s work, and nothing was deleted on the spoke', async (flavour) => {
-    const apps = await legacyHub(flavour);
-    await start();
-    await waitFor('hand-over', () => handedOver(server, apps), { describe: () => works(server).map((work) => [work.metadata.name, work.spec.deleteOption, work.status?.conditions]) });
+  test.each<LegacyFlavour>(['argocd-pull-integration', 'acm'])(
+    "GIVEN %s works for a plain and an ApplicationSet app WHEN pullfleet starts THEN each app ends with exactly pullfleet's work, and nothing was deleted on the spoke",
+    async (flavour) => {
+      const apps = await legacyHub(flavour);
+      await start();
+      await waitFor('hand-over', () => handedOver(server, apps), {
+        describe: () =>
+          works(server).map((work) => [work.metadata.name, work.spec.deleteOption, work.status?.conditions]),
+      });
 
-    await spoke!.caughtUp(server);
-    expect(spoke!.harmful()).toStrictEqual([]);
-    expect(spoke!.gaps).toStrictEqual([]);
-    // The legacy works went away, each as an Orphan work pullfleet had labelled.
-    expect(spoke!.deletions.map((deletion) => deletion.work).sort()).toStrictEqual(apps.map((app) => `${app.metadata.annotations![MANAGED_CLUSTER_ANNOTATION]}/${legacyWorkName(app, flavour)}`).sort());
-    for (const app of apps) {
-      const hub = hubApp(server, app.metadata.name);
-      expect(hub.status?.sync?.status).toBe('Synced');
-      expect(conditionOf(hub, LEGACY_CONTROLLER_CONDITION)).toBeUndefined();
-    }
-  });
+      await spoke!.caughtUp(server);
+      expect(spoke!.harmful()).toStrictEqual([]);
+      expect(spoke!.gaps).toStrictEqual([]);
+      // The legacy works went away, each as an Orphan work pullfleet had labelled.
+      expect(spoke!.deletions.map((deletion) => deletion.work).sort()).toStrictEqual(
+        apps
+          .map((app) => `${app.metadata.annotations![MANAGED_CLUSTER_ANNOTATION]}/${legacyWorkName(app, flavour)}`)
+          .sort(),
+      );
+      for (const app of apps) {
+        const hub = hubApp(server, app.metadata.name);
+        expect(hub.status?.sync?.status).toBe('Synced');
+        expect(conditionOf(hub, LEGACY_CONTROLLER_CONDITION)).toBeUndefined();
+      }
+    },
+  );
 
-  test.each<LegacyFlavour>(['argocd-pull-integration', 'acm'])('GIVEN a %s work whose `<app>-<uid5>` name runs past 63 characters WHEN pullfleet starts THEN that work is handed over by its full name and nothing is deleted on the spoke', async (flavour) => {
-    const app = createApp(server, 'payments-gateway-eu-central-1-production-canary-long-suffix', 'spoke1');
-    const legacyName = legacyWorkName(app, flavour);
-    expect(legacyName).toBe(`${app.metadata.name}-${app.metadata.uid!.slice(0, 5)}`);
-    expect(legacyName.length).toBeGreaterThan(63);
-    server.store.create(legacyWork(app, flavour, { name: 'default', namespace: 'argocd' }) as KubeObj);
-    agent = new AgentLoop(server);
-    await waitFor('legacy applied', () => works(server)[0]?.status?.conditions?.some((c) => c.type === 'Applied'));
-    spoke = new Spoke(server);
-    await start();
-    await waitFor('hand-over', () => handedOver(server, [app]), { describe: () => works(server).map((work) => [work.metadata.name, work.spec.deleteOption]) });
-    await spoke.caughtUp(server);
-    expect(spoke.harmful()).toStrictEqual([]);
-    expect(spoke.gaps).toStrictEqual([]);
-    expect(spoke.deletions.map((deletion) => [deletion.work, deletion.policy])).toStrictEqual([[`spoke1/${legacyName}`, 'Orphan']]);
-  });
+  test.each<LegacyFlavour>(['argocd-pull-integration', 'acm'])(
+    'GIVEN a %s work whose `<app>-<uid5>` name runs past 63 characters WHEN pullfleet starts THEN that work is handed over by its full name and nothing is deleted on the spoke',
+    async (flavour) => {
+      const app = createApp(server, 'payments-gateway-eu-central-1-production-canary-long-suffix', 'spoke1');
+      const legacyName = legacyWorkName(app, flavour);
+      expect(legacyName).toBe(`${app.metadata.name}-${app.metadata.uid!.slice(0, 5)}`);
+      expect(legacyName.length).toBeGreaterThan(63);
+      server.store.create(legacyWork(app, flavour, { name: 'default', namespace: 'argocd' }) as KubeObj);
+      agent = new AgentLoop(server);
+      await waitFor('legacy applied', () => works(server)[0]?.status?.conditions?.some((c) => c.type === 'Applied'));
+      spoke = new Spoke(server);
+      await start();
+      await waitFor('hand-over', () => handedOver(server, [app]), {
+        describe: () => works(server).map((work) => [work.metadata.name, work.spec.deleteOption]),
+      });
+      await spoke.caughtUp(server);
+      expect(spoke.harmful()).toStrictEqual([]);
+      expect(spoke.gaps).toStrictEqual([]);
+      expect(spoke.deletions.map((deletion) => [deletion.work, deletion.policy])).toStrictEqual([
+        [`spoke1/${legacyName}`, 'Orphan'],
+      ]);
+    },
+  );
 
   test('GIVEN an ACM work with its Namespace and AppProject WHEN it is handed over THEN the work is set to Orphan as a whole before it goes, so neither is deleted', async () => {
     const app = createApp(server, 'guestbook', 'spoke1');
@@ -329,14 +449,19 @@ describe('taking over legacy works through the real controller', () => {
     await start();
     await waitFor('hand-over', () => handedOver(server, [app]));
     await spoke.caughtUp(server);
-    expect(spoke.deletions).toStrictEqual([{ work: `spoke1/${legacyWorkName(app, 'acm')}`, policy: 'Orphan', deleted: [] }]);
+    expect(spoke.deletions).toStrictEqual([
+      { work: `spoke1/${legacyWorkName(app, 'acm')}`, policy: 'Orphan', deleted: [] },
+    ]);
   });
 
   test('GIVEN the agent has not observed the Orphan patch WHEN the controller restarts THEN the new process carries on from the objects and converges without a deletion', async () => {
     const apps = await legacyHub('argocd-pull-integration');
     agent!.paused = true;
     const first = await start();
-    await waitFor('legacy works orphaned', () => works(server).filter((work) => work.metadata.labels?.[TAKEOVER_LABEL] === 'orphaned').length === 2);
+    await waitFor(
+      'legacy works orphaned',
+      () => works(server).filter((work) => work.metadata.labels?.[TAKEOVER_LABEL] === 'orphaned').length === 2,
+    );
     // Nothing more can happen until the agent reports on the new generation.
     expect(works(server).some((work) => work.metadata.name.startsWith('argocd-'))).toBe(false);
     await stop(first);
@@ -349,11 +474,14 @@ describe('taking over legacy works through the real controller', () => {
     expect(spoke!.gaps).toStrictEqual([]);
   });
 
-  test('GIVEN pullfleet\'s work is written but not yet applied WHEN the controller restarts THEN the legacy work stays until it is, then goes', async () => {
+  test("GIVEN pullfleet's work is written but not yet applied WHEN the controller restarts THEN the legacy work stays until it is, then goes", async () => {
     const apps = await legacyHub('acm');
     agent!.skip = (work) => work.metadata.name.startsWith('argocd-');
     const first = await start();
-    await waitFor('pullfleet works written', () => works(server).filter((work) => work.metadata.name.startsWith('argocd-')).length === 2);
+    await waitFor(
+      'pullfleet works written',
+      () => works(server).filter((work) => work.metadata.name.startsWith('argocd-')).length === 2,
+    );
     await stop(first);
     await start();
     // Not applied: both works of each app stay.
@@ -374,11 +502,18 @@ describe('taking over legacy works through the real controller', () => {
 
     // A user edits the app: the old controller re-creates its (Foreground) work next to pullfleet's.
     const app = hubApp(server, 'guestbook');
-    server.store.update({ ...app, metadata: { ...app.metadata, labels: { ...app.metadata.labels, team: 'web' } } } as KubeObj);
-    const warned = await waitFor('LegacyControllerWarning', () => conditionOf(hubApp(server, 'guestbook'), LEGACY_CONTROLLER_CONDITION), {
-      describe: () => [hubApp(server, 'guestbook').status, works(server).map((work) => work.metadata.name)],
-    });
-    expect(warned.message).toContain('scale argocd-pull-integration or ACM\'s propagation controller down');
+    server.store.update({
+      ...app,
+      metadata: { ...app.metadata, labels: { ...app.metadata.labels, team: 'web' } },
+    } as KubeObj);
+    const warned = await waitFor(
+      'LegacyControllerWarning',
+      () => conditionOf(hubApp(server, 'guestbook'), LEGACY_CONTROLLER_CONDITION),
+      {
+        describe: () => [hubApp(server, 'guestbook').status, works(server).map((work) => work.metadata.name)],
+      },
+    );
+    expect(warned.message).toContain("scale argocd-pull-integration or ACM's propagation controller down");
     expect(hubApp(server, 'guestbook').metadata.annotations?.[LEGACY_CONTROLLER_SEEN_ANNOTATION]).toBeDefined();
     expect(old.writes).toBeGreaterThan(0);
 
@@ -389,24 +524,40 @@ describe('taking over legacy works through the real controller', () => {
     expect(conditionOf(hubApp(server, 'guestbook'), LEGACY_CONTROLLER_CONDITION)).toBeDefined();
     clock = new Date(clock.getTime() + LEGACY_CONTROLLER_WINDOW_MS + 60_000);
     const later = hubApp(server, 'guestbook');
-    server.store.update({ ...later, metadata: { ...later.metadata, labels: { ...later.metadata.labels, team: 'shop' } } } as KubeObj);
-    await waitFor('warning gone', () => !conditionOf(hubApp(server, 'guestbook'), LEGACY_CONTROLLER_CONDITION) && hubApp(server, 'guestbook').metadata.annotations?.[LEGACY_CONTROLLER_SEEN_ANNOTATION] === undefined);
+    server.store.update({
+      ...later,
+      metadata: { ...later.metadata, labels: { ...later.metadata.labels, team: 'shop' } },
+    } as KubeObj);
+    await waitFor(
+      'warning gone',
+      () =>
+        !conditionOf(hubApp(server, 'guestbook'), LEGACY_CONTROLLER_CONDITION) &&
+        hubApp(server, 'guestbook').metadata.annotations?.[LEGACY_CONTROLLER_SEEN_ANNOTATION] === undefined,
+    );
 
     await spoke!.caughtUp(server);
     expect(spoke!.harmful()).toStrictEqual([]);
     expect(spoke!.gaps).toStrictEqual([]);
   });
 
-  test('GIVEN pullfleet\'s work is written WHEN the old controller rewrites its orphaned work (labels, Foreground) before the hand-over ends THEN the hub app warns, the work is orphaned again and only then removed', async () => {
+  test("GIVEN pullfleet's work is written WHEN the old controller rewrites its orphaned work (labels, Foreground) before the hand-over ends THEN the hub app warns, the work is orphaned again and only then removed", async () => {
     const apps = await legacyHub('acm');
     agent!.skip = (work) => work.metadata.name.startsWith('argocd-');
     await start();
-    await waitFor('pullfleet works written', () => works(server).filter((work) => work.metadata.name.startsWith('argocd-')).length === 2);
+    await waitFor(
+      'pullfleet works written',
+      () => works(server).filter((work) => work.metadata.name.startsWith('argocd-')).length === 2,
+    );
     // The old controller reacts to an edit of the app: a full replace of its work's labels and spec.
     old = new OldController(server, 'acm');
     const app = hubApp(server, 'guestbook');
-    server.store.update({ ...app, metadata: { ...app.metadata, labels: { ...app.metadata.labels, team: 'web' } } } as KubeObj);
-    await waitFor('LegacyControllerWarning', () => conditionOf(hubApp(server, 'guestbook'), LEGACY_CONTROLLER_CONDITION));
+    server.store.update({
+      ...app,
+      metadata: { ...app.metadata, labels: { ...app.metadata.labels, team: 'web' } },
+    } as KubeObj);
+    await waitFor('LegacyControllerWarning', () =>
+      conditionOf(hubApp(server, 'guestbook'), LEGACY_CONTROLLER_CONDITION),
+    );
     await old.stop();
     old = undefined;
     agent!.skip = undefined;
@@ -421,29 +572,49 @@ describe('taking over legacy works through the real controller', () => {
     const app = createApp(server, 'guestbook', 'spoke1');
     const legacy = server.store.create<ManifestWork>(legacyWork(app, 'argocd-pull-integration') as KubeObj);
     await start();
-    await waitFor('hub app finalized by pullfleet', () => hubApp(server, 'guestbook').metadata.finalizers?.includes('pullfleet.io/manifestwork-cleanup'));
+    await waitFor('hub app finalized by pullfleet', () =>
+      hubApp(server, 'guestbook').metadata.finalizers?.includes('pullfleet.io/manifestwork-cleanup'),
+    );
     // The hub app goes (Argo CD's own finalizer released too): pullfleet sweeps only what it wrote.
     const current = hubApp(server, 'guestbook');
-    server.store.update({ ...current, metadata: { ...current.metadata, finalizers: ['pullfleet.io/manifestwork-cleanup'] } } as KubeObj);
+    server.store.update({
+      ...current,
+      metadata: { ...current.metadata, finalizers: ['pullfleet.io/manifestwork-cleanup'] },
+    } as KubeObj);
     server.store.delete('applications', 'argocd', 'guestbook');
     await waitFor('hub app gone', () => !server.store.find('applications', 'argocd', 'guestbook'));
     const controller = running[0]!;
     await stop(controller);
     await start();
-    expect(server.store.find<ManifestWork>(WORKS, 'spoke1', legacy.metadata.name)?.metadata.uid).toBe(legacy.metadata.uid);
+    expect(server.store.find<ManifestWork>(WORKS, 'spoke1', legacy.metadata.name)?.metadata.uid).toBe(
+      legacy.metadata.uid,
+    );
   });
 
   test('GIVEN a legacy work judged safe at one resourceVersion WHEN it is rewritten before the delete THEN the delete is refused with a 409 and the work stays', async () => {
     const app = createApp(server, 'guestbook', 'spoke1');
     const judged = server.store.create<ManifestWork>(legacyWork(app, 'acm') as KubeObj);
     // The old controller rewrites it (Foreground again) between the plan and the delete.
-    server.store.update({ ...judged, spec: { ...judged.spec, deleteOption: { propagationPolicy: 'Foreground' } } } as KubeObj);
+    server.store.update({
+      ...judged,
+      spec: { ...judged.spec, deleteOption: { propagationPolicy: 'Foreground' } },
+    } as KubeObj);
     const client = new KubeClient(server.kubeConfig());
     try {
-      const refused = await client.delete(MANIFEST_WORK, 'spoke1', judged.metadata.name, { uid: judged.metadata.uid!, resourceVersion: judged.metadata.resourceVersion! }).then(() => undefined, (error: unknown) => error);
+      const refused = await client
+        .delete(MANIFEST_WORK, 'spoke1', judged.metadata.name, {
+          uid: judged.metadata.uid!,
+          resourceVersion: judged.metadata.resourceVersion!,
+        })
+        .then(
+          () => undefined,
+          (error: unknown) => error,
+        );
       expect(refused).toBeInstanceOf(KubeApiError);
       expect((refused as KubeApiError).statusCode).toBe(409);
-      expect(server.store.find<ManifestWork>(WORKS, 'spoke1', judged.metadata.name)?.spec.deleteOption?.propagationPolicy).toBe('Foreground');
+      expect(
+        server.store.find<ManifestWork>(WORKS, 'spoke1', judged.metadata.name)?.spec.deleteOption?.propagationPolicy,
+      ).toBe('Foreground');
     } finally {
       client.close();
     }

@@ -14,16 +14,37 @@ afterEach(async () => {
 
 describe('namespace lifecycle', () => {
   test('fails when a namespaced object is created in a namespace that does not exist: 404 with the real Status message', async () => {
-    const { code, status } = await failure(h.custom.createNamespacedCustomObject({ ...APPS, namespace: 'nowhere', body: application('guestbook', 'nowhere') }));
+    const { code, status } = await failure(
+      h.custom.createNamespacedCustomObject({
+        ...APPS,
+        namespace: 'nowhere',
+        body: application('guestbook', 'nowhere'),
+      }),
+    );
 
     expect(code).toBe(404);
-    expect(status).toMatchObject({ kind: 'Status', status: 'Failure', reason: 'NotFound', message: 'namespaces "nowhere" not found', details: { name: 'nowhere', kind: 'namespaces' } });
+    expect(status).toMatchObject({
+      kind: 'Status',
+      status: 'Failure',
+      reason: 'NotFound',
+      message: 'namespaces "nowhere" not found',
+      details: { name: 'nowhere', kind: 'namespaces' },
+    });
     expect(h.server.store.list('applications')).toStrictEqual([]);
   });
 
   test('fails when server-side apply would create an object in a namespace that does not exist: 404', async () => {
     const { code, status } = await failure(
-      h.custom.patchNamespacedCustomObject({ ...WORKS, namespace: 'missing-cluster', name: 'w', body: manifestWork('w', 'missing-cluster'), fieldManager: 'pullfleet' }, apply),
+      h.custom.patchNamespacedCustomObject(
+        {
+          ...WORKS,
+          namespace: 'missing-cluster',
+          name: 'w',
+          body: manifestWork('w', 'missing-cluster'),
+          fieldManager: 'pullfleet',
+        },
+        apply,
+      ),
     );
 
     expect(code).toBe(404);
@@ -32,7 +53,9 @@ describe('namespace lifecycle', () => {
   });
 
   test('GIVEN the namespace is created afterwards WHEN the same create is retried THEN it succeeds', async () => {
-    await failure(h.custom.createNamespacedCustomObject({ ...APPS, namespace: 'late', body: application('guestbook', 'late') }));
+    await failure(
+      h.custom.createNamespacedCustomObject({ ...APPS, namespace: 'late', body: application('guestbook', 'late') }),
+    );
 
     await h.core.createNamespace({ body: { metadata: { name: 'late' } } });
     await h.custom.createNamespacedCustomObject({ ...APPS, namespace: 'late', body: application('guestbook', 'late') });
@@ -62,7 +85,10 @@ describe('pruning of unknown fields', () => {
     body.spec.source.notAField = true;
     body.topLevelJunk = 'x';
 
-    const created = (await h.custom.createNamespacedCustomObject({ ...APPS, namespace: 'argocd', body })) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+    const created = (await h.custom.createNamespacedCustomObject({ ...APPS, namespace: 'argocd', body })) as Record<
+      string,
+      any
+    >; // eslint-disable-line @typescript-eslint/no-explicit-any
 
     expect(created.spec.sourceTypo).toBeUndefined();
     expect(created.spec.source).toStrictEqual({ repoURL: 'https://example.com/repo.git', path: 'guestbook' });
@@ -72,19 +98,37 @@ describe('pruning of unknown fields', () => {
 
   test('GIVEN x-kubernetes-preserve-unknown-fields WHEN a ManifestWork carries arbitrary manifests THEN they are kept whole, metadata included', async () => {
     const work = manifestWork('w', 'cluster1', {
-      spec: { workload: { manifests: [{ apiVersion: 'example.com/v1', kind: 'Anything', metadata: { name: 'x', labels: { a: 'b' } }, spec: { deep: { nested: [1, { x: 2 }] } } }] } },
+      spec: {
+        workload: {
+          manifests: [
+            {
+              apiVersion: 'example.com/v1',
+              kind: 'Anything',
+              metadata: { name: 'x', labels: { a: 'b' } },
+              spec: { deep: { nested: [1, { x: 2 }] } },
+            },
+          ],
+        },
+      },
     });
 
     await h.custom.createNamespacedCustomObject({ ...WORKS, namespace: 'cluster1', body: work });
 
-    expect(h.server.store.get('manifestworks', 'cluster1', 'w').spec.workload.manifests).toStrictEqual(work.spec.workload.manifests);
+    expect(h.server.store.get('manifestworks', 'cluster1', 'w').spec.workload.manifests).toStrictEqual(
+      work.spec.workload.manifests,
+    );
   });
 
   test('GIVEN a merge patch adding an unknown status field WHEN applied to an Application THEN the field is pruned and the known ones stored', async () => {
     h.server.store.create(application('guestbook'));
 
     const patched = (await h.custom.patchNamespacedCustomObject(
-      { ...APPS, namespace: 'argocd', name: 'guestbook', body: { status: { health: { status: 'Healthy', bogus: 1 }, invented: 'x' } } },
+      {
+        ...APPS,
+        namespace: 'argocd',
+        name: 'guestbook',
+        body: { status: { health: { status: 'Healthy', bogus: 1 }, invented: 'x' } },
+      },
       merge,
     )) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -95,10 +139,16 @@ describe('pruning of unknown fields', () => {
     const created = (await h.custom.createNamespacedCustomObject({
       ...APPS,
       namespace: 'argocd',
-      body: application('guestbook', 'argocd', { metadata: { labels: { a: 'b' }, annotations: { 'x.io/y': 'z' }, finalizers: ['x.io/f'] } }),
+      body: application('guestbook', 'argocd', {
+        metadata: { labels: { a: 'b' }, annotations: { 'x.io/y': 'z' }, finalizers: ['x.io/f'] },
+      }),
     })) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-    expect(created.metadata).toMatchObject({ labels: { a: 'b' }, annotations: { 'x.io/y': 'z' }, finalizers: ['x.io/f'] });
+    expect(created.metadata).toMatchObject({
+      labels: { a: 'b' },
+      annotations: { 'x.io/y': 'z' },
+      finalizers: ['x.io/f'],
+    });
   });
 });
 
@@ -108,7 +158,12 @@ describe('date-time formats', () => {
 
     const { code, status } = await failure(
       h.custom.patchNamespacedCustomObject(
-        { ...APPS, namespace: 'argocd', name: 'guestbook', body: { status: { operationState: { operation: {}, phase: 'Running', startedAt: '1700000000' } } } },
+        {
+          ...APPS,
+          namespace: 'argocd',
+          name: 'guestbook',
+          body: { status: { operationState: { operation: {}, phase: 'Running', startedAt: '1700000000' } } },
+        },
         merge,
       ),
     );
@@ -117,17 +172,27 @@ describe('date-time formats', () => {
     expect(status.details.causes).toContainEqual({
       reason: 'FieldValueInvalid',
       field: 'status.operationState.startedAt',
-      message: 'Invalid value: "1700000000": status.operationState.startedAt in body must be of type date-time: "1700000000"',
+      message:
+        'Invalid value: "1700000000": status.operationState.startedAt in body must be of type date-time: "1700000000"',
     });
   });
 
   test('GIVEN an RFC 3339 startedAt with fractional seconds WHEN written THEN it is accepted', async () => {
     h.server.store.create(application('guestbook'));
     await h.custom.patchNamespacedCustomObject(
-      { ...APPS, namespace: 'argocd', name: 'guestbook', body: { status: { operationState: { operation: {}, phase: 'Running', startedAt: '2030-01-01T00:00:00.123456Z' } } } },
+      {
+        ...APPS,
+        namespace: 'argocd',
+        name: 'guestbook',
+        body: {
+          status: { operationState: { operation: {}, phase: 'Running', startedAt: '2030-01-01T00:00:00.123456Z' } },
+        },
+      },
       merge,
     );
-    expect(h.server.store.get('applications', 'argocd', 'guestbook').status.operationState.startedAt).toBe('2030-01-01T00:00:00.123456Z');
+    expect(h.server.store.get('applications', 'argocd', 'guestbook').status.operationState.startedAt).toBe(
+      '2030-01-01T00:00:00.123456Z',
+    );
   });
 });
 
@@ -136,17 +201,24 @@ describe('size limits', () => {
     const body = application('huge');
     body.spec.source.helm = { values: 'x'.repeat(3 * 1024 * 1024) };
 
-    const { code, status } = await failure(h.custom.createNamespacedCustomObject({ ...APPS, namespace: 'argocd', body }));
+    const { code, status } = await failure(
+      h.custom.createNamespacedCustomObject({ ...APPS, namespace: 'argocd', body }),
+    );
 
     expect(code).toBe(413);
-    expect(status).toMatchObject({ reason: 'RequestEntityTooLarge', message: 'Request entity too large: limit is 3145728' });
+    expect(status).toMatchObject({
+      reason: 'RequestEntityTooLarge',
+      message: 'Request entity too large: limit is 3145728',
+    });
   });
 
-  test('fails when the stored object would be over 1.5 MiB: 500 with etcd\'s message, and nothing is stored', async () => {
+  test("fails when the stored object would be over 1.5 MiB: 500 with etcd's message, and nothing is stored", async () => {
     const body = application('big');
     body.spec.source.helm = { values: 'x'.repeat(1600 * 1024) };
 
-    const { code, status } = await failure(h.custom.createNamespacedCustomObject({ ...APPS, namespace: 'argocd', body }));
+    const { code, status } = await failure(
+      h.custom.createNamespacedCustomObject({ ...APPS, namespace: 'argocd', body }),
+    );
 
     expect(code).toBe(500);
     expect(status.message).toBe('etcdserver: request is too large');

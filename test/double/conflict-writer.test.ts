@@ -22,7 +22,12 @@ describe('conflict writer', () => {
     await writer.burst(1);
     const { code, status } = await failure(
       h.custom.patchNamespacedCustomObject(
-        { ...APPS, namespace: 'argocd', name: 'guestbook', body: { metadata: { resourceVersion: created.metadata.resourceVersion, labels: { mine: 'x' } } } },
+        {
+          ...APPS,
+          namespace: 'argocd',
+          name: 'guestbook',
+          body: { metadata: { resourceVersion: created.metadata.resourceVersion, labels: { mine: 'x' } } },
+        },
         merge,
       ),
     );
@@ -35,7 +40,12 @@ describe('conflict writer', () => {
   test('GIVEN two writers racing on the same objects WHEN both run THEN every write lands (409s retried) and only their own fields change', async () => {
     for (const name of ['a', 'b']) h.server.store.create(application(name));
     const cluster = fakeCluster(h.server);
-    const one = new ConflictWriter(cluster, [ref('a'), ref('b')], [touchAnnotation('one.example.com/t'), bumpRevision], { seed: 1 });
+    const one = new ConflictWriter(
+      cluster,
+      [ref('a'), ref('b')],
+      [touchAnnotation('one.example.com/t'), bumpRevision],
+      { seed: 1 },
+    );
     const two = new ConflictWriter(cluster, [ref('a'), ref('b')], [touchLabel('two.example.com/r')], { seed: 2 });
 
     await Promise.all([one.burst(25), two.burst(25)]);
@@ -53,7 +63,17 @@ describe('conflict writer', () => {
     for (const name of ['a', 'b', 'c']) h.server.store.create(application(name));
     const picks = async (seed: number) => {
       const seen: string[] = [];
-      const writer = new ConflictWriter(fakeCluster(h.server), [ref('a'), ref('b'), ref('c')], [(current, round) => (seen.push(`${current.metadata.name}:${round}`), { metadata: { annotations: { s: String(seed) } } })], { seed });
+      const writer = new ConflictWriter(
+        fakeCluster(h.server),
+        [ref('a'), ref('b'), ref('c')],
+        [
+          (current, round) => (
+            seen.push(`${current.metadata.name}:${round}`),
+            { metadata: { annotations: { s: String(seed) } } }
+          ),
+        ],
+        { seed },
+      );
       await writer.burst(10);
       return seen;
     };

@@ -19,9 +19,19 @@ describe('delete', () => {
   test('GIVEN an object without finalizers WHEN deleted THEN it is gone and watchers see DELETED', async () => {
     h.server.store.create(application('guestbook'));
     const seen: string[] = [];
-    const ctl = await new Watch(h.kc).watch('/apis/argoproj.io/v1alpha1/applications', { resourceVersion: h.server.store.resourceVersion }, (type: string) => seen.push(type), () => undefined);
+    const ctl = await new Watch(h.kc).watch(
+      '/apis/argoproj.io/v1alpha1/applications',
+      { resourceVersion: h.server.store.resourceVersion },
+      (type: string) => seen.push(type),
+      () => undefined,
+    );
 
-    await h.custom.deleteNamespacedCustomObject({ ...APPS, namespace: 'argocd', name: 'guestbook', propagationPolicy: 'Foreground' });
+    await h.custom.deleteNamespacedCustomObject({
+      ...APPS,
+      namespace: 'argocd',
+      name: 'guestbook',
+      propagationPolicy: 'Foreground',
+    });
     await waitFor('a DELETED event', () => seen.length >= 1);
     ctl.abort();
 
@@ -34,14 +44,22 @@ describe('delete', () => {
 
     await h.custom.deleteNamespacedCustomObject({ ...APPS, namespace: 'argocd', name: 'guestbook' });
     const marked = h.server.store.get('applications', 'argocd', 'guestbook');
-    await h.custom.patchNamespacedCustomObject({ ...APPS, namespace: 'argocd', name: 'guestbook', body: { metadata: { finalizers: ['b.io/two'] } } }, merge);
+    await h.custom.patchNamespacedCustomObject(
+      { ...APPS, namespace: 'argocd', name: 'guestbook', body: { metadata: { finalizers: ['b.io/two'] } } },
+      merge,
+    );
     const stillThere = h.server.store.find('applications', 'argocd', 'guestbook');
-    await h.custom.patchNamespacedCustomObject({ ...APPS, namespace: 'argocd', name: 'guestbook', body: { metadata: { finalizers: null } } }, merge);
+    await h.custom.patchNamespacedCustomObject(
+      { ...APPS, namespace: 'argocd', name: 'guestbook', body: { metadata: { finalizers: null } } },
+      merge,
+    );
 
     expect(marked.metadata.deletionTimestamp).toMatch(/Z$/);
     expect(stillThere?.metadata.finalizers).toStrictEqual(['b.io/two']);
     expect(h.server.store.find('applications', 'argocd', 'guestbook')).toBeUndefined();
-    const { code } = await failure(h.custom.getNamespacedCustomObject({ ...APPS, namespace: 'argocd', name: 'guestbook' }));
+    const { code } = await failure(
+      h.custom.getNamespacedCustomObject({ ...APPS, namespace: 'argocd', name: 'guestbook' }),
+    );
     expect(code).toBe(404);
   });
 
@@ -50,17 +68,34 @@ describe('delete', () => {
     await h.custom.deleteNamespacedCustomObject({ ...APPS, namespace: 'argocd', name: 'guestbook' });
 
     const { code, status } = await failure(
-      h.custom.patchNamespacedCustomObject({ ...APPS, namespace: 'argocd', name: 'guestbook', body: { metadata: { finalizers: ['a.io/one', 'c.io/new'] } } }, merge),
+      h.custom.patchNamespacedCustomObject(
+        {
+          ...APPS,
+          namespace: 'argocd',
+          name: 'guestbook',
+          body: { metadata: { finalizers: ['a.io/one', 'c.io/new'] } },
+        },
+        merge,
+      ),
     );
 
     expect(code).toBe(422);
-    expect(status.message).toContain('metadata.finalizers: Forbidden: no new finalizers can be added if the object is being deleted');
+    expect(status.message).toContain(
+      'metadata.finalizers: Forbidden: no new finalizers can be added if the object is being deleted',
+    );
   });
 
   test('fails when a delete precondition names another uid: 409 and the object stays', async () => {
     h.server.store.create(application('guestbook'));
 
-    const { code, status } = await failure(h.custom.deleteNamespacedCustomObject({ ...APPS, namespace: 'argocd', name: 'guestbook', body: { preconditions: { uid: 'someone-else' } } }));
+    const { code, status } = await failure(
+      h.custom.deleteNamespacedCustomObject({
+        ...APPS,
+        namespace: 'argocd',
+        name: 'guestbook',
+        body: { preconditions: { uid: 'someone-else' } },
+      }),
+    );
 
     expect(code).toBe(409);
     expect(status.message).toContain('Precondition failed: UID in precondition: someone-else');
@@ -68,7 +103,9 @@ describe('delete', () => {
   });
 
   test('fails when the object is missing: 404', async () => {
-    const { code } = await failure(h.custom.deleteNamespacedCustomObject({ ...APPS, namespace: 'argocd', name: 'nope' }));
+    const { code } = await failure(
+      h.custom.deleteNamespacedCustomObject({ ...APPS, namespace: 'argocd', name: 'nope' }),
+    );
 
     expect(code).toBe(404);
   });
@@ -81,7 +118,9 @@ describe('delete', () => {
 
     await h.core.deleteNamespace({ name: 'doomed' });
 
-    expect(h.server.store.list('applications').map((a) => [a.metadata.name, Boolean(a.metadata.deletionTimestamp)])).toStrictEqual([
+    expect(
+      h.server.store.list('applications').map((a) => [a.metadata.name, Boolean(a.metadata.deletionTimestamp)]),
+    ).toStrictEqual([
       ['held', true],
       ['elsewhere', false],
     ]);
@@ -93,7 +132,10 @@ describe('validation against the imported CRD schemas', () => {
     h.server.store.create(application('guestbook'));
 
     const { code, status } = await failure(
-      h.custom.patchNamespacedCustomObject({ ...APPS, namespace: 'argocd', name: 'guestbook', body: { status: { sync: { revision: 'abc' } } } }, merge),
+      h.custom.patchNamespacedCustomObject(
+        { ...APPS, namespace: 'argocd', name: 'guestbook', body: { status: { sync: { revision: 'abc' } } } },
+        merge,
+      ),
     );
 
     expect(code).toBe(422);
@@ -108,28 +150,44 @@ describe('validation against the imported CRD schemas', () => {
     h.server.store.create(application('guestbook'));
 
     const { code, status } = await failure(
-      h.custom.patchNamespacedCustomObject({ ...APPS, namespace: 'argocd', name: 'guestbook', body: { status: { operationState: { phase: 'Running' } } } }, merge),
+      h.custom.patchNamespacedCustomObject(
+        { ...APPS, namespace: 'argocd', name: 'guestbook', body: { status: { operationState: { phase: 'Running' } } } },
+        merge,
+      ),
     );
 
     expect(code).toBe(422);
-    expect(status.details.causes.map((c: { field: string }) => c.field).sort()).toStrictEqual(['status.operationState.operation', 'status.operationState.startedAt']);
+    expect(status.details.causes.map((c: { field: string }) => c.field).sort()).toStrictEqual([
+      'status.operationState.operation',
+      'status.operationState.startedAt',
+    ]);
   });
 
   test('fails when a ManifestWork field has a value outside its enum: 422', async () => {
     const body = manifestWork('w', 'cluster1', { spec: { deleteOption: { propagationPolicy: 'Sometimes' } } });
 
-    const { code, status } = await failure(h.custom.createNamespacedCustomObject({ ...WORKS, namespace: 'cluster1', body }));
+    const { code, status } = await failure(
+      h.custom.createNamespacedCustomObject({ ...WORKS, namespace: 'cluster1', body }),
+    );
 
     expect(code).toBe(422);
-    expect(status.details.causes[0]).toMatchObject({ reason: 'FieldValueNotSupported', field: 'spec.deleteOption.propagationPolicy' });
+    expect(status.details.causes[0]).toMatchObject({
+      reason: 'FieldValueNotSupported',
+      field: 'spec.deleteOption.propagationPolicy',
+    });
   });
 
   test.each([
     [{ labels: { tier: 'x'.repeat(64) } }, 'metadata.labels: Invalid value'],
     [{ labels: { 'bad key!': 'v' } }, 'metadata.labels: Invalid value: "bad key!"'],
-    [{ annotations: { 'Example.COM/x': 'v' } }, 'metadata.annotations: Invalid value: "Example.COM/x": prefix part must be a lowercase RFC 1123 subdomain'],
+    [
+      { annotations: { 'Example.COM/x': 'v' } },
+      'metadata.annotations: Invalid value: "Example.COM/x": prefix part must be a lowercase RFC 1123 subdomain',
+    ],
   ])('fails when metadata %j is not valid for any kind: 422', async (metadata, message) => {
-    const { code, status } = await failure(h.core.createNamespacedConfigMap({ namespace: 'ns', body: { metadata: { name: 'c', ...metadata } } }));
+    const { code, status } = await failure(
+      h.core.createNamespacedConfigMap({ namespace: 'ns', body: { metadata: { name: 'c', ...metadata } } }),
+    );
 
     expect(code).toBe(422);
     expect(status.message).toContain(message);
@@ -146,9 +204,9 @@ describe('validation against the imported CRD schemas', () => {
   test('fails when a store write is invalid too: the same error reaches tests acting as other actors', () => {
     h.server.store.create(application('guestbook'));
 
-    expect(() => h.server.store.patch('applications', 'argocd', 'guestbook', 'merge', { status: { sync: {} } })).toThrow(
-      'Application.argoproj.io "guestbook" is invalid: status.sync.status: Required value',
-    );
+    expect(() =>
+      h.server.store.patch('applications', 'argocd', 'guestbook', 'merge', { status: { sync: {} } }),
+    ).toThrow('Application.argoproj.io "guestbook" is invalid: status.sync.status: Required value');
   });
 });
 
@@ -157,18 +215,25 @@ describe('fault injection and counters', () => {
     [500, 'InternalError'],
     [429, 'TooManyRequests'],
     [409, 'Conflict'],
-  ])('GIVEN failNext %i for patch applications WHEN the client patches twice THEN the first fails with %s and the second succeeds', async (code, reason) => {
-    h.server.store.create(application('guestbook'));
-    h.server.failNext({ verb: 'patch', resource: 'applications', code });
-    const patch = () => h.custom.patchNamespacedCustomObject({ ...APPS, namespace: 'argocd', name: 'guestbook', body: { spec: { project: 'p' } } }, merge);
+  ])(
+    'GIVEN failNext %i for patch applications WHEN the client patches twice THEN the first fails with %s and the second succeeds',
+    async (code, reason) => {
+      h.server.store.create(application('guestbook'));
+      h.server.failNext({ verb: 'patch', resource: 'applications', code });
+      const patch = () =>
+        h.custom.patchNamespacedCustomObject(
+          { ...APPS, namespace: 'argocd', name: 'guestbook', body: { spec: { project: 'p' } } },
+          merge,
+        );
 
-    const first = await failure(patch());
-    const second = await patch();
+      const first = await failure(patch());
+      const second = await patch();
 
-    expect(first.code).toBe(code);
-    expect(first.status.reason).toBe(reason);
-    expect(second.spec.project).toBe('p');
-  });
+      expect(first.code).toBe(code);
+      expect(first.status.reason).toBe(reason);
+      expect(second.spec.project).toBe('p');
+    },
+  );
 
   test('GIVEN a fault for the status subresource WHEN the main endpoint is written THEN it is unaffected', async () => {
     h.server.store.create(manifestWork('w'));
@@ -176,7 +241,9 @@ describe('fault injection and counters', () => {
     const work = h.server.store.get('manifestworks', 'cluster1', 'w');
 
     await h.custom.replaceNamespacedCustomObject({ ...WORKS, namespace: 'cluster1', name: 'w', body: work });
-    const statusFailure = await failure(h.custom.replaceNamespacedCustomObjectStatus({ ...WORKS, namespace: 'cluster1', name: 'w', body: work }));
+    const statusFailure = await failure(
+      h.custom.replaceNamespacedCustomObjectStatus({ ...WORKS, namespace: 'cluster1', name: 'w', body: work }),
+    );
 
     expect(statusFailure.code).toBe(500);
   });
@@ -185,7 +252,10 @@ describe('fault injection and counters', () => {
     await h.custom.createNamespacedCustomObject({ ...APPS, namespace: 'argocd', body: application('a') });
     await h.custom.getNamespacedCustomObject({ ...APPS, namespace: 'argocd', name: 'a' });
     await h.custom.listClusterCustomObject({ ...APPS });
-    await h.custom.patchNamespacedCustomObject({ ...APPS, namespace: 'argocd', name: 'a', body: { spec: { project: 'p' } } }, merge);
+    await h.custom.patchNamespacedCustomObject(
+      { ...APPS, namespace: 'argocd', name: 'a', body: { spec: { project: 'p' } } },
+      merge,
+    );
     await h.custom.deleteNamespacedCustomObject({ ...APPS, namespace: 'argocd', name: 'a' });
     h.server.store.create(application('by-store'));
 

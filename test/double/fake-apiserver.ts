@@ -189,14 +189,23 @@ export class StoreClient {
     return this.update<T>(obj, { ...opts, subresource: 'status' });
   }
 
-  patch<T = KubeObj>(ref: ResourceRef, namespace: string | undefined, name: string, type: PatchType, patch: unknown, opts: WriteOptions = {}): T {
+  patch<T = KubeObj>(
+    ref: ResourceRef,
+    namespace: string | undefined,
+    name: string,
+    type: PatchType,
+    patch: unknown,
+    opts: WriteOptions = {},
+  ): T {
     return copy(this.store.patch(this.definition(ref), namespace, name, type, patch, opts)) as T;
   }
 
   /** Server-side apply of a whole object with a field manager. */
   apply<T = KubeObj>(obj: KubeObj, fieldManager: string, opts: Omit<WriteOptions, 'fieldManager'> = {}): T {
     const def = this.definition({ apiVersion: obj.apiVersion, kind: obj.kind });
-    return copy(this.store.patch(def, obj.metadata?.namespace, obj.metadata?.name, 'apply', obj, { ...opts, fieldManager })) as T;
+    return copy(
+      this.store.patch(def, obj.metadata?.namespace, obj.metadata?.name, 'apply', obj, { ...opts, fieldManager }),
+    ) as T;
   }
 
   /** Deletes (or, with finalizers, marks for deletion); returns the object as last stored. */
@@ -258,7 +267,15 @@ export class FakeApiServer {
   private readonly held = new Set<HeldRequest>();
   private readonly partitions = new Map<string, 'hang' | 'refuse'>();
   private readonly timers = new Set<NodeJS.Timeout>();
-  private readonly injected: InjectedFaults = { delayedWatchEvents: 0, watchDisconnects: 0, goneOnResume: 0, tooManyRequests: 0, randomHangs: 0, hungRequests: 0, refusedRequests: 0 };
+  private readonly injected: InjectedFaults = {
+    delayedWatchEvents: 0,
+    watchDisconnects: 0,
+    goneOnResume: 0,
+    tooManyRequests: 0,
+    randomHangs: 0,
+    hungRequests: 0,
+    refusedRequests: 0,
+  };
   private readonly realism?: Realism;
   private bookmarkTimer?: NodeJS.Timeout;
   private url_ = '';
@@ -454,7 +471,10 @@ export class FakeApiServer {
   requestLog(filter: { verb?: Verb | readonly Verb[]; resource?: string; client?: string } = {}): RequestRecord[] {
     const verbs = filter.verb === undefined ? undefined : ([] as Verb[]).concat(filter.verb as Verb[]);
     return this.log.filter(
-      (r) => (!verbs || verbs.includes(r.verb)) && (filter.resource === undefined || resourceMatches(filter.resource, r.resource)) && (filter.client === undefined || r.client === filter.client),
+      (r) =>
+        (!verbs || verbs.includes(r.verb)) &&
+        (filter.resource === undefined || resourceMatches(filter.resource, r.resource)) &&
+        (filter.client === undefined || r.client === filter.client),
     );
   }
 
@@ -480,9 +500,15 @@ export class FakeApiServer {
     h.req.socket.destroy();
   }
 
-  private matchesHang(spec: Omit<HangSpec, 'times'>, client: string, verb: Verb | undefined, req: IncomingMessage): boolean {
+  private matchesHang(
+    spec: Omit<HangSpec, 'times'>,
+    client: string,
+    verb: Verb | undefined,
+    req: IncomingMessage,
+  ): boolean {
     if (spec.client !== undefined && spec.client !== client) return false;
-    if (spec.verb !== undefined && (verb === undefined || !([] as Verb[]).concat(spec.verb as Verb[]).includes(verb))) return false;
+    if (spec.verb !== undefined && (verb === undefined || !([] as Verb[]).concat(spec.verb as Verb[]).includes(verb)))
+      return false;
     if (spec.resource !== undefined) {
       const counted = this.countedResource(req);
       if (!counted || !resourceMatches(spec.resource, counted)) return false;
@@ -633,7 +659,10 @@ export class FakeApiServer {
   }
 
   private fail(res: ServerResponse, e: unknown): void {
-    const err = e instanceof ApiError ? e : new ApiError(500, 'InternalError', `Internal error occurred: ${(e as Error)?.message ?? String(e)}`);
+    const err =
+      e instanceof ApiError
+        ? e
+        : new ApiError(500, 'InternalError', `Internal error occurred: ${(e as Error)?.message ?? String(e)}`);
     if (res.headersSent) {
       res.end();
       return;
@@ -692,7 +721,12 @@ export class FakeApiServer {
     const r = this.realism;
     if (r && verb !== 'watch' && r.requestRandom.chance(r.tooManyRequests)) {
       this.injected.tooManyRequests += 1;
-      const err = new ApiError(429, 'TooManyRequests', 'the server has received too many requests and has asked us to try again later', { retryAfterSeconds: r.retryAfterSeconds });
+      const err = new ApiError(
+        429,
+        'TooManyRequests',
+        'the server has received too many requests and has asked us to try again later',
+        { retryAfterSeconds: r.retryAfterSeconds },
+      );
       this.send(res, 429, err.toStatus(), { 'Retry-After': String(r.retryAfterSeconds) });
       return;
     }
@@ -701,8 +735,16 @@ export class FakeApiServer {
     if (fault) {
       fault.times -= 1;
       if (fault.times <= 0) this.faults.splice(this.faults.indexOf(fault), 1);
-      const reason = { 409: 'Conflict', 429: 'TooManyRequests', 500: 'InternalError', 503: 'ServiceUnavailable', 404: 'NotFound' }[fault.code] ?? 'Unknown';
-      const err = new ApiError(fault.code, reason, fault.message ?? `injected ${fault.code} for ${verb} ${counted}`, fault.code === 429 ? { retryAfterSeconds: 1 } : {});
+      const reason =
+        { 409: 'Conflict', 429: 'TooManyRequests', 500: 'InternalError', 503: 'ServiceUnavailable', 404: 'NotFound' }[
+          fault.code
+        ] ?? 'Unknown';
+      const err = new ApiError(
+        fault.code,
+        reason,
+        fault.message ?? `injected ${fault.code} for ${verb} ${counted}`,
+        fault.code === 429 ? { retryAfterSeconds: 1 } : {},
+      );
       this.send(res, fault.code, err.toStatus(), fault.code === 429 ? { 'Retry-After': '1' } : {});
       return;
     }
@@ -714,7 +756,8 @@ export class FakeApiServer {
       force: q.get('force') === 'true',
     };
     if (q.get('dryRun')) throw new ApiError(400, 'BadRequest', 'the fake API server does not support dryRun');
-    if (raw.length > MAX_REQUEST_BYTES) throw new ApiError(413, 'RequestEntityTooLarge', `Request entity too large: limit is ${MAX_REQUEST_BYTES}`);
+    if (raw.length > MAX_REQUEST_BYTES)
+      throw new ApiError(413, 'RequestEntityTooLarge', `Request entity too large: limit is ${MAX_REQUEST_BYTES}`);
     const body = (): KubeObj => {
       try {
         return JSON.parse(raw.toString('utf8') || 'null') as KubeObj;
@@ -765,7 +808,11 @@ export class FakeApiServer {
         const contentType = (req.headers['content-type'] ?? '').split(';')[0]!.trim();
         const type = PATCH_CONTENT_TYPES[contentType];
         if (!type) {
-          throw new ApiError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${Object.keys(PATCH_CONTENT_TYPES).join(', ')}`);
+          throw new ApiError(
+            415,
+            'UnsupportedMediaType',
+            `the body of the request was in an unknown format - accepted media types include: ${Object.keys(PATCH_CONTENT_TYPES).join(', ')}`,
+          );
         }
         if (type !== 'apply') opts.fieldManager ??= managerFromAgent(req);
         const existed = this.core.find(def, route.namespace, route.name) !== undefined;
@@ -774,7 +821,8 @@ export class FakeApiServer {
         return;
       }
       case 'delete': {
-        if (!route.name) throw new ApiError(405, 'MethodNotAllowed', 'deletecollection is not supported by the fake API server');
+        if (!route.name)
+          throw new ApiError(405, 'MethodNotAllowed', 'deletecollection is not supported by the fake API server');
         const options = raw.length > 0 ? (body() as DeleteOptions) : {};
         const propagation = q.get('propagationPolicy');
         if (propagation) options.propagationPolicy = propagation;
@@ -802,7 +850,14 @@ export class FakeApiServer {
     res.flushHeaders();
     const r = this.realism;
     const pending: string[] = [];
-    const open: OpenWatch = { res, bookmarks: q.get('allowWatchBookmarks') === 'true', client: clientOf(req), muted: false, pending, end: () => undefined };
+    const open: OpenWatch = {
+      res,
+      bookmarks: q.get('allowWatchBookmarks') === 'true',
+      client: clientOf(req),
+      muted: false,
+      pending,
+      end: () => undefined,
+    };
     let ended = false;
     let stop: () => void = () => undefined;
     let timer: NodeJS.Timeout | undefined;
@@ -855,7 +910,10 @@ export class FakeApiServer {
     const from = q.get('resourceVersion');
     if (r && from && from !== '0' && r.watchRandom.chance(r.goneOnResume)) {
       this.injected.goneOnResume += 1;
-      sink.send('ERROR', new ApiError(410, 'Expired', `too old resource version: ${from} (${this.core.resourceVersion})`).toStatus());
+      sink.send(
+        'ERROR',
+        new ApiError(410, 'Expired', `too old resource version: ${from} (${this.core.resourceVersion})`).toStatus(),
+      );
       end();
       return;
     }
@@ -881,10 +939,13 @@ export class FakeApiServer {
     const timeout = Number(q.get('timeoutSeconds') ?? '0');
     if (timeout > 0) timer = setTimeout(end, timeout * 1000);
     if (r) {
-      lifetime = setTimeout(() => {
-        this.injected.watchDisconnects += 1;
-        end();
-      }, r.watchRandom.int(r.watchLifetimeMs[0], r.watchLifetimeMs[1]));
+      lifetime = setTimeout(
+        () => {
+          this.injected.watchDisconnects += 1;
+          end();
+        },
+        r.watchRandom.int(r.watchLifetimeMs[0], r.watchLifetimeMs[1]),
+      );
     }
   }
 
@@ -927,27 +988,45 @@ export class FakeApiServer {
         .all()
         .filter((d) => d.group === group && d.version === version)
         .flatMap((d) => [
-          { name: d.plural, singularName: d.kind.toLowerCase(), namespaced: d.namespaced, kind: d.kind, verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'] },
-          ...d.subresources.map((s) => ({ name: `${d.plural}/${s}`, singularName: '', namespaced: d.namespaced, kind: d.kind, verbs: ['get', 'patch', 'update'] })),
+          {
+            name: d.plural,
+            singularName: d.kind.toLowerCase(),
+            namespaced: d.namespaced,
+            kind: d.kind,
+            verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
+          },
+          ...d.subresources.map((s) => ({
+            name: `${d.plural}/${s}`,
+            singularName: '',
+            namespaced: d.namespaced,
+            kind: d.kind,
+            verbs: ['get', 'patch', 'update'],
+          })),
         ]),
     });
-    if (parts.length === 1 && parts[0] === 'api') return { kind: 'APIVersions', versions: ['v1'], serverAddressByClientCIDRs: [] };
+    if (parts.length === 1 && parts[0] === 'api')
+      return { kind: 'APIVersions', versions: ['v1'], serverAddressByClientCIDRs: [] };
     if (parts.length === 2 && parts[0] === 'api') return resources('', parts[1]!);
     if (parts.length === 3 && parts[0] === 'apis') return resources(parts[1]!, parts[2]!);
     if (parts.length === 1 && parts[0] === 'apis') {
       const groups = new Map<string, string[]>();
-      for (const d of reg.all()) if (d.group) groups.set(d.group, [...new Set([...(groups.get(d.group) ?? []), d.version])]);
+      for (const d of reg.all())
+        if (d.group) groups.set(d.group, [...new Set([...(groups.get(d.group) ?? []), d.version])]);
       return {
         kind: 'APIGroupList',
         apiVersion: 'v1',
         groups: [...groups].map(([name, versions]) => ({
           name,
           versions: versions.map((v) => ({ groupVersion: `${name}/${v}`, version: v })),
-          preferredVersion: { groupVersion: `${name}/${versions[versions.length - 1]}`, version: versions[versions.length - 1] },
+          preferredVersion: {
+            groupVersion: `${name}/${versions[versions.length - 1]}`,
+            version: versions[versions.length - 1],
+          },
         })),
       };
     }
-    if (parts.length === 1 && parts[0] === 'version') return { major: '1', minor: '31', gitVersion: 'v1.31.0-pullfleet-fake' };
+    if (parts.length === 1 && parts[0] === 'version')
+      return { major: '1', minor: '31', gitVersion: 'v1.31.0-pullfleet-fake' };
     return undefined;
   }
 }

@@ -1,5 +1,12 @@
 /** Shared set-up for the API double's conformance tests: the real client-node against the double. */
-import { CoreV1Api, CoordinationV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions, type KubeConfig } from '@kubernetes/client-node';
+import {
+  CoreV1Api,
+  CoordinationV1Api,
+  CustomObjectsApi,
+  PatchStrategy,
+  setHeaderOptions,
+  type KubeConfig,
+} from '@kubernetes/client-node';
 import { expect } from '@jest/globals';
 import { startFakeApiServer, type FakeApiServer, type FakeApiServerOptions, type KubeObj } from './fake-apiserver.js';
 
@@ -12,7 +19,17 @@ export interface Harness {
 }
 
 /** Namespaces the conformance tests write into (the double, like the real server, needs them to exist). */
-export const TEST_NAMESPACES = ['argocd', 'cluster1', 'cluster2', 'team-a', 'team-b', 'pullfleet-system', 'ns', 'guestbook', 'default'];
+export const TEST_NAMESPACES = [
+  'argocd',
+  'cluster1',
+  'cluster2',
+  'team-a',
+  'team-b',
+  'pullfleet-system',
+  'ns',
+  'guestbook',
+  'default',
+];
 
 export async function harness(opts: FakeApiServerOptions & { namespaces?: readonly string[] } = {}): Promise<Harness> {
   const { namespaces = TEST_NAMESPACES, ...serverOptions } = opts;
@@ -41,7 +58,12 @@ export function application(name: string, namespace = 'argocd', extra: KubeObj =
     apiVersion: 'argoproj.io/v1alpha1',
     kind: 'Application',
     metadata: { name, namespace, ...(extra.metadata ?? {}) },
-    spec: { project: 'default', destination: { server: 'https://kubernetes.default.svc', namespace: 'guestbook' }, source: { repoURL: 'https://example.com/repo.git', path: 'guestbook' }, ...(extra.spec ?? {}) },
+    spec: {
+      project: 'default',
+      destination: { server: 'https://kubernetes.default.svc', namespace: 'guestbook' },
+      source: { repoURL: 'https://example.com/repo.git', path: 'guestbook' },
+      ...(extra.spec ?? {}),
+    },
   };
 }
 
@@ -50,7 +72,14 @@ export function manifestWork(name: string, namespace = 'cluster1', extra: KubeOb
     apiVersion: 'work.open-cluster-management.io/v1',
     kind: 'ManifestWork',
     metadata: { name, namespace, ...(extra.metadata ?? {}) },
-    spec: { workload: { manifests: [{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm', namespace: 'default' }, data: { a: '1' } }] }, ...(extra.spec ?? {}) },
+    spec: {
+      workload: {
+        manifests: [
+          { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm', namespace: 'default' }, data: { a: '1' } },
+        ],
+      },
+      ...(extra.spec ?? {}),
+    },
   };
 }
 

@@ -17,7 +17,8 @@ afterEach(async () => {
 });
 
 const APPS_PATH = '/apis/argoproj.io/v1alpha1/applications';
-const names = (list: { items: Array<{ metadata?: { name?: string } }> }) => list.items.map((i) => i.metadata!.name).sort();
+const names = (list: { items: Array<{ metadata?: { name?: string } }> }) =>
+  list.items.map((i) => i.metadata!.name).sort();
 
 function seed(): void {
   h.server.store.create(application('a', 'team-a', { metadata: { labels: { tier: 'web', env: 'prod' } } }));
@@ -39,7 +40,8 @@ async function openWatch(path: string, query: Record<string, string>) {
   const controller = await new Watch(h.kc).watch(
     path,
     query,
-    (type: string, object: { metadata?: { name?: string; resourceVersion?: string }; code?: number }) => seen.push({ type, name: object.metadata?.name, rv: object.metadata?.resourceVersion, code: object.code }),
+    (type: string, object: { metadata?: { name?: string; resourceVersion?: string }; code?: number }) =>
+      seen.push({ type, name: object.metadata?.name, rv: object.metadata?.resourceVersion, code: object.code }),
     (err: unknown) => {
       state.ended = true;
       state.error = err;
@@ -69,13 +71,16 @@ describe('list', () => {
     ['tier notin (db)', ['a', 'c']],
     ['env', ['a', 'b']],
     ['!env', ['c']],
-  ])('GIVEN labelled apps WHEN listed with labelSelector %s THEN only matching apps return', async (labelSelector, expected) => {
-    seed();
+  ])(
+    'GIVEN labelled apps WHEN listed with labelSelector %s THEN only matching apps return',
+    async (labelSelector, expected) => {
+      seed();
 
-    const list = await h.custom.listClusterCustomObject({ ...APPS, labelSelector });
+      const list = await h.custom.listClusterCustomObject({ ...APPS, labelSelector });
 
-    expect(names(list)).toStrictEqual(expected);
-  });
+      expect(names(list)).toStrictEqual(expected);
+    },
+  );
 
   test.each([
     ['metadata.name=b', ['b']],
@@ -110,7 +115,10 @@ describe('watch', () => {
     const w = await openWatch(APPS_PATH, { resourceVersion: list.metadata.resourceVersion });
 
     h.server.store.create(application('d', 'team-b'));
-    await h.custom.patchNamespacedCustomObject({ ...APPS, namespace: 'team-a', name: 'a', body: { spec: { project: 'p' } } }, merge);
+    await h.custom.patchNamespacedCustomObject(
+      { ...APPS, namespace: 'team-a', name: 'a', body: { spec: { project: 'p' } } },
+      merge,
+    );
     await h.custom.deleteNamespacedCustomObject({ ...APPS, namespace: 'team-a', name: 'b' });
     await waitFor('three events', () => w.seen.length >= 3);
     w.stop();
@@ -156,7 +164,10 @@ describe('watch', () => {
 
   test('GIVEN a label-selected watch WHEN an object gains and loses the label THEN it is seen as ADDED then DELETED', async () => {
     h.server.store.create(application('a', 'team-a'));
-    const w = await openWatch(APPS_PATH, { resourceVersion: h.server.store.resourceVersion, labelSelector: 'pull=true' });
+    const w = await openWatch(APPS_PATH, {
+      resourceVersion: h.server.store.resourceVersion,
+      labelSelector: 'pull=true',
+    });
 
     h.server.store.patch('applications', 'team-a', 'a', 'merge', { metadata: { labels: { pull: 'true' } } });
     h.server.store.patch('applications', 'team-a', 'a', 'merge', { spec: { project: 'x' } });
@@ -201,7 +212,10 @@ describe('watch', () => {
   });
 
   test('GIVEN allowWatchBookmarks WHEN the server sends bookmarks THEN only that watch gets a BOOKMARK with the current resourceVersion', async () => {
-    const withBookmarks = await openWatch(APPS_PATH, { resourceVersion: h.server.store.resourceVersion, allowWatchBookmarks: 'true' });
+    const withBookmarks = await openWatch(APPS_PATH, {
+      resourceVersion: h.server.store.resourceVersion,
+      allowWatchBookmarks: 'true',
+    });
     const without = await openWatch(APPS_PATH, { resourceVersion: h.server.store.resourceVersion });
     h.server.store.create(application('a', 'team-a'));
     await waitFor('both watches to see the add', () => withBookmarks.seen.length >= 1 && without.seen.length >= 1);
@@ -211,7 +225,12 @@ describe('watch', () => {
     withBookmarks.stop();
     without.stop();
 
-    expect(withBookmarks.seen[1]).toStrictEqual({ type: 'BOOKMARK', name: undefined, rv: h.server.store.resourceVersion, code: undefined });
+    expect(withBookmarks.seen[1]).toStrictEqual({
+      type: 'BOOKMARK',
+      name: undefined,
+      rv: h.server.store.resourceVersion,
+      code: undefined,
+    });
     expect(without.seen.map((e) => e.type)).toStrictEqual(['ADDED']);
   });
 
@@ -230,9 +249,16 @@ describe('watch', () => {
     h.server.expireWatches();
     h.server.store.delete('applications', 'team-a', 'b');
     h.server.store.create(application('d', 'team-b'));
-    await waitFor('the informer to relist and watch again', () => h.server.requestCount({ verb: 'list', resource: 'applications' }) > listsBefore && h.server.watchCount() === 1);
+    await waitFor(
+      'the informer to relist and watch again',
+      () =>
+        h.server.requestCount({ verb: 'list', resource: 'applications' }) > listsBefore && h.server.watchCount() === 1,
+    );
     h.server.store.patch('applications', 'team-a', 'a', 'merge', { spec: { project: 'after' } });
-    await waitFor('the cache to follow', () => (cached.get('team-a/a') as { spec?: { project?: string } } | undefined)?.spec?.project === 'after');
+    await waitFor(
+      'the cache to follow',
+      () => (cached.get('team-a/a') as { spec?: { project?: string } } | undefined)?.spec?.project === 'after',
+    );
     await informer.stop();
 
     expect([...cached.keys()].sort()).toStrictEqual(['team-a/a', 'team-b/c', 'team-b/d']);

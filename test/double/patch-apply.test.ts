@@ -4,7 +4,19 @@
  * fields a manager stops sending, conflicts, force, and create-on-apply.
  */
 import { afterEach, beforeEach, describe, expect, test } from '@jest/globals';
-import { APPS, WORKS, application, apply, failure, harness, jsonPatch, manifestWork, merge, strategic, type Harness } from './helpers.js';
+import {
+  APPS,
+  WORKS,
+  application,
+  apply,
+  failure,
+  harness,
+  jsonPatch,
+  manifestWork,
+  merge,
+  strategic,
+  type Harness,
+} from './helpers.js';
 
 let h: Harness;
 beforeEach(async () => {
@@ -15,11 +27,16 @@ afterEach(async () => {
 });
 
 const patchApp = (body: unknown, options: typeof merge, extra: { fieldManager?: string; force?: boolean } = {}) =>
-  h.custom.patchNamespacedCustomObject({ ...APPS, namespace: 'argocd', name: 'guestbook', body: body as object, ...extra }, options);
+  h.custom.patchNamespacedCustomObject(
+    { ...APPS, namespace: 'argocd', name: 'guestbook', body: body as object, ...extra },
+    options,
+  );
 
 describe('merge patch', () => {
   test('GIVEN an app WHEN merge-patched THEN objects merge, null removes a key and lists are replaced', async () => {
-    h.server.store.create(application('guestbook', 'argocd', { metadata: { labels: { a: '1', b: '2' }, finalizers: ['x', 'y'] } }));
+    h.server.store.create(
+      application('guestbook', 'argocd', { metadata: { labels: { a: '1', b: '2' }, finalizers: ['x', 'y'] } }),
+    );
 
     const patched = await patchApp({ metadata: { labels: { b: null, c: '3' }, finalizers: ['z'] } }, merge);
 
@@ -31,7 +48,9 @@ describe('merge patch', () => {
     const created = h.server.store.create(application('guestbook'));
     h.server.store.patch('applications', 'argocd', 'guestbook', 'merge', { spec: { project: 'moved' } });
 
-    const { code, status } = await failure(patchApp({ metadata: { resourceVersion: created.metadata.resourceVersion, labels: { a: '1' } } }, merge));
+    const { code, status } = await failure(
+      patchApp({ metadata: { resourceVersion: created.metadata.resourceVersion, labels: { a: '1' } } }, merge),
+    );
 
     expect(code).toBe(409);
     expect(status.reason).toBe('Conflict');
@@ -97,16 +116,26 @@ describe('strategic merge patch', () => {
   test('GIVEN a core ConfigMap WHEN strategic-merge-patched THEN maps merge', async () => {
     await h.core.createNamespacedConfigMap({ namespace: 'ns', body: { metadata: { name: 'c' }, data: { a: '1' } } });
 
-    const patched = await h.core.patchNamespacedConfigMap({ namespace: 'ns', name: 'c', body: { data: { b: '2' } } }, strategic);
+    const patched = await h.core.patchNamespacedConfigMap(
+      { namespace: 'ns', name: 'c', body: { data: { b: '2' } } },
+      strategic,
+    );
 
     expect(patched.data).toStrictEqual({ a: '1', b: '2' });
   });
 });
 
 describe('server-side apply', () => {
-  const work = (labels: Record<string, string>, extra: object = {}) => ({ ...manifestWork('w'), metadata: { name: 'w', namespace: 'cluster1', labels }, ...extra });
+  const work = (labels: Record<string, string>, extra: object = {}) => ({
+    ...manifestWork('w'),
+    metadata: { name: 'w', namespace: 'cluster1', labels },
+    ...extra,
+  });
   const applyWork = (body: object, fieldManager: string, force = false) =>
-    h.custom.patchNamespacedCustomObject({ ...WORKS, namespace: 'cluster1', name: 'w', body, fieldManager, force }, apply);
+    h.custom.patchNamespacedCustomObject(
+      { ...WORKS, namespace: 'cluster1', name: 'w', body, fieldManager, force },
+      apply,
+    );
 
   test('GIVEN no object WHEN applied THEN it is created with the manager recorded in managedFields', async () => {
     const created = await applyWork(work({ a: '1' }), 'pullfleet-controller');
@@ -114,13 +143,20 @@ describe('server-side apply', () => {
     expect(created.metadata.uid).toBeDefined();
     expect(created.metadata.labels).toStrictEqual({ a: '1' });
     expect(created.metadata.managedFields).toStrictEqual([
-      expect.objectContaining({ manager: 'pullfleet-controller', operation: 'Apply', fieldsV1: expect.objectContaining({ 'f:metadata': { 'f:labels': { 'f:a': {} } } }) }),
+      expect.objectContaining({
+        manager: 'pullfleet-controller',
+        operation: 'Apply',
+        fieldsV1: expect.objectContaining({ 'f:metadata': { 'f:labels': { 'f:a': {} } } }),
+      }),
     ]);
   });
 
-  test('GIVEN a manager applied a label WHEN it applies again without it THEN the label is removed but another manager\'s label stays', async () => {
+  test("GIVEN a manager applied a label WHEN it applies again without it THEN the label is removed but another manager's label stays", async () => {
     await applyWork(work({ mine: '1', dropped: '1' }), 'pullfleet-controller');
-    await h.custom.patchNamespacedCustomObject({ ...WORKS, namespace: 'cluster1', name: 'w', body: { metadata: { labels: { theirs: '1' } } } }, merge);
+    await h.custom.patchNamespacedCustomObject(
+      { ...WORKS, namespace: 'cluster1', name: 'w', body: { metadata: { labels: { theirs: '1' } } } },
+      merge,
+    );
 
     const after = await applyWork(work({ mine: '1' }), 'pullfleet-controller');
 
@@ -135,7 +171,9 @@ describe('server-side apply', () => {
     expect(code).toBe(409);
     expect(status.reason).toBe('Conflict');
     expect(status.message).toBe('Apply failed with 1 conflict: conflict with "someone-else": .metadata.labels.tier');
-    expect(status.details.causes).toStrictEqual([{ reason: 'FieldManagerConflict', message: 'conflict with "someone-else"', field: '.metadata.labels.tier' }]);
+    expect(status.details.causes).toStrictEqual([
+      { reason: 'FieldManagerConflict', message: 'conflict with "someone-else"', field: '.metadata.labels.tier' },
+    ]);
   });
 
   test('GIVEN a conflict WHEN applied with force THEN the applier wins and takes ownership', async () => {
@@ -161,7 +199,11 @@ describe('server-side apply', () => {
   test('GIVEN finalizers (a set) WHEN two managers each apply their own THEN both are kept and each can remove only its own', async () => {
     h.server.store.create(application('guestbook'));
     const applyApp = (finalizers: string[], manager: string) =>
-      patchApp({ apiVersion: 'argoproj.io/v1alpha1', kind: 'Application', metadata: { name: 'guestbook', finalizers } }, apply, { fieldManager: manager });
+      patchApp(
+        { apiVersion: 'argoproj.io/v1alpha1', kind: 'Application', metadata: { name: 'guestbook', finalizers } },
+        apply,
+        { fieldManager: manager },
+      );
 
     await applyApp(['a.io/one'], 'one');
     const both = await applyApp(['b.io/two'], 'two');
@@ -173,10 +215,25 @@ describe('server-side apply', () => {
 
   test('GIVEN a ManifestWork WHEN applied through /status THEN only the status changes; WHEN applied on the main endpoint THEN status is ignored', async () => {
     await applyWork(work({ a: '1' }), 'controller');
-    const status = { conditions: [{ type: 'Applied', status: 'True', reason: 'Done', message: 'ok', lastTransitionTime: '2026-01-01T00:00:00Z' }] };
+    const status = {
+      conditions: [
+        { type: 'Applied', status: 'True', reason: 'Done', message: 'ok', lastTransitionTime: '2026-01-01T00:00:00Z' },
+      ],
+    };
 
     const viaStatus = await h.custom.patchNamespacedCustomObjectStatus(
-      { ...WORKS, namespace: 'cluster1', name: 'w', body: { apiVersion: 'work.open-cluster-management.io/v1', kind: 'ManifestWork', metadata: { name: 'w', labels: { b: '2' } }, status }, fieldManager: 'work-agent' },
+      {
+        ...WORKS,
+        namespace: 'cluster1',
+        name: 'w',
+        body: {
+          apiVersion: 'work.open-cluster-management.io/v1',
+          kind: 'ManifestWork',
+          metadata: { name: 'w', labels: { b: '2' } },
+          status,
+        },
+        fieldManager: 'work-agent',
+      },
       apply,
     );
     const viaMain = await applyWork(work({ a: '1' }, { status: { conditions: [] } }), 'controller');
@@ -187,7 +244,17 @@ describe('server-side apply', () => {
   });
 
   test('GIVEN an applied configuration written as YAML WHEN applied THEN it is parsed like JSON', () => {
-    const yaml = ['apiVersion: work.open-cluster-management.io/v1', 'kind: ManifestWork', 'metadata:', '  name: w', '  labels:', '    from: yaml', 'spec:', '  workload:', '    manifests: []'].join('\n');
+    const yaml = [
+      'apiVersion: work.open-cluster-management.io/v1',
+      'kind: ManifestWork',
+      'metadata:',
+      '  name: w',
+      '  labels:',
+      '    from: yaml',
+      'spec:',
+      '  workload:',
+      '    manifests: []',
+    ].join('\n');
 
     const created = h.server.store.patch('manifestworks', 'cluster1', 'w', 'apply', yaml, { fieldManager: 'kubectl' });
 
@@ -196,7 +263,9 @@ describe('server-side apply', () => {
   });
 
   test('fails when the apply has no fieldManager: 400', async () => {
-    const { code, status } = await failure(h.custom.patchNamespacedCustomObject({ ...WORKS, namespace: 'cluster1', name: 'w', body: work({}) }, apply));
+    const { code, status } = await failure(
+      h.custom.patchNamespacedCustomObject({ ...WORKS, namespace: 'cluster1', name: 'w', body: work({}) }, apply),
+    );
 
     expect(code).toBe(400);
     expect(status.message).toBe('PATCH requests using apply must set fieldManager');

@@ -17,7 +17,9 @@ afterEach(async () => {
 
 /** A realistic double where only the faults a test names happen. */
 async function realistic(realism: Partial<RealismOptions> & { seed?: number }): Promise<Harness> {
-  const h = await harness({ realism: { seed: 7, goneOnResume: 0, tooManyRequests: 0, hang: 0, watchLifetimeMs: [60_000, 60_000], ...realism } });
+  const h = await harness({
+    realism: { seed: 7, goneOnResume: 0, tooManyRequests: 0, hang: 0, watchLifetimeMs: [60_000, 60_000], ...realism },
+  });
   open.push(h);
   return h;
 }
@@ -35,7 +37,8 @@ async function watch(h: Harness, path: string, stream: string, into: Seen[], que
   const controller = await new Watch(h.kc).watch(
     path,
     query,
-    (type: string, object: { metadata?: { name?: string; resourceVersion?: string }; code?: number }) => into.push({ stream, type, name: object.metadata?.name, rv: object.metadata?.resourceVersion, code: object.code }),
+    (type: string, object: { metadata?: { name?: string; resourceVersion?: string }; code?: number }) =>
+      into.push({ stream, type, name: object.metadata?.name, rv: object.metadata?.resourceVersion, code: object.code }),
     () => {
       state.ended = true;
     },
@@ -142,13 +145,20 @@ describe('429 Too Many Requests', () => {
 
     expect(response.status).toBe(429);
     expect(response.headers.get('retry-after')).toBe('3');
-    expect(await response.json()).toMatchObject({ kind: 'Status', reason: 'TooManyRequests', code: 429, details: { retryAfterSeconds: 3 } });
+    expect(await response.json()).toMatchObject({
+      kind: 'Status',
+      reason: 'TooManyRequests',
+      code: 429,
+      details: { retryAfterSeconds: 3 },
+    });
     expect(h.server.injectedFaults().tooManyRequests).toBe(1);
   });
 
   test('GIVEN a write answered 429 WHEN looked at afterwards THEN nothing was written', async () => {
     const h = await realistic({ tooManyRequests: 1 });
-    const { code } = await failure(h.custom.createNamespacedCustomObject({ ...APPS, namespace: 'argocd', body: application('a') }));
+    const { code } = await failure(
+      h.custom.createNamespacedCustomObject({ ...APPS, namespace: 'argocd', body: application('a') }),
+    );
     expect(code).toBe(429);
     expect(h.server.store.list('applications')).toStrictEqual([]);
   });
@@ -160,9 +170,14 @@ describe('hung requests', () => {
     open.push(h);
     h.server.hangNext({ verb: 'create', resource: 'applications' });
     let settled = false;
-    const call = h.custom.createNamespacedCustomObject({ ...APPS, namespace: 'argocd', body: application('a') }).finally(() => (settled = true));
+    const call = h.custom
+      .createNamespacedCustomObject({ ...APPS, namespace: 'argocd', body: application('a') })
+      .finally(() => (settled = true));
 
-    await waitFor('the request to be held', () => h.server.heldCount({ verb: 'create', resource: 'applications' }) === 1);
+    await waitFor(
+      'the request to be held',
+      () => h.server.heldCount({ verb: 'create', resource: 'applications' }) === 1,
+    );
     // Other requests are not affected.
     await h.custom.listNamespacedCustomObject({ ...APPS, namespace: 'argocd' });
     expect(settled).toBe(false);
@@ -231,7 +246,9 @@ describe('partitions and outages', () => {
   test('GIVEN a client partitioned with hang WHEN it writes THEN the write is held, and heal applies it while the client still waits', async () => {
     const h = await harness();
     open.push(h);
-    const custom = h.server.kubeConfig({ client: 'replica-a' }).makeApiClient((await import('@kubernetes/client-node')).CustomObjectsApi);
+    const custom = h.server
+      .kubeConfig({ client: 'replica-a' })
+      .makeApiClient((await import('@kubernetes/client-node')).CustomObjectsApi);
     h.server.partition('replica-a', 'hang');
 
     const call = custom.createNamespacedCustomObject({ ...APPS, namespace: 'argocd', body: application('a') });
@@ -268,7 +285,8 @@ describe('determinism', () => {
   async function pattern(seed: number): Promise<number[]> {
     const h = await realistic({ seed, tooManyRequests: 0.3 });
     const codes: number[] = [];
-    for (let i = 0; i < 30; i++) codes.push((await fetch(`${h.server.url}/apis/argoproj.io/v1alpha1/namespaces/argocd/applications`)).status);
+    for (let i = 0; i < 30; i++)
+      codes.push((await fetch(`${h.server.url}/apis/argoproj.io/v1alpha1/namespaces/argocd/applications`)).status);
     return codes;
   }
 

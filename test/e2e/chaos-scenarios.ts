@@ -5,7 +5,15 @@
  * the right work or a condition saying why not). Scenarios marked `needsFaults` run only on the double.
  */
 import { expect } from '@jest/globals';
-import { ARGOCD_API_VERSION, CLUSTER_API_VERSION, LOCAL_CLUSTER, MANAGED_CLUSTER_ANNOTATION, PULL_LABEL, SKIP_RECONCILE_ANNOTATION, WORK_API_VERSION } from '../../src/model/core/keys.js';
+import {
+  ARGOCD_API_VERSION,
+  CLUSTER_API_VERSION,
+  LOCAL_CLUSTER,
+  MANAGED_CLUSTER_ANNOTATION,
+  PULL_LABEL,
+  SKIP_RECONCILE_ANNOTATION,
+  WORK_API_VERSION,
+} from '../../src/model/core/keys.js';
 import { manifestWorkName } from '../../src/model/core/names.js';
 import { type Application, type ManifestWork } from '../../src/model/core/types.js';
 import { bumpRevision, ConflictWriter, touchAnnotation, touchLabel } from '../support/conflict-writer.js';
@@ -14,8 +22,18 @@ import { waitFor } from '../support/wait.js';
 import { assertFleetInvariants, workMatchesApp } from './invariants.js';
 import { hubApp, type Scenario, type ScenarioContext } from './scenarios.js';
 
-const appRef = (namespace: string, name: string) => ({ apiVersion: ARGOCD_API_VERSION, kind: 'Application', namespace, name });
-const workRef = (namespace: string, name: string) => ({ apiVersion: WORK_API_VERSION, kind: 'ManifestWork', namespace, name });
+const appRef = (namespace: string, name: string) => ({
+  apiVersion: ARGOCD_API_VERSION,
+  kind: 'Application',
+  namespace,
+  name,
+});
+const workRef = (namespace: string, name: string) => ({
+  apiVersion: WORK_API_VERSION,
+  kind: 'ManifestWork',
+  namespace,
+  name,
+});
 
 function serverOf(ctx: ScenarioContext): FakeApiServer {
   const server = ctx.cluster.faults?.server;
@@ -24,13 +42,24 @@ function serverOf(ctx: ScenarioContext): FakeApiServer {
 }
 
 /** Applies a merge patch with optimistic locking, retrying on 409. */
-async function patchApp(ctx: ScenarioContext, name: string, patch: (app: Application) => Record<string, unknown>, namespace = ctx.fleet.hubNamespace): Promise<void> {
+async function patchApp(
+  ctx: ScenarioContext,
+  name: string,
+  patch: (app: Application) => Record<string, unknown>,
+  namespace = ctx.fleet.hubNamespace,
+): Promise<void> {
   for (let attempt = 0; ; attempt++) {
     const current = await ctx.cluster.get<Application>(appRef(namespace, name));
     if (!current) throw new Error(`${namespace}/${name} does not exist`);
     const body = patch(current);
     try {
-      await ctx.cluster.mergePatch(appRef(namespace, name), { ...body, metadata: { ...((body.metadata as object | undefined) ?? {}), resourceVersion: current.metadata.resourceVersion } });
+      await ctx.cluster.mergePatch(appRef(namespace, name), {
+        ...body,
+        metadata: {
+          ...((body.metadata as object | undefined) ?? {}),
+          resourceVersion: current.metadata.resourceVersion,
+        },
+      });
       return;
     } catch (e) {
       if ((e as { code?: number }).code !== 409 || attempt > 20) throw e;
@@ -42,7 +71,12 @@ async function patchApp(ctx: ScenarioContext, name: string, patch: (app: Applica
  * A burst of hub-side changes: `count` new apps spread over both clusters, then a retarget, an opt-out
  * and a deletion among them. Calls `midway` after the first half of the creates.
  */
-export async function burst(ctx: ScenarioContext, prefix: string, count: number, midway?: () => Promise<void>): Promise<void> {
+export async function burst(
+  ctx: ScenarioContext,
+  prefix: string,
+  count: number,
+  midway?: () => Promise<void>,
+): Promise<void> {
   const { hubNamespace, clusters } = ctx.fleet;
   const names = Array.from({ length: count }, (_, i) => `${prefix}-${String(i).padStart(2, '0')}`);
   for (const [i, name] of names.entries()) {
@@ -54,8 +88,15 @@ export async function burst(ctx: ScenarioContext, prefix: string, count: number,
   await ctx.cluster.delete(appRef(hubNamespace, names[2]!));
 }
 
-const leaseRef = (ctx: ScenarioContext, name: string) => ({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', namespace: ctx.fleet.controllerNamespace, name });
-type Lease = { spec?: { holderIdentity?: string; renewTime?: string; acquireTime?: string; leaseDurationSeconds?: number } };
+const leaseRef = (ctx: ScenarioContext, name: string) => ({
+  apiVersion: 'coordination.k8s.io/v1',
+  kind: 'Lease',
+  namespace: ctx.fleet.controllerNamespace,
+  name,
+});
+type Lease = {
+  spec?: { holderIdentity?: string; renewTime?: string; acquireTime?: string; leaseDurationSeconds?: number };
+};
 
 async function leaderGauge(controller: { metrics(): Promise<string> }): Promise<number> {
   const match = /^pullfleet_leader (\d+)/m.exec(await controller.metrics());
@@ -71,7 +112,14 @@ export const CHAOS_SCENARIOS: Scenario[] = [
     needsFaults: true,
     async run(ctx) {
       const server = serverOf(ctx);
-      const election = { leaderElection: true, namespace: ctx.fleet.controllerNamespace, leaseName: 'chaos-kill', leaseDurationSeconds: 2, renewDeadlineSeconds: 1.5, retryPeriodSeconds: 0.2 };
+      const election = {
+        leaderElection: true,
+        namespace: ctx.fleet.controllerNamespace,
+        leaseName: 'chaos-kill',
+        leaseDurationSeconds: 2,
+        renewDeadlineSeconds: 1.5,
+        retryPeriodSeconds: 0.2,
+      };
       await ctx.startController({ ...election, identity: 'killed' }, { client: 'killed' });
 
       await burst(ctx, 'k', 16, async () => {
@@ -99,14 +147,26 @@ export const CHAOS_SCENARIOS: Scenario[] = [
     needsFaults: true,
     async run(ctx) {
       const server = serverOf(ctx);
-      const election = { leaderElection: true, namespace: ctx.fleet.controllerNamespace, leaseName: 'chaos-stall', leaseDurationSeconds: 4, renewDeadlineSeconds: 3, retryPeriodSeconds: 0.2 };
-      const first = await ctx.startController({ ...election, identity: 'replica' }, { client: 'replica', restartOnLeadershipLost: true });
+      const election = {
+        leaderElection: true,
+        namespace: ctx.fleet.controllerNamespace,
+        leaseName: 'chaos-stall',
+        leaseDurationSeconds: 4,
+        renewDeadlineSeconds: 3,
+        retryPeriodSeconds: 0.2,
+      };
+      const first = await ctx.startController(
+        { ...election, identity: 'replica' },
+        { client: 'replica', restartOnLeadershipLost: true },
+      );
 
       await burst(ctx, 's', 16, async () => {
         // What a starved event loop looks like from the API server: nothing the replica sends is answered,
         // so it cannot renew within its deadline and stops itself (the shipped binary then exits).
         server.partition('replica', 'hang');
-        await waitFor('the stalled replica to give up the Lease', async () => (await leaderGauge(first)) === 0, { timeoutMs: ctx.timeoutMs });
+        await waitFor('the stalled replica to give up the Lease', async () => (await leaderGauge(first)) === 0, {
+          timeoutMs: ctx.timeoutMs,
+        });
         server.heal('replica');
       });
 
@@ -143,7 +203,9 @@ export const CHAOS_SCENARIOS: Scenario[] = [
       await server.goDown();
       // Another API server replica of an HA control plane keeps taking writes meanwhile.
       for (let i = 0; i < 4; i++) await ctx.cluster.create(hubApp(`during-${i}`, hubNamespace, clusters[i % 2]!));
-      await patchApp(ctx, 'before-03', () => ({ metadata: { annotations: { [MANAGED_CLUSTER_ANNOTATION]: clusters[0] } } }));
+      await patchApp(ctx, 'before-03', () => ({
+        metadata: { annotations: { [MANAGED_CLUSTER_ANNOTATION]: clusters[0] } },
+      }));
       await ctx.cluster.delete(appRef(hubNamespace, 'before-04'));
       // The outage lasts a while after those writes (its length, not something the test waits for):
       // long enough for the controller's watches and retries to fail several times and back off.
@@ -175,7 +237,9 @@ export const CHAOS_SCENARIOS: Scenario[] = [
       await assertFleetInvariants(ctx.cluster, ctx.fleet, ctx.timeoutMs);
       for (const name of names) {
         const app = await ctx.cluster.get<Application>(appRef(hubNamespace, name));
-        const work = await ctx.cluster.get<ManifestWork>(workRef(app!.metadata.annotations![MANAGED_CLUSTER_ANNOTATION]!, manifestWorkName(hubNamespace, name)));
+        const work = await ctx.cluster.get<ManifestWork>(
+          workRef(app!.metadata.annotations![MANAGED_CLUSTER_ANNOTATION]!, manifestWorkName(hubNamespace, name)),
+        );
         expect(workMatchesApp(work, app)).toBe(true);
       }
     },
@@ -187,16 +251,30 @@ export const CHAOS_SCENARIOS: Scenario[] = [
       const server = serverOf(ctx);
       const { hubNamespace, clusters } = ctx.fleet;
       const leaseDurationSeconds = 3;
-      const election = { leaderElection: true, namespace: ctx.fleet.controllerNamespace, leaseName: 'chaos-hang', leaseDurationSeconds, renewDeadlineSeconds: 2, retryPeriodSeconds: 0.2 };
+      const election = {
+        leaderElection: true,
+        namespace: ctx.fleet.controllerNamespace,
+        leaseName: 'chaos-hang',
+        leaseDurationSeconds,
+        renewDeadlineSeconds: 2,
+        retryPeriodSeconds: 0.2,
+      };
       const a = await ctx.startController({ ...election, identity: 'replica-a' }, { client: 'replica-a' });
-      const b = await ctx.startController({ ...election, identity: 'replica-b' }, { client: 'replica-b', waitReady: false });
+      const b = await ctx.startController(
+        { ...election, identity: 'replica-b' },
+        { client: 'replica-b', waitReady: false },
+      );
       await ctx.cluster.create(hubApp('first', hubNamespace, clusters[0]));
       await assertFleetInvariants(ctx.cluster, ctx.fleet, ctx.timeoutMs);
 
       // The leader's writes start hanging (a stuck connection), then everything it sends does.
       server.hangNext({ client: 'replica-a', verb: WRITE_VERBS, times: 1_000_000 });
       await ctx.cluster.create(hubApp('second', hubNamespace, clusters[1]));
-      await waitFor('a write of the leader to hang', () => server.heldCount({ client: 'replica-a', verb: WRITE_VERBS }) > 0, { timeoutMs: ctx.timeoutMs });
+      await waitFor(
+        'a write of the leader to hang',
+        () => server.heldCount({ client: 'replica-a', verb: WRITE_VERBS }) > 0,
+        { timeoutMs: ctx.timeoutMs },
+      );
       server.partition('replica-a', 'hang');
       const lastRenew = Date.parse((await ctx.cluster.get<Lease>(leaseRef(ctx, 'chaos-hang')))!.spec!.renewTime!);
 
@@ -211,7 +289,9 @@ export const CHAOS_SCENARIOS: Scenario[] = [
       const writesBeforeHeal = server.writeCount(undefined, 'replica-a');
       server.heal('replica-a');
       server.dropHung();
-      await waitFor('replica-a to stop leading', async () => (await leaderGauge(a)) === 0, { timeoutMs: ctx.timeoutMs });
+      await waitFor('replica-a to stop leading', async () => (await leaderGauge(a)) === 0, {
+        timeoutMs: ctx.timeoutMs,
+      });
       await ctx.cluster.create(hubApp('fourth', hubNamespace, clusters[1]));
       await assertFleetInvariants(ctx.cluster, ctx.fleet, ctx.timeoutMs);
       expect(server.writeCount(undefined, 'replica-a')).toBe(writesBeforeHeal);
@@ -240,7 +320,9 @@ export const CHAOS_SCENARIOS: Scenario[] = [
 
       await assertFleetInvariants(ctx.cluster, ctx.fleet, ctx.timeoutMs);
       const works = async (name: string) =>
-        (await Promise.all(clusters.map((c) => ctx.cluster.get(workRef(c, manifestWorkName(hubNamespace, name)))))).filter((w) => w !== undefined).length;
+        (
+          await Promise.all(clusters.map((c) => ctx.cluster.get(workRef(c, manifestWorkName(hubNamespace, name)))))
+        ).filter((w) => w !== undefined).length;
       expect(await works('label-upper')).toBe(1);
       expect(await works('label-one')).toBe(1);
       expect(await works('label-yes')).toBe(0);
@@ -258,7 +340,8 @@ export const CHAOS_SCENARIOS: Scenario[] = [
       delete missing.metadata.annotations![MANAGED_CLUSTER_ANNOTATION];
       const noSkip = hubApp('no-skip', hubNamespace, clusters[0]);
       delete noSkip.metadata.annotations![SKIP_RECONCILE_ANNOTATION];
-      for (const app of [hubApp('empty', hubNamespace, ''), hubApp('blank', hubNamespace, '   '), missing, noSkip]) await ctx.cluster.create(app);
+      for (const app of [hubApp('empty', hubNamespace, ''), hubApp('blank', hubNamespace, '   '), missing, noSkip])
+        await ctx.cluster.create(app);
 
       await assertFleetInvariants(ctx.cluster, ctx.fleet, ctx.timeoutMs);
     },
@@ -268,19 +351,25 @@ export const CHAOS_SCENARIOS: Scenario[] = [
     async run(ctx) {
       const { hubNamespace, clusters } = ctx.fleet;
       await ctx.startController();
-      for (const name of ['typed', 'mismatched', 'doomed']) await ctx.cluster.create(hubApp(name, hubNamespace, clusters[0]));
+      for (const name of ['typed', 'mismatched', 'doomed'])
+        await ctx.cluster.create(hubApp(name, hubNamespace, clusters[0]));
       await assertFleetInvariants(ctx.cluster, ctx.fleet, ctx.timeoutMs);
       const work = (name: string) => manifestWorkName(hubNamespace, name);
 
-      await ctx.agent.report(clusters[0], work('typed'), { healthStatus: 'Healthy' }, {
-        values: [
-          { name: 'syncStatus', fieldValue: { type: 'JsonRaw', jsonRaw: '"Synced"' } },
-          { name: 'syncRevision', fieldValue: { type: 'Integer', integer: 7 } },
-          { name: 'operationStatePhase', fieldValue: { type: 'Boolean', boolean: true } },
-          { name: 'operationStateMessage', fieldValue: { type: 'JsonRaw', jsonRaw: '{"not":"a scalar"}' } },
-          { name: 'unknownFeedback', fieldValue: { type: 'String', string: 'ignored' } },
-        ],
-      });
+      await ctx.agent.report(
+        clusters[0],
+        work('typed'),
+        { healthStatus: 'Healthy' },
+        {
+          values: [
+            { name: 'syncStatus', fieldValue: { type: 'JsonRaw', jsonRaw: '"Synced"' } },
+            { name: 'syncRevision', fieldValue: { type: 'Integer', integer: 7 } },
+            { name: 'operationStatePhase', fieldValue: { type: 'Boolean', boolean: true } },
+            { name: 'operationStateMessage', fieldValue: { type: 'JsonRaw', jsonRaw: '{"not":"a scalar"}' } },
+            { name: 'unknownFeedback', fieldValue: { type: 'String', string: 'ignored' } },
+          ],
+        },
+      );
       // Feedback for a manifest this work does not carry (another name): must not be read as this app's.
       const stored = (await ctx.cluster.get<ManifestWork>(workRef(clusters[0], work('mismatched'))))!;
       const status = ctx.agent.statusFor(stored, { healthStatus: 'Degraded', syncStatus: 'OutOfSync' });
@@ -288,26 +377,43 @@ export const CHAOS_SCENARIOS: Scenario[] = [
       await ctx.cluster.replaceStatus({ ...stored, status });
       // The app goes away while its work reports.
       await ctx.cluster.delete(appRef(hubNamespace, 'doomed'));
-      await ctx.agent.report(clusters[0], work('doomed'), { healthStatus: 'Healthy', syncStatus: 'Synced' }).catch(() => undefined);
+      await ctx.agent
+        .report(clusters[0], work('doomed'), { healthStatus: 'Healthy', syncStatus: 'Synced' })
+        .catch(() => undefined);
 
       await waitFor(
         'typed feedback on the hub app',
         async () => {
           const app = await ctx.cluster.get<Application>(appRef(hubNamespace, 'typed'));
-          return app?.status?.health?.status === 'Healthy' && app.status.sync?.status === 'Synced' && app.status.sync.revision === '7';
+          return (
+            app?.status?.health?.status === 'Healthy' &&
+            app.status.sync?.status === 'Synced' &&
+            app.status.sync.revision === '7'
+          );
         },
         { timeoutMs: ctx.timeoutMs, describe: () => ctx.cluster.get(appRef(hubNamespace, 'typed')) },
       );
-      await waitFor('the deleted app and its work to be gone', async () => !(await ctx.cluster.get(appRef(hubNamespace, 'doomed'))) && !(await ctx.cluster.get(workRef(clusters[0], work('doomed')))), {
-        timeoutMs: ctx.timeoutMs,
-      });
+      await waitFor(
+        'the deleted app and its work to be gone',
+        async () =>
+          !(await ctx.cluster.get(appRef(hubNamespace, 'doomed'))) &&
+          !(await ctx.cluster.get(workRef(clusters[0], work('doomed')))),
+        {
+          timeoutMs: ctx.timeoutMs,
+        },
+      );
       const mismatched = await ctx.cluster.get<Application>(appRef(hubNamespace, 'mismatched'));
       expect(mismatched?.status?.health?.status).not.toBe('Degraded');
       // Still alive: a new app is delivered and its feedback lands.
       await ctx.cluster.create(hubApp('after', hubNamespace, clusters[1]));
       await assertFleetInvariants(ctx.cluster, ctx.fleet, ctx.timeoutMs);
       await ctx.agent.report(clusters[1], work('after'), { healthStatus: 'Healthy', syncStatus: 'Synced' });
-      await waitFor('feedback of the new app', async () => (await ctx.cluster.get<Application>(appRef(hubNamespace, 'after')))?.status?.health?.status === 'Healthy', { timeoutMs: ctx.timeoutMs });
+      await waitFor(
+        'feedback of the new app',
+        async () =>
+          (await ctx.cluster.get<Application>(appRef(hubNamespace, 'after')))?.status?.health?.status === 'Healthy',
+        { timeoutMs: ctx.timeoutMs },
+      );
     },
   },
   {
@@ -318,15 +424,23 @@ export const CHAOS_SCENARIOS: Scenario[] = [
       await ctx.cluster.create(hubApp('epoch', hubNamespace, clusters[0]));
       await assertFleetInvariants(ctx.cluster, ctx.fleet, ctx.timeoutMs);
 
-      await ctx.agent.report(clusters[0], manifestWorkName(hubNamespace, 'epoch'), { healthStatus: 'Healthy', syncStatus: 'Synced', operationStatePhase: 'Succeeded' }, {
-        values: [{ name: 'operationStateStartedAt', fieldValue: { type: 'Integer', integer: 1_700_000_000 } }],
-      });
+      await ctx.agent.report(
+        clusters[0],
+        manifestWorkName(hubNamespace, 'epoch'),
+        { healthStatus: 'Healthy', syncStatus: 'Synced', operationStatePhase: 'Succeeded' },
+        {
+          values: [{ name: 'operationStateStartedAt', fieldValue: { type: 'Integer', integer: 1_700_000_000 } }],
+        },
+      );
 
       const app = await waitFor(
         'Healthy with a condition naming operationStateStartedAt',
         async () => {
           const current = await ctx.cluster.get<Application>(appRef(hubNamespace, 'epoch'));
-          return current?.status?.health?.status === 'Healthy' && (current.status.conditions ?? []).some((c) => c.message?.includes('operationStateStartedAt')) ? current : undefined;
+          return current?.status?.health?.status === 'Healthy' &&
+            (current.status.conditions ?? []).some((c) => c.message?.includes('operationStateStartedAt'))
+            ? current
+            : undefined;
         },
         { timeoutMs: ctx.timeoutMs, describe: () => ctx.cluster.get(appRef(hubNamespace, 'epoch')) },
       );
@@ -381,20 +495,40 @@ export const CHAOS_SCENARIOS: Scenario[] = [
     async run(ctx) {
       const { hubNamespace } = ctx.fleet;
       const late = `${ctx.fleet.id}-late`;
-      await ctx.cluster.create({ apiVersion: CLUSTER_API_VERSION, kind: 'ManagedCluster', metadata: { name: late, labels: { 'cluster.open-cluster-management.io/clusterset': ctx.fleet.clusterSet } }, spec: { hubAcceptsClient: true } });
+      await ctx.cluster.create({
+        apiVersion: CLUSTER_API_VERSION,
+        kind: 'ManagedCluster',
+        metadata: { name: late, labels: { 'cluster.open-cluster-management.io/clusterset': ctx.fleet.clusterSet } },
+        spec: { hubAcceptsClient: true },
+      });
       await ctx.startController();
       await ctx.cluster.create(hubApp('early', hubNamespace, late));
 
-      await waitFor('a condition on the hub app', async () => ((await ctx.cluster.get<Application>(appRef(hubNamespace, 'early')))?.status?.conditions ?? []).some((c) => c.message?.includes(late)), {
-        timeoutMs: ctx.timeoutMs,
-        describe: () => ctx.cluster.get(appRef(hubNamespace, 'early')),
-      });
+      await waitFor(
+        'a condition on the hub app',
+        async () =>
+          ((await ctx.cluster.get<Application>(appRef(hubNamespace, 'early')))?.status?.conditions ?? []).some((c) =>
+            c.message?.includes(late),
+          ),
+        {
+          timeoutMs: ctx.timeoutMs,
+          describe: () => ctx.cluster.get(appRef(hubNamespace, 'early')),
+        },
+      );
       await ctx.cluster.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: late } });
 
       // "Promptly": well before the controller's default backoff ceiling.
-      await waitFor('the work in the new namespace', () => ctx.cluster.get(workRef(late, manifestWorkName(hubNamespace, 'early'))), { timeoutMs: 10_000 });
+      await waitFor(
+        'the work in the new namespace',
+        () => ctx.cluster.get(workRef(late, manifestWorkName(hubNamespace, 'early'))),
+        { timeoutMs: 10_000 },
+      );
       await ctx.cluster.delete(appRef(hubNamespace, 'early'));
-      await waitFor('the work to be swept', async () => !(await ctx.cluster.get(workRef(late, manifestWorkName(hubNamespace, 'early')))), { timeoutMs: ctx.timeoutMs });
+      await waitFor(
+        'the work to be swept',
+        async () => !(await ctx.cluster.get(workRef(late, manifestWorkName(hubNamespace, 'early')))),
+        { timeoutMs: ctx.timeoutMs },
+      );
       await ctx.cluster.delete({ apiVersion: CLUSTER_API_VERSION, kind: 'ManagedCluster', name: late });
       await ctx.cluster.delete({ apiVersion: 'v1', kind: 'Namespace', name: late });
     },

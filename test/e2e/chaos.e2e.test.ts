@@ -20,15 +20,25 @@ const SEEDS = process.env.PULLFLEET_CHAOS_SEEDS || process.env.PULLFLEET_CHAOS_S
 /** Pending scenarios fail by timing out; a shorter bound keeps the suite fast until their fix lands. */
 const PENDING_TIMEOUT_MS = 8_000;
 
-describe.each([['plain double', undefined], ...SEEDS.map((seed) => [`realistic double, seed ${seed}`, seed] as const)])('chaos on the %s', (_label, seed) => {
-  for (const scenario of CHAOS_SCENARIOS) {
-    // PULLFLEET_SHOW_PENDING=1 runs pending scenarios as plain tests, to read why they fail.
-    const pending = process.env.PULLFLEET_SHOW_PENDING ? undefined : PENDING_CONTROLLER_FIXES[scenario.name];
-    // A pending scenario runs once, on the plain double; the seeds join in when it is fixed.
-    if (pending && seed !== undefined) continue;
-    const run = pending ? test.failing : test;
-    run(pending ? `${scenario.name} [pending: ${pending}]` : scenario.name, async () => {
-      await runOnDouble(scenario, { ...(seed === undefined ? {} : { realism: realismFor(seed) }), ...(pending ? { timeoutMs: PENDING_TIMEOUT_MS } : {}) });
-    }, 180_000);
-  }
-});
+describe.each([['plain double', undefined], ...SEEDS.map((seed) => [`realistic double, seed ${seed}`, seed] as const)])(
+  'chaos on the %s',
+  (_label, seed) => {
+    for (const scenario of CHAOS_SCENARIOS) {
+      // PULLFLEET_SHOW_PENDING=1 runs pending scenarios as plain tests, to read why they fail.
+      const pending = process.env.PULLFLEET_SHOW_PENDING ? undefined : PENDING_CONTROLLER_FIXES[scenario.name];
+      // A pending scenario runs once, on the plain double; the seeds join in when it is fixed.
+      if (pending && seed !== undefined) continue;
+      const run = pending ? test.failing : test;
+      run(
+        pending ? `${scenario.name} [pending: ${pending}]` : scenario.name,
+        async () => {
+          await runOnDouble(scenario, {
+            ...(seed === undefined ? {} : { realism: realismFor(seed) }),
+            ...(pending ? { timeoutMs: PENDING_TIMEOUT_MS } : {}),
+          });
+        },
+        180_000,
+      );
+    }
+  },
+);

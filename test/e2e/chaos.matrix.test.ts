@@ -14,24 +14,47 @@ const CHOSEN = Boolean(process.env.PULLFLEET_CHAOS_SEEDS || process.env.PULLFLEE
 /** Seeds for every scenario, on top of seed 11 in `npm test` (none when seeds are chosen in the environment). */
 const ALL_FOR = CHOSEN ? [] : [12];
 /** The scenarios that run under a matrix of 20 seeds (the slower ones run for the seeds above). */
-const MATRIX = ['kill -9 mid-burst', 'SIGTERM mid-burst', 'the API server is unavailable', 'conflicting writers', 'malformed ManifestWork feedback'];
+const MATRIX = [
+  'kill -9 mid-burst',
+  'SIGTERM mid-burst',
+  'the API server is unavailable',
+  'conflicting writers',
+  'malformed ManifestWork feedback',
+];
 const MATRIX_SEEDS = chaosSeeds(20);
 
-for (const seed of ALL_FOR) describe(`chaos on the realistic double, seed ${seed}`, () => {
-  // Pending scenarios run once, in `npm test` on the plain double (PULLFLEET_SHOW_PENDING=1 runs them here too).
-  for (const scenario of CHAOS_SCENARIOS.filter((s) => process.env.PULLFLEET_SHOW_PENDING || !PENDING_CONTROLLER_FIXES[s.name])) {
-    test(scenario.name, async () => {
-      await runOnDouble(scenario, { realism: realismFor(seed) });
-    }, 180_000);
-  }
-});
+for (const seed of ALL_FOR)
+  describe(`chaos on the realistic double, seed ${seed}`, () => {
+    // Pending scenarios run once, in `npm test` on the plain double (PULLFLEET_SHOW_PENDING=1 runs them here too).
+    for (const scenario of CHAOS_SCENARIOS.filter(
+      (s) => process.env.PULLFLEET_SHOW_PENDING || !PENDING_CONTROLLER_FIXES[s.name],
+    )) {
+      test(
+        scenario.name,
+        async () => {
+          await runOnDouble(scenario, { realism: realismFor(seed) });
+        },
+        180_000,
+      );
+    }
+  });
 
 describe('chaos seed matrix', () => {
-  const picked = CHAOS_SCENARIOS.filter((scenario) => MATRIX.some((prefix) => scenario.name.startsWith(prefix)) && !PENDING_CONTROLLER_FIXES[scenario.name]);
+  const picked = CHAOS_SCENARIOS.filter(
+    (scenario) => MATRIX.some((prefix) => scenario.name.startsWith(prefix)) && !PENDING_CONTROLLER_FIXES[scenario.name],
+  );
   test('every matrix entry names a scenario', () => {
-    for (const prefix of MATRIX) if (!CHAOS_SCENARIOS.some((scenario) => scenario.name.startsWith(prefix))) throw new Error(`no chaos scenario starts with "${prefix}"`);
+    for (const prefix of MATRIX)
+      if (!CHAOS_SCENARIOS.some((scenario) => scenario.name.startsWith(prefix)))
+        throw new Error(`no chaos scenario starts with "${prefix}"`);
   });
-  test.each(MATRIX_SEEDS.flatMap((seed) => picked.map((scenario) => [seed, scenario.name.slice(0, 60), scenario] as const)))('seed %i: %s', async (seed, _name, scenario) => {
-    await runOnDouble(scenario, { realism: realismFor(seed) });
-  }, 180_000);
+  test.each(
+    MATRIX_SEEDS.flatMap((seed) => picked.map((scenario) => [seed, scenario.name.slice(0, 60), scenario] as const)),
+  )(
+    'seed %i: %s',
+    async (seed, _name, scenario) => {
+      await runOnDouble(scenario, { realism: realismFor(seed) });
+    },
+    180_000,
+  );
 });

@@ -32,22 +32,39 @@ afterEach(async () => {
 
 describe('controller end to end on the API double', () => {
   test.each(SCENARIOS.map((s) => [s.name, s] as const))('%s', async (_name, scenario) => {
-    await scenario.run({ cluster, fleet, agent: new WorkAgent(cluster), startController: (config, options) => controllers.start(config, options), timeoutMs: 20_000 });
+    await scenario.run({
+      cluster,
+      fleet,
+      agent: new WorkAgent(cluster),
+      startController: (config, options) => controllers.start(config, options),
+      timeoutMs: 20_000,
+    });
   });
 
   test('GIVEN a converged fleet WHEN the controller resyncs everything THEN it issues no write at all', async () => {
     const controller = await controllers.start({ resyncSeconds: 1 });
     const names = ['a', 'b', 'c', 'd'];
-    for (const [i, name] of names.entries()) await cluster.create(hubApp(name, fleet.hubNamespace, fleet.clusters[i % 2]!));
+    for (const [i, name] of names.entries())
+      await cluster.create(hubApp(name, fleet.hubNamespace, fleet.clusters[i % 2]!));
     const agent = new WorkAgent(cluster);
     for (const [i, name] of names.entries()) {
-      await waitFor(`work for ${name}`, () => server.store.find('manifestworks', fleet.clusters[i % 2], manifestWorkName(fleet.hubNamespace, name)));
-      await agent.report(fleet.clusters[i % 2]!, manifestWorkName(fleet.hubNamespace, name), { syncStatus: 'Synced', healthStatus: 'Healthy' });
+      await waitFor(`work for ${name}`, () =>
+        server.store.find('manifestworks', fleet.clusters[i % 2], manifestWorkName(fleet.hubNamespace, name)),
+      );
+      await agent.report(fleet.clusters[i % 2]!, manifestWorkName(fleet.hubNamespace, name), {
+        syncStatus: 'Synced',
+        healthStatus: 'Healthy',
+      });
     }
-    await waitFor('every hub app Healthy', () => server.store.list<Application>('applications').every((a) => a.status?.health?.status === 'Healthy'));
+    await waitFor('every hub app Healthy', () =>
+      server.store.list<Application>('applications').every((a) => a.status?.health?.status === 'Healthy'),
+    );
     const reconciles = async () => {
       const text = await controller.metrics();
-      return [...text.matchAll(/^pullfleet_reconcile_total\{[^}]*controller="application"[^}]*\} (\d+)/gm)].reduce((sum, m) => sum + Number(m[1]), 0);
+      return [...text.matchAll(/^pullfleet_reconcile_total\{[^}]*controller="application"[^}]*\} (\d+)/gm)].reduce(
+        (sum, m) => sum + Number(m[1]),
+        0,
+      );
     };
     server.resetCounts();
     const before = await reconciles();
@@ -66,11 +83,16 @@ describe('controller end to end on the API double', () => {
     await cluster.create(hubApp('guestbook', fleet.hubNamespace, fleet.clusters[0]));
     const workName = manifestWorkName(fleet.hubNamespace, 'guestbook');
     await waitFor('the work', () => server.store.find('manifestworks', fleet.clusters[0], workName));
-    expect(server.store.get<Application>('applications', fleet.hubNamespace, 'guestbook').metadata.finalizers).toBeUndefined();
+    expect(
+      server.store.get<Application>('applications', fleet.hubNamespace, 'guestbook').metadata.finalizers,
+    ).toBeUndefined();
 
     server.store.delete('applications', fleet.hubNamespace, 'guestbook');
 
-    await waitFor('the orphaned work to be swept', () => server.store.find('manifestworks', fleet.clusters[0], workName) === undefined);
+    await waitFor(
+      'the orphaned work to be swept',
+      () => server.store.find('manifestworks', fleet.clusters[0], workName) === undefined,
+    );
   });
 
   test('GIVEN the API server answers 500 and 409 to the first writes WHEN apps are created THEN the controller retries and delivers them', async () => {
@@ -80,7 +102,9 @@ describe('controller end to end on the API double', () => {
 
     await cluster.create(hubApp('guestbook', fleet.hubNamespace, fleet.clusters[0]));
 
-    await waitFor('the work', () => server.store.find('manifestworks', fleet.clusters[0], manifestWorkName(fleet.hubNamespace, 'guestbook')));
+    await waitFor('the work', () =>
+      server.store.find('manifestworks', fleet.clusters[0], manifestWorkName(fleet.hubNamespace, 'guestbook')),
+    );
     expect(server.requestCount({ verb: 'patch', resource: 'manifestworks' })).toBeGreaterThanOrEqual(3);
   });
 });

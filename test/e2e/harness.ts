@@ -22,14 +22,22 @@ export function chaosSeeds(defaultCount: number): number[] {
  */
 const PROFILES: Record<string, Omit<RealismOptions, 'seed'>> = {
   default: {},
-  storm: { maxWatchDelayMs: 50, watchLifetimeMs: [20, 400], goneOnResume: 0.3, tooManyRequests: 0.08, hang: 0.05, hangMs: [50, 2000] },
+  storm: {
+    maxWatchDelayMs: 50,
+    watchLifetimeMs: [20, 400],
+    goneOnResume: 0.3,
+    tooManyRequests: 0.08,
+    hang: 0.05,
+    hangMs: [50, 2000],
+  },
 };
 
 /** The realism settings for a seed under the profile chosen in the environment. */
 export function realismFor(seed: number): RealismOptions {
   const name = process.env.PULLFLEET_CHAOS_PROFILE ?? 'default';
   const profile = PROFILES[name];
-  if (!profile) throw new Error(`PULLFLEET_CHAOS_PROFILE must be one of ${Object.keys(PROFILES).join(', ')}, got "${name}"`);
+  if (!profile)
+    throw new Error(`PULLFLEET_CHAOS_PROFILE must be one of ${Object.keys(PROFILES).join(', ')}, got "${name}"`);
   return { ...profile, seed };
 }
 
@@ -58,11 +66,16 @@ export async function runOnDouble(scenario: Scenario, opts: RunOptions = {}): Pr
       timeoutMs: opts.timeoutMs ?? (opts.realism ? 30_000 : 20_000),
     };
     await scenario.run(ctx);
-    if (opts.realism && process.env.PULLFLEET_CHAOS_VERBOSE) process.stderr.write(`seed ${opts.realism.seed} ${scenario.name}: injected ${JSON.stringify(server.injectedFaults())}\n`);
+    if (opts.realism && process.env.PULLFLEET_CHAOS_VERBOSE)
+      process.stderr.write(
+        `seed ${opts.realism.seed} ${scenario.name}: injected ${JSON.stringify(server.injectedFaults())}\n`,
+      );
   } catch (error) {
     if (opts.realism) {
       const e = error instanceof Error ? error : new Error(String(error));
-      const profile = process.env.PULLFLEET_CHAOS_PROFILE ? `PULLFLEET_CHAOS_PROFILE=${process.env.PULLFLEET_CHAOS_PROFILE} ` : '';
+      const profile = process.env.PULLFLEET_CHAOS_PROFILE
+        ? `PULLFLEET_CHAOS_PROFILE=${process.env.PULLFLEET_CHAOS_PROFILE} `
+        : '';
       e.message = `[realistic double, seed ${opts.realism.seed}; replay with ${profile}PULLFLEET_CHAOS_SEED=${opts.realism.seed}; injected ${JSON.stringify(server.injectedFaults())}] ${e.message}`;
       throw e;
     }
@@ -72,6 +85,7 @@ export async function runOnDouble(scenario: Scenario, opts: RunOptions = {}): Pr
     server.dropHung();
     const stuck = await controllers.stopAll();
     await server.close();
-    if (stuck.length > 0) process.stderr.write(`${scenario.name}: ${stuck.join(', ')} did not stop within 15 s and was abandoned\n`);
+    if (stuck.length > 0)
+      process.stderr.write(`${scenario.name}: ${stuck.join(', ')} did not stop within 15 s and was abandoned\n`);
   }
 }

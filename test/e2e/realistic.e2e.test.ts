@@ -14,7 +14,11 @@ const ALL_FOR = CHOSEN ? chaosSeeds(2) : [101];
 
 describe('every scenario on the realistic double', () => {
   const cases = ALL_FOR.flatMap((seed) => SCENARIOS.map((s) => [seed, s.name, s] as const));
-  test.each(cases)('seed %i: %s', async (seed, _name, scenario) => {
-    await runOnDouble(scenario, { realism: realismFor(seed) });
-  }, 120_000);
+  test.each(cases)(
+    'seed %i: %s',
+    async (seed, _name, scenario) => {
+      await runOnDouble(scenario, { realism: realismFor(seed) });
+    },
+    120_000,
+  );
 });

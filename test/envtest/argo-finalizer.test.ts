@@ -13,7 +13,15 @@ import { realCluster, type TestCluster } from '../support/cluster.js';
 import { describeRealServer } from '../support/real-server.js';
 import { waitFor } from '../support/wait.js';
 import { WorkAgent } from '../support/work-agent.js';
-import { WORK_AGENT_FINALIZER, controllerStarter, fleetFor, hubApp, setUpFleet, tearDownFleet, type Fleet } from '../e2e/scenarios.js';
+import {
+  WORK_AGENT_FINALIZER,
+  controllerStarter,
+  fleetFor,
+  hubApp,
+  setUpFleet,
+  tearDownFleet,
+  type Fleet,
+} from '../e2e/scenarios.js';
 
 const TIMEOUT_MS = 60_000;
 
@@ -41,28 +49,51 @@ describeRealServer('Argo CD resources finalizer on deleted hub Applications', (k
       controllers = controllerStarter(cluster);
       await controllers.start();
       const agent = new WorkAgent(cluster);
-      const appRef = { apiVersion: ARGOCD_API_VERSION, kind: 'Application', namespace: hubNamespace, name: 'guestbook' };
-      const workRef = { apiVersion: WORK_API_VERSION, kind: 'ManifestWork', namespace: clusters[0], name: manifestWorkName(hubNamespace, 'guestbook') };
+      const appRef = {
+        apiVersion: ARGOCD_API_VERSION,
+        kind: 'Application',
+        namespace: hubNamespace,
+        name: 'guestbook',
+      };
+      const workRef = {
+        apiVersion: WORK_API_VERSION,
+        kind: 'ManifestWork',
+        namespace: clusters[0],
+        name: manifestWorkName(hubNamespace, 'guestbook'),
+      };
       const readApp = () => cluster.get<Application>(appRef);
       const readWork = () => cluster.get<ManifestWork>(workRef);
 
       const app = hubApp('guestbook', hubNamespace, clusters[0]);
       await cluster.create({ ...app, metadata: { ...app.metadata, finalizers: [argoFinalizer] } });
-      await waitFor('the work and the cleanup finalizer', async () => (await readWork()) && (await readApp())?.metadata.finalizers?.includes(CLEANUP_FINALIZER), { timeoutMs: TIMEOUT_MS, describe: readApp });
+      await waitFor(
+        'the work and the cleanup finalizer',
+        async () => (await readWork()) && (await readApp())?.metadata.finalizers?.includes(CLEANUP_FINALIZER),
+        { timeoutMs: TIMEOUT_MS, describe: readApp },
+      );
       // The hub side of OCM holds the work until the spoke has cleaned up.
       await agent.addFinalizer(workRef.namespace, workRef.name, WORK_AGENT_FINALIZER);
 
       await cluster.delete(appRef);
 
-      await waitFor('the work to be terminating', async () => (await readWork())?.metadata.deletionTimestamp, { timeoutMs: TIMEOUT_MS, describe: readWork });
+      await waitFor('the work to be terminating', async () => (await readWork())?.metadata.deletionTimestamp, {
+        timeoutMs: TIMEOUT_MS,
+        describe: readWork,
+      });
       const waiting = await readApp();
       expect(waiting?.metadata.deletionTimestamp).toBeDefined();
       expect(waiting?.metadata.finalizers).toEqual(expect.arrayContaining([argoFinalizer, CLEANUP_FINALIZER]));
 
       // The spoke finished: the work goes, then the app, with nothing else on this server to finalize it.
       await agent.removeFinalizer(workRef.namespace, workRef.name, WORK_AGENT_FINALIZER);
-      await waitFor('the work to be gone', async () => (await readWork()) === undefined, { timeoutMs: TIMEOUT_MS, describe: readWork });
-      await waitFor('the hub app to be gone', async () => (await readApp()) === undefined, { timeoutMs: TIMEOUT_MS, describe: readApp });
+      await waitFor('the work to be gone', async () => (await readWork()) === undefined, {
+        timeoutMs: TIMEOUT_MS,
+        describe: readWork,
+      });
+      await waitFor('the hub app to be gone', async () => (await readApp()) === undefined, {
+        timeoutMs: TIMEOUT_MS,
+        describe: readApp,
+      });
     },
     180_000,
   );

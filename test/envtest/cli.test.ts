@@ -21,7 +21,11 @@ const BIN = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'bin', 'pu
 const CLUSTERS = 1000;
 
 function pullfleet(args: readonly string[]): { code: number; out: string; err: string } {
-  const result = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', timeout: 120_000, env: { ...process.env, NO_COLOR: '1' } });
+  const result = spawnSync(process.execPath, [BIN, ...args], {
+    encoding: 'utf8',
+    timeout: 120_000,
+    env: { ...process.env, NO_COLOR: '1' },
+  });
   if (result.error) throw result.error;
   return { code: result.status ?? -1, out: result.stdout, err: result.stderr };
 }
@@ -29,9 +33,11 @@ function pullfleet(args: readonly string[]): { code: number; out: string; err: s
 /** Runs `fn` over `items`, `width` at a time. */
 async function inParallel<T>(items: readonly T[], width: number, fn: (item: T) => Promise<unknown>): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: width }, async () => {
-    while (next < items.length) await fn(items[next++]!);
-  }));
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next < items.length) await fn(items[next++]!);
+    }),
+  );
 }
 
 describeRealServer('pullfleet inventory and status through the binary', (kubeconfigPath) => {
@@ -50,17 +56,40 @@ describeRealServer('pullfleet inventory and status through the binary', (kubecon
   }, 300_000);
 
   afterAll(async () => {
-    await inParallel(clusters, 16, (c) => client.delete('cluster.open-cluster-management.io/v1', 'ManagedCluster', undefined, c.metadata.name as string));
-    for (const set of sets) await client.delete('cluster.open-cluster-management.io/v1beta2', 'ManagedClusterSet', undefined, set.metadata.name);
+    await inParallel(clusters, 16, (c) =>
+      client.delete('cluster.open-cluster-management.io/v1', 'ManagedCluster', undefined, c.metadata.name as string),
+    );
+    for (const set of sets)
+      await client.delete(
+        'cluster.open-cluster-management.io/v1beta2',
+        'ManagedClusterSet',
+        undefined,
+        set.metadata.name,
+      );
     rmSync(dir, { recursive: true, force: true });
   }, 300_000);
 
   test('inventory pull pages through 1,000 ManagedClusters into a file with every cluster, its sets, claims and taints (add-on status labels left out)', async () => {
     const output = join(dir, 'inventory', 'hub.yaml');
-    const result = pullfleet(['inventory', 'pull', '--kubeconfig', kubeconfigPath, '--hub', 'hub', '-o', output, '--page-size', '100']);
+    const result = pullfleet([
+      'inventory',
+      'pull',
+      '--kubeconfig',
+      kubeconfigPath,
+      '--hub',
+      'hub',
+      '-o',
+      output,
+      '--page-size',
+      '100',
+    ]);
     expect(result.err).toBe('');
     expect(result.code).toBe(0);
-    expect(result.out).toMatch(new RegExp(`^wrote ${output} \\(${CLUSTERS} clusters, ${sets.length} cluster sets\\) from https://127\\.0\\.0\\.1:\\d+/?\\n$`));
+    expect(result.out).toMatch(
+      new RegExp(
+        `^wrote ${output} \\(${CLUSTERS} clusters, ${sets.length} cluster sets\\) from https://127\\.0\\.0\\.1:\\d+/?\\n$`,
+      ),
+    );
     const inventory = parseInventory(readFileSync(output, 'utf8'), output);
     expect(inventory.clusters.map((c) => c.name)).toEqual(clusters.map((c) => c.metadata.name));
     expect(inventory.clusters[0]).toStrictEqual({
@@ -74,7 +103,11 @@ describeRealServer('pullfleet inventory and status through the binary', (kubecon
         region: 'us-east-1',
         vendor: 'OpenShift',
       },
-      claims: { 'id.k8s.io': 'id-0', 'kubeversion.open-cluster-management.io': 'v1.30.2', 'product.open-cluster-management.io': 'OpenShift' },
+      claims: {
+        'id.k8s.io': 'id-0',
+        'kubeversion.open-cluster-management.io': 'v1.30.2',
+        'product.open-cluster-management.io': 'OpenShift',
+      },
       taints: [{ key: 'maintenance', value: 'planned', effect: 'NoSelect' }],
     });
   });
@@ -85,7 +118,9 @@ describeRealServer('pullfleet inventory and status through the binary', (kubecon
     const clean = pullfleet(['inventory', 'diff', '--kubeconfig', kubeconfigPath, '--file', output]);
     expect({ code: clean.code, err: clean.err }).toEqual({ code: 0, err: '' });
 
-    await client.mergePatch('cluster.open-cluster-management.io/v1', 'ManagedCluster', undefined, 'cluster-00007', { metadata: { labels: { region: 'eu-west-1' } } });
+    await client.mergePatch('cluster.open-cluster-management.io/v1', 'ManagedCluster', undefined, 'cluster-00007', {
+      metadata: { labels: { region: 'eu-west-1' } },
+    });
     const changed = pullfleet(['inventory', 'diff', '--kubeconfig', kubeconfigPath, '--file', output]);
     expect(changed.code).toBe(1);
     expect(changed.out + changed.err).toContain('cluster-00007');
@@ -118,8 +153,22 @@ describeRealServer('pullfleet inventory and status through the binary', (kubecon
       await client.replace({ ...report, metadata: stored.metadata }, 'status');
     };
 
-    await write(reportOf({ 'cluster-00001': healthy, 'cluster-00002': { ...healthy, health: 'Degraded', message: 'Deployment guestbook-ui is not available' } }));
-    const degraded = pullfleet(['status', '--kubeconfig', kubeconfigPath, '-n', namespace, '--no-static', '-o', 'json']);
+    await write(
+      reportOf({
+        'cluster-00001': healthy,
+        'cluster-00002': { ...healthy, health: 'Degraded', message: 'Deployment guestbook-ui is not available' },
+      }),
+    );
+    const degraded = pullfleet([
+      'status',
+      '--kubeconfig',
+      kubeconfigPath,
+      '-n',
+      namespace,
+      '--no-static',
+      '-o',
+      'json',
+    ]);
     expect(degraded.err).toBe('');
     expect(degraded.code).toBe(1);
     expect(degraded.out).toContain('cluster-00002');
@@ -133,7 +182,10 @@ describeRealServer('pullfleet inventory and status through the binary', (kubecon
 
   test('status against an API server that is not there exits 2 with a message naming it', () => {
     const kubeconfig = join(dir, 'nowhere.kubeconfig');
-    const text = readFileSync(kubeconfigPath, 'utf8').replace(/server: https:\/\/127\.0\.0\.1:\d+/, 'server: https://127.0.0.1:1');
+    const text = readFileSync(kubeconfigPath, 'utf8').replace(
+      /server: https:\/\/127\.0\.0\.1:\d+/,
+      'server: https://127.0.0.1:1',
+    );
     writeFileSync(kubeconfig, text);
     const result = pullfleet(['status', '--kubeconfig', kubeconfig, '--timeout', '5']);
     expect(result.code).toBe(2);

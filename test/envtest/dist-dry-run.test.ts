@@ -30,7 +30,9 @@ interface Located {
 
 function yamlFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true })
-    .flatMap((e) => (e.isDirectory() ? yamlFiles(join(dir, e.name)) : e.name.endsWith('.yaml') ? [join(dir, e.name)] : []))
+    .flatMap((e) =>
+      e.isDirectory() ? yamlFiles(join(dir, e.name)) : e.name.endsWith('.yaml') ? [join(dir, e.name)] : [],
+    )
     .sort();
 }
 
@@ -45,7 +47,8 @@ function distObjects(): Located[] {
       out.push({ object, where: rel });
       if (object.kind === 'ManifestWork') {
         const manifests = (object.spec as { workload?: { manifests?: RawObject[] } }).workload?.manifests ?? [];
-        for (const m of manifests) out.push({ object: m, where: `${rel} (in work ${object.metadata.namespace}/${object.metadata.name})` });
+        for (const m of manifests)
+          out.push({ object: m, where: `${rel} (in work ${object.metadata.namespace}/${object.metadata.name})` });
       }
     }
   }
@@ -54,14 +57,19 @@ function distObjects(): Located[] {
 
 /** ValidatingAdmissionPolicy(Binding) v1 → v1beta1, the version a 1.28 server serves. */
 function servedVersion(object: RawObject): RawObject {
-  if (object.apiVersion === 'admissionregistration.k8s.io/v1' && /^ValidatingAdmissionPolicy(Binding)?$/.test(object.kind)) {
+  if (
+    object.apiVersion === 'admissionregistration.k8s.io/v1' &&
+    /^ValidatingAdmissionPolicy(Binding)?$/.test(object.kind)
+  ) {
     return { ...object, apiVersion: 'admissionregistration.k8s.io/v1beta1' };
   }
   return object;
 }
 
-const isOcmGitOpsCluster = (l: Located): boolean => l.object.kind === 'GitOpsCluster' && l.object.apiVersion === 'apps.open-cluster-management.io/v1alpha1';
-const label = (l: Located): string => `${l.object.kind} ${l.object.metadata.namespace ? `${l.object.metadata.namespace}/` : ''}${l.object.metadata.name} from ${l.where}`;
+const isOcmGitOpsCluster = (l: Located): boolean =>
+  l.object.kind === 'GitOpsCluster' && l.object.apiVersion === 'apps.open-cluster-management.io/v1alpha1';
+const label = (l: Located): string =>
+  `${l.object.kind} ${l.object.metadata.namespace ? `${l.object.metadata.namespace}/` : ''}${l.object.metadata.name} from ${l.where}`;
 
 describeRealServer('dist/ on a real API server', (kubeconfigPath) => {
   const client = new RawClient(loadKubeConfig(kubeconfigPath));
@@ -90,7 +98,16 @@ describeRealServer('dist/ on a real API server', (kubeconfigPath) => {
 
   test('dist/ holds hub objects, works with payloads, the controller install and spoke bootstrap', () => {
     const kinds = new Set(objects.map((o) => o.object.kind));
-    for (const kind of ['ManifestWork', 'Application', 'ApplicationSet', 'Placement', 'Deployment', 'CustomResourceDefinition', 'ValidatingAdmissionPolicy', 'GitOpsCluster']) {
+    for (const kind of [
+      'ManifestWork',
+      'Application',
+      'ApplicationSet',
+      'Placement',
+      'Deployment',
+      'CustomResourceDefinition',
+      'ValidatingAdmissionPolicy',
+      'GitOpsCluster',
+    ]) {
       expect(kinds).toContain(kind);
     }
     expect(objects.some((o) => o.where.includes('(in work '))).toBe(true);
@@ -133,7 +150,7 @@ describeRealServer('dist/ on a real API server', (kubeconfigPath) => {
     expect(await refusals(subset)).toEqual([]);
   });
 
-  test("the Applications an ApplicationSet generates, and the works the controller wraps them in, are accepted too", async () => {
+  test('the Applications an ApplicationSet generates, and the works the controller wraps them in, are accepted too', async () => {
     const appSets = objects.filter((l) => l.object.kind === 'ApplicationSet' && !l.where.includes('(in work '));
     expect(appSets.length).toBeGreaterThan(0);
     const refused: string[] = [];
@@ -141,8 +158,16 @@ describeRealServer('dist/ on a real API server', (kubeconfigPath) => {
     for (const { object, where } of appSets) {
       // What the applicationset-controller makes of the template for one cluster (fasttemplate `{{name}}`).
       const template = (object.spec as { template: { metadata: RawObject['metadata']; spec: unknown } }).template;
-      const generated = JSON.parse(JSON.stringify(template).replaceAll('{{name}}', 'prod-east')) as { metadata: RawObject['metadata']; spec: unknown };
-      const app: RawObject = { apiVersion: 'argoproj.io/v1alpha1', kind: 'Application', metadata: { ...generated.metadata, namespace: object.metadata.namespace }, spec: generated.spec };
+      const generated = JSON.parse(JSON.stringify(template).replaceAll('{{name}}', 'prod-east')) as {
+        metadata: RawObject['metadata'];
+        spec: unknown;
+      };
+      const app: RawObject = {
+        apiVersion: 'argoproj.io/v1alpha1',
+        kind: 'Application',
+        metadata: { ...generated.metadata, namespace: object.metadata.namespace },
+        spec: generated.spec,
+      };
       try {
         const stored = await client.apply<Application>(app, 'pullfleet-dist-check');
         try {

@@ -28,8 +28,11 @@ describeRealServer('kube client through a kubeconfig proxy-url', (kubeconfigPath
     original.loadFromFile(kubeconfigPath);
     server = new URL(original.getCurrentCluster()!.server);
     // The same kubeconfig, with the current cluster reached through the proxy (JSON is YAML).
-    const config = JSON.parse(original.exportConfig()) as { clusters: Array<{ name: string; cluster: Record<string, unknown> }> };
-    for (const entry of config.clusters) if (entry.name === original.getCurrentCluster()!.name) entry.cluster['proxy-url'] = proxy.url;
+    const config = JSON.parse(original.exportConfig()) as {
+      clusters: Array<{ name: string; cluster: Record<string, unknown> }>;
+    };
+    for (const entry of config.clusters)
+      if (entry.name === original.getCurrentCluster()!.name) entry.cluster['proxy-url'] = proxy.url;
     writeFileSync(join(dir, 'kubeconfig'), JSON.stringify(config));
     client = new KubeClient(loadKubeConfig({ path: join(dir, 'kubeconfig') }), { requestTimeoutMs: 20_000 });
   });
@@ -42,7 +45,11 @@ describeRealServer('kube client through a kubeconfig proxy-url', (kubeconfigPath
   });
 
   test('GIVEN a kubeconfig with proxy-url WHEN the client writes, reads and watches THEN every connection is tunnelled through the proxy to the API server', async () => {
-    const created = await client.create<KubeObject>(NAMESPACE, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
+    const created = await client.create<KubeObject>(NAMESPACE, {
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: { name: namespace },
+    });
     expect(created.metadata.uid).toBeDefined();
     const read = await client.get<KubeObject>(NAMESPACE, undefined, namespace);
     expect(read.metadata.uid).toBe(created.metadata.uid);
@@ -52,12 +59,19 @@ describeRealServer('kube client through a kubeconfig proxy-url', (kubeconfigPath
     // A watch from the list's version sees the label change made through the proxy too.
     const abort = new AbortController();
     const seen = new Promise<KubeObject>((resolve, reject) => {
-      const watching = client.watch<KubeObject>(NAMESPACE, {}, listed.resourceVersion, (event) => {
-        if (event.object.metadata.name === namespace && event.object.metadata.labels?.proxied === 'yes') {
-          resolve(event.object);
-          abort.abort();
-        }
-      }, abort.signal, 60);
+      const watching = client.watch<KubeObject>(
+        NAMESPACE,
+        {},
+        listed.resourceVersion,
+        (event) => {
+          if (event.object.metadata.name === namespace && event.object.metadata.labels?.proxied === 'yes') {
+            resolve(event.object);
+            abort.abort();
+          }
+        },
+        abort.signal,
+        60,
+      );
       watching.then(() => reject(new Error('the watch ended before the change was seen')), reject);
     });
     await client.mergePatch(NAMESPACE, undefined, namespace, { metadata: { labels: { proxied: 'yes' } } });

@@ -12,7 +12,19 @@
  */
 import { afterAll, expect, test } from '@jest/globals';
 import { KubeConfig } from '@kubernetes/client-node';
-import { AppSource, ClusterSet, DeliveryModel, Fleet, GitOpsCluster, Hub, HubFlavor, Placement, PullApplication, PullApplicationSet, Spoke } from '../../src/constructs/index.js';
+import {
+  AppSource,
+  ClusterSet,
+  DeliveryModel,
+  Fleet,
+  GitOpsCluster,
+  Hub,
+  HubFlavor,
+  Placement,
+  PullApplication,
+  PullApplicationSet,
+  Spoke,
+} from '../../src/constructs/index.js';
 import { realCluster } from '../support/cluster.js';
 import { PullDeliverySim, SOURCE_UID } from '../support/pull-delivery-sim.js';
 import { describeRealServer } from '../support/real-server.js';
@@ -35,7 +47,12 @@ describeRealServer('basic → agent-managed hand-over', (kubeconfigPath) => {
     const hub = new Hub(fleet, 'hub', { flavor: HubFlavor.ACM, argoNamespace: hubNs });
     const east = new Spoke(hub, spokeName, { clusterSet: new ClusterSet(hub, 'all'), labels: { tier: 'edge' } });
     const edge = new Placement(hub, 'edge', { predicates: [{ labels: { tier: 'edge' } }] });
-    new PullApplicationSet(hub, 'edge-web', { source, destinationNamespace: 'edge-web', placement: edge, pruneOnDelete: true });
+    new PullApplicationSet(hub, 'edge-web', {
+      source,
+      destinationNamespace: 'edge-web',
+      placement: edge,
+      pruneOnDelete: true,
+    });
     new PullApplication(hub, 'web', { source, destinationNamespace: 'web', spokes: [east], pruneOnDelete: true });
     if (agent) {
       new GitOpsCluster(hub, 'agents', { placement: edge, model: DeliveryModel.AGENT_MANAGED });
@@ -50,14 +67,18 @@ describeRealServer('basic → agent-managed hand-over', (kubeconfigPath) => {
 
     const start = sim.commit(fleetAt(undefined, false));
     await sim.step(start);
-    for (const name of names) expect((await sim.readSpokeApp(spokeName, name))?.metadata.finalizers).toEqual(['resources-finalizer.argocd.argoproj.io']);
+    for (const name of names)
+      expect((await sim.readSpokeApp(spokeName, name))?.metadata.finalizers).toEqual([
+        'resources-finalizer.argocd.argoproj.io',
+      ]);
 
     // the GitOpsCluster selects the spoke from step 1 on: its agent is installed
     sim.agents.set(spokeName, 'managed');
     const step1 = sim.commit(fleetAt(start.dir, true));
     await sim.step(step1);
     // the signal plan names: every work Applied at its current generation
-    for (const w of await sim.works(spokeName)) expect(w.status?.conditions?.find((c) => c.type === 'Applied')?.observedGeneration).toBe(w.metadata.generation);
+    for (const w of await sim.works(spokeName))
+      expect(w.status?.conditions?.find((c) => c.type === 'Applied')?.observedGeneration).toBe(w.metadata.generation);
     for (const name of names) expect((await sim.readSpokeApp(spokeName, name))?.metadata.finalizers ?? []).toEqual([]);
 
     const step2 = sim.commit(fleetAt(step1.dir, true));

@@ -16,12 +16,31 @@
  */
 import { afterAll, expect, test } from '@jest/globals';
 import { KubeConfig } from '@kubernetes/client-node';
-import { AppSource, ClusterSet, DeliveryModel, Fleet, GitOpsCluster, Hub, HubFlavor, Placement, PullApplication, PullApplicationSet, Spoke } from '../../src/constructs/index.js';
+import {
+  AppSource,
+  ClusterSet,
+  DeliveryModel,
+  Fleet,
+  GitOpsCluster,
+  Hub,
+  HubFlavor,
+  Placement,
+  PullApplication,
+  PullApplicationSet,
+  Spoke,
+} from '../../src/constructs/index.js';
 import { ARGOCD_API_VERSION, MANAGED_CLUSTER_ANNOTATION, WORK_API_VERSION } from '../../src/model/core/keys.js';
 import { manifestWorkName } from '../../src/model/core/names.js';
 import { type Application, type ManifestWork } from '../../src/model/core/types.js';
 import { realCluster } from '../support/cluster.js';
-import { PullDeliverySim, SOURCE_UID, SPOKE_FOLDER_MANAGER, WORK_AGENT_MANAGER, type Commit, type Obj } from '../support/pull-delivery-sim.js';
+import {
+  PullDeliverySim,
+  SOURCE_UID,
+  SPOKE_FOLDER_MANAGER,
+  WORK_AGENT_MANAGER,
+  type Commit,
+  type Obj,
+} from '../support/pull-delivery-sim.js';
 import { describeRealServer } from '../support/real-server.js';
 
 const repo = 'https://git.example.com/apps.git';
@@ -54,7 +73,12 @@ describeRealServer('moves between delivery models', (kubeconfigPath) => {
   async function simFor(n: Names): Promise<PullDeliverySim> {
     const sim = new PullDeliverySim(realCluster(kubeConfig), n.hubNs, [n.m1, n.e2, n.p1]);
     sims.push(sim);
-    const decided: Record<string, string[]> = { edge: [n.m1], core: [n.e2], plain: [n.p1], everyone: [n.m1, n.e2, n.p1] };
+    const decided: Record<string, string[]> = {
+      edge: [n.m1],
+      core: [n.e2],
+      plain: [n.p1],
+      everyone: [n.m1, n.e2, n.p1],
+    };
     sim.decisions = (placement) => decided[placement] ?? [];
     await sim.createNamespaces();
     return sim;
@@ -65,30 +89,67 @@ describeRealServer('moves between delivery models', (kubeconfigPath) => {
    * ApplicationSets `edge-web` (placement edge: m1), `core-web` (core: e2), `plain-web` (plain: p1) and
    * the basic `monitoring` (everyone). `edge` and `core` are given the GitOpsCluster of `models`.
    */
-  function fleetAt(n: Names, previous: string | undefined, models: { edge?: DeliveryModel; core?: DeliveryModel }, move?: DeliveryModel, flavor = HubFlavor.ACM): Fleet {
+  function fleetAt(
+    n: Names,
+    previous: string | undefined,
+    models: { edge?: DeliveryModel; core?: DeliveryModel },
+    move?: DeliveryModel,
+    flavor = HubFlavor.ACM,
+  ): Fleet {
     const fleet = new Fleet({ outdir: '/nonexistent/never-written', previousOutput: previous });
     const hub = new Hub(fleet, 'hub', { flavor, argoNamespace: n.hubNs });
     const set = new ClusterSet(hub, 'all');
     const m1 = new Spoke(hub, n.m1, { clusterSet: set, labels: { fleet: 'yes', tier: 'edge' } });
     const e2 = new Spoke(hub, n.e2, { clusterSet: set, labels: { fleet: 'yes', tier: 'core' } });
     const p1 = new Spoke(hub, n.p1, { clusterSet: set, labels: { fleet: 'yes', tier: 'plain' } });
-    const placement = (name: string, labels: Record<string, string>) => new Placement(hub, name, { predicates: [{ labels }] });
+    const placement = (name: string, labels: Record<string, string>) =>
+      new Placement(hub, name, { predicates: [{ labels }] });
     const edge = placement('edge', { tier: 'edge' });
     const core = placement('core', { tier: 'core' });
     const plain = placement('plain', { tier: 'plain' });
     const everyone = placement('everyone', { fleet: 'yes' });
     const gitops = (name: string, on: Placement, model: DeliveryModel | undefined) => {
-      if (model === DeliveryModel.AGENT_AUTONOMOUS) new GitOpsCluster(hub, name, { placement: on, model, spokeFolderRepository: { repoURL: 'https://git.example.com/fleet.git' } });
+      if (model === DeliveryModel.AGENT_AUTONOMOUS)
+        new GitOpsCluster(hub, name, {
+          placement: on,
+          model,
+          spokeFolderRepository: { repoURL: 'https://git.example.com/fleet.git' },
+        });
       else if (model) new GitOpsCluster(hub, name, { placement: on, model });
     };
     gitops('edge-agents', edge, models.edge);
     gitops('core-agents', core, models.core);
     const app = (path: string) => AppSource.git({ repoURL: repo, path });
-    new PullApplication(hub, 'web', { source: app('web'), destinationNamespace: 'web', spokes: [m1, e2, p1], pruneOnDelete: true });
-    new PullApplicationSet(hub, 'edge-web', { source: app('edge'), destinationNamespace: 'edge-web', placement: edge, pruneOnDelete: true });
-    new PullApplicationSet(hub, 'core-web', { source: app('core'), destinationNamespace: 'core-web', placement: core, pruneOnDelete: true });
-    new PullApplicationSet(hub, 'plain-web', { source: app('plain'), destinationNamespace: 'plain-web', placement: plain, pruneOnDelete: true });
-    new PullApplicationSet(hub, 'monitoring', { source: app('monitoring'), destinationNamespace: 'monitoring', placement: everyone, pruneOnDelete: true });
+    new PullApplication(hub, 'web', {
+      source: app('web'),
+      destinationNamespace: 'web',
+      spokes: [m1, e2, p1],
+      pruneOnDelete: true,
+    });
+    new PullApplicationSet(hub, 'edge-web', {
+      source: app('edge'),
+      destinationNamespace: 'edge-web',
+      placement: edge,
+      pruneOnDelete: true,
+    });
+    new PullApplicationSet(hub, 'core-web', {
+      source: app('core'),
+      destinationNamespace: 'core-web',
+      placement: core,
+      pruneOnDelete: true,
+    });
+    new PullApplicationSet(hub, 'plain-web', {
+      source: app('plain'),
+      destinationNamespace: 'plain-web',
+      placement: plain,
+      pruneOnDelete: true,
+    });
+    new PullApplicationSet(hub, 'monitoring', {
+      source: app('monitoring'),
+      destinationNamespace: 'monitoring',
+      placement: everyone,
+      pruneOnDelete: true,
+    });
     if (move) m1.moveTo(move);
     return fleet;
   }
@@ -116,33 +177,66 @@ describeRealServer('moves between delivery models', (kubeconfigPath) => {
   async function runtimeForOthers(sim: PullDeliverySim, n: Names): Promise<Record<string, string>> {
     const out: Record<string, string> = {};
     for (const s of [n.e2, n.p1]) {
-      for (const a of await sim.cluster.list<Application>(ARGOCD_API_VERSION, 'Application', { namespace: sim.appNs(s) })) out[`Application ${s}/${a.metadata.name}`] = a.metadata.resourceVersion!;
-      for (const w of await sim.cluster.list<ManifestWork>(WORK_API_VERSION, 'ManifestWork', { namespace: s })) out[`ManifestWork ${s}/${w.metadata.name}`] = w.metadata.resourceVersion!;
+      for (const a of await sim.cluster.list<Application>(ARGOCD_API_VERSION, 'Application', {
+        namespace: sim.appNs(s),
+      }))
+        out[`Application ${s}/${a.metadata.name}`] = a.metadata.resourceVersion!;
+      for (const w of await sim.cluster.list<ManifestWork>(WORK_API_VERSION, 'ManifestWork', { namespace: s }))
+        out[`ManifestWork ${s}/${w.metadata.name}`] = w.metadata.resourceVersion!;
     }
     const monitoring = `${n.m1}-monitoring`;
     out[`Application ${n.m1}/${monitoring}`] = (await sim.readSpokeApp(n.m1, monitoring))!.metadata.resourceVersion!;
-    const work = await sim.cluster.get<ManifestWork>({ apiVersion: WORK_API_VERSION, kind: 'ManifestWork', namespace: n.m1, name: manifestWorkName(n.hubNs, monitoring) });
+    const work = await sim.cluster.get<ManifestWork>({
+      apiVersion: WORK_API_VERSION,
+      kind: 'ManifestWork',
+      namespace: n.m1,
+      name: manifestWorkName(n.hubNs, monitoring),
+    });
     out[`ManifestWork ${n.m1}/${work!.metadata.name}`] = work!.metadata.resourceVersion!;
     return out;
   }
 
   /** Every expected Application runs on every spoke (the apps of m1 that move are `moved`). */
   function everyApp(n: Names): string[] {
-    return [`${n.m1}/web-${n.m1}`, `${n.m1}/${n.m1}-edge-web`, `${n.m1}/${n.m1}-monitoring`, `${n.e2}/web-${n.e2}`, `${n.e2}/${n.e2}-core-web`, `${n.e2}/${n.e2}-monitoring`, `${n.p1}/web-${n.p1}`, `${n.p1}/${n.p1}-plain-web`, `${n.p1}/${n.p1}-monitoring`];
+    return [
+      `${n.m1}/web-${n.m1}`,
+      `${n.m1}/${n.m1}-edge-web`,
+      `${n.m1}/${n.m1}-monitoring`,
+      `${n.e2}/web-${n.e2}`,
+      `${n.e2}/${n.e2}-core-web`,
+      `${n.e2}/${n.e2}-monitoring`,
+      `${n.p1}/web-${n.p1}`,
+      `${n.p1}/${n.p1}-plain-web`,
+      `${n.p1}/${n.p1}-monitoring`,
+    ];
   }
 
   const workFor = async (sim: PullDeliverySim, spoke: string, name: string) =>
-    (await sim.works(spoke)).filter((w) => !w.metadata.deletionTimestamp && w.spec.workload.manifests.some((m) => (m as Obj).kind === 'Application' && (m as Obj).metadata.name === name));
+    (await sim.works(spoke)).filter(
+      (w) =>
+        !w.metadata.deletionTimestamp &&
+        w.spec.workload.manifests.some((m) => (m as Obj).kind === 'Application' && (m as Obj).metadata.name === name),
+    );
   const managedFields = (app: Application | undefined) => (app?.metadata.managedFields ?? []) as Obj[];
-  const strategyOf = (work: ManifestWork, name: string) => (work.spec as Obj).manifestConfigs?.find((c: Obj) => c.resourceIdentifier?.name === name)?.updateStrategy?.type as string | undefined;
-  const appliedAtGeneration = (work: ManifestWork) => work.status?.conditions?.find((c) => c.type === 'Applied')?.observedGeneration === work.metadata.generation;
+  const strategyOf = (work: ManifestWork, name: string) =>
+    (work.spec as Obj).manifestConfigs?.find((c: Obj) => c.resourceIdentifier?.name === name)?.updateStrategy?.type as
+      string | undefined;
+  const appliedAtGeneration = (work: ManifestWork) =>
+    work.status?.conditions?.find((c) => c.type === 'Applied')?.observedGeneration === work.metadata.generation;
 
   /** Owned by basic delivery: one live Foreground work applies it server-side, the work agent wrote its spec, and no agent is routed to it. */
   async function expectOwnedByWork(sim: PullDeliverySim, spoke: string, name: string): Promise<void> {
     const app = await sim.readSpokeApp(spoke, name);
     expect(app?.metadata.deletionTimestamp).toBeUndefined();
     const works = await workFor(sim, spoke, name);
-    expect(works.map((w) => [w.metadata.name, (w.spec as Obj).deleteOption?.propagationPolicy, strategyOf(w, name), appliedAtGeneration(w)])).toEqual([[manifestWorkName(sim.hubNs, name), 'Foreground', 'ServerSideApply', true]]);
+    expect(
+      works.map((w) => [
+        w.metadata.name,
+        (w.spec as Obj).deleteOption?.propagationPolicy,
+        strategyOf(w, name),
+        appliedAtGeneration(w),
+      ]),
+    ).toEqual([[manifestWorkName(sim.hubNs, name), 'Foreground', 'ServerSideApply', true]]);
     const manifest = works[0]!.spec.workload.manifests.find((m) => (m as Obj).metadata.name === name) as Obj;
     expect(app?.spec.source).toEqual(manifest.spec.source);
     expect(app?.spec.destination).toEqual(manifest.spec.destination);
@@ -155,7 +249,12 @@ describeRealServer('moves between delivery models', (kubeconfigPath) => {
   }
 
   /** Owned by the autonomous agent: the spoke's folder lists it and its sync wrote it, no work delivers it, no hub app routes it, the agent mirrors it. */
-  async function expectOwnedByAutonomousAgent(sim: PullDeliverySim, commit: Commit, spoke: string, name: string): Promise<void> {
+  async function expectOwnedByAutonomousAgent(
+    sim: PullDeliverySim,
+    commit: Commit,
+    spoke: string,
+    name: string,
+  ): Promise<void> {
     const app = await sim.readSpokeApp(spoke, name);
     expect(app?.metadata.deletionTimestamp).toBeUndefined();
     const listed = commit.folders.get(spoke)?.find((o) => o.metadata.name === name);
@@ -172,7 +271,13 @@ describeRealServer('moves between delivery models', (kubeconfigPath) => {
   async function expectStandingBy(sim: PullDeliverySim, spoke: string, moved: readonly string[]): Promise<void> {
     for (const name of moved) {
       const works = await workFor(sim, spoke, name);
-      expect(works.map((w) => [(w.spec as Obj).deleteOption?.propagationPolicy, strategyOf(w, name), appliedAtGeneration(w)])).toEqual([['Orphan', 'CreateOnly', true]]);
+      expect(
+        works.map((w) => [
+          (w.spec as Obj).deleteOption?.propagationPolicy,
+          strategyOf(w, name),
+          appliedAtGeneration(w),
+        ]),
+      ).toEqual([['Orphan', 'CreateOnly', true]]);
     }
   }
 
@@ -187,7 +292,10 @@ describeRealServer('moves between delivery models', (kubeconfigPath) => {
     sim.agents.set(n.e2, 'managed');
     const start = sim.commit(fleetAt(n, undefined, managed));
     await sim.step(start);
-    for (const name of moved) expect((await sim.readSpokeApp(n.m1, name))?.metadata.annotations?.[SOURCE_UID]).toBe((await sim.readHubApp(name))?.metadata.uid);
+    for (const name of moved)
+      expect((await sim.readSpokeApp(n.m1, name))?.metadata.annotations?.[SOURCE_UID]).toBe(
+        (await sim.readHubApp(name))?.metadata.uid,
+      );
     expect([...sim.workload].sort()).toEqual(everyApp(n).sort());
     const rendered = renderedForOthers(start, n);
     const runtime = await runtimeForOthers(sim, n);
@@ -229,7 +337,10 @@ describeRealServer('moves between delivery models', (kubeconfigPath) => {
 
     const start = sim.commit(fleetAt(n, undefined, {}, undefined, HubFlavor.OCM));
     await sim.step(start);
-    for (const name of moved) expect((await workFor(sim, n.m1, name)).map((w) => (w.spec as Obj).deleteOption?.propagationPolicy)).toEqual(['Foreground']);
+    for (const name of moved)
+      expect((await workFor(sim, n.m1, name)).map((w) => (w.spec as Obj).deleteOption?.propagationPolicy)).toEqual([
+        'Foreground',
+      ]);
     expect([...sim.workload].sort()).toEqual(everyApp(n).sort());
     const rendered = renderedForOthers(start, n);
     const runtime = await runtimeForOthers(sim, n);
@@ -240,16 +351,25 @@ describeRealServer('moves between delivery models', (kubeconfigPath) => {
     await sim.step(step1);
     for (const name of moved) {
       const works = await workFor(sim, n.m1, name);
-      expect(works.map((w) => [(w.spec as Obj).deleteOption?.propagationPolicy, appliedAtGeneration(w)])).toEqual([['Orphan', true]]);
+      expect(works.map((w) => [(w.spec as Obj).deleteOption?.propagationPolicy, appliedAtGeneration(w)])).toEqual([
+        ['Orphan', true],
+      ]);
     }
 
     // step 2: the works and the ApplicationSet go (orphaning the spoke copies), the spoke folder takes the apps
     const step2 = sim.commit(fleetAt(n, step1.dir, autonomous, DeliveryModel.AGENT_AUTONOMOUS, HubFlavor.OCM));
-    expect(step2.folders.get(n.m1)?.map((o) => o.metadata.name).sort()).toEqual([...moved].sort());
+    expect(
+      step2.folders
+        .get(n.m1)
+        ?.map((o) => o.metadata.name)
+        .sort(),
+    ).toEqual([...moved].sort());
     await sim.step(step2);
 
     const done = sim.commit(fleetAt(n, step2.dir, autonomous, undefined, HubFlavor.OCM));
-    expect(done.files.get(`hub/spokes/${n.m1}/applications.yaml`)).toBe(step2.files.get(`hub/spokes/${n.m1}/applications.yaml`));
+    expect(done.files.get(`hub/spokes/${n.m1}/applications.yaml`)).toBe(
+      step2.files.get(`hub/spokes/${n.m1}/applications.yaml`),
+    );
     await sim.step(done);
 
     expect(sim.cascades).toEqual([]);

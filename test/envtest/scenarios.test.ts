@@ -47,9 +47,18 @@ describeRealServer('controller end to end', (kubeconfigPath) => {
       pending ? `${scenario.name} [pending: ${pending}]` : scenario.name,
       async () => {
         fleet = fleetFor(`${runId}-${counter++}`);
-        controllers = shippedControllerStarter(kubeConfig, { namespace: fleet.controllerNamespace, argoNamespace: fleet.argoNamespace });
+        controllers = shippedControllerStarter(kubeConfig, {
+          namespace: fleet.controllerNamespace,
+          argoNamespace: fleet.argoNamespace,
+        });
         await setUpFleet(cluster, fleet);
-        await scenario.run({ cluster, fleet, agent: new WorkAgent(cluster), startController: (config, options) => controllers!.start(config, options), timeoutMs: pending ? 15_000 : 60_000 });
+        await scenario.run({
+          cluster,
+          fleet,
+          agent: new WorkAgent(cluster),
+          startController: (config, options) => controllers!.start(config, options),
+          timeoutMs: pending ? 15_000 : 60_000,
+        });
       },
       180_000,
     );

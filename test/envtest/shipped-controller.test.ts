@@ -7,7 +7,15 @@
  */
 import { afterEach, expect, test } from '@jest/globals';
 import { AuthorizationV1Api, KubeConfig } from '@kubernetes/client-node';
-import { ARGOCD_API_VERSION, CLUSTERSET_API_VERSION, MANAGED_CLUSTER_ANNOTATION, PLACEMENT_API_VERSION, PLACEMENT_LABEL, PULL_LABEL, SKIP_RECONCILE_ANNOTATION } from '../../src/model/core/keys.js';
+import {
+  ARGOCD_API_VERSION,
+  CLUSTERSET_API_VERSION,
+  MANAGED_CLUSTER_ANNOTATION,
+  PLACEMENT_API_VERSION,
+  PLACEMENT_LABEL,
+  PULL_LABEL,
+  SKIP_RECONCILE_ANNOTATION,
+} from '../../src/model/core/keys.js';
 import { manifestWorkName } from '../../src/model/core/names.js';
 import { type FleetReport } from '../../src/model/report/report.js';
 import { kubeTime } from '../../src/model/core/time.js';
@@ -45,12 +53,25 @@ describeRealServer('the shipped controller', (kubeconfigPath) => {
     expect(forbidden).toStrictEqual([]);
   }, 120_000);
 
-  async function given(): Promise<{ fleet: Fleet; ctx: ScenarioContext; starter: ReturnType<typeof shippedControllerStarter> }> {
+  async function given(): Promise<{
+    fleet: Fleet;
+    ctx: ScenarioContext;
+    starter: ReturnType<typeof shippedControllerStarter>;
+  }> {
     fleet = fleetFor(`${runId}-${counter++}`);
     await setUpFleet(cluster, fleet);
-    const starter = shippedControllerStarter(kubeConfig, { namespace: fleet.controllerNamespace, argoNamespace: fleet.argoNamespace });
+    const starter = shippedControllerStarter(kubeConfig, {
+      namespace: fleet.controllerNamespace,
+      argoNamespace: fleet.argoNamespace,
+    });
     controllers = starter;
-    const ctx: ScenarioContext = { cluster, fleet, agent: new WorkAgent(cluster), startController: (config, options) => starter.start(config, options), timeoutMs: TIMEOUT_MS };
+    const ctx: ScenarioContext = {
+      cluster,
+      fleet,
+      agent: new WorkAgent(cluster),
+      startController: (config, options) => starter.start(config, options),
+      timeoutMs: TIMEOUT_MS,
+    };
     return { fleet, ctx, starter };
   }
 
@@ -59,21 +80,49 @@ describeRealServer('the shipped controller', (kubeconfigPath) => {
     // the hub app the applicationset-controller generated for the first one only
     const { fleet, ctx } = await given();
     const { argoNamespace, clusters, clusterSet } = fleet;
-    await cluster.create({ apiVersion: CLUSTERSET_API_VERSION, kind: 'ManagedClusterSetBinding', metadata: { name: clusterSet, namespace: argoNamespace }, spec: { clusterSet } });
+    await cluster.create({
+      apiVersion: CLUSTERSET_API_VERSION,
+      kind: 'ManagedClusterSetBinding',
+      metadata: { name: clusterSet, namespace: argoNamespace },
+      spec: { clusterSet },
+    });
     const appSet = await cluster.create<{ metadata: { uid: string } }>({
       apiVersion: ARGOCD_API_VERSION,
       kind: 'ApplicationSet',
       metadata: { name: 'guestbook', namespace: argoNamespace },
       spec: {
-        generators: [{ clusterDecisionResource: { configMapRef: 'ocm-placement-generator', labelSelector: { matchLabels: { [PLACEMENT_LABEL]: 'prod' } }, requeueAfterSeconds: 180 } }],
+        generators: [
+          {
+            clusterDecisionResource: {
+              configMapRef: 'ocm-placement-generator',
+              labelSelector: { matchLabels: { [PLACEMENT_LABEL]: 'prod' } },
+              requeueAfterSeconds: 180,
+            },
+          },
+        ],
         template: {
-          metadata: { name: '{{name}}-guestbook', labels: { [PULL_LABEL]: 'true' }, annotations: { [MANAGED_CLUSTER_ANNOTATION]: '{{name}}', [SKIP_RECONCILE_ANNOTATION]: 'true' } },
-          spec: { project: 'default', source: { repoURL: 'https://git.example/apps.git', path: 'guestbook' }, destination: { server: 'https://kubernetes.default.svc', namespace: 'guestbook' } },
+          metadata: {
+            name: '{{name}}-guestbook',
+            labels: { [PULL_LABEL]: 'true' },
+            annotations: { [MANAGED_CLUSTER_ANNOTATION]: '{{name}}', [SKIP_RECONCILE_ANNOTATION]: 'true' },
+          },
+          spec: {
+            project: 'default',
+            source: { repoURL: 'https://git.example/apps.git', path: 'guestbook' },
+            destination: { server: 'https://kubernetes.default.svc', namespace: 'guestbook' },
+          },
         },
       },
     });
-    const decision = await cluster.create({ apiVersion: PLACEMENT_API_VERSION, kind: 'PlacementDecision', metadata: { name: 'prod-decision-1', namespace: argoNamespace, labels: { [PLACEMENT_LABEL]: 'prod' } } });
-    await cluster.replaceStatus({ ...decision, status: { decisions: clusters.map((clusterName) => ({ clusterName, reason: '' })) } });
+    const decision = await cluster.create({
+      apiVersion: PLACEMENT_API_VERSION,
+      kind: 'PlacementDecision',
+      metadata: { name: 'prod-decision-1', namespace: argoNamespace, labels: { [PLACEMENT_LABEL]: 'prod' } },
+    });
+    await cluster.replaceStatus({
+      ...decision,
+      status: { decisions: clusters.map((clusterName) => ({ clusterName, reason: '' })) },
+    });
     await cluster.create({
       apiVersion: ARGOCD_API_VERSION,
       kind: 'Application',
@@ -82,20 +131,54 @@ describeRealServer('the shipped controller', (kubeconfigPath) => {
         namespace: argoNamespace,
         labels: { [PULL_LABEL]: 'true' },
         annotations: { [MANAGED_CLUSTER_ANNOTATION]: clusters[0], [SKIP_RECONCILE_ANNOTATION]: 'true' },
-        ownerReferences: [{ apiVersion: ARGOCD_API_VERSION, kind: 'ApplicationSet', name: 'guestbook', uid: appSet.metadata.uid, controller: true }],
+        ownerReferences: [
+          {
+            apiVersion: ARGOCD_API_VERSION,
+            kind: 'ApplicationSet',
+            name: 'guestbook',
+            uid: appSet.metadata.uid,
+            controller: true,
+          },
+        ],
       },
-      spec: { project: 'default', source: { repoURL: 'https://git.example/apps.git', path: 'guestbook' }, destination: { server: 'https://kubernetes.default.svc', namespace: 'guestbook' } },
+      spec: {
+        project: 'default',
+        source: { repoURL: 'https://git.example/apps.git', path: 'guestbook' },
+        destination: { server: 'https://kubernetes.default.svc', namespace: 'guestbook' },
+      },
     });
 
     // WHEN the shipped controller runs and the spoke reports the app healthy
     await ctx.startController();
     const workName = manifestWorkName(argoNamespace, `${clusters[0]}-guestbook`);
-    await waitFor('the work of the generated app', () => cluster.get({ apiVersion: 'work.open-cluster-management.io/v1', kind: 'ManifestWork', namespace: clusters[0], name: workName }), { timeoutMs: TIMEOUT_MS });
+    await waitFor(
+      'the work of the generated app',
+      () =>
+        cluster.get({
+          apiVersion: 'work.open-cluster-management.io/v1',
+          kind: 'ManifestWork',
+          namespace: clusters[0],
+          name: workName,
+        }),
+      { timeoutMs: TIMEOUT_MS },
+    );
     const now = kubeTime(new Date());
-    await ctx.agent.report(clusters[0], workName, { healthStatus: 'Healthy', syncStatus: 'Synced', syncRevision: 'abc123', operationStatePhase: 'Succeeded', operationStateStartedAt: now, reconciledAt: now });
+    await ctx.agent.report(clusters[0], workName, {
+      healthStatus: 'Healthy',
+      syncStatus: 'Synced',
+      syncRevision: 'abc123',
+      operationStatePhase: 'Succeeded',
+      operationStateStartedAt: now,
+      reconciledAt: now,
+    });
 
     // THEN the FleetReport has the first cluster Healthy and the second Missing, with integer counts
-    const reportRef = { apiVersion: 'pullfleet.io/v1alpha1', kind: 'FleetReport', namespace: argoNamespace, name: 'guestbook' };
+    const reportRef = {
+      apiVersion: 'pullfleet.io/v1alpha1',
+      kind: 'FleetReport',
+      namespace: argoNamespace,
+      name: 'guestbook',
+    };
     const report = await waitFor(
       'a FleetReport with the first cluster Healthy',
       async () => {
@@ -109,7 +192,11 @@ describeRealServer('the shipped controller', (kubeconfigPath) => {
       [clusters[1], 'Missing', '-'],
     ]);
     expect(report.status!.summary).toMatchObject({ clusters: 2, healthy: 1, missing: 1, synced: 1 });
-    expect(report.metadata.ownerReferences?.[0]).toMatchObject({ kind: 'ApplicationSet', name: 'guestbook', uid: appSet.metadata.uid });
+    expect(report.metadata.ownerReferences?.[0]).toMatchObject({
+      kind: 'ApplicationSet',
+      name: 'guestbook',
+      uid: appSet.metadata.uid,
+    });
   }, 180_000);
 
   test('kill -9 of the leader mid-burst: the successor takes the Lease once it expires and converges with nothing lost or duplicated', async () => {
@@ -127,48 +214,77 @@ describeRealServer('the shipped controller', (kubeconfigPath) => {
 
     // THEN every opted-in app has exactly its work, and the successor holds the Lease
     await assertFleetInvariants(cluster, ctx.fleet, TIMEOUT_MS);
-    const lease = await cluster.get<{ spec?: { holderIdentity?: string } }>({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', namespace: ctx.fleet.controllerNamespace, name: 'pullfleet-controller' });
+    const lease = await cluster.get<{ spec?: { holderIdentity?: string } }>({
+      apiVersion: 'coordination.k8s.io/v1',
+      kind: 'Lease',
+      namespace: ctx.fleet.controllerNamespace,
+      name: 'pullfleet-controller',
+    });
     expect(lease?.spec?.holderIdentity).toBe('successor');
   }, 180_000);
 
   const control = apiServerControl();
-  (control ? test : test.skip)('the API server restarts mid-burst: the controller reconnects, catches up, and feedback written afterwards still reaches the hub', async () => {
-    // GIVEN the shipped controller running
-    const { ctx, starter } = await given();
-    const controller = await ctx.startController();
+  (control ? test : test.skip)(
+    'the API server restarts mid-burst: the controller reconnects, catches up, and feedback written afterwards still reaches the hub',
+    async () => {
+      // GIVEN the shipped controller running
+      const { ctx, starter } = await given();
+      const controller = await ctx.startController();
 
-    // WHEN the API server process is restarted halfway through a burst of hub changes
-    await burst(ctx, 'r', 12, () => control!.restart());
+      // WHEN the API server process is restarted halfway through a burst of hub changes
+      await burst(ctx, 'r', 12, () => control!.restart());
 
-    // THEN the fleet converges, the same process still runs, and new feedback reaches the hub app
-    await assertFleetInvariants(cluster, ctx.fleet, TIMEOUT_MS);
-    // A restarted kube-apiserver answers 403 for a moment, until its RBAC cache is filled again: the
-    // controller retried those; refusals from here on would be real.
-    forbiddenBefore = starter.forbidden().length;
-    const { hubNamespace } = ctx.fleet;
-    const app = 'r-05';
-    const target = ctx.fleet.clusters[1];
-    const now = kubeTime(new Date());
-    await ctx.agent.report(target, manifestWorkName(hubNamespace, app), { healthStatus: 'Degraded', syncStatus: 'Synced', syncRevision: 'after-restart', reconciledAt: now });
-    await waitFor(
-      'the feedback written after the restart on the hub app',
-      async () => {
-        const live = await cluster.get<{ status?: { health?: { status?: string }; sync?: { revision?: string } } }>({ apiVersion: ARGOCD_API_VERSION, kind: 'Application', namespace: hubNamespace, name: app });
-        return live?.status?.health?.status === 'Degraded' && live.status.sync?.revision === 'after-restart';
-      },
-      { timeoutMs: TIMEOUT_MS },
-    );
-    await controller.ready();
-  }, 240_000);
+      // THEN the fleet converges, the same process still runs, and new feedback reaches the hub app
+      await assertFleetInvariants(cluster, ctx.fleet, TIMEOUT_MS);
+      // A restarted kube-apiserver answers 403 for a moment, until its RBAC cache is filled again: the
+      // controller retried those; refusals from here on would be real.
+      forbiddenBefore = starter.forbidden().length;
+      const { hubNamespace } = ctx.fleet;
+      const app = 'r-05';
+      const target = ctx.fleet.clusters[1];
+      const now = kubeTime(new Date());
+      await ctx.agent.report(target, manifestWorkName(hubNamespace, app), {
+        healthStatus: 'Degraded',
+        syncStatus: 'Synced',
+        syncRevision: 'after-restart',
+        reconciledAt: now,
+      });
+      await waitFor(
+        'the feedback written after the restart on the hub app',
+        async () => {
+          const live = await cluster.get<{ status?: { health?: { status?: string }; sync?: { revision?: string } } }>({
+            apiVersion: ARGOCD_API_VERSION,
+            kind: 'Application',
+            namespace: hubNamespace,
+            name: app,
+          });
+          return live?.status?.health?.status === 'Degraded' && live.status.sync?.revision === 'after-restart';
+        },
+        { timeoutMs: TIMEOUT_MS },
+      );
+      await controller.ready();
+    },
+    240_000,
+  );
 
   test('the ServiceAccount the install ships may do what the controller does and no more', async () => {
     const { fleet, starter } = await given();
     await starter.start({}, { waitReady: false }).then((c) => c.stop());
     const asController = new KubeConfig();
-    asController.loadFromString(await serviceAccountKubeconfig(kubeConfig, fleet.controllerNamespace, starter.install.serviceAccount.name));
+    asController.loadFromString(
+      await serviceAccountKubeconfig(kubeConfig, fleet.controllerNamespace, starter.install.serviceAccount.name),
+    );
     const authz = asController.makeApiClient(AuthorizationV1Api);
     const may = async (verb: string, group: string, resource: string, namespace?: string): Promise<boolean> =>
-      (await authz.createSelfSubjectAccessReview({ body: { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview', spec: { resourceAttributes: { verb, group, resource, namespace } } } })).status?.allowed ?? false;
+      (
+        await authz.createSelfSubjectAccessReview({
+          body: {
+            apiVersion: 'authorization.k8s.io/v1',
+            kind: 'SelfSubjectAccessReview',
+            spec: { resourceAttributes: { verb, group, resource, namespace } },
+          },
+        })
+      ).status?.allowed ?? false;
 
     const allowed: Array<[string, string, string, string?]> = [
       ['patch', 'argoproj.io', 'applications', fleet.hubNamespace],
@@ -187,8 +303,22 @@ describeRealServer('the shipped controller', (kubeconfigPath) => {
       ['create', 'rbac.authorization.k8s.io', 'clusterrolebindings'],
       ['create', '', 'pods', fleet.controllerNamespace],
     ];
-    const answers = async (list: typeof allowed) => Promise.all(list.map(async ([verb, group, resource, ns]) => `${verb} ${group || 'core'}/${resource}${ns ? ` in ${ns}` : ''}: ${await may(verb, group, resource, ns)}`));
-    expect(await answers(allowed)).toStrictEqual(allowed.map(([verb, group, resource, ns]) => `${verb} ${group || 'core'}/${resource}${ns ? ` in ${ns}` : ''}: true`));
-    expect(await answers(refused)).toStrictEqual(refused.map(([verb, group, resource, ns]) => `${verb} ${group || 'core'}/${resource}${ns ? ` in ${ns}` : ''}: false`));
+    const answers = async (list: typeof allowed) =>
+      Promise.all(
+        list.map(
+          async ([verb, group, resource, ns]) =>
+            `${verb} ${group || 'core'}/${resource}${ns ? ` in ${ns}` : ''}: ${await may(verb, group, resource, ns)}`,
+        ),
+      );
+    expect(await answers(allowed)).toStrictEqual(
+      allowed.map(
+        ([verb, group, resource, ns]) => `${verb} ${group || 'core'}/${resource}${ns ? ` in ${ns}` : ''}: true`,
+      ),
+    );
+    expect(await answers(refused)).toStrictEqual(
+      refused.map(
+        ([verb, group, resource, ns]) => `${verb} ${group || 'core'}/${resource}${ns ? ` in ${ns}` : ''}: false`,
+      ),
+    );
   }, 120_000);
 });

@@ -28,7 +28,12 @@ import { parseAllDocuments } from 'yaml';
 import { describeRealServer } from '../support/real-server.js';
 import { loadKubeConfig, serviceAccountKubeconfig } from '../support/envtest-cluster.js';
 import { RawApiError, RawClient, type RawObject } from '../support/raw-client.js';
-import { buildSpokeBootstrap, ROUTE_CRD_GUARDRAIL, WORK_AGENT_NAMESPACE, WORK_AGENT_SERVICE_ACCOUNT } from '../../src/model/delivery/bootstrap.js';
+import {
+  buildSpokeBootstrap,
+  ROUTE_CRD_GUARDRAIL,
+  WORK_AGENT_NAMESPACE,
+  WORK_AGENT_SERVICE_ACCOUNT,
+} from '../../src/model/delivery/bootstrap.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const DIST = join(ROOT, 'dist');
@@ -38,7 +43,12 @@ const AGGREGATE_ROLE = `open-cluster-management:${KLUSTERLET}-work:aggregate`;
 const ALL = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'];
 
 const workSubject = { kind: 'ServiceAccount', name: WORK_AGENT_SERVICE_ACCOUNT, namespace: WORK_AGENT_NAMESPACE };
-const clusterRole = (name: string, rules: object[], labels: Record<string, string> = {}): RawObject => ({ apiVersion: RBAC, kind: 'ClusterRole', metadata: { name, labels }, rules });
+const clusterRole = (name: string, rules: object[], labels: Record<string, string> = {}): RawObject => ({
+  apiVersion: RBAC,
+  kind: 'ClusterRole',
+  metadata: { name, labels },
+  rules,
+});
 const bindWorkAgent = (name: string, role: string): RawObject => ({
   apiVersion: RBAC,
   kind: 'ClusterRoleBinding',
@@ -49,25 +59,49 @@ const bindWorkAgent = (name: string, role: string): RawObject => ({
 
 /** The klusterlet's objects for its work agent on a managed cluster, template values rendered. */
 const KLUSTERLET_WORK_RBAC: RawObject[] = [
-  { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: WORK_AGENT_SERVICE_ACCOUNT, namespace: WORK_AGENT_NAMESPACE } },
+  {
+    apiVersion: 'v1',
+    kind: 'ServiceAccount',
+    metadata: { name: WORK_AGENT_SERVICE_ACCOUNT, namespace: WORK_AGENT_NAMESPACE },
+  },
   clusterRole(`open-cluster-management:${KLUSTERLET}-work:agent`, [
     { apiGroups: ['work.open-cluster-management.io'], resources: ['appliedmanifestworks'], verbs: ALL },
-    { apiGroups: ['work.open-cluster-management.io'], resources: ['appliedmanifestworks/status'], verbs: ['patch', 'update'] },
-    { apiGroups: ['work.open-cluster-management.io'], resources: ['appliedmanifestworks/finalizers'], verbs: ['update'] },
+    {
+      apiGroups: ['work.open-cluster-management.io'],
+      resources: ['appliedmanifestworks/status'],
+      verbs: ['patch', 'update'],
+    },
+    {
+      apiGroups: ['work.open-cluster-management.io'],
+      resources: ['appliedmanifestworks/finalizers'],
+      verbs: ['update'],
+    },
     { apiGroups: ['authorization.k8s.io'], resources: ['subjectaccessreviews'], verbs: ['create'] },
     { apiGroups: [''], resources: ['serviceaccounts'], verbs: ['impersonate'] },
   ]),
   clusterRole(
     `open-cluster-management:${KLUSTERLET}-work:execution`,
     [
-      { apiGroups: ['apiextensions.k8s.io'], resources: ['customresourcedefinitions'], verbs: ['get', 'list', 'watch', 'create', 'delete', 'update'] },
+      {
+        apiGroups: ['apiextensions.k8s.io'],
+        resources: ['customresourcedefinitions'],
+        verbs: ['get', 'list', 'watch', 'create', 'delete', 'update'],
+      },
       { apiGroups: [''], resources: ['namespaces'], verbs: ['create', 'update', 'patch', 'delete'] },
       { apiGroups: ['rbac.authorization.k8s.io'], resources: ['clusterrolebindings', 'rolebindings'], verbs: ALL },
-      { apiGroups: ['rbac.authorization.k8s.io'], resources: ['clusterroles', 'roles'], verbs: [...ALL, 'escalate', 'bind'] },
+      {
+        apiGroups: ['rbac.authorization.k8s.io'],
+        resources: ['clusterroles', 'roles'],
+        verbs: [...ALL, 'escalate', 'bind'],
+      },
       { apiGroups: ['monitoring.coreos.com'], resources: ['servicemonitors'], verbs: ALL },
       { apiGroups: ['oauth.openshift.io'], resources: ['oauthclients'], verbs: ALL },
       { apiGroups: ['scheduling.k8s.io'], resources: ['priorityclasses'], verbs: ALL },
-      { apiGroups: ['admissionregistration.k8s.io'], resources: ['mutatingwebhookconfigurations', 'validatingwebhookconfigurations'], verbs: ['get', 'list', 'watch', 'create', 'update', 'patch'] },
+      {
+        apiGroups: ['admissionregistration.k8s.io'],
+        resources: ['mutatingwebhookconfigurations', 'validatingwebhookconfigurations'],
+        verbs: ['get', 'list', 'watch', 'create', 'update', 'patch'],
+      },
     ],
     { 'open-cluster-management.io/aggregate-to-work': 'true' },
   ),
@@ -75,7 +109,9 @@ const KLUSTERLET_WORK_RBAC: RawObject[] = [
     apiVersion: RBAC,
     kind: 'ClusterRole',
     metadata: { name: AGGREGATE_ROLE },
-    aggregationRule: { clusterRoleSelectors: [{ matchLabels: { 'open-cluster-management.io/aggregate-to-work': 'true' } }] },
+    aggregationRule: {
+      clusterRoleSelectors: [{ matchLabels: { 'open-cluster-management.io/aggregate-to-work': 'true' } }],
+    },
     rules: [],
   },
   bindWorkAgent(`open-cluster-management:${KLUSTERLET}-work:agent`, `open-cluster-management:${KLUSTERLET}-work:agent`),
@@ -85,19 +121,29 @@ const KLUSTERLET_WORK_RBAC: RawObject[] = [
 
 /** ValidatingAdmissionPolicy(Binding) v1 → v1beta1, the version a 1.28 server serves. */
 function served(object: RawObject): RawObject {
-  if (object.apiVersion === 'admissionregistration.k8s.io/v1' && /^ValidatingAdmissionPolicy(Binding)?$/.test(object.kind)) {
+  if (
+    object.apiVersion === 'admissionregistration.k8s.io/v1' &&
+    /^ValidatingAdmissionPolicy(Binding)?$/.test(object.kind)
+  ) {
     return { ...object, apiVersion: 'admissionregistration.k8s.io/v1beta1' };
   }
   return object;
 }
 
-const label = (o: RawObject): string => `${o.kind} ${o.metadata.namespace ? `${o.metadata.namespace}/` : ''}${o.metadata.name}`;
+const label = (o: RawObject): string =>
+  `${o.kind} ${o.metadata.namespace ? `${o.metadata.namespace}/` : ''}${o.metadata.name}`;
 const isGuardrail = (o: RawObject): boolean => /^ValidatingAdmissionPolicy(Binding)?$/.test(o.kind);
 /** RBAC objects of the bootstrap that grant the work agent something: what the first manual apply must deliver. */
 const isWorkAgentGrant = (o: RawObject, all: readonly RawObject[]): boolean => {
-  if (o.kind === 'ClusterRoleBinding') return JSON.stringify((o as { subjects?: unknown }).subjects) === JSON.stringify([workSubject]);
+  if (o.kind === 'ClusterRoleBinding')
+    return JSON.stringify((o as { subjects?: unknown }).subjects) === JSON.stringify([workSubject]);
   if (o.kind !== 'ClusterRole') return false;
-  return all.some((b) => b.kind === 'ClusterRoleBinding' && isWorkAgentGrant(b, all) && (b as { roleRef?: { name?: string } }).roleRef?.name === o.metadata.name);
+  return all.some(
+    (b) =>
+      b.kind === 'ClusterRoleBinding' &&
+      isWorkAgentGrant(b, all) &&
+      (b as { roleRef?: { name?: string } }).roleRef?.name === o.metadata.name,
+  );
 };
 
 function yamlDocs(file: string): RawObject[] {
@@ -109,14 +155,26 @@ function yamlDocs(file: string): RawObject[] {
 /** Every OpenShift spoke's bootstrap in dist/: the manifests of its work, and its bootstrap YAML. */
 function distOpenShiftBootstraps(): Array<{ spoke: string; work: RawObject[]; yaml: RawObject[] }> {
   const out: Array<{ spoke: string; work: RawObject[]; yaml: RawObject[] }> = [];
-  for (const hub of readdirSync(DIST, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name).sort()) {
+  for (const hub of readdirSync(DIST, { withFileTypes: true })
+    .filter((e) => e.isDirectory())
+    .map((e) => e.name)
+    .sort()) {
     const works = join(DIST, hub, 'hub', 'works');
-    for (const file of readdirSync(works).filter((f) => f.endsWith('.yaml')).sort()) {
-      const work = yamlDocs(join(works, file)).find((o) => o.kind === 'ManifestWork' && o.metadata.name === 'pullfleet-bootstrap');
-      const manifests = ((work?.spec as { workload?: { manifests?: RawObject[] } } | undefined)?.workload?.manifests ?? []) as RawObject[];
+    for (const file of readdirSync(works)
+      .filter((f) => f.endsWith('.yaml'))
+      .sort()) {
+      const work = yamlDocs(join(works, file)).find(
+        (o) => o.kind === 'ManifestWork' && o.metadata.name === 'pullfleet-bootstrap',
+      );
+      const manifests = ((work?.spec as { workload?: { manifests?: RawObject[] } } | undefined)?.workload?.manifests ??
+        []) as RawObject[];
       if (!manifests.some(isGuardrail)) continue;
       const spoke = work!.metadata.namespace!;
-      out.push({ spoke: `${hub}/${spoke}`, work: manifests, yaml: yamlDocs(join(DIST, hub, 'bootstrap', `${spoke}.yaml`)) });
+      out.push({
+        spoke: `${hub}/${spoke}`,
+        work: manifests,
+        yaml: yamlDocs(join(DIST, hub, 'bootstrap', `${spoke}.yaml`)),
+      });
     }
   }
   return out;
@@ -137,7 +195,12 @@ function modelOpenShiftBootstrap(): RawObject[] {
         sourceRepos: ['https://git.example.com/web.git'],
         grants: [
           { apiGroup: 'apps', resources: ['deployments'] },
-          { apiGroup: 'apiextensions.k8s.io', resources: ['customresourcedefinitions'], clusterScoped: true, kinds: ['CustomResourceDefinition'] },
+          {
+            apiGroup: 'apiextensions.k8s.io',
+            resources: ['customresourcedefinitions'],
+            clusterScoped: true,
+            kinds: ['CustomResourceDefinition'],
+          },
         ],
       },
     ],
@@ -162,13 +225,18 @@ describeRealServer('the klusterlet work agent applies an OpenShift spoke bootstr
 
   /** What the ClusterRole aggregation controller does: `role`'s rules become those of every ClusterRole its selectors match. */
   async function aggregate(role: string): Promise<void> {
-    const target = await admin.get<RawObject & { aggregationRule?: { clusterRoleSelectors: Array<{ matchLabels: Record<string, string> }> } }>(RBAC, 'ClusterRole', undefined, role);
+    const target = await admin.get<
+      RawObject & { aggregationRule?: { clusterRoleSelectors: Array<{ matchLabels: Record<string, string> }> } }
+    >(RBAC, 'ClusterRole', undefined, role);
     const selectors = target?.aggregationRule?.clusterRoleSelectors ?? [];
     expect(selectors.length).toBeGreaterThan(0);
     const rules: unknown[] = [];
     for (const s of selectors) {
-      const selector = Object.entries(s.matchLabels).map(([k, v]) => `${k}=${v}`).join(',');
-      for (const r of await admin.list<RawObject & { rules?: unknown[] }>(RBAC, 'ClusterRole', undefined, selector)) if (r.metadata.name !== role) rules.push(...(r.rules ?? []));
+      const selector = Object.entries(s.matchLabels)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(',');
+      for (const r of await admin.list<RawObject & { rules?: unknown[] }>(RBAC, 'ClusterRole', undefined, selector))
+        if (r.metadata.name !== role) rules.push(...(r.rules ?? []));
     }
     await admin.replace({ ...target!, rules });
   }
@@ -209,23 +277,32 @@ describeRealServer('the klusterlet work agent applies an OpenShift spoke bootstr
       const created = new Set(objects.filter((o) => o.kind === 'Namespace').map((o) => o.metadata.name));
       for (const o of objects) {
         if (o.metadata.namespace && !created.has(o.metadata.namespace)) await ensureNamespace(o.metadata.namespace);
-        if (!o.metadata.namespace && o.kind !== 'Namespace') clusterScoped.set(`${o.apiVersion} ${o.kind} ${o.metadata.name}`, o);
+        if (!o.metadata.namespace && o.kind !== 'Namespace')
+          clusterScoped.set(`${o.apiVersion} ${o.kind} ${o.metadata.name}`, o);
       }
     }
   });
 
   afterAll(async () => {
     // Cluster-scoped objects are shared by the whole run: remove them (namespaces of this suite stay).
-    for (const o of clusterScoped.values()) await admin.delete(served(o).apiVersion, o.kind, undefined, o.metadata.name);
-    for (const o of KLUSTERLET_WORK_RBAC.filter((x) => x.kind !== 'ServiceAccount')) await admin.delete(o.apiVersion, o.kind, undefined, o.metadata.name);
+    for (const o of clusterScoped.values())
+      await admin.delete(served(o).apiVersion, o.kind, undefined, o.metadata.name);
+    for (const o of KLUSTERLET_WORK_RBAC.filter((x) => x.kind !== 'ServiceAccount'))
+      await admin.delete(o.apiVersion, o.kind, undefined, o.metadata.name);
   });
 
   test('dist/ has OpenShift spokes, and their bootstrap carries the duplicate Route CRD guardrail', () => {
     expect(bootstraps.length).toBeGreaterThan(0);
-    for (const b of bootstraps) expect(b.work.filter(isGuardrail).map((o) => o.kind).sort()).toStrictEqual(['ValidatingAdmissionPolicy', 'ValidatingAdmissionPolicyBinding']);
+    for (const b of bootstraps)
+      expect(
+        b.work
+          .filter(isGuardrail)
+          .map((o) => o.kind)
+          .sort(),
+      ).toStrictEqual(['ValidatingAdmissionPolicy', 'ValidatingAdmissionPolicyBinding']);
   });
 
-  test('GIVEN only the klusterlet\'s own roles WHEN the work agent applies the guardrail THEN the server refuses it (403): neither its roles nor admin cover ValidatingAdmissionPolicies', async () => {
+  test("GIVEN only the klusterlet's own roles WHEN the work agent applies the guardrail THEN the server refuses it (403): neither its roles nor admin cover ValidatingAdmissionPolicies", async () => {
     const guardrail = model.filter(isGuardrail);
     expect(guardrail.map((o) => o.metadata.name)).toStrictEqual([ROUTE_CRD_GUARDRAIL, ROUTE_CRD_GUARDRAIL]);
     expect(await refusedToAgent(guardrail)).toStrictEqual([
@@ -233,33 +310,55 @@ describeRealServer('the klusterlet work agent applies an OpenShift spoke bootstr
       `ValidatingAdmissionPolicyBinding ${ROUTE_CRD_GUARDRAIL}: 403`,
     ]);
     // ... while what the klusterlet does grant works as expected.
-    const webhook = { apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingWebhookConfiguration', metadata: { name: 'wa-rbac-probe' }, webhooks: [] };
+    const webhook = {
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind: 'ValidatingWebhookConfiguration',
+      metadata: { name: 'wa-rbac-probe' },
+      webhooks: [],
+    };
     expect(await agentApply(webhook)).toBeUndefined();
     await admin.delete(webhook.apiVersion, webhook.kind, undefined, webhook.metadata.name);
   });
 
   test.each(bootstraps.map((b) => [b.spoke, b] as const))(
-    'GIVEN the first manual apply of %s\'s bootstrap YAML WHEN the work agent applies every manifest its bootstrap work carries THEN the server accepts all of them, created and then re-applied',
+    "GIVEN the first manual apply of %s's bootstrap YAML WHEN the work agent applies every manifest its bootstrap work carries THEN the server accepts all of them, created and then re-applied",
     async (_spoke, b) => {
       // The spoke admin's one manual apply delivers the agent's grants (here alone, so the agent itself creates the rest).
       const grants = b.yaml.filter((o) => isWorkAgentGrant(o, b.yaml));
-      expect(grants.map(label)).toEqual(expect.arrayContaining(['ClusterRoleBinding pullfleet-work-agent-guardrail', 'ClusterRole pullfleet-work-agent-guardrail']));
+      expect(grants.map(label)).toEqual(
+        expect.arrayContaining([
+          'ClusterRoleBinding pullfleet-work-agent-guardrail',
+          'ClusterRole pullfleet-work-agent-guardrail',
+        ]),
+      );
       for (const o of grants) await admin.apply(served(o), 'spoke-admin');
       // Other tests (and other OpenShift spokes) may have left the guardrail: the agent must create it itself.
-      for (const o of b.work.filter(isGuardrail)) await admin.delete(served(o).apiVersion, o.kind, undefined, o.metadata.name);
+      for (const o of b.work.filter(isGuardrail))
+        await admin.delete(served(o).apiVersion, o.kind, undefined, o.metadata.name);
 
       expect(await refusedToAgent(b.work)).toStrictEqual([]);
       expect(await refusedToAgent(b.work)).toStrictEqual([]);
-      for (const o of b.work.filter(isGuardrail)) expect(await admin.get(served(o).apiVersion, o.kind, undefined, o.metadata.name)).toBeDefined();
+      for (const o of b.work.filter(isGuardrail))
+        expect(await admin.get(served(o).apiVersion, o.kind, undefined, o.metadata.name)).toBeDefined();
     },
   );
 
-  test('GIVEN a bootstrap with every kind bootstrap renders (namespace, Role, ClusterRole, AppProject, guardrail) WHEN the work agent applies it after the manual grant THEN all are accepted, also through the agent\'s default update (read, then replace)', async () => {
+  test("GIVEN a bootstrap with every kind bootstrap renders (namespace, Role, ClusterRole, AppProject, guardrail) WHEN the work agent applies it after the manual grant THEN all are accepted, also through the agent's default update (read, then replace)", async () => {
     expect(new Set(model.map((o) => o.kind))).toEqual(
-      new Set(['ClusterRole', 'ClusterRoleBinding', 'Namespace', 'Role', 'RoleBinding', 'AppProject', 'ValidatingAdmissionPolicy', 'ValidatingAdmissionPolicyBinding']),
+      new Set([
+        'ClusterRole',
+        'ClusterRoleBinding',
+        'Namespace',
+        'Role',
+        'RoleBinding',
+        'AppProject',
+        'ValidatingAdmissionPolicy',
+        'ValidatingAdmissionPolicyBinding',
+      ]),
     );
     for (const o of model.filter((x) => isWorkAgentGrant(x, model))) await admin.apply(served(o), 'spoke-admin');
-    for (const o of model.filter(isGuardrail)) await admin.delete(served(o).apiVersion, o.kind, undefined, o.metadata.name);
+    for (const o of model.filter(isGuardrail))
+      await admin.delete(served(o).apiVersion, o.kind, undefined, o.metadata.name);
     expect(await refusedToAgent(model)).toStrictEqual([]);
 
     const refused: string[] = [];
@@ -277,12 +376,16 @@ describeRealServer('the klusterlet work agent applies an OpenShift spoke bootstr
   test('the grant is least privilege: the agent can neither delete the guardrail nor change another policy', async () => {
     const [policy] = model.filter((o) => o.kind === 'ValidatingAdmissionPolicy').map(served);
     await admin.apply(policy, 'spoke-admin');
-    await expect(agent.delete(policy.apiVersion, policy.kind, undefined, policy.metadata.name)).rejects.toMatchObject({ code: 403 });
+    await expect(agent.delete(policy.apiVersion, policy.kind, undefined, policy.metadata.name)).rejects.toMatchObject({
+      code: 403,
+    });
     const other = { ...policy, metadata: { name: 'wa-rbac-other-policy' } };
     await admin.apply(other, 'spoke-admin');
     try {
       expect(await agentApply(other)).toBe(403);
-      await expect(agent.get(other.apiVersion, other.kind, undefined, other.metadata.name)).rejects.toMatchObject({ code: 403 });
+      await expect(agent.get(other.apiVersion, other.kind, undefined, other.metadata.name)).rejects.toMatchObject({
+        code: 403,
+      });
     } finally {
       await admin.delete(other.apiVersion, other.kind, undefined, other.metadata.name);
     }

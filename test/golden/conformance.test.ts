@@ -13,15 +13,18 @@ type Obj = { apiVersion: string; kind: string; metadata: { name: string }; [k: s
 
 /** Why `obj` does not validate against its schema (the same module synth uses), or undefined. */
 function violation(obj: Obj): string | undefined {
-  if (!hasSchema(obj.apiVersion, obj.kind)) return `no schema known for ${obj.apiVersion}/${obj.kind}: add one to src/validate/schema.ts`;
+  if (!hasSchema(obj.apiVersion, obj.kind))
+    return `no schema known for ${obj.apiVersion}/${obj.kind}: add one to src/validate/schema.ts`;
   const findings = schemaFindings(obj) ?? [];
-  return findings.length ? `${obj.apiVersion}/${obj.kind} ${obj.metadata.name}: ${findings.map((f) => f.message).join('; ')}` : undefined;
+  return findings.length
+    ? `${obj.apiVersion}/${obj.kind} ${obj.metadata.name}: ${findings.map((f) => f.message).join('; ')}`
+    : undefined;
 }
 
 /** The object and, for ManifestWorks, every manifest inside. */
 function withNested(obj: Obj): Obj[] {
   if (obj.kind !== 'ManifestWork') return [obj];
-  const manifests = ((obj.spec as { workload: { manifests: Obj[] } }).workload.manifests ?? []);
+  const manifests = (obj.spec as { workload: { manifests: Obj[] } }).workload.manifests ?? [];
   return [obj, ...manifests];
 }
 
@@ -39,27 +42,57 @@ describe('conformance', () => {
   test('GIVEN a Helm app with values, sync options, prune-on-delete and a cluster-scoped grant THEN it validates too', () => {
     const { fleet, hub, east } = smallFleet();
     new PullApplication(hub, 'podinfo', {
-      source: AppSource.helm({ repoURL: 'https://stefanprodan.github.io/podinfo', chart: 'podinfo', targetRevision: '6.7.1', releaseName: 'web', values: { a: [1, 2] } }),
+      source: AppSource.helm({
+        repoURL: 'https://stefanprodan.github.io/podinfo',
+        chart: 'podinfo',
+        targetRevision: '6.7.1',
+        releaseName: 'web',
+        values: { a: [1, 2] },
+      }),
       destinationNamespace: 'podinfo',
       project: 'web-team',
       syncOptions: ['ServerSideApply=true'],
       pruneOnDelete: true,
       spokes: [east],
-      resources: [{ apiGroup: 'rbac.authorization.k8s.io', resources: ['clusterroles'], clusterScoped: true, kinds: ['ClusterRole'] }],
+      resources: [
+        {
+          apiGroup: 'rbac.authorization.k8s.io',
+          resources: ['clusterroles'],
+          clusterScoped: true,
+          kinds: ['ClusterRole'],
+        },
+      ],
     });
     const objects = everyObject(fleet.renderObjects());
-    expect(objects.filter((o) => o.kind === 'AppProject').map((o) => (o.spec as { clusterResourceWhitelist?: unknown }).clusterResourceWhitelist)).toStrictEqual([
+    expect(
+      objects
+        .filter((o) => o.kind === 'AppProject')
+        .map((o) => (o.spec as { clusterResourceWhitelist?: unknown }).clusterResourceWhitelist),
+    ).toStrictEqual([
       [{ group: 'rbac.authorization.k8s.io', kind: 'ClusterRole' }],
       [{ group: 'rbac.authorization.k8s.io', kind: 'ClusterRole' }],
     ]);
-    expect(objects.filter((o) => o.kind === 'AppProject').map((o) => o.metadata.name)).toStrictEqual(['web-team', 'web-team']);
+    expect(objects.filter((o) => o.kind === 'AppProject').map((o) => o.metadata.name)).toStrictEqual([
+      'web-team',
+      'web-team',
+    ]);
     expect(objects.map(violation).filter(Boolean)).toStrictEqual([]);
   });
 
   test('fails when an object breaks its schema (the check is real)', () => {
-    const bad = { apiVersion: 'cluster.open-cluster-management.io/v1beta1', kind: 'Placement', metadata: { name: 'p' }, spec: { numberOfClusters: 'two' } };
+    const bad = {
+      apiVersion: 'cluster.open-cluster-management.io/v1beta1',
+      kind: 'Placement',
+      metadata: { name: 'p' },
+      spec: { numberOfClusters: 'two' },
+    };
     expect(violation(bad)).toContain('spec.numberOfClusters is "two", which must be integer');
-    const badApp = { apiVersion: 'argoproj.io/v1alpha1', kind: 'Application', metadata: { name: 'a' }, spec: { project: 'default' } };
+    const badApp = {
+      apiVersion: 'argoproj.io/v1alpha1',
+      kind: 'Application',
+      metadata: { name: 'a' },
+      spec: { project: 'default' },
+    };
     expect(violation(badApp)).toContain('spec must have required property destination');
   });
 

@@ -42,8 +42,17 @@ function runQuickStart(edit: (source: string) => string = (s) => s) {
   // A fleet repository is an ES module project (pullfleet init writes this; pullfleet is ESM-only).
   fs.writeFileSync(path.join(dir, 'package.json'), '{ "type": "module" }\n');
   const out = path.join(dir, 'dist');
-  const run = spawnSync(process.execPath, ['--import', 'tsx', path.join(dir, 'fleet.config.ts')], { cwd: repo, encoding: 'utf8', env: { ...process.env, CDK8S_OUTDIR: out } });
-  const files = fs.existsSync(out) ? (fs.readdirSync(out, { recursive: true }) as string[]).filter((f) => fs.statSync(path.join(out, f)).isFile()).map((f) => `dist/${f}`).sort() : [];
+  const run = spawnSync(process.execPath, ['--import', 'tsx', path.join(dir, 'fleet.config.ts')], {
+    cwd: repo,
+    encoding: 'utf8',
+    env: { ...process.env, CDK8S_OUTDIR: out },
+  });
+  const files = fs.existsSync(out)
+    ? (fs.readdirSync(out, { recursive: true }) as string[])
+        .filter((f) => fs.statSync(path.join(out, f)).isFile())
+        .map((f) => `dist/${f}`)
+        .sort()
+    : [];
   return { run, files };
 }
 
@@ -61,7 +70,9 @@ describe('README', () => {
   });
 
   test('the quick-start snippet reports validation problems like the shipped fleet.config.ts: the list, exit 1, no stack trace, nothing written', () => {
-    const { run, files } = runQuickStart((s) => s.replace("destinationNamespace: 'guestbook'", "destinationNamespace: 'Guest_Book'"));
+    const { run, files } = runQuickStart((s) =>
+      s.replace("destinationNamespace: 'guestbook'", "destinationNamespace: 'Guest_Book'"),
+    );
     expect(run.status).toBe(1);
     expect(run.stderr).toContain('fleet validation failed with 1 problem (nothing was written)');
     expect(run.stderr).toContain('[hub/PullApplication:guestbook] destinationNamespace "Guest_Book"');
@@ -83,12 +94,16 @@ describe('README', () => {
         continue;
       }
       const full = entry.startsWith('dist/') ? entry.replace(/^dist\//, '') : `${under}${entry}`;
-      const source = full.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replaceAll('<hub>', '[a-z0-9-]+').replaceAll('<spoke>', '[a-z0-9-]+');
+      const source = full
+        .replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+        .replaceAll('<hub>', '[a-z0-9-]+')
+        .replaceAll('<spoke>', '[a-z0-9-]+');
       patterns.set(full, new RegExp(`^${source}$`));
     }
     expect(dirs).toStrictEqual(['<hub>/hub/']);
     const written = [...buildFleet().renderFiles().keys(), '.pullfleet'];
-    for (const file of written) expect([file, [...patterns.values()].some((p) => p.test(file))]).toStrictEqual([file, true]);
+    for (const file of written)
+      expect([file, [...patterns.values()].some((p) => p.test(file))]).toStrictEqual([file, true]);
     // hub.yaml holds objects no other file takes; the fixture has none
     for (const [entry, pattern] of patterns) {
       if (entry === '<hub>/hub/hub.yaml') continue;

@@ -34,7 +34,11 @@ describe('pullfleet synth', () => {
     const result = await runSynth({ cwd: dir });
     expect(result.ok).toBe(false);
     expect(result.output).toContain('fleet validation failed with 1 problem');
-    expect(fs.readdirSync(path.join(dir, 'dist'), { recursive: true }).sort()).toStrictEqual(['.pullfleet', 'hub', path.join('hub', 'previous.yaml')]);
+    expect(fs.readdirSync(path.join(dir, 'dist'), { recursive: true }).sort()).toStrictEqual([
+      '.pullfleet',
+      'hub',
+      path.join('hub', 'previous.yaml'),
+    ]);
     expect(fs.readFileSync(path.join(dir, 'dist', 'hub', 'previous.yaml'), 'utf8')).toBe('previous: true\n');
     expect(fs.readdirSync(dir).sort()).toStrictEqual(['app.mjs', 'cdk8s.yaml', 'dist']);
   });
@@ -45,34 +49,58 @@ describe('pullfleet synth', () => {
     );
     const result = await runSynth({ cwd: dir });
     expect(result.ok).toBe(true);
-    expect(fs.readdirSync(path.join(dir, 'dist'), { recursive: true }).sort()).toStrictEqual(['.pullfleet', 'hub', path.join('hub', 'new.yaml')]);
-    expect(fs.readFileSync(path.join(dir, 'dist', '.pullfleet'), 'utf8').split('\n').filter((l) => l && !l.startsWith('#'))).toStrictEqual(['hub/new.yaml']);
+    expect(fs.readdirSync(path.join(dir, 'dist'), { recursive: true }).sort()).toStrictEqual([
+      '.pullfleet',
+      'hub',
+      path.join('hub', 'new.yaml'),
+    ]);
+    expect(
+      fs
+        .readFileSync(path.join(dir, 'dist', '.pullfleet'), 'utf8')
+        .split('\n')
+        .filter((l) => l && !l.startsWith('#')),
+    ).toStrictEqual(['hub/new.yaml']);
     expect(fs.readdirSync(dir).sort()).toStrictEqual(['app.mjs', 'cdk8s.yaml', 'dist']);
   });
 
   test('the fixture fleet, type-checked and synthesized by the cdk8s CLI in a child process, equals the in-process render', async () => {
     const out = fs.mkdtempSync(path.join(os.tmpdir(), 'pullfleet-example-'));
     scratch.push(out);
-    const result = await runSynth({ cwd: process.cwd(), outdir: path.join(out, 'dist'), app: `${process.execPath} --import tsx test/fixtures/example-fleet.ts` });
+    const result = await runSynth({
+      cwd: process.cwd(),
+      outdir: path.join(out, 'dist'),
+      app: `${process.execPath} --import tsx test/fixtures/example-fleet.ts`,
+    });
     expect(result.output).toContain('pullfleet: hub:');
     expect(result.ok).toBe(true);
     expect(result.typecheck?.errors).toStrictEqual([]);
     expect(result.typecheck?.file).toBe(path.resolve('test/fixtures/example-fleet.ts'));
-    const expected = [...buildFleet().renderObjects().entries()].flatMap(([file, list]) => list.map((object) => ({ file, object })));
+    const expected = [...buildFleet().renderObjects().entries()].flatMap(([file, list]) =>
+      list.map((object) => ({ file, object })),
+    );
     expect(readTree(path.join(out, 'dist'))).toStrictEqual(expected);
     for (const hub of ['hub', 'acm-hub']) {
       const own = expected.filter(({ file }) => file.startsWith(`${hub}/`));
       const works = own.filter(({ object }) => object.kind === 'ManifestWork').length;
       const fileCount = [...buildFleet().renderObjects().keys()].filter((file) => file.startsWith(`${hub}/`)).length;
-      expect(result.output).toContain(`pullfleet: ${hub}: ${own.length} objects (${works} ManifestWorks) in ${fileCount} files`);
+      expect(result.output).toContain(
+        `pullfleet: ${hub}: ${own.length} objects (${works} ManifestWorks) in ${fileCount} files`,
+      );
     }
 
     // A bare `cdk8s synth` (Fleet.synth) writes the same folder byte for byte, manifest included.
     const bare = path.join(out, 'bare');
     buildFleet({ outdir: bare }).synth();
-    const files = (dir: string) => (fs.readdirSync(dir, { recursive: true }) as string[]).filter((f) => fs.statSync(path.join(dir, f)).isFile()).sort();
+    const files = (dir: string) =>
+      (fs.readdirSync(dir, { recursive: true }) as string[])
+        .filter((f) => fs.statSync(path.join(dir, f)).isFile())
+        .sort();
     expect(files(bare)).toStrictEqual(files(path.join(out, 'dist')));
-    for (const file of files(bare)) expect([file, fs.readFileSync(path.join(bare, file), 'utf8')]).toStrictEqual([file, fs.readFileSync(path.join(out, 'dist', file), 'utf8')]);
+    for (const file of files(bare))
+      expect([file, fs.readFileSync(path.join(bare, file), 'utf8')]).toStrictEqual([
+        file,
+        fs.readFileSync(path.join(out, 'dist', file), 'utf8'),
+      ]);
     expect(files(bare)).toContain('.pullfleet');
   });
 
@@ -81,7 +109,10 @@ describe('pullfleet synth', () => {
       "import fs from 'node:fs'; fs.mkdirSync(process.env.CDK8S_OUTDIR + '/hub/hub', { recursive: true }); fs.writeFileSync(process.env.CDK8S_OUTDIR + '/hub/hub/hub.yaml', 'apiVersion: v1\\nkind: ConfigMap\\nmetadata:\\n  name: kept\\n');\n",
     );
     fs.mkdirSync(path.join(dir, 'dist', 'hub', 'hub', 'works'), { recursive: true });
-    fs.writeFileSync(path.join(dir, 'dist', 'hub', 'hub', 'hub.yaml'), 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: kept\n');
+    fs.writeFileSync(
+      path.join(dir, 'dist', 'hub', 'hub', 'hub.yaml'),
+      'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: kept\n',
+    );
     fs.writeFileSync(
       path.join(dir, 'dist', 'hub', 'hub', 'works', 'east.yaml'),
       'apiVersion: work.open-cluster-management.io/v1\nkind: ManifestWork\nmetadata:\n  name: argocd-web-east\n  namespace: east\nspec:\n  workload:\n    manifests:\n      - { apiVersion: argoproj.io/v1alpha1, kind: Application, metadata: { name: web-east, namespace: argocd } }\n',
@@ -89,11 +120,15 @@ describe('pullfleet synth', () => {
     const result = await runPlan({ cwd: dir });
     expect(result.exitCode).toBe(0);
     expect(result.plan!.spokeDeletions.map((c) => c.id)).toStrictEqual(['hub/east/argocd-web-east']);
-    expect(result.stdout.split('\n')[0]).toBe('DELETIONS ON SPOKES (1): the work agent removes these from the spoke when the hub applies the change');
+    expect(result.stdout.split('\n')[0]).toBe(
+      'DELETIONS ON SPOKES (1): the work agent removes these from the spoke when the hub applies the change',
+    );
     expect(fs.existsSync(path.join(dir, 'dist', 'hub', 'hub', 'works', 'east.yaml'))).toBe(true);
   });
 
   test('the pullfleet program registers synth, validate and plan', async () => {
-    expect((await buildProgram()).commands.map((c) => c.name())).toEqual(expect.arrayContaining(['synth', 'validate', 'plan']));
+    expect((await buildProgram()).commands.map((c) => c.name())).toEqual(
+      expect.arrayContaining(['synth', 'validate', 'plan']),
+    );
   });
 });

@@ -30,11 +30,21 @@ afterEach(async () => {
 async function whoAmIServer(): Promise<{ url: string; connections: () => number }> {
   const sockets = new Set<Socket>();
   let connections = 0;
-  const server: Server = createServer({ cert: pem('server.pem'), key: pem('server-key.pem'), requestCert: true, rejectUnauthorized: false }, (req, res) => {
-    const peer = (req.socket as TLSSocket).getPeerCertificate();
-    const body = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: peer?.subject?.CN ?? 'anonymous', annotations: { authorization: req.headers.authorization ?? '' } } };
-    res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify(body));
-  });
+  const server: Server = createServer(
+    { cert: pem('server.pem'), key: pem('server-key.pem'), requestCert: true, rejectUnauthorized: false },
+    (req, res) => {
+      const peer = (req.socket as TLSSocket).getPeerCertificate();
+      const body = {
+        apiVersion: 'v1',
+        kind: 'Namespace',
+        metadata: {
+          name: peer?.subject?.CN ?? 'anonymous',
+          annotations: { authorization: req.headers.authorization ?? '' },
+        },
+      };
+      res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify(body));
+    },
+  );
   server.on('secureConnection', (socket: Socket) => {
     connections++;
     sockets.add(socket);
@@ -87,7 +97,17 @@ process.stdout.write(JSON.stringify({ apiVersion: 'client.authentication.k8s.io/
   );
   const use = (which: 'a' | 'b') => writeFileSync(join(dir, 'current'), which);
   use('a');
-  return { user: { name: 'exec', exec: { apiVersion: 'client.authentication.k8s.io/v1', command: process.execPath, args: [join(dir, 'plugin.mjs')] } } as User, use };
+  return {
+    user: {
+      name: 'exec',
+      exec: {
+        apiVersion: 'client.authentication.k8s.io/v1',
+        command: process.execPath,
+        args: [join(dir, 'plugin.mjs')],
+      },
+    } as User,
+    use,
+  };
 };
 
 const viaCertificateFiles = (): Rotating => {
@@ -97,27 +117,33 @@ const viaCertificateFiles = (): Rotating => {
     copyFileSync(join(TLS, `client-${which}-key.pem`), join(dir, 'client-key.pem'));
   };
   use('a');
-  return { user: { name: 'files', certFile: join(dir, 'client.pem'), keyFile: join(dir, 'client-key.pem') } as User, use };
+  return {
+    user: { name: 'files', certFile: join(dir, 'client.pem'), keyFile: join(dir, 'client-key.pem') } as User,
+    use,
+  };
 };
 
 test.each([
   ['an exec plugin', viaExecPlugin],
   ['rewritten client-certificate and client-key files', viaCertificateFiles],
-])('GIVEN client credentials from %s WHEN they change between requests THEN the next request uses the new ones', async (_how, rotating) => {
-  const server = await whoAmIServer();
-  const credentials = rotating();
-  const client = clientFor(server.url, credentials.user);
+])(
+  'GIVEN client credentials from %s WHEN they change between requests THEN the next request uses the new ones',
+  async (_how, rotating) => {
+    const server = await whoAmIServer();
+    const credentials = rotating();
+    const client = clientFor(server.url, credentials.user);
 
-  expect((await client.get<KubeObject>(NAMESPACE, undefined, 'who')).metadata.name).toBe('pullfleet-test-client-a');
-  expect((await client.get<KubeObject>(NAMESPACE, undefined, 'who')).metadata.name).toBe('pullfleet-test-client-a');
-  // Unchanged credentials: the connection is kept and reused.
-  expect(server.connections()).toBe(1);
+    expect((await client.get<KubeObject>(NAMESPACE, undefined, 'who')).metadata.name).toBe('pullfleet-test-client-a');
+    expect((await client.get<KubeObject>(NAMESPACE, undefined, 'who')).metadata.name).toBe('pullfleet-test-client-a');
+    // Unchanged credentials: the connection is kept and reused.
+    expect(server.connections()).toBe(1);
 
-  credentials.use('b');
-  const after = await client.get<KubeObject>(NAMESPACE, undefined, 'who');
-  expect(after.metadata.name).toBe('pullfleet-test-client-b');
-  if (credentials.user.exec) expect(after.metadata.annotations?.authorization).toBe('Bearer token-b');
-  // And the new credentials are kept too.
-  expect((await client.get<KubeObject>(NAMESPACE, undefined, 'who')).metadata.name).toBe('pullfleet-test-client-b');
-  expect(server.connections()).toBe(2);
-});
+    credentials.use('b');
+    const after = await client.get<KubeObject>(NAMESPACE, undefined, 'who');
+    expect(after.metadata.name).toBe('pullfleet-test-client-b');
+    if (credentials.user.exec) expect(after.metadata.annotations?.authorization).toBe('Bearer token-b');
+    // And the new credentials are kept too.
+    expect((await client.get<KubeObject>(NAMESPACE, undefined, 'who')).metadata.name).toBe('pullfleet-test-client-b');
+    expect(server.connections()).toBe(2);
+  },
+);

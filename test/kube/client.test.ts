@@ -6,7 +6,13 @@ import http from 'node:http';
 import { createServer as createTcpServer, type Server as TcpServer, type Socket } from 'node:net';
 import { afterEach, describe, expect, test } from '@jest/globals';
 import { KubeConfig } from '@kubernetes/client-node';
-import { KubeApiError, KubeClient, KubeTimeoutError, parseRetryAfter, type KubeClientOptions } from '../../src/kube/client.js';
+import {
+  KubeApiError,
+  KubeClient,
+  KubeTimeoutError,
+  parseRetryAfter,
+  type KubeClientOptions,
+} from '../../src/kube/client.js';
 import { LEASE, MANAGED_CLUSTER } from '../../src/kube/resources.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -55,7 +61,9 @@ describe('KubeClient timeouts', () => {
     const client = clientFor(server.port, { requestTimeoutMs: 200 });
     const error = await client.get(LEASE, 'platform', 'pullfleet-controller').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(KubeTimeoutError);
-    expect((error as Error).message).toBe(`GET /apis/coordination.k8s.io/v1/namespaces/platform/leases/pullfleet-controller: no answer from 127.0.0.1:${server.port} within 0.2s`);
+    expect((error as Error).message).toBe(
+      `GET /apis/coordination.k8s.io/v1/namespaces/platform/leases/pullfleet-controller: no answer from 127.0.0.1:${server.port} within 0.2s`,
+    );
     expect(server.connections()).toBe(1);
   });
 
@@ -78,7 +86,9 @@ describe('KubeClient timeouts', () => {
   test('GIVEN a server that never sends watch headers WHEN a watch opens THEN it fails within the request timeout', async () => {
     const server = await silentServer();
     const client = clientFor(server.port, { requestTimeoutMs: 200 });
-    const error = await client.watch(MANAGED_CLUSTER, {}, '1', () => undefined, new AbortController().signal, 300).catch((e: unknown) => e);
+    const error = await client
+      .watch(MANAGED_CLUSTER, {}, '1', () => undefined, new AbortController().signal, 300)
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(KubeTimeoutError);
     expect((error as Error).message).toContain('watch managedclusters: no answer from');
   });
@@ -93,10 +103,21 @@ describe('KubeClient timeouts', () => {
     });
     const client = clientFor(port, { watchGraceMs: 200 });
     const events: string[] = [];
-    const error = await client.watch(MANAGED_CLUSTER, {}, '1', (event) => events.push(`${event.type} ${event.object.metadata.name}`), new AbortController().signal, 0).catch((e: unknown) => e);
+    const error = await client
+      .watch(
+        MANAGED_CLUSTER,
+        {},
+        '1',
+        (event) => events.push(`${event.type} ${event.object.metadata.name}`),
+        new AbortController().signal,
+        0,
+      )
+      .catch((e: unknown) => e);
     expect(events).toStrictEqual(['ADDED c1']);
     expect(error).toBeInstanceOf(KubeTimeoutError);
-    expect((error as Error).message).toBe('watch managedclusters: the server did not end the watch (timeoutSeconds 0) within 0.2s');
+    expect((error as Error).message).toBe(
+      'watch managedclusters: the server did not end the watch (timeoutSeconds 0) within 0.2s',
+    );
     expect(query).toContain('timeoutSeconds=0');
   });
 });

@@ -18,7 +18,16 @@ function scriptedClient(scripts: WatchScript[], clock: { now: number }) {
   const client: Pick<KubeClient, 'list' | 'watch'> = {
     list: (async () => {
       calls.list++;
-      return { items: [{ apiVersion: 'cluster.open-cluster-management.io/v1', kind: 'ManagedCluster', metadata: { name: 'c1', resourceVersion: '1' } }], resourceVersion: '1' };
+      return {
+        items: [
+          {
+            apiVersion: 'cluster.open-cluster-management.io/v1',
+            kind: 'ManagedCluster',
+            metadata: { name: 'c1', resourceVersion: '1' },
+          },
+        ],
+        resourceVersion: '1',
+      };
     }) as KubeClient['list'],
     watch: (async (_kind: unknown, _scope: unknown, _rv: string, onEvent: (event: WatchEvent) => void) => {
       const script = scripts[Math.min(calls.watch, scripts.length - 1)]!;
@@ -58,7 +67,14 @@ function run(scripts: WatchScript[], stopAfterSleeps: number) {
 
 const endsAtOnce: WatchScript = async () => undefined;
 const endsAfterTimeout: WatchScript = async (onEvent, clock) => {
-  onEvent({ type: 'MODIFIED', object: { apiVersion: 'cluster.open-cluster-management.io/v1', kind: 'ManagedCluster', metadata: { name: 'c1', resourceVersion: '2' } } as KubeObject });
+  onEvent({
+    type: 'MODIFIED',
+    object: {
+      apiVersion: 'cluster.open-cluster-management.io/v1',
+      kind: 'ManagedCluster',
+      metadata: { name: 'c1', resourceVersion: '2' },
+    } as KubeObject,
+  });
   clock.now += 300_000;
 };
 

@@ -40,11 +40,15 @@ describe('loadKubeConfig', () => {
   });
 
   test('GIVEN --context THEN that context is used', () => {
-    expect(loadKubeConfig({ path: twoContexts, context: 'b' }).getCurrentCluster()?.server).toBe('https://hub-b.example:6443');
+    expect(loadKubeConfig({ path: twoContexts, context: 'b' }).getCurrentCluster()?.server).toBe(
+      'https://hub-b.example:6443',
+    );
   });
 
   test('fails naming the contexts there are when the context is unknown', () => {
-    expect(() => loadKubeConfig({ path: twoContexts, context: 'c' })).toThrow('context "c" is not in the kubeconfig (contexts: a, b)');
+    expect(() => loadKubeConfig({ path: twoContexts, context: 'c' })).toThrow(
+      'context "c" is not in the kubeconfig (contexts: a, b)',
+    );
   });
 
   test('fails naming the file when it cannot be read', () => {
@@ -54,7 +58,9 @@ describe('loadKubeConfig', () => {
 
   test('fails when the kubeconfig has no current cluster', () => {
     const empty = kubeconfig('empty.yaml', 'apiVersion: v1\nkind: Config\nclusters: []\ncontexts: []\nusers: []\n');
-    expect(() => loadKubeConfig({ path: empty })).toThrow('the kubeconfig has no current cluster: pass --kubeconfig and --context');
+    expect(() => loadKubeConfig({ path: empty })).toThrow(
+      'the kubeconfig has no current cluster: pass --kubeconfig and --context',
+    );
   });
 
   test('GIVEN $KUBECONFIG with two files THEN both are merged and the first file picks the context', () => {
@@ -83,6 +89,8 @@ describe('loadKubeConfig', () => {
 
   test('fails naming the file when one in $KUBECONFIG cannot be read', () => {
     const missing = path.join(dir, 'gone.yaml');
-    expect(() => loadKubeConfig({ env: { KUBECONFIG: missing } })).toThrow(`cannot read kubeconfig ${missing} (from $KUBECONFIG)`);
+    expect(() => loadKubeConfig({ env: { KUBECONFIG: missing } })).toThrow(
+      `cannot read kubeconfig ${missing} (from $KUBECONFIG)`,
+    );
   });
 });

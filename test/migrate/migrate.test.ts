@@ -38,12 +38,37 @@ const GITHUB_CHANNEL = `${UPSTREAM}/multicloud-operators-subscription/examples/g
 const upstreamCases: Record<string, { files: string[]; namespace?: string }> = {
   // kustomize (subscriptions/pacman/kustomization.yaml) gives these objects namespace pacman-sample.
   pacman: {
-    files: [`${PACMAN}/subscription.yaml`, `${PACMAN}/placementrule.yaml`, `${PACMAN}/namespace.yaml`, `${PACMAN}/application.yaml`, `${UPSTREAM}/application-samples/subscriptions/channel/channel.yaml`],
+    files: [
+      `${PACMAN}/subscription.yaml`,
+      `${PACMAN}/placementrule.yaml`,
+      `${PACMAN}/namespace.yaml`,
+      `${PACMAN}/application.yaml`,
+      `${UPSTREAM}/application-samples/subscriptions/channel/channel.yaml`,
+    ],
     namespace: 'pacman-sample',
   },
-  '15-git-helm-install': { files: [`${GIT_HELM}/install/channel.yaml`, `${GIT_HELM}/install/placement.yaml`, `${GIT_HELM}/install/subscription.yaml`] },
-  '15-git-helm-both': { files: [`${GIT_HELM}/install/channel.yaml`, `${GIT_HELM}/install/placement.yaml`, `${GIT_HELM}/install/subscription.yaml`, `${GIT_HELM}/update/subscription.yaml`] },
-  'github-channel': { files: [`${GITHUB_CHANNEL}/00-namespace.yaml`, `${GITHUB_CHANNEL}/01-channel.yaml`, `${GITHUB_CHANNEL}/02-subscription.yaml`] },
+  '15-git-helm-install': {
+    files: [
+      `${GIT_HELM}/install/channel.yaml`,
+      `${GIT_HELM}/install/placement.yaml`,
+      `${GIT_HELM}/install/subscription.yaml`,
+    ],
+  },
+  '15-git-helm-both': {
+    files: [
+      `${GIT_HELM}/install/channel.yaml`,
+      `${GIT_HELM}/install/placement.yaml`,
+      `${GIT_HELM}/install/subscription.yaml`,
+      `${GIT_HELM}/update/subscription.yaml`,
+    ],
+  },
+  'github-channel': {
+    files: [
+      `${GITHUB_CHANNEL}/00-namespace.yaml`,
+      `${GITHUB_CHANNEL}/01-channel.yaml`,
+      `${GITHUB_CHANNEL}/02-subscription.yaml`,
+    ],
+  },
 };
 const upstreamNames = Object.keys(upstreamCases).sort();
 
@@ -51,7 +76,12 @@ function translateUpstream(name: string) {
   const { files, namespace } = upstreamCases[name]!;
   const origins = new Map<JsonObject, string>();
   const objects = readObjects(files, origins);
-  return translateSubscriptions(objects, { importFrom: IMPORT, sources: files, origins, ...(namespace ? { namespace } : {}) });
+  return translateSubscriptions(objects, {
+    importFrom: IMPORT,
+    sources: files,
+    origins,
+    ...(namespace ? { namespace } : {}),
+  });
 }
 
 function translate(name: string, objects?: JsonObject[]) {
@@ -104,28 +134,40 @@ describe('migrate subscriptions: golden translations', () => {
     const files = [...new Set(Object.values(upstreamCases).flatMap((c) => c.files))];
     for (const file of files) {
       const [, repo, path] = /^test\/migrate\/fixtures\/upstream\/([^/]+)\/(.+)$/.exec(file)!;
-      expect(readFileSync(file, 'utf8').split('\n').slice(0, 3).join('\n')).toContain(`# Source: stolostron/${repo}, ${path}\n# https://github.com/stolostron/${repo}/blob/`);
+      expect(readFileSync(file, 'utf8').split('\n').slice(0, 3).join('\n')).toContain(
+        `# Source: stolostron/${repo}, ${path}\n# https://github.com/stolostron/${repo}/blob/`,
+      );
     }
   });
 
   test('every golden file type-checks against src/constructs with the TypeScript compiler', () => {
     const configPath = join(root, 'tsconfig.json');
     const parsed = ts.parseJsonConfigFileContent(ts.readConfigFile(configPath, ts.sys.readFile).config, ts.sys, root);
-    const files = [...names.map((n) => join(fixtures, `${n}.golden.ts`)), ...upstreamNames.map((n) => join(fixtures, `upstream-${n}.golden.ts`))];
+    const files = [
+      ...names.map((n) => join(fixtures, `${n}.golden.ts`)),
+      ...upstreamNames.map((n) => join(fixtures, `upstream-${n}.golden.ts`)),
+    ];
     const program = ts.createProgram(files, { ...parsed.options, noEmit: true });
-    const diagnostics = ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+    const diagnostics = ts
+      .getPreEmitDiagnostics(program)
+      .map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
     expect(diagnostics).toStrictEqual([]);
   });
 });
 
 /** Diagnostics of `code` compiled as a file in test/migrate/fixtures (never written to disk). */
 function typeCheckVirtual(code: string): string[] {
-  const parsed = ts.parseJsonConfigFileContent(ts.readConfigFile(join(root, 'tsconfig.json'), ts.sys.readFile).config, ts.sys, root);
+  const parsed = ts.parseJsonConfigFileContent(
+    ts.readConfigFile(join(root, 'tsconfig.json'), ts.sys.readFile).config,
+    ts.sys,
+    root,
+  );
   const options = { ...parsed.options, noEmit: true };
   const virtual = join(fixtures, '__virtual-migrated.ts');
   const host = ts.createCompilerHost(options);
   const getSourceFile = host.getSourceFile.bind(host);
-  host.getSourceFile = (file, language, ...rest) => (file === virtual ? ts.createSourceFile(file, code, language) : getSourceFile(file, language, ...rest));
+  host.getSourceFile = (file, language, ...rest) =>
+    file === virtual ? ts.createSourceFile(file, code, language) : getSourceFile(file, language, ...rest);
   const fileExists = host.fileExists.bind(host);
   host.fileExists = (file) => file === virtual || fileExists(file);
   const program = ts.createProgram([virtual], options, host);
@@ -134,7 +176,9 @@ function typeCheckVirtual(code: string): string[] {
 
 describe('migrate subscriptions: nothing translatable', () => {
   test('GIVEN only untranslatable Subscriptions THEN the module still compiles (no unused imports or parameters) and the report says why', () => {
-    const objects = readObjects([join(fixtures, 'untranslatable.yaml')]).filter((o) => !['batch-jobs', 'db-migrate-subscription-1'].includes(String((o.metadata as { name?: string })?.name)));
+    const objects = readObjects([join(fixtures, 'untranslatable.yaml')]).filter(
+      (o) => !['batch-jobs', 'db-migrate-subscription-1'].includes(String((o.metadata as { name?: string })?.name)),
+    );
     const result = translateSubscriptions(objects, { importFrom: IMPORT });
     expect(result.apps).toStrictEqual([]);
     expect(result.code).toBe(
@@ -151,7 +195,12 @@ describe('migrate subscriptions: nothing translatable', () => {
       ].join('\n'),
     );
     expect(typeCheckVirtual(result.code)).toStrictEqual([]);
-    expect(result.notes.map((n) => `${n.subject} ${n.severity}`)).toStrictEqual(['batch/batch-jobs-local skipped', 'batch/orphan skipped', 'reports/reports-subscription skipped', 'shared/shared-config-subscription skipped']);
+    expect(result.notes.map((n) => `${n.subject} ${n.severity}`)).toStrictEqual([
+      'batch/batch-jobs-local skipped',
+      'batch/orphan skipped',
+      'reports/reports-subscription skipped',
+      'shared/shared-config-subscription skipped',
+    ]);
   });
 });
 
@@ -162,13 +211,28 @@ describe('migrate subscriptions: the generated code synthesizes', () => {
     expect(placement.metadata).toMatchObject({ name: 'guestbook-placement-1', namespace: 'argocd' });
     expect(placement.spec).toStrictEqual({
       numberOfClusters: 3,
-      predicates: [{ requiredClusterSelector: { labelSelector: { matchLabels: { environment: 'prod' }, matchExpressions: [{ key: 'region', operator: 'In', values: ['us-east-1', 'us-west-2'] }] } } }],
+      predicates: [
+        {
+          requiredClusterSelector: {
+            labelSelector: {
+              matchLabels: { environment: 'prod' },
+              matchExpressions: [{ key: 'region', operator: 'In', values: ['us-east-1', 'us-west-2'] }],
+            },
+          },
+        },
+      ],
     });
     const appSets = objects.filter((o) => o.kind === 'ApplicationSet');
     expect(appSets.map((a) => a.metadata.name).sort()).toStrictEqual(['guestbook', 'guestbook-redis']);
     const redis = appSets.find((a) => a.metadata.name === 'guestbook-redis')!;
-    expect(redis.spec.generators[0].clusterDecisionResource.labelSelector.matchLabels).toStrictEqual({ 'cluster.open-cluster-management.io/placement': 'guestbook-placement-1' });
-    expect(redis.spec.template.spec.source).toStrictEqual({ repoURL: 'https://github.com/example/apps.git', path: 'guestbook/redis', targetRevision: '2f6c1d0e9a4b7c3d5e8f1a2b3c4d5e6f7a8b9c0d' });
+    expect(redis.spec.generators[0].clusterDecisionResource.labelSelector.matchLabels).toStrictEqual({
+      'cluster.open-cluster-management.io/placement': 'guestbook-placement-1',
+    });
+    expect(redis.spec.template.spec.source).toStrictEqual({
+      repoURL: 'https://github.com/example/apps.git',
+      path: 'guestbook/redis',
+      targetRevision: '2f6c1d0e9a4b7c3d5e8f1a2b3c4d5e6f7a8b9c0d',
+    });
     expect(redis.spec.template.spec.destination.namespace).toBe('guestbook');
   });
 
@@ -179,7 +243,12 @@ describe('migrate subscriptions: the generated code synthesizes', () => {
       repoURL: 'https://kubernetes.github.io/ingress-nginx',
       chart: 'ingress-nginx',
       targetRevision: '4.11.*',
-      helm: { releaseName: 'edge-ingress', valuesObject: { controller: { replicaCount: 2, service: { type: 'LoadBalancer' }, metrics: { enabled: true } } } },
+      helm: {
+        releaseName: 'edge-ingress',
+        valuesObject: {
+          controller: { replicaCount: 2, service: { type: 'LoadBalancer' }, metrics: { enabled: true } },
+        },
+      },
     });
     const placement = objects.find((o) => o.kind === 'Placement')!;
     expect(placement.spec.clusterSets).toStrictEqual(['edge']);
@@ -193,15 +262,21 @@ describe('migrate subscriptions: the generated code synthesizes', () => {
   });
 
   test('fails when the fleet does not declare a cluster set the migrated placement uses, naming it', async () => {
-    await expect(synth('helm-placement')).rejects.toThrow(`hub: the migrated placements use cluster set "edge": declare it (new ClusterSet(hub, 'edge')) before addMigratedApps(hub)`);
+    await expect(synth('helm-placement')).rejects.toThrow(
+      `hub: the migrated placements use cluster set "edge": declare it (new ClusterSet(hub, 'edge')) before addMigratedApps(hub)`,
+    );
   });
 
   test('a paused subscription is generated without auto-sync; untranslatable channels generate nothing', async () => {
     const objects = await synth('untranslatable');
     const appSets = objects.filter((o) => o.kind === 'ApplicationSet');
     expect(appSets.map((a) => a.metadata.name).sort()).toStrictEqual(['batch-jobs', 'db-migrate']);
-    expect(appSets.find((a) => a.metadata.name === 'db-migrate')!.spec.template.spec.syncPolicy?.automated).toBeUndefined();
-    expect(appSets.find((a) => a.metadata.name === 'batch-jobs')!.spec.template.spec.syncPolicy?.automated).toBeDefined();
+    expect(
+      appSets.find((a) => a.metadata.name === 'db-migrate')!.spec.template.spec.syncPolicy?.automated,
+    ).toBeUndefined();
+    expect(
+      appSets.find((a) => a.metadata.name === 'batch-jobs')!.spec.template.spec.syncPolicy?.automated,
+    ).toBeDefined();
   });
 });
 
@@ -224,7 +299,11 @@ describe('pullfleet migrate subscriptions', () => {
     const output = join(tmp, 'existing.ts');
     writeFileSync(output, '// my own code\n');
     const result = await run([fixture('helm-placement'), '-o', output]);
-    expect(result).toStrictEqual({ code: 2, out: '', err: `pullfleet migrate subscriptions: ${output} exists: pass --force to replace it (nothing was written)\n` });
+    expect(result).toStrictEqual({
+      code: 2,
+      out: '',
+      err: `pullfleet migrate subscriptions: ${output} exists: pass --force to replace it (nothing was written)\n`,
+    });
     expect(readFileSync(output, 'utf8')).toBe('// my own code\n');
     expect((await run([fixture('helm-placement'), '-o', output, '--force'])).code).toBe(0);
     expect(readFileSync(output, 'utf8')).toContain('AppSource.helm(');
@@ -233,13 +312,23 @@ describe('pullfleet migrate subscriptions', () => {
   test('fails when the input has no Subscription or is not YAML', async () => {
     const empty = join(tmp, 'empty.yaml');
     writeFileSync(empty, 'apiVersion: v1\nkind: ConfigMap\nmetadata: { name: x }\n');
-    expect(await run([empty])).toStrictEqual({ code: 2, out: '', err: `pullfleet migrate subscriptions: no apps.open-cluster-management.io Subscription in ${empty}\n` });
+    expect(await run([empty])).toStrictEqual({
+      code: 2,
+      out: '',
+      err: `pullfleet migrate subscriptions: no apps.open-cluster-management.io Subscription in ${empty}\n`,
+    });
     const broken = join(tmp, 'broken.yaml');
     writeFileSync(broken, 'kind: [\n');
     const result = await run([broken]);
     expect(result.code).toBe(2);
-    expect(result.err).toMatch(new RegExp(`^pullfleet migrate subscriptions: ${broken.replace(/[.]/g, '\\.')} is not valid YAML`));
-    expect(await run([])).toStrictEqual({ code: 2, out: '', err: 'pullfleet migrate subscriptions: give Subscription YAML files, or --kubeconfig / --context to read them from the hub\n' });
+    expect(result.err).toMatch(
+      new RegExp(`^pullfleet migrate subscriptions: ${broken.replace(/[.]/g, '\\.')} is not valid YAML`),
+    );
+    expect(await run([])).toStrictEqual({
+      code: 2,
+      out: '',
+      err: 'pullfleet migrate subscriptions: give Subscription YAML files, or --kubeconfig / --context to read them from the hub\n',
+    });
   });
 
   test('reads Subscriptions, Channels and PlacementRules from the hub with --kubeconfig', async () => {
@@ -250,11 +339,22 @@ describe('pullfleet migrate subscriptions', () => {
         ['Channel', 'channels', 'apps.open-cluster-management.io', 'v1'],
         ['PlacementRule', 'placementrules', 'apps.open-cluster-management.io', 'v1'],
       ] as const) {
-        server.store.registerDefinition({ group, version, kind, plural, namespaced: true, subresources: ['status'], custom: true });
+        server.store.registerDefinition({
+          group,
+          version,
+          kind,
+          plural,
+          namespaced: true,
+          subresources: ['status'],
+          custom: true,
+        });
       }
-      const objects = readObjects([fixture('git-placementrule')]).filter((obj) => String(obj.apiVersion).startsWith('apps.open-cluster-management.io/'));
+      const objects = readObjects([fixture('git-placementrule')]).filter((obj) =>
+        String(obj.apiVersion).startsWith('apps.open-cluster-management.io/'),
+      );
       // As on a real hub, the objects' namespaces exist.
-      for (const ns of new Set(objects.map((obj) => (obj.metadata as { namespace: string }).namespace))) server.store.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } } as never);
+      for (const ns of new Set(objects.map((obj) => (obj.metadata as { namespace: string }).namespace)))
+        server.store.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } } as never);
       for (const obj of objects) server.store.create(obj as never);
       const kubeconfig = join(tmp, 'kubeconfig');
       writeFileSync(kubeconfig, server.kubeConfigYaml());
@@ -288,7 +388,12 @@ describe('pullfleet migrate subscriptions', () => {
 
 /** `node bin/pullfleet.js …`, as a user runs it. */
 function binary(args: readonly string[]): { code: number | null; out: string; err: string } {
-  const result = spawnSync(process.execPath, [join(root, 'bin', 'pullfleet.js'), ...args], { cwd: root, encoding: 'utf8', timeout: 120_000, env: { ...process.env, NO_COLOR: '1' } });
+  const result = spawnSync(process.execPath, [join(root, 'bin', 'pullfleet.js'), ...args], {
+    cwd: root,
+    encoding: 'utf8',
+    timeout: 120_000,
+    env: { ...process.env, NO_COLOR: '1' },
+  });
   if (result.error) throw result.error;
   return { code: result.status, out: result.stdout, err: result.stderr };
 }
@@ -301,14 +406,24 @@ describe('pullfleet migrate subscriptions on real upstream inputs (the binary)',
     const plain = migrate(['--import', IMPORT, ...files]);
     expect(plain.code).toBe(0);
     expect(plain.err).not.toContain('is not in the input');
-    expect(plain.err).toContain('input: 2 objects have no metadata.namespace and are read in namespace "default", as kubectl apply would (pass --namespace for the one kustomize or kubectl -n gave them): PlacementRule pacman-sample, Subscription pacman-sample\n');
+    expect(plain.err).toContain(
+      'input: 2 objects have no metadata.namespace and are read in namespace "default", as kubectl apply would (pass --namespace for the one kustomize or kubectl -n gave them): PlacementRule pacman-sample, Subscription pacman-sample\n',
+    );
     expect(plain.err).toContain('Subscription default/pacman-sample:\n');
     expect(plain.out).toContain("const pacmanSamplePlacement = new Placement(hub, 'pacman-sample', {");
     expect(plain.out).toContain("destinationNamespace: 'default',");
     // as kustomize applies them (kustomization.yaml: namespace: pacman-sample)
     const kustomized = migrate(['--import', IMPORT, '--namespace', 'pacman-sample', ...files]);
-    expect(kustomized).toStrictEqual({ code: 0, out: readFileSync(join(fixtures, 'upstream-pacman.golden.ts'), 'utf8'), err: readFileSync(join(fixtures, 'upstream-pacman.report.txt'), 'utf8') });
-    expect(migrate(['--namespace', 'Not_A_Namespace', ...files])).toStrictEqual({ code: 2, out: '', err: 'pullfleet migrate subscriptions: --namespace "Not_A_Namespace" is not a namespace name (a DNS label)\n' });
+    expect(kustomized).toStrictEqual({
+      code: 0,
+      out: readFileSync(join(fixtures, 'upstream-pacman.golden.ts'), 'utf8'),
+      err: readFileSync(join(fixtures, 'upstream-pacman.report.txt'), 'utf8'),
+    });
+    expect(migrate(['--namespace', 'Not_A_Namespace', ...files])).toStrictEqual({
+      code: 2,
+      out: '',
+      err: 'pullfleet migrate subscriptions: --namespace "Not_A_Namespace" is not a namespace name (a DNS label)\n',
+    });
   });
 
   test('the same Subscription in two files is one Subscription: differing, neither is translated and both files are named; identical, it is translated once', () => {
@@ -328,7 +443,9 @@ describe('pullfleet migrate subscriptions on real upstream inputs (the binary)',
     expect(twice.code).toBe(0);
     expect(twice.out.match(/new PullApplicationSet\(/g)).toHaveLength(1);
     expect(twice.out).not.toContain('git-app-sub-2');
-    expect(twice.err).toContain(`input: Subscription default/git-app-sub is given 2 times in ${GIT_HELM}/install/subscription.yaml, identically: translated once\n`);
+    expect(twice.err).toContain(
+      `input: Subscription default/git-app-sub is given 2 times in ${GIT_HELM}/install/subscription.yaml, identically: translated once\n`,
+    );
     const once = migrate(['--import', IMPORT, ...install]);
     expect(twice.err.split('\n').filter((l) => !l.startsWith('input: '))).toStrictEqual(once.err.split('\n'));
   });
@@ -339,7 +456,9 @@ describe('pullfleet migrate subscriptions on real upstream inputs (the binary)',
     expect(result.code).toBe(0);
     expect(result.err).not.toContain('Kustomize');
     expect(result.err).toContain('[changed] packageOverrides of chart "ibm-mongodb-dev" become the app\'s Helm values');
-    expect(result.err).toContain('[skipped] its inline placement names no cluster (local: false, and no clusters, clusterSelector or placementRef)');
+    expect(result.err).toContain(
+      '[skipped] its inline placement names no cluster (local: false, and no clusters, clusterSelector or placementRef)',
+    );
     expect(result.err.split('\n')[0]).toBe('translated 0 Subscriptions into 0 PullApplicationSets and 0 Placements');
     // Nothing delivers: no Placement, no app outside comments.
     const live = result.out.split('\n').filter((l) => !l.trimStart().startsWith('//'));
@@ -354,8 +473,12 @@ describe('pullfleet migrate subscriptions on real upstream inputs (the binary)',
     expect(result.code).toBe(0);
     expect(result.out).toContain("import { AppSource, Placement, PullApplicationSet, type Hub } from 'pullfleet';\n");
     expect(result.out).not.toContain('src/constructs');
-    expect(result.err).toContain("to do: declare resources on each app: the generated apps declare none, so their spokes get the destination namespace but no Role in it for the spoke Argo CD");
-    expect(migrate(['--namespace', namespace!, '--import', '@acme/fleet-kit', ...files]).out).toContain("from '@acme/fleet-kit';\n");
+    expect(result.err).toContain(
+      'to do: declare resources on each app: the generated apps declare none, so their spokes get the destination namespace but no Role in it for the spoke Argo CD',
+    );
+    expect(migrate(['--namespace', namespace!, '--import', '@acme/fleet-kit', ...files]).out).toContain(
+      "from '@acme/fleet-kit';\n",
+    );
   });
 });
 
@@ -365,7 +488,12 @@ describe('migrated apps on the constructs', () => {
     const hub = new Hub(fleet, 'hub');
     const placement = new Placement(hub, 'dev', { predicates: [{ labels: { usage: 'development' } }] });
     new PullApplicationSet(hub, 'git-mongodb', {
-      source: AppSource.git({ repoURL: 'https://github.com/IBM/charts.git', path: 'stable/ibm-mongodb-dev', releaseName: 'mongo', values: { persistence: { enabled: false } } }),
+      source: AppSource.git({
+        repoURL: 'https://github.com/IBM/charts.git',
+        path: 'stable/ibm-mongodb-dev',
+        releaseName: 'mongo',
+        values: { persistence: { enabled: false } },
+      }),
       destinationNamespace: 'mongo',
       placement,
       resources: [{ apiGroup: 'apps', resources: ['deployments'] }],
@@ -384,7 +512,11 @@ describe('migrated apps on the constructs', () => {
     const fleet = new Fleet({ outdir: '/nonexistent/never-written' });
     const hub = new Hub(fleet, 'hub');
     const placement = new Placement(hub, 'dev', { predicates: [{ labels: { usage: 'development' } }] });
-    new PullApplicationSet(hub, 'pacman', { source: AppSource.git({ repoURL: 'https://github.com/stolostron/application-samples.git', path: 'pacman' }), destinationNamespace: 'pacman', placement });
+    new PullApplicationSet(hub, 'pacman', {
+      source: AppSource.git({ repoURL: 'https://github.com/stolostron/application-samples.git', path: 'pacman' }),
+      destinationNamespace: 'pacman',
+      placement,
+    });
     expect(fleet.warnings().map((w) => w.message)).toContain(
       `app "pacman" declares no resources: its spokes get namespace "pacman" but no Role in it for their Argo CD, which then cannot create the app's objects there (unless it has cluster-wide rights some other way); list what the manifests hold, for example resources: [{ apiGroup: 'apps', resources: ['deployments'] }, { apiGroup: '', resources: ['services'] }]`,
     );

@@ -12,8 +12,23 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, describe, expect, test } from '@jest/globals';
 import { parse as parseYaml } from 'yaml';
-import { AppSource, ClusterSet, DeliveryModel, Fleet, GitOpsCluster, Hub, HubFlavor, Placement, PullApplicationSet, Spoke } from '../../src/constructs/index.js';
-import { applicationSetDecision, applicationSetStep, type TransitionDecision } from '../../src/model/delivery/transition.js';
+import {
+  AppSource,
+  ClusterSet,
+  DeliveryModel,
+  Fleet,
+  GitOpsCluster,
+  Hub,
+  HubFlavor,
+  Placement,
+  PullApplicationSet,
+  Spoke,
+} from '../../src/constructs/index.js';
+import {
+  applicationSetDecision,
+  applicationSetStep,
+  type TransitionDecision,
+} from '../../src/model/delivery/transition.js';
 import { planFleet } from '../../src/model/plan/plan.js';
 import { parsePlanState, type PlanStateSpoke } from '../../src/model/plan/state.js';
 import { readSide } from '../../src/cli/commands/plan.js';
@@ -34,7 +49,10 @@ const tmp = (prefix: string) => {
 /** Synthesizes `spec` (judged against the output folder `previous`) into a fresh folder: the committed dist/ of that step. */
 function commit(spec: MixedSpec, previous?: string): { dir: string; files: Map<string, string> } {
   const dir = tmp('pullfleet-mixed-');
-  const files = buildMixedMoveFleet(spec, { outdir: '/nonexistent/never-written', previousOutput: previous }).renderFiles();
+  const files = buildMixedMoveFleet(spec, {
+    outdir: '/nonexistent/never-written',
+    previousOutput: previous,
+  }).renderFiles();
   for (const [file, text] of files) {
     fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
     fs.writeFileSync(path.join(dir, file), text);
@@ -43,17 +61,29 @@ function commit(spec: MixedSpec, previous?: string): { dir: string; files: Map<s
 }
 
 /** The files whose content differs between two outputs (added, removed or changed). */
-const changedFiles = (a: Map<string, string>, b: Map<string, string>) => [...new Set([...a.keys(), ...b.keys()])].filter((k) => a.get(k) !== b.get(k)).sort();
-const spokesOf = (files: Map<string, string>) => new Map(parsePlanState(files.get('hub/plan-state.json')!, 'plan-state.json').spokes.map((s) => [s.name, s]));
+const changedFiles = (a: Map<string, string>, b: Map<string, string>) =>
+  [...new Set([...a.keys(), ...b.keys()])].filter((k) => a.get(k) !== b.get(k)).sort();
+const spokesOf = (files: Map<string, string>) =>
+  new Map(parsePlanState(files.get('hub/plan-state.json')!, 'plan-state.json').spokes.map((s) => [s.name, s]));
 /** Every file of the spokes that do not move (works and bootstrap), and the ApplicationSets. */
 const untouched = (files: Map<string, string>, moving: string[]) =>
-  Object.fromEntries([...files].filter(([file]) => file === 'hub/hub/application-sets.yaml' || (/\/(works|bootstrap)\//.test(file) && !moving.some((s) => file.endsWith(`/${s}.yaml`)))));
+  Object.fromEntries(
+    [...files].filter(
+      ([file]) =>
+        file === 'hub/hub/application-sets.yaml' ||
+        (/\/(works|bootstrap)\//.test(file) && !moving.some((s) => file.endsWith(`/${s}.yaml`))),
+    ),
+  );
 
 const APP = `${process.execPath} --import tsx test/fixtures/mixed-move-fleet.ts`;
 
 /** `node bin/pullfleet.js …` from the repository, the fixture spec in the environment. */
 function binary(args: readonly string[], spec: MixedSpec) {
-  const run = spawnSync(process.execPath, [path.resolve('bin/pullfleet.js'), ...args], { encoding: 'utf8', timeout: 180_000, env: { ...process.env, NO_COLOR: '1', PULLFLEET_TEST_MIXED: JSON.stringify(spec) } });
+  const run = spawnSync(process.execPath, [path.resolve('bin/pullfleet.js'), ...args], {
+    encoding: 'utf8',
+    timeout: 180_000,
+    env: { ...process.env, NO_COLOR: '1', PULLFLEET_TEST_MIXED: JSON.stringify(spec) },
+  });
   if (run.error) throw run.error;
   return { code: run.status, out: run.stdout, err: run.stderr };
 }
@@ -72,20 +102,49 @@ describe('moving one spoke back from agent-managed leaves the other ApplicationS
     const done = commit({ back: 'done' }, step2.dir);
 
     // The ApplicationSet monitoring, and every work and bootstrap of e2, p1 and p2, byte for byte as they were.
-    for (const next of [step1, step2, done]) expect(untouched(next.files, ['e1'])).toStrictEqual(untouched(start.files, ['e1']));
-    expect(changedFiles(start.files, step1.files)).toStrictEqual(['hub/hub/applications.yaml', 'hub/hub/cluster-secrets.yaml', 'hub/hub/works/e1.yaml', 'hub/plan-state.json']);
-    expect(changedFiles(step1.files, step2.files)).toStrictEqual(['hub/hub/applications.yaml', 'hub/hub/works/e1.yaml', 'hub/plan-state.json']);
+    for (const next of [step1, step2, done])
+      expect(untouched(next.files, ['e1'])).toStrictEqual(untouched(start.files, ['e1']));
+    expect(changedFiles(start.files, step1.files)).toStrictEqual([
+      'hub/hub/applications.yaml',
+      'hub/hub/cluster-secrets.yaml',
+      'hub/hub/works/e1.yaml',
+      'hub/plan-state.json',
+    ]);
+    expect(changedFiles(step1.files, step2.files)).toStrictEqual([
+      'hub/hub/applications.yaml',
+      'hub/hub/works/e1.yaml',
+      'hub/plan-state.json',
+    ]);
     expect(changedFiles(step2.files, done.files)).toStrictEqual([]);
     // monitoring's work on e1 (written by the controller) stays as it was: Foreground, not taken back from the agent.
     for (const next of [start, step1, step2, done]) {
       const states = spokesOf(next.files);
-      expect(states.get('e1')!.works!.find((w) => w.name === 'argocd-e1-monitoring')).toStrictEqual({ name: 'argocd-e1-monitoring', deleteOption: 'Foreground' });
+      expect(states.get('e1')!.works!.find((w) => w.name === 'argocd-e1-monitoring')).toStrictEqual({
+        name: 'argocd-e1-monitoring',
+        deleteOption: 'Foreground',
+      });
       for (const s of ['e2', 'p1', 'p2']) expect(states.get(s)).toStrictEqual(spokesOf(start.files).get(s));
     }
     // e1's static app web is the one taken back: its work keeps the agent's destination from now on.
-    expect(spokesOf(step1.files).get('e1')).toMatchObject({ movingTo: 'basic', fromAgent: true, works: [{ name: 'argocd-e1-monitoring', deleteOption: 'Foreground' }, { name: 'argocd-web-e1', deleteOption: 'Orphan', fromAgent: true }] });
-    expect(spokesOf(step2.files).get('e1')).toMatchObject({ fromAgent: true, works: [{ name: 'argocd-e1-monitoring', deleteOption: 'Foreground' }, { name: 'argocd-web-e1', deleteOption: 'Foreground', fromAgent: true }] });
-    expect({ step1: Object.fromEntries(changedFiles(start.files, step1.files).map((f) => [f, step1.files.get(f)])), step2: Object.fromEntries(changedFiles(step1.files, step2.files).map((f) => [f, step2.files.get(f)])) }).toMatchSnapshot('e1 back to basic beside monitoring');
+    expect(spokesOf(step1.files).get('e1')).toMatchObject({
+      movingTo: 'basic',
+      fromAgent: true,
+      works: [
+        { name: 'argocd-e1-monitoring', deleteOption: 'Foreground' },
+        { name: 'argocd-web-e1', deleteOption: 'Orphan', fromAgent: true },
+      ],
+    });
+    expect(spokesOf(step2.files).get('e1')).toMatchObject({
+      fromAgent: true,
+      works: [
+        { name: 'argocd-e1-monitoring', deleteOption: 'Foreground' },
+        { name: 'argocd-web-e1', deleteOption: 'Foreground', fromAgent: true },
+      ],
+    });
+    expect({
+      step1: Object.fromEntries(changedFiles(start.files, step1.files).map((f) => [f, step1.files.get(f)])),
+      step2: Object.fromEntries(changedFiles(step1.files, step2.files).map((f) => [f, step2.files.get(f)])),
+    }).toMatchSnapshot('e1 back to basic beside monitoring');
 
     // plan, through the binary: step 1 deletes nothing and changes only e1's delivery; step 2 names the
     // principal's delete of e1's app web, and nothing of monitoring.
@@ -93,13 +152,29 @@ describe('moving one spoke back from agent-managed leaves the other ApplicationS
     expect(plan1.code).toBe(0);
     expect(plan1.plan.spokeDeletions).toStrictEqual([]);
     expect(plan1.plan.runtimeDeletions).toStrictEqual([]);
-    const named = (p: Record<string, any>) => [...p.changed, ...p.added, ...p.removed].map((c: { kind: string; namespace?: string; name: string }) => `${c.kind} ${c.namespace ?? ''}/${c.name}`).sort(); // eslint-disable-line @typescript-eslint/no-explicit-any
-    expect(named(plan1.plan)).toStrictEqual(['Application argocd/web-e1', 'ManifestWork e1/argocd-web-e1', 'Secret argocd/e1-cluster-secret', 'Spoke /e1']);
-    expect(plan1.plan.transitions).toStrictEqual([expect.stringContaining('hub: spoke e1: move agent-managed → basic, step 1 of 2')]);
+    const named = (p: Record<string, any>) =>
+      [...p.changed, ...p.added, ...p.removed]
+        .map((c: { kind: string; namespace?: string; name: string }) => `${c.kind} ${c.namespace ?? ''}/${c.name}`)
+        .sort(); // eslint-disable-line @typescript-eslint/no-explicit-any
+    expect(named(plan1.plan)).toStrictEqual([
+      'Application argocd/web-e1',
+      'ManifestWork e1/argocd-web-e1',
+      'Secret argocd/e1-cluster-secret',
+      'Spoke /e1',
+    ]);
+    expect(plan1.plan.transitions).toStrictEqual([
+      expect.stringContaining('hub: spoke e1: move agent-managed → basic, step 1 of 2'),
+    ]);
     const plan2 = planJson(step1.dir, { back: 'move' });
-    expect(plan2.plan.spokeDeletions.map((d: { id: string }) => d.id)).toStrictEqual(['hub/e1/argocd-agent/argocd/web-e1']);
+    expect(plan2.plan.spokeDeletions.map((d: { id: string }) => d.id)).toStrictEqual([
+      'hub/e1/argocd-agent/argocd/web-e1',
+    ]);
     expect(plan2.plan.runtimeDeletions).toStrictEqual([]);
-    expect(named(plan2.plan)).toStrictEqual(['Application argocd/web-e1', 'ManifestWork e1/argocd-web-e1', 'Spoke /e1']);
+    expect(named(plan2.plan)).toStrictEqual([
+      'Application argocd/web-e1',
+      'ManifestWork e1/argocd-web-e1',
+      'Spoke /e1',
+    ]);
   }, 240_000);
 
   test('GIVEN an agent-managed ApplicationSet on the group WHEN e1 leaves it THEN plan names the principal delete of its app there by what is deleted, not by a work', () => {
@@ -127,7 +202,10 @@ describe('runtime deletions of agent-managed ApplicationSets name what is delete
     ]);
     expect(run.code).toBe(0);
     // the ids of a static agent-managed app (web) have the same shape
-    const withoutWeb = planFleet(readSide(withTools.dir), readSide(commit({ tools: true, back: 'move' }, commit({ tools: true, back: 'move' }, withTools.dir).dir).dir));
+    const withoutWeb = planFleet(
+      readSide(withTools.dir),
+      readSide(commit({ tools: true, back: 'move' }, commit({ tools: true, back: 'move' }, withTools.dir).dir).dir),
+    );
     expect(withoutWeb.spokeDeletions.map((d) => d.id)).toContain('hub/e1/argocd-agent/argocd/web-e1');
   }, 240_000);
 
@@ -168,10 +246,19 @@ describe('a spoke joins an agent group that has already moved', () => {
     const before = commit({ tools: true, e3: 'basic' });
     const joined = commit({ tools: true, e3: 'agent' }, before.dir);
     expect(untouched(joined.files, ['e3'])).toStrictEqual(untouched(before.files, ['e3']));
-    expect(spokesOf(joined.files).get('e3')).toMatchObject({ deliveryModel: 'agent-managed', works: [{ name: 'argocd-e3-monitoring', deleteOption: 'Foreground' }] });
-    for (const s of ['e1', 'e2', 'p1', 'p2']) expect(spokesOf(joined.files).get(s)).toStrictEqual(spokesOf(before.files).get(s));
+    expect(spokesOf(joined.files).get('e3')).toMatchObject({
+      deliveryModel: 'agent-managed',
+      works: [{ name: 'argocd-e3-monitoring', deleteOption: 'Foreground' }],
+    });
+    for (const s of ['e1', 'e2', 'p1', 'p2'])
+      expect(spokesOf(joined.files).get(s)).toStrictEqual(spokesOf(before.files).get(s));
     // The agent ApplicationSet tools now reaches e3 through its agent; monitoring keeps its work there.
-    const tools = parseYaml(joined.files.get('hub/hub/application-sets.yaml')!.split('\n---\n').find((d) => d.includes('name: tools\n'))!);
+    const tools = parseYaml(
+      joined.files
+        .get('hub/hub/application-sets.yaml')!
+        .split('\n---\n')
+        .find((d) => d.includes('name: tools\n'))!,
+    );
     expect(tools.spec.template.spec.destination).toStrictEqual({ name: '{{name}}', namespace: 'tools' });
     const plan = planFleet(readSide(before.dir), readSide(joined.dir));
     expect([plan.spokeDeletions, plan.runtimeDeletions, plan.transitions]).toStrictEqual([[], [], []]);
@@ -185,15 +272,46 @@ describe('a spoke joins an agent group that has already moved', () => {
   });
 
   test('applicationSetDecision: a spoke still basic holds an agent ApplicationSet back only when its work delivered the app there', () => {
-    const stepOne: TransitionDecision = { model: DeliveryModel.BASIC, deleteOption: 'Orphan', step: 1, movingTo: DeliveryModel.AGENT_MANAGED };
+    const stepOne: TransitionDecision = {
+      model: DeliveryModel.BASIC,
+      deleteOption: 'Orphan',
+      step: 1,
+      movingTo: DeliveryModel.AGENT_MANAGED,
+    };
     const moved: TransitionDecision = { model: DeliveryModel.AGENT_MANAGED, deleteOption: 'Foreground', step: 0 };
-    const previous = (works: string[]): PlanStateSpoke => ({ name: 's3', labels: {}, clusterSets: [], deliveryModel: DeliveryModel.BASIC, works: works.map((name) => ({ name, deleteOption: 'Foreground' as const })) });
+    const previous = (works: string[]): PlanStateSpoke => ({
+      name: 's3',
+      labels: {},
+      clusterSets: [],
+      deliveryModel: DeliveryModel.BASIC,
+      works: works.map((name) => ({ name, deleteOption: 'Foreground' as const })),
+    });
     // new to the ApplicationSet: nothing to hand over, so it counts as moved
-    const fresh = applicationSetDecision(DeliveryModel.AGENT_MANAGED, stepOne, previous(['argocd-web-s3']), 'argocd-s3-tools');
-    expect(applicationSetStep(DeliveryModel.AGENT_MANAGED, [{ name: 's1', decision: moved }, { name: 's3', decision: fresh }]).problem).toBeUndefined();
+    const fresh = applicationSetDecision(
+      DeliveryModel.AGENT_MANAGED,
+      stepOne,
+      previous(['argocd-web-s3']),
+      'argocd-s3-tools',
+    );
+    expect(
+      applicationSetStep(DeliveryModel.AGENT_MANAGED, [
+        { name: 's1', decision: moved },
+        { name: 's3', decision: fresh },
+      ]).problem,
+    ).toBeUndefined();
     // delivered by a work before: the ApplicationSet waits for it, and spokes already moved are a problem
-    const held = applicationSetDecision(DeliveryModel.AGENT_MANAGED, stepOne, previous(['argocd-s3-tools']), 'argocd-s3-tools');
-    expect(applicationSetStep(DeliveryModel.AGENT_MANAGED, [{ name: 's1', decision: moved }, { name: 's3', decision: held }]).problem).toContain('move them together');
+    const held = applicationSetDecision(
+      DeliveryModel.AGENT_MANAGED,
+      stepOne,
+      previous(['argocd-s3-tools']),
+      'argocd-s3-tools',
+    );
+    expect(
+      applicationSetStep(DeliveryModel.AGENT_MANAGED, [
+        { name: 's1', decision: moved },
+        { name: 's3', decision: held },
+      ]).problem,
+    ).toContain('move them together');
   });
 });
 
@@ -205,7 +323,13 @@ describe('synth judges a move against the plan state it is given', () => {
     const before = path.join(root, 'before');
     fs.cpSync(dist, before, { recursive: true });
     expect(binary(['synth', '-o', dist, '--app', APP], { back: 'move' }).code).toBe(0);
-    const tree = (dir: string) => Object.fromEntries((fs.readdirSync(dir, { recursive: true }) as string[]).filter((f) => fs.statSync(path.join(dir, f)).isFile()).sort().map((f) => [f, fs.readFileSync(path.join(dir, f), 'utf8')]));
+    const tree = (dir: string) =>
+      Object.fromEntries(
+        (fs.readdirSync(dir, { recursive: true }) as string[])
+          .filter((f) => fs.statSync(path.join(dir, f)).isFile())
+          .sort()
+          .map((f) => [f, fs.readFileSync(path.join(dir, f), 'utf8')]),
+      );
     expect(tree(dist)['hub/hub/works/e1.yaml']).toContain('propagationPolicy: Orphan');
 
     const unjudged = binary(['synth', '-o', path.join(root, 'fresh'), '--app', APP], { back: 'move' });
@@ -221,7 +345,10 @@ describe('synth judges a move against the plan state it is given', () => {
       expect(judged.err).not.toContain('read no plan state');
       expect(tree(out)).toStrictEqual(tree(dist));
     }
-    const missing = binary(['synth', '-o', path.join(root, 'never'), '--plan-state', path.join(root, 'nope'), '--app', APP], { back: 'move' });
+    const missing = binary(
+      ['synth', '-o', path.join(root, 'never'), '--plan-state', path.join(root, 'nope'), '--app', APP],
+      { back: 'move' },
+    );
     expect(missing.code).toBe(1);
     expect(missing.err).toContain(`--plan-state ${path.join(root, 'nope')} does not exist`);
     expect(fs.existsSync(path.join(root, 'never'))).toBe(false);
@@ -232,19 +359,42 @@ describe('synth judges a move against the plan state it is given', () => {
     const runnerTemp = tmp('pullfleet-runner-');
     fs.symlinkSync(path.resolve('node_modules'), path.join(repo, 'node_modules'));
     fs.writeFileSync(path.join(repo, '.gitignore'), 'node_modules\n');
-    fs.writeFileSync(path.join(repo, 'cdk8s.yaml'), `language: typescript\napp: ${process.execPath} --import tsx ${path.resolve('test/fixtures/mixed-move-fleet.ts')}\noutput: dist\n`);
+    fs.writeFileSync(
+      path.join(repo, 'cdk8s.yaml'),
+      `language: typescript\napp: ${process.execPath} --import tsx ${path.resolve('test/fixtures/mixed-move-fleet.ts')}\noutput: dist\n`,
+    );
     const git = (...args: string[]) => {
-      const r = spawnSync('git', ['-c', 'user.name=ci', '-c', 'user.email=ci@example.com', '-c', 'commit.gpgsign=false', ...args], { cwd: repo, encoding: 'utf8' });
+      const r = spawnSync(
+        'git',
+        ['-c', 'user.name=ci', '-c', 'user.email=ci@example.com', '-c', 'commit.gpgsign=false', ...args],
+        { cwd: repo, encoding: 'utf8' },
+      );
       if (r.status !== 0) throw new Error(`git ${args.join(' ')}: ${r.stderr}`);
     };
-    const workflow = parseYaml(renderWorkflow()) as { jobs: { fleet: { steps: Array<{ name?: string; run?: string }> } } };
-    const check = workflow.jobs.fleet.steps.find((s) => s.name === 'dist/ is what synth produces')!.run!.replaceAll('npx pullfleet', `${process.execPath} ${path.resolve('bin/pullfleet.js')}`);
+    const workflow = parseYaml(renderWorkflow()) as {
+      jobs: { fleet: { steps: Array<{ name?: string; run?: string }> } };
+    };
+    const check = workflow.jobs.fleet.steps
+      .find((s) => s.name === 'dist/ is what synth produces')!
+      .run!.replaceAll('npx pullfleet', `${process.execPath} ${path.resolve('bin/pullfleet.js')}`);
     const runCheck = (spec: MixedSpec) => {
       fs.rmSync(runnerTemp, { recursive: true, force: true });
       fs.mkdirSync(runnerTemp);
-      return spawnSync('bash', ['-e', '-c', check], { cwd: repo, encoding: 'utf8', timeout: 180_000, env: { ...process.env, RUNNER_TEMP: runnerTemp, PULLFLEET_TEST_MIXED: JSON.stringify(spec) } });
+      return spawnSync('bash', ['-e', '-c', check], {
+        cwd: repo,
+        encoding: 'utf8',
+        timeout: 180_000,
+        env: { ...process.env, RUNNER_TEMP: runnerTemp, PULLFLEET_TEST_MIXED: JSON.stringify(spec) },
+      });
     };
-    const synth = (spec: MixedSpec) => expect(spawnSync(process.execPath, [path.resolve('bin/pullfleet.js'), 'synth'], { cwd: repo, encoding: 'utf8', env: { ...process.env, PULLFLEET_TEST_MIXED: JSON.stringify(spec) } }).status).toBe(0);
+    const synth = (spec: MixedSpec) =>
+      expect(
+        spawnSync(process.execPath, [path.resolve('bin/pullfleet.js'), 'synth'], {
+          cwd: repo,
+          encoding: 'utf8',
+          env: { ...process.env, PULLFLEET_TEST_MIXED: JSON.stringify(spec) },
+        }).status,
+      ).toBe(0);
 
     git('init', '-q');
     synth({});

@@ -40,9 +40,13 @@ describe('pullfleet synth and plan across a move', () => {
     // validate reads the committed output the same way: the skipped step is an error there too
     const checked = await validateFleet({ cwd: process.cwd(), app, outdir: dist });
     expect(checked.report?.ok).toBe(false);
-    expect(checked.report?.errors.map((e) => e.message).join('\n')).toContain('spoke "east" changes from basic to agent-managed in one step');
+    expect(checked.report?.errors.map((e) => e.message).join('\n')).toContain(
+      'spoke "east" changes from basic to agent-managed in one step',
+    );
     // (without a committed output there is nothing to move from)
-    expect((await validateFleet({ cwd: process.cwd(), app, outdir: path.join(out, 'none') })).report?.errors).toStrictEqual([]);
+    expect(
+      (await validateFleet({ cwd: process.cwd(), app, outdir: path.join(out, 'none') })).report?.errors,
+    ).toStrictEqual([]);
 
     process.env.PULLFLEET_TEST_MOVE = 'agent-move';
     expect((await validateFleet({ cwd: process.cwd(), app, outdir: dist })).report?.errors).toStrictEqual([]);

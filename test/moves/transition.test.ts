@@ -7,7 +7,19 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterEach, describe, expect, test } from '@jest/globals';
 import { parseAllDocuments } from 'yaml';
-import { AppSource, ClusterSet, DeliveryModel, Fleet, GitOpsCluster, Hub, HubFlavor, Placement, PullApplication, PullApplicationSet, Spoke } from '../../src/constructs/index.js';
+import {
+  AppSource,
+  ClusterSet,
+  DeliveryModel,
+  Fleet,
+  GitOpsCluster,
+  Hub,
+  HubFlavor,
+  Placement,
+  PullApplication,
+  PullApplicationSet,
+  Spoke,
+} from '../../src/constructs/index.js';
 import { applicationSetStep, decideTransition, describeTransition } from '../../src/model/delivery/transition.js';
 import { formatPlan, planFleet } from '../../src/model/plan/plan.js';
 import { parsePlanState } from '../../src/model/plan/state.js';
@@ -26,29 +38,46 @@ function fleetAt(previous: string | undefined, agent: boolean, move?: DeliveryMo
   const hub = new Hub(fleet, 'hub', { flavor });
   const set = new ClusterSet(hub, 'all');
   const s1 = new Spoke(hub, 's1', { clusterSet: set, labels: agent ? { agent: 'true' } : {} });
-  new GitOpsCluster(hub, 'agents', { placement: new Placement(hub, 'agents', { predicates: [{ labels: { agent: 'true' } }] }), model: DeliveryModel.AGENT_MANAGED });
+  new GitOpsCluster(hub, 'agents', {
+    placement: new Placement(hub, 'agents', { predicates: [{ labels: { agent: 'true' } }] }),
+    model: DeliveryModel.AGENT_MANAGED,
+  });
   new PullApplication(hub, 'web', { source, destinationNamespace: 'web', spokes: [s1], pruneOnDelete: true });
   if (move) s1.moveTo(move);
   return fleet;
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-const parse = (text: string): any[] => parseAllDocuments(text).map((d) => d.toJSON()).filter((o) => o);
+const parse = (text: string): any[] =>
+  parseAllDocuments(text)
+    .map((d) => d.toJSON())
+    .filter((o) => o);
 
 /**
  * Spoke s1 under placement `edge`, delivered app `web` (an ApplicationSet on the placement, a static app,
  * or none); `model` puts a GitOpsCluster of that model on the placement; `move` calls s1.moveTo.
  */
-function edgeFleet(previous: string | undefined, model: DeliveryModel | undefined, options: { move?: DeliveryModel; app?: 'set' | 'static' | 'none'; flavor?: HubFlavor } = {}) {
+function edgeFleet(
+  previous: string | undefined,
+  model: DeliveryModel | undefined,
+  options: { move?: DeliveryModel; app?: 'set' | 'static' | 'none'; flavor?: HubFlavor } = {},
+) {
   const fleet = new Fleet({ outdir: '/nonexistent/never-written', previousOutput: previous });
   const hub = new Hub(fleet, 'hub', { flavor: options.flavor ?? HubFlavor.ACM });
   const s1 = new Spoke(hub, 's1', { clusterSet: new ClusterSet(hub, 'all'), labels: { tier: 'edge' } });
   const placement = new Placement(hub, 'edge', { predicates: [{ labels: { tier: 'edge' } }] });
-  if (model === DeliveryModel.AGENT_AUTONOMOUS) new GitOpsCluster(hub, 'stores', { placement, model, spokeFolderRepository: { repoURL: 'https://git.example.com/fleet.git' } });
+  if (model === DeliveryModel.AGENT_AUTONOMOUS)
+    new GitOpsCluster(hub, 'stores', {
+      placement,
+      model,
+      spokeFolderRepository: { repoURL: 'https://git.example.com/fleet.git' },
+    });
   else if (model) new GitOpsCluster(hub, 'agents', { placement, model });
   const app = options.app ?? 'set';
-  if (app === 'set') new PullApplicationSet(hub, 'web', { source, destinationNamespace: 'web', placement, pruneOnDelete: true });
-  if (app === 'static') new PullApplication(hub, 'web', { source, destinationNamespace: 'web', spokes: [s1], pruneOnDelete: true });
+  if (app === 'set')
+    new PullApplicationSet(hub, 'web', { source, destinationNamespace: 'web', placement, pruneOnDelete: true });
+  if (app === 'static')
+    new PullApplication(hub, 'web', { source, destinationNamespace: 'web', spokes: [s1], pruneOnDelete: true });
   if (options.move) s1.moveTo(options.move);
   return fleet;
 }
@@ -59,7 +88,11 @@ const commit = (fleet: Fleet) => commitFleet(fleet, 'pullfleet-move', dirs);
 /** What the golden files pin: the hub Applications, the spoke's works and the plan state. */
 const golden = (files: Map<string, string>) => ({
   applications: files.get('hub/hub/applications.yaml'),
-  works: files.get('hub/hub/works/s1.yaml')?.split('\n---\n').filter((doc) => !doc.includes('name: pullfleet-bootstrap')).join('\n---\n'),
+  works: files
+    .get('hub/hub/works/s1.yaml')
+    ?.split('\n---\n')
+    .filter((doc) => !doc.includes('name: pullfleet-bootstrap'))
+    .join('\n---\n'),
   state: parsePlanState(files.get('hub/plan-state.json')!, 'plan-state.json').spokes,
 });
 
@@ -76,14 +109,21 @@ describe('moving a spoke between models', () => {
   test('fails when a spoke changes from basic to agent in one step, naming its Foreground work and the fix', () => {
     const before = commit(fleetAt(undefined, false));
     const message = synthError(fleetAt(before.dir, true));
-    expect(message).toContain('[hub/s1] spoke "s1" changes from basic to agent-managed in one step, but its works openshift-gitops-web-s1 have deleteOption Foreground');
+    expect(message).toContain(
+      '[hub/s1] spoke "s1" changes from basic to agent-managed in one step, but its works openshift-gitops-web-s1 have deleteOption Foreground',
+    );
     expect(message).toContain('call spoke.moveTo(DeliveryModel.AGENT_MANAGED) for a two-step hand-over');
   });
 
   test('GIVEN basic → agent-managed THEN step 1 takes the resources finalizer off the spoke Application through its Foreground work, step 2 removes the work and the hub app (the spoke copy goes, nothing to prune), step 3 creates the hub app routed by destination', () => {
     const start = commit(fleetAt(undefined, false));
-    expect(golden(start.files).state[0]).toMatchObject({ deliveryModel: 'basic', works: [{ deleteOption: 'Foreground' }] });
-    expect(parse(golden(start.files).works!)[0].spec.workload.manifests.at(-1).metadata.finalizers).toStrictEqual(['resources-finalizer.argocd.argoproj.io']);
+    expect(golden(start.files).state[0]).toMatchObject({
+      deliveryModel: 'basic',
+      works: [{ deleteOption: 'Foreground' }],
+    });
+    expect(parse(golden(start.files).works!)[0].spec.workload.manifests.at(-1).metadata.finalizers).toStrictEqual([
+      'resources-finalizer.argocd.argoproj.io',
+    ]);
 
     const step1 = commit(fleetAt(start.dir, true, DeliveryModel.AGENT_MANAGED));
     const g1 = golden(step1.files);
@@ -94,7 +134,13 @@ describe('moving a spoke between models', () => {
     expect(payload1.metadata.finalizers).toBeUndefined();
     expect(payload1.metadata.annotations?.['argocd.argoproj.io/source-uid-mismatch-policy']).toBeUndefined();
     expect(parse(g1.applications!)[0].metadata.finalizers).toBeUndefined();
-    expect(g1.state[0]).toMatchObject({ deliveryModel: 'basic', movingTo: 'agent-managed', moveStep: 1, handOver: ['openshift-gitops/web-s1'], works: [{ deleteOption: 'Foreground' }] });
+    expect(g1.state[0]).toMatchObject({
+      deliveryModel: 'basic',
+      movingTo: 'agent-managed',
+      moveStep: 1,
+      handOver: ['openshift-gitops/web-s1'],
+      works: [{ deleteOption: 'Foreground' }],
+    });
     expect(describeTransition('s1', golden(start.files).state[0], g1.state[0])).toContain('step 1 of 3');
     expect(g1).toMatchSnapshot('basic-to-agent-managed step 1');
 
@@ -102,7 +148,13 @@ describe('moving a spoke between models', () => {
     const g2 = golden(step2.files);
     expect(g2.works).toBe('');
     expect(g2.applications ?? '').not.toContain('web-s1');
-    expect(g2.state[0]).toMatchObject({ deliveryModel: 'basic', movingTo: 'agent-managed', moveStep: 2, handOver: ['openshift-gitops/web-s1'], works: [] });
+    expect(g2.state[0]).toMatchObject({
+      deliveryModel: 'basic',
+      movingTo: 'agent-managed',
+      moveStep: 2,
+      handOver: ['openshift-gitops/web-s1'],
+      works: [],
+    });
     expect(describeTransition('s1', g1.state[0], g2.state[0])).toContain('step 2 of 3');
     expect(g2).toMatchSnapshot('basic-to-agent-managed step 2');
 
@@ -118,7 +170,9 @@ describe('moving a spoke between models', () => {
 
     // Once moved, a leftover moveTo is a warning, not a step.
     const after = fleetAt(step3.dir, true, DeliveryModel.AGENT_MANAGED);
-    expect(after.warnings().map((w) => w.message)).toContain('spoke "s1" already runs agent-managed, so the move is complete: remove spoke.moveTo(DeliveryModel.AGENT_MANAGED)');
+    expect(after.warnings().map((w) => w.message)).toContain(
+      'spoke "s1" already runs agent-managed, so the move is complete: remove spoke.moveTo(DeliveryModel.AGENT_MANAGED)',
+    );
   });
 
   test('GIVEN agent-managed → basic THEN step 1 keeps the hub app routed to the agent and the work stands by (CreateOnly, Orphan); step 2 drops the routing and switches the work to Foreground; the agent destination stays', () => {
@@ -135,8 +189,16 @@ describe('moving a spoke between models', () => {
     const work1 = parse(g1.works!)[0];
     expect(work1.spec.deleteOption).toStrictEqual({ propagationPolicy: 'Orphan' });
     expect(work1.spec.manifestConfigs[0].updateStrategy).toStrictEqual({ type: 'CreateOnly' });
-    expect(work1.spec.workload.manifests.at(-1).spec.destination).toStrictEqual({ name: 'in-cluster', namespace: 'web' });
-    expect(g1.state[0]).toMatchObject({ deliveryModel: 'basic', movingTo: 'basic', fromAgent: true, works: [{ deleteOption: 'Orphan' }] });
+    expect(work1.spec.workload.manifests.at(-1).spec.destination).toStrictEqual({
+      name: 'in-cluster',
+      namespace: 'web',
+    });
+    expect(g1.state[0]).toMatchObject({
+      deliveryModel: 'basic',
+      movingTo: 'basic',
+      fromAgent: true,
+      works: [{ deleteOption: 'Orphan' }],
+    });
     expect(g1).toMatchSnapshot('agent-managed-to-basic step 1');
 
     const step2 = commit(fleetAt(step1.dir, false, DeliveryModel.BASIC));
@@ -150,16 +212,27 @@ describe('moving a spoke between models', () => {
     expect(work2.spec.deleteOption).toStrictEqual({ propagationPolicy: 'Foreground' });
     expect(work2.spec.manifestConfigs[0].updateStrategy.type).toBe('ServerSideApply');
     // The agent wrote destination.name in-cluster on the spoke; the work keeps it (name next to server is refused).
-    expect(work2.spec.workload.manifests.at(-1).spec.destination).toStrictEqual({ name: 'in-cluster', namespace: 'web' });
-    expect(g2.state[0]).toMatchObject({ deliveryModel: 'basic', fromAgent: true, works: [{ deleteOption: 'Foreground' }] });
+    expect(work2.spec.workload.manifests.at(-1).spec.destination).toStrictEqual({
+      name: 'in-cluster',
+      namespace: 'web',
+    });
+    expect(g2.state[0]).toMatchObject({
+      deliveryModel: 'basic',
+      fromAgent: true,
+      works: [{ deleteOption: 'Foreground' }],
+    });
     expect(g2.state[0].movingTo).toBeUndefined();
     expect(describeTransition('s1', g1.state[0], g2.state[0])).toContain('step 2 of 2');
     expect(g2).toMatchSnapshot('agent-managed-to-basic step 2');
     // plan: step 1 deletes nothing (still routed); step 2 shows the delete the principal sends if the agent still runs
     expect(planFleet(readSide(start.dir), readSide(step1.dir)).spokeDeletions).toStrictEqual([]);
     const plan2 = planFleet(readSide(step1.dir), readSide(step2.dir));
-    expect(plan2.spokeDeletions.map((d) => [d.id, d.reason, d.prunesWorkload])).toStrictEqual([['hub/s1/argocd-agent/openshift-gitops/web-s1', 'agent told to delete', true]]);
-    expect(formatPlan(plan2)).toContain('hub Application openshift-gitops/web-s1 no longer routed to the agent (destination.name "s1" changed): the principal tells the argocd-agent on spoke s1 to delete its copy (if the agent still runs there)');
+    expect(plan2.spokeDeletions.map((d) => [d.id, d.reason, d.prunesWorkload])).toStrictEqual([
+      ['hub/s1/argocd-agent/openshift-gitops/web-s1', 'agent told to delete', true],
+    ]);
+    expect(formatPlan(plan2)).toContain(
+      'hub Application openshift-gitops/web-s1 no longer routed to the agent (destination.name "s1" changed): the principal tells the argocd-agent on spoke s1 to delete its copy (if the agent still runs there)',
+    );
 
     // With moveTo removed the spoke stays taken back: same works, same destination.
     const after = commit(fleetAt(step2.dir, false));
@@ -172,7 +245,8 @@ describe('moving a spoke between models', () => {
   });
 
   test('GIVEN an ApplicationSet on an agent-managed placement moving to basic THEN step 1 renders the template routed to the agents with the hand-back annotation, step 2 the normal basic template with the agent destination', () => {
-    const template = (files: Map<string, string>) => parse(files.get('hub/hub/application-sets.yaml')!).find((o) => o.kind === 'ApplicationSet').spec.template;
+    const template = (files: Map<string, string>) =>
+      parse(files.get('hub/hub/application-sets.yaml')!).find((o) => o.kind === 'ApplicationSet').spec.template;
     const start = commit(edgeFleet(undefined, DeliveryModel.AGENT_MANAGED));
     expect(template(start.files).spec.destination).toStrictEqual({ name: '{{name}}', namespace: 'web' });
     expect(synthError(edgeFleet(start.dir, undefined))).toContain('changes from agent-managed to basic in one step');
@@ -181,13 +255,20 @@ describe('moving a spoke between models', () => {
     const t1 = template(step1.files);
     expect(t1.spec.destination).toStrictEqual({ name: '{{name}}', namespace: 'web' });
     expect(t1.metadata.labels['apps.open-cluster-management.io/pull-to-ocm-managed-cluster']).toBe('true');
-    expect(t1.metadata.annotations).toMatchObject({ 'pullfleet.io/stand-by': 'true', 'apps.open-cluster-management.io/destination-name': 'in-cluster', 'apps.open-cluster-management.io/ocm-managed-cluster': '{{name}}' });
+    expect(t1.metadata.annotations).toMatchObject({
+      'pullfleet.io/stand-by': 'true',
+      'apps.open-cluster-management.io/destination-name': 'in-cluster',
+      'apps.open-cluster-management.io/ocm-managed-cluster': '{{name}}',
+    });
     expect(t1.metadata.annotations['argocd.argoproj.io/skip-reconcile']).toBeUndefined();
 
     const step2 = commit(edgeFleet(step1.dir, undefined, { move: DeliveryModel.BASIC }));
     const t2 = template(step2.files);
     expect(t2.spec.destination).toStrictEqual({ server: 'https://kubernetes.default.svc', namespace: 'web' });
-    expect(t2.metadata.annotations).toMatchObject({ 'argocd.argoproj.io/skip-reconcile': 'true', 'apps.open-cluster-management.io/destination-name': 'in-cluster' });
+    expect(t2.metadata.annotations).toMatchObject({
+      'argocd.argoproj.io/skip-reconcile': 'true',
+      'apps.open-cluster-management.io/destination-name': 'in-cluster',
+    });
     expect(t2.metadata.annotations['pullfleet.io/stand-by']).toBeUndefined();
     const plan2 = planFleet(readSide(step1.dir), readSide(step2.dir));
     expect(plan2.transitions[0]).toContain('step 2 of 2');
@@ -195,68 +276,117 @@ describe('moving a spoke between models', () => {
 
   describe('agent-autonomous', () => {
     /** One spoke s1 under placement `edge`; `autonomous` puts an autonomous GitOpsCluster on it; `appSet` delivers through the placement. */
-    const appSetOf = (files: Map<string, string>) => parse(files.get('hub/hub/application-sets.yaml') ?? '').find((o) => o.kind === 'ApplicationSet');
+    const appSetOf = (files: Map<string, string>) =>
+      parse(files.get('hub/hub/application-sets.yaml') ?? '').find((o) => o.kind === 'ApplicationSet');
     /** What the golden files pin for these moves: hub apps, ApplicationSets, the spoke's works and folder, the plan state. */
     const pinned = (files: Map<string, string>) => ({
       applications: files.get('hub/hub/applications.yaml'),
       applicationSets: files.get('hub/hub/application-sets.yaml'),
-      works: files.get('hub/hub/works/s1.yaml')?.split('\n---\n').filter((doc) => !doc.includes('name: pullfleet-bootstrap')).join('\n---\n'),
+      works: files
+        .get('hub/hub/works/s1.yaml')
+        ?.split('\n---\n')
+        .filter((doc) => !doc.includes('name: pullfleet-bootstrap'))
+        .join('\n---\n'),
       folder: files.get('hub/spokes/s1/applications.yaml'),
       state: parsePlanState(files.get('hub/plan-state.json')!, 'plan-state.json').spokes,
     });
-    const stateOf = (files: Map<string, string>) => parsePlanState(files.get('hub/plan-state.json')!, 'plan-state.json').spokes[0]!;
+    const stateOf = (files: Map<string, string>) =>
+      parsePlanState(files.get('hub/plan-state.json')!, 'plan-state.json').spokes[0]!;
 
     test('GIVEN an ApplicationSet on a basic placement WHEN it moves to agent-autonomous in one step THEN synth refuses (removing the ApplicationSet would delete its Foreground works)', () => {
       const start = commit(edgeFleet(undefined, undefined, { flavor: HubFlavor.OCM }));
       expect(stateOf(start.files).works).toStrictEqual([{ name: 'argocd-s1-web', deleteOption: 'Foreground' }]);
-      expect(synthError(edgeFleet(start.dir, DeliveryModel.AGENT_AUTONOMOUS, { flavor: HubFlavor.OCM }))).toContain('spoke "s1" changes from basic to agent-autonomous in one step, but its works argocd-s1-web have deleteOption Foreground');
+      expect(synthError(edgeFleet(start.dir, DeliveryModel.AGENT_AUTONOMOUS, { flavor: HubFlavor.OCM }))).toContain(
+        'spoke "s1" changes from basic to agent-autonomous in one step, but its works argocd-s1-web have deleteOption Foreground',
+      );
     });
 
     test('GIVEN an ApplicationSet moving basic → agent-autonomous THEN step 1 keeps the ApplicationSet with standing-by works, step 2 removes it with nothing deleted on the spoke and the spoke folder takes the Application', () => {
       const start = commit(edgeFleet(undefined, undefined, { flavor: HubFlavor.OCM }));
-      const step1 = commit(edgeFleet(start.dir, DeliveryModel.AGENT_AUTONOMOUS, { move: DeliveryModel.AGENT_AUTONOMOUS, flavor: HubFlavor.OCM }));
+      const step1 = commit(
+        edgeFleet(start.dir, DeliveryModel.AGENT_AUTONOMOUS, {
+          move: DeliveryModel.AGENT_AUTONOMOUS,
+          flavor: HubFlavor.OCM,
+        }),
+      );
       const template = appSetOf(step1.files).spec.template;
-      expect(template.metadata.annotations).toMatchObject({ 'pullfleet.io/stand-by': 'true', 'argocd.argoproj.io/skip-reconcile': 'true' });
+      expect(template.metadata.annotations).toMatchObject({
+        'pullfleet.io/stand-by': 'true',
+        'argocd.argoproj.io/skip-reconcile': 'true',
+      });
       expect(template.spec.destination).toStrictEqual({ server: 'https://kubernetes.default.svc', namespace: 'web' });
-      expect(stateOf(step1.files)).toMatchObject({ deliveryModel: 'basic', movingTo: 'agent-autonomous', works: [{ name: 'argocd-s1-web', deleteOption: 'Orphan' }] });
+      expect(stateOf(step1.files)).toMatchObject({
+        deliveryModel: 'basic',
+        movingTo: 'agent-autonomous',
+        works: [{ name: 'argocd-s1-web', deleteOption: 'Orphan' }],
+      });
       expect(step1.files.has('hub/spokes/s1/applications.yaml')).toBe(false);
       const plan1 = planFleet(readSide(start.dir), readSide(step1.dir));
       expect(plan1.runtimeDeletions).toStrictEqual([]);
       expect(plan1.transitions[0]).toContain('step 1 of 2');
 
-      const step2 = commit(edgeFleet(step1.dir, DeliveryModel.AGENT_AUTONOMOUS, { move: DeliveryModel.AGENT_AUTONOMOUS, flavor: HubFlavor.OCM }));
+      const step2 = commit(
+        edgeFleet(step1.dir, DeliveryModel.AGENT_AUTONOMOUS, {
+          move: DeliveryModel.AGENT_AUTONOMOUS,
+          flavor: HubFlavor.OCM,
+        }),
+      );
       expect(appSetOf(step2.files)).toBeUndefined();
-      expect(parse(step2.files.get('hub/spokes/s1/applications.yaml')!).map((o) => o.metadata.name)).toStrictEqual(['s1-web']);
+      expect(parse(step2.files.get('hub/spokes/s1/applications.yaml')!).map((o) => o.metadata.name)).toStrictEqual([
+        's1-web',
+      ]);
       expect(stateOf(step2.files)).toMatchObject({ deliveryModel: 'agent-autonomous', works: [] });
       expect(pinned(step1.files)).toMatchSnapshot('basic-to-agent-autonomous (ApplicationSet) step 1');
       expect(pinned(step2.files)).toMatchSnapshot('basic-to-agent-autonomous (ApplicationSet) step 2');
       const plan2 = planFleet(readSide(step1.dir), readSide(step2.dir));
       // The ApplicationSet goes with its generated app and work, but the work stood by: nothing on the spoke is deleted.
       expect(plan2.runtimeDeletions).toStrictEqual([]);
-      expect(plan2.notes.join('\n')).toContain('ApplicationSet web removed: its app s1-web and its work argocd-s1-web on spoke s1 goes, but the work stands by (deleteOption Orphan), so the Application on spoke s1 stays');
+      expect(plan2.notes.join('\n')).toContain(
+        'ApplicationSet web removed: its app s1-web and its work argocd-s1-web on spoke s1 goes, but the work stands by (deleteOption Orphan), so the Application on spoke s1 stays',
+      );
     });
 
     test('GIVEN a static app moving agent-autonomous → basic THEN step 1 renders the normal hub app with a standing-by work (no routing to the agent, no agent destination), step 2 the normal work', () => {
-      const start = commit(edgeFleet(undefined, DeliveryModel.AGENT_AUTONOMOUS, { flavor: HubFlavor.OCM, app: 'static' }));
+      const start = commit(
+        edgeFleet(undefined, DeliveryModel.AGENT_AUTONOMOUS, { flavor: HubFlavor.OCM, app: 'static' }),
+      );
       expect(start.files.get('hub/spokes/s1/applications.yaml')).toContain('name: web-s1');
-      const step1 = commit(edgeFleet(start.dir, undefined, { move: DeliveryModel.BASIC, flavor: HubFlavor.OCM, app: 'static' }));
+      const step1 = commit(
+        edgeFleet(start.dir, undefined, { move: DeliveryModel.BASIC, flavor: HubFlavor.OCM, app: 'static' }),
+      );
       const hubApp = parse(step1.files.get('hub/hub/applications.yaml')!)[0];
       expect(hubApp.spec.destination).toStrictEqual({ server: 'https://kubernetes.default.svc', namespace: 'web' });
-      expect(hubApp.metadata.annotations).toMatchObject({ 'pullfleet.io/stand-by': 'true', 'argocd.argoproj.io/skip-reconcile': 'true' });
+      expect(hubApp.metadata.annotations).toMatchObject({
+        'pullfleet.io/stand-by': 'true',
+        'argocd.argoproj.io/skip-reconcile': 'true',
+      });
       expect(hubApp.metadata.annotations['apps.open-cluster-management.io/destination-name']).toBeUndefined();
-      const work1 = parse(step1.files.get('hub/hub/works/s1.yaml')!).find((o) => o.metadata.name !== 'pullfleet-bootstrap');
+      const work1 = parse(step1.files.get('hub/hub/works/s1.yaml')!).find(
+        (o) => o.metadata.name !== 'pullfleet-bootstrap',
+      );
       expect(work1.spec.deleteOption).toStrictEqual({ propagationPolicy: 'Orphan' });
       expect(work1.spec.manifestConfigs[0].updateStrategy).toStrictEqual({ type: 'CreateOnly' });
-      expect(work1.spec.workload.manifests.at(-1).spec.destination).toStrictEqual({ server: 'https://kubernetes.default.svc', namespace: 'web' });
+      expect(work1.spec.workload.manifests.at(-1).spec.destination).toStrictEqual({
+        server: 'https://kubernetes.default.svc',
+        namespace: 'web',
+      });
       expect(step1.files.has('hub/spokes/s1/applications.yaml')).toBe(false);
       expect(stateOf(step1.files).fromAgent).toBeUndefined();
-      expect(describeTransition('s1', stateOf(start.files), stateOf(step1.files))).toContain("the spoke's own folder stops listing its Applications");
+      expect(describeTransition('s1', stateOf(start.files), stateOf(step1.files))).toContain(
+        "the spoke's own folder stops listing its Applications",
+      );
 
-      const step2 = commit(edgeFleet(step1.dir, undefined, { move: DeliveryModel.BASIC, flavor: HubFlavor.OCM, app: 'static' }));
-      const work2 = parse(step2.files.get('hub/hub/works/s1.yaml')!).find((o) => o.metadata.name !== 'pullfleet-bootstrap');
+      const step2 = commit(
+        edgeFleet(step1.dir, undefined, { move: DeliveryModel.BASIC, flavor: HubFlavor.OCM, app: 'static' }),
+      );
+      const work2 = parse(step2.files.get('hub/hub/works/s1.yaml')!).find(
+        (o) => o.metadata.name !== 'pullfleet-bootstrap',
+      );
       expect(work2.spec.deleteOption).toStrictEqual({ propagationPolicy: 'Foreground' });
       expect(work2.spec.manifestConfigs[0].updateStrategy.type).toBe('ServerSideApply');
-      expect(parse(step2.files.get('hub/hub/applications.yaml')!)[0].metadata.annotations['pullfleet.io/stand-by']).toBeUndefined();
+      expect(
+        parse(step2.files.get('hub/hub/applications.yaml')!)[0].metadata.annotations['pullfleet.io/stand-by'],
+      ).toBeUndefined();
       expect(pinned(step1.files)).toMatchSnapshot('agent-autonomous-to-basic step 1');
       expect(pinned(step2.files)).toMatchSnapshot('agent-autonomous-to-basic step 2');
     });
@@ -266,7 +396,10 @@ describe('moving a spoke between models', () => {
       expect(appSetOf(start.files)).toBeUndefined();
       const step1 = commit(edgeFleet(start.dir, undefined, { move: DeliveryModel.BASIC, flavor: HubFlavor.OCM }));
       const t1 = appSetOf(step1.files).spec.template;
-      expect(t1.metadata.annotations).toMatchObject({ 'pullfleet.io/stand-by': 'true', 'argocd.argoproj.io/skip-reconcile': 'true' });
+      expect(t1.metadata.annotations).toMatchObject({
+        'pullfleet.io/stand-by': 'true',
+        'argocd.argoproj.io/skip-reconcile': 'true',
+      });
       expect(t1.spec.destination).toStrictEqual({ server: 'https://kubernetes.default.svc', namespace: 'web' });
       const step2 = commit(edgeFleet(step1.dir, undefined, { move: DeliveryModel.BASIC, flavor: HubFlavor.OCM }));
       expect(appSetOf(step2.files).spec.template.metadata.annotations['pullfleet.io/stand-by']).toBeUndefined();
@@ -275,10 +408,15 @@ describe('moving a spoke between models', () => {
   });
 
   test('GIVEN an ApplicationSet on a basic placement moving to agent-managed THEN synth refuses one step; step 1 keeps it basic without the resources finalizer, step 2 removes it (its works delete the spoke copies, nothing to prune), step 3 brings it back routed to the agent', () => {
-    const appSet = (files: Map<string, string>) => parse(files.get('hub/hub/application-sets.yaml') ?? '').find((o) => o.kind === 'ApplicationSet');
+    const appSet = (files: Map<string, string>) =>
+      parse(files.get('hub/hub/application-sets.yaml') ?? '').find((o) => o.kind === 'ApplicationSet');
     const start = commit(edgeFleet(undefined, undefined));
-    expect(synthError(edgeFleet(start.dir, DeliveryModel.AGENT_MANAGED))).toContain('spoke "s1" changes from basic to agent-managed in one step, but its works openshift-gitops-s1-web have deleteOption Foreground');
-    expect(appSet(start.files).spec.template.metadata.finalizers).toStrictEqual(['resources-finalizer.argocd.argoproj.io']);
+    expect(synthError(edgeFleet(start.dir, DeliveryModel.AGENT_MANAGED))).toContain(
+      'spoke "s1" changes from basic to agent-managed in one step, but its works openshift-gitops-s1-web have deleteOption Foreground',
+    );
+    expect(appSet(start.files).spec.template.metadata.finalizers).toStrictEqual([
+      'resources-finalizer.argocd.argoproj.io',
+    ]);
 
     const step1 = commit(edgeFleet(start.dir, DeliveryModel.AGENT_MANAGED, { move: DeliveryModel.AGENT_MANAGED }));
     const t1 = appSet(step1.files).spec.template;
@@ -287,21 +425,37 @@ describe('moving a spoke between models', () => {
     expect(t1.metadata.annotations['argocd.argoproj.io/source-uid-mismatch-policy']).toBeUndefined();
     expect(t1.metadata.annotations['pullfleet.io/stand-by']).toBeUndefined();
     expect(t1.metadata.finalizers).toBeUndefined();
-    expect(parsePlanState(step1.files.get('hub/plan-state.json')!, 'plan-state.json').spokes[0]).toMatchObject({ moveStep: 1, handOver: ['openshift-gitops/s1-web'], works: [{ deleteOption: 'Foreground' }] });
+    expect(parsePlanState(step1.files.get('hub/plan-state.json')!, 'plan-state.json').spokes[0]).toMatchObject({
+      moveStep: 1,
+      handOver: ['openshift-gitops/s1-web'],
+      works: [{ deleteOption: 'Foreground' }],
+    });
     expect(planFleet(readSide(start.dir), readSide(step1.dir)).runtimeDeletions).toStrictEqual([]);
 
     const step2 = commit(edgeFleet(step1.dir, DeliveryModel.AGENT_MANAGED, { move: DeliveryModel.AGENT_MANAGED }));
     expect(appSet(step2.files)).toBeUndefined();
-    expect(parsePlanState(step2.files.get('hub/plan-state.json')!, 'plan-state.json').spokes[0]).toMatchObject({ deliveryModel: 'basic', moveStep: 2, handOver: ['openshift-gitops/s1-web'], works: [] });
+    expect(parsePlanState(step2.files.get('hub/plan-state.json')!, 'plan-state.json').spokes[0]).toMatchObject({
+      deliveryModel: 'basic',
+      moveStep: 2,
+      handOver: ['openshift-gitops/s1-web'],
+      works: [],
+    });
     // The ApplicationSet's removal deletes the generated app and its work, and so the spoke copy, which has no resources finalizer.
-    expect(planFleet(readSide(step1.dir), readSide(step2.dir)).runtimeDeletions.map((d) => d.text).join('\n')).toContain('no resources finalizer');
+    expect(
+      planFleet(readSide(step1.dir), readSide(step2.dir))
+        .runtimeDeletions.map((d) => d.text)
+        .join('\n'),
+    ).toContain('no resources finalizer');
 
     const step3 = commit(edgeFleet(step2.dir, DeliveryModel.AGENT_MANAGED, { move: DeliveryModel.AGENT_MANAGED }));
     const t3 = appSet(step3.files).spec.template;
     expect(t3.spec.destination).toStrictEqual({ name: '{{name}}', namespace: 'web' });
     expect(t3.metadata.labels['pullfleet.io/delivery-model']).toBe('agent-managed');
     expect(t3.metadata.finalizers).toStrictEqual(['resources-finalizer.argocd.argoproj.io']);
-    expect(parsePlanState(step3.files.get('hub/plan-state.json')!, 'plan-state.json').spokes[0]).toMatchObject({ deliveryModel: 'agent-managed', works: [] });
+    expect(parsePlanState(step3.files.get('hub/plan-state.json')!, 'plan-state.json').spokes[0]).toMatchObject({
+      deliveryModel: 'agent-managed',
+      works: [],
+    });
     expect(planFleet(readSide(step2.dir), readSide(step3.dir)).runtimeDeletions).toStrictEqual([]);
   });
 
@@ -310,16 +464,24 @@ describe('moving a spoke between models', () => {
     const fleet = new Fleet({ outdir: '/nonexistent/never-written', previousOutput: withApp.dir });
     const hub = new Hub(fleet, 'hub', { flavor: HubFlavor.ACM });
     new Spoke(hub, 's1', { clusterSet: new ClusterSet(hub, 'all'), labels: { agent: 'true' } });
-    new GitOpsCluster(hub, 'agents', { placement: new Placement(hub, 'agents', { predicates: [{ labels: { agent: 'true' } }] }), model: DeliveryModel.AGENT_MANAGED });
+    new GitOpsCluster(hub, 'agents', {
+      placement: new Placement(hub, 'agents', { predicates: [{ labels: { agent: 'true' } }] }),
+      model: DeliveryModel.AGENT_MANAGED,
+    });
     const without = commit(fleet);
     const plan = planFleet(readSide(withApp.dir), readSide(without.dir));
     expect(plan.spokeDeletions.map((d) => d.id)).toStrictEqual(['hub/s1/argocd-agent/openshift-gitops/web-s1']);
     expect(plan.removed.map((c) => c.name)).not.toContain('web-s1');
-    expect(formatPlan(plan)).toContain('hub Application openshift-gitops/web-s1 removed: the principal tells the argocd-agent on spoke s1 to delete its copy (prunes its workload: resources finalizer)');
+    expect(formatPlan(plan)).toContain(
+      'hub Application openshift-gitops/web-s1 removed: the principal tells the argocd-agent on spoke s1 to delete its copy (prunes its workload: resources finalizer)',
+    );
   });
 
   test('GIVEN an agent-managed ApplicationSet WHEN it is removed THEN plan shows the deletion the principal causes on the spoke', () => {
-    const plan = planFleet(readSide(commit(edgeFleet(undefined, DeliveryModel.AGENT_MANAGED)).dir), readSide(commit(edgeFleet(undefined, DeliveryModel.AGENT_MANAGED, { app: 'none' })).dir));
+    const plan = planFleet(
+      readSide(commit(edgeFleet(undefined, DeliveryModel.AGENT_MANAGED)).dir),
+      readSide(commit(edgeFleet(undefined, DeliveryModel.AGENT_MANAGED, { app: 'none' })).dir),
+    );
     expect(plan.runtimeDeletions.map((d) => d.text)).toStrictEqual([
       'ApplicationSet web removed: its app s1-web goes, and the argocd-principal tells the agent on spoke s1 to delete its copy at runtime (prunes its workload: resources finalizer)',
     ]);
@@ -332,23 +494,33 @@ describe('moving a spoke between models', () => {
     const step3 = commit(fleetAt(step2.dir, true, DeliveryModel.AGENT_MANAGED));
     const plan1 = planFleet(readSide(start.dir), readSide(step1.dir));
     expect(plan1.transitions).toHaveLength(1);
-    expect(plan1.transitions[0]).toContain('hub: spoke s1: move basic → agent-managed, step 1 of 3: the works stay (server-side apply, deleteOption Foreground) and take the finalizer resources-finalizer.argocd.argoproj.io off the spoke Applications openshift-gitops/web-s1');
+    expect(plan1.transitions[0]).toContain(
+      'hub: spoke s1: move basic → agent-managed, step 1 of 3: the works stay (server-side apply, deleteOption Foreground) and take the finalizer resources-finalizer.argocd.argoproj.io off the spoke Applications openshift-gitops/web-s1',
+    );
     expect(plan1.transitions[0]).toContain('every work of the spoke reports Applied at its current generation');
     expect(plan1.spokeDeletions).toStrictEqual([]);
     const plan2 = planFleet(readSide(step1.dir), readSide(step2.dir));
     expect(plan2.transitions[0]).toContain('step 2 of 3');
-    expect(plan2.transitions[0]).toContain('the work agent deletes the spoke Applications openshift-gitops/web-s1, which no longer carry resources-finalizer.argocd.argoproj.io, so their workloads keep running, unmanaged (no sync, no self-heal) until step 3 is applied');
-    expect(plan2.transitions[0]).toContain('wait until none of those works is left on the hub (kubectl get manifestwork -n s1');
+    expect(plan2.transitions[0]).toContain(
+      'the work agent deletes the spoke Applications openshift-gitops/web-s1, which no longer carry resources-finalizer.argocd.argoproj.io, so their workloads keep running, unmanaged (no sync, no self-heal) until step 3 is applied',
+    );
+    expect(plan2.transitions[0]).toContain(
+      'wait until none of those works is left on the hub (kubectl get manifestwork -n s1',
+    );
     // The Foreground work's removal deletes the spoke Application, which no longer prunes anything.
     expect(plan2.spokeDeletions.map((d) => d.id)).toStrictEqual(['hub/s1/openshift-gitops-web-s1']);
     expect(formatPlan(plan2)).toContain('MOVES BETWEEN DELIVERY MODELS (1):');
     const plan3 = planFleet(readSide(step2.dir), readSide(step3.dir));
-    expect(plan3.transitions[0]).toContain('step 3 of 3: the hub Applications are created routed to the agent (destination.name s1); the principal sends each a Create');
+    expect(plan3.transitions[0]).toContain(
+      'step 3 of 3: the hub Applications are created routed to the agent (destination.name s1); the principal sends each a Create',
+    );
     expect(plan3.spokeDeletions).toStrictEqual([]);
   });
 
   test('fails when moveTo names a model the GitOpsClusters do not give the spoke', () => {
-    expect(synthError(fleetAt(undefined, false, DeliveryModel.AGENT_MANAGED))).toContain('asks to move to agent-managed');
+    expect(synthError(fleetAt(undefined, false, DeliveryModel.AGENT_MANAGED))).toContain(
+      'asks to move to agent-managed',
+    );
   });
 
   test('fails when the previous plan state is unreadable, saying how to restore it', () => {
@@ -364,40 +536,96 @@ describe('plan state and moveTo input', () => {
   test('fails when the plan state names an unknown delivery model or a bad deleteOption, saying to synthesize again', () => {
     const base = { kind: 'PullfleetPlanState', version: 1, hub: 'hub' };
     const spoke = { name: 's1', labels: {}, claims: {}, clusterSets: [], taints: [] };
-    expect(() => parsePlanState(JSON.stringify({ ...base, spokes: [{ ...spoke, deliveryModel: 'push' }] }), 'f.json')).toThrow('f.json: spokes[0].deliveryModel "push" is not one of basic, agent-managed, agent-autonomous: synthesize again to rewrite it');
-    expect(() => parsePlanState(JSON.stringify({ ...base, spokes: [{ ...spoke, works: [{ name: 'w', deleteOption: 'Background' }] }] }), 'f.json')).toThrow('spokes[0].works must be a list of { name, deleteOption: Foreground | Orphan }');
+    expect(() =>
+      parsePlanState(JSON.stringify({ ...base, spokes: [{ ...spoke, deliveryModel: 'push' }] }), 'f.json'),
+    ).toThrow(
+      'f.json: spokes[0].deliveryModel "push" is not one of basic, agent-managed, agent-autonomous: synthesize again to rewrite it',
+    );
+    expect(() =>
+      parsePlanState(
+        JSON.stringify({ ...base, spokes: [{ ...spoke, works: [{ name: 'w', deleteOption: 'Background' }] }] }),
+        'f.json',
+      ),
+    ).toThrow('spokes[0].works must be a list of { name, deleteOption: Foreground | Orphan }');
   });
 
   test('fails when a spoke is moved to two different models', () => {
     const fleet = fleetAt(undefined, true, DeliveryModel.AGENT_MANAGED);
     const spoke = fleet.hubs[0].spokes[0];
     spoke.moveTo(DeliveryModel.AGENT_AUTONOMOUS);
-    expect(synthError(fleet)).toContain('moveTo(agent-autonomous) after moveTo(agent-managed): a spoke moves to one model at a time');
+    expect(synthError(fleet)).toContain(
+      'moveTo(agent-autonomous) after moveTo(agent-managed): a spoke moves to one model at a time',
+    );
   });
 });
 
 describe('applicationSetStep', () => {
-  const at = (model: DeliveryModel, step: 0 | 1 | 2 = 0, extra: Partial<ReturnType<typeof decideTransition>> = {}) => ({ model, deleteOption: step === 1 ? ('Orphan' as const) : ('Foreground' as const), step, ...extra });
+  const at = (model: DeliveryModel, step: 0 | 1 | 2 = 0, extra: Partial<ReturnType<typeof decideTransition>> = {}) => ({
+    model,
+    deleteOption: step === 1 ? ('Orphan' as const) : ('Foreground' as const),
+    step,
+    ...extra,
+  });
 
   test('GIVEN spokes still basic on an agent placement THEN the ApplicationSet stays basic: standing by for autonomous, without the resources finalizer (step 1), or not at all (step 2), for managed', () => {
-    expect(applicationSetStep(DeliveryModel.AGENT_AUTONOMOUS, [{ name: 's1', decision: at(DeliveryModel.BASIC, 1, { movingTo: DeliveryModel.AGENT_AUTONOMOUS }) }])).toStrictEqual({
+    expect(
+      applicationSetStep(DeliveryModel.AGENT_AUTONOMOUS, [
+        { name: 's1', decision: at(DeliveryModel.BASIC, 1, { movingTo: DeliveryModel.AGENT_AUTONOMOUS }) },
+      ]),
+    ).toStrictEqual({
       model: DeliveryModel.BASIC,
       handback: { standBy: true, route: false, agentDestination: false },
     });
-    expect(applicationSetStep(DeliveryModel.AGENT_MANAGED, [{ name: 's1', decision: at(DeliveryModel.BASIC, 1, { movingTo: DeliveryModel.AGENT_MANAGED, moveStep: 1, releaseFinalizer: true }) }])).toStrictEqual({
+    expect(
+      applicationSetStep(DeliveryModel.AGENT_MANAGED, [
+        {
+          name: 's1',
+          decision: at(DeliveryModel.BASIC, 1, {
+            movingTo: DeliveryModel.AGENT_MANAGED,
+            moveStep: 1,
+            releaseFinalizer: true,
+          }),
+        },
+      ]),
+    ).toStrictEqual({
       model: DeliveryModel.BASIC,
       handback: { standBy: false, route: false, agentDestination: false, releaseFinalizer: true },
     });
     // step 2 of basic → agent-managed: the ApplicationSet is not rendered
-    expect(applicationSetStep(DeliveryModel.AGENT_MANAGED, [{ name: 's1', decision: at(DeliveryModel.BASIC, 2, { movingTo: DeliveryModel.AGENT_MANAGED, moveStep: 2, clear: true }) }])).toMatchObject({ model: DeliveryModel.BASIC, clear: true });
+    expect(
+      applicationSetStep(DeliveryModel.AGENT_MANAGED, [
+        {
+          name: 's1',
+          decision: at(DeliveryModel.BASIC, 2, { movingTo: DeliveryModel.AGENT_MANAGED, moveStep: 2, clear: true }),
+        },
+      ]),
+    ).toMatchObject({ model: DeliveryModel.BASIC, clear: true });
     // all moved: the placement's model, plain
-    expect(applicationSetStep(DeliveryModel.AGENT_MANAGED, [{ name: 's1', decision: at(DeliveryModel.AGENT_MANAGED, 2) }])).toStrictEqual({ model: DeliveryModel.AGENT_MANAGED, handback: { standBy: false, route: false, agentDestination: false } });
+    expect(
+      applicationSetStep(DeliveryModel.AGENT_MANAGED, [{ name: 's1', decision: at(DeliveryModel.AGENT_MANAGED, 2) }]),
+    ).toStrictEqual({
+      model: DeliveryModel.AGENT_MANAGED,
+      handback: { standBy: false, route: false, agentDestination: false },
+    });
   });
 
   test('GIVEN a basic placement with a spoke coming back from agent-managed THEN the template stands by routed, and keeps the agent destination afterwards', () => {
-    const back = at(DeliveryModel.BASIC, 1, { movingTo: DeliveryModel.BASIC, adoptFromAgent: DeliveryModel.AGENT_MANAGED, fromAgent: true });
-    expect(applicationSetStep(DeliveryModel.BASIC, [{ name: 's1', decision: back }, { name: 's2', decision: at(DeliveryModel.BASIC) }]).handback).toStrictEqual({ standBy: true, route: true, agentDestination: true });
-    expect(applicationSetStep(DeliveryModel.BASIC, [{ name: 's1', decision: at(DeliveryModel.BASIC, 0, { fromAgent: true }) }]).handback).toStrictEqual({ standBy: false, route: false, agentDestination: true });
+    const back = at(DeliveryModel.BASIC, 1, {
+      movingTo: DeliveryModel.BASIC,
+      adoptFromAgent: DeliveryModel.AGENT_MANAGED,
+      fromAgent: true,
+    });
+    expect(
+      applicationSetStep(DeliveryModel.BASIC, [
+        { name: 's1', decision: back },
+        { name: 's2', decision: at(DeliveryModel.BASIC) },
+      ]).handback,
+    ).toStrictEqual({ standBy: true, route: true, agentDestination: true });
+    expect(
+      applicationSetStep(DeliveryModel.BASIC, [
+        { name: 's1', decision: at(DeliveryModel.BASIC, 0, { fromAgent: true }) },
+      ]).handback,
+    ).toStrictEqual({ standBy: false, route: false, agentDestination: true });
   });
 
   test('fails when the spokes of one placement are at different steps of a move, naming both sides', () => {
@@ -406,18 +634,25 @@ describe('applicationSetStep', () => {
       { name: 's2', decision: at(DeliveryModel.BASIC, 1, { movingTo: DeliveryModel.AGENT_AUTONOMOUS }) },
     ]);
     expect(step.model).toBe(DeliveryModel.BASIC);
-    expect(step.problem).toBe('selects spokes at different steps of their move to agent-autonomous (s1 already moved, s2 not yet): its one ApplicationSet serves them all, so move them together (the same moveTo, the same commits)');
+    expect(step.problem).toBe(
+      'selects spokes at different steps of their move to agent-autonomous (s1 already moved, s2 not yet): its one ApplicationSet serves them all, so move them together (the same moveTo, the same commits)',
+    );
   });
 });
 
 describe('decideTransition', () => {
   test('moving between the two agent modes directly is refused: through basic first', () => {
-    const d = decideTransition('s1', DeliveryModel.AGENT_AUTONOMOUS, DeliveryModel.AGENT_AUTONOMOUS, { deliveryModel: DeliveryModel.AGENT_MANAGED, works: [] });
+    const d = decideTransition('s1', DeliveryModel.AGENT_AUTONOMOUS, DeliveryModel.AGENT_AUTONOMOUS, {
+      deliveryModel: DeliveryModel.AGENT_MANAGED,
+      works: [],
+    });
     expect(d.model).toBe(DeliveryModel.AGENT_MANAGED);
     expect(d.problem).toContain('move it to basic first');
   });
 
   test('a basic spoke without works may change model in one step (nothing is dropped)', () => {
-    expect(decideTransition('s1', DeliveryModel.AGENT_MANAGED, undefined, { deliveryModel: DeliveryModel.BASIC, works: [] })).toStrictEqual({ model: DeliveryModel.AGENT_MANAGED, deleteOption: 'Foreground', step: 0 });
+    expect(
+      decideTransition('s1', DeliveryModel.AGENT_MANAGED, undefined, { deliveryModel: DeliveryModel.BASIC, works: [] }),
+    ).toStrictEqual({ model: DeliveryModel.AGENT_MANAGED, deleteOption: 'Foreground', step: 0 });
   });
 });

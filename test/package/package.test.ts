@@ -46,11 +46,15 @@ describe('package.json', () => {
 
   test("inside this repository, tsconfig paths map every export to the same source (import … from 'pullfleet' needs no build)", () => {
     const tsconfig = fs.readFileSync('tsconfig.json', 'utf8').replace(/^\s*\/\/.*$/gm, '');
-    const paths = (JSON.parse(tsconfig) as { compilerOptions: { paths: Record<string, string[]> } }).compilerOptions.paths;
+    const paths = (JSON.parse(tsconfig) as { compilerOptions: { paths: Record<string, string[]> } }).compilerOptions
+      .paths;
     const expected = Object.fromEntries(
       Object.entries(pkg.exports)
         .filter(([, target]) => typeof target !== 'string')
-        .map(([entry, target]) => [entry === '.' ? 'pullfleet' : `pullfleet/${entry.slice(2)}`, [`./${sourceOf((target as { default: string }).default)}`]]),
+        .map(([entry, target]) => [
+          entry === '.' ? 'pullfleet' : `pullfleet/${entry.slice(2)}`,
+          [`./${sourceOf((target as { default: string }).default)}`],
+        ]),
     );
     expect(paths).toStrictEqual(expected);
     expect(fs.readFileSync('fleet.config.ts', 'utf8')).toMatch(/from 'pullfleet';/);
@@ -58,9 +62,14 @@ describe('package.json', () => {
 
   test('ships lib/, bin/ and the README only, and every bin runs compiled code when src/ is absent', () => {
     expect(pkg.files).toStrictEqual(['lib/', 'bin/', 'README.md']);
-    expect(pkg.bin).toStrictEqual({ pullfleet: 'bin/pullfleet.js', 'pullfleet-controller': 'bin/pullfleet-controller.js' });
+    expect(pkg.bin).toStrictEqual({
+      pullfleet: 'bin/pullfleet.js',
+      'pullfleet-controller': 'bin/pullfleet-controller.js',
+    });
     expect(fs.readFileSync('bin/pullfleet.js', 'utf8')).toContain("await import('../lib/src/cli/program.js')");
-    expect(fs.readFileSync('bin/pullfleet-controller.js', 'utf8')).toContain("await import('../lib/src/controller/main.js')");
+    expect(fs.readFileSync('bin/pullfleet-controller.js', 'utf8')).toContain(
+      "await import('../lib/src/controller/main.js')",
+    );
     expect(fs.existsSync('src/cli/program.ts') && fs.existsSync('src/controller/main.ts')).toBe(true);
   });
 
@@ -70,11 +79,14 @@ describe('package.json', () => {
       expect(pkg.devDependencies[name]).toBe(range);
       expect(pkg.dependencies[name]).toBeUndefined();
     }
-    for (const name of ['cdk8s-cli', 'tsx', 'typescript', '@kubernetes/client-node']) expect(typeof pkg.dependencies[name]).toBe('string');
+    for (const name of ['cdk8s-cli', 'tsx', 'typescript', '@kubernetes/client-node'])
+      expect(typeof pkg.dependencies[name]).toBe('string');
   });
 
   test('package-lock.json records the same dependency kinds', () => {
-    const lock = JSON.parse(fs.readFileSync('package-lock.json', 'utf8')) as { packages: Record<string, Partial<Manifest>> };
+    const lock = JSON.parse(fs.readFileSync('package-lock.json', 'utf8')) as {
+      packages: Record<string, Partial<Manifest>>;
+    };
     const root = lock.packages['']!;
     expect(root.dependencies).toStrictEqual(pkg.dependencies);
     expect(root.peerDependencies).toStrictEqual(pkg.peerDependencies);
@@ -82,14 +94,17 @@ describe('package.json', () => {
   });
 
   test('engines is true: every Node version it admits is admitted by every installed dependency and peer (and CI runs one)', () => {
-    const lock = JSON.parse(fs.readFileSync('package-lock.json', 'utf8')) as { packages: Record<string, { version?: string; dev?: boolean; engines?: { node?: string } | string[] }> };
+    const lock = JSON.parse(fs.readFileSync('package-lock.json', 'utf8')) as {
+      packages: Record<string, { version?: string; dev?: boolean; engines?: { node?: string } | string[] }>;
+    };
     const ours = (pkg as Manifest & { engines: { node: string } }).engines.node;
     const peers = new Set(Object.keys(pkg.peerDependencies).map((name) => `node_modules/${name}`));
     const narrower: string[] = [];
     for (const [where, entry] of Object.entries(lock.packages)) {
       if (!where || (entry.dev && !peers.has(where))) continue; // dev-only packages never reach users
       const theirs = !entry.engines || Array.isArray(entry.engines) ? undefined : entry.engines.node;
-      if (theirs && !semver.subset(ours, theirs)) narrower.push(`${where.replace(/^.*node_modules\//, '')}@${entry.version} needs node ${theirs}`);
+      if (theirs && !semver.subset(ours, theirs))
+        narrower.push(`${where.replace(/^.*node_modules\//, '')}@${entry.version} needs node ${theirs}`);
     }
     expect(narrower).toStrictEqual([]);
     expect(semver.satisfies('20.20.0', ours)).toBe(true);
@@ -104,8 +119,12 @@ describe('version', () => {
     const install = new ControllerInstall(chart, 'Controller');
     expect(pullfleetVersion()).toBe(pkg.version);
     expect(install.image).toBe(`ghcr.io/pullfleet/pullfleet-controller:${pkg.version}`);
-    const deployment = Testing.synth(chart).find((o) => o.kind === 'Deployment') as { spec: { template: { spec: { containers: Array<{ image: string }> } } } };
-    expect(deployment.spec.template.spec.containers[0]!.image).toBe(`ghcr.io/pullfleet/pullfleet-controller:${pkg.version}`);
+    const deployment = Testing.synth(chart).find((o) => o.kind === 'Deployment') as {
+      spec: { template: { spec: { containers: Array<{ image: string }> } } };
+    };
+    expect(deployment.spec.template.spec.containers[0]!.image).toBe(
+      `ghcr.io/pullfleet/pullfleet-controller:${pkg.version}`,
+    );
   });
 
   test('the Dockerfile runs the compiled controller without tsx', () => {
@@ -122,10 +141,15 @@ describe('version', () => {
     scratch.push(outer);
     const root = fs.mkdtempSync(path.join(outer, 'node_modules-'));
     fs.mkdirSync(path.join(root, 'pullfleet', 'lib', 'src'), { recursive: true });
-    fs.writeFileSync(path.join(root, 'pullfleet', 'package.json'), JSON.stringify({ name: 'pullfleet', version: '9.8.7' }));
+    fs.writeFileSync(
+      path.join(root, 'pullfleet', 'package.json'),
+      JSON.stringify({ name: 'pullfleet', version: '9.8.7' }),
+    );
     // A package.json of another name on the way up (a "type" marker, say) is not the one.
     fs.writeFileSync(path.join(root, 'pullfleet', 'lib', 'package.json'), JSON.stringify({ type: 'module' }));
-    expect(findPackageJson(path.join(root, 'pullfleet', 'lib', 'src'))).toBe(path.join(root, 'pullfleet', 'package.json'));
+    expect(findPackageJson(path.join(root, 'pullfleet', 'lib', 'src'))).toBe(
+      path.join(root, 'pullfleet', 'package.json'),
+    );
     expect(() => findPackageJson(root)).toThrow(`no package.json of pullfleet above ${root}: reinstall pullfleet`);
   });
 });

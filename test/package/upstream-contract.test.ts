@@ -36,13 +36,19 @@ function stringConstants(texts: readonly string[]): Map<string, string> {
   for (const text of texts) for (const m of text.matchAll(CONSTANT)) if (!raw.has(m[1]!)) raw.set(m[1]!, m[3]!);
   const resolved = new Map(raw);
   for (let pass = 0; pass < 5; pass++) {
-    for (const [name, value] of resolved) resolved.set(name, value.replace(INTERPOLATION, (all, ref: string) => resolved.get(ref) ?? all));
+    for (const [name, value] of resolved)
+      resolved.set(
+        name,
+        value.replace(INTERPOLATION, (all, ref: string) => resolved.get(ref) ?? all),
+      );
   }
   return resolved;
 }
 
-const UPSTREAM_KEY = /(?<![A-Za-z0-9.-])((?:[a-z0-9-]+\.)*(?:open-cluster-management\.io|argoproj\.io))\/([A-Za-z0-9_.-]*)/g;
-const UPSTREAM_FINALIZER = /(?<![A-Za-z0-9.-])([a-z0-9-]*finalizer[a-z0-9-]*\.(?:[a-z0-9-]+\.)*(?:argoproj\.io|open-cluster-management\.io))(?![A-Za-z0-9/-])/g;
+const UPSTREAM_KEY =
+  /(?<![A-Za-z0-9.-])((?:[a-z0-9-]+\.)*(?:open-cluster-management\.io|argoproj\.io))\/([A-Za-z0-9_.-]*)/g;
+const UPSTREAM_FINALIZER =
+  /(?<![A-Za-z0-9.-])([a-z0-9-]*finalizer[a-z0-9-]*\.(?:[a-z0-9-]+\.)*(?:argoproj\.io|open-cluster-management\.io))(?![A-Za-z0-9/-])/g;
 const API_VERSION = /^v\d+(?:(?:alpha|beta)\d+)?$/;
 
 /** Upstream-owned keys named by strings in `text`, after substituting known constants. */
@@ -69,7 +75,13 @@ function tableRows(markdown: string): Row[] {
     .split('\n')
     .map((text, i) => ({ text, line: i + 1 }))
     .filter(({ text }) => text.startsWith('|') && !/^\|[-| :]+\|$/.test(text) && !text.startsWith('| key or field'))
-    .map(({ text, line }) => ({ line, cells: text.slice(1, -1).split(' | ').map((c) => c.trim()) }));
+    .map(({ text, line }) => ({
+      line,
+      cells: text
+        .slice(1, -1)
+        .split(' | ')
+        .map((c) => c.trim()),
+    }));
 }
 
 /** Code spans of the first column: the keys a row documents. */
@@ -107,14 +119,17 @@ describe('docs/upstream-contract.md', () => {
   test('every upstream-owned key used in src/ has a row (add the row when adding the key)', () => {
     const missing: string[] = [];
     files.forEach((file, i) => {
-      for (const key of upstreamKeys(texts[i]!, constants)) if (!covered(key, documented)) missing.push(`${key} (${file})`);
+      for (const key of upstreamKeys(texts[i]!, constants))
+        if (!covered(key, documented)) missing.push(`${key} (${file})`);
     });
     expect(missing.sort()).toStrictEqual([]);
   });
 
   test('every row has five columns and names the upstream repository it was checked against', () => {
     const bad = rows
-      .filter((row) => row.cells.length !== 5 || !/\b[\w.-]+\/[\w.-]+\b/.test(row.cells[4]!) || row.cells[4]!.length === 0)
+      .filter(
+        (row) => row.cells.length !== 5 || !/\b[\w.-]+\/[\w.-]+\b/.test(row.cells[4]!) || row.cells[4]!.length === 0,
+      )
       .map((row) => `line ${row.line}: ${row.cells.length} columns`);
     expect(bad).toStrictEqual([]);
     expect(rows.length).toBeGreaterThan(40);

@@ -86,10 +86,12 @@ export function realCluster(kubeConfig: KubeConfig): TestCluster {
     description: `the API server at ${kubeConfig.getCurrentCluster()?.server ?? '?'}`,
     kubeConfig: () => kubeConfig,
     get: <T>(ref: ObjectRef) => client.get<T>(ref.apiVersion, ref.kind, ref.namespace, ref.name),
-    list: <T>(apiVersion: string, kind: string, query: ListQuery = {}) => client.list<T>(apiVersion, kind, query.namespace, query.labelSelector),
+    list: <T>(apiVersion: string, kind: string, query: ListQuery = {}) =>
+      client.list<T>(apiVersion, kind, query.namespace, query.labelSelector),
     create: <T>(obj: KubeObj) => client.create<T>(raw(obj)),
     apply: <T>(obj: KubeObj, fieldManager: string) => client.apply<T>(raw(obj), fieldManager),
-    mergePatch: <T>(ref: ObjectRef, patch: object) => client.mergePatch<T>(ref.apiVersion, ref.kind, ref.namespace, ref.name, patch),
+    mergePatch: <T>(ref: ObjectRef, patch: object) =>
+      client.mergePatch<T>(ref.apiVersion, ref.kind, ref.namespace, ref.name, patch),
     replaceStatus: <T>(obj: KubeObj) => client.replace<T>(raw(obj), 'status'),
     delete: (ref: ObjectRef) => client.delete(ref.apiVersion, ref.kind, ref.namespace, ref.name),
   };

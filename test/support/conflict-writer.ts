@@ -62,7 +62,10 @@ export class ConflictWriter {
       if (!current || current.metadata?.deletionTimestamp) break;
       const patch = change(current, round, this.random);
       if (!patch) return false;
-      const metadata = { ...((patch.metadata as object | undefined) ?? {}), resourceVersion: current.metadata.resourceVersion };
+      const metadata = {
+        ...((patch.metadata as object | undefined) ?? {}),
+        resourceVersion: current.metadata.resourceVersion,
+      };
       try {
         await this.cluster.mergePatch(ref, { ...patch, metadata });
         this.written += 1;

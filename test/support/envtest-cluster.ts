@@ -66,9 +66,15 @@ export async function applyCrds(kc: KubeConfig, crds: readonly RawObject[], time
   const deadline = Date.now() + timeoutMs;
   for (const crd of crds) {
     for (;;) {
-      const live = await api.get<{ status?: { conditions?: Array<{ type: string; status: string }> } }>('apiextensions.k8s.io/v1', 'CustomResourceDefinition', undefined, crd.metadata.name);
+      const live = await api.get<{ status?: { conditions?: Array<{ type: string; status: string }> } }>(
+        'apiextensions.k8s.io/v1',
+        'CustomResourceDefinition',
+        undefined,
+        crd.metadata.name,
+      );
       if (live?.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True')) break;
-      if (Date.now() > deadline) throw new Error(`CRD ${crd.metadata!.name} was not Established within ${timeoutMs} ms`);
+      if (Date.now() > deadline)
+        throw new Error(`CRD ${crd.metadata!.name} was not Established within ${timeoutMs} ms`);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   }
@@ -99,12 +105,21 @@ export async function installCrds(kc: KubeConfig): Promise<void> {
  * A kubeconfig (YAML) that authenticates as ServiceAccount `namespace/name` with a token from the
  * TokenRequest API, against the server and CA of `admin`. The ServiceAccount must exist.
  */
-export async function serviceAccountKubeconfig(admin: KubeConfig, namespace: string, name: string, expirationSeconds = 3600): Promise<string> {
+export async function serviceAccountKubeconfig(
+  admin: KubeConfig,
+  namespace: string,
+  name: string,
+  expirationSeconds = 3600,
+): Promise<string> {
   const core = admin.makeApiClient(CoreV1Api);
   const res = await core.createNamespacedServiceAccountToken({
     namespace,
     name,
-    body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { audiences: ['https://kubernetes.default.svc'], expirationSeconds } },
+    body: {
+      apiVersion: 'authentication.k8s.io/v1',
+      kind: 'TokenRequest',
+      spec: { audiences: ['https://kubernetes.default.svc'], expirationSeconds },
+    },
   });
   const token = res.status?.token;
   if (!token) throw new Error(`TokenRequest for ${namespace}/${name} returned no token`);
@@ -118,7 +133,11 @@ export async function serviceAccountKubeconfig(admin: KubeConfig, namespace: str
     '- name: test',
     '  cluster:',
     `    server: ${cluster.server}`,
-    ...(ca ? [`    certificate-authority-data: ${ca}`] : cluster.skipTLSVerify ? ['    insecure-skip-tls-verify: true'] : []),
+    ...(ca
+      ? [`    certificate-authority-data: ${ca}`]
+      : cluster.skipTLSVerify
+        ? ['    insecure-skip-tls-verify: true']
+        : []),
     'users:',
     `- name: ${namespace}-${name}`,
     '  user:',
@@ -147,7 +166,9 @@ function controlCall(base: string, path: string): Promise<void> {
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (c: string) => (body += c));
-      res.on('end', () => (res.statusCode === 200 ? resolve() : reject(new Error(`envtest control ${path}: ${res.statusCode} ${body}`))));
+      res.on('end', () =>
+        res.statusCode === 200 ? resolve() : reject(new Error(`envtest control ${path}: ${res.statusCode} ${body}`)),
+      );
     });
     req.on('timeout', () => req.destroy(new Error(`envtest control ${path} timed out`)));
     req.on('error', reject);

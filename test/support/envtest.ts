@@ -73,7 +73,10 @@ export async function freePort(): Promise<number> {
 }
 
 /** One GET, bounded; resolves with status and body, or rejects on a transport error or timeout. */
-export function probe(url: string, opts: { ca?: string; token?: string; timeoutMs?: number } = {}): Promise<{ status: number; body: string }> {
+export function probe(
+  url: string,
+  opts: { ca?: string; token?: string; timeoutMs?: number } = {},
+): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const parsed = new URL(url);
     const request = parsed.protocol === 'https:' ? httpsRequest : httpRequest;
@@ -152,14 +155,23 @@ function tail(file: string, lines = 20): string {
 }
 
 /** Polls `check` until it is true or the deadline passes; `child` exiting early fails at once. */
-async function waitReady(what: string, child: ChildProcess, logFile: string, timeoutMs: number, check: () => Promise<boolean>): Promise<void> {
+async function waitReady(
+  what: string,
+  child: ChildProcess,
+  logFile: string,
+  timeoutMs: number,
+  check: () => Promise<boolean>,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (child.exitCode !== null || child.signalCode !== null) {
-      throw new Error(`${what} exited (${child.exitCode ?? child.signalCode}) before it was ready; its log ends:\n${tail(logFile)}`);
+      throw new Error(
+        `${what} exited (${child.exitCode ?? child.signalCode}) before it was ready; its log ends:\n${tail(logFile)}`,
+      );
     }
     if (await check().catch(() => false)) return;
-    if (Date.now() > deadline) throw new Error(`${what} was not ready within ${timeoutMs} ms; its log ends:\n${tail(logFile)}`);
+    if (Date.now() > deadline)
+      throw new Error(`${what} was not ready within ${timeoutMs} ms; its log ends:\n${tail(logFile)}`);
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }
@@ -169,7 +181,8 @@ export async function startEnvtest(options: EnvtestOptions = {}): Promise<Envtes
   const assets = options.assets ?? process.env.KUBEBUILDER_ASSETS;
   if (!assets) throw new Error(ENVTEST_SKIP_MESSAGE);
   for (const binary of ['etcd', 'kube-apiserver']) {
-    if (!existsSync(join(assets, binary))) throw new Error(`KUBEBUILDER_ASSETS=${assets} has no ${binary}; run ../shared/envtest/setup`);
+    if (!existsSync(join(assets, binary)))
+      throw new Error(`KUBEBUILDER_ASSETS=${assets} has no ${binary}; run ../shared/envtest/setup`);
   }
   installExitHooks();
   const readyTimeoutMs = options.readyTimeoutMs ?? 60_000;
@@ -187,15 +200,25 @@ export async function startEnvtest(options: EnvtestOptions = {}): Promise<Envtes
   const [etcdPort, peerPort, apiPort] = [await freePort(), await freePort(), await freePort()];
   const etcdUrl = `http://127.0.0.1:${etcdPort}`;
   const etcdLog = join(dir, 'etcd.log');
-  const etcd = startProcess(join(assets, 'etcd'), [
-    '--data-dir', join(dir, 'etcd'),
-    '--listen-client-urls', etcdUrl,
-    '--advertise-client-urls', etcdUrl,
-    '--listen-peer-urls', `http://127.0.0.1:${peerPort}`,
-    '--initial-advertise-peer-urls', `http://127.0.0.1:${peerPort}`,
-    '--initial-cluster', `default=http://127.0.0.1:${peerPort}`,
-    '--unsafe-no-fsync',
-  ], etcdLog);
+  const etcd = startProcess(
+    join(assets, 'etcd'),
+    [
+      '--data-dir',
+      join(dir, 'etcd'),
+      '--listen-client-urls',
+      etcdUrl,
+      '--advertise-client-urls',
+      etcdUrl,
+      '--listen-peer-urls',
+      `http://127.0.0.1:${peerPort}`,
+      '--initial-advertise-peer-urls',
+      `http://127.0.0.1:${peerPort}`,
+      '--initial-cluster',
+      `default=http://127.0.0.1:${peerPort}`,
+      '--unsafe-no-fsync',
+    ],
+    etcdLog,
+  );
 
   const server = `https://127.0.0.1:${apiPort}`;
   const apiLog = join(dir, 'kube-apiserver.log');

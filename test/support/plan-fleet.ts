@@ -3,7 +3,16 @@
  * placement all-prod (env=prod by default), optionally a PullApplicationSet podinfo and a static
  * PullApplication web following it.
  */
-import { AppSource, ClusterSet, Fleet, Hub, Placement, PullApplication, PullApplicationSet, Spoke } from '../../src/constructs/index.js';
+import {
+  AppSource,
+  ClusterSet,
+  Fleet,
+  Hub,
+  Placement,
+  PullApplication,
+  PullApplicationSet,
+  Spoke,
+} from '../../src/constructs/index.js';
 import { planStateFiles } from '../../src/constructs/_plan-state.js';
 import { type PlannedObject, type PlanSide } from '../../src/model/plan/runtime.js';
 import { parsePlanState } from '../../src/model/plan/state.js';
@@ -39,7 +48,8 @@ export function planFleetFixture(spec: FleetSpec = {}, outdir = '/nonexistent/ne
   const fleet = new Fleet({ outdir });
   const hub = new Hub(fleet, 'hub', { argoNamespace: 'argocd', controller: { enabled: false } });
   const prod = new ClusterSet(hub, 'prod');
-  for (const s of spec.spokes ?? DEFAULT_SPOKES) new Spoke(hub, s.name, { labels: s.labels ?? {}, ...(s.set === 'none' ? {} : { clusterSet: prod }) });
+  for (const s of spec.spokes ?? DEFAULT_SPOKES)
+    new Spoke(hub, s.name, { labels: s.labels ?? {}, ...(s.set === 'none' ? {} : { clusterSet: prod }) });
   const gpu = spec.gpuSet ? new ClusterSet(hub, 'gpu', { matchLabels: { gpu: 'true' } }) : undefined;
   const placement = new Placement(hub, 'all-prod', {
     clusterSets: gpu ? [prod, gpu] : [prod],
@@ -48,7 +58,11 @@ export function planFleetFixture(spec: FleetSpec = {}, outdir = '/nonexistent/ne
   });
   if (spec.appSet ?? true) {
     new PullApplicationSet(hub, 'podinfo', {
-      source: AppSource.helm({ repoURL: 'https://stefanprodan.github.io/podinfo', chart: 'podinfo', targetRevision: '6.7.1' }),
+      source: AppSource.helm({
+        repoURL: 'https://stefanprodan.github.io/podinfo',
+        chart: 'podinfo',
+        targetRevision: '6.7.1',
+      }),
       destinationNamespace: 'podinfo',
       placement,
       ...(spec.appSetPrune ? { pruneOnDelete: true } : {}),
@@ -56,7 +70,11 @@ export function planFleetFixture(spec: FleetSpec = {}, outdir = '/nonexistent/ne
   }
   if (spec.staticApp) {
     new PullApplication(hub, 'web', {
-      source: AppSource.git({ repoURL: 'https://git.example.com/web.git', path: 'deploy', targetRevision: spec.webRevision ?? 'main' }),
+      source: AppSource.git({
+        repoURL: 'https://git.example.com/web.git',
+        path: 'deploy',
+        targetRevision: spec.webRevision ?? 'main',
+      }),
       destinationNamespace: 'web',
       placement,
     });
@@ -67,7 +85,11 @@ export function planFleetFixture(spec: FleetSpec = {}, outdir = '/nonexistent/ne
 /** Renders the fixture the way synth does: objects per file and the hub's plan state. */
 export function output(spec: FleetSpec = {}): PlanSide {
   const fleet = planFleetFixture(spec);
-  const objects = [...fleet.renderObjects()].flatMap(([file, list]) => list.map((object) => ({ file, object }) as PlannedObject));
-  const states = new Map([...planStateFiles(fleet.hubs)].map(([file, text]) => [file.split('/')[0], parsePlanState(text, file)]));
+  const objects = [...fleet.renderObjects()].flatMap(([file, list]) =>
+    list.map((object) => ({ file, object }) as PlannedObject),
+  );
+  const states = new Map(
+    [...planStateFiles(fleet.hubs)].map(([file, text]) => [file.split('/')[0], parsePlanState(text, file)]),
+  );
   return { objects, states };
 }

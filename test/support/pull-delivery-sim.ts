@@ -40,7 +40,13 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import type { Fleet } from '../../src/constructs/index.js';
-import { ARGOCD_API_VERSION, ARGOCD_RESOURCES_FINALIZERS, MANAGED_CLUSTER_ANNOTATION, PULL_LABEL, WORK_API_VERSION } from '../../src/model/core/keys.js';
+import {
+  ARGOCD_API_VERSION,
+  ARGOCD_RESOURCES_FINALIZERS,
+  MANAGED_CLUSTER_ANNOTATION,
+  PULL_LABEL,
+  WORK_API_VERSION,
+} from '../../src/model/core/keys.js';
 import { manifestWorkName } from '../../src/model/core/names.js';
 import { type Application, type ManifestWork } from '../../src/model/core/types.js';
 import { buildManifestWork } from '../../src/model/delivery/manifestwork.js';
@@ -68,8 +74,16 @@ export interface Commit {
   readonly folders: Map<string, Obj[]>;
 }
 
-const parse = (text: string): Obj[] => parseAllDocuments(text).map((d) => d.toJSON() as Obj | null).filter((o): o is Obj => !!o);
-const refOf = (o: Obj) => ({ apiVersion: o.apiVersion, kind: o.kind, namespace: o.metadata.namespace, name: o.metadata.name });
+const parse = (text: string): Obj[] =>
+  parseAllDocuments(text)
+    .map((d) => d.toJSON() as Obj | null)
+    .filter((o): o is Obj => !!o);
+const refOf = (o: Obj) => ({
+  apiVersion: o.apiVersion,
+  kind: o.kind,
+  namespace: o.metadata.namespace,
+  name: o.metadata.name,
+});
 
 /** Renders `fleet` to a fresh folder (the committed dist/ of that step) and reads what the actors see. */
 export function commitStep(fleet: Fleet, dirs: string[], hubName = 'hub'): Commit {
@@ -83,9 +97,17 @@ export function commitStep(fleet: Fleet, dirs: string[], hubName = 'hub'): Commi
     fs.writeFileSync(path.join(dir, file), text);
     if (!file.endsWith('.yaml')) continue;
     const folder = new RegExp(`^${hubName}/spokes/([^/]+)/`).exec(file);
-    if (folder) folders.set(folder[1]!, [...(folders.get(folder[1]!) ?? []), ...parse(text).filter((o) => o.kind === 'Application')]);
+    if (folder)
+      folders.set(folder[1]!, [
+        ...(folders.get(folder[1]!) ?? []),
+        ...parse(text).filter((o) => o.kind === 'Application'),
+      ]);
     if (!file.startsWith(`${hubName}/${hubName}/`)) continue;
-    objects.push(...parse(text).filter((o) => o.kind === 'Application' || o.kind === 'ManifestWork' || o.kind === 'ApplicationSet'));
+    objects.push(
+      ...parse(text).filter(
+        (o) => o.kind === 'Application' || o.kind === 'ManifestWork' || o.kind === 'ApplicationSet',
+      ),
+    );
   }
   return { dir, files, objects, folders };
 }
@@ -142,7 +164,8 @@ export class PullDeliverySim {
   }
 
   async createNamespaces(): Promise<void> {
-    for (const ns of this.namespaces()) await this.cluster.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+    for (const ns of this.namespaces())
+      await this.cluster.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
   }
 
   /** Renders `fleet` as the committed dist/ of one step (removed by `cleanup`). */
@@ -152,13 +175,17 @@ export class PullDeliverySim {
 
   /** Deletes the namespaces and the committed folders. */
   async cleanup(): Promise<void> {
-    for (const ns of this.namespaces()) await this.cluster.delete({ apiVersion: 'v1', kind: 'Namespace', name: ns }).catch(() => undefined);
+    for (const ns of this.namespaces())
+      await this.cluster.delete({ apiVersion: 'v1', kind: 'Namespace', name: ns }).catch(() => undefined);
     for (const dir of this.dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
   }
 
   /** The works of `spoke` that deliver its apps (the bootstrap work, Orphan, stays throughout). */
   async works(spoke: string): Promise<ManifestWork[]> {
-    return (await this.cluster.list<ManifestWork>(WORK_API_VERSION, 'ManifestWork', { namespace: spoke })).filter((w) => w.metadata.name !== BOOTSTRAP_WORK && w.spec.workload.manifests.some((m) => (m as Obj).kind === 'Application'));
+    return (await this.cluster.list<ManifestWork>(WORK_API_VERSION, 'ManifestWork', { namespace: spoke })).filter(
+      (w) =>
+        w.metadata.name !== BOOTSTRAP_WORK && w.spec.workload.manifests.some((m) => (m as Obj).kind === 'Application'),
+    );
   }
 
   /** The hub Argo CD applies `commit` (create, update, prune); the spoke folders become those of the commit. */
@@ -169,7 +196,9 @@ export class PullDeliverySim {
     const key = (o: Obj) => `${o.kind}/${o.metadata.namespace}/${o.metadata.name}`;
     // Argo CD syncs only what is out of sync: an object rendered as before is not written again
     const before = new Map(this.applied.map((o) => [key(o), JSON.stringify(o)]));
-    for (const o of next) if (before.get(key(o)) !== JSON.stringify(o)) await this.cluster.apply({ ...o, metadata: { ...o.metadata } }, 'argocd-controller');
+    for (const o of next)
+      if (before.get(key(o)) !== JSON.stringify(o))
+        await this.cluster.apply({ ...o, metadata: { ...o.metadata } }, 'argocd-controller');
     const kept = new Set(next.map(key));
     for (const o of this.applied) if (!kept.has(key(o))) await this.cluster.delete(refOf(o)); // prune
     this.applied = next;
@@ -179,8 +208,12 @@ export class PullDeliverySim {
   private async fingerprint(): Promise<string> {
     const versions: string[] = [];
     for (const namespace of this.namespaces()) {
-      for (const kind of [[ARGOCD_API_VERSION, 'Application'], [WORK_API_VERSION, 'ManifestWork']] as const) {
-        for (const o of await this.cluster.list<Obj>(kind[0], kind[1], { namespace })) versions.push(`${kind[1]}/${namespace}/${o.metadata.name}@${o.metadata.resourceVersion}`);
+      for (const kind of [
+        [ARGOCD_API_VERSION, 'Application'],
+        [WORK_API_VERSION, 'ManifestWork'],
+      ] as const) {
+        for (const o of await this.cluster.list<Obj>(kind[0], kind[1], { namespace }))
+          versions.push(`${kind[1]}/${namespace}/${o.metadata.name}@${o.metadata.resourceVersion}`);
       }
     }
     return versions.sort().join(',');
@@ -213,36 +246,67 @@ export class PullDeliverySim {
   private async appSetController(): Promise<void> {
     const wanted = new Set<string>();
     for (const set of this.appSets) {
-      const placement = set.spec.generators?.[0]?.clusterDecisionResource?.labelSelector?.matchLabels?.['cluster.open-cluster-management.io/placement'] as string;
+      const placement = set.spec.generators?.[0]?.clusterDecisionResource?.labelSelector?.matchLabels?.[
+        'cluster.open-cluster-management.io/placement'
+      ] as string;
       for (const spoke of this.decisions(placement)) {
         const template = JSON.parse(JSON.stringify(set.spec.template).replaceAll('{{name}}', spoke)) as Obj;
-        const app = { apiVersion: ARGOCD_API_VERSION, kind: 'Application', metadata: { ...template.metadata, namespace: this.hubNs, labels: { ...template.metadata.labels, [APPSET_LABEL]: set.metadata.name } }, spec: template.spec };
+        const app = {
+          apiVersion: ARGOCD_API_VERSION,
+          kind: 'Application',
+          metadata: {
+            ...template.metadata,
+            namespace: this.hubNs,
+            labels: { ...template.metadata.labels, [APPSET_LABEL]: set.metadata.name },
+          },
+          spec: template.spec,
+        };
         wanted.add(app.metadata.name);
         await this.cluster.apply(app, 'applicationset-controller');
       }
     }
-    for (const app of await this.cluster.list<Application>(ARGOCD_API_VERSION, 'Application', { namespace: this.hubNs, labelSelector: APPSET_LABEL })) {
-      if (!wanted.has(app.metadata.name) && !app.metadata.deletionTimestamp) await this.cluster.delete(refOf(app as Obj));
+    for (const app of await this.cluster.list<Application>(ARGOCD_API_VERSION, 'Application', {
+      namespace: this.hubNs,
+      labelSelector: APPSET_LABEL,
+    })) {
+      if (!wanted.has(app.metadata.name) && !app.metadata.deletionTimestamp)
+        await this.cluster.delete(refOf(app as Obj));
     }
   }
 
   private async pullfleetController(): Promise<void> {
     const writing = new Set<string>();
-    for (const app of await this.cluster.list<Application>(ARGOCD_API_VERSION, 'Application', { namespace: this.hubNs })) {
+    for (const app of await this.cluster.list<Application>(ARGOCD_API_VERSION, 'Application', {
+      namespace: this.hubNs,
+    })) {
       const spoke = app.metadata.annotations?.[MANAGED_CLUSTER_ANNOTATION];
       if (app.metadata.deletionTimestamp) {
         // works first (the sweep below deletes a generated app's), then its Argo CD finalizers
-        const work = spoke ? await this.cluster.get<ManifestWork>({ apiVersion: WORK_API_VERSION, kind: 'ManifestWork', namespace: spoke, name: manifestWorkName(this.hubNs, app.metadata.name) }) : undefined;
-        if (!work && app.metadata.finalizers?.some((f) => ARGOCD_RESOURCES_FINALIZERS.includes(f))) await this.cluster.mergePatch(refOf(app as Obj), { metadata: { finalizers: null } });
+        const work = spoke
+          ? await this.cluster.get<ManifestWork>({
+              apiVersion: WORK_API_VERSION,
+              kind: 'ManifestWork',
+              namespace: spoke,
+              name: manifestWorkName(this.hubNs, app.metadata.name),
+            })
+          : undefined;
+        if (!work && app.metadata.finalizers?.some((f) => ARGOCD_RESOURCES_FINALIZERS.includes(f)))
+          await this.cluster.mergePatch(refOf(app as Obj), { metadata: { finalizers: null } });
         continue;
       }
-      if (!app.metadata.labels?.[APPSET_LABEL] || app.metadata.labels?.[PULL_LABEL] !== 'true' || isAgentModel(app)) continue;
+      if (!app.metadata.labels?.[APPSET_LABEL] || app.metadata.labels?.[PULL_LABEL] !== 'true' || isAgentModel(app))
+        continue;
       const work = buildManifestWork(app);
       const key = `${work.metadata.namespace}/${work.metadata.name}`;
       writing.add(key);
       this.controllerWorks.add(key);
       // as the controller: written only when the live work differs from the one it builds
-      const live = await this.cluster.get<ManifestWork>({ apiVersion: WORK_API_VERSION, kind: 'ManifestWork', namespace: work.metadata.namespace!, name: work.metadata.name });
+      const live = await this.cluster.get<ManifestWork>({
+        apiVersion: WORK_API_VERSION,
+        kind: 'ManifestWork',
+        namespace: work.metadata.namespace!,
+        name: work.metadata.name,
+      });
       if (!live || !workUpToDate(live, work)) await this.cluster.apply(work as unknown as Obj, 'pullfleet-controller');
     }
     for (const key of [...this.controllerWorks]) {
@@ -255,7 +319,9 @@ export class PullDeliverySim {
 
   private async workAgent(): Promise<void> {
     for (const spoke of this.spokes) {
-      for (const work of await this.cluster.list<ManifestWork>(WORK_API_VERSION, 'ManifestWork', { namespace: spoke })) {
+      for (const work of await this.cluster.list<ManifestWork>(WORK_API_VERSION, 'ManifestWork', {
+        namespace: spoke,
+      })) {
         const ref = refOf(work as Obj);
         const key = `${spoke}/${work.metadata.name}`;
         const orphan = (work.spec as Obj).deleteOption?.propagationPolicy === 'Orphan';
@@ -271,17 +337,23 @@ export class PullDeliverySim {
           this.workApplied.delete(key);
           continue;
         }
-        if (!work.metadata.finalizers?.includes(WORK_CLEANUP_FINALIZER)) await this.cluster.mergePatch(ref, { metadata: { finalizers: [WORK_CLEANUP_FINALIZER] } });
+        if (!work.metadata.finalizers?.includes(WORK_CLEANUP_FINALIZER))
+          await this.cluster.mergePatch(ref, { metadata: { finalizers: [WORK_CLEANUP_FINALIZER] } });
         const listed = apps.map((m) => m.metadata.name as string);
         for (const name of this.workApplied.get(key) ?? []) {
           if (!listed.includes(name) && !orphan) await this.cluster.delete(this.spokeRef(spoke, name)); // dropped from the work
         }
         this.workApplied.set(key, listed);
         for (const m of apps) {
-          const createOnly = (work.spec as Obj).manifestConfigs?.some((c: Obj) => c.resourceIdentifier?.name === m.metadata.name && c.updateStrategy?.type === 'CreateOnly');
+          const createOnly = (work.spec as Obj).manifestConfigs?.some(
+            (c: Obj) => c.resourceIdentifier?.name === m.metadata.name && c.updateStrategy?.type === 'CreateOnly',
+          );
           const existing = await this.readSpokeApp(spoke, m.metadata.name);
           if (createOnly && existing) continue;
-          await this.cluster.apply({ ...m, metadata: { ...m.metadata, namespace: this.appNs(spoke) } }, WORK_AGENT_MANAGER);
+          await this.cluster.apply(
+            { ...m, metadata: { ...m.metadata, namespace: this.appNs(spoke) } },
+            WORK_AGENT_MANAGER,
+          );
           if (!existing && m.metadata.name !== SPOKE_FOLDER_APP) this.workload.add(`${spoke}/${m.metadata.name}`);
         }
         const current = await this.cluster.get<ManifestWork>(ref);
@@ -289,7 +361,18 @@ export class PullDeliverySim {
         if (current && applied?.observedGeneration !== current.metadata.generation) {
           await this.cluster.replaceStatus({
             ...(current as Obj),
-            status: { conditions: [{ type: 'Applied', status: 'True', reason: 'AppliedManifestWorkComplete', message: 'applied', lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z'), observedGeneration: current.metadata.generation }] },
+            status: {
+              conditions: [
+                {
+                  type: 'Applied',
+                  status: 'True',
+                  reason: 'AppliedManifestWorkComplete',
+                  message: 'applied',
+                  lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+                  observedGeneration: current.metadata.generation,
+                },
+              ],
+            },
           });
         }
       }
@@ -298,7 +381,9 @@ export class PullDeliverySim {
 
   private async spokeArgo(): Promise<void> {
     for (const spoke of this.spokes) {
-      const apps = await this.cluster.list<Application>(ARGOCD_API_VERSION, 'Application', { namespace: this.appNs(spoke) });
+      const apps = await this.cluster.list<Application>(ARGOCD_API_VERSION, 'Application', {
+        namespace: this.appNs(spoke),
+      });
       for (const app of apps) {
         if (!app.metadata.deletionTimestamp) continue;
         const finalizers = app.metadata.finalizers ?? [];
@@ -306,20 +391,28 @@ export class PullDeliverySim {
           this.cascades.push(`${spoke}/${app.metadata.name}`);
           this.workload.delete(`${spoke}/${app.metadata.name}`);
         }
-        if (finalizers.length) await this.cluster.mergePatch(this.spokeRef(spoke, app.metadata.name), { metadata: { finalizers: null } });
+        if (finalizers.length)
+          await this.cluster.mergePatch(this.spokeRef(spoke, app.metadata.name), { metadata: { finalizers: null } });
       }
       // pullfleet-spoke-apps: syncs the spoke folder (automated, prune: false)
       const folderApp = apps.find((a) => a.metadata.name === SPOKE_FOLDER_APP && !a.metadata.deletionTimestamp);
       if (!folderApp) continue;
       for (const m of this.folders.get(spoke) ?? []) {
         const existing = await this.readSpokeApp(spoke, m.metadata.name);
-        await this.cluster.apply({ ...m, metadata: { ...m.metadata, namespace: this.appNs(spoke) } }, SPOKE_FOLDER_MANAGER);
+        await this.cluster.apply(
+          { ...m, metadata: { ...m.metadata, namespace: this.appNs(spoke) } },
+          SPOKE_FOLDER_MANAGER,
+        );
         if (!existing) this.workload.add(`${spoke}/${m.metadata.name}`);
       }
     }
   }
 
-  private async agentHandle(spoke: string, type: 'Create' | 'SpecUpdate' | 'Delete', incoming: Application): Promise<void> {
+  private async agentHandle(
+    spoke: string,
+    type: 'Create' | 'SpecUpdate' | 'Delete',
+    incoming: Application,
+  ): Promise<void> {
     const event = `${type} ${spoke}/${incoming.metadata.name}`;
     if (this.agents.get(spoke) !== 'managed') {
       this.dropped.push(event);
@@ -343,7 +436,10 @@ export class PullDeliverySim {
         name: incoming.metadata.name,
         namespace: this.appNs(spoke),
         labels: incoming.metadata.labels,
-        annotations: { ...incoming.metadata.annotations, [SOURCE_UID]: existing?.metadata.annotations?.[SOURCE_UID] ?? incoming.metadata.uid! },
+        annotations: {
+          ...incoming.metadata.annotations,
+          [SOURCE_UID]: existing?.metadata.annotations?.[SOURCE_UID] ?? incoming.metadata.uid!,
+        },
         ...(incoming.metadata.finalizers?.length ? { finalizers: incoming.metadata.finalizers } : {}),
       },
       spec: { ...incoming.spec, destination: { name: 'in-cluster', namespace: incoming.spec.destination?.namespace } },
@@ -352,7 +448,10 @@ export class PullDeliverySim {
       await this.cluster.create(body);
       this.workload.add(`${spoke}/${incoming.metadata.name}`);
     } else if (existing.metadata.annotations?.[SOURCE_UID] === incoming.metadata.uid) {
-      await this.cluster.mergePatch(ref, { metadata: { labels: body.metadata.labels, annotations: body.metadata.annotations }, spec: body.spec });
+      await this.cluster.mergePatch(ref, {
+        metadata: { labels: body.metadata.labels, annotations: body.metadata.annotations },
+        spec: body.spec,
+      });
     } else {
       await this.cluster.delete(ref); // recreate policy: deleted with its finalizers
     }
@@ -373,22 +472,31 @@ export class PullDeliverySim {
         continue;
       }
       if (before.routed && before.routed !== routed) await this.agentHandle(before.routed, 'Delete', app);
-      if (routed && (before.routed !== routed || before.resourceVersion !== app.metadata.resourceVersion)) await this.agentHandle(routed, 'SpecUpdate', app);
+      if (routed && (before.routed !== routed || before.resourceVersion !== app.metadata.resourceVersion))
+        await this.agentHandle(routed, 'SpecUpdate', app);
     }
     for (const [uid, state] of [...this.seen]) {
       if (present.has(uid)) continue;
       this.seen.delete(uid);
-      if (state.routed) await this.agentHandle(state.routed, 'Delete', { metadata: { name: state.name } } as Application);
+      if (state.routed)
+        await this.agentHandle(state.routed, 'Delete', { metadata: { name: state.name } } as Application);
     }
   }
 
   private async autonomousAgents(): Promise<void> {
     for (const [spoke, mode] of this.agents) {
       if (mode !== 'autonomous') continue;
-      for (const app of await this.cluster.list<Application>(ARGOCD_API_VERSION, 'Application', { namespace: this.appNs(spoke) })) {
+      for (const app of await this.cluster.list<Application>(ARGOCD_API_VERSION, 'Application', {
+        namespace: this.appNs(spoke),
+      })) {
         if (app.metadata.name === SPOKE_FOLDER_APP || app.metadata.deletionTimestamp) continue;
         await this.cluster.apply(
-          { apiVersion: ARGOCD_API_VERSION, kind: 'Application', metadata: { name: app.metadata.name, namespace: spoke, annotations: { [SOURCE_UID]: app.metadata.uid! } }, spec: app.spec },
+          {
+            apiVersion: ARGOCD_API_VERSION,
+            kind: 'Application',
+            metadata: { name: app.metadata.name, namespace: spoke, annotations: { [SOURCE_UID]: app.metadata.uid! } },
+            spec: app.spec,
+          },
           'argocd-agent-principal',
         );
       }

@@ -60,7 +60,10 @@ export class RawClient {
     await this.kubeConfig.applyToHTTPSOptions(opts);
     const params = new URLSearchParams();
     for (const [k, v] of Object.entries(options.query ?? {})) if (v !== undefined) params.set(k, String(v));
-    const url = new URL(this.server.pathname.replace(/\/$/, '') + path + (params.size ? `?${params}` : ''), this.server);
+    const url = new URL(
+      this.server.pathname.replace(/\/$/, '') + path + (params.size ? `?${params}` : ''),
+      this.server,
+    );
     const body = options.body === undefined ? undefined : JSON.stringify(options.body);
     const headers: Record<string, string> = { ...(opts.headers as Record<string, string>), Accept: 'application/json' };
     if (body !== undefined) {
@@ -96,9 +99,13 @@ export class RawClient {
       let kinds = this.discovery.get(apiVersion);
       if (!kinds || attempt === 1) {
         const path = apiVersion.includes('/') ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
-        const list = await this.request<{ resources: Array<{ name: string; kind: string; namespaced: boolean }> }>('GET', path);
+        const list = await this.request<{ resources: Array<{ name: string; kind: string; namespaced: boolean }> }>(
+          'GET',
+          path,
+        );
         kinds = new Map();
-        for (const r of list.resources) if (!r.name.includes('/')) kinds.set(r.kind, { plural: r.name, namespaced: r.namespaced });
+        for (const r of list.resources)
+          if (!r.name.includes('/')) kinds.set(r.kind, { plural: r.name, namespaced: r.namespaced });
         this.discovery.set(apiVersion, kinds);
       }
       const found = kinds.get(kind);
@@ -115,7 +122,12 @@ export class RawClient {
     return `${base}${ns}/${r.plural}${name === undefined ? '' : `/${encodeURIComponent(name)}`}`;
   }
 
-  async get<T = RawObject>(apiVersion: string, kind: string, namespace: string | undefined, name: string): Promise<T | undefined> {
+  async get<T = RawObject>(
+    apiVersion: string,
+    kind: string,
+    namespace: string | undefined,
+    name: string,
+  ): Promise<T | undefined> {
     try {
       return await this.request<T>('GET', await this.path(apiVersion, kind, namespace, name));
     } catch (e) {
@@ -124,14 +136,21 @@ export class RawClient {
     }
   }
 
-  async list<T = RawObject>(apiVersion: string, kind: string, namespace?: string, labelSelector?: string): Promise<T[]> {
+  async list<T = RawObject>(
+    apiVersion: string,
+    kind: string,
+    namespace?: string,
+    labelSelector?: string,
+  ): Promise<T[]> {
     const r = await this.resource(apiVersion, kind);
     const path = await this.path(apiVersion, kind, r.namespaced ? namespace : undefined);
     const collection = r.namespaced && namespace === undefined ? path.replace('/namespaces/default/', '/') : path;
     const items: T[] = [];
     let cont: string | undefined;
     do {
-      const page = await this.request<{ items: T[]; metadata: { continue?: string } }>('GET', collection, { query: { labelSelector, limit: 500, continue: cont } });
+      const page = await this.request<{ items: T[]; metadata: { continue?: string } }>('GET', collection, {
+        query: { labelSelector, limit: 500, continue: cont },
+      });
       items.push(...page.items);
       cont = page.metadata.continue || undefined;
     } while (cont);
@@ -153,13 +172,22 @@ export class RawClient {
     });
   }
 
-  async mergePatch<T = RawObject>(apiVersion: string, kind: string, namespace: string | undefined, name: string, patch: object, subresource?: string): Promise<T> {
+  async mergePatch<T = RawObject>(
+    apiVersion: string,
+    kind: string,
+    namespace: string | undefined,
+    name: string,
+    patch: object,
+    subresource?: string,
+  ): Promise<T> {
     const path = (await this.path(apiVersion, kind, namespace, name)) + (subresource ? `/${subresource}` : '');
     return this.request<T>('PATCH', path, { body: patch, contentType: 'application/merge-patch+json' });
   }
 
   async replace<T = RawObject>(object: RawObject, subresource?: string): Promise<T> {
-    const path = (await this.path(object.apiVersion, object.kind, object.metadata.namespace, object.metadata.name)) + (subresource ? `/${subresource}` : '');
+    const path =
+      (await this.path(object.apiVersion, object.kind, object.metadata.namespace, object.metadata.name)) +
+      (subresource ? `/${subresource}` : '');
     return this.request<T>('PUT', path, { body: object });
   }
 

@@ -11,12 +11,17 @@ import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { startFakeApiServer } from '../double/fake-apiserver.js';
 
-const { values } = parseArgs({ options: { kubeconfig: { type: 'string', default: 'fake.kubeconfig' }, seed: { type: 'string' } } });
+const { values } = parseArgs({
+  options: { kubeconfig: { type: 'string', default: 'fake.kubeconfig' }, seed: { type: 'string' } },
+});
 const seed = values.seed === undefined ? undefined : Number(values.seed);
-if (seed !== undefined && !Number.isInteger(seed)) throw new Error(`--seed must be an integer, got ${JSON.stringify(values.seed)}`);
+if (seed !== undefined && !Number.isInteger(seed))
+  throw new Error(`--seed must be an integer, got ${JSON.stringify(values.seed)}`);
 const server = await startFakeApiServer(seed === undefined ? {} : { realism: { seed } });
 writeFileSync(values.kubeconfig!, server.kubeConfigYaml());
-process.stdout.write(`fake API server on ${server.url}${seed === undefined ? '' : ` (realistic, seed ${seed})`}; kubeconfig written to ${values.kubeconfig}\n`);
+process.stdout.write(
+  `fake API server on ${server.url}${seed === undefined ? '' : ` (realistic, seed ${seed})`}; kubeconfig written to ${values.kubeconfig}\n`,
+);
 const shutdown = () => {
   void server.close().then(() => process.exit(0));
 };

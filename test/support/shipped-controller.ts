@@ -47,15 +47,28 @@ export interface ShippedInstall {
 export function renderInstall(namespaces: InstallNamespaces): ShippedInstall {
   const app = Testing.app();
   const chart = new Chart(app, 'hub');
-  new ControllerInstall(chart, 'Controller', { namespace: namespaces.namespace, argoNamespace: namespaces.argoNamespace });
+  new ControllerInstall(chart, 'Controller', {
+    namespace: namespaces.namespace,
+    argoNamespace: namespaces.argoNamespace,
+  });
   const objects = Testing.synth(chart) as RawObject[];
   const deployment = objects.find((o) => o.kind === 'Deployment') as RawObject & {
-    spec: { template: { spec: { serviceAccountName: string; containers: Array<{ args?: string[]; command?: string[]; env?: ShippedInstall['env'] }> } } };
+    spec: {
+      template: {
+        spec: {
+          serviceAccountName: string;
+          containers: Array<{ args?: string[]; command?: string[]; env?: ShippedInstall['env'] }>;
+        };
+      };
+    };
   };
   if (!deployment) throw new Error('the controller install renders no Deployment');
   const pod = deployment.spec.template.spec;
   const container = pod.containers[0]!;
-  if (container.command) throw new Error(`the Deployment overrides the image entrypoint (${container.command.join(' ')}); run that here too`);
+  if (container.command)
+    throw new Error(
+      `the Deployment overrides the image entrypoint (${container.command.join(' ')}); run that here too`,
+    );
   return {
     objects,
     serviceAccount: { namespace: deployment.metadata.namespace!, name: pod.serviceAccountName },
@@ -147,7 +160,11 @@ export function shippedControllerStarter(admin: KubeConfig, namespaces: InstallN
     }
     if (!kubeconfigFile) {
       kubeconfigFile = join(scratch, 'kubeconfig');
-      writeFileSync(kubeconfigFile, await serviceAccountKubeconfig(admin, install.serviceAccount.namespace, install.serviceAccount.name), { mode: 0o600 });
+      writeFileSync(
+        kubeconfigFile,
+        await serviceAccountKubeconfig(admin, install.serviceAccount.namespace, install.serviceAccount.name),
+        { mode: 0o600 },
+      );
     }
     return kubeconfigFile;
   }
@@ -157,20 +174,41 @@ export function shippedControllerStarter(admin: KubeConfig, namespaces: InstallN
     for (const entry of install.env) {
       if (entry.value !== undefined) env[entry.name] = entry.value;
       else if (entry.valueFrom?.fieldRef?.fieldPath === 'metadata.name') env[entry.name] = podName;
-      else if (entry.valueFrom?.fieldRef?.fieldPath === 'metadata.namespace') env[entry.name] = install.serviceAccount.namespace;
-      else throw new Error(`the Deployment's env ${entry.name} comes from a source this harness does not resolve: ${JSON.stringify(entry.valueFrom)}`);
+      else if (entry.valueFrom?.fieldRef?.fieldPath === 'metadata.namespace')
+        env[entry.name] = install.serviceAccount.namespace;
+      else
+        throw new Error(
+          `the Deployment's env ${entry.name} comes from a source this harness does not resolve: ${JSON.stringify(entry.valueFrom)}`,
+        );
     }
     return env;
   }
 
-  async function start(config: Partial<ControllerConfig> = {}, options: ProcessStartOptions = {}): Promise<ControllerProcess> {
+  async function start(
+    config: Partial<ControllerConfig> = {},
+    options: ProcessStartOptions = {},
+  ): Promise<ControllerProcess> {
     const file = await kubeconfig();
     const port = await freePort();
     const identity = config.identity ?? `pullfleet-controller-${process.pid}-${++podCounter}`;
-    const args = [...install.args.filter((a) => !a.startsWith('--port=') && a !== '--port'), `--port=${port}`, ...flagsFor(config)];
+    const args = [
+      ...install.args.filter((a) => !a.startsWith('--port=') && a !== '--port'),
+      `--port=${port}`,
+      ...flagsFor(config),
+    ];
     // The environment of a pod: nothing of the test runner's own except what node needs to run.
-    const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, TMPDIR: process.env.TMPDIR, KUBECONFIG: file, ...podEnv(identity) };
-    const child: ChildProcess = spawn(process.execPath, [CONTROLLER_BIN, ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const env: NodeJS.ProcessEnv = {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      TMPDIR: process.env.TMPDIR,
+      KUBECONFIG: file,
+      ...podEnv(identity),
+    };
+    const child: ChildProcess = spawn(process.execPath, [CONTROLLER_BIN, ...args], {
+      cwd: ROOT,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const lines: string[] = [];
     const keep = (chunk: Buffer) => {
       for (const line of chunk.toString('utf8').split('\n')) if (line) lines.push(line);
@@ -178,7 +216,9 @@ export function shippedControllerStarter(admin: KubeConfig, namespaces: InstallN
     };
     child.stdout!.on('data', keep);
     child.stderr!.on('data', keep);
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code, signal) => resolve(code ?? (signal ? -1 : null))));
+    const exited = new Promise<number | null>((resolve) =>
+      child.once('exit', (code, signal) => resolve(code ?? (signal ? -1 : null))),
+    );
     let gone = false;
     void exited.then(() => (gone = true));
     const output = (count = 40) => lines.slice(-count).join('\n');
@@ -192,7 +232,10 @@ export function shippedControllerStarter(admin: KubeConfig, namespaces: InstallN
         } catch {
           // not listening yet
         }
-        if (Date.now() > deadline) throw new Error(`controller ${identity} was not ready within ${options.readyTimeoutMs ?? 120_000} ms:\n${output()}`);
+        if (Date.now() > deadline)
+          throw new Error(
+            `controller ${identity} was not ready within ${options.readyTimeoutMs ?? 120_000} ms:\n${output()}`,
+          );
         await new Promise((resolve) => setTimeout(resolve, 200));
       }
     };
@@ -234,7 +277,13 @@ export function shippedControllerStarter(admin: KubeConfig, namespaces: InstallN
      * forbidden (403): the shipped RBAC lacks something the controller does.
      */
     forbidden(): string[] {
-      return started.flatMap((c) => c.output(Number.MAX_SAFE_INTEGER).split('\n').filter((line) => /\b403\b|forbidden/i.test(line)).map((line) => `${c.identity}: ${line}`));
+      return started.flatMap((c) =>
+        c
+          .output(Number.MAX_SAFE_INTEGER)
+          .split('\n')
+          .filter((line) => /\b403\b|forbidden/i.test(line))
+          .map((line) => `${c.identity}: ${line}`),
+      );
     },
     /** Stops every process started here (SIGTERM, then SIGKILL past the bound); returns those that needed SIGKILL. */
     async stopAll(): Promise<string[]> {

@@ -31,7 +31,9 @@ function legacyPayload(app: Application, flavour: LegacyFlavour): JsonObject {
   const annotations = app.metadata.annotations ?? {};
   const namespace = annotations[APP_NS] || app.metadata.namespace || 'argocd';
   const labels = Object.fromEntries(Object.entries(app.metadata.labels ?? {}).filter(([key]) => key !== PULL));
-  const payloadAnnotations = Object.fromEntries(Object.entries(annotations).filter(([key]) => ![CLUSTER, APP_NS, SKIP].includes(key)));
+  const payloadAnnotations = Object.fromEntries(
+    Object.entries(annotations).filter(([key]) => ![CLUSTER, APP_NS, SKIP].includes(key)),
+  );
   const appSet = appSetOf(app);
   if (appSet) {
     labels[APPSET] = 'true';
@@ -43,7 +45,13 @@ function legacyPayload(app: Application, flavour: LegacyFlavour): JsonObject {
   return {
     apiVersion: 'argoproj.io/v1alpha1',
     kind: 'Application',
-    metadata: { name: app.metadata.name, namespace, labels, annotations: payloadAnnotations, ...(app.metadata.finalizers ? { finalizers: app.metadata.finalizers } : {}) },
+    metadata: {
+      name: app.metadata.name,
+      namespace,
+      labels,
+      annotations: payloadAnnotations,
+      ...(app.metadata.finalizers ? { finalizers: app.metadata.finalizers } : {}),
+    },
     spec,
     ...(app.operation ? { operation: app.operation } : {}),
   } as unknown as JsonObject;
@@ -58,7 +66,11 @@ export function legacyWorkName(app: Application, _flavour: LegacyFlavour): strin
  * The work `flavour` writes for `app` (which must carry its uid). `project` is the AppProject ACM copies
  * (omitted for openshift-gitops/default, as ACM does).
  */
-export function legacyWork(app: Application, flavour: LegacyFlavour, project: { name: string; namespace: string; spec?: JsonObject } = { name: 'default', namespace: 'openshift-gitops' }): ManifestWork {
+export function legacyWork(
+  app: Application,
+  flavour: LegacyFlavour,
+  project: { name: string; namespace: string; spec?: JsonObject } = { name: 'default', namespace: 'openshift-gitops' },
+): ManifestWork {
   const payload = legacyPayload(app, flavour);
   const payloadMeta = payload.metadata as { name: string; namespace: string };
   const appSet = appSetOf(app);
@@ -68,10 +80,14 @@ export function legacyWork(app: Application, flavour: LegacyFlavour, project: { 
     annotations[HOSTING] = `${app.metadata.namespace}/${appSet}`;
     labels =
       flavour === 'acm'
-        ? { [APPSET]: 'true', [APPSET_HASH]: createHash('sha1').update(`${app.metadata.namespace}/${appSet}`).digest('hex') }
+        ? {
+            [APPSET]: 'true',
+            [APPSET_HASH]: createHash('sha1').update(`${app.metadata.namespace}/${appSet}`).digest('hex'),
+          }
         : { ...labels, [APPSET]: 'true' };
   }
-  const ignored = flavour === 'acm' ? ['.operation', '.metadata.annotations["argocd.argoproj.io/refresh"]'] : ['.operation'];
+  const ignored =
+    flavour === 'acm' ? ['.operation', '.metadata.annotations["argocd.argoproj.io/refresh"]'] : ['.operation'];
   const rules = [
     ['healthStatus', '.status.health.status'],
     ['syncStatus', '.status.sync.status'],
@@ -81,27 +97,65 @@ export function legacyWork(app: Application, flavour: LegacyFlavour, project: { 
   ].map(([name, path]) => ({ type: 'JSONPaths', jsonPaths: [{ name, path }] }));
   const manifestConfigs = [
     {
-      resourceIdentifier: { group: 'argoproj.io', resource: 'applications', namespace: payloadMeta.namespace, name: payloadMeta.name },
+      resourceIdentifier: {
+        group: 'argoproj.io',
+        resource: 'applications',
+        namespace: payloadMeta.namespace,
+        name: payloadMeta.name,
+      },
       feedbackRules: rules,
-      updateStrategy: { type: 'ServerSideApply', serverSideApply: { force: true, ignoreFields: [{ condition: 'OnSpokeChange', jsonPaths: ignored }] } },
+      updateStrategy: {
+        type: 'ServerSideApply',
+        serverSideApply: { force: true, ignoreFields: [{ condition: 'OnSpokeChange', jsonPaths: ignored }] },
+      },
     },
   ];
   const work: ManifestWork = {
     apiVersion: 'work.open-cluster-management.io/v1',
     kind: 'ManifestWork',
-    metadata: { name: legacyWorkName(app, flavour), namespace: app.metadata.annotations![CLUSTER]!, labels, annotations },
-    spec: { workload: { manifests: [payload] }, manifestConfigs: manifestConfigs as ManifestWork['spec']['manifestConfigs'] },
+    metadata: {
+      name: legacyWorkName(app, flavour),
+      namespace: app.metadata.annotations![CLUSTER]!,
+      labels,
+      annotations,
+    },
+    spec: {
+      workload: { manifests: [payload] },
+      manifestConfigs: manifestConfigs as ManifestWork['spec']['manifestConfigs'],
+    },
   };
   if (flavour === 'acm') {
-    const namespace = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: payloadMeta.namespace, annotations: { 'argocd.argoproj.io/sync-options': 'Delete=false' }, labels: { 'argocd.argoproj.io/managed-by': 'openshift-gitops' } } };
+    const namespace = {
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: {
+        name: payloadMeta.namespace,
+        annotations: { 'argocd.argoproj.io/sync-options': 'Delete=false' },
+        labels: { 'argocd.argoproj.io/managed-by': 'openshift-gitops' },
+      },
+    };
     const withProject = !(project.name === 'default' && project.namespace === 'openshift-gitops');
-    const appProject = { apiVersion: 'argoproj.io/v1alpha1', kind: 'AppProject', metadata: { name: project.name, namespace: project.namespace, labels: {}, annotations: {} }, spec: project.spec ?? { sourceRepos: ['*'], destinations: [{ server: '*', namespace: '*' }] } };
-    work.spec.workload.manifests = [namespace as JsonObject, ...(withProject ? [appProject as unknown as JsonObject] : []), payload];
+    const appProject = {
+      apiVersion: 'argoproj.io/v1alpha1',
+      kind: 'AppProject',
+      metadata: { name: project.name, namespace: project.namespace, labels: {}, annotations: {} },
+      spec: project.spec ?? { sourceRepos: ['*'], destinations: [{ server: '*', namespace: '*' }] },
+    };
+    work.spec.workload.manifests = [
+      namespace as JsonObject,
+      ...(withProject ? [appProject as unknown as JsonObject] : []),
+      payload,
+    ];
     const orphaningRules = [
       { group: '', namespace: '', resource: 'namespaces', name: payloadMeta.namespace },
-      ...(withProject ? [{ group: 'argoproj.io', namespace: project.namespace, resource: 'appprojects', name: project.name }] : []),
+      ...(withProject
+        ? [{ group: 'argoproj.io', namespace: project.namespace, resource: 'appprojects', name: project.name }]
+        : []),
     ];
-    work.spec.deleteOption = { propagationPolicy: 'SelectivelyOrphan', selectivelyOrphans: { orphaningRules } } as unknown as ManifestWork['spec']['deleteOption'];
+    work.spec.deleteOption = {
+      propagationPolicy: 'SelectivelyOrphan',
+      selectivelyOrphans: { orphaningRules },
+    } as unknown as ManifestWork['spec']['deleteOption'];
   }
   return work;
 }

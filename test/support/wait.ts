@@ -13,7 +13,11 @@ export interface WaitOptions {
  * Calls `check` until it returns a value other than undefined / false, and returns that value. On timeout
  * throws with `what` and the last value `describe` reports (or the last error `check` threw).
  */
-export async function waitFor<T>(what: string, check: () => T | undefined | false | Promise<T | undefined | false>, opts: WaitOptions & { describe?: () => unknown } = {}): Promise<T> {
+export async function waitFor<T>(
+  what: string,
+  check: () => T | undefined | false | Promise<T | undefined | false>,
+  opts: WaitOptions & { describe?: () => unknown } = {},
+): Promise<T> {
   const deadline = Date.now() + (opts.timeoutMs ?? 20_000);
   let lastError: unknown;
   for (;;) {
@@ -31,7 +35,9 @@ export async function waitFor<T>(what: string, check: () => T | undefined | fals
       } catch {
         last = '(describe failed)';
       }
-      throw new Error(`timed out waiting for ${what}${lastError ? `; last error: ${(lastError as Error).message ?? String(lastError)}` : ''}${last ? `; last state: ${last}` : ''}`);
+      throw new Error(
+        `timed out waiting for ${what}${lastError ? `; last error: ${(lastError as Error).message ?? String(lastError)}` : ''}${last ? `; last state: ${last}` : ''}`,
+      );
     }
     await new Promise((resolve) => setTimeout(resolve, opts.intervalMs ?? 25));
   }

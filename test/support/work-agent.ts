@@ -33,7 +33,11 @@ export interface ReportOptions {
   reverse?: boolean;
 }
 
-const PLURALS: Record<string, string> = { Application: 'applications', AppProject: 'appprojects', Namespace: 'namespaces' };
+const PLURALS: Record<string, string> = {
+  Application: 'applications',
+  AppProject: 'appprojects',
+  Namespace: 'namespaces',
+};
 
 function pluralOf(kind: string): string {
   return PLURALS[kind] ?? `${kind.toLowerCase()}s`;
@@ -44,7 +48,15 @@ function iso(date: Date): string {
   return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
-function condition(type: string, ok: boolean, reason: string, message: string, generation: number | undefined, now: Date, previous?: Condition[]): Condition {
+function condition(
+  type: string,
+  ok: boolean,
+  reason: string,
+  message: string,
+  generation: number | undefined,
+  now: Date,
+  previous?: Condition[],
+): Condition {
   const status = ok ? 'True' : 'False';
   const before = previous?.find((c) => c.type === type);
   return {
@@ -52,7 +64,8 @@ function condition(type: string, ok: boolean, reason: string, message: string, g
     status,
     reason,
     message,
-    lastTransitionTime: before && before.status === status && before.lastTransitionTime ? before.lastTransitionTime : iso(now),
+    lastTransitionTime:
+      before && before.status === status && before.lastTransitionTime ? before.lastTransitionTime : iso(now),
     ...(generation !== undefined ? { observedGeneration: generation } : {}),
   };
 }
@@ -64,7 +77,11 @@ export class WorkAgent {
   ) {}
 
   /** The status the agent would write for `work` given the spoke Application's state. */
-  statusFor(work: ManifestWork, state: SpokeApplicationState, opts: ReportOptions = {}): NonNullable<ManifestWork['status']> {
+  statusFor(
+    work: ManifestWork,
+    state: SpokeApplicationState,
+    opts: ReportOptions = {},
+  ): NonNullable<ManifestWork['status']> {
     const applied = opts.applied ?? true;
     const available = opts.available ?? applied;
     const now = this.now();
@@ -76,7 +93,15 @@ export class WorkAgent {
       const kind = String(manifest.kind ?? '');
       const meta = (manifest.metadata ?? {}) as { name?: string; namespace?: string };
       const resource = pluralOf(kind);
-      const resourceMeta = { group: group!, version: version!, kind, resource, name: meta.name ?? '', namespace: meta.namespace ?? '', ordinal };
+      const resourceMeta = {
+        group: group!,
+        version: version!,
+        kind,
+        resource,
+        name: meta.name ?? '',
+        namespace: meta.namespace ?? '',
+        ordinal,
+      };
       const rules = configs.find(
         (c) =>
           c.resourceIdentifier.group === group &&
@@ -87,8 +112,22 @@ export class WorkAgent {
       const status: ManifestStatus = {
         resourceMeta,
         conditions: [
-          condition('Applied', applied, applied ? 'AppliedManifestComplete' : 'AppliedManifestFailed', applied ? 'Apply manifest complete' : (opts.appliedMessage ?? 'failed to apply'), undefined, now),
-          condition('Available', available, available ? 'ResourceAvailable' : 'ResourceNotAvailable', available ? 'Resource is available' : 'Resource is not available', undefined, now),
+          condition(
+            'Applied',
+            applied,
+            applied ? 'AppliedManifestComplete' : 'AppliedManifestFailed',
+            applied ? 'Apply manifest complete' : (opts.appliedMessage ?? 'failed to apply'),
+            undefined,
+            now,
+          ),
+          condition(
+            'Available',
+            available,
+            available ? 'ResourceAvailable' : 'ResourceNotAvailable',
+            available ? 'Resource is available' : 'Resource is not available',
+            undefined,
+            now,
+          ),
         ],
       };
       if (rules && applied) {
@@ -111,17 +150,43 @@ export class WorkAgent {
     const previous = work.status?.conditions;
     return {
       conditions: [
-        condition('Applied', applied, applied ? 'AppliedManifestWorkComplete' : 'AppliedManifestWorkFailed', applied ? 'Apply manifest work complete' : (opts.appliedMessage ?? 'Failed to apply manifest work'), generation, now, previous),
-        condition('Available', available, available ? 'ResourcesAvailable' : 'ResourcesNotAvailable', available ? 'All resources are available' : 'Some resources are not available', generation, now, previous),
+        condition(
+          'Applied',
+          applied,
+          applied ? 'AppliedManifestWorkComplete' : 'AppliedManifestWorkFailed',
+          applied ? 'Apply manifest work complete' : (opts.appliedMessage ?? 'Failed to apply manifest work'),
+          generation,
+          now,
+          previous,
+        ),
+        condition(
+          'Available',
+          available,
+          available ? 'ResourcesAvailable' : 'ResourcesNotAvailable',
+          available ? 'All resources are available' : 'Some resources are not available',
+          generation,
+          now,
+          previous,
+        ),
       ],
       resourceStatus: { manifests },
     };
   }
 
   /** Reports status for one work (re-reading and retrying on 409 like a controller). Returns the stored work. */
-  async report(namespace: string, name: string, state: SpokeApplicationState, opts: ReportOptions = {}): Promise<ManifestWork> {
+  async report(
+    namespace: string,
+    name: string,
+    state: SpokeApplicationState,
+    opts: ReportOptions = {},
+  ): Promise<ManifestWork> {
     for (let attempt = 0; ; attempt++) {
-      const work = await this.cluster.get<ManifestWork>({ apiVersion: WORK_API_VERSION, kind: 'ManifestWork', namespace, name });
+      const work = await this.cluster.get<ManifestWork>({
+        apiVersion: WORK_API_VERSION,
+        kind: 'ManifestWork',
+        namespace,
+        name,
+      });
       if (!work) throw new Error(`work agent: ManifestWork ${namespace}/${name} does not exist`);
       try {
         return await this.cluster.replaceStatus<ManifestWork>({ ...work, status: this.statusFor(work, state, opts) });
@@ -141,14 +206,23 @@ export class WorkAgent {
     return this.editFinalizers(namespace, name, (list) => list.filter((f) => f !== finalizer));
   }
 
-  private async editFinalizers(namespace: string, name: string, edit: (list: string[]) => string[]): Promise<ManifestWork> {
+  private async editFinalizers(
+    namespace: string,
+    name: string,
+    edit: (list: string[]) => string[],
+  ): Promise<ManifestWork> {
     const ref = { apiVersion: WORK_API_VERSION, kind: 'ManifestWork', namespace, name };
     for (let attempt = 0; ; attempt++) {
       const work = await this.cluster.get<ManifestWork>(ref);
       if (!work) throw new Error(`work agent: ManifestWork ${namespace}/${name} does not exist`);
       const finalizers = edit(work.metadata.finalizers ?? []);
       try {
-        return await this.cluster.mergePatch<ManifestWork>(ref, { metadata: { resourceVersion: work.metadata.resourceVersion, finalizers: finalizers.length > 0 ? finalizers : null } });
+        return await this.cluster.mergePatch<ManifestWork>(ref, {
+          metadata: {
+            resourceVersion: work.metadata.resourceVersion,
+            finalizers: finalizers.length > 0 ? finalizers : null,
+          },
+        });
       } catch (e) {
         if (errorCode(e) !== 409 || attempt >= 10) throw e;
       }
@@ -160,7 +234,13 @@ export class WorkAgent {
     const works =
       namespaces.length === 0
         ? await this.cluster.list<ManifestWork>(WORK_API_VERSION, 'ManifestWork')
-        : (await Promise.all(namespaces.map((ns) => this.cluster.list<ManifestWork>(WORK_API_VERSION, 'ManifestWork', { namespace: ns })))).flat();
+        : (
+            await Promise.all(
+              namespaces.map((ns) =>
+                this.cluster.list<ManifestWork>(WORK_API_VERSION, 'ManifestWork', { namespace: ns }),
+              ),
+            )
+          ).flat();
     for (const work of works) await this.report(work.metadata.namespace!, work.metadata.name, state, opts);
     return works.length;
   }

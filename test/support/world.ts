@@ -7,13 +7,19 @@ import { ObjectCache, objectKey } from '../../src/kube/cache.js';
 import { resolveConfig, type ControllerConfig } from '../../src/controller/runtime/config.js';
 import { KubeApiError, type KubeWriter } from '../../src/kube/client.js';
 import { ControllerMetrics } from '../../src/controller/runtime/metrics.js';
-import type { Reconciler, ReconcilerContext, ReconcilerFactory, WatchEventType } from '../../src/controller/runtime/reconciler.js';
+import type {
+  Reconciler,
+  ReconcilerContext,
+  ReconcilerFactory,
+  WatchEventType,
+} from '../../src/controller/runtime/reconciler.js';
 import type { ResourceKind } from '../../src/kube/resources.js';
 import type { KubeObject } from '../../src/model/core/types.js';
 
 function mergePatch(target: unknown, patch: unknown): unknown {
   if (patch === null || typeof patch !== 'object' || Array.isArray(patch)) return patch;
-  const result: Record<string, unknown> = target && typeof target === 'object' && !Array.isArray(target) ? { ...(target as Record<string, unknown>) } : {};
+  const result: Record<string, unknown> =
+    target && typeof target === 'object' && !Array.isArray(target) ? { ...(target as Record<string, unknown>) } : {};
   for (const [key, value] of Object.entries(patch as Record<string, unknown>)) {
     if (value === null) delete result[key];
     else result[key] = mergePatch(result[key], value);
@@ -57,7 +63,10 @@ export class World implements KubeWriter {
   failNext?: { verb: WriteRecord['verb']; status: number };
   clock = new Date('2026-03-01T12:00:00Z');
   /** Watch specs of the reconcilers built here: every change is reported to them, as the informer would. */
-  private readonly watches: Array<{ kindId: string; keysFor: (object: KubeObject, previous: KubeObject | undefined, type: WatchEventType) => unknown }> = [];
+  private readonly watches: Array<{
+    kindId: string;
+    keysFor: (object: KubeObject, previous: KubeObject | undefined, type: WatchEventType) => unknown;
+  }> = [];
   /** The last configuration the controller applied, per object: what its field manager owns. */
   private readonly applied = new Map<string, unknown>();
   /** Keys every watch event asked to enqueue, in order (what the manager would queue). */
@@ -66,7 +75,12 @@ export class World implements KubeWriter {
   /** While set, writes land in the cache but no watch event is delivered (a watch that lags or drops events). */
   muted = false;
 
-  private notify(kindId: string, object: KubeObject, previous: KubeObject | undefined, type: WatchEventType = previous ? 'update' : 'add'): void {
+  private notify(
+    kindId: string,
+    object: KubeObject,
+    previous: KubeObject | undefined,
+    type: WatchEventType = previous ? 'update' : 'add',
+  ): void {
     if (this.muted) return;
     for (const watch of this.watches) {
       if (watch.kindId !== kindId) continue;
@@ -105,7 +119,11 @@ export class World implements KubeWriter {
     const existing = this.cache.get(kind.id, key);
     const ownedKey = `${kind.id}:${key}`;
     const { status: _status, ...body } = structuredClone(object) as T & { status?: unknown };
-    const merged = serverSideApply(existing ? structuredClone(existing) : {}, existing ? this.applied.get(ownedKey) : undefined, body) as T;
+    const merged = serverSideApply(
+      existing ? structuredClone(existing) : {},
+      existing ? this.applied.get(ownedKey) : undefined,
+      body,
+    ) as T;
     // Identity and bookkeeping stay the server's.
     if (existing) {
       merged.metadata.uid = existing.metadata.uid;
@@ -115,14 +133,20 @@ export class World implements KubeWriter {
     return this.put(kind.id, merged);
   }
 
-  async mergePatch<T extends KubeObject>(kind: ResourceKind, namespace: string | undefined, name: string, patch: object): Promise<T> {
+  async mergePatch<T extends KubeObject>(
+    kind: ResourceKind,
+    namespace: string | undefined,
+    name: string,
+    patch: object,
+  ): Promise<T> {
     this.fail('patch');
     const key = namespace ? `${namespace}/${name}` : name;
     this.writes.push({ verb: 'patch', resource: kind.plural, key, body: patch });
     const existing = this.cache.get(kind.id, key);
     if (!existing) throw new KubeApiError(404, `${key} not found`);
     const wanted = (patch as { metadata?: { resourceVersion?: string } }).metadata?.resourceVersion;
-    if (wanted && wanted !== existing.metadata.resourceVersion) throw new KubeApiError(409, `${key}: the object has been modified`);
+    if (wanted && wanted !== existing.metadata.resourceVersion)
+      throw new KubeApiError(409, `${key}: the object has been modified`);
     const next = mergePatch(structuredClone(existing), patch) as T;
     if (next.metadata.deletionTimestamp && !(next.metadata.finalizers ?? []).length) {
       next.metadata.resourceVersion = String(++this.version);
@@ -146,7 +170,11 @@ export class World implements KubeWriter {
     const existing = this.cache.get(kindId, key);
     if (!existing) return;
     if ((existing.metadata.finalizers ?? []).length > 0) {
-      if (!existing.metadata.deletionTimestamp) this.put(kindId, { ...structuredClone(existing), metadata: { ...structuredClone(existing.metadata), deletionTimestamp: this.clock.toISOString() } });
+      if (!existing.metadata.deletionTimestamp)
+        this.put(kindId, {
+          ...structuredClone(existing),
+          metadata: { ...structuredClone(existing.metadata), deletionTimestamp: this.clock.toISOString() },
+        });
       return;
     }
     this.cache.remove(kindId, key);
@@ -155,7 +183,18 @@ export class World implements KubeWriter {
   }
 
   context(config: Partial<ControllerConfig> = {}): ReconcilerContext {
-    for (const kind of ['Application', 'ManifestWork', 'ManagedCluster', 'ManagedClusterSet', 'ManagedClusterSetBinding', 'ApplicationSet', 'PlacementDecision', 'Secret', 'Namespace']) this.cache.markSynced(kind);
+    for (const kind of [
+      'Application',
+      'ManifestWork',
+      'ManagedCluster',
+      'ManagedClusterSet',
+      'ManagedClusterSetBinding',
+      'ApplicationSet',
+      'PlacementDecision',
+      'Secret',
+      'Namespace',
+    ])
+      this.cache.markSynced(kind);
     return {
       cache: this.cache,
       writer: this,
@@ -173,7 +212,10 @@ export class World implements KubeWriter {
     for (const watch of reconciler.watches) {
       for (const [name, fn] of Object.entries(watch.indexes ?? {})) this.cache.addIndex(watch.kind.id, name, fn);
       if (watch.trim) this.cache.setTrim(watch.kind.id, watch.trim);
-      this.watches.push({ kindId: watch.kind.id, keysFor: (object, previous, type) => watch.keysFor(object, previous, type) });
+      this.watches.push({
+        kindId: watch.kind.id,
+        keysFor: (object, previous, type) => watch.keysFor(object, previous, type),
+      });
     }
     return reconciler;
   }

@@ -14,10 +14,17 @@ const repo = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../.
 const cli = path.join(repo, 'bin', 'pullfleet.js');
 const fixture = 'npx tsx test/validate/fixtures/typo-fleet.ts';
 const run = (args: string[], env: Record<string, string> = {}) =>
-  spawnSync(process.execPath, [cli, ...args], { cwd: repo, encoding: 'utf8', env: { ...process.env, ...env, NODE_OPTIONS: '' }, timeout: 120_000 });
+  spawnSync(process.execPath, [cli, ...args], {
+    cwd: repo,
+    encoding: 'utf8',
+    env: { ...process.env, ...env, NODE_OPTIONS: '' },
+    timeout: 120_000,
+  });
 
-const PRUNE = '[hub/PullApplication:web] pruneOnDelet is not a prop of PullApplication, so true is ignored: did you mean pruneOnDelete?';
-const AUTOSYNC = '[hub/PullApplication:web] autosync is not a prop of PullApplication, so false is ignored: did you mean autoSync?';
+const PRUNE =
+  '[hub/PullApplication:web] pruneOnDelet is not a prop of PullApplication, so true is ignored: did you mean pruneOnDelete?';
+const AUTOSYNC =
+  '[hub/PullApplication:web] autosync is not a prop of PullApplication, so false is ignored: did you mean autoSync?';
 
 /** Every file under `dir` with its content. */
 function contents(dir: string): Map<string, string> {
@@ -53,7 +60,9 @@ describe('runtime prop checks through the binary', () => {
 
     const validate = run(['validate', '--app', fixture, '-o', 'json']);
     expect(validate.status).toBe(0);
-    expect((JSON.parse(validate.stdout) as ValidateReport).warnings.map((w) => `[${w.path}] ${w.message}`)).toEqual(expect.arrayContaining([PRUNE, AUTOSYNC]));
+    expect((JSON.parse(validate.stdout) as ValidateReport).warnings.map((w) => `[${w.path}] ${w.message}`)).toEqual(
+      expect.arrayContaining([PRUNE, AUTOSYNC]),
+    );
     const validateStrict = run(['validate', '--app', fixture, '--strict', '-o', 'json']);
     expect(validateStrict.status).toBe(1);
     expect((JSON.parse(validateStrict.stdout) as ValidateReport).ok).toBe(false);
@@ -63,14 +72,20 @@ describe('runtime prop checks through the binary', () => {
     const out = path.join(root, 'types');
     const result = run(['synth', '-o', out, '--app', fixture], { PULLFLEET_FIXTURE: 'types' });
     expect(result.status).toBe(1);
-    expect(result.stderr).toContain('[hub/PullApplication:web] autoSync is "no" (a string): expected true or false: write false (a boolean, without quotes)');
+    expect(result.stderr).toContain(
+      '[hub/PullApplication:web] autoSync is "no" (a string): expected true or false: write false (a boolean, without quotes)',
+    );
     expect(fs.existsSync(out)).toBe(false);
   });
   test('GIVEN an app that declares no resources (as a migrated app does) WHEN validate THEN it warns naming the app; WHEN validate --strict THEN it fails', () => {
     const lenient = run(['validate', '--app', fixture, '-o', 'json'], { PULLFLEET_FIXTURE: 'no-resources' });
     expect(lenient.status).toBe(0);
     const warnings = (JSON.parse(lenient.stdout) as ValidateReport).warnings.map((w) => w.message);
-    expect(warnings).toEqual([expect.stringContaining('app "web" declares no resources: its spokes get namespace "web" but no Role in it for their Argo CD')]);
+    expect(warnings).toEqual([
+      expect.stringContaining(
+        'app "web" declares no resources: its spokes get namespace "web" but no Role in it for their Argo CD',
+      ),
+    ]);
     const strict = run(['validate', '--app', fixture, '--strict'], { PULLFLEET_FIXTURE: 'no-resources' });
     expect(strict.status).toBe(1);
     expect(strict.stdout + strict.stderr).toContain('app "web" declares no resources');

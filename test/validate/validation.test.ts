@@ -3,7 +3,16 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { describe, expect, test } from '@jest/globals';
 import { Construct } from 'constructs';
-import { AppSource, ClusterSet, Fleet, Hub, Placement, PullApplication, PullApplicationSet, Spoke } from '../../src/constructs/index.js';
+import {
+  AppSource,
+  ClusterSet,
+  Fleet,
+  Hub,
+  Placement,
+  PullApplication,
+  PullApplicationSet,
+  Spoke,
+} from '../../src/constructs/index.js';
 import { FleetValidationError } from '../../src/model/validation/rules.js';
 import { smallFleet, synthError } from '../constructs/helpers.js';
 
@@ -15,21 +24,27 @@ describe('fleet validation', () => {
     const other = new Hub(fleet, 'other');
     const stranger = new Spoke(other, 'stranger');
     new PullApplication(hub, 'web', { source, destinationNamespace: 'web', spokes: [stranger] });
-    expect(synthError(fleet)).toContain('[hub/PullApplication:web] spoke "stranger" (other/stranger) is not a spoke of hub "hub": declare it on this hub or deliver from its own hub');
+    expect(synthError(fleet)).toContain(
+      '[hub/PullApplication:web] spoke "stranger" (other/stranger) is not a spoke of hub "hub": declare it on this hub or deliver from its own hub',
+    );
   });
 
   test('fails when a placement uses a cluster set of another hub (unknown cluster set)', () => {
     const { fleet, hub } = smallFleet();
     const foreign = new ClusterSet(new Hub(fleet, 'other'), 'foreign');
     new Placement(hub, 'p', { clusterSets: [foreign] });
-    expect(synthError(fleet)).toContain('[hub/Placement:p] cluster set "foreign" (other/ClusterSet:foreign) is not a cluster set of hub "hub": use a ClusterSet declared on this hub');
+    expect(synthError(fleet)).toContain(
+      '[hub/Placement:p] cluster set "foreign" (other/ClusterSet:foreign) is not a cluster set of hub "hub": use a ClusterSet declared on this hub',
+    );
   });
 
   test('fails when a spoke joins a cluster set of another hub', () => {
     const { fleet, hub } = smallFleet();
     const foreign = new ClusterSet(new Hub(fleet, 'other'), 'foreign');
     new Spoke(hub, 'lost', { clusterSet: foreign });
-    expect(synthError(fleet)).toContain('[hub/lost] cluster set "other/ClusterSet:foreign" belongs to hub "other", not "hub": use a ClusterSet of this spoke\'s hub');
+    expect(synthError(fleet)).toContain(
+      '[hub/lost] cluster set "other/ClusterSet:foreign" belongs to hub "other", not "hub": use a ClusterSet of this spoke\'s hub',
+    );
   });
 
   test('fails when a placement uses a cluster set not bound to its namespace', () => {
@@ -75,7 +90,9 @@ describe('fleet validation', () => {
     const { fleet, hub, east } = smallFleet();
     new PullApplication(hub, 'web', { source, destinationNamespace: 'web', spokes: [east] });
     new PullApplication(hub, 'web2', { name: 'web', source, destinationNamespace: 'web', spokes: [east] });
-    expect(synthError(fleet)).toContain('Application "argocd/web-east" collides with the one made by hub/PullApplication:web/east/HubApplication/Application');
+    expect(synthError(fleet)).toContain(
+      'Application "argocd/web-east" collides with the one made by hub/PullApplication:web/east/HubApplication/Application',
+    );
   });
 
   test('fails when names are not valid DNS labels', () => {
@@ -83,8 +100,12 @@ describe('fleet validation', () => {
     new Spoke(hub, 'East_1');
     new PullApplication(hub, 'web', { source, destinationNamespace: 'Web Apps' });
     const message = synthError(fleet);
-    expect(message).toContain('[hub/East_1] spoke name "East_1" must consist of lower-case letters, digits and "-", and start and end with a letter or digit: use lower-case letters, digits and "-" (at most 63 characters)');
-    expect(message).toContain('[hub/PullApplication:web] destinationNamespace "Web Apps" must consist of lower-case letters');
+    expect(message).toContain(
+      '[hub/East_1] spoke name "East_1" must consist of lower-case letters, digits and "-", and start and end with a letter or digit: use lower-case letters, digits and "-" (at most 63 characters)',
+    );
+    expect(message).toContain(
+      '[hub/PullApplication:web] destinationNamespace "Web Apps" must consist of lower-case letters',
+    );
   });
 
   test('fails when a name is longer than 63 characters', () => {
@@ -96,12 +117,19 @@ describe('fleet validation', () => {
   test('fails when a label value is invalid', () => {
     const { fleet, hub } = smallFleet();
     new Spoke(hub, 'x', { labels: { team: 'a b' } });
-    expect(synthError(fleet)).toContain('[hub/x] spoke label team="a b" must consist of letters, digits, "-", "_" and ".", and start and end with a letter or digit: shorten or replace the value');
+    expect(synthError(fleet)).toContain(
+      '[hub/x] spoke label team="a b" must consist of letters, digits, "-", "_" and ".", and start and end with a letter or digit: shorten or replace the value',
+    );
   });
 
   test('fails when a payload is over the ManifestWork size budget', () => {
     const { fleet, hub, east } = smallFleet({ workSizeBudget: 2000 });
-    const big = AppSource.helm({ repoURL: 'https://charts.example.com', chart: 'big', targetRevision: '1.0.0', values: { blob: 'x'.repeat(3000) } });
+    const big = AppSource.helm({
+      repoURL: 'https://charts.example.com',
+      chart: 'big',
+      targetRevision: '1.0.0',
+      values: { blob: 'x'.repeat(3000) },
+    });
     new PullApplication(hub, 'big', { source: big, destinationNamespace: 'big', spokes: [east] });
     expect(synthError(fleet)).toMatch(
       /\[hub\/PullApplication:big\] ManifestWork east\/argocd-big-east is \d+ bytes, over the size budget of 2000 bytes: move large values \(Helm values, plugin env\) into the source repository or raise the hub's workSizeBudget/,
@@ -110,7 +138,12 @@ describe('fleet validation', () => {
 
   test('fails when the destination is not in-cluster', () => {
     const { fleet, hub, east } = smallFleet();
-    new PullApplication(hub, 'web', { source, destinationNamespace: 'web', destinationServer: 'https://east.example:6443', spokes: [east] });
+    new PullApplication(hub, 'web', {
+      source,
+      destinationNamespace: 'web',
+      destinationServer: 'https://east.example:6443',
+      spokes: [east],
+    });
     expect(synthError(fleet)).toContain(
       '[hub/PullApplication:web] destination server "https://east.example:6443" is not in-cluster: a pulled app always deploys to the spoke it runs on; drop destinationServer or set it to "https://kubernetes.default.svc"',
     );
@@ -136,9 +169,18 @@ describe('fleet validation', () => {
       source,
       destinationNamespace: 'ops',
       spokes: [east],
-      resources: [{ apiGroup: 'rbac.authorization.k8s.io', resources: ['clusterroles'], clusterScoped: true, kinds: ['clusterroles'] }],
+      resources: [
+        {
+          apiGroup: 'rbac.authorization.k8s.io',
+          resources: ['clusterroles'],
+          clusterScoped: true,
+          kinds: ['clusterroles'],
+        },
+      ],
     });
-    expect(synthError(fleet)).toContain('[hub/PullApplication:ops] kind "clusterroles" of the grant for API group "rbac.authorization.k8s.io" is not a Kubernetes kind');
+    expect(synthError(fleet)).toContain(
+      '[hub/PullApplication:ops] kind "clusterroles" of the grant for API group "rbac.authorization.k8s.io" is not a Kubernetes kind',
+    );
   });
 
   test('fails when an ApplicationSet uses a placement outside the Argo CD namespace', () => {
@@ -158,7 +200,12 @@ describe('fleet validation', () => {
     const hub = new Hub(fleet, 'hub');
     const local = new Spoke(hub, 'local-cluster');
     new Spoke(hub, 'Bad_Name');
-    new PullApplication(hub, 'web', { source, destinationNamespace: 'web', destinationServer: 'https://x:6443', spokes: [local] });
+    new PullApplication(hub, 'web', {
+      source,
+      destinationNamespace: 'web',
+      destinationServer: 'https://x:6443',
+      spokes: [local],
+    });
     let error: unknown;
     try {
       fleet.synth();
@@ -167,8 +214,14 @@ describe('fleet validation', () => {
     }
     expect(error).toBeInstanceOf(FleetValidationError);
     const problems = (error as FleetValidationError).problems;
-    expect(problems.map((p) => p.path)).toStrictEqual(['hub/Bad_Name', 'hub/PullApplication:web', 'hub/PullApplication:web']);
-    expect((error as Error).message.split('\n')[0]).toBe('fleet validation failed with 3 problems (nothing was written):');
+    expect(problems.map((p) => p.path)).toStrictEqual([
+      'hub/Bad_Name',
+      'hub/PullApplication:web',
+      'hub/PullApplication:web',
+    ]);
+    expect((error as Error).message.split('\n')[0]).toBe(
+      'fleet validation failed with 3 problems (nothing was written):',
+    );
     expect(fs.existsSync(outdir)).toBe(false);
     expect(progress).toStrictEqual([]);
     fs.rmSync(path.dirname(outdir), { recursive: true, force: true });
@@ -180,11 +233,21 @@ describe('fleet validation', () => {
     const fleet = new Fleet({ outdir, onProgress: (m) => progress.push(m.replace(/\([\d.]+ s since start\)/, '(t)')) });
     const hub = new Hub(fleet, 'hub', { controller: { enabled: false } });
     const spokes = Array.from({ length: 1200 }, (_, i) => new Spoke(hub, `s${i}`));
-    new PullApplication(hub, 'web', { source, destinationNamespace: 'web', spokes, resources: [{ apiGroup: 'apps', resources: ['deployments'] }] });
+    new PullApplication(hub, 'web', {
+      source,
+      destinationNamespace: 'web',
+      spokes,
+      resources: [{ apiGroup: 'apps', resources: ['deployments'] }],
+    });
     fleet.synth();
     // YAML files only: dist/<hub>/plan-state.json is written beside them for pullfleet plan
-    const written = fs.readdirSync(outdir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile() && e.name.endsWith('.yaml'));
-    const objects = written.reduce((sum, e) => sum + (fs.readFileSync(path.join(e.parentPath, e.name), 'utf8').match(/^kind: /gm)?.length ?? 0), 0);
+    const written = fs
+      .readdirSync(outdir, { recursive: true, withFileTypes: true })
+      .filter((e) => e.isFile() && e.name.endsWith('.yaml'));
+    const objects = written.reduce(
+      (sum, e) => sum + (fs.readFileSync(path.join(e.parentPath, e.name), 'utf8').match(/^kind: /gm)?.length ?? 0),
+      0,
+    );
     // per spoke: a bootstrap file and a works file; plus cluster-secrets.yaml and applications.yaml
     expect(written.length).toBe(2402);
     expect(progress).toStrictEqual([

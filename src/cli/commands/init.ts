@@ -8,7 +8,15 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Command } from 'commander';
 import { pullfleetManifest } from '../../version.js';
-import { configFileName, findInitConflicts, initScripts, packageNameFor, planInit, type InitFilePlan, type InitVersions } from '../support/init-files.js';
+import {
+  configFileName,
+  findInitConflicts,
+  initScripts,
+  packageNameFor,
+  planInit,
+  type InitFilePlan,
+  type InitVersions,
+} from '../support/init-files.js';
 
 export interface InitCommandOptions {
   /** Replace existing files (package.json and .gitignore are still merged, never replaced). @default false */
@@ -30,7 +38,11 @@ export interface InitResult {
 /** The versions of the running pullfleet package. */
 export function currentVersions(): InitVersions {
   const manifest = pullfleetManifest();
-  return { pullfleet: manifest.version, peers: manifest.peerDependencies, typesNode: manifest.devDependencies['@types/node'] ?? '^20.11.0' };
+  return {
+    pullfleet: manifest.version,
+    peers: manifest.peerDependencies,
+    typesNode: manifest.devDependencies['@types/node'] ?? '^20.11.0',
+  };
 }
 
 /** Text of an existing regular file, undefined when there is none; throws when the path is something else. */
@@ -40,7 +52,8 @@ function readExisting(dir: string, rel: string): string | undefined {
   try {
     stat = fs.statSync(file);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT' || (error as NodeJS.ErrnoException).code === 'ENOTDIR') return undefined;
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT' || (error as NodeJS.ErrnoException).code === 'ENOTDIR')
+      return undefined;
     throw error;
   }
   if (!stat.isFile()) throw new Error(`${rel} exists and is not a file: move it away, then run pullfleet init again`);
@@ -81,14 +94,24 @@ function writeAtomically(file: string, content: string): void {
 
 const PACKAGE_NAME = /^(?:@[a-z0-9~-][a-z0-9._~-]*\/)?[a-z0-9~-][a-z0-9._~-]{0,213}$/;
 
-const VERB: Record<InitFilePlan['action'], string> = { write: 'wrote', replace: 'replaced', merge: 'merged', keep: 'skipped', unchanged: 'unchanged' };
+const VERB: Record<InitFilePlan['action'], string> = {
+  write: 'wrote',
+  replace: 'replaced',
+  merge: 'merged',
+  keep: 'skipped',
+  unchanged: 'unchanged',
+};
 
 /** Runs init in `dir` (created when missing). Never throws for bad input; the result says what happened. */
 export function runInit(dir: string, options: InitCommandOptions = {}): InitResult {
   const target = path.resolve(dir);
   const refuse = (message: string): InitResult => ({ ok: false, files: [], output: `pullfleet init: ${message}\n` });
-  if (fs.existsSync(target) && !fs.statSync(target).isDirectory()) return refuse(`${dir} is not a folder: give a folder (it is created when missing)`);
-  if (options.name !== undefined && !PACKAGE_NAME.test(options.name)) return refuse(`--name "${options.name}" is not an npm package name: use lower-case letters, digits, "-", "." and "_", for example "platform-fleet"`);
+  if (fs.existsSync(target) && !fs.statSync(target).isDirectory())
+    return refuse(`${dir} is not a folder: give a folder (it is created when missing)`);
+  if (options.name !== undefined && !PACKAGE_NAME.test(options.name))
+    return refuse(
+      `--name "${options.name}" is not an npm package name: use lower-case letters, digits, "-", "." and "_", for example "platform-fleet"`,
+    );
   let plans: InitFilePlan[];
   let scripts: Record<string, unknown> = {};
   try {
@@ -106,7 +129,9 @@ export function runInit(dir: string, options: InitCommandOptions = {}): InitResu
     const existing = (rel: string) => readExisting(target, rel);
     const conflicts = findInitConflicts(initOptions, existing);
     if (conflicts.length > 0) {
-      return refuse(`${dir} has ${conflicts.length === 1 ? 'one thing' : `${conflicts.length} things`} to fix first; nothing was written:\n${conflicts.map((c) => `  - ${c}`).join('\n')}\nthen run pullfleet init again`);
+      return refuse(
+        `${dir} has ${conflicts.length === 1 ? 'one thing' : `${conflicts.length} things`} to fix first; nothing was written:\n${conflicts.map((c) => `  - ${c}`).join('\n')}\nthen run pullfleet init again`,
+      );
     }
     plans = planInit(initOptions, existing, options.force === true);
     scripts = scriptsAfter(existing('package.json'));
@@ -121,8 +146,13 @@ export function runInit(dir: string, options: InitCommandOptions = {}): InitResu
         writeAtomically(path.join(target, plan.path), plan.content);
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
-        const rest = plans.slice(done.length + 1).filter((p) => p.content !== undefined).map((p) => p.path);
-        lines.push(`pullfleet init: cannot write ${plan.path} (${code}): it is as it was${rest.length > 0 ? `; not written either: ${rest.join(', ')}` : ''}. Fix the folder's permissions and run pullfleet init again (files already written are kept; --force is not needed for them)`);
+        const rest = plans
+          .slice(done.length + 1)
+          .filter((p) => p.content !== undefined)
+          .map((p) => p.path);
+        lines.push(
+          `pullfleet init: cannot write ${plan.path} (${code}): it is as it was${rest.length > 0 ? `; not written either: ${rest.join(', ')}` : ''}. Fix the folder's permissions and run pullfleet init again (files already written are kept; --force is not needed for them)`,
+        );
         return { ok: false, files: done, output: `${lines.join('\n')}\n` };
       }
     }
@@ -130,18 +160,30 @@ export function runInit(dir: string, options: InitCommandOptions = {}): InitResu
     lines.push(`${VERB[plan.action].padEnd(9)} ${plan.path}: ${plan.note}`);
   }
   const configName = plans.find((p) => p.path.startsWith('fleet.config.'))?.path ?? configFileName(true);
-  if (configName.endsWith('.mts')) lines.push(`note: package.json has no "type": "module", so the fleet description is ${configName} (an ES module either way)`);
-  if (!inGitRepository(target)) lines.push(`note: ${dir} is not in a git repository: run git init there before committing`);
+  if (configName.endsWith('.mts'))
+    lines.push(
+      `note: package.json has no "type": "module", so the fleet description is ${configName} (an ES module either way)`,
+    );
+  if (!inGitRepository(target))
+    lines.push(`note: ${dir} is not in a git repository: run git init there before committing`);
   // `npm run synth` only where the script is pullfleet's; a script of the user's own keeps its meaning.
-  const synth = scripts.synth === undefined || scripts.synth === initScripts().synth ? 'npm run synth' : 'npx pullfleet synth (scripts.synth is your own command)';
-  lines.push('', `next: npm install, edit ${configName}, ${synth}, then commit everything including dist/ (the CI workflow checks that dist/ is what synth produces)`);
+  const synth =
+    scripts.synth === undefined || scripts.synth === initScripts().synth
+      ? 'npm run synth'
+      : 'npx pullfleet synth (scripts.synth is your own command)';
+  lines.push(
+    '',
+    `next: npm install, edit ${configName}, ${synth}, then commit everything including dist/ (the CI workflow checks that dist/ is what synth produces)`,
+  );
   return { ok: true, files: done, output: `${lines.join('\n')}\n` };
 }
 
 export function registerInit(program: Command): void {
   program
     .command('init')
-    .description('write a fleet repository here or in [dir]: package.json, fleet.config.ts, cdk8s.yaml, a CI workflow, …')
+    .description(
+      'write a fleet repository here or in [dir]: package.json, fleet.config.ts, cdk8s.yaml, a CI workflow, …',
+    )
     .argument('[dir]', 'folder of the fleet repository (created when missing)', '.')
     .option('--force', 'replace existing files (package.json and .gitignore are merged, never replaced)')
     .option('--name <name>', 'package name of a new package.json (default: the folder name)')

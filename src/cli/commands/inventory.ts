@@ -12,7 +12,18 @@ import type { Command } from 'commander';
 import { KubeApiError, KubeClient } from '../../kube/client.js';
 import { MANAGED_CLUSTER, MANAGED_CLUSTER_SET, type ResourceKind } from '../../kube/resources.js';
 import { type KubeObject } from '../../model/core/types.js';
-import { diffInventory, hasDrift, inventoryFromHub, InventoryError, parseInventory, renderInventory, renderInventoryDiff, type HubInventory, type ManagedClusterObject, type ManagedClusterSetObject } from '../../model/placement/inventory.js';
+import {
+  diffInventory,
+  hasDrift,
+  inventoryFromHub,
+  InventoryError,
+  parseInventory,
+  renderInventory,
+  renderInventoryDiff,
+  type HubInventory,
+  type ManagedClusterObject,
+  type ManagedClusterSetObject,
+} from '../../model/placement/inventory.js';
 import { dnsLabelRule } from '../../model/validation/rules.js';
 import { cannotWriteFileProblem } from '../support/output-folder.js';
 import { explainError, loadUserKubeConfig } from './status.js';
@@ -37,8 +48,13 @@ export interface InventorySource {
 }
 
 /** Reads through `kubeConfig`; every list page gives up after `timeoutMs`. */
-export function kubeInventorySource(kubeConfig: KubeConfig, options: { timeoutMs?: number; pageSize?: number } = {}): InventorySource {
-  const client = new KubeClient(kubeConfig, { requestTimeoutMs: options.timeoutMs ?? DEFAULT_INVENTORY_TIMEOUT_SECONDS * 1000 });
+export function kubeInventorySource(
+  kubeConfig: KubeConfig,
+  options: { timeoutMs?: number; pageSize?: number } = {},
+): InventorySource {
+  const client = new KubeClient(kubeConfig, {
+    requestTimeoutMs: options.timeoutMs ?? DEFAULT_INVENTORY_TIMEOUT_SECONDS * 1000,
+  });
   const hub = client.serverUrl.replace(/\/$/, '');
   const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
   const listAll = async <T>(kind: ResourceKind, what: string): Promise<T[]> => {
@@ -49,7 +65,9 @@ export function kubeInventorySource(kubeConfig: KubeConfig, options: { timeoutMs
         // The continue token of a long paged list expired: list again from the start (bounded).
         if (error instanceof KubeApiError && error.statusCode === 410 && attempt < LIST_RESTARTS) continue;
         if (error instanceof KubeApiError && error.statusCode === 404) {
-          throw new InventoryError(`the hub at ${hub}`, [`${what} are not served (404): is this an Open Cluster Management hub? Check --kubeconfig / --context`]);
+          throw new InventoryError(`the hub at ${hub}`, [
+            `${what} are not served (404): is this an Open Cluster Management hub? Check --kubeconfig / --context`,
+          ]);
         }
         throw explainError(error, what, hub);
       }
@@ -122,7 +140,10 @@ export interface InventoryDiffOptions extends InventoryConnection {
 function openSource(options: InventoryConnection, io: InventoryIo): InventorySource {
   if (io.source) return io.source();
   const timeoutMs = (options.timeout ?? DEFAULT_INVENTORY_TIMEOUT_SECONDS) * 1000;
-  return kubeInventorySource(loadUserKubeConfig(options.kubeconfig, options.context, io.env), { timeoutMs, pageSize: options.pageSize });
+  return kubeInventorySource(loadUserKubeConfig(options.kubeconfig, options.context, io.env), {
+    timeoutMs,
+    pageSize: options.pageSize,
+  });
 }
 
 const message = (error: unknown): string => (error instanceof Error ? error.message : String(error));
@@ -159,7 +180,9 @@ export async function runInventoryPull(options: InventoryPullOptions, io: Invent
     io.stdout.write(`wrote ${output} (${counts}) from ${source.description}\n`);
     return EXIT_OK;
   } catch (error) {
-    io.stderr.write(`pullfleet inventory pull: ${message(error)}\n${output === '-' ? '' : `nothing was written to ${output}\n`}`);
+    io.stderr.write(
+      `pullfleet inventory pull: ${message(error)}\n${output === '-' ? '' : `nothing was written to ${output}\n`}`,
+    );
     return EXIT_ERROR;
   } finally {
     source?.close();
@@ -179,7 +202,9 @@ export async function runInventoryDiff(options: InventoryDiffOptions, io: Invent
     try {
       text = readFileSync(file, 'utf8');
     } catch (error) {
-      throw new Error(`cannot read ${file}: ${message(error)}: create it with \`pullfleet inventory pull --hub ${options.hub ?? '<name>'} -o ${file}\``);
+      throw new Error(
+        `cannot read ${file}: ${message(error)}: create it with \`pullfleet inventory pull --hub ${options.hub ?? '<name>'} -o ${file}\``,
+      );
     }
     committed = parseInventory(text, file);
   } catch (error) {
@@ -187,7 +212,9 @@ export async function runInventoryDiff(options: InventoryDiffOptions, io: Invent
     return EXIT_ERROR;
   }
   if (options.hub && options.hub !== committed.hub) {
-    io.stderr.write(`pullfleet inventory diff: ${file} is the inventory of hub "${committed.hub}", not "${options.hub}": pass the matching --hub or --file\n`);
+    io.stderr.write(
+      `pullfleet inventory diff: ${file} is the inventory of hub "${committed.hub}", not "${options.hub}": pass the matching --hub or --file\n`,
+    );
     return EXIT_ERROR;
   }
   let source: InventorySource | undefined;
@@ -196,10 +223,14 @@ export async function runInventoryDiff(options: InventoryDiffOptions, io: Invent
     const live = await readLiveInventory(source, committed.hub);
     const diff = diffInventory(committed, live);
     if (!hasDrift(diff)) {
-      io.stdout.write(`${file} matches the hub at ${source.description} (${live.clusters.length} clusters, ${live.clusterSets.length} cluster sets)\n`);
+      io.stdout.write(
+        `${file} matches the hub at ${source.description} (${live.clusters.length} clusters, ${live.clusterSets.length} cluster sets)\n`,
+      );
       return EXIT_OK;
     }
-    io.stdout.write(`${file} differs from the hub at ${source.description}:\n${renderInventoryDiff(diff)}run \`pullfleet inventory pull --hub ${committed.hub} -o ${file}\` and review the change\n`);
+    io.stdout.write(
+      `${file} differs from the hub at ${source.description}:\n${renderInventoryDiff(diff)}run \`pullfleet inventory pull --hub ${committed.hub} -o ${file}\` and review the change\n`,
+    );
     return EXIT_DRIFT;
   } catch (error) {
     io.stderr.write(`pullfleet inventory diff: ${message(error)}\n`);
@@ -212,7 +243,8 @@ export async function runInventoryDiff(options: InventoryDiffOptions, io: Invent
 function positive(flag: string, integer: boolean): (value: string) => number {
   return (value: string) => {
     const n = Number(value);
-    if (!Number.isFinite(n) || n <= 0 || (integer && !Number.isInteger(n))) throw new Error(`${flag} must be a positive ${integer ? 'integer' : 'number'}, got "${value}"`);
+    if (!Number.isFinite(n) || n <= 0 || (integer && !Number.isInteger(n)))
+      throw new Error(`${flag} must be a positive ${integer ? 'integer' : 'number'}, got "${value}"`);
     return n;
   };
 }
@@ -221,19 +253,31 @@ function connectionOptions(command: Command): Command {
   return command
     .option('--kubeconfig <path>', 'kubeconfig file of the hub (default: $KUBECONFIG or ~/.kube/config)')
     .option('--context <name>', 'kubeconfig context of the hub')
-    .option('--timeout <seconds>', `give up on the hub after this many seconds per request (default: ${DEFAULT_INVENTORY_TIMEOUT_SECONDS})`, positive('--timeout', false))
-    .option('--page-size <n>', `objects per list request (default: ${DEFAULT_PAGE_SIZE})`, positive('--page-size', true));
+    .option(
+      '--timeout <seconds>',
+      `give up on the hub after this many seconds per request (default: ${DEFAULT_INVENTORY_TIMEOUT_SECONDS})`,
+      positive('--timeout', false),
+    )
+    .option(
+      '--page-size <n>',
+      `objects per list request (default: ${DEFAULT_PAGE_SIZE})`,
+      positive('--page-size', true),
+    );
 }
 
 const processIo = (): InventoryIo => ({ stdout: process.stdout, stderr: process.stderr, env: process.env });
 
 /** Registers `pullfleet inventory pull` and `pullfleet inventory diff`. */
 export function registerInventory(program: Command): void {
-  const inventory = program.command('inventory').description('the fleet inventory file (inventory/<hub>.yaml) from a live hub');
+  const inventory = program
+    .command('inventory')
+    .description('the fleet inventory file (inventory/<hub>.yaml) from a live hub');
   connectionOptions(
     inventory
       .command('pull')
-      .description('write the hub\'s ManagedClusters and ManagedClusterSets to a deterministic inventory file; nothing is written on any error (exit 2)')
+      .description(
+        "write the hub's ManagedClusters and ManagedClusterSets to a deterministic inventory file; nothing is written on any error (exit 2)",
+      )
       .requiredOption('--hub <name>', 'hub name, as in fleet.config.ts')
       .option('-o, --output <path>', 'output file, or - for stdout (default: inventory/<hub>.yaml)'),
   ).action(async (opts: InventoryPullOptions) => {
@@ -242,7 +286,9 @@ export function registerInventory(program: Command): void {
   connectionOptions(
     inventory
       .command('diff')
-      .description('compare the committed inventory with the live hub: exit 0 when equal, 1 on drift (listing what changed), 2 on errors')
+      .description(
+        'compare the committed inventory with the live hub: exit 0 when equal, 1 on drift (listing what changed), 2 on errors',
+      )
       .option('--hub <name>', 'hub name (reads inventory/<hub>.yaml unless --file is given)')
       .option('-f, --file <path>', 'the committed inventory file'),
   ).action(async (opts: InventoryDiffOptions) => {

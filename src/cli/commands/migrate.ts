@@ -10,12 +10,24 @@ import type { Command } from 'commander';
 import { parseAllDocuments } from 'yaml';
 import { KubeApiError, KubeClient } from '../../kube/client.js';
 import type { ResourceKind } from '../../kube/resources.js';
-import { DEFAULT_IMPORT, renderMigrationReport, translateSubscriptions, SUBSCRIPTION_GROUP } from '../../migrate/subscriptions.js';
+import {
+  DEFAULT_IMPORT,
+  renderMigrationReport,
+  translateSubscriptions,
+  SUBSCRIPTION_GROUP,
+} from '../../migrate/subscriptions.js';
 import { type JsonObject, type KubeObject } from '../../model/core/types.js';
 import { writeFileAtomic } from './inventory.js';
 import { explainError, loadUserKubeConfig } from './status.js';
 
-const kind = (group: string, version: string, k: string, plural: string): ResourceKind => ({ id: k, group, version, kind: k, plural, namespaced: true });
+const kind = (group: string, version: string, k: string, plural: string): ResourceKind => ({
+  id: k,
+  group,
+  version,
+  kind: k,
+  plural,
+  namespaced: true,
+});
 export const SUBSCRIPTION = kind(SUBSCRIPTION_GROUP, 'v1', 'Subscription', 'subscriptions');
 export const CHANNEL = kind(SUBSCRIPTION_GROUP, 'v1', 'Channel', 'channels');
 export const PLACEMENT_RULE = kind(SUBSCRIPTION_GROUP, 'v1', 'PlacementRule', 'placementrules');
@@ -62,10 +74,12 @@ export function readObjects(files: readonly string[], origins?: Map<JsonObject, 
       throw new Error(`cannot read ${file}: ${(error as Error).message}`);
     }
     for (const doc of parseAllDocuments(text)) {
-      if ('errors' in doc && doc.errors.length > 0) throw new Error(`${file} is not valid YAML: ${doc.errors[0]!.message}`);
+      if ('errors' in doc && doc.errors.length > 0)
+        throw new Error(`${file} is not valid YAML: ${doc.errors[0]!.message}`);
       const value = doc.toJS() as unknown;
       if (value === null || value === undefined) continue;
-      if (typeof value !== 'object' || Array.isArray(value)) throw new Error(`${file}: every YAML document must be a Kubernetes object`);
+      if (typeof value !== 'object' || Array.isArray(value))
+        throw new Error(`${file}: every YAML document must be a Kubernetes object`);
       const obj = value as JsonObject;
       const read = obj.kind === 'List' && Array.isArray(obj.items) ? (obj.items as JsonObject[]) : [obj];
       for (const o of read) {
@@ -78,8 +92,13 @@ export function readObjects(files: readonly string[], origins?: Map<JsonObject, 
 }
 
 /** Subscriptions, Channels, PlacementRules and Placements of every namespace, from the hub. */
-export async function readHubObjects(options: MigrateOptions, env: NodeJS.ProcessEnv): Promise<{ objects: JsonObject[]; hub: string }> {
-  const client = new KubeClient(loadUserKubeConfig(options.kubeconfig, options.context, env), { requestTimeoutMs: (options.timeout ?? 30) * 1000 });
+export async function readHubObjects(
+  options: MigrateOptions,
+  env: NodeJS.ProcessEnv,
+): Promise<{ objects: JsonObject[]; hub: string }> {
+  const client = new KubeClient(loadUserKubeConfig(options.kubeconfig, options.context, env), {
+    requestTimeoutMs: (options.timeout ?? 30) * 1000,
+  });
   const hub = client.serverUrl.replace(/\/$/, '');
   try {
     const objects: JsonObject[] = [];
@@ -94,7 +113,9 @@ export async function readHubObjects(options: MigrateOptions, env: NodeJS.Proces
       } catch (error) {
         if (error instanceof KubeApiError && error.statusCode === 404) {
           if (optional) continue; // newer hubs no longer serve PlacementRules; a hub without Placements has none
-          throw new Error(`the hub at ${hub} does not serve ${what} (${k.group}/${k.version}): is the ACM application lifecycle installed? Check --kubeconfig / --context`);
+          throw new Error(
+            `the hub at ${hub} does not serve ${what} (${k.group}/${k.version}): is the ACM application lifecycle installed? Check --kubeconfig / --context`,
+          );
         }
         throw explainError(error, what, hub);
       }
@@ -111,10 +132,13 @@ export async function runMigrateSubscriptions(options: MigrateOptions, io: Migra
     io.stderr.write(`pullfleet migrate subscriptions: ${message}\n`);
     return 2;
   };
-  if (options.files.length === 0 && !options.fromHub) return fail('give Subscription YAML files, or --kubeconfig / --context to read them from the hub');
-  if (options.files.length > 0 && options.fromHub) return fail('give either files or --kubeconfig / --context, not both');
+  if (options.files.length === 0 && !options.fromHub)
+    return fail('give Subscription YAML files, or --kubeconfig / --context to read them from the hub');
+  if (options.files.length > 0 && options.fromHub)
+    return fail('give either files or --kubeconfig / --context, not both');
   for (const path of [options.output, options.report]) {
-    if (path && existsSync(path) && !options.force) return fail(`${path} exists: pass --force to replace it (nothing was written)`);
+    if (path && existsSync(path) && !options.force)
+      return fail(`${path} exists: pass --force to replace it (nothing was written)`);
   }
   if (options.output && options.output === options.report) return fail('--output and --report must be different files');
   let objects: JsonObject[];
@@ -132,10 +156,21 @@ export async function runMigrateSubscriptions(options: MigrateOptions, io: Migra
   } catch (error) {
     return fail(error instanceof Error ? error.message : String(error));
   }
-  const subscriptions = objects.filter((o) => typeof o.apiVersion === 'string' && o.apiVersion.startsWith(`${SUBSCRIPTION_GROUP}/`) && o.kind === 'Subscription');
+  const subscriptions = objects.filter(
+    (o) =>
+      typeof o.apiVersion === 'string' &&
+      o.apiVersion.startsWith(`${SUBSCRIPTION_GROUP}/`) &&
+      o.kind === 'Subscription',
+  );
   if (subscriptions.length === 0) return fail(`no ${SUBSCRIPTION_GROUP} Subscription in ${sources.join(', ')}`);
-  if (options.namespace !== undefined && !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(options.namespace)) return fail(`--namespace "${options.namespace}" is not a namespace name (a DNS label)`);
-  const result = translateSubscriptions(objects, { importFrom: options.importFrom, sources, namespace: options.namespace, origins });
+  if (options.namespace !== undefined && !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(options.namespace))
+    return fail(`--namespace "${options.namespace}" is not a namespace name (a DNS label)`);
+  const result = translateSubscriptions(objects, {
+    importFrom: options.importFrom,
+    sources,
+    namespace: options.namespace,
+    origins,
+  });
   const report = renderMigrationReport(result);
   try {
     if (options.output) writeFileAtomic(options.output, result.code);
@@ -155,37 +190,58 @@ export function registerMigrate(program: Command): void {
   const migrate = program.command('migrate').description('translate what a fleet runs today into pullfleet constructs');
   migrate
     .command('subscriptions')
-    .description('ACM Subscriptions (with their Channels, PlacementRules and Placements) into PullApplicationSets and Placements, plus a report of what has no equivalent')
+    .description(
+      'ACM Subscriptions (with their Channels, PlacementRules and Placements) into PullApplicationSets and Placements, plus a report of what has no equivalent',
+    )
     .argument('[files...]', 'YAML files with Subscriptions, Channels, PlacementRules and Placements')
     .option('--kubeconfig <path>', 'read them from the hub with this kubeconfig instead of files')
     .option('--context <name>', 'kubeconfig context of the hub (implies reading from the hub)')
     .option('--timeout <seconds>', 'seconds per request to the hub (default: 30)', (value: string) => {
       const n = Number(value);
-      if (!Number.isFinite(n) || n <= 0) throw new Error(`--timeout must be a positive number of seconds, got "${value}"`);
+      if (!Number.isFinite(n) || n <= 0)
+        throw new Error(`--timeout must be a positive number of seconds, got "${value}"`);
       return n;
     })
     .option('-o, --output <file>', 'write the code here (default: stdout); an existing file needs --force')
     .option('--report <file>', 'write the report here (default: stderr)')
-    .option('-n, --namespace <name>', 'namespace of the objects in the files without metadata.namespace, as kubectl apply -n (or kustomize) would set it (default: default)')
+    .option(
+      '-n, --namespace <name>',
+      'namespace of the objects in the files without metadata.namespace, as kubectl apply -n (or kustomize) would set it (default: default)',
+    )
     .option('--import <module>', 'module the code imports the constructs from', DEFAULT_IMPORT)
     .option('--force', 'replace existing output files')
     .option('--strict', 'exit 1 when anything was skipped or left untranslated')
-    .action(async (files: string[], opts: { kubeconfig?: string; context?: string; timeout?: number; output?: string; report?: string; namespace?: string; import: string; force?: boolean; strict?: boolean }) => {
-      process.exitCode = await runMigrateSubscriptions(
-        {
-          files,
-          kubeconfig: opts.kubeconfig,
-          context: opts.context,
-          fromHub: Boolean(opts.kubeconfig || opts.context),
-          timeout: opts.timeout,
-          output: opts.output,
-          report: opts.report,
-          importFrom: opts.import,
-          namespace: opts.namespace,
-          force: opts.force,
-          strict: opts.strict,
+    .action(
+      async (
+        files: string[],
+        opts: {
+          kubeconfig?: string;
+          context?: string;
+          timeout?: number;
+          output?: string;
+          report?: string;
+          namespace?: string;
+          import: string;
+          force?: boolean;
+          strict?: boolean;
         },
-        { stdout: process.stdout, stderr: process.stderr, env: process.env },
-      );
-    });
+      ) => {
+        process.exitCode = await runMigrateSubscriptions(
+          {
+            files,
+            kubeconfig: opts.kubeconfig,
+            context: opts.context,
+            fromHub: Boolean(opts.kubeconfig || opts.context),
+            timeout: opts.timeout,
+            output: opts.output,
+            report: opts.report,
+            importFrom: opts.import,
+            namespace: opts.namespace,
+            force: opts.force,
+            strict: opts.strict,
+          },
+          { stdout: process.stdout, stderr: process.stderr, env: process.env },
+        );
+      },
+    );
 }

@@ -9,12 +9,26 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Command } from 'commander';
 import { CORE_SCHEMA, loadAll } from 'js-yaml';
-import { acknowledge, formatPlan, parseAcknowledgements, planFleet, planJson, type FleetPlan } from '../../model/plan/plan.js';
+import {
+  acknowledge,
+  formatPlan,
+  parseAcknowledgements,
+  planFleet,
+  planJson,
+  type FleetPlan,
+} from '../../model/plan/plan.js';
 import { type PlannedObject, type PlanSide } from '../../model/plan/runtime.js';
 import { parsePlanState, PLAN_STATE_FILE, type PlanState } from '../../model/plan/state.js';
 import { readCdk8sConfig } from '../support/cdk8s-config.js';
 import { Progress } from '../support/progress.js';
-import { DEFAULT_TIMEOUT_SECONDS, parseTimeout, PHASE, runFleetProgram, timeoutMessage, withoutCliNoise } from './synth.js';
+import {
+  DEFAULT_TIMEOUT_SECONDS,
+  parseTimeout,
+  PHASE,
+  runFleetProgram,
+  timeoutMessage,
+  withoutCliNoise,
+} from './synth.js';
 import { checkFleetTypes, runsTypeScript } from '../support/typecheck.js';
 
 /** Every YAML document under `dir`, with its path relative to `dir`. Throws naming the file that does not parse. */
@@ -22,7 +36,9 @@ export function readTree(dir: string): PlannedObject[] {
   if (!fs.existsSync(dir)) return [];
   const out: PlannedObject[] = [];
   const walk = (sub: string) => {
-    for (const entry of fs.readdirSync(path.join(dir, sub), { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+    for (const entry of fs
+      .readdirSync(path.join(dir, sub), { withFileTypes: true })
+      .sort((a, b) => (a.name < b.name ? -1 : 1))) {
       const rel = sub ? `${sub}/${entry.name}` : entry.name;
       if (entry.isDirectory()) walk(rel);
       else if (/\.ya?ml$/.test(entry.name)) {
@@ -30,11 +46,15 @@ export function readTree(dir: string): PlannedObject[] {
         try {
           // js-yaml with the YAML 1.2 core schema (what synth writes): about ten times faster than the
           // yaml package's document API on a 1,000-spoke output.
-          docs = loadAll(fs.readFileSync(path.join(dir, rel), 'utf8'), undefined, { schema: CORE_SCHEMA, filename: rel });
+          docs = loadAll(fs.readFileSync(path.join(dir, rel), 'utf8'), undefined, {
+            schema: CORE_SCHEMA,
+            filename: rel,
+          });
         } catch (error) {
           throw new Error(`${path.join(dir, rel)}: not valid YAML (${(error as Error).message.split('\n')[0]})`);
         }
-        for (const object of docs) if (object && typeof object === 'object') out.push({ file: rel, object: object as PlannedObject['object'] });
+        for (const object of docs)
+          if (object && typeof object === 'object') out.push({ file: rel, object: object as PlannedObject['object'] });
       }
     }
   };
@@ -48,7 +68,8 @@ export function readPlanStates(dir: string): Map<string, PlanState> {
   if (!fs.existsSync(dir)) return states;
   for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
     const file = path.join(dir, entry.name, PLAN_STATE_FILE);
-    if (entry.isDirectory() && fs.existsSync(file)) states.set(entry.name, parsePlanState(fs.readFileSync(file, 'utf8'), file));
+    if (entry.isDirectory() && fs.existsSync(file))
+      states.set(entry.name, parsePlanState(fs.readFileSync(file, 'utf8'), file));
   }
   return states;
 }
@@ -112,40 +133,60 @@ function planInputs(options: PlanOptions): PlanInputs | PlanResult {
   const format = options.format ?? 'text';
   if (format !== 'text' && format !== 'json') return usage(`unknown output format "${format}": use -o text or -o json`);
   const patterns = [...(options.allowDeletion ?? [])];
-  if (patterns.some((p) => p.trim() === '')) return usage('--allow-deletion needs a deletion id (as listed by plan), for example hub/east/argocd-web-east');
+  if (patterns.some((p) => p.trim() === ''))
+    return usage('--allow-deletion needs a deletion id (as listed by plan), for example hub/east/argocd-web-east');
   if (options.acknowledgements !== undefined) {
     const file = path.resolve(cwd, options.acknowledgements);
     let text: string;
     try {
       text = fs.readFileSync(file, 'utf8');
     } catch (error) {
-      return usage(`cannot read acknowledgements file ${options.acknowledgements}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+      return usage(
+        `cannot read acknowledgements file ${options.acknowledgements}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+      );
     }
     patterns.push(...parseAcknowledgements(text));
   }
   const outdirName = options.outdir ?? 'dist';
   const outdir = path.resolve(cwd, outdirName);
-  if (fs.existsSync(outdir) && !fs.statSync(outdir).isDirectory()) return usage(`${outdirName} is not a folder: pass the folder synth writes (default dist)`);
+  if (fs.existsSync(outdir) && !fs.statSync(outdir).isDirectory())
+    return usage(`${outdirName} is not a folder: pass the folder synth writes (default dist)`);
   try {
     return { cwd, format, patterns, outdirName, outdir, before: readSide(outdir) };
   } catch (error) {
-    return { exitCode: 1, stdout: '', stderr: `pullfleet plan: cannot read ${outdirName}: ${(error as Error).message}\n` };
+    return {
+      exitCode: 1,
+      stdout: '',
+      stderr: `pullfleet plan: cannot read ${outdirName}: ${(error as Error).message}\n`,
+    };
   }
 }
 
 /** The plan of a fresh synth into `dir` against the output folder (or why there is none). */
-function planAgainst(inputs: PlanInputs, options: PlanOptions, dir: string, result: { ok: boolean; output: string }): PlanResult {
+function planAgainst(
+  inputs: PlanInputs,
+  options: PlanOptions,
+  dir: string,
+  result: { ok: boolean; output: string },
+): PlanResult {
   if (!result.ok) {
     // The fleet's own problem list, without cdk8s-cli's banner and stack trace around it.
     const output = withoutCliNoise(result.output);
-    return { exitCode: 1, stdout: '', stderr: `${output}${output.endsWith('\n') || !output ? '' : '\n'}pullfleet plan: synth failed, nothing to compare\n` };
+    return {
+      exitCode: 1,
+      stdout: '',
+      stderr: `${output}${output.endsWith('\n') || !output ? '' : '\n'}pullfleet plan: synth failed, nothing to compare\n`,
+    };
   }
   const { format, outdirName, patterns } = inputs;
   const plan = planFleet(inputs.before, readSide(dir));
   const ack = acknowledge(plan, patterns);
   const blocked = options.failOnDeletions === true && ack.unacknowledged.length > 0;
   const label = `${outdirName.replace(/\/$/, '')}/`;
-  const stdout = format === 'json' ? `${JSON.stringify(planJson(plan, { outdir: outdirName, acknowledgement: ack }), null, 2)}\n` : formatPlan(plan, { outdir: label, acknowledgement: ack });
+  const stdout =
+    format === 'json'
+      ? `${JSON.stringify(planJson(plan, { outdir: outdirName, acknowledgement: ack }), null, 2)}\n`
+      : formatPlan(plan, { outdir: label, acknowledgement: ack });
   const stderr = blocked
     ? `pullfleet plan: ${ack.unacknowledged.length} deletion(s) on spokes not acknowledged: ${ack.unacknowledged.join(', ')}\n` +
       'review them, then acknowledge each with --allow-deletion <id> (or list the ids in the file given to --acknowledgements)\n'
@@ -158,7 +199,9 @@ function planAgainst(inputs: PlanInputs, options: PlanOptions, dir: string, resu
  * folder. The fleet program is stopped once `timeout` seconds have passed since `started` (the plan then
  * fails naming the phase), and `progress` shows the phase.
  */
-export async function runPlan(options: PlanOptions & { timeout?: number; started?: number; progress?: Progress } = {}): Promise<PlanResult> {
+export async function runPlan(
+  options: PlanOptions & { timeout?: number; started?: number; progress?: Progress } = {},
+): Promise<PlanResult> {
   const inputs = planInputs(options);
   if ('exitCode' in inputs) return inputs;
   const { cwd, outdir } = inputs;
@@ -166,10 +209,27 @@ export async function runPlan(options: PlanOptions & { timeout?: number; started
   const started = options.started ?? Date.now();
   return scratch(async (dir) => {
     if (options.synth) return planAgainst(inputs, options, dir, options.synth(dir));
-    const result = await runFleetProgram(dir, { cwd, app: options.app, previousOutput: outdir, timeout, started, progress: options.progress });
+    const result = await runFleetProgram(dir, {
+      cwd,
+      app: options.app,
+      previousOutput: outdir,
+      timeout,
+      started,
+      progress: options.progress,
+    });
     if (result.timedOutIn !== undefined) {
       const app = options.app ?? readCdk8sConfig(cwd).app;
-      return { exitCode: 1, stdout: '', stderr: timeoutMessage('plan', timeout, result.timedOutIn, app, `nothing was compared (${inputs.outdirName} is only read)`) };
+      return {
+        exitCode: 1,
+        stdout: '',
+        stderr: timeoutMessage(
+          'plan',
+          timeout,
+          result.timedOutIn,
+          app,
+          `nothing was compared (${inputs.outdirName} is only read)`,
+        ),
+      };
     }
     return planAgainst(inputs, options, dir, result);
   });
@@ -178,34 +238,72 @@ export async function runPlan(options: PlanOptions & { timeout?: number; started
 export function registerPlan(program: Command): void {
   program
     .command('plan')
-    .description('compare the output folder with a fresh synth: deletions on spokes first, then runtime deletions, other removals, changes (field diff) and additions')
+    .description(
+      'compare the output folder with a fresh synth: deletions on spokes first, then runtime deletions, other removals, changes (field diff) and additions',
+    )
     .argument('[dir]', 'committed output folder', 'dist')
     .option('-o, --output <format>', 'text or json', 'text')
     .option('-a, --app <command>', 'command that runs the cdk8s app (default: cdk8s.yaml)')
-    .option('--fail-on-deletions', 'exit 1 when the plan deletes anything on a spoke (directly or at runtime) that is not acknowledged')
-    .option('--allow-deletion <id>', 'acknowledge a reviewed deletion (id as listed; * matches any characters); repeatable', (v: string, all: string[]) => [...all, v], [] as string[])
+    .option(
+      '--fail-on-deletions',
+      'exit 1 when the plan deletes anything on a spoke (directly or at runtime) that is not acknowledged',
+    )
+    .option(
+      '--allow-deletion <id>',
+      'acknowledge a reviewed deletion (id as listed; * matches any characters); repeatable',
+      (v: string, all: string[]) => [...all, v],
+      [] as string[],
+    )
     .option('--acknowledgements <file>', 'file of acknowledged deletion ids, one per line (# comments)')
-    .option('--timeout <seconds>', 'stop the type-check and the fleet program after this long (0: no limit)', parseTimeout, DEFAULT_TIMEOUT_SECONDS)
+    .option(
+      '--timeout <seconds>',
+      'stop the type-check and the fleet program after this long (0: no limit)',
+      parseTimeout,
+      DEFAULT_TIMEOUT_SECONDS,
+    )
     .exitOverride((error) => process.exit(error.exitCode === 0 ? 0 : 2))
-    .action(async (dir: string, opts: { output: string; app?: string; failOnDeletions?: boolean; allowDeletion: string[]; acknowledgements?: string; timeout: number }) => {
-      const started = Date.now();
-      const progress = new Progress('pullfleet plan');
-      try {
-        if (runsTypeScript(opts.app)) progress.enter(PHASE.typecheck);
-        if (!checkFleetTypes({ app: opts.app })) return;
-        if (opts.timeout > 0 && Date.now() - started > opts.timeout * 1000) {
-          process.stderr.write(timeoutMessage('plan', opts.timeout, PHASE.typecheck, opts.app, 'nothing was compared'));
-          process.exitCode = 1;
-          return;
+    .action(
+      async (
+        dir: string,
+        opts: {
+          output: string;
+          app?: string;
+          failOnDeletions?: boolean;
+          allowDeletion: string[];
+          acknowledgements?: string;
+          timeout: number;
+        },
+      ) => {
+        const started = Date.now();
+        const progress = new Progress('pullfleet plan');
+        try {
+          if (runsTypeScript(opts.app)) progress.enter(PHASE.typecheck);
+          if (!checkFleetTypes({ app: opts.app })) return;
+          if (opts.timeout > 0 && Date.now() - started > opts.timeout * 1000) {
+            process.stderr.write(
+              timeoutMessage('plan', opts.timeout, PHASE.typecheck, opts.app, 'nothing was compared'),
+            );
+            process.exitCode = 1;
+            return;
+          }
+          const result = await runPlan({
+            outdir: dir,
+            format: opts.output,
+            app: opts.app,
+            failOnDeletions: opts.failOnDeletions,
+            allowDeletion: opts.allowDeletion,
+            acknowledgements: opts.acknowledgements,
+            timeout: opts.timeout,
+            started,
+            progress,
+          });
+          progress.stop();
+          process.stdout.write(result.stdout);
+          process.stderr.write(result.stderr);
+          process.exitCode = result.exitCode;
+        } finally {
+          progress.stop();
         }
-        const result = await runPlan({ outdir: dir, format: opts.output, app: opts.app, failOnDeletions: opts.failOnDeletions, allowDeletion: opts.allowDeletion, acknowledgements: opts.acknowledgements, timeout: opts.timeout, started, progress });
-        progress.stop();
-        process.stdout.write(result.stdout);
-        process.stderr.write(result.stderr);
-        process.exitCode = result.exitCode;
-      } finally {
-        progress.stop();
-      }
-    });
+      },
+    );
 }
-

@@ -16,9 +16,31 @@ import { type Application, type ManifestWork } from '../../model/core/types.js';
 import { type ConfigMapObject } from '../../model/delivery/appset.js';
 import { isPullApplication, owningApplicationSet } from '../../model/delivery/manifestwork.js';
 import { FLEET_REPORT_CRD_NAME } from '../../model/report/report-crd.js';
-import { REPORT_DELIVERY_MODEL_LABEL, agentApplicationRows, isAgentModel, staticApplicationRows, type FleetReportRow, type FleetReport } from '../../model/report/report.js';
-import { EXPECTED_APPLICATIONS_LABEL, parseExpectedApplications, type ConfigMapLike, type ExpectedApplications } from '../../model/runtime/expected-apps.js';
-import { EXIT_ERROR, groupFromAgentRows, groupFromReport, groupFromStaticRows, renderOutput, statusExitCode, useColor, type OutputFormat, type StatusGroup } from '../support/status-render.js';
+import {
+  REPORT_DELIVERY_MODEL_LABEL,
+  agentApplicationRows,
+  isAgentModel,
+  staticApplicationRows,
+  type FleetReportRow,
+  type FleetReport,
+} from '../../model/report/report.js';
+import {
+  EXPECTED_APPLICATIONS_LABEL,
+  parseExpectedApplications,
+  type ConfigMapLike,
+  type ExpectedApplications,
+} from '../../model/runtime/expected-apps.js';
+import {
+  EXIT_ERROR,
+  groupFromAgentRows,
+  groupFromReport,
+  groupFromStaticRows,
+  renderOutput,
+  statusExitCode,
+  useColor,
+  type OutputFormat,
+  type StatusGroup,
+} from '../support/status-render.js';
 import { abortableSleep } from '../../kube/timers.js';
 
 /** Where status comes from: the hub API in real use, a fake in tests. */
@@ -49,28 +71,54 @@ export class StatusError extends Error {
   }
 }
 
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'ETIMEDOUT', 'ECONNRESET', 'EAI_AGAIN', 'CERT_HAS_EXPIRED', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'SELF_SIGNED_CERT_IN_CHAIN']);
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ETIMEDOUT',
+  'ECONNRESET',
+  'EAI_AGAIN',
+  'CERT_HAS_EXPIRED',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+]);
 
 /** Turns a failed request into a message that says what is wrong and what to do. */
 export function explainError(error: unknown, what: string, hub: string): StatusError {
   if (error instanceof StatusError) return error;
   if (error instanceof KubeTimeoutError) {
-    return new StatusError(`the hub API server at ${hub} did not answer within ${error.timeoutMs / 1000}s while listing ${what}: check that it is up and reachable, or raise --timeout`);
+    return new StatusError(
+      `the hub API server at ${hub} did not answer within ${error.timeoutMs / 1000}s while listing ${what}: check that it is up and reachable, or raise --timeout`,
+    );
   }
   if (error instanceof KubeApiError) {
-    if (error.statusCode === 401) return new StatusError(`the hub at ${hub} rejected the credentials (401 Unauthorized): refresh your kubeconfig login`);
-    if (error.statusCode === 403) return new StatusError(`not allowed to list ${what} on the hub at ${hub} (403 Forbidden): ${error.message}`);
+    if (error.statusCode === 401)
+      return new StatusError(
+        `the hub at ${hub} rejected the credentials (401 Unauthorized): refresh your kubeconfig login`,
+      );
+    if (error.statusCode === 403)
+      return new StatusError(`not allowed to list ${what} on the hub at ${hub} (403 Forbidden): ${error.message}`);
     return new StatusError(`listing ${what} on the hub at ${hub} failed: ${error.message}`);
   }
   const code = (error as { code?: unknown } | undefined)?.code;
   if (typeof code === 'string' && NETWORK_CODES.has(code)) {
-    return new StatusError(`cannot reach the hub API server at ${hub} (${code}): check --kubeconfig / --context and that the hub is up`);
+    return new StatusError(
+      `cannot reach the hub API server at ${hub} (${code}): check --kubeconfig / --context and that the hub is up`,
+    );
   }
-  return new StatusError(`reading ${what} from the hub at ${hub} failed: ${error instanceof Error ? error.message : String(error)}`);
+  return new StatusError(
+    `reading ${what} from the hub at ${hub} failed: ${error instanceof Error ? error.message : String(error)}`,
+  );
 }
 
 /** The user's kubeconfig (the file given, else $KUBECONFIG / ~/.kube/config), optionally switching context. */
-export function loadUserKubeConfig(path: string | undefined, context: string | undefined, env: NodeJS.ProcessEnv = process.env): KubeConfig {
+export function loadUserKubeConfig(
+  path: string | undefined,
+  context: string | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+): KubeConfig {
   try {
     return loadKubeConfig({ path, context, env });
   } catch (error) {
@@ -81,7 +129,10 @@ export function loadUserKubeConfig(path: string | undefined, context: string | u
 /** Reads from the hub's API server; every request gives up after `timeoutMs`. */
 export function kubeStatusSource(kubeConfig: KubeConfig, options: { timeoutMs?: number } = {}): StatusSource {
   // No retries on 429 here: a person is waiting, and the timeout is the whole budget.
-  const client = new KubeClient(kubeConfig, { requestTimeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_SECONDS * 1000, maxRetries: 0 });
+  const client = new KubeClient(kubeConfig, {
+    requestTimeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_SECONDS * 1000,
+    maxRetries: 0,
+  });
   const hub = kubeConfig.getCurrentCluster()?.server ?? 'the hub';
   return {
     description: hub,
@@ -90,7 +141,9 @@ export function kubeStatusSource(kubeConfig: KubeConfig, options: { timeoutMs?: 
         return (await client.list<FleetReport>(FLEET_REPORT, namespace ? { namespace } : {})).items;
       } catch (error) {
         if (error instanceof KubeApiError && error.statusCode === 404) {
-          throw new StatusError(`the FleetReport CRD (${FLEET_REPORT_CRD_NAME}) is not installed on the hub at ${hub}: apply the pullfleet controller install for this hub (dist/<hub>/), which includes it`);
+          throw new StatusError(
+            `the FleetReport CRD (${FLEET_REPORT_CRD_NAME}) is not installed on the hub at ${hub}: apply the pullfleet controller install for this hub (dist/<hub>/), which includes it`,
+          );
         }
         throw explainError(error, 'FleetReports', hub);
       }
@@ -107,7 +160,10 @@ export function kubeStatusSource(kubeConfig: KubeConfig, options: { timeoutMs?: 
     },
     async listAgentApplications(namespace) {
       try {
-        const scope = { labelSelector: `${REPORT_DELIVERY_MODEL_LABEL} in (agent-managed,agent-autonomous)`, ...(namespace ? { namespace } : {}) };
+        const scope = {
+          labelSelector: `${REPORT_DELIVERY_MODEL_LABEL} in (agent-managed,agent-autonomous)`,
+          ...(namespace ? { namespace } : {}),
+        };
         return (await client.list<Application>(APPLICATION, scope)).items.filter((app) => isAgentModel(app));
       } catch (error) {
         if (error instanceof KubeApiError && (error.statusCode === 404 || error.statusCode === 403)) return [];
@@ -127,7 +183,9 @@ export function kubeStatusSource(kubeConfig: KubeConfig, options: { timeoutMs?: 
     },
     async listStaticWorks() {
       try {
-        return (await client.list<ManifestWork>(MANIFEST_WORK, { labelSelector: `${DELIVERY_LABEL}=${DELIVERY_STATIC}` })).items;
+        return (
+          await client.list<ManifestWork>(MANIFEST_WORK, { labelSelector: `${DELIVERY_LABEL}=${DELIVERY_STATIC}` })
+        ).items;
       } catch (error) {
         if (error instanceof KubeApiError && (error.statusCode === 403 || error.statusCode === 404)) return undefined;
         throw explainError(error, 'ManifestWorks', hub);
@@ -148,13 +206,19 @@ export interface CollectOptions {
 
 /** Every table to show: one per FleetReport, plus one per namespace of static applications. */
 export async function collectStatus(source: StatusSource, options: CollectOptions): Promise<StatusGroup[]> {
-  const reports = (await source.listReports(options.namespace)).filter((report) => !options.name || report.metadata.name === options.name || report.spec?.applicationSet === options.name);
+  const reports = (await source.listReports(options.namespace)).filter(
+    (report) => !options.name || report.metadata.name === options.name || report.spec?.applicationSet === options.name,
+  );
   const groups = reports.map(groupFromReport);
   if (options.name && groups.length === 0) {
-    throw new StatusError(`no FleetReport for ApplicationSet "${options.name}"${options.namespace ? ` in namespace ${options.namespace}` : ''}: is it a pull ApplicationSet and is the controller running?`);
+    throw new StatusError(
+      `no FleetReport for ApplicationSet "${options.name}"${options.namespace ? ` in namespace ${options.namespace}` : ''}: is it a pull ApplicationSet and is the controller running?`,
+    );
   }
   if (options.includeStatic !== false && !options.name) {
-    const apps = (await source.listPullApplications(options.namespace)).filter((app) => app.metadata.annotations?.[DELIVERY_ANNOTATION] === DELIVERY_STATIC);
+    const apps = (await source.listPullApplications(options.namespace)).filter(
+      (app) => app.metadata.annotations?.[DELIVERY_ANNOTATION] === DELIVERY_STATIC,
+    );
     if (apps.length > 0) {
       const works = await source.listStaticWorks();
       const byNamespace = new Map<string, Application[]>();
@@ -162,13 +226,16 @@ export async function collectStatus(source: StatusSource, options: CollectOption
         const ns = app.metadata.namespace ?? '';
         byNamespace.set(ns, [...(byNamespace.get(ns) ?? []), app]);
       }
-      for (const [ns, nsApps] of byNamespace) groups.push(groupFromStaticRows(ns, staticApplicationRows(nsApps, works, options.now)));
+      for (const [ns, nsApps] of byNamespace)
+        groups.push(groupFromStaticRows(ns, staticApplicationRows(nsApps, works, options.now)));
     }
     // Agent-model apps an ApplicationSet generates are rows of its report; the others (autonomous agents'
     // Applications the principal mirrors, managed ones rendered one by one) get a table per namespace.
     // Agent-autonomous spokes' expected Applications (listed by synth) join the table of the namespace
     // the principal mirrors them into (the spoke's name): those it does not mirror are Missing.
-    const agentApps = ((await source.listAgentApplications?.(options.namespace)) ?? []).filter((app) => owningApplicationSet(app) === undefined);
+    const agentApps = ((await source.listAgentApplications?.(options.namespace)) ?? []).filter(
+      (app) => owningApplicationSet(app) === undefined,
+    );
     const expectations = (await source.listExpectedApplications?.(options.namespace)) ?? [];
     const agentByNamespace = new Map<string, Application[]>();
     for (const app of agentApps) {
@@ -182,11 +249,20 @@ export async function collectStatus(source: StatusSource, options: CollectOption
       const ns = parsed.expected?.cluster ?? parsed.cluster ?? configMap.metadata?.namespace ?? '';
       if (options.namespace && ns !== options.namespace) continue;
       if (parsed.expected) expectedByNamespace.set(ns, [...(expectedByNamespace.get(ns) ?? []), parsed.expected]);
-      else problemRows.set(ns, [...(problemRows.get(ns) ?? []), { cluster: ns, state: 'Unknown', message: parsed.problem }]);
+      else
+        problemRows.set(ns, [
+          ...(problemRows.get(ns) ?? []),
+          { cluster: ns, state: 'Unknown', message: parsed.problem },
+        ]);
     }
     const namespaces = new Set([...agentByNamespace.keys(), ...expectedByNamespace.keys(), ...problemRows.keys()]);
     for (const ns of [...namespaces].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))) {
-      const rows = agentApplicationRows(agentByNamespace.get(ns) ?? [], options.now, undefined, expectedByNamespace.get(ns) ?? []);
+      const rows = agentApplicationRows(
+        agentByNamespace.get(ns) ?? [],
+        options.now,
+        undefined,
+        expectedByNamespace.get(ns) ?? [],
+      );
       groups.push(groupFromAgentRows(ns, [...rows, ...(problemRows.get(ns) ?? [])]));
     }
   }
@@ -231,7 +307,11 @@ const CLEAR_SCREEN = '\u001b[H\u001b[2J';
 export async function runStatus(options: StatusOptions, io: StatusIo): Promise<number> {
   let source: StatusSource;
   try {
-    source = io.source ? io.source() : kubeStatusSource(loadUserKubeConfig(options.kubeconfig, options.context, io.env), { timeoutMs: (options.timeout ?? DEFAULT_TIMEOUT_SECONDS) * 1000 });
+    source = io.source
+      ? io.source()
+      : kubeStatusSource(loadUserKubeConfig(options.kubeconfig, options.context, io.env), {
+          timeoutMs: (options.timeout ?? DEFAULT_TIMEOUT_SECONDS) * 1000,
+        });
   } catch (error) {
     io.stderr.write(`pullfleet status: ${error instanceof Error ? error.message : String(error)}\n`);
     return EXIT_ERROR;
@@ -240,7 +320,12 @@ export async function runStatus(options: StatusOptions, io: StatusIo): Promise<n
   const snapshot = async (): Promise<{ text: string; code: number }> => {
     const now = io.now();
     try {
-      const groups = await collectStatus(source, { namespace: options.namespace, name: options.name, includeStatic: options.includeStatic, now });
+      const groups = await collectStatus(source, {
+        namespace: options.namespace,
+        name: options.name,
+        includeStatic: options.includeStatic,
+        now,
+      });
       return { text: renderOutput(groups, options.output, { now, color }), code: statusExitCode(groups) };
     } catch (error) {
       const message = explainError(error, 'fleet status', source.description).message;
@@ -262,7 +347,9 @@ export async function runStatus(options: StatusOptions, io: StatusIo): Promise<n
       const result = await snapshot();
       code = result.code;
       if (redraw) {
-        io.stdout.write(`${CLEAR_SCREEN}${result.text}\nEvery ${intervalMs / 1000}s · ${io.now().toISOString().slice(11, 19)} UTC · Ctrl-C to stop\n`);
+        io.stdout.write(
+          `${CLEAR_SCREEN}${result.text}\nEvery ${intervalMs / 1000}s · ${io.now().toISOString().slice(11, 19)} UTC · Ctrl-C to stop\n`,
+        );
       } else if (result.text !== last) {
         io.stdout.write(result.text);
         last = result.text;
@@ -279,7 +366,9 @@ export async function runStatus(options: StatusOptions, io: StatusIo): Promise<n
 export function registerStatus(program: Command): void {
   program
     .command('status')
-    .description('show what is running where: one table per pull ApplicationSet (and static apps), problems first; exits 1 when anything is degraded, missing or stale, 2 when the hub cannot be read')
+    .description(
+      'show what is running where: one table per pull ApplicationSet (and static apps), problems first; exits 1 when anything is degraded, missing or stale, 2 when the hub cannot be read',
+    )
     .argument('[applicationset]', 'only this ApplicationSet')
     .option('--kubeconfig <path>', 'kubeconfig file (default: $KUBECONFIG or ~/.kube/config)')
     .option('--context <name>', 'kubeconfig context of the hub')
@@ -288,38 +377,69 @@ export function registerStatus(program: Command): void {
     .option('-w, --watch', 'refresh until interrupted')
     .option('--interval <seconds>', 'refresh interval for --watch', (value: string) => {
       const seconds = Number(value);
-      if (!Number.isFinite(seconds) || seconds <= 0) throw new Error(`--interval must be a positive number of seconds, got "${value}"`);
+      if (!Number.isFinite(seconds) || seconds <= 0)
+        throw new Error(`--interval must be a positive number of seconds, got "${value}"`);
       return seconds;
     })
-    .option('--timeout <seconds>', `give up on the hub after this many seconds per request (default: ${DEFAULT_TIMEOUT_SECONDS})`, (value: string) => {
-      const seconds = Number(value);
-      if (!Number.isFinite(seconds) || seconds <= 0) throw new Error(`--timeout must be a positive number of seconds, got "${value}"`);
-      return seconds;
-    })
-    .option('--no-static', 'leave out applications no ApplicationSet generates (statically delivered and agent-model ones)')
+    .option(
+      '--timeout <seconds>',
+      `give up on the hub after this many seconds per request (default: ${DEFAULT_TIMEOUT_SECONDS})`,
+      (value: string) => {
+        const seconds = Number(value);
+        if (!Number.isFinite(seconds) || seconds <= 0)
+          throw new Error(`--timeout must be a positive number of seconds, got "${value}"`);
+        return seconds;
+      },
+    )
+    .option(
+      '--no-static',
+      'leave out applications no ApplicationSet generates (statically delivered and agent-model ones)',
+    )
     .option('--no-color', 'never colour the table')
-    .action(async (name: string | undefined, opts: { kubeconfig?: string; context?: string; namespace?: string; output: OutputFormat; watch?: boolean; interval?: number; timeout?: number; static: boolean; color: boolean }) => {
-      const controller = new AbortController();
-      const stop = (): void => controller.abort();
-      process.once('SIGINT', stop);
-      try {
-        process.exitCode = await runStatus(
-          {
-            kubeconfig: opts.kubeconfig,
-            context: opts.context,
-            namespace: opts.namespace,
-            name,
-            output: opts.output,
-            watch: opts.watch,
-            interval: opts.interval,
-            timeout: opts.timeout,
-            includeStatic: opts.static,
-            color: opts.color,
-          },
-          { stdout: process.stdout, stderr: process.stderr, env: process.env, now: () => new Date(), sleep: abortableSleep, signal: controller.signal },
-        );
-      } finally {
-        process.removeListener('SIGINT', stop);
-      }
-    });
+    .action(
+      async (
+        name: string | undefined,
+        opts: {
+          kubeconfig?: string;
+          context?: string;
+          namespace?: string;
+          output: OutputFormat;
+          watch?: boolean;
+          interval?: number;
+          timeout?: number;
+          static: boolean;
+          color: boolean;
+        },
+      ) => {
+        const controller = new AbortController();
+        const stop = (): void => controller.abort();
+        process.once('SIGINT', stop);
+        try {
+          process.exitCode = await runStatus(
+            {
+              kubeconfig: opts.kubeconfig,
+              context: opts.context,
+              namespace: opts.namespace,
+              name,
+              output: opts.output,
+              watch: opts.watch,
+              interval: opts.interval,
+              timeout: opts.timeout,
+              includeStatic: opts.static,
+              color: opts.color,
+            },
+            {
+              stdout: process.stdout,
+              stderr: process.stderr,
+              env: process.env,
+              now: () => new Date(),
+              sleep: abortableSleep,
+              signal: controller.signal,
+            },
+          );
+        } finally {
+          process.removeListener('SIGINT', stop);
+        }
+      },
+    );
 }

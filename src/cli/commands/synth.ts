@@ -12,7 +12,18 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { readCdk8sConfig } from '../support/cdk8s-config.js';
 import { fleetProgramEnv } from '../support/fleet-module.js';
 import { Progress } from '../support/progress.js';
-import { cannotWriteProblem, cleanLeftovers, makeStaging, outputFolderProblem, SwapRestoreError, swapFs, swapIn, writabilityProblem, writeManifest, type SwapFs } from '../support/output-folder.js';
+import {
+  cannotWriteProblem,
+  cleanLeftovers,
+  makeStaging,
+  outputFolderProblem,
+  SwapRestoreError,
+  swapFs,
+  swapIn,
+  writabilityProblem,
+  writeManifest,
+  type SwapFs,
+} from '../support/output-folder.js';
 import { formatTypeErrors, runsTypeScript, typecheckApp, type TypecheckResult } from '../support/typecheck.js';
 
 export interface SynthOptions {
@@ -154,7 +165,10 @@ const WRITING_STARTS = /(?:^|\n)pullfleet: validated /;
  * have passed since `started`; with `progress`, its phase moves to "writing the output" when the app
  * says it has validated the fleet.
  */
-function startSynth(dir: string, options: SynthOptions & { cwd: string; previousOutput?: string; started?: number }): RunningSynth {
+function startSynth(
+  dir: string,
+  options: SynthOptions & { cwd: string; previousOutput?: string; started?: number },
+): RunningSynth {
   const chunks: string[] = [];
   const held: string[] = [];
   let stderrMode: 'hold' | 'stream' | 'drop' = options.streamStderr ? 'hold' : 'stream';
@@ -162,9 +176,16 @@ function startSynth(dir: string, options: SynthOptions & { cwd: string; previous
   const streamed = new CliNoiseFilter((text) => (progress ? progress.write(text) : process.stderr.write(text)));
   // Its own process group, so that stopping it also stops the app cdk8s started.
   // The app reads the previous output's plan state (moves between delivery models go step by step from it).
-  const base = options.previousOutput ? { ...process.env, PULLFLEET_PREVIOUS_OUTPUT: options.previousOutput } : process.env;
+  const base = options.previousOutput
+    ? { ...process.env, PULLFLEET_PREVIOUS_OUTPUT: options.previousOutput }
+    : process.env;
   const env = fleetProgramEnv(options.app, options.cwd, base);
-  const child = spawn(process.execPath, synthArgs(dir, options.app), { cwd: options.cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const child = spawn(process.execPath, synthArgs(dir, options.app), {
+    cwd: options.cwd,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => chunks.push(chunk));
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
     if (progress && WRITING_STARTS.test(chunk)) progress.enter(PHASE.writing);
@@ -211,7 +232,10 @@ function startSynth(dir: string, options: SynthOptions & { cwd: string; previous
         clearTimeout(killer);
         signalGroup('SIGKILL');
       }
-      resolve({ ok: code === 0 && fs.existsSync(dir) && !options.signal?.aborted && timedOutIn === undefined, output: chunks.join('') });
+      resolve({
+        ok: code === 0 && fs.existsSync(dir) && !options.signal?.aborted && timedOutIn === undefined,
+        output: chunks.join(''),
+      });
     });
   });
   return {
@@ -234,7 +258,13 @@ function startSynth(dir: string, options: SynthOptions & { cwd: string; previous
  * What a command prints when its time ran out: the phase it was in, that the fleet program was
  * stopped, what was left as it was, and what to do.
  */
-export function timeoutMessage(command: string, seconds: number, phase: string, app: string | undefined, left?: string): string {
+export function timeoutMessage(
+  command: string,
+  seconds: number,
+  phase: string,
+  app: string | undefined,
+  left?: string,
+): string {
   const what =
     phase === PHASE.typecheck
       ? 'the type-check of the fleet description did not finish'
@@ -263,7 +293,10 @@ export interface FleetRunOptions {
  * Runs the fleet program into `dir` (through {@link startSynth}), stopping it (and what it
  * started) when `timeout` seconds have passed since `started`. `timedOutIn` names the phase then.
  */
-export async function runFleetProgram(dir: string, options: FleetRunOptions): Promise<{ ok: boolean; output: string; timedOutIn?: string }> {
+export async function runFleetProgram(
+  dir: string,
+  options: FleetRunOptions,
+): Promise<{ ok: boolean; output: string; timedOutIn?: string }> {
   options.progress?.enter(PHASE.program);
   const run = startSynth(dir, { ...options, streamStderr: false });
   const result = await run.done;
@@ -274,7 +307,9 @@ export async function runFleetProgram(dir: string, options: FleetRunOptions): Pr
 export function parseTimeout(value: string): number {
   const seconds = Number(value);
   if (value.trim() === '' || !Number.isFinite(seconds) || seconds < 0) {
-    throw new InvalidArgumentError(`--timeout ${value} is not a number of seconds: give for example --timeout ${DEFAULT_TIMEOUT_SECONDS} (0 for no limit)`);
+    throw new InvalidArgumentError(
+      `--timeout ${value} is not a number of seconds: give for example --timeout ${DEFAULT_TIMEOUT_SECONDS} (0 for no limit)`,
+    );
   }
   return seconds;
 }
@@ -299,15 +334,28 @@ export async function runSynth(options: SynthOptions = {}): Promise<SynthResult>
     outdir = resolveOutdir(cwd, options.outdir);
     app = options.app ?? readCdk8sConfig(cwd).app;
   } catch (error) {
-    return { ok: false, outdir: path.resolve(cwd, options.outdir ?? 'dist'), output: `${(error as Error).message}\n`, notes: [] };
+    return {
+      ok: false,
+      outdir: path.resolve(cwd, options.outdir ?? 'dist'),
+      output: `${(error as Error).message}\n`,
+      notes: [],
+    };
   }
-  const refuse = (output: string, notes: string[] = [], typecheck?: TypecheckResult): SynthResult => ({ ok: false, outdir, output, notes, typecheck });
+  const refuse = (output: string, notes: string[] = [], typecheck?: TypecheckResult): SynthResult => ({
+    ok: false,
+    outdir,
+    output,
+    notes,
+    typecheck,
+  });
   const folderProblem = outputFolderProblem(outdir, cwd);
   if (folderProblem) return refuse(`${folderProblem}\n`);
   // Moves between delivery models are judged against the committed plan state (by default the output's own).
   const planState = options.planState !== undefined ? path.resolve(cwd, options.planState) : outdir;
   if (options.planState !== undefined && !fs.existsSync(planState)) {
-    return refuse(`--plan-state ${options.planState} does not exist: name the committed output folder (dist) or one of its <hub>/plan-state.json files\n`);
+    return refuse(
+      `--plan-state ${options.planState} does not exist: name the committed output folder (dist) or one of its <hub>/plan-state.json files\n`,
+    );
   }
   const ops = swapFs(options.fs);
   const parent = path.dirname(outdir);
@@ -354,11 +402,16 @@ export async function runSynth(options: SynthOptions = {}): Promise<SynthResult>
     const result = await synth.done;
     if (options.signal?.aborted) return refuse('synth was interrupted\n', notes, typecheck);
     // The command adds that the output folder was left as it was.
-    if (synth.timedOutIn !== undefined) return refuse(timeoutMessage('synth', timeout, synth.timedOutIn, app), notes, typecheck);
+    if (synth.timedOutIn !== undefined)
+      return refuse(timeoutMessage('synth', timeout, synth.timedOutIn, app), notes, typecheck);
     if (typecheckError) return refuse(typecheckError, notes);
     if (typecheck && typecheck.errors.length > 0) return refuse(formatTypeErrors(typecheck, cwd), notes, typecheck);
     if (!result.ok) return refuse(result.output, notes, typecheck);
-    if (!(fs.readdirSync(staging, { recursive: true }) as string[]).some((rel) => fs.statSync(path.join(staging, rel)).isFile())) {
+    if (
+      !(fs.readdirSync(staging, { recursive: true }) as string[]).some((rel) =>
+        fs.statSync(path.join(staging, rel)).isFile(),
+      )
+    ) {
       // Swapping in an empty folder would delete the previous output.
       return refuse(
         `${result.output}the fleet app wrote no files into the folder cdk8s gave it (CDK8S_OUTDIR), so the output folder was left as it was: declare at least one Hub, and leave Fleet's outdir unset\n`,
@@ -373,7 +426,11 @@ export async function runSynth(options: SynthOptions = {}): Promise<SynthResult>
       if (note) notes.push(note);
     } catch (error) {
       if (error instanceof SwapRestoreError) throw error;
-      return refuse(`${result.output}could not move the new output into place (${(error as Error).message})\n`, notes, typecheck);
+      return refuse(
+        `${result.output}could not move the new output into place (${(error as Error).message})\n`,
+        notes,
+        typecheck,
+      );
     }
     succeeded = true;
     return { ok: true, outdir, output: result.output, notes, typecheck };
@@ -399,12 +456,22 @@ function removeEmptyFolders(dir: string, created: string | undefined): void {
 export function registerSynth(program: Command): void {
   program
     .command('synth')
-    .description('type-check and synthesize the fleet into dist/ (a refused or failed synth leaves the previous dist/ as it was)')
+    .description(
+      'type-check and synthesize the fleet into dist/ (a refused or failed synth leaves the previous dist/ as it was)',
+    )
     .option('-o, --output <dir>', 'output folder (default: output of cdk8s.yaml, else dist)')
     .option('-a, --app <command>', 'command that runs the cdk8s app (default: cdk8s.yaml)')
     .option('--strict', 'treat warnings as errors')
-    .option('--timeout <seconds>', 'stop the type-check and the fleet program after this long, leaving the output folder as it was (0: no limit)', parseTimeout, DEFAULT_TIMEOUT_SECONDS)
-    .option('--plan-state <dir or file>', 'the committed plan state moves between delivery models are judged against: an output folder or a <hub>/plan-state.json (default: the output folder)')
+    .option(
+      '--timeout <seconds>',
+      'stop the type-check and the fleet program after this long, leaving the output folder as it was (0: no limit)',
+      parseTimeout,
+      DEFAULT_TIMEOUT_SECONDS,
+    )
+    .option(
+      '--plan-state <dir or file>',
+      'the committed plan state moves between delivery models are judged against: an output folder or a <hub>/plan-state.json (default: the output folder)',
+    )
     .action(async (opts: { output?: string; app?: string; strict?: boolean; timeout: number; planState?: string }) => {
       if (opts.strict) process.env.PULLFLEET_STRICT = '1';
       const started = Date.now();
@@ -415,7 +482,15 @@ export function registerSynth(program: Command): void {
       const onSignal = () => interrupt.abort();
       process.once('SIGINT', onSignal).once('SIGTERM', onSignal);
       try {
-        result = await runSynth({ outdir: opts.output, app: opts.app, streamStderr: true, signal: interrupt.signal, timeout: opts.timeout, progress, planState: opts.planState });
+        result = await runSynth({
+          outdir: opts.output,
+          app: opts.app,
+          streamStderr: true,
+          signal: interrupt.signal,
+          timeout: opts.timeout,
+          progress,
+          planState: opts.planState,
+        });
       } catch (error) {
         progress.stop();
         // Everything runSynth does before the swap leaves the output alone, and the swap puts it back or says where it is.
@@ -436,7 +511,9 @@ export function registerSynth(program: Command): void {
         return;
       }
       const seconds = ((Date.now() - started) / 1000).toFixed(1);
-      const checked = result.typecheck ? `, type-checked ${path.relative(process.cwd(), result.typecheck.file)} in ${(result.typecheck.ms / 1000).toFixed(1)} s` : '';
+      const checked = result.typecheck
+        ? `, type-checked ${path.relative(process.cwd(), result.typecheck.file)} in ${(result.typecheck.ms / 1000).toFixed(1)} s`
+        : '';
       process.stdout.write(`synthesized into ${where} in ${seconds} s${checked}\n`);
     });
 }

@@ -14,7 +14,15 @@ import { REPORT_FILE_ENV, STRICT_ENV } from '../../constructs/fleet.js';
 import { ETCD_OBJECT_LIMIT, type PlainObject } from '../../model/validation/object-rules.js';
 import { DEFAULT_WORK_SIZE_BUDGET } from '../../model/validation/rules.js';
 import { checkObject, objectLabel } from '../../validate/schema.js';
-import { DEFAULT_TIMEOUT_SECONDS, parseTimeout, PHASE, resolveOutdir, runFleetProgram, timeoutMessage, withoutCliNoise } from './synth.js';
+import {
+  DEFAULT_TIMEOUT_SECONDS,
+  parseTimeout,
+  PHASE,
+  resolveOutdir,
+  runFleetProgram,
+  timeoutMessage,
+  withoutCliNoise,
+} from './synth.js';
 import { readCdk8sConfig } from '../support/cdk8s-config.js';
 import { Progress } from '../support/progress.js';
 import { formatTypeErrors, runsTypeScript, typecheckApp, type TypecheckResult } from '../support/typecheck.js';
@@ -46,7 +54,9 @@ export class UsageError extends Error {}
 function yamlFiles(dir: string): string[] {
   const out: string[] = [];
   const walk = (sub: string) => {
-    for (const entry of fs.readdirSync(path.join(dir, sub), { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+    for (const entry of fs
+      .readdirSync(path.join(dir, sub), { withFileTypes: true })
+      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
       const rel = sub ? `${sub}/${entry.name}` : entry.name;
       if (entry.isDirectory()) {
         if (entry.name !== '.git' && entry.name !== 'node_modules') walk(rel);
@@ -69,7 +79,8 @@ function groupOf(apiVersion: string): string {
 
 /** Checks every YAML document under `dir` with the schema and policy rules synth applies. */
 export function validateFolder(dir: string, options: { strict?: boolean; sizeBudget?: number } = {}): ValidateReport {
-  if (!fs.existsSync(dir)) throw new UsageError(`${dir} does not exist: give a folder of YAML files (or no folder to validate the fleet)`);
+  if (!fs.existsSync(dir))
+    throw new UsageError(`${dir} does not exist: give a folder of YAML files (or no folder to validate the fleet)`);
   if (!fs.statSync(dir).isDirectory()) throw new UsageError(`${dir} is not a folder: give a folder of YAML files`);
   const strict = options.strict ?? false;
   const sizeBudget = options.sizeBudget ?? DEFAULT_WORK_SIZE_BUDGET;
@@ -83,28 +94,43 @@ export function validateFolder(dir: string, options: { strict?: boolean; sizeBud
     const list = Array.isArray(docs) ? docs : [docs];
     list.forEach((doc, index) => {
       if (doc.errors.length > 0) {
-        errors.push({ file, message: `document ${index + 1} is not valid YAML: ${doc.errors[0].message.split('\n')[0]}` });
+        errors.push({
+          file,
+          message: `document ${index + 1} is not valid YAML: ${doc.errors[0].message.split('\n')[0]}`,
+        });
         return;
       }
       const obj = doc.toJS() as unknown;
       if (obj === null || obj === undefined) return;
       if (typeof obj !== 'object' || Array.isArray(obj)) {
-        errors.push({ file, message: `document ${index + 1} is not a Kubernetes object (a ${Array.isArray(obj) ? 'list' : typeof obj}): give each document apiVersion, kind and metadata` });
+        errors.push({
+          file,
+          message: `document ${index + 1} is not a Kubernetes object (a ${Array.isArray(obj) ? 'list' : typeof obj}): give each document apiVersion, kind and metadata`,
+        });
         return;
       }
       objects++;
       const plain = obj as PlainObject;
-      for (const f of checkObject(plain, { sizeBudget })) (f.severity === 'error' ? errors : warnings).push({ file, message: f.message });
+      for (const f of checkObject(plain, { sizeBudget }))
+        (f.severity === 'error' ? errors : warnings).push({ file, message: f.message });
       const meta = (plain.metadata ?? {}) as { name?: unknown; namespace?: unknown };
       if (typeof plain.apiVersion === 'string' && typeof plain.kind === 'string' && typeof meta.name === 'string') {
         const key = `${targetOf(file)}|${groupOf(plain.apiVersion)}|${plain.kind}|${String(meta.namespace ?? '')}|${meta.name}`;
         const first = seen.get(key);
-        if (first) errors.push({ file, message: `${objectLabel(plain)} is also defined in ${first}: the same cluster would apply both; keep one` });
+        if (first)
+          errors.push({
+            file,
+            message: `${objectLabel(plain)} is also defined in ${first}: the same cluster would apply both; keep one`,
+          });
         else seen.set(key, file);
       }
     });
   }
-  if (objects === 0) errors.push({ file: '.', message: `no Kubernetes objects found under ${dir}: give the folder synth wrote (for example dist/)` });
+  if (objects === 0)
+    errors.push({
+      file: '.',
+      message: `no Kubernetes objects found under ${dir}: give the folder synth wrote (for example dist/)`,
+    });
   const ok = errors.length === 0 && (!strict || warnings.length === 0);
   return { ok, strict, errors, warnings, objects, files: files.length };
 }
@@ -127,9 +153,16 @@ function validationScratch(strict: boolean | undefined): { scratch: string; repo
 }
 
 /** The findings the fleet program wrote to `reportFile`, or only its output when it wrote none. */
-function readFindings(reportFile: string, result: { ok: boolean; output: string }): { report?: ValidateReport; output: string } {
+function readFindings(
+  reportFile: string,
+  result: { ok: boolean; output: string },
+): { report?: ValidateReport; output: string } {
   if (!fs.existsSync(reportFile)) return { output: result.output };
-  const raw = JSON.parse(fs.readFileSync(reportFile, 'utf8')) as { strict: boolean; errors: ValidateFinding[]; warnings: ValidateFinding[] };
+  const raw = JSON.parse(fs.readFileSync(reportFile, 'utf8')) as {
+    strict: boolean;
+    errors: ValidateFinding[];
+    warnings: ValidateFinding[];
+  };
   const strict = raw.strict;
   const ok = raw.errors.length === 0 && (!strict || raw.warnings.length === 0) && result.ok;
   return { report: { ok, strict, errors: raw.errors, warnings: raw.warnings }, output: result.output };
@@ -143,7 +176,15 @@ function readFindings(reportFile: string, result: { ok: boolean; output: string 
  * names the phase it was in.
  */
 export async function validateFleet(
-  options: { cwd?: string; app?: string; strict?: boolean; outdir?: string; timeout?: number; started?: number; progress?: Progress } = {},
+  options: {
+    cwd?: string;
+    app?: string;
+    strict?: boolean;
+    outdir?: string;
+    timeout?: number;
+    started?: number;
+    progress?: Progress;
+  } = {},
 ): Promise<{ report?: ValidateReport; output: string; timedOutIn?: string }> {
   const { scratch, reportFile, restore } = validationScratch(options.strict);
   try {
@@ -172,7 +213,8 @@ function where(f: ValidateFinding): string {
 export function formatReport(report: ValidateReport): string {
   const lines: string[] = [];
   for (const e of report.errors) lines.push(`error: ${where(e)} ${e.message}`);
-  for (const w of report.warnings) lines.push(`${report.strict ? 'error (--strict)' : 'warning'}: ${where(w)} ${w.message}`);
+  for (const w of report.warnings)
+    lines.push(`${report.strict ? 'error (--strict)' : 'warning'}: ${where(w)} ${w.message}`);
   const counted = report.objects !== undefined ? ` in ${report.objects} objects (${report.files} files)` : '';
   const summary = `${report.errors.length} error${report.errors.length === 1 ? '' : 's'}, ${report.warnings.length} warning${report.warnings.length === 1 ? '' : 's'}${counted}`;
   lines.push(report.ok ? `valid: ${summary}` : `invalid: ${summary}`);
@@ -193,13 +235,26 @@ export function registerValidate(program: Command): void {
   program
     .command('validate')
     .argument('[dir]', 'a folder of YAML to check instead of the fleet (for example a dist/ written by another tool)')
-    .description('check the fleet (or a folder of YAML): schemas, Kubernetes rules, policy; every problem with its construct path or file; writes nothing')
+    .description(
+      'check the fleet (or a folder of YAML): schemas, Kubernetes rules, policy; every problem with its construct path or file; writes nothing',
+    )
     .option('-a, --app <command>', 'command that runs the cdk8s app (default: cdk8s.yaml)')
     .option('-o, --output <format>', 'text or json', 'text')
-    .option('--outdir <dir>', 'the committed output whose plan state moves between delivery models are checked against (default: cdk8s.yaml output, else dist)')
+    .option(
+      '--outdir <dir>',
+      'the committed output whose plan state moves between delivery models are checked against (default: cdk8s.yaml output, else dist)',
+    )
     .option('--strict', 'treat warnings as errors')
-    .option('--size-budget <bytes>', `largest object allowed in folder mode (default ${DEFAULT_WORK_SIZE_BUDGET}; at most ${ETCD_OBJECT_LIMIT})`)
-    .option('--timeout <seconds>', 'stop the type-check and the fleet program after this long (0: no limit)', parseTimeout, DEFAULT_TIMEOUT_SECONDS)
+    .option(
+      '--size-budget <bytes>',
+      `largest object allowed in folder mode (default ${DEFAULT_WORK_SIZE_BUDGET}; at most ${ETCD_OBJECT_LIMIT})`,
+    )
+    .option(
+      '--timeout <seconds>',
+      'stop the type-check and the fleet program after this long (0: no limit)',
+      parseTimeout,
+      DEFAULT_TIMEOUT_SECONDS,
+    )
     .exitOverride((error) => {
       if (error.exitCode === 0) throw error;
       process.exit(2);
@@ -223,7 +278,13 @@ export function registerValidate(program: Command): void {
 }
 
 /** Usage errors, and folder mode (`dir` given): the exit code, or undefined for the fleet mode {@link runValidate} runs. */
-function runWithoutFleet(dir: string | undefined, opts: ValidateOpts, out: (text: string) => void, err: (text: string) => void, cwd: string): number | undefined {
+function runWithoutFleet(
+  dir: string | undefined,
+  opts: ValidateOpts,
+  out: (text: string) => void,
+  err: (text: string) => void,
+  cwd: string,
+): number | undefined {
   if (opts.output !== 'text' && opts.output !== 'json') {
     err(`pullfleet validate: -o ${opts.output} is not a format: use text or json\n`);
     return 2;
@@ -232,11 +293,13 @@ function runWithoutFleet(dir: string | undefined, opts: ValidateOpts, out: (text
   if (opts.sizeBudget !== undefined) {
     sizeBudget = Number(opts.sizeBudget);
     if (!Number.isInteger(sizeBudget) || sizeBudget <= 0 || sizeBudget > ETCD_OBJECT_LIMIT) {
-      err(`pullfleet validate: --size-budget ${opts.sizeBudget} must be a whole number of bytes from 1 to ${ETCD_OBJECT_LIMIT}\n`);
+      err(
+        `pullfleet validate: --size-budget ${opts.sizeBudget} must be a whole number of bytes from 1 to ${ETCD_OBJECT_LIMIT}\n`,
+      );
       return 2;
     }
     if (dir === undefined) {
-      err('pullfleet validate: --size-budget applies to a folder; for the fleet set the hub\'s workSizeBudget\n');
+      err("pullfleet validate: --size-budget applies to a folder; for the fleet set the hub's workSizeBudget\n");
       return 2;
     }
   }
@@ -254,7 +317,12 @@ function runWithoutFleet(dir: string | undefined, opts: ValidateOpts, out: (text
 }
 
 /** Type-checks the fleet description: undefined when it passes, else the exit code (after reporting). */
-function checkTypes(opts: ValidateOpts, out: (text: string) => void, err: (text: string) => void, cwd: string): number | undefined {
+function checkTypes(
+  opts: ValidateOpts,
+  out: (text: string) => void,
+  err: (text: string) => void,
+  cwd: string,
+): number | undefined {
   // tsx runs the fleet without checking types: a wrong prop type must not pass validation.
   let types: TypecheckResult | undefined;
   try {
@@ -264,17 +332,28 @@ function checkTypes(opts: ValidateOpts, out: (text: string) => void, err: (text:
     return 1;
   }
   if (!types || types.errors.length === 0) return undefined;
-  if (opts.output === 'json') out(`${JSON.stringify({ ok: false, strict: opts.strict ?? false, errors: types.errors.map((message) => ({ message })), warnings: [] }, null, 2)}\n`);
+  if (opts.output === 'json')
+    out(
+      `${JSON.stringify({ ok: false, strict: opts.strict ?? false, errors: types.errors.map((message) => ({ message })), warnings: [] }, null, 2)}\n`,
+    );
   else err(formatTypeErrors(types, cwd));
   return 1;
 }
 
 /** The report of a fleet run, or the exit code when the fleet did not get as far as validation (after reporting). */
-function fleetReport(result: { report?: ValidateReport; output: string }, opts: ValidateOpts, out: (text: string) => void, err: (text: string) => void): ValidateReport | number {
+function fleetReport(
+  result: { report?: ValidateReport; output: string },
+  opts: ValidateOpts,
+  out: (text: string) => void,
+  err: (text: string) => void,
+): ValidateReport | number {
   if (result.report) return result.report;
   // The fleet did not get as far as validation (a crash, a syntax error): show what it printed, without cdk8s-cli's trace.
   const output = withoutCliNoise(result.output);
-  if (opts.output === 'json') out(`${JSON.stringify({ ok: false, strict: opts.strict ?? false, errors: [{ message: output.trim() }], warnings: [] }, null, 2)}\n`);
+  if (opts.output === 'json')
+    out(
+      `${JSON.stringify({ ok: false, strict: opts.strict ?? false, errors: [{ message: output.trim() }], warnings: [] }, null, 2)}\n`,
+    );
   else err(output);
   return 1;
 }
@@ -304,7 +383,15 @@ export async function runValidate(
     err(timeoutMessage('validate', timeout, PHASE.typecheck, app(), 'nothing was validated'));
     return 1;
   }
-  const result = await validateFleet({ cwd, app: opts.app, strict: opts.strict, ...(opts.outdir ? { outdir: opts.outdir } : {}), timeout, started, progress });
+  const result = await validateFleet({
+    cwd,
+    app: opts.app,
+    strict: opts.strict,
+    ...(opts.outdir ? { outdir: opts.outdir } : {}),
+    timeout,
+    started,
+    progress,
+  });
   if (result.timedOutIn !== undefined) {
     err(timeoutMessage('validate', timeout, result.timedOutIn, app(), 'nothing was validated'));
     return 1;

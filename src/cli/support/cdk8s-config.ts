@@ -24,12 +24,14 @@ export function readCdk8sConfig(cwd: string): Cdk8sConfig {
     throw new Error(`cdk8s.yaml is not valid YAML (${(error as Error).message.split('\n')[0]}): fix the file`);
   }
   if (doc === null || doc === undefined) return {};
-  if (typeof doc !== 'object' || Array.isArray(doc)) throw new Error('cdk8s.yaml must be a mapping (app: ..., output: ...): fix the file');
+  if (typeof doc !== 'object' || Array.isArray(doc))
+    throw new Error('cdk8s.yaml must be a mapping (app: ..., output: ...): fix the file');
   const out: { app?: string; output?: string } = {};
   for (const key of ['app', 'output'] as const) {
     const value = (doc as Record<string, unknown>)[key];
     if (value === undefined || value === null) continue;
-    if (typeof value !== 'string' || value.trim() === '') throw new Error(`cdk8s.yaml: ${key} is ${JSON.stringify(value)}: give a non-empty string`);
+    if (typeof value !== 'string' || value.trim() === '')
+      throw new Error(`cdk8s.yaml: ${key} is ${JSON.stringify(value)}: give a non-empty string`);
     out[key] = value;
   }
   return out;

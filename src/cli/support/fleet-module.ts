@@ -53,7 +53,11 @@ function hookFile(): string {
  * The environment to run the app command (`app`, else `app:` of cdk8s.yaml) in: `base`, plus the
  * module hook when the TypeScript file the command runs sits in a CommonJS package.
  */
-export function fleetProgramEnv(app: string | undefined, cwd: string, base: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+export function fleetProgramEnv(
+  app: string | undefined,
+  cwd: string,
+  base: NodeJS.ProcessEnv = process.env,
+): NodeJS.ProcessEnv {
   let command = app;
   try {
     command ??= readCdk8sConfig(cwd).app;

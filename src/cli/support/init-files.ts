@@ -62,7 +62,9 @@ export function chooseConfigFile(esm: boolean, existing: (path: string) => strin
 /** The version of `name` installed in the folder's node_modules, if any. */
 function installedVersion(existing: (path: string) => string | undefined, name: string): string | undefined {
   try {
-    const manifest = JSON.parse(existing(`node_modules/${name}/package.json`) ?? 'null') as { version?: unknown } | null;
+    const manifest = JSON.parse(existing(`node_modules/${name}/package.json`) ?? 'null') as {
+      version?: unknown;
+    } | null;
     return typeof manifest?.version === 'string' && semver.valid(manifest.version) ? manifest.version : undefined;
   } catch {
     return undefined;
@@ -101,13 +103,17 @@ export function findInitConflicts(options: InitOptions, existing: (path: string)
           if (typeof have !== 'string' || have === wanted) continue;
           if (semver.validRange(have) === null || semver.validRange(wanted) === null) continue;
           if (!semver.intersects(have, wanted)) {
-            conflicts.push(`package.json ${section}.${name} is "${have}", and pullfleet ${options.versions.pullfleet} needs ${name} ${wanted} (npm install would fail with ERESOLVE): run npm install ${name}@"${wanted}", or change the range in package.json`);
+            conflicts.push(
+              `package.json ${section}.${name} is "${have}", and pullfleet ${options.versions.pullfleet} needs ${name} ${wanted} (npm install would fail with ERESOLVE): run npm install ${name}@"${wanted}", or change the range in package.json`,
+            );
             continue;
           }
           // The range allows a good version, but the one installed (and locked) is older.
           const installed = installedVersion(existing, name);
           if (installed !== undefined && !semver.satisfies(installed, wanted)) {
-            conflicts.push(`${name} ${installed} is installed (package.json ${section}.${name} is "${have}"), and pullfleet ${options.versions.pullfleet} needs ${name} ${wanted} (npm install would fail with ERESOLVE): run npm install ${name}@"${wanted}"`);
+            conflicts.push(
+              `${name} ${installed} is installed (package.json ${section}.${name} is "${have}"), and pullfleet ${options.versions.pullfleet} needs ${name} ${wanted} (npm install would fail with ERESOLVE): run npm install ${name}@"${wanted}"`,
+            );
           }
         }
       }
@@ -117,7 +123,9 @@ export function findInitConflicts(options: InitOptions, existing: (path: string)
   if (gitignore !== undefined) {
     gitignore.split(/\r?\n/).forEach((line, index) => {
       if (IGNORES_DIST.has(line.trim())) {
-        conflicts.push(`.gitignore line ${index + 1} ("${line.trim()}") ignores dist/, which a fleet repository commits (the CI check compares it with a fresh synth): remove that line`);
+        conflicts.push(
+          `.gitignore line ${index + 1} ("${line.trim()}") ignores dist/, which a fleet repository commits (the CI check compares it with a fresh synth): remove that line`,
+        );
       }
     });
   }
@@ -180,7 +188,8 @@ export function mergePackageJson(text: string, options: InitOptions, file = 'pac
   }
   if (!isRecord(pkg)) throw new Error(`${file} must hold a JSON object: fix it, then run pullfleet init again`);
   for (const section of ['scripts', 'dependencies', 'devDependencies', 'optionalDependencies']) {
-    if (pkg[section] !== undefined && !isRecord(pkg[section])) throw new Error(`${file}: "${section}" must be an object: fix it, then run pullfleet init again`);
+    if (pkg[section] !== undefined && !isRecord(pkg[section]))
+      throw new Error(`${file}: "${section}" must be an object: fix it, then run pullfleet init again`);
   }
   const merged: JsonRecord = { ...pkg };
   const added: string[] = [];
@@ -194,7 +203,10 @@ export function mergePackageJson(text: string, options: InitOptions, file = 'pac
       kept.push(`scripts.${name}`);
     }
   }
-  const listed = (name: string) => ['dependencies', 'devDependencies', 'optionalDependencies'].find((s) => isRecord(pkg[s]) && (pkg[s] as JsonRecord)[name] !== undefined);
+  const listed = (name: string) =>
+    ['dependencies', 'devDependencies', 'optionalDependencies'].find(
+      (s) => isRecord(pkg[s]) && (pkg[s] as JsonRecord)[name] !== undefined,
+    );
   const dependencies: JsonRecord = { ...((pkg.dependencies as JsonRecord | undefined) ?? {}) };
   for (const [name, range] of Object.entries(initDependencies(options.versions))) {
     const section = listed(name);
@@ -212,8 +224,10 @@ export function mergePackageJson(text: string, options: InitOptions, file = 'pac
   }
   if (added.length === 0) return { added, kept };
   if (added.some((a) => a.startsWith('scripts.'))) merged.scripts = scripts;
-  if (added.some((a) => a.startsWith('dependencies.'))) merged.dependencies = sortKeys(dependencies as Record<string, string>);
-  if (added.some((a) => a.startsWith('devDependencies.'))) merged.devDependencies = sortKeys(devDependencies as Record<string, string>);
+  if (added.some((a) => a.startsWith('dependencies.')))
+    merged.dependencies = sortKeys(dependencies as Record<string, string>);
+  if (added.some((a) => a.startsWith('devDependencies.')))
+    merged.devDependencies = sortKeys(devDependencies as Record<string, string>);
   const indent = /^[{[]\r?\n(\s+)/.exec(text)?.[1] ?? '  ';
   const newline = text.includes('\r\n') ? '\r\n' : '\n';
   return { text: `${JSON.stringify(merged, null, indent).replace(/\n/g, newline)}${newline}`, added, kept };
@@ -230,7 +244,9 @@ export function renderGitignore(): string {
 /** An existing .gitignore with init's missing entries appended (nothing removed), or undefined when none is missing. */
 export function mergeGitignore(text: string): { text?: string; added: string[] } {
   const present = new Set(text.split(/\r?\n/).map((line) => line.trim()));
-  const equivalent: Record<string, string[]> = { 'node_modules/': ['node_modules', '/node_modules', '/node_modules/', 'node_modules/'] };
+  const equivalent: Record<string, string[]> = {
+    'node_modules/': ['node_modules', '/node_modules', '/node_modules/', 'node_modules/'],
+  };
   const added = GITIGNORE_ENTRIES.filter((entry) => !(equivalent[entry] ?? [entry]).some((e) => present.has(e)));
   if (added.length === 0) return { added };
   const separator = text === '' || text.endsWith('\n') ? '' : '\n';
@@ -427,18 +443,32 @@ export interface InitFilePlan {
  * package.json and .gitignore are merged (additions only) even without `force`. Throws on an
  * existing package.json init cannot read; nothing has been written then.
  */
-export function planInit(options: InitOptions, existing: (path: string) => string | undefined, force: boolean): InitFilePlan[] {
+export function planInit(
+  options: InitOptions,
+  existing: (path: string) => string | undefined,
+  force: boolean,
+): InitFilePlan[] {
   const plans: InitFilePlan[] = [];
   const pkgText = existing('package.json');
   if (pkgText === undefined) {
-    plans.push({ path: 'package.json', action: 'write', content: renderPackageJson(options), note: 'pullfleet, its peer dependencies and the scripts synth, validate, plan, test' });
+    plans.push({
+      path: 'package.json',
+      action: 'write',
+      content: renderPackageJson(options),
+      note: 'pullfleet, its peer dependencies and the scripts synth, validate, plan, test',
+    });
   } else {
     const merge = mergePackageJson(pkgText, options);
     const kept = merge.kept.length > 0 ? `; kept as they were: ${merge.kept.join(', ')}` : '';
     plans.push(
       merge.text === undefined
         ? { path: 'package.json', action: 'unchanged', note: `has everything init adds${kept}` }
-        : { path: 'package.json', action: 'merge', content: merge.text, note: `added ${merge.added.join(', ')}${kept}` },
+        : {
+            path: 'package.json',
+            action: 'merge',
+            content: merge.text,
+            note: `added ${merge.added.join(', ')}${kept}`,
+          },
     );
   }
   const config = chooseConfigFile(options.esm, existing);
@@ -450,11 +480,17 @@ export function planInit(options: InitOptions, existing: (path: string) => strin
     [WORKFLOW_FILE, renderWorkflow(), 'GitHub Actions: npm ci, validate --strict, plan on pull requests, dist/ check'],
   ];
   const gitignore = existing('.gitignore');
-  if (gitignore === undefined) plans.push({ path: '.gitignore', action: 'write', content: renderGitignore(), note: GITIGNORE_ENTRIES.join(', ') });
-  else if (force && gitignore !== renderGitignore()) plans.push({ path: '.gitignore', action: 'replace', content: renderGitignore(), note: 'replaced (--force)' });
+  if (gitignore === undefined)
+    plans.push({ path: '.gitignore', action: 'write', content: renderGitignore(), note: GITIGNORE_ENTRIES.join(', ') });
+  else if (force && gitignore !== renderGitignore())
+    plans.push({ path: '.gitignore', action: 'replace', content: renderGitignore(), note: 'replaced (--force)' });
   else {
     const merge = mergeGitignore(gitignore);
-    plans.push(merge.text === undefined ? { path: '.gitignore', action: 'unchanged', note: 'already ignores what init would add' } : { path: '.gitignore', action: 'merge', content: merge.text, note: `added ${merge.added.join(', ')}` });
+    plans.push(
+      merge.text === undefined
+        ? { path: '.gitignore', action: 'unchanged', note: 'already ignores what init would add' }
+        : { path: '.gitignore', action: 'merge', content: merge.text, note: `added ${merge.added.join(', ')}` },
+    );
   }
   for (const [path, content, what] of fixed) {
     const current = existing(path);

@@ -145,9 +145,12 @@ export function outputFolderProblem(outdir: string, cwd: string): string | undef
   const nested = nestedOutputProblem(out, name, cwd);
   if (nested) return nested;
   if (!fs.existsSync(outdir) && !isSymlink(outdir)) return undefined;
-  if (isSymlink(outdir)) return `output folder "${name}" is a symbolic link; synth would replace the link, not its target: give the real folder`;
-  if (!fs.statSync(outdir).isDirectory()) return `output "${name}" exists and is not a folder: remove it or choose another output folder`;
-  if (fs.existsSync(path.join(outdir, '.git'))) return `output folder "${name}" holds a repository (.git): choose a folder of its own, for example -o dist`;
+  if (isSymlink(outdir))
+    return `output folder "${name}" is a symbolic link; synth would replace the link, not its target: give the real folder`;
+  if (!fs.statSync(outdir).isDirectory())
+    return `output "${name}" exists and is not a folder: remove it or choose another output folder`;
+  if (fs.existsSync(path.join(outdir, '.git')))
+    return `output folder "${name}" holds a repository (.git): choose a folder of its own, for example -o dist`;
   const foreign = foreignFiles(outdir);
   if (foreign.length === 0) return undefined;
   const named = foreign.slice(0, NAMED_FOREIGN).join(', ');
@@ -214,7 +217,8 @@ export function writabilityProblem(outdir: string, cwd: string, ops: SwapFs): st
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code ?? String(error);
       const virtual = virtualFileSystem(dir);
-      if (virtual || code !== 'EACCES') return `${what} "${shown(dir, cwd)}" is not writable (${code}); ${cannotWriteAdvice(dir, code, virtual)}`;
+      if (virtual || code !== 'EACCES')
+        return `${what} "${shown(dir, cwd)}" is not writable (${code}); ${cannotWriteAdvice(dir, code, virtual)}`;
       return `${what} "${shown(dir, cwd)}" is not writable (${code}); synth replaces the output folder only when it can remove the previous one: fix its permissions (chmod -R u+w) and synthesize again`;
     }
   };
@@ -230,7 +234,23 @@ export function writabilityProblem(outdir: string, cwd: string, ops: SwapFs): st
 
 /** File system types that hold no ordinary folders (Linux). */
 const VIRTUAL_FILE_SYSTEMS = new Set([
-  'proc', 'sysfs', 'devtmpfs', 'devpts', 'cgroup', 'cgroup2', 'debugfs', 'tracefs', 'securityfs', 'pstore', 'bpf', 'configfs', 'mqueue', 'hugetlbfs', 'fusectl', 'binfmt_misc', 'efivarfs',
+  'proc',
+  'sysfs',
+  'devtmpfs',
+  'devpts',
+  'cgroup',
+  'cgroup2',
+  'debugfs',
+  'tracefs',
+  'securityfs',
+  'pstore',
+  'bpf',
+  'configfs',
+  'mqueue',
+  'hugetlbfs',
+  'fusectl',
+  'binfmt_misc',
+  'efivarfs',
 ]);
 
 /**
@@ -256,13 +276,20 @@ function virtualFileSystem(dir: string): { mount: string; type: string } | undef
 }
 
 /** What to do when `dir` could not be written (`code`, for example EACCES, EROFS, EPERM, ENOENT). */
-function cannotWriteAdvice(dir: string, code: string, virtual = virtualFileSystem(dir), what = 'an output folder', example = ', for example -o dist'): string {
+function cannotWriteAdvice(
+  dir: string,
+  code: string,
+  virtual = virtualFileSystem(dir),
+  what = 'an output folder',
+  example = ', for example -o dist',
+): string {
   if (virtual) {
     const where = path.resolve(dir) === virtual.mount ? `${dir} is` : `${dir} is on ${virtual.mount},`;
     return `${where} a ${virtual.type} file system of the kernel that holds no ordinary files or folders: choose ${what} in your project${example}`;
   }
   if (code === 'EROFS') return `${dir} is on a read-only file system: choose ${what} on a writable one${example}`;
-  if (code === 'EACCES') return `fix the permissions of ${dir} (chmod u+w), or choose another ${what.replace(/^an? /, '')}`;
+  if (code === 'EACCES')
+    return `fix the permissions of ${dir} (chmod u+w), or choose another ${what.replace(/^an? /, '')}`;
   return `choose ${what} on a writable file system${example}`;
 }
 
@@ -331,12 +358,16 @@ export function cleanLeftovers(outdir: string, cwd: string, ops: SwapFs = realFs
     if (match[1] && processAlive(Number(match[1]))) continue;
     const dir = path.join(parent, entry.name);
     if (match[2] && !fs.existsSync(outdir)) {
-      notes.push(`left ${shown(dir, cwd)} in place: it is the previous output set aside by an interrupted synth and ${shown(outdir, cwd)} is missing; move it back to ${shown(outdir, cwd)}`);
+      notes.push(
+        `left ${shown(dir, cwd)} in place: it is the previous output set aside by an interrupted synth and ${shown(outdir, cwd)} is missing; move it back to ${shown(outdir, cwd)}`,
+      );
       continue;
     }
     const foreign = foreignFiles(dir);
     if (foreign.length > 0) {
-      notes.push(`left ${shown(dir, cwd)} from an interrupted synth in place: it holds files synth did not write (${foreign.slice(0, NAMED_FOREIGN).join(', ')})`);
+      notes.push(
+        `left ${shown(dir, cwd)} from an interrupted synth in place: it holds files synth did not write (${foreign.slice(0, NAMED_FOREIGN).join(', ')})`,
+      );
       continue;
     }
     try {

@@ -83,7 +83,9 @@ export class Progress {
 
   private draw(): void {
     if (!this.tty || this.current === undefined || !this.atLineStart) return;
-    this.stream.write(`${this.drawn ? '\r\x1b[K' : ''}${this.label}: ${this.current}… ${Math.floor(this.elapsedSeconds())} s`);
+    this.stream.write(
+      `${this.drawn ? '\r\x1b[K' : ''}${this.label}: ${this.current}… ${Math.floor(this.elapsedSeconds())} s`,
+    );
     this.drawn = true;
   }
 }

@@ -52,14 +52,30 @@ export function groupFromReport(report: FleetReport): StatusGroup {
 }
 
 export function groupFromStaticRows(namespace: string, rows: readonly FleetReportRow[]): StatusGroup {
-  return { kind: 'StaticApplications', namespace, name: '', summary: summarize(rows), rows: sortRowsProblemsFirst(rows) };
+  return {
+    kind: 'StaticApplications',
+    namespace,
+    name: '',
+    summary: summarize(rows),
+    rows: sortRowsProblemsFirst(rows),
+  };
 }
 
 export function groupFromAgentRows(namespace: string, rows: readonly FleetReportRow[]): StatusGroup {
-  return { kind: 'AgentApplications', namespace, name: '', summary: summarize(rows), rows: sortRowsProblemsFirst(rows) };
+  return {
+    kind: 'AgentApplications',
+    namespace,
+    name: '',
+    summary: summarize(rows),
+    rows: sortRowsProblemsFirst(rows),
+  };
 }
 
-const GROUP_SORT_SUFFIX: Record<StatusGroup['kind'], string | undefined> = { ApplicationSet: undefined, StaticApplications: '~static', AgentApplications: '~~agent' };
+const GROUP_SORT_SUFFIX: Record<StatusGroup['kind'], string | undefined> = {
+  ApplicationSet: undefined,
+  StaticApplications: '~static',
+  AgentApplications: '~~agent',
+};
 
 function groupHasProblems(group: StatusGroup): boolean {
   return group.rows.some(isProblemRow);
@@ -68,7 +84,10 @@ function groupHasProblems(group: StatusGroup): boolean {
 /** Groups in display order: groups with problems first, then by namespace and name. */
 export function sortGroups(groups: readonly StatusGroup[]): StatusGroup[] {
   const text = (group: StatusGroup): string => `${group.namespace}/${GROUP_SORT_SUFFIX[group.kind] ?? group.name}`;
-  return [...groups].sort((a, b) => Number(groupHasProblems(b)) - Number(groupHasProblems(a)) || (text(a) < text(b) ? -1 : text(a) > text(b) ? 1 : 0));
+  return [...groups].sort(
+    (a, b) =>
+      Number(groupHasProblems(b)) - Number(groupHasProblems(a)) || (text(a) < text(b) ? -1 : text(a) > text(b) ? 1 : 0),
+  );
 }
 
 /** 1 when any row is degraded, missing or stale, else 0. */
@@ -105,7 +124,14 @@ export interface RenderOptions {
 type Style = 'bold' | 'red' | 'green' | 'yellow' | 'cyan' | 'gray';
 
 /** Plain ANSI SGR codes (node:util styleText decides on its own whether stdout is a terminal; the caller already did). */
-const ANSI: Record<Style, [number, number]> = { bold: [1, 22], red: [31, 39], green: [32, 39], yellow: [33, 39], cyan: [36, 39], gray: [90, 39] };
+const ANSI: Record<Style, [number, number]> = {
+  bold: [1, 22],
+  red: [31, 39],
+  green: [32, 39],
+  yellow: [33, 39],
+  cyan: [36, 39],
+  gray: [90, 39],
+};
 
 function paint(style: Style, text: string): string {
   const [open, close] = ANSI[style];
@@ -122,7 +148,13 @@ const STATE_STYLE: Record<FleetReportRow['state'], Style> = {
 };
 
 const SYNC_STYLE: Record<string, Style> = { Synced: 'green', OutOfSync: 'yellow' };
-const HEALTH_STYLE: Record<string, Style> = { Healthy: 'green', Progressing: 'cyan', Degraded: 'red', Missing: 'red', Suspended: 'gray' };
+const HEALTH_STYLE: Record<string, Style> = {
+  Healthy: 'green',
+  Progressing: 'cyan',
+  Degraded: 'red',
+  Missing: 'red',
+  Suspended: 'gray',
+};
 
 interface Cell {
   readonly text: string;
@@ -138,7 +170,8 @@ function clip(text: string, width: number): string {
 }
 
 function rowMessage(row: FleetReportRow): string {
-  if (row.operationMessage && (row.operationPhase === 'Failed' || row.operationPhase === 'Error')) return `${row.operationPhase}: ${row.operationMessage}`;
+  if (row.operationMessage && (row.operationPhase === 'Failed' || row.operationPhase === 'Error'))
+    return `${row.operationPhase}: ${row.operationMessage}`;
   return row.message ?? row.operationMessage ?? '';
 }
 
@@ -157,7 +190,13 @@ function renderTable(header: readonly string[], rows: readonly Cell[][], color: 
       .join('  ')
       .trimEnd();
   };
-  return [line(header.map((text) => ({ text })), true), ...rows.map((row) => line(row, false))];
+  return [
+    line(
+      header.map((text) => ({ text })),
+      true,
+    ),
+    ...rows.map((row) => line(row, false)),
+  ];
 }
 
 function summaryLine(group: StatusGroup): string {
@@ -180,7 +219,8 @@ function summaryLine(group: StatusGroup): string {
 
 function groupTitle(group: StatusGroup): string {
   if (group.kind === 'StaticApplications') return `Static applications in ${group.namespace}`;
-  if (group.kind === 'AgentApplications') return `Agent applications in ${group.namespace} (status mirrored by the argocd-agent principal)`;
+  if (group.kind === 'AgentApplications')
+    return `Agent applications in ${group.namespace} (status mirrored by the argocd-agent principal)`;
   const placements = group.placements?.length ? ` (placement ${group.placements.join(', ')})` : '';
   return `ApplicationSet ${group.namespace}/${group.name}${placements}`;
 }
@@ -202,7 +242,16 @@ export function renderGroup(group: StatusGroup, options: RenderOptions): string 
     return lines.join('\n');
   }
   const withApp = group.kind !== 'ApplicationSet';
-  const header = ['CLUSTER', ...(withApp ? ['APPLICATION'] : []), 'STATE', 'SYNC', 'HEALTH', 'REVISION', 'AGE', 'MESSAGE'];
+  const header = [
+    'CLUSTER',
+    ...(withApp ? ['APPLICATION'] : []),
+    'STATE',
+    'SYNC',
+    'HEALTH',
+    'REVISION',
+    'AGE',
+    'MESSAGE',
+  ];
   const cells = group.rows.map((row): Cell[] => {
     const feedbackAt = row.lastFeedbackTime ? Date.parse(row.lastFeedbackTime) : NaN;
     const sync = row.syncStatus ?? '-';

@@ -38,7 +38,8 @@ const LIBRARY_DIR = `${path.resolve(path.dirname(fileURLToPath(import.meta.url))
 export function configFileOf(app: string, cwd: string): string | undefined {
   for (const word of app.split(/\s+/)) {
     const token = word.replace(/^['"]|['"]$/g, '');
-    if (TS_FILE.test(token) && !token.endsWith('.d.ts') && fs.existsSync(path.resolve(cwd, token))) return path.resolve(cwd, token);
+    if (TS_FILE.test(token) && !token.endsWith('.d.ts') && fs.existsSync(path.resolve(cwd, token)))
+      return path.resolve(cwd, token);
   }
   return undefined;
 }
@@ -49,7 +50,11 @@ function loadTypescript(): typeof TS {
 }
 
 /** Options from the tsconfig.json nearest to `file`, adjusted for a quick, error-only check. */
-function compilerOptions(ts: typeof TS, file: string, cwd: string): { options: TS.CompilerOptions; diagnostics: readonly TS.Diagnostic[]; configPath?: string } {
+function compilerOptions(
+  ts: typeof TS,
+  file: string,
+  cwd: string,
+): { options: TS.CompilerOptions; diagnostics: readonly TS.Diagnostic[]; configPath?: string } {
   const configPath = ts.findConfigFile(path.dirname(file), (f) => ts.sys.fileExists(f));
   let options: TS.CompilerOptions = {
     target: ts.ScriptTarget.ES2022,
@@ -62,14 +67,21 @@ function compilerOptions(ts: typeof TS, file: string, cwd: string): { options: T
   };
   let diagnostics: readonly TS.Diagnostic[] = [];
   if (configPath) {
-    const parsed = ts.getParsedCommandLineOfConfigFile(configPath, {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: (d) => (diagnostics = [d]) });
+    const parsed = ts.getParsedCommandLineOfConfigFile(
+      configPath,
+      {},
+      { ...ts.sys, onUnRecoverableConfigFileDiagnostic: (d) => (diagnostics = [d]) },
+    );
     if (parsed) {
       options = parsed.options;
       diagnostics = parsed.errors.filter((d) => d.code !== 18003); // "no inputs found" does not matter: the config file is the input
     }
   }
   const cacheDir = process.env.PULLFLEET_CACHE_DIR ?? path.join(cwd, 'node_modules', '.cache', 'pullfleet');
-  const key = createHash('sha256').update(`${configPath ?? ''}\0${file}`).digest('hex').slice(0, 16);
+  const key = createHash('sha256')
+    .update(`${configPath ?? ''}\0${file}`)
+    .digest('hex')
+    .slice(0, 16);
   return {
     options: {
       ...options,
@@ -139,7 +151,11 @@ export function typecheckFile(file: string, cwd: string = process.cwd()): Typech
   const program = ts.createIncrementalProgram({ rootNames: [file], options, host });
   // The fleet's own files are checked; declarations and the pullfleet library (checked by its own CI)
   // are read for their types only, which saves most of the time of a cold check.
-  const own = program.getSourceFiles().filter((f) => !f.isDeclarationFile && !f.fileName.includes('/node_modules/') && !f.fileName.startsWith(LIBRARY_DIR));
+  const own = program
+    .getSourceFiles()
+    .filter(
+      (f) => !f.isDeclarationFile && !f.fileName.includes('/node_modules/') && !f.fileName.startsWith(LIBRARY_DIR),
+    );
   const diagnostics = [
     ...configDiagnostics,
     ...program.getConfigFileParsingDiagnostics(),
@@ -153,7 +169,10 @@ export function typecheckFile(file: string, cwd: string = process.cwd()): Typech
     fs.mkdirSync(path.dirname(stampFile), { recursive: true });
     program.emit(); // noEmit: writes only the build-info file
     if (diagnostics.length === 0) {
-      const files = [...(configPath ? [configPath] : []), ...sources].map((f): [string, string] => [f, digest(f) ?? '']);
+      const files = [...(configPath ? [configPath] : []), ...sources].map((f): [string, string] => [
+        f,
+        digest(f) ?? '',
+      ]);
       fs.writeFileSync(stampFile, JSON.stringify({ key, files } satisfies Stamp));
     } else {
       fs.rmSync(stampFile, { force: true });

@@ -11,20 +11,68 @@
  */
 import { CLEANUP_FINALIZER, LAST_APPLIED_ANNOTATION, PULL_LABEL, REFRESH_ANNOTATION } from '../../model/core/keys.js';
 import { manifestWorkName } from '../../model/core/names.js';
-import { type Application, type ApplicationCondition, type ApplicationStatus, type KubeObject, type ManifestWork } from '../../model/core/types.js';
-import { isRoutedToAgent, isPullApplication, jsonSize, owningApplicationSet, targetCluster } from '../../model/delivery/manifestwork.js';
-import { tenancyProblem, type ManagedCluster, type ManagedClusterSet, type ManagedClusterSetBinding } from '../../model/placement/tenancy.js';
+import {
+  type Application,
+  type ApplicationCondition,
+  type ApplicationStatus,
+  type KubeObject,
+  type ManifestWork,
+} from '../../model/core/types.js';
+import {
+  isRoutedToAgent,
+  isPullApplication,
+  jsonSize,
+  owningApplicationSet,
+  targetCluster,
+} from '../../model/delivery/manifestwork.js';
+import {
+  tenancyProblem,
+  type ManagedCluster,
+  type ManagedClusterSet,
+  type ManagedClusterSetBinding,
+} from '../../model/placement/tenancy.js';
 import { REPORT_DELIVERY_MODEL_LABEL, isAgentModel } from '../../model/report/report.js';
-import { FORWARDED_OPERATION_ANNOTATION, isControllerWorkFor, computePropagation, isStaticApplication, workOwnerKey, type PropagationPlan } from '../../model/runtime/propagation.js';
-import { INVALID_FEEDBACK_CONDITION, computeApplicationStatus, DELIVERY_MODEL_CONFLICT_CONDITION } from '../../model/runtime/status.js';
-import { LEGACY_CONTROLLER_SEEN_ANNOTATION, LEGACY_CONTROLLER_WINDOW_MS, computeAgentHandoff, handoffOrphanPatch, legacyControllerWarning, orphanPatch } from '../../model/runtime/takeover.js';
+import {
+  FORWARDED_OPERATION_ANNOTATION,
+  isControllerWorkFor,
+  computePropagation,
+  isStaticApplication,
+  workOwnerKey,
+  type PropagationPlan,
+} from '../../model/runtime/propagation.js';
+import {
+  INVALID_FEEDBACK_CONDITION,
+  computeApplicationStatus,
+  DELIVERY_MODEL_CONFLICT_CONDITION,
+} from '../../model/runtime/status.js';
+import {
+  LEGACY_CONTROLLER_SEEN_ANNOTATION,
+  LEGACY_CONTROLLER_WINDOW_MS,
+  computeAgentHandoff,
+  handoffOrphanPatch,
+  legacyControllerWarning,
+  orphanPatch,
+} from '../../model/runtime/takeover.js';
 import { canonicalJson } from '../../model/core/canonical-json.js';
 import { kubeTime } from '../../model/core/time.js';
 import { objectKey, splitKey, type CacheReader } from '../../kube/cache.js';
 import { WriteExpectations } from '../runtime/expectations.js';
 import { KubeApiError } from '../../kube/client.js';
-import type { Reconciler, ReconcilerContext, ReconcileInfo, ReconcileResult, WatchEventType } from '../runtime/reconciler.js';
-import { APPLICATION, MANAGED_CLUSTER, MANAGED_CLUSTER_SET, MANAGED_CLUSTER_SET_BINDING, MANIFEST_WORK, NAMESPACE } from '../../kube/resources.js';
+import type {
+  Reconciler,
+  ReconcilerContext,
+  ReconcileInfo,
+  ReconcileResult,
+  WatchEventType,
+} from '../runtime/reconciler.js';
+import {
+  APPLICATION,
+  MANAGED_CLUSTER,
+  MANAGED_CLUSTER_SET,
+  MANAGED_CLUSTER_SET_BINDING,
+  MANIFEST_WORK,
+  NAMESPACE,
+} from '../../kube/resources.js';
 
 /** Largest work the controller writes (OCM rejects works whose manifests exceed 500 KiB). */
 export const MAX_WORK_BYTES = 500 * 1024;
@@ -43,7 +91,9 @@ export const LAGGING_REQUEUE_MS = 250;
 
 function tenancyInventory(cache: CacheReader) {
   return {
-    clusters: new Map(cache.list<ManagedCluster>(MANAGED_CLUSTER.id).map((cluster) => [cluster.metadata.name, cluster])),
+    clusters: new Map(
+      cache.list<ManagedCluster>(MANAGED_CLUSTER.id).map((cluster) => [cluster.metadata.name, cluster]),
+    ),
     clusterSets: cache.list<ManagedClusterSet>(MANAGED_CLUSTER_SET.id),
     bindings: cache.list<ManagedClusterSetBinding>(MANAGED_CLUSTER_SET_BINDING.id),
   };
@@ -51,7 +101,12 @@ function tenancyInventory(cache: CacheReader) {
 
 /** HTTP statuses that retrying cannot fix: they become a condition on the hub app instead. */
 function isTerminal(error: unknown): error is KubeApiError {
-  return error instanceof KubeApiError && error.statusCode >= 400 && error.statusCode < 500 && ![404, 409, 429].includes(error.statusCode);
+  return (
+    error instanceof KubeApiError &&
+    error.statusCode >= 400 &&
+    error.statusCode < 500 &&
+    ![404, 409, 429].includes(error.statusCode)
+  );
 }
 
 const appTarget = (object: KubeObject) => {
@@ -73,16 +128,34 @@ export function trimApplication(object: KubeObject): KubeObject {
     app = { ...app, metadata: { ...app.metadata, annotations } };
   }
   const labels = app.metadata.labels ?? {};
-  const involved = PULL_LABEL in labels || (app.metadata.finalizers ?? []).includes(CLEANUP_FINALIZER) || owningApplicationSet(app) !== undefined;
+  const involved =
+    PULL_LABEL in labels ||
+    (app.metadata.finalizers ?? []).includes(CLEANUP_FINALIZER) ||
+    owningApplicationSet(app) !== undefined;
   if (!involved) {
     // An agent-model app keeps the conflict condition this controller set, so it can clear it later.
-    const conflict = isAgentModel(app) ? app.status?.conditions?.filter((condition) => condition.type === AGENT_PULL_CONFLICT_CONDITION) : undefined;
-    return { apiVersion: app.apiVersion, kind: app.kind, metadata: app.metadata, ...(conflict?.length ? { status: { conditions: conflict } } : {}) } as KubeObject;
+    const conflict = isAgentModel(app)
+      ? app.status?.conditions?.filter((condition) => condition.type === AGENT_PULL_CONFLICT_CONDITION)
+      : undefined;
+    return {
+      apiVersion: app.apiVersion,
+      kind: app.kind,
+      metadata: app.metadata,
+      ...(conflict?.length ? { status: { conditions: conflict } } : {}),
+    } as KubeObject;
   }
   if (!app.status) return app;
-  const { resources: _resources, history: _history, summary: _summary, ...status } = app.status as ApplicationStatus & Record<string, unknown>;
+  const {
+    resources: _resources,
+    history: _history,
+    summary: _summary,
+    ...status
+  } = app.status as ApplicationStatus & Record<string, unknown>;
   if (status.operationState) {
-    const { syncResult: _syncResult, ...operationState } = status.operationState as NonNullable<ApplicationStatus['operationState']> & Record<string, unknown>;
+    const { syncResult: _syncResult, ...operationState } = status.operationState as NonNullable<
+      ApplicationStatus['operationState']
+    > &
+      Record<string, unknown>;
     status.operationState = operationState as ApplicationStatus['operationState'];
   }
   return { ...app, status } as KubeObject;
@@ -94,7 +167,9 @@ const boundSet = (object: KubeObject) => {
   return set ? [set] : [];
 };
 
-export function createApplicationReconciler(context: ReconcilerContext): Reconciler & { pendingExpectations(): number } {
+export function createApplicationReconciler(
+  context: ReconcilerContext,
+): Reconciler & { pendingExpectations(): number } {
   const { cache, writer, config, metrics, logger } = context;
   let inventory: ReturnType<typeof tenancyInventory> | undefined;
   const inventoryNow = () => (inventory ??= tenancyInventory(cache));
@@ -116,19 +191,29 @@ export function createApplicationReconciler(context: ReconcilerContext): Reconci
    * the spoke Application, so it is never deleted through a work).
    */
   async function reconcileAgentApplication(key: string, app: Application): Promise<void | ReconcileResult> {
-    if (expectations.lagging(APPLICATION.id, app.metadata.namespace, app.metadata.name, app)) return { requeueAfterMs: LAGGING_REQUEUE_MS };
+    if (expectations.lagging(APPLICATION.id, app.metadata.namespace, app.metadata.name, app))
+      return { requeueAfterMs: LAGGING_REQUEUE_MS };
     const { namespace = '', name } = splitKey(key);
     const works = cache.byIndex<ManifestWork>(MANIFEST_WORK.id, WORK_OWNER_INDEX, key);
-    if (works.some((work) => expectations.lagging(MANIFEST_WORK.id, work.metadata.namespace, work.metadata.name, work))) return { requeueAfterMs: LAGGING_REQUEUE_MS };
+    if (works.some((work) => expectations.lagging(MANIFEST_WORK.id, work.metadata.namespace, work.metadata.name, work)))
+      return { requeueAfterMs: LAGGING_REQUEUE_MS };
     const model = app.metadata.labels?.[REPORT_DELIVERY_MODEL_LABEL]?.trim();
     const handoff = computeAgentHandoff(app, works, (work) => isControllerWorkFor(work, namespace, name));
     // Step 1: deleting the work must not delete the spoke Application. Guarded by the resourceVersion the
     // plan judged: a concurrent rewrite gives a 409 and a fresh look.
     for (const ref of handoff.orphan) {
       try {
-        const orphaned = await writer.mergePatch<ManifestWork>(MANIFEST_WORK, ref.namespace, ref.name, handoffOrphanPatch(ref));
+        const orphaned = await writer.mergePatch<ManifestWork>(
+          MANIFEST_WORK,
+          ref.namespace,
+          ref.name,
+          handoffOrphanPatch(ref),
+        );
         expectations.wrote(MANIFEST_WORK.id, orphaned);
-        logger.info({ app: key, model, work: `${ref.namespace}/${ref.name}` }, 'agent-model Application: its ManifestWork set to deleteOption Orphan for the hand-off to the argocd-agent');
+        logger.info(
+          { app: key, model, work: `${ref.namespace}/${ref.name}` },
+          'agent-model Application: its ManifestWork set to deleteOption Orphan for the hand-off to the argocd-agent',
+        );
       } catch (error) {
         if (!(error instanceof KubeApiError && error.statusCode === 404)) throw error;
       }
@@ -137,22 +222,38 @@ export function createApplicationReconciler(context: ReconcilerContext): Reconci
     // preconditions refuse the delete if the work changed since (it is judged afresh on the next pass).
     for (const ref of handoff.deletes) {
       try {
-        await writer.delete(MANIFEST_WORK, ref.namespace, ref.name, { ...(ref.uid ? { uid: ref.uid } : {}), ...(ref.resourceVersion ? { resourceVersion: ref.resourceVersion } : {}) });
+        await writer.delete(MANIFEST_WORK, ref.namespace, ref.name, {
+          ...(ref.uid ? { uid: ref.uid } : {}),
+          ...(ref.resourceVersion ? { resourceVersion: ref.resourceVersion } : {}),
+        });
         expectations.forget(MANIFEST_WORK.id, ref.namespace, ref.name);
-        logger.info({ app: key, model, work: `${ref.namespace}/${ref.name}` }, 'agent-model Application: orphaned ManifestWork deleted, the spoke Application stays with the argocd-agent');
+        logger.info(
+          { app: key, model, work: `${ref.namespace}/${ref.name}` },
+          'agent-model Application: orphaned ManifestWork deleted, the spoke Application stays with the argocd-agent',
+        );
       } catch (error) {
         if (!(error instanceof KubeApiError && (error.statusCode === 404 || error.statusCode === 409))) throw error;
       }
     }
-    if (handoff.waiting) logger.debug({ app: key, model, waiting: handoff.waiting }, 'agent-model Application: hand-off of its ManifestWork in progress');
+    if (handoff.waiting)
+      logger.debug(
+        { app: key, model, waiting: handoff.waiting },
+        'agent-model Application: hand-off of its ManifestWork in progress',
+      );
     const patch: Record<string, unknown> = {};
     if (app.metadata.deletionTimestamp) {
       // Released only once no work of the app is left: with the app gone, its key would reach the basic
       // sweep, and a work not yet handed off must not be judged there.
       if ((app.metadata.finalizers ?? []).includes(CLEANUP_FINALIZER) && handoff.done) {
         const finalizers = (app.metadata.finalizers ?? []).filter((finalizer) => finalizer !== CLEANUP_FINALIZER);
-        patch.metadata = { finalizers: finalizers.length > 0 ? finalizers : null, resourceVersion: app.metadata.resourceVersion };
-        logger.info({ app: key, model }, 'agent-model Application deleted: its works handed off, releasing the finalizer');
+        patch.metadata = {
+          finalizers: finalizers.length > 0 ? finalizers : null,
+          resourceVersion: app.metadata.resourceVersion,
+        };
+        logger.info(
+          { app: key, model },
+          'agent-model Application deleted: its works handed off, releasing the finalizer',
+        );
       }
     } else {
       const conditions = app.status?.conditions ?? [];
@@ -160,8 +261,14 @@ export function createApplicationReconciler(context: ReconcilerContext): Reconci
       if (isPullApplication(app)) {
         const message = `the Application is labelled ${REPORT_DELIVERY_MODEL_LABEL}=${model} and also ${PULL_LABEL}: the argocd-agent principal delivers agent-model Applications, so pullfleet does not wrap it into a ManifestWork; remove the ${PULL_LABEL} label, or set ${REPORT_DELIVERY_MODEL_LABEL} to basic to deliver it through a ManifestWork`;
         if (current?.message !== message) {
-          const condition: ApplicationCondition = { type: AGENT_PULL_CONFLICT_CONDITION, message, lastTransitionTime: kubeTime(context.now()) };
-          patch.status = { conditions: [...conditions.filter((other) => other.type !== AGENT_PULL_CONFLICT_CONDITION), condition] };
+          const condition: ApplicationCondition = {
+            type: AGENT_PULL_CONFLICT_CONDITION,
+            message,
+            lastTransitionTime: kubeTime(context.now()),
+          };
+          patch.status = {
+            conditions: [...conditions.filter((other) => other.type !== AGENT_PULL_CONFLICT_CONDITION), condition],
+          };
           logger.warn({ app: key, model }, 'agent-model Application carries the pull label: not wrapped');
         }
       } else if (current) {
@@ -180,14 +287,20 @@ export function createApplicationReconciler(context: ReconcilerContext): Reconci
     const works = cache.byIndex<ManifestWork>(MANIFEST_WORK.id, WORK_OWNER_INDEX, key);
     const cluster = app ? targetCluster(app) : undefined;
     const delivering = app && isPullApplication(app) && !isStaticApplication(app) && cluster;
-    const deliveryProblem = delivering ? tenancyProblem(namespace, cluster, inventoryNow(), { relaxed: config.relaxTenancy }) : undefined;
-    const workAtTarget = cluster ? cache.get<ManifestWork>(MANIFEST_WORK.id, `${cluster}/${manifestWorkName(namespace, name)}`) : undefined;
+    const deliveryProblem = delivering
+      ? tenancyProblem(namespace, cluster, inventoryNow(), { relaxed: config.relaxTenancy })
+      : undefined;
+    const workAtTarget = cluster
+      ? cache.get<ManifestWork>(MANIFEST_WORK.id, `${cluster}/${manifestWorkName(namespace, name)}`)
+      : undefined;
     // The cache has not seen this controller's own last write yet: come back shortly (the watch event
     // usually brings the key back first; the requeue covers an event that never comes).
     if (expectations.lagging(APPLICATION.id, namespace, name, app)) return { requeueAfterMs: LAGGING_REQUEUE_MS };
-    if (cluster && expectations.lagging(MANIFEST_WORK.id, cluster, manifestWorkName(namespace, name), workAtTarget)) return { requeueAfterMs: LAGGING_REQUEUE_MS };
+    if (cluster && expectations.lagging(MANIFEST_WORK.id, cluster, manifestWorkName(namespace, name), workAtTarget))
+      return { requeueAfterMs: LAGGING_REQUEUE_MS };
     // The same for legacy works this controller orphaned in a hand-over.
-    if (works.some((work) => expectations.lagging(MANIFEST_WORK.id, work.metadata.namespace, work.metadata.name, work))) return { requeueAfterMs: LAGGING_REQUEUE_MS };
+    if (works.some((work) => expectations.lagging(MANIFEST_WORK.id, work.metadata.namespace, work.metadata.name, work)))
+      return { requeueAfterMs: LAGGING_REQUEUE_MS };
     let plan: PropagationPlan = computePropagation({
       namespace,
       name,
@@ -204,21 +317,37 @@ export function createApplicationReconciler(context: ReconcilerContext): Reconci
     // is guarded by the resourceVersion the plan judged, so a concurrent rewrite gives a 409 and a fresh look.
     for (const ref of plan.orphan ?? []) {
       try {
-        const orphaned = await writer.mergePatch<ManifestWork>(MANIFEST_WORK, ref.namespace, ref.name, orphanPatch(ref));
+        const orphaned = await writer.mergePatch<ManifestWork>(
+          MANIFEST_WORK,
+          ref.namespace,
+          ref.name,
+          orphanPatch(ref),
+        );
         expectations.wrote(MANIFEST_WORK.id, orphaned);
-        logger.info({ app: key, work: `${ref.namespace}/${ref.name}` }, 'legacy ManifestWork set to deleteOption Orphan for the hand-over');
+        logger.info(
+          { app: key, work: `${ref.namespace}/${ref.name}` },
+          'legacy ManifestWork set to deleteOption Orphan for the hand-over',
+        );
       } catch (error) {
         if (!(error instanceof KubeApiError && error.statusCode === 404)) throw error;
       }
     }
-    if (plan.takeoverWaiting) logger.debug({ app: key, waiting: plan.takeoverWaiting }, 'hand-over from a legacy ManifestWork in progress');
+    if (plan.takeoverWaiting)
+      logger.debug({ app: key, waiting: plan.takeoverWaiting }, 'hand-over from a legacy ManifestWork in progress');
 
     // Nothing of the plan but the finalizer survives a work that cannot be written: no deletes, no
     // operation bookkeeping, the refresh annotation stays for the next attempt.
-    const refused = (problem: string): PropagationPlan => ({ deletes: [], problem, ...(plan.target ? { target: plan.target } : {}), ...(plan.finalizer === 'add' ? { finalizer: 'add' as const } : {}) });
+    const refused = (problem: string): PropagationPlan => ({
+      deletes: [],
+      problem,
+      ...(plan.target ? { target: plan.target } : {}),
+      ...(plan.finalizer === 'add' ? { finalizer: 'add' as const } : {}),
+    });
 
     if (plan.apply && jsonSize(plan.apply) > MAX_WORK_BYTES) {
-      plan = refused(`the ManifestWork would be ${jsonSize(plan.apply)} bytes; the limit is ${MAX_WORK_BYTES}: make the Application smaller`);
+      plan = refused(
+        `the ManifestWork would be ${jsonSize(plan.apply)} bytes; the limit is ${MAX_WORK_BYTES}: make the Application smaller`,
+      );
     }
 
     let appliedWork: ManifestWork | undefined;
@@ -233,7 +362,9 @@ export function createApplicationReconciler(context: ReconcilerContext): Reconci
           // The cluster namespace does not exist (yet): OCM creates it when the ManagedCluster is accepted.
           // The Namespace watch brings this key back the moment it appears.
           logger.info({ app: key, work: target }, 'cluster namespace missing: waiting for it');
-          plan = refused(`namespace "${plan.apply.metadata.namespace}" does not exist on the hub yet, so ManifestWork ${target} cannot be written: accept the ManagedCluster (OCM creates its namespace then); delivery follows as soon as the namespace appears`);
+          plan = refused(
+            `namespace "${plan.apply.metadata.namespace}" does not exist on the hub yet, so ManifestWork ${target} cannot be written: accept the ManagedCluster (OCM creates its namespace then); delivery follows as soon as the namespace appears`,
+          );
         } else if (isTerminal(error)) {
           logger.warn({ app: key, err: error.message }, 'ManifestWork rejected by the API server');
           plan = refused(`the API server rejected ManifestWork ${target}: ${error.message}`);
@@ -244,16 +375,23 @@ export function createApplicationReconciler(context: ReconcilerContext): Reconci
     }
 
     for (const ref of plan.deletes) {
-      await writer.delete(MANIFEST_WORK, ref.namespace, ref.name, { ...(ref.uid ? { uid: ref.uid } : {}), ...(ref.resourceVersion ? { resourceVersion: ref.resourceVersion } : {}) });
+      await writer.delete(MANIFEST_WORK, ref.namespace, ref.name, {
+        ...(ref.uid ? { uid: ref.uid } : {}),
+        ...(ref.resourceVersion ? { resourceVersion: ref.resourceVersion } : {}),
+      });
       expectations.forget(MANIFEST_WORK.id, ref.namespace, ref.name);
       logger.info({ app: key, work: `${ref.namespace}/${ref.name}` }, 'deleted ManifestWork');
     }
 
     const work =
       // Mid hand-over, until the agent reported on pullfleet's own work, the legacy work delivers: show its feedback.
-      (plan.statusWork ? cache.get<ManifestWork>(MANIFEST_WORK.id, `${plan.statusWork.namespace}/${plan.statusWork.name}`) : undefined) ??
+      (plan.statusWork
+        ? cache.get<ManifestWork>(MANIFEST_WORK.id, `${plan.statusWork.namespace}/${plan.statusWork.name}`)
+        : undefined) ??
       appliedWork ??
-      (plan.target ? cache.get<ManifestWork>(MANIFEST_WORK.id, `${plan.target.namespace}/${plan.target.name}`) : undefined);
+      (plan.target
+        ? cache.get<ManifestWork>(MANIFEST_WORK.id, `${plan.target.namespace}/${plan.target.name}`)
+        : undefined);
     if (!app) return;
 
     // One write to the hub app carries everything: the finalizer change, the forwarded-operation
@@ -272,7 +410,11 @@ export function createApplicationReconciler(context: ReconcilerContext): Reconci
       // never processes a skip-reconcile app): otherwise the app would stay Terminating forever.
       const finalizers = (app.metadata.finalizers ?? []).filter((finalizer) => !release.has(finalizer));
       metadata.finalizers = finalizers.length > 0 ? finalizers : null;
-      if (plan.releaseArgoFinalizers?.length) logger.info({ app: key, finalizers: plan.releaseArgoFinalizers }, 'hub Application deleted and its works gone: releasing Argo CD resources finalizers');
+      if (plan.releaseArgoFinalizers?.length)
+        logger.info(
+          { app: key, finalizers: plan.releaseArgoFinalizers },
+          'hub Application deleted and its works gone: releasing Argo CD resources finalizers',
+        );
     }
     // The refresh annotation went to the spoke with this write: remove it from the hub app once.
     if (plan.clearRefresh && !plan.problem && viewAnnotations[REFRESH_ANNOTATION] !== undefined) {
@@ -302,7 +444,10 @@ export function createApplicationReconciler(context: ReconcilerContext): Reconci
         const at = kubeTime(now);
         annotations[LEGACY_CONTROLLER_SEEN_ANNOTATION] = at;
         viewAnnotations[LEGACY_CONTROLLER_SEEN_ANNOTATION] = at;
-        logger.warn({ app: key, message: plan.legacyControllerActive }, 'another controller is fighting the hand-over of a legacy ManifestWork');
+        logger.warn(
+          { app: key, message: plan.legacyControllerActive },
+          'another controller is fighting the hand-over of a legacy ManifestWork',
+        );
       }
     } else if (seenRaw !== undefined && (Number.isNaN(seen) || now.getTime() - seen > LEGACY_CONTROLLER_WINDOW_MS)) {
       annotations[LEGACY_CONTROLLER_SEEN_ANNOTATION] = null;
@@ -311,7 +456,11 @@ export function createApplicationReconciler(context: ReconcilerContext): Reconci
     if (Object.keys(annotations).length > 0) metadata.annotations = annotations;
     if (Object.keys(annotations).length > 0 || 'operation' in patch) {
       const { operation, ...rest } = app;
-      view = { ...rest, ...('operation' in patch || operation === undefined ? {} : { operation }), metadata: { ...app.metadata, annotations: viewAnnotations } };
+      view = {
+        ...rest,
+        ...('operation' in patch || operation === undefined ? {} : { operation }),
+        metadata: { ...app.metadata, annotations: viewAnnotations },
+      };
     }
     const guarded = Object.keys(metadata).length > 0 || 'operation' in patch;
     if (guarded) patch.metadata = { ...metadata, resourceVersion: app.metadata.resourceVersion };
@@ -320,11 +469,19 @@ export function createApplicationReconciler(context: ReconcilerContext): Reconci
     let statusChanged = false;
     let conditions: ApplicationCondition[] | undefined;
     let recheckAt: Date | undefined;
-    const legacy = legacyControllerWarning({ metadata: { ...app.metadata, annotations: viewAnnotations } }, plan.legacyControllerActive, now);
+    const legacy = legacyControllerWarning(
+      { metadata: { ...app.metadata, annotations: viewAnnotations } },
+      plan.legacyControllerActive,
+      now,
+    );
     // While the app is still routed to a managed argocd-agent (step 1 of a move back to basic), the principal
     // writes its status; writing it too would fight the principal, so problems only go to the log.
     const principals = isRoutedToAgent(app);
-    if (principals && plan.problem) logger.warn({ app: key, problem: plan.problem }, 'app routed to argocd-agent while its work stands by: the work cannot be written');
+    if (principals && plan.problem)
+      logger.warn(
+        { app: key, problem: plan.problem },
+        'app routed to argocd-agent while its work stands by: the work cannot be written',
+      );
     if (!app.metadata.deletionTimestamp && isPullApplication(app) && !principals && (cluster || plan.problem)) {
       const statusWork = plan.target || plan.statusWork ? work : undefined;
       if (legacy.recheckAt && (!recheckAt || legacy.recheckAt < recheckAt)) recheckAt = legacy.recheckAt;
@@ -344,7 +501,9 @@ export function createApplicationReconciler(context: ReconcilerContext): Reconci
         statusChanged = true;
       }
     }
-    const requeue = recheckAt ? { requeueAfterMs: Math.max(0, recheckAt.getTime() - context.now().getTime()) } : undefined;
+    const requeue = recheckAt
+      ? { requeueAfterMs: Math.max(0, recheckAt.getTime() - context.now().getTime()) }
+      : undefined;
     if (Object.keys(patch).length === 0) return requeue;
     try {
       await patchApp(app, patch);
@@ -362,7 +521,10 @@ export function createApplicationReconciler(context: ReconcilerContext): Reconci
       const kept = (conditions ?? []).filter((condition) => condition.type !== INVALID_FEEDBACK_CONDITION);
       const fallbackConditions = [...kept, rejected];
       const { status: _rejected, ...rest } = patch;
-      const fallback = canonicalJson(app.status?.conditions) === canonicalJson(fallbackConditions) ? rest : { ...rest, status: { conditions: fallbackConditions } };
+      const fallback =
+        canonicalJson(app.status?.conditions) === canonicalJson(fallbackConditions)
+          ? rest
+          : { ...rest, status: { conditions: fallbackConditions } };
       if (Object.keys(fallback).length > 0) await patchApp(app, fallback);
       return requeue;
     }
@@ -374,8 +536,13 @@ export function createApplicationReconciler(context: ReconcilerContext): Reconci
     const owner = workOwnerKey(object as ManifestWork);
     return owner ? [owner] : [];
   };
-  const appsTargeting = (clusterName: string) => cache.byIndex<Application>(APPLICATION.id, APP_CLUSTER_INDEX, clusterName).map((app) => objectKey(app));
-  const appsIn = (namespace: string) => cache.byIndex<Application>(APPLICATION.id, APP_NAMESPACE_INDEX, namespace).filter((app) => isPullApplication(app)).map((app) => objectKey(app));
+  const appsTargeting = (clusterName: string) =>
+    cache.byIndex<Application>(APPLICATION.id, APP_CLUSTER_INDEX, clusterName).map((app) => objectKey(app));
+  const appsIn = (namespace: string) =>
+    cache
+      .byIndex<Application>(APPLICATION.id, APP_NAMESPACE_INDEX, namespace)
+      .filter((app) => isPullApplication(app))
+      .map((app) => objectKey(app));
   /** Records a write the watch has now delivered; a deletion forgets the object's expectation whatever version it carried. */
   const observe = (kindId: string, object: KubeObject, type: WatchEventType | undefined) => {
     if (type === 'delete') expectations.forget(kindId, object.metadata.namespace, object.metadata.name);
@@ -407,7 +574,11 @@ export function createApplicationReconciler(context: ReconcilerContext): Reconci
         // Tenancy reads a cluster's existence and labels (set membership); agents rewrite status all the time.
         kind: MANAGED_CLUSTER,
         keysFor: (object, previous, type) => {
-          if ((type ?? (previous ? 'update' : 'add')) === 'update' && canonicalJson(object.metadata.labels) === canonicalJson(previous?.metadata.labels)) return [];
+          if (
+            (type ?? (previous ? 'update' : 'add')) === 'update' &&
+            canonicalJson(object.metadata.labels) === canonicalJson(previous?.metadata.labels)
+          )
+            return [];
           inventory = undefined;
           return appsTargeting(object.metadata.name);
         },
@@ -415,9 +586,22 @@ export function createApplicationReconciler(context: ReconcilerContext): Reconci
       {
         kind: MANAGED_CLUSTER_SET,
         keysFor: (object, previous, type) => {
-          if ((type ?? (previous ? 'update' : 'add')) === 'update' && canonicalJson((object as ManagedClusterSet).spec) === canonicalJson((previous as ManagedClusterSet | undefined)?.spec)) return [];
+          if (
+            (type ?? (previous ? 'update' : 'add')) === 'update' &&
+            canonicalJson((object as ManagedClusterSet).spec) ===
+              canonicalJson((previous as ManagedClusterSet | undefined)?.spec)
+          )
+            return [];
           inventory = undefined;
-          const namespaces = new Set(cache.byIndex<ManagedClusterSetBinding>(MANAGED_CLUSTER_SET_BINDING.id, BINDING_SET_INDEX, object.metadata.name).map((binding) => binding.metadata.namespace ?? ''));
+          const namespaces = new Set(
+            cache
+              .byIndex<ManagedClusterSetBinding>(
+                MANAGED_CLUSTER_SET_BINDING.id,
+                BINDING_SET_INDEX,
+                object.metadata.name,
+              )
+              .map((binding) => binding.metadata.namespace ?? ''),
+          );
           return [...namespaces].flatMap(appsIn);
         },
       },
@@ -425,7 +609,11 @@ export function createApplicationReconciler(context: ReconcilerContext): Reconci
         kind: MANAGED_CLUSTER_SET_BINDING,
         indexes: { [BINDING_SET_INDEX]: boundSet },
         keysFor: (object, previous, type) => {
-          if ((type ?? (previous ? 'update' : 'add')) === 'update' && canonicalJson(boundSet(object)) === canonicalJson(previous ? boundSet(previous) : undefined)) return [];
+          if (
+            (type ?? (previous ? 'update' : 'add')) === 'update' &&
+            canonicalJson(boundSet(object)) === canonicalJson(previous ? boundSet(previous) : undefined)
+          )
+            return [];
           inventory = undefined;
           return appsIn(object.metadata.namespace ?? '');
         },
@@ -433,7 +621,8 @@ export function createApplicationReconciler(context: ReconcilerContext): Reconci
       {
         // A cluster namespace appearing (the ManagedCluster was accepted) lets waiting works be written at once.
         kind: NAMESPACE,
-        keysFor: (object, previous, type) => ((type ?? (previous ? 'update' : 'add')) === 'add' ? appsTargeting(object.metadata.name) : []),
+        keysFor: (object, previous, type) =>
+          (type ?? (previous ? 'update' : 'add')) === 'add' ? appsTargeting(object.metadata.name) : [],
       },
     ],
     resyncKeys: () => {

@@ -14,7 +14,14 @@ import { type KubeObject } from '../../model/core/types.js';
 import { buildClusterSecret } from '../../model/delivery/cluster-secret.js';
 import { KubeApiError } from '../../kube/client.js';
 import type { Reconciler, ReconcilerContext } from '../runtime/reconciler.js';
-import { APPLICATION_SET, CLUSTER_SECRET_SELECTOR, MANAGED_CLUSTER, PLACEMENT_DECISION, SECRET, type ResourceKind } from '../../kube/resources.js';
+import {
+  APPLICATION_SET,
+  CLUSTER_SECRET_SELECTOR,
+  MANAGED_CLUSTER,
+  PLACEMENT_DECISION,
+  SECRET,
+  type ResourceKind,
+} from '../../kube/resources.js';
 
 /** The single key this reconciler works on: the whole set of cluster Secrets is one unit. */
 export const CLUSTER_SECRETS_KEY = 'cluster-secrets';
@@ -93,7 +100,11 @@ export const GITOPS_CLUSTER_ABSENT_TTL_MS = 30_000;
  * unserved version with an empty list), and the views are kept side by side (a cluster is left to the
  * GitOpsCluster if any view says so). An absent CRD is asked about again after the TTL.
  */
-export function apiGitOpsClusterLister(reader: NonNullable<ReconcilerContext['reader']>, timeoutMs: number, now: () => number = Date.now): GitOpsClusterLister {
+export function apiGitOpsClusterLister(
+  reader: NonNullable<ReconcilerContext['reader']>,
+  timeoutMs: number,
+  now: () => number = Date.now,
+): GitOpsClusterLister {
   let absentUntil = 0;
   return async () => {
     if (now() < absentUntil) return undefined;
@@ -106,7 +117,9 @@ export function apiGitOpsClusterLister(reader: NonNullable<ReconcilerContext['re
       } catch (error) {
         if (error instanceof KubeApiError && error.statusCode === 404) continue;
         if (error instanceof KubeApiError && error.statusCode === 403) {
-          throw new Error(`not allowed to list gitopsclusters.apps.open-cluster-management.io (403): apply this hub's controller install again (its ClusterRole grants get/list/watch on gitopsclusters); no cluster Secret is written until then: ${error.message}`);
+          throw new Error(
+            `not allowed to list gitopsclusters.apps.open-cluster-management.io (403): apply this hub's controller install again (its ClusterRole grants get/list/watch on gitopsclusters); no cluster Secret is written until then: ${error.message}`,
+          );
         }
         throw error;
       }
@@ -122,25 +135,37 @@ export function registersClusterSecrets(gitOpsCluster: GitOpsClusterLike): boole
   const spec = gitOpsCluster.spec ?? {};
   // OCM v1alpha1: the agent add-on registers every agent. ACM v1beta1: the controller writes a Secret for
   // every cluster of the placement (blank ones with createBlankClusterSecrets, agent ones with the agent).
-  return spec.argoCDAgentAddon !== undefined || gitOpsCluster.apiVersion?.endsWith('/v1beta1') === true || spec.createBlankClusterSecrets === true || spec.gitopsAddon?.argoCDAgent?.enabled === true;
+  return (
+    spec.argoCDAgentAddon !== undefined ||
+    gitOpsCluster.apiVersion?.endsWith('/v1beta1') === true ||
+    spec.createBlankClusterSecrets === true ||
+    spec.gitopsAddon?.argoCDAgent?.enabled === true
+  );
 }
 
 /**
  * The clusters GitOpsClusters register: the decisions of each one's Placement, looked up in the
  * GitOpsCluster's own namespace (the only place its controller looks).
  */
-export function gitOpsClusterServed(gitOpsClusters: readonly GitOpsClusterLike[], decisions: readonly PlacementDecisionLike[]): Map<string, string> {
+export function gitOpsClusterServed(
+  gitOpsClusters: readonly GitOpsClusterLike[],
+  decisions: readonly PlacementDecisionLike[],
+): Map<string, string> {
   const placements = new Map<string, string>();
   for (const gitOpsCluster of gitOpsClusters) {
     const placement = gitOpsCluster.spec?.placementRef?.name;
     if (!placement || !registersClusterSecrets(gitOpsCluster)) continue;
-    placements.set(`${gitOpsCluster.metadata.namespace}/${placement}`, `${gitOpsCluster.metadata.namespace}/${gitOpsCluster.metadata.name}`);
+    placements.set(
+      `${gitOpsCluster.metadata.namespace}/${placement}`,
+      `${gitOpsCluster.metadata.namespace}/${gitOpsCluster.metadata.name}`,
+    );
   }
   const served = new Map<string, string>();
   for (const decision of decisions) {
     const owner = placements.get(`${decision.metadata.namespace}/${decision.metadata.labels?.[PLACEMENT_LABEL] ?? ''}`);
     if (!owner) continue;
-    for (const entry of decision.status?.decisions ?? []) if (entry.clusterName && !served.has(entry.clusterName)) served.set(entry.clusterName, owner);
+    for (const entry of decision.status?.decisions ?? [])
+      if (entry.clusterName && !served.has(entry.clusterName)) served.set(entry.clusterName, owner);
   }
   return served;
 }
@@ -154,12 +179,18 @@ export function secretClusterName(secret: SecretLike): string | undefined {
   return secret.stringData?.name ?? decode(secret.data?.name);
 }
 
-export function createClusterSecretReconciler(context: ReconcilerContext, options: { listGitOpsClusters?: GitOpsClusterLister } = {}): Reconciler | undefined {
+export function createClusterSecretReconciler(
+  context: ReconcilerContext,
+  options: { listGitOpsClusters?: GitOpsClusterLister } = {},
+): Reconciler | undefined {
   const { cache, writer, config, logger } = context;
   if (!config.clusterSecrets) return undefined;
   const all = () => [CLUSTER_SECRETS_KEY];
   const listGitOpsClusters: GitOpsClusterLister =
-    options.listGitOpsClusters ?? (context.reader ? apiGitOpsClusterLister(context.reader, config.requestTimeoutSeconds * 1000) : async () => undefined);
+    options.listGitOpsClusters ??
+    (context.reader
+      ? apiGitOpsClusterLister(context.reader, config.requestTimeoutSeconds * 1000)
+      : async () => undefined);
 
   async function reconcile(): Promise<void> {
     const clusters = new Set(cache.list(MANAGED_CLUSTER.id).map((cluster) => cluster.metadata.name));
@@ -172,11 +203,14 @@ export function createClusterSecretReconciler(context: ReconcilerContext, option
       const placement = decision.metadata.labels?.[PLACEMENT_LABEL];
       if (!placement || !placements.has(`${decision.metadata.namespace}/${placement}`)) continue;
       for (const entry of decision.status?.decisions ?? []) {
-        if (entry.clusterName && entry.clusterName !== LOCAL_CLUSTER && clusters.has(entry.clusterName)) wanted.add(entry.clusterName);
+        if (entry.clusterName && entry.clusterName !== LOCAL_CLUSTER && clusters.has(entry.clusterName))
+          wanted.add(entry.clusterName);
       }
     }
 
-    const secrets = cache.list<SecretLike>(SECRET.id).filter((secret) => secret.metadata.namespace === config.argoNamespace);
+    const secrets = cache
+      .list<SecretLike>(SECRET.id)
+      .filter((secret) => secret.metadata.namespace === config.argoNamespace);
     const byName = new Map(secrets.map((secret) => [secret.metadata.name, secret]));
     const registered = new Map<string, SecretLike[]>();
     for (const secret of secrets) {
@@ -192,23 +226,34 @@ export function createClusterSecretReconciler(context: ReconcilerContext, option
         // The GitOpsCluster's controller registers it. A Secret of ours made before is kept (removing it would
         // make the ApplicationSet drop the cluster's Applications); it is no longer updated.
         if (holders.some((secret) => secret.metadata.labels?.[CONTROLLER_OWNED_LABEL] === 'true')) {
-          logger.warn({ cluster, gitOpsCluster }, 'cluster is registered by a GitOpsCluster but still has a pullfleet cluster Secret: kept; delete it by hand once the GitOpsCluster controller has registered the cluster');
+          logger.warn(
+            { cluster, gitOpsCluster },
+            'cluster is registered by a GitOpsCluster but still has a pullfleet cluster Secret: kept; delete it by hand once the GitOpsCluster controller has registered the cluster',
+          );
         }
         continue;
       }
       if (holders.some((secret) => secret.metadata.labels?.[CONTROLLER_OWNED_LABEL] !== 'true')) continue; // someone else registers it
       const existing = byName.get(desired.metadata.name);
       if (existing && existing.metadata.labels?.[CONTROLLER_OWNED_LABEL] !== 'true') {
-        logger.warn({ secret: `${config.argoNamespace}/${desired.metadata.name}`, cluster }, 'a Secret of that name exists and is not ours: leaving it alone');
+        logger.warn(
+          { secret: `${config.argoNamespace}/${desired.metadata.name}`, cluster },
+          'a Secret of that name exists and is not ours: leaving it alone',
+        );
         continue;
       }
-      const data = { name: Buffer.from(desired.stringData.name).toString('base64'), server: Buffer.from(desired.stringData.server).toString('base64') };
+      const data = {
+        name: Buffer.from(desired.stringData.name).toString('base64'),
+        server: Buffer.from(desired.stringData.server).toString('base64'),
+      };
       const upToDate =
         existing &&
         existing.data?.name === data.name &&
         existing.data?.server === data.server &&
         Object.keys(existing.data ?? {}).length === 2 &&
-        Object.entries(desired.metadata.labels ?? {}).every(([key, value]) => existing.metadata.labels?.[key] === value);
+        Object.entries(desired.metadata.labels ?? {}).every(
+          ([key, value]) => existing.metadata.labels?.[key] === value,
+        );
       if (upToDate) continue;
       const { stringData: _ignored, ...rest } = desired;
       await writer.apply(SECRET, { ...rest, data } as KubeObject);
@@ -219,7 +264,12 @@ export function createClusterSecretReconciler(context: ReconcilerContext, option
       if (secret.metadata.labels?.[CONTROLLER_OWNED_LABEL] !== 'true') continue;
       const cluster = secretClusterName(secret);
       if (cluster && clusters.has(cluster)) continue;
-      await writer.delete(SECRET, secret.metadata.namespace, secret.metadata.name, secret.metadata.uid ? { uid: secret.metadata.uid } : {});
+      await writer.delete(
+        SECRET,
+        secret.metadata.namespace,
+        secret.metadata.name,
+        secret.metadata.uid ? { uid: secret.metadata.uid } : {},
+      );
       logger.info({ cluster, secret: secret.metadata.name }, 'deleted cluster Secret of a ManagedCluster that is gone');
     }
   }
@@ -231,8 +281,15 @@ export function createClusterSecretReconciler(context: ReconcilerContext, option
       { kind: APPLICATION_SET, keysFor: all },
       { kind: PLACEMENT_DECISION, keysFor: all },
       // Only which ManagedClusters exist matters here: status updates (every agent, all the time) change nothing.
-      { kind: MANAGED_CLUSTER, keysFor: (_object, previous, type) => ((type ?? (previous ? 'update' : 'add')) === 'update' ? [] : all()) },
-      { kind: SECRET, scope: { namespace: config.argoNamespace, labelSelector: CLUSTER_SECRET_SELECTOR }, keysFor: all },
+      {
+        kind: MANAGED_CLUSTER,
+        keysFor: (_object, previous, type) => ((type ?? (previous ? 'update' : 'add')) === 'update' ? [] : all()),
+      },
+      {
+        kind: SECRET,
+        scope: { namespace: config.argoNamespace, labelSelector: CLUSTER_SECRET_SELECTOR },
+        keysFor: all,
+      },
     ],
     resyncKeys: all,
     reconcile,

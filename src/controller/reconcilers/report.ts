@@ -15,17 +15,38 @@
  * survive controller restarts.
  */
 import { canonicalJson } from '../../model/core/canonical-json.js';
-import { HOSTING_APPSET_ANNOTATION, HUB_APP_NAME_ANNOTATION, HUB_APP_NAMESPACE_ANNOTATION } from '../../model/core/keys.js';
+import {
+  HOSTING_APPSET_ANNOTATION,
+  HUB_APP_NAME_ANNOTATION,
+  HUB_APP_NAMESPACE_ANNOTATION,
+} from '../../model/core/keys.js';
 import { manifestWorkName } from '../../model/core/names.js';
 import { type Application, type KubeObject, type ManifestWork } from '../../model/core/types.js';
 import { owningApplicationSet, targetCluster } from '../../model/delivery/manifestwork.js';
 import { FLEET_REPORT_API_VERSION, FLEET_REPORT_KIND } from '../../model/report/report-crd.js';
-import { computeFleetReport, decisionFeedsApplicationSet, isReportedApplicationSet, sameReportStatus, toMulticlusterApplicationSetReport, type ApplicationSet, type FleetReport, type FleetReportStatus, type PlacementDecision } from '../../model/report/report.js';
+import {
+  computeFleetReport,
+  decisionFeedsApplicationSet,
+  isReportedApplicationSet,
+  sameReportStatus,
+  toMulticlusterApplicationSetReport,
+  type ApplicationSet,
+  type FleetReport,
+  type FleetReportStatus,
+  type PlacementDecision,
+} from '../../model/report/report.js';
 import { objectKey, splitKey, type CacheReader } from '../../kube/cache.js';
 import type { KubeWriter } from '../../kube/client.js';
 import type { ReconcileResult, Reconciler, ReconcilerContext, WatchSpec } from '../runtime/reconciler.js';
-import { APPLICATION, APPLICATION_SET, FLEET_REPORT, MANIFEST_WORK, MULTICLUSTER_APPSET_REPORT, PLACEMENT_DECISION, type ResourceKind } from '../../kube/resources.js';
-
+import {
+  APPLICATION,
+  APPLICATION_SET,
+  FLEET_REPORT,
+  MANIFEST_WORK,
+  MULTICLUSTER_APPSET_REPORT,
+  PLACEMENT_DECISION,
+  type ResourceKind,
+} from '../../kube/resources.js';
 
 /** Cache indexes this reconciler adds. */
 export const REPORT_NAMESPACE_INDEX = 'report/namespace';
@@ -90,11 +111,16 @@ export class ReportReconciler implements Reconciler {
   ) {
     this.workers = options.workers ?? 2;
     this.watches = [
-      { kind: APPLICATION_SET, indexes: { [REPORT_NAMESPACE_INDEX]: namespaceOf }, keysFor: (object) => [objectKey(object)] },
+      {
+        kind: APPLICATION_SET,
+        indexes: { [REPORT_NAMESPACE_INDEX]: namespaceOf },
+        keysFor: (object) => [objectKey(object)],
+      },
       {
         kind: PLACEMENT_DECISION,
         indexes: { [REPORT_NAMESPACE_INDEX]: namespaceOf },
-        keysFor: (object, previous) => this.keysForDecision(object as PlacementDecision, previous as PlacementDecision | undefined),
+        keysFor: (object, previous) =>
+          this.keysForDecision(object as PlacementDecision, previous as PlacementDecision | undefined),
       },
       {
         kind: APPLICATION,
@@ -104,7 +130,9 @@ export class ReportReconciler implements Reconciler {
       {
         kind: MANIFEST_WORK,
         indexes: { [REPORT_HUB_APP_INDEX]: hubAppKey },
-        keysFor: (object, previous) => [...new Set([...this.keysForWork(object), ...(previous ? this.keysForWork(previous) : [])])],
+        keysFor: (object, previous) => [
+          ...new Set([...this.keysForWork(object), ...(previous ? this.keysForWork(previous) : [])]),
+        ],
       },
     ];
   }
@@ -115,7 +143,8 @@ export class ReportReconciler implements Reconciler {
     if (!namespace) return [];
     for (const appSet of this.cache.byIndex<ApplicationSet>(APPLICATION_SET.id, REPORT_NAMESPACE_INDEX, namespace)) {
       if (!isReportedApplicationSet(appSet)) continue;
-      if (decisionFeedsApplicationSet(appSet, decision) || (previous && decisionFeedsApplicationSet(appSet, previous))) keys.add(objectKey(appSet));
+      if (decisionFeedsApplicationSet(appSet, decision) || (previous && decisionFeedsApplicationSet(appSet, previous)))
+        keys.add(objectKey(appSet));
     }
     return [...keys];
   }
@@ -137,7 +166,8 @@ export class ReportReconciler implements Reconciler {
     // nothing behind; a late event for one of them costs at most one more DELETE of a missing object.
     this.removed.clear();
     const keys = new Set<string>();
-    for (const appSet of this.cache.list<ApplicationSet>(APPLICATION_SET.id)) if (isReportedApplicationSet(appSet)) keys.add(objectKey(appSet));
+    for (const appSet of this.cache.list<ApplicationSet>(APPLICATION_SET.id))
+      if (isReportedApplicationSet(appSet)) keys.add(objectKey(appSet));
     // Reports this replica wrote whose ApplicationSet has gone meanwhile are cleaned up by their own reconcile.
     for (const key of this.known.keys()) keys.add(key);
     return [...keys].sort();
@@ -149,9 +179,13 @@ export class ReportReconciler implements Reconciler {
     for (const app of apps) {
       const cluster = targetCluster(app);
       if (!cluster) continue;
-      const byName = this.cache.get<ManifestWork>(MANIFEST_WORK.id, `${cluster}/${manifestWorkName(app.metadata.namespace ?? '', app.metadata.name)}`);
+      const byName = this.cache.get<ManifestWork>(
+        MANIFEST_WORK.id,
+        `${cluster}/${manifestWorkName(app.metadata.namespace ?? '', app.metadata.name)}`,
+      );
       if (byName) works.set(objectKey(byName), byName);
-      for (const work of this.cache.byIndex<ManifestWork>(MANIFEST_WORK.id, REPORT_HUB_APP_INDEX, objectKey(app))) works.set(objectKey(work), work);
+      for (const work of this.cache.byIndex<ManifestWork>(MANIFEST_WORK.id, REPORT_HUB_APP_INDEX, objectKey(app)))
+        works.set(objectKey(work), work);
     }
     return [...works.values()];
   }
@@ -167,7 +201,9 @@ export class ReportReconciler implements Reconciler {
     const compute = (previous: FleetReportStatus | undefined) =>
       computeFleetReport({
         applicationSet: appSet,
-        decisions: appSet ? this.cache.byIndex<PlacementDecision>(PLACEMENT_DECISION.id, REPORT_NAMESPACE_INDEX, namespace) : [],
+        decisions: appSet
+          ? this.cache.byIndex<PlacementDecision>(PLACEMENT_DECISION.id, REPORT_NAMESPACE_INDEX, namespace)
+          : [],
         applications,
         works: this.candidateWorks(applications),
         now,
@@ -203,7 +239,12 @@ export class ReportReconciler implements Reconciler {
     }
     const desired = result.report.status!;
     if (!sameReportStatus(known.status, desired)) {
-      await this.writeStatus(FLEET_REPORT, { apiVersion: FLEET_REPORT_API_VERSION, kind: FLEET_REPORT_KIND, metadata: { name, namespace }, status: desired });
+      await this.writeStatus(FLEET_REPORT, {
+        apiVersion: FLEET_REPORT_API_VERSION,
+        kind: FLEET_REPORT_KIND,
+        metadata: { name, namespace },
+        status: desired,
+      });
       known.status = desired;
     }
 
@@ -216,7 +257,8 @@ export class ReportReconciler implements Reconciler {
       }
     }
 
-    if (result.recheckAt) return { requeueAfterMs: Math.max(0, result.recheckAt.getTime() - now.getTime()) + RECHECK_MARGIN_MS };
+    if (result.recheckAt)
+      return { requeueAfterMs: Math.max(0, result.recheckAt.getTime() - now.getTime()) + RECHECK_MARGIN_MS };
     return undefined;
   }
 }
@@ -225,7 +267,6 @@ export class ReportReconciler implements Reconciler {
 function shellOf(report: FleetReport): FleetReport {
   return { apiVersion: report.apiVersion, kind: report.kind, metadata: report.metadata, spec: report.spec };
 }
-
 
 /** The factory the controller manager runs; undefined when fleet reports are switched off. */
 export function createReportReconciler(context: ReconcilerContext): Reconciler | undefined {

@@ -76,21 +76,44 @@ export function defaultConfig(): ControllerConfig {
 /** Defaults overlaid with `overrides` (undefined values ignored), validated. */
 export function resolveConfig(overrides: Partial<ControllerConfig> = {}): ControllerConfig {
   const config = defaultConfig();
-  for (const [key, value] of Object.entries(overrides)) if (value !== undefined) (config as unknown as Record<string, unknown>)[key] = value;
+  for (const [key, value] of Object.entries(overrides))
+    if (value !== undefined) (config as unknown as Record<string, unknown>)[key] = value;
   const problems: string[] = [];
-  if (config.feedbackScrapeType !== 'Poll' && config.feedbackScrapeType !== 'Watch') problems.push(`feedbackScrapeType must be Poll or Watch, got "${config.feedbackScrapeType}"`);
-  for (const key of ['staleAfterSeconds', 'operationTimeoutSeconds', 'resyncSeconds', 'leaseDurationSeconds', 'renewDeadlineSeconds', 'retryPeriodSeconds', 'watchTimeoutSeconds', 'requestTimeoutSeconds'] as const) {
-    if (!Number.isFinite(config[key]) || config[key] < 0) problems.push(`${key} must be a number >= 0, got ${config[key]}`);
+  if (config.feedbackScrapeType !== 'Poll' && config.feedbackScrapeType !== 'Watch')
+    problems.push(`feedbackScrapeType must be Poll or Watch, got "${config.feedbackScrapeType}"`);
+  for (const key of [
+    'staleAfterSeconds',
+    'operationTimeoutSeconds',
+    'resyncSeconds',
+    'leaseDurationSeconds',
+    'renewDeadlineSeconds',
+    'retryPeriodSeconds',
+    'watchTimeoutSeconds',
+    'requestTimeoutSeconds',
+  ] as const) {
+    if (!Number.isFinite(config[key]) || config[key] < 0)
+      problems.push(`${key} must be a number >= 0, got ${config[key]}`);
   }
-  if (!Number.isInteger(config.workers) || config.workers < 1) problems.push(`workers must be an integer >= 1, got ${config.workers}`);
+  if (!Number.isInteger(config.workers) || config.workers < 1)
+    problems.push(`workers must be an integer >= 1, got ${config.workers}`);
   if (config.leaderElection && config.renewDeadlineSeconds >= config.leaseDurationSeconds) {
-    problems.push(`renewDeadlineSeconds (${config.renewDeadlineSeconds}) must be shorter than leaseDurationSeconds (${config.leaseDurationSeconds})`);
+    problems.push(
+      `renewDeadlineSeconds (${config.renewDeadlineSeconds}) must be shorter than leaseDurationSeconds (${config.leaseDurationSeconds})`,
+    );
   }
   if (config.leaderElection && config.retryPeriodSeconds >= config.renewDeadlineSeconds) {
-    problems.push(`retryPeriodSeconds (${config.retryPeriodSeconds}) must be shorter than renewDeadlineSeconds (${config.renewDeadlineSeconds})`);
+    problems.push(
+      `retryPeriodSeconds (${config.retryPeriodSeconds}) must be shorter than renewDeadlineSeconds (${config.renewDeadlineSeconds})`,
+    );
   }
   // Zero here would mean a hot loop (retry period) or requests that give up at once.
-  for (const key of ['resyncSeconds', 'retryPeriodSeconds', 'leaseDurationSeconds', 'watchTimeoutSeconds', 'requestTimeoutSeconds'] as const) {
+  for (const key of [
+    'resyncSeconds',
+    'retryPeriodSeconds',
+    'leaseDurationSeconds',
+    'watchTimeoutSeconds',
+    'requestTimeoutSeconds',
+  ] as const) {
     if (config[key] === 0) problems.push(`${key} must be > 0`);
   }
   if (problems.length > 0) throw new Error(`invalid controller configuration: ${problems.join('; ')}`);

@@ -32,7 +32,12 @@ export class WriteExpectations {
     const key = `${kindId}:${object.metadata.namespace ?? ''}/${object.metadata.name}`;
     const expectation = this.expected.get(key);
     const rv = object.metadata.resourceVersion;
-    if (expectation && rv !== undefined && (rv === expectation.resourceVersion || newer(rv, expectation.resourceVersion))) this.expected.delete(key);
+    if (
+      expectation &&
+      rv !== undefined &&
+      (rv === expectation.resourceVersion || newer(rv, expectation.resourceVersion))
+    )
+      this.expected.delete(key);
   }
 
   forget(kindId: string, namespace: string | undefined, name: string): void {

@@ -21,12 +21,23 @@ import { LEASE, type ResourceKind } from '../../kube/resources.js';
 import { SYSTEM_TIMERS, type Timers } from '../../kube/timers.js';
 
 export interface LeaseObject extends KubeObject {
-  spec?: { holderIdentity?: string; leaseDurationSeconds?: number; acquireTime?: string; renewTime?: string; leaseTransitions?: number };
+  spec?: {
+    holderIdentity?: string;
+    leaseDurationSeconds?: number;
+    acquireTime?: string;
+    renewTime?: string;
+    leaseTransitions?: number;
+  };
 }
 
 /** The three Lease calls the elector makes (KubeClient implements them). */
 export interface LeaseClient {
-  get<T extends KubeObject>(kind: ResourceKind, namespace: string | undefined, name: string, call?: CallOptions): Promise<T>;
+  get<T extends KubeObject>(
+    kind: ResourceKind,
+    namespace: string | undefined,
+    name: string,
+    call?: CallOptions,
+  ): Promise<T>;
   create<T extends KubeObject>(kind: ResourceKind, object: T, call?: CallOptions): Promise<T>;
   replace<T extends KubeObject>(kind: ResourceKind, object: T, call?: CallOptions): Promise<T>;
 }
@@ -160,11 +171,16 @@ export class LeaderElector {
     const stop = () => controller.abort();
     this.abort.signal.addEventListener('abort', stop, { once: true });
     const limit = new Promise<never>((_, reject) => {
-      handle = this.clock.setTimeout(() => {
-        reject(new Timeout(`Lease ${this.lease}: no answer within ${(ms / 1000).toFixed(1)}s`));
-        controller.abort();
-      }, Math.max(0, ms));
-      controller.signal.addEventListener('abort', () => reject(new Timeout(`Lease ${this.lease}: request given up`)), { once: true });
+      handle = this.clock.setTimeout(
+        () => {
+          reject(new Timeout(`Lease ${this.lease}: no answer within ${(ms / 1000).toFixed(1)}s`));
+          controller.abort();
+        },
+        Math.max(0, ms),
+      );
+      controller.signal.addEventListener('abort', () => reject(new Timeout(`Lease ${this.lease}: request given up`)), {
+        once: true,
+      });
     });
     limit.catch(() => undefined);
     try {
@@ -193,7 +209,13 @@ export class LeaderElector {
     const armDeadline = () => {
       this.clock.clearTimeout(deadlineTimer);
       const left = this.renewedAt + renewDeadlineSeconds * 1000 - this.clock.now();
-      deadlineTimer = this.clock.setTimeout(() => lose(`could not renew the Lease ${this.lease} within the renew deadline (${renewDeadlineSeconds}s): ${this.lastError ?? 'no answer'}`), Math.max(0, left));
+      deadlineTimer = this.clock.setTimeout(
+        () =>
+          lose(
+            `could not renew the Lease ${this.lease} within the renew deadline (${renewDeadlineSeconds}s): ${this.lastError ?? 'no answer'}`,
+          ),
+        Math.max(0, left),
+      );
     };
     try {
       while (!this.abort.signal.aborted) {
@@ -223,7 +245,9 @@ export class LeaderElector {
           lose(`the Lease ${this.lease} is now held by ${attempt.holder}`);
           break;
         } else if (this.leading && this.clock.now() >= deadline) {
-          lose(`could not renew the Lease ${this.lease} within the renew deadline (${renewDeadlineSeconds}s): ${this.lastError ?? 'no answer'}`);
+          lose(
+            `could not renew the Lease ${this.lease} within the renew deadline (${renewDeadlineSeconds}s): ${this.lastError ?? 'no answer'}`,
+          );
           break;
         }
         const jitter = this.leading ? 1 : 1 + random() * 0.2;
@@ -237,7 +261,10 @@ export class LeaderElector {
   private succeeded(): void {
     this.lastSuccess = this.clock.now();
     if (this.reportedUnhealthy || this.failuresSinceLog > 0) {
-      this.logger.info({ lease: this.lease, failures: this.failuresSinceLog }, 'leader election: Lease requests succeed again');
+      this.logger.info(
+        { lease: this.lease, failures: this.failuresSinceLog },
+        'leader election: Lease requests succeed again',
+      );
     }
     this.reportedUnhealthy = false;
     this.failuresSinceLog = 0;
@@ -255,13 +282,24 @@ export class LeaderElector {
     const health = this.health();
     if (!health.healthy && !this.reportedUnhealthy) {
       this.reportedUnhealthy = true;
-      this.logger.error({ lease: this.lease, failures: this.failuresSinceLog }, `leader election: ${health.reason}; this replica is not ready`);
+      this.logger.error(
+        { lease: this.lease, failures: this.failuresSinceLog },
+        `leader election: ${health.reason}; this replica is not ready`,
+      );
       this.lastLogAt = now;
       this.failuresSinceLog = 0;
       return;
     }
     if (now - this.lastLogAt >= (this.options.logEverySeconds ?? 30) * 1000) {
-      this.logger.warn({ lease: this.lease, err: this.lastError, failures: this.failuresSinceLog, secondsSinceSuccess: Math.round(health.secondsSinceSuccess) }, 'leader election: Lease request failed');
+      this.logger.warn(
+        {
+          lease: this.lease,
+          err: this.lastError,
+          failures: this.failuresSinceLog,
+          secondsSinceSuccess: Math.round(health.secondsSinceSuccess),
+        },
+        'leader election: Lease request failed',
+      );
       this.lastLogAt = now;
       this.failuresSinceLog = 0;
     }
@@ -269,7 +307,13 @@ export class LeaderElector {
 
   /** Records the Lease as seen; its observed time moves only when the record changed. */
   private observe(spec: LeaseObject['spec']): void {
-    const record = JSON.stringify([spec?.holderIdentity ?? '', spec?.renewTime ?? '', spec?.acquireTime ?? '', spec?.leaseTransitions ?? 0, spec?.leaseDurationSeconds ?? 0]);
+    const record = JSON.stringify([
+      spec?.holderIdentity ?? '',
+      spec?.renewTime ?? '',
+      spec?.acquireTime ?? '',
+      spec?.leaseTransitions ?? 0,
+      spec?.leaseDurationSeconds ?? 0,
+    ]);
     if (record !== this.observedRecord) {
       this.observedRecord = record;
       this.observedAt = this.clock.now();
@@ -285,8 +329,18 @@ export class LeaderElector {
     } catch (error) {
       if (!isNotFound(error)) throw error;
       try {
-        const spec = { holderIdentity: identity, leaseDurationSeconds, acquireTime: wallNow, renewTime: wallNow, leaseTransitions: 0 };
-        await this.client.create<LeaseObject>(LEASE, { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name, namespace }, spec }, call);
+        const spec = {
+          holderIdentity: identity,
+          leaseDurationSeconds,
+          acquireTime: wallNow,
+          renewTime: wallNow,
+          leaseTransitions: 0,
+        };
+        await this.client.create<LeaseObject>(
+          LEASE,
+          { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name, namespace }, spec },
+          call,
+        );
         this.observe(spec);
         return { result: 'acquired' };
       } catch (createError) {
@@ -328,16 +382,35 @@ export class LeaderElector {
     const wasLeading = this.leading;
     this.leading = false;
     if (!wasLeading || this.lost || options.release === false) return;
-    const timeout = Math.min((this.options.requestTimeoutSeconds ?? 10) * 1000, this.options.renewDeadlineSeconds * 1000);
+    const timeout = Math.min(
+      (this.options.requestTimeoutSeconds ?? 10) * 1000,
+      this.options.renewDeadlineSeconds * 1000,
+    );
     try {
       await this.bounded(timeout, async (call) => {
         const lease = await this.client.get<LeaseObject>(LEASE, this.options.namespace, this.options.name, call);
         if (lease.spec?.holderIdentity !== this.options.identity) return;
         const wallNow = kubeMicroTime((this.deps.wallClock ?? (() => new Date()))());
-        await this.client.replace(LEASE, { ...lease, spec: { ...lease.spec, holderIdentity: undefined, renewTime: wallNow, acquireTime: undefined, leaseDurationSeconds: 1 } }, call);
+        await this.client.replace(
+          LEASE,
+          {
+            ...lease,
+            spec: {
+              ...lease.spec,
+              holderIdentity: undefined,
+              renewTime: wallNow,
+              acquireTime: undefined,
+              leaseDurationSeconds: 1,
+            },
+          },
+          call,
+        );
       });
     } catch (error) {
-      this.logger.warn({ lease: this.lease, err: message(error) }, 'could not release the Lease: it expires on its own');
+      this.logger.warn(
+        { lease: this.lease, err: message(error) },
+        'could not release the Lease: it expires on its own',
+      );
     }
   }
 }

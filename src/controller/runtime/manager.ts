@@ -24,7 +24,11 @@ import { createReportReconciler } from '../reconcilers/report.js';
  * Every reconciler the controller runs. Add one more root kind (for example the fleet report) here, in
  * this one place; a factory may return undefined when its duty is switched off by configuration.
  */
-export const RECONCILERS: ReconcilerFactory[] = [createApplicationReconciler, createClusterSecretReconciler, createReportReconciler];
+export const RECONCILERS: ReconcilerFactory[] = [
+  createApplicationReconciler,
+  createClusterSecretReconciler,
+  createReportReconciler,
+];
 
 export interface StartOptions {
   readonly kubeConfig: KubeConfig;
@@ -118,7 +122,8 @@ export async function startController(options: StartOptions): Promise<RunningCon
   let leading = !config.leaderElection;
   let stopping = false;
   let writesClosed = false;
-  const fenced = () => (writesClosed ? 'the controller stopped' : leading ? undefined : 'this replica does not hold the leader Lease');
+  const fenced = () =>
+    writesClosed ? 'the controller stopped' : leading ? undefined : 'this replica does not hold the leader Lease';
   const writer = guardedWriter(client, metrics, fenced);
   const context: ReconcilerContext = { cache, writer, reader: client, config, logger, metrics, now };
 
@@ -126,7 +131,8 @@ export async function startController(options: StartOptions): Promise<RunningCon
   for (const factory of [...RECONCILERS, ...(options.reconcilers ?? [])]) {
     const reconciler = factory(context);
     if (!reconciler) continue;
-    if (running.some((other) => other.reconciler.name === reconciler.name)) throw new Error(`two reconcilers are named "${reconciler.name}"`);
+    if (running.some((other) => other.reconciler.name === reconciler.name))
+      throw new Error(`two reconcilers are named "${reconciler.name}"`);
     running.push({ reconciler, queue: new WorkQueue(), workers: [], allPending: false });
   }
 
@@ -139,7 +145,10 @@ export async function startController(options: StartOptions): Promise<RunningCon
       const scopeText = JSON.stringify(watch.scope ?? {});
       const existing = informers.get(watch.kind.id);
       if (existing) {
-        if (existing.scopeText !== scopeText) throw new Error(`${reconciler.name} watches ${watch.kind.kind} with scope ${scopeText}, another reconciler with ${existing.scopeText}`);
+        if (existing.scopeText !== scopeText)
+          throw new Error(
+            `${reconciler.name} watches ${watch.kind.kind} with scope ${scopeText}, another reconciler with ${existing.scopeText}`,
+          );
         continue;
       }
       const informer = new Informer({
@@ -192,7 +201,15 @@ export async function startController(options: StartOptions): Promise<RunningCon
         metrics.reconciles.inc({ controller: reconciler.name, result: isConflict(error) ? 'conflict' : 'error' });
         const delay = queue.addRateLimited(key, error instanceof KubeApiError ? error.retryAfterMs : undefined);
         const log = isConflict(error) ? logger.debug.bind(logger) : logger.warn.bind(logger);
-        log({ controller: reconciler.name, key, err: error instanceof Error ? error.message : String(error), retryInMs: Math.round(delay) }, 'reconcile failed: retrying');
+        log(
+          {
+            controller: reconciler.name,
+            key,
+            err: error instanceof Error ? error.message : String(error),
+            retryInMs: Math.round(delay),
+          },
+          'reconcile failed: retrying',
+        );
       } finally {
         end();
         queue.done(key);
@@ -216,13 +233,15 @@ export async function startController(options: StartOptions): Promise<RunningCon
 
   const resyncTimer = setInterval(() => {
     if (!workersStarted) return;
-    for (const entry of running) for (const key of entry.reconciler.resyncKeys()) entry.queue.add(key, { background: true });
+    for (const entry of running)
+      for (const key of entry.reconciler.resyncKeys()) entry.queue.add(key, { background: true });
   }, config.resyncSeconds * 1000);
   resyncTimer.unref();
 
   const gaugeTimer = setInterval(() => {
     for (const entry of running) metrics.queueDepth.set({ controller: entry.reconciler.name }, entry.queue.depth);
-    for (const { informer } of informers.values()) metrics.cachedObjects.set({ resource: informer.kind.plural }, cache.keys(informer.kind.id).length);
+    for (const { informer } of informers.values())
+      metrics.cachedObjects.set({ resource: informer.kind.plural }, cache.keys(informer.kind.id).length);
   }, 1000);
   gaugeTimer.unref();
 
@@ -255,7 +274,10 @@ export async function startController(options: StartOptions): Promise<RunningCon
         requestTimeoutSeconds: config.requestTimeoutSeconds,
       },
       logger,
-      { ...(options.electionClock ? { clock: options.electionClock } : {}), onError: () => metrics.leaderElectionErrors.inc() },
+      {
+        ...(options.electionClock ? { clock: options.electionClock } : {}),
+        onError: () => metrics.leaderElectionErrors.inc(),
+      },
     );
     const current = elector;
     metrics.leaseAge = () => current.health().secondsSinceSuccess;
@@ -301,7 +323,13 @@ export async function startController(options: StartOptions): Promise<RunningCon
         // A standby replica is ready (it serves metrics and can take over); it just does not reconcile.
         // One that cannot read or write the Lease is not: it could never take over.
         const election = elector?.health();
-        const why = stopping ? 'stopping' : !cachesSynced ? 'caches not synced' : election && !election.healthy ? election.reason : undefined;
+        const why = stopping
+          ? 'stopping'
+          : !cachesSynced
+            ? 'caches not synced'
+            : election && !election.healthy
+              ? election.reason
+              : undefined;
         res.writeHead(why ? 503 : 200, { 'Content-Type': 'text/plain' });
         res.end(why ? `${why}\n` : leading ? 'ok (leader)\n' : 'ok (standby)\n');
         return;
@@ -336,7 +364,8 @@ export async function startController(options: StartOptions): Promise<RunningCon
       clearTimeout(timer);
       writesClosed = true;
       writer.abortInFlight();
-      if (!finished) logger.warn({ waitedMs: limitMs }, 'in-flight reconciles did not finish in time: the Lease is left to expire');
+      if (!finished)
+        logger.warn({ waitedMs: limitMs }, 'in-flight reconciles did not finish in time: the Lease is left to expire');
       await Promise.all([...informers.values()].map(({ informer }) => informer.stop()));
       await elector?.stop({ release: finished });
       metrics.leader.set(0);
@@ -361,6 +390,7 @@ export async function startController(options: StartOptions): Promise<RunningCon
 /** Exposed for tests that need the kind list without starting anything. */
 export function watchedKinds(context: ReconcilerContext): ResourceKind[] {
   const kinds = new Map<string, ResourceKind>();
-  for (const factory of RECONCILERS) for (const watch of factory(context)?.watches ?? []) kinds.set(watch.kind.id, watch.kind);
+  for (const factory of RECONCILERS)
+    for (const watch of factory(context)?.watches ?? []) kinds.set(watch.kind.id, watch.kind);
   return [...kinds.values()];
 }

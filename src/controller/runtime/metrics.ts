@@ -5,10 +5,31 @@ const LATENCY_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
 export class ControllerMetrics {
   readonly registry = new Registry();
-  readonly reconciles = new Counter({ name: 'pullfleet_reconcile_total', help: 'Reconciles by controller and result.', labelNames: ['controller', 'result'], registers: [this.registry] });
-  readonly errors = new Counter({ name: 'pullfleet_reconcile_errors_total', help: 'Failed reconciles by controller.', labelNames: ['controller'], registers: [this.registry] });
-  readonly duration = new Histogram({ name: 'pullfleet_reconcile_duration_seconds', help: 'Time spent in one reconcile.', labelNames: ['controller'], buckets: LATENCY_BUCKETS, registers: [this.registry] });
-  readonly queueDepth = new Gauge({ name: 'pullfleet_queue_depth', help: 'Keys waiting in the work queue.', labelNames: ['controller'], registers: [this.registry] });
+  readonly reconciles = new Counter({
+    name: 'pullfleet_reconcile_total',
+    help: 'Reconciles by controller and result.',
+    labelNames: ['controller', 'result'],
+    registers: [this.registry],
+  });
+  readonly errors = new Counter({
+    name: 'pullfleet_reconcile_errors_total',
+    help: 'Failed reconciles by controller.',
+    labelNames: ['controller'],
+    registers: [this.registry],
+  });
+  readonly duration = new Histogram({
+    name: 'pullfleet_reconcile_duration_seconds',
+    help: 'Time spent in one reconcile.',
+    labelNames: ['controller'],
+    buckets: LATENCY_BUCKETS,
+    registers: [this.registry],
+  });
+  readonly queueDepth = new Gauge({
+    name: 'pullfleet_queue_depth',
+    help: 'Keys waiting in the work queue.',
+    labelNames: ['controller'],
+    registers: [this.registry],
+  });
   readonly propagationLatency = new Histogram({
     name: 'pullfleet_propagation_latency_seconds',
     help: 'From a hub Application change being queued to its ManifestWork being written.',
@@ -21,10 +42,28 @@ export class ControllerMetrics {
     buckets: LATENCY_BUCKETS,
     registers: [this.registry],
   });
-  readonly writes = new Counter({ name: 'pullfleet_api_writes_total', help: 'Write requests sent to the API server.', labelNames: ['resource', 'verb'], registers: [this.registry] });
-  readonly relists = new Counter({ name: 'pullfleet_watch_relists_total', help: 'Full relists after a watch expired or failed.', labelNames: ['resource'], registers: [this.registry] });
-  readonly leader = new Gauge({ name: 'pullfleet_leader', help: '1 while this replica holds the leader Lease.', registers: [this.registry] });
-  readonly leaderElectionErrors = new Counter({ name: 'pullfleet_leader_election_errors_total', help: 'Lease requests that failed (error or timeout).', registers: [this.registry] });
+  readonly writes = new Counter({
+    name: 'pullfleet_api_writes_total',
+    help: 'Write requests sent to the API server.',
+    labelNames: ['resource', 'verb'],
+    registers: [this.registry],
+  });
+  readonly relists = new Counter({
+    name: 'pullfleet_watch_relists_total',
+    help: 'Full relists after a watch expired or failed.',
+    labelNames: ['resource'],
+    registers: [this.registry],
+  });
+  readonly leader = new Gauge({
+    name: 'pullfleet_leader',
+    help: '1 while this replica holds the leader Lease.',
+    registers: [this.registry],
+  });
+  readonly leaderElectionErrors = new Counter({
+    name: 'pullfleet_leader_election_errors_total',
+    help: 'Lease requests that failed (error or timeout).',
+    registers: [this.registry],
+  });
   /** Source of the Lease age gauge (set by the manager when leader election runs). */
   leaseAge?: () => number;
   readonly leaseSecondsSinceSuccess = new Gauge({
@@ -35,7 +74,12 @@ export class ControllerMetrics {
       this.leaseSecondsSinceSuccess.set(this.leaseAge?.() ?? 0);
     },
   });
-  readonly cachedObjects = new Gauge({ name: 'pullfleet_cached_objects', help: 'Objects in the informer cache by resource.', labelNames: ['resource'], registers: [this.registry] });
+  readonly cachedObjects = new Gauge({
+    name: 'pullfleet_cached_objects',
+    help: 'Objects in the informer cache by resource.',
+    labelNames: ['resource'],
+    registers: [this.registry],
+  });
 
   constructor(defaultMetrics = true) {
     if (defaultMetrics) collectDefaultMetrics({ register: this.registry, prefix: 'pullfleet_' });

@@ -71,7 +71,10 @@ class DeadlineHeap {
 }
 
 export class WorkQueue {
-  private readonly lanes: Record<'fg' | 'bg', { order: string[]; head: number }> = { fg: { order: [], head: 0 }, bg: { order: [], head: 0 } };
+  private readonly lanes: Record<'fg' | 'bg', { order: string[]; head: number }> = {
+    fg: { order: [], head: 0 },
+    bg: { order: [], head: 0 },
+  };
   /** Waiting keys and the lane each waits in. */
   private readonly waiting = new Map<string, 'fg' | 'bg'>();
   private readonly processing = new Set<string>();
@@ -147,7 +150,10 @@ export class WorkQueue {
     const base = this.options.baseDelayMs ?? 100;
     const max = this.options.maxDelayMs ?? 60000;
     const random = this.options.random ?? Math.random;
-    const delay = Math.max(Math.min(max, base * 2 ** Math.min(count - 1, 20)) * (0.5 + random() / 2), Math.min(minDelayMs, max));
+    const delay = Math.max(
+      Math.min(max, base * 2 ** Math.min(count - 1, 20)) * (0.5 + random() / 2),
+      Math.min(minDelayMs, max),
+    );
     this.addAfter(key, delay);
     return delay;
   }

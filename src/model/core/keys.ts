@@ -35,7 +35,11 @@ export const ARGOCD_RESOURCES_FINALIZER = 'resources-finalizer.argocd.argoproj.i
  * pkg/apis/application/v1alpha1/application_defaults.go). Only that controller removes them, and it never
  * processes an Application with `skip-reconcile`.
  */
-export const ARGOCD_RESOURCES_FINALIZERS: readonly string[] = [ARGOCD_RESOURCES_FINALIZER, `${ARGOCD_RESOURCES_FINALIZER}/foreground`, `${ARGOCD_RESOURCES_FINALIZER}/background`];
+export const ARGOCD_RESOURCES_FINALIZERS: readonly string[] = [
+  ARGOCD_RESOURCES_FINALIZER,
+  `${ARGOCD_RESOURCES_FINALIZER}/foreground`,
+  `${ARGOCD_RESOURCES_FINALIZER}/background`,
+];
 /**
  * argocd-agent: what a managed agent does when the spoke copy of an Application carries a source UID
  * other than the incoming hub Application's (the hub Application was deleted and created again). Its

@@ -29,7 +29,10 @@ export function fitName(base: string, max: number = MAX_LABEL_LENGTH): string {
 
 /** Lower-cases and replaces every run of characters a DNS label forbids with `-`. */
 export function toDnsLabel(input: string, max: number = MAX_LABEL_LENGTH): string {
-  const cleaned = input.toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/^-+|-+$/g, '');
+  const cleaned = input
+    .toLowerCase()
+    .replace(/[^a-z0-9-]+/g, '-')
+    .replace(/^-+|-+$/g, '');
   return fitName(cleaned || 'x', max);
 }
 
@@ -37,7 +40,8 @@ export function toDnsLabel(input: string, max: number = MAX_LABEL_LENGTH): strin
 export function dnsLabelProblem(name: string): string | undefined {
   if (name.length === 0) return 'must not be empty';
   if (name.length > MAX_LABEL_LENGTH) return `is ${name.length} characters long; the limit is ${MAX_LABEL_LENGTH}`;
-  if (!DNS_LABEL.test(name)) return 'must consist of lower-case letters, digits and "-", and start and end with a letter or digit';
+  if (!DNS_LABEL.test(name))
+    return 'must consist of lower-case letters, digits and "-", and start and end with a letter or digit';
   return undefined;
 }
 
@@ -45,14 +49,16 @@ export function dnsLabelProblem(name: string): string | undefined {
 export function dnsSubdomainProblem(name: string): string | undefined {
   if (name.length === 0) return 'must not be empty';
   if (name.length > MAX_NAME_LENGTH) return `is ${name.length} characters long; the limit is ${MAX_NAME_LENGTH}`;
-  if (!DNS_SUBDOMAIN.test(name)) return 'must consist of lower-case letters, digits, "-" and ".", and start and end with a letter or digit';
+  if (!DNS_SUBDOMAIN.test(name))
+    return 'must consist of lower-case letters, digits, "-" and ".", and start and end with a letter or digit';
   return undefined;
 }
 
 /** Why `value` is not a valid label value, or undefined when it is. */
 export function labelValueProblem(value: string): string | undefined {
   if (value.length > MAX_LABEL_LENGTH) return `is ${value.length} characters long; the limit is ${MAX_LABEL_LENGTH}`;
-  if (!LABEL_VALUE.test(value)) return 'must consist of letters, digits, "-", "_" and ".", and start and end with a letter or digit';
+  if (!LABEL_VALUE.test(value))
+    return 'must consist of letters, digits, "-", "_" and ".", and start and end with a letter or digit';
   return undefined;
 }
 

@@ -12,5 +12,12 @@ const MANIFEST_HEADER =
 
 /** The manifest's content for these files (paths relative to the output folder, `/`-separated). */
 export function renderManifest(files: Iterable<string>): string {
-  return MANIFEST_HEADER + [...files].filter((f) => f !== MANIFEST_FILE).sort().map((f) => `${f}\n`).join('');
+  return (
+    MANIFEST_HEADER +
+    [...files]
+      .filter((f) => f !== MANIFEST_FILE)
+      .sort()
+      .map((f) => `${f}\n`)
+      .join('')
+  );
 }

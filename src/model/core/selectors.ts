@@ -26,12 +26,20 @@ export interface LabelSelector {
  */
 export interface LooseLabelSelector {
   readonly matchLabels?: Readonly<Record<string, string>>;
-  readonly matchExpressions?: ReadonlyArray<{ readonly key: string; readonly operator: string; readonly values?: readonly string[] }>;
+  readonly matchExpressions?: ReadonlyArray<{
+    readonly key: string;
+    readonly operator: string;
+    readonly values?: readonly string[];
+  }>;
 }
 
-const has = (labels: Readonly<Record<string, string>>, key: string): boolean => Object.prototype.hasOwnProperty.call(labels, key);
+const has = (labels: Readonly<Record<string, string>>, key: string): boolean =>
+  Object.prototype.hasOwnProperty.call(labels, key);
 
-function requirementMatches(req: { readonly key: string; readonly operator: string; readonly values?: readonly string[] }, labels: Readonly<Record<string, string>>): boolean {
+function requirementMatches(
+  req: { readonly key: string; readonly operator: string; readonly values?: readonly string[] },
+  labels: Readonly<Record<string, string>>,
+): boolean {
   const present = has(labels, req.key);
   const values = req.values ?? [];
   switch (req.operator) {
@@ -66,7 +74,10 @@ function requirementMatches(req: { readonly key: string; readonly operator: stri
  *
  * `labels` may be undefined (an object without labels), which is the empty map.
  */
-export function matchesSelector(selector: LooseLabelSelector | undefined, labels: Readonly<Record<string, string>> | undefined): boolean {
+export function matchesSelector(
+  selector: LooseLabelSelector | undefined,
+  labels: Readonly<Record<string, string>> | undefined,
+): boolean {
   if (!selector) return true;
   const have = labels ?? {};
   for (const [key, value] of Object.entries(selector.matchLabels ?? {})) {

@@ -19,7 +19,13 @@ import {
   SOURCE_UID_MISMATCH_UPSERT,
 } from '../core/keys.js';
 import { DELIVERY_MODEL_LABEL, DeliveryModel } from './delivery-model.js';
-import { applicationSpec, applyAgentHandback, FLEET_APP_LABEL, type AgentHandback, type AppDefinition } from './hub-application.js';
+import {
+  applicationSpec,
+  applyAgentHandback,
+  FLEET_APP_LABEL,
+  type AgentHandback,
+  type AppDefinition,
+} from './hub-application.js';
 import { sortKeys } from '../core/records.js';
 import type { JsonObject, KubeObject } from '../core/types.js';
 
@@ -42,7 +48,12 @@ export function buildGeneratorConfigMap(namespace: string): ConfigMapObject {
     apiVersion: 'v1',
     kind: 'ConfigMap',
     metadata: { name: PLACEMENT_GENERATOR_CONFIGMAP, namespace, labels: { [MANAGED_BY_LABEL]: MANAGED_BY_VALUE } },
-    data: { apiVersion: PLACEMENT_API_VERSION, kind: 'placementdecisions', matchKey: 'clusterName', statusListKey: 'decisions' },
+    data: {
+      apiVersion: PLACEMENT_API_VERSION,
+      kind: 'placementdecisions',
+      matchKey: 'clusterName',
+      statusListKey: 'decisions',
+    },
   };
 }
 
@@ -109,7 +120,10 @@ export function generatedApplicationName(template: string, cluster: string): str
 }
 
 /** The pull ApplicationSet for `def`, following the decisions of `options.placement`. */
-export function buildPullApplicationSet(def: AppDefinition, options: PullApplicationSetOptions): KubeObject & { spec: JsonObject } {
+export function buildPullApplicationSet(
+  def: AppDefinition,
+  options: PullApplicationSetOptions,
+): KubeObject & { spec: JsonObject } {
   const model = options.model ?? DeliveryModel.BASIC;
   const managed = model === DeliveryModel.AGENT_MANAGED;
   const templateLabels = sortKeys({
@@ -123,7 +137,11 @@ export function buildPullApplicationSet(def: AppDefinition, options: PullApplica
     ...(def.annotations ?? {}),
     ...(managed
       ? { [SOURCE_UID_MISMATCH_POLICY_ANNOTATION]: SOURCE_UID_MISMATCH_UPSERT }
-      : { [DELIVERY_ANNOTATION]: DELIVERY_DYNAMIC, [MANAGED_CLUSTER_ANNOTATION]: CLUSTER_NAME_PARAM, [SKIP_RECONCILE_ANNOTATION]: 'true' }),
+      : {
+          [DELIVERY_ANNOTATION]: DELIVERY_DYNAMIC,
+          [MANAGED_CLUSTER_ANNOTATION]: CLUSTER_NAME_PARAM,
+          [SKIP_RECONCILE_ANNOTATION]: 'true',
+        }),
   });
   const spec = applicationSpec(def);
   if (managed) spec.destination = { name: CLUSTER_NAME_PARAM, namespace: def.destinationNamespace };

@@ -3,7 +3,14 @@
  * delivered through a ManifestWork and also written as plain YAML for the one manual apply on the spoke
  * (the work agent cannot grant itself the RBAC it needs before that).
  */
-import { ARGOCD_MANAGED_BY_LABEL, CONSTRUCT_PATH_ANNOTATION, IN_CLUSTER_SERVER, MANAGED_BY_LABEL, MANAGED_BY_VALUE, WORK_API_VERSION } from '../core/keys.js';
+import {
+  ARGOCD_MANAGED_BY_LABEL,
+  CONSTRUCT_PATH_ANNOTATION,
+  IN_CLUSTER_SERVER,
+  MANAGED_BY_LABEL,
+  MANAGED_BY_VALUE,
+  WORK_API_VERSION,
+} from '../core/keys.js';
 import { sortKeys } from '../core/records.js';
 import type { JsonObject, KubeObject, ManifestWork } from '../core/types.js';
 
@@ -54,14 +61,26 @@ export function operatorControllerServiceAccount(instance: string): string {
 }
 
 /** The ServiceAccount (and its namespace) of the spoke Argo CD application controller for a setup. */
-export function spokeArgoController(setup: SpokeArgoSetup): { readonly serviceAccount: string; readonly namespace: string } {
+export function spokeArgoController(setup: SpokeArgoSetup): {
+  readonly serviceAccount: string;
+  readonly namespace: string;
+} {
   switch (setup.kind) {
     case 'acm-gitops-addon':
-      return { serviceAccount: operatorControllerServiceAccount(ACM_GITOPS_ADDON_ARGOCD.name), namespace: ACM_GITOPS_ADDON_ARGOCD.namespace };
+      return {
+        serviceAccount: operatorControllerServiceAccount(ACM_GITOPS_ADDON_ARGOCD.name),
+        namespace: ACM_GITOPS_ADDON_ARGOCD.namespace,
+      };
     case 'openshift-gitops':
-      return { serviceAccount: operatorControllerServiceAccount(OPENSHIFT_GITOPS_ARGOCD_NAME), namespace: setup.namespace };
+      return {
+        serviceAccount: operatorControllerServiceAccount(OPENSHIFT_GITOPS_ARGOCD_NAME),
+        namespace: setup.namespace,
+      };
     case 'ocm-agent-addon':
-      return { serviceAccount: operatorControllerServiceAccount(OCM_AGENT_ADDON_ARGOCD_NAME), namespace: setup.agentNamespace };
+      return {
+        serviceAccount: operatorControllerServiceAccount(OCM_AGENT_ADDON_ARGOCD_NAME),
+        namespace: setup.agentNamespace,
+      };
     case 'upstream':
       return { serviceAccount: ARGOCD_CONTROLLER_SERVICE_ACCOUNT, namespace: setup.namespace };
   }
@@ -130,11 +149,16 @@ export function buildAppProjects(argoNamespace: string, deliveries: readonly Spo
   const projects = new Map<string, { repos: Set<string>; namespaces: Set<string>; clusterKinds: Set<string> }>();
   for (const d of deliveries) {
     if (!d.project || d.project === 'default') continue;
-    const entry = projects.get(d.project) ?? { repos: new Set<string>(), namespaces: new Set<string>(), clusterKinds: new Set<string>() };
+    const entry = projects.get(d.project) ?? {
+      repos: new Set<string>(),
+      namespaces: new Set<string>(),
+      clusterKinds: new Set<string>(),
+    };
     (d.sourceRepos ?? []).forEach((r) => entry.repos.add(r));
     entry.namespaces.add(d.namespace);
     for (const grant of d.grants) {
-      if (grant.clusterScoped) (grant.kinds ?? []).forEach((kind) => entry.clusterKinds.add(JSON.stringify([grant.apiGroup, kind])));
+      if (grant.clusterScoped)
+        (grant.kinds ?? []).forEach((kind) => entry.clusterKinds.add(JSON.stringify([grant.apiGroup, kind])));
     }
     projects.set(d.project, entry);
   }
@@ -171,10 +195,18 @@ export function grantRules(grants: readonly ResourceGrant[]): JsonObject[] {
     grant.resources.forEach((r) => set.add(r));
     byGroup.set(grant.apiGroup, set);
   }
-  return [...byGroup.keys()].sort().map((group) => ({ apiGroups: [group], resources: [...byGroup.get(group)!].sort(), verbs: MANAGE_VERBS }));
+  return [...byGroup.keys()]
+    .sort()
+    .map((group) => ({ apiGroups: [group], resources: [...byGroup.get(group)!].sort(), verbs: MANAGE_VERBS }));
 }
 
-function binding(kind: 'ClusterRoleBinding' | 'RoleBinding', name: string, namespace: string | undefined, sa: string, saNamespace: string): Obj {
+function binding(
+  kind: 'ClusterRoleBinding' | 'RoleBinding',
+  name: string,
+  namespace: string | undefined,
+  sa: string,
+  saNamespace: string,
+): Obj {
   return {
     apiVersion: 'rbac.authorization.k8s.io/v1',
     kind,
@@ -209,7 +241,12 @@ export function routeCrdGuardrail(): Obj[] {
       failurePolicy: 'Fail',
       matchConstraints: {
         resourceRules: [
-          { apiGroups: ['apiextensions.k8s.io'], apiVersions: ['v1'], operations: ['CREATE', 'UPDATE'], resources: ['customresourcedefinitions'] },
+          {
+            apiGroups: ['apiextensions.k8s.io'],
+            apiVersions: ['v1'],
+            operations: ['CREATE', 'UPDATE'],
+            resources: ['customresourcedefinitions'],
+          },
         ],
       },
       validations: [
@@ -247,10 +284,25 @@ export function buildSpokeBootstrap(input: SpokeBootstrapInput): Obj[] {
     metadata: meta(WORK_AGENT_ROLE),
     rules: [{ apiGroups: ['argoproj.io'], resources: ['applications', 'appprojects'], verbs: MANAGE_VERBS }],
   } as unknown as Obj);
-  objects.push(binding('ClusterRoleBinding', WORK_AGENT_ROLE, undefined, WORK_AGENT_SERVICE_ACCOUNT, WORK_AGENT_NAMESPACE));
+  objects.push(
+    binding('ClusterRoleBinding', WORK_AGENT_ROLE, undefined, WORK_AGENT_SERVICE_ACCOUNT, WORK_AGENT_NAMESPACE),
+  );
   if (input.openshift) {
-    objects.push({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: meta(WORK_AGENT_GUARDRAIL_ROLE), rules: guardrailWorkAgentRules() } as unknown as Obj);
-    objects.push(binding('ClusterRoleBinding', WORK_AGENT_GUARDRAIL_ROLE, undefined, WORK_AGENT_SERVICE_ACCOUNT, WORK_AGENT_NAMESPACE));
+    objects.push({
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRole',
+      metadata: meta(WORK_AGENT_GUARDRAIL_ROLE),
+      rules: guardrailWorkAgentRules(),
+    } as unknown as Obj);
+    objects.push(
+      binding(
+        'ClusterRoleBinding',
+        WORK_AGENT_GUARDRAIL_ROLE,
+        undefined,
+        WORK_AGENT_SERVICE_ACCOUNT,
+        WORK_AGENT_NAMESPACE,
+      ),
+    );
   }
 
   const byNamespace = new Map<string, ResourceGrant[]>();
@@ -262,7 +314,11 @@ export function buildSpokeBootstrap(input: SpokeBootstrapInput): Obj[] {
   const namespaces = [...byNamespace.keys()].sort();
   for (const ns of namespaces) {
     if (ns === input.argoNamespace) continue;
-    objects.push({ apiVersion: 'v1', kind: 'Namespace', metadata: meta(ns, { labels: { [ARGOCD_MANAGED_BY_LABEL]: input.argoNamespace } }) } as unknown as Obj);
+    objects.push({
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: meta(ns, { labels: { [ARGOCD_MANAGED_BY_LABEL]: input.argoNamespace } }),
+    } as unknown as Obj);
   }
   const controllerSa = input.argoControllerServiceAccount ?? ARGOCD_CONTROLLER_SERVICE_ACCOUNT;
   const controllerNs = input.argoControllerNamespace ?? input.argoNamespace;
@@ -272,11 +328,21 @@ export function buildSpokeBootstrap(input: SpokeBootstrapInput): Obj[] {
     clusterGrants.push(...grants.filter((g) => g.clusterScoped));
     const namespaced = grants.filter((g) => !g.clusterScoped);
     if (namespaced.length === 0) continue;
-    objects.push({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: meta(ARGOCD_APPS_ROLE, { namespace: ns }), rules: grantRules(namespaced) } as unknown as Obj);
+    objects.push({
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'Role',
+      metadata: meta(ARGOCD_APPS_ROLE, { namespace: ns }),
+      rules: grantRules(namespaced),
+    } as unknown as Obj);
     objects.push(binding('RoleBinding', ARGOCD_APPS_ROLE, ns, controllerSa, controllerNs));
   }
   if (clusterGrants.length > 0) {
-    objects.push({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: meta(ARGOCD_APPS_ROLE), rules: grantRules(clusterGrants) } as unknown as Obj);
+    objects.push({
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRole',
+      metadata: meta(ARGOCD_APPS_ROLE),
+      rules: grantRules(clusterGrants),
+    } as unknown as Obj);
     objects.push(binding('ClusterRoleBinding', ARGOCD_APPS_ROLE, undefined, controllerSa, controllerNs));
   }
   objects.push(...buildAppProjects(input.argoNamespace, input.namespaces));
@@ -291,7 +357,11 @@ export const BOOTSTRAP_WORK_NAME = 'pullfleet-bootstrap';
  * The ManifestWork delivering a spoke's bootstrap objects. Deleting it orphans them: removing a spoke
  * from the fleet must never delete its namespaces (and every workload in them).
  */
-export function buildBootstrapWork(cluster: string, objects: readonly JsonObject[], constructPath: string): ManifestWork {
+export function buildBootstrapWork(
+  cluster: string,
+  objects: readonly JsonObject[],
+  constructPath: string,
+): ManifestWork {
   return {
     apiVersion: WORK_API_VERSION,
     kind: 'ManifestWork',

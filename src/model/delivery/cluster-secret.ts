@@ -30,7 +30,11 @@ export const CLUSTER_SECRET_KEYS: readonly string[] = ['name', 'server'];
  * The blank cluster Secret for `cluster` in the Argo CD namespace. `extraLabels` carries provenance
  * (who created it); the secret-type label always wins.
  */
-export function buildClusterSecret(cluster: string, argoNamespace: string, extraLabels: Record<string, string> = {}): ClusterSecret {
+export function buildClusterSecret(
+  cluster: string,
+  argoNamespace: string,
+  extraLabels: Record<string, string> = {},
+): ClusterSecret {
   const labels = { [MANAGED_BY_LABEL]: MANAGED_BY_VALUE, ...extraLabels, [ARGOCD_SECRET_TYPE_LABEL]: 'cluster' };
   return {
     apiVersion: 'v1',

@@ -75,7 +75,12 @@ export interface AcmGitOpsClusterOptions extends GitOpsClusterCommon {
     readonly overrideExistingConfigs: boolean;
     readonly olmSubscription?: JsonObject;
     /** The agent, when the model is an agent model. */
-    readonly argoCDAgent?: { readonly mode: 'managed' | 'autonomous'; readonly serverAddress?: string; readonly serverPort?: string; readonly propagateHubCA: boolean };
+    readonly argoCDAgent?: {
+      readonly mode: 'managed' | 'autonomous';
+      readonly serverAddress?: string;
+      readonly serverPort?: string;
+      readonly propagateHubCA: boolean;
+    };
   };
 }
 
@@ -121,7 +126,12 @@ export function buildAcmGitOpsCluster(options: AcmGitOpsClusterOptions): KubeObj
     }
     spec.gitopsAddon = gitopsAddon;
   }
-  return { apiVersion: GITOPS_CLUSTER_ACM_VERSION, kind: 'GitOpsCluster', metadata: gitOpsClusterMetadata(options), spec };
+  return {
+    apiVersion: GITOPS_CLUSTER_ACM_VERSION,
+    kind: 'GitOpsCluster',
+    metadata: gitOpsClusterMetadata(options),
+    spec,
+  };
 }
 
 /** The OCM `v1alpha1` GitOpsCluster: the argocd-agent add-on on every placement cluster. */
@@ -134,7 +144,9 @@ export function buildOcmGitOpsCluster(options: OcmGitOpsClusterOptions): KubeObj
       placementRef: placementRef(options.placement),
       argoCDAgentAddon: {
         mode: options.mode,
-        ...(options.principalServerAddress !== undefined ? { principalServerAddress: options.principalServerAddress } : {}),
+        ...(options.principalServerAddress !== undefined
+          ? { principalServerAddress: options.principalServerAddress }
+          : {}),
         ...(options.principalServerPort !== undefined ? { principalServerPort: options.principalServerPort } : {}),
         agentNamespace: options.agentNamespace,
         operatorNamespace: options.operatorNamespace,
@@ -163,7 +175,12 @@ export function spokeFolderPath(source: SpokeFolderSource, hub: string, spoke: s
  * The bootstrap Application of an autonomous spoke: its own Argo CD syncs its own folder (no pruning
  * of Applications removed from the folder until the user says so: `prune: false`).
  */
-export function buildSpokeFolderApplication(source: SpokeFolderSource, hub: string, spoke: string, argoNamespace: string): Application {
+export function buildSpokeFolderApplication(
+  source: SpokeFolderSource,
+  hub: string,
+  spoke: string,
+  argoNamespace: string,
+): Application {
   return {
     apiVersion: ARGOCD_API_VERSION,
     kind: 'Application',
@@ -174,7 +191,12 @@ export function buildSpokeFolderApplication(source: SpokeFolderSource, hub: stri
     },
     spec: {
       project: 'default',
-      source: { repoURL: source.repoURL, targetRevision: source.targetRevision, path: spokeFolderPath(source, hub, spoke), directory: { recurse: true } },
+      source: {
+        repoURL: source.repoURL,
+        targetRevision: source.targetRevision,
+        path: spokeFolderPath(source, hub, spoke),
+        directory: { recurse: true },
+      },
       destination: { server: IN_CLUSTER_SERVER, namespace: argoNamespace },
       syncPolicy: { automated: { prune: false, selfHeal: true } },
     } as unknown as Application['spec'],
@@ -199,7 +221,11 @@ export function buildAgentAppProject(
   return {
     apiVersion: ARGOCD_API_VERSION,
     kind: 'AppProject',
-    metadata: { name: project, namespace: argoNamespace, labels: { [MANAGED_BY_LABEL]: MANAGED_BY_VALUE, [DELIVERY_MODEL_LABEL]: DeliveryModel.AGENT_MANAGED } },
+    metadata: {
+      name: project,
+      namespace: argoNamespace,
+      labels: { [MANAGED_BY_LABEL]: MANAGED_BY_VALUE, [DELIVERY_MODEL_LABEL]: DeliveryModel.AGENT_MANAGED },
+    },
     spec: {
       sourceRepos: [...repos].sort(),
       destinations: [...destinations.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, d]) => d),
@@ -218,7 +244,10 @@ export interface GitOpsClusterSelection {
  * Each spoke's model from the GitOpsClusters selecting it (else basic), and a problem for every spoke
  * two GitOpsClusters of different modes select, naming both.
  */
-export function resolveDeliveryModels(selections: readonly GitOpsClusterSelection[]): { models: Map<string, { model: DeliveryModel; path: string }>; problems: Array<{ path: string; message: string }> } {
+export function resolveDeliveryModels(selections: readonly GitOpsClusterSelection[]): {
+  models: Map<string, { model: DeliveryModel; path: string }>;
+  problems: Array<{ path: string; message: string }>;
+} {
   const models = new Map<string, { model: DeliveryModel; path: string }>();
   const problems: Array<{ path: string; message: string }> = [];
   for (const sel of selections) {

@@ -83,7 +83,12 @@ export function buildStaticHubApplication(
   const app: Application = {
     apiVersion: ARGOCD_API_VERSION,
     kind: 'Application',
-    metadata: { name: staticHubApplicationName(def.name, target.cluster), namespace: target.namespace, labels, annotations },
+    metadata: {
+      name: staticHubApplicationName(def.name, target.cluster),
+      namespace: target.namespace,
+      labels,
+      annotations,
+    },
     spec: applicationSpec(def) as unknown as Application['spec'],
   };
   if (def.pruneOnDelete) app.metadata.finalizers = [ARGOCD_RESOURCES_FINALIZER];
@@ -131,7 +136,11 @@ export const NO_HANDBACK: AgentHandback = { standBy: false, route: false, agentD
  * `app` (a hub Application, or an ApplicationSet template with `cluster` = `'{{name}}'`) in the shape
  * `handback` asks for; the same object when no flag is set.
  */
-export function applyAgentHandback<T extends { metadata: { annotations?: Record<string, string> }; spec: unknown }>(app: T, cluster: string, handback: AgentHandback): T {
+export function applyAgentHandback<T extends { metadata: { annotations?: Record<string, string> }; spec: unknown }>(
+  app: T,
+  cluster: string,
+  handback: AgentHandback,
+): T {
   if (!handback.standBy && !handback.agentDestination && !handback.releaseFinalizer) return app;
   const annotations: Record<string, string> = { ...(app.metadata.annotations ?? {}) };
   if (handback.agentDestination) annotations[DESTINATION_NAME_ANNOTATION] = AGENT_SPOKE_DESTINATION;
@@ -140,11 +149,19 @@ export function applyAgentHandback<T extends { metadata: { annotations?: Record<
   if (handback.standBy && handback.route) {
     delete annotations[SKIP_RECONCILE_ANNOTATION];
     const current = spec as { destination?: { namespace?: string } };
-    spec = { ...(spec as object), destination: { name: cluster, ...(current.destination?.namespace ? { namespace: current.destination.namespace } : {}) } } as T['spec'];
+    spec = {
+      ...(spec as object),
+      destination: {
+        name: cluster,
+        ...(current.destination?.namespace ? { namespace: current.destination.namespace } : {}),
+      },
+    } as T['spec'];
   }
   const metadata: T['metadata'] & { finalizers?: string[] } = { ...app.metadata, annotations: sortKeys(annotations) };
   if (handback.releaseFinalizer) {
-    const kept = ((app.metadata as { finalizers?: string[] }).finalizers ?? []).filter((f) => !ARGOCD_RESOURCES_FINALIZERS.includes(f));
+    const kept = ((app.metadata as { finalizers?: string[] }).finalizers ?? []).filter(
+      (f) => !ARGOCD_RESOURCES_FINALIZERS.includes(f),
+    );
     if (kept.length) metadata.finalizers = kept;
     else delete metadata.finalizers;
   }

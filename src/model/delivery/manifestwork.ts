@@ -100,7 +100,9 @@ export function targetCluster(app: Pick<Application, 'metadata'>): string | unde
 
 /** `<namespace>/<name>` of the ApplicationSet owning a hub Application, if any. */
 export function owningApplicationSet(app: Pick<Application, 'metadata'>): string | undefined {
-  const owner = app.metadata.ownerReferences?.find((ref) => ref.kind === 'ApplicationSet' && ref.apiVersion.startsWith(`${ARGOCD_GROUP}/`));
+  const owner = app.metadata.ownerReferences?.find(
+    (ref) => ref.kind === 'ApplicationSet' && ref.apiVersion.startsWith(`${ARGOCD_GROUP}/`),
+  );
   return owner ? `${app.metadata.namespace}/${owner.name}` : undefined;
 }
 
@@ -116,7 +118,8 @@ export function spokeAppNamespace(app: Pick<Application, 'metadata'>): string {
 export function wrapProblem(app: Application): string | undefined {
   const cluster = targetCluster(app);
   if (!cluster) return `annotation ${MANAGED_CLUSTER_ANNOTATION} is missing: set it to the target ManagedCluster name`;
-  if (cluster === LOCAL_CLUSTER) return `${LOCAL_CLUSTER} is the hub itself and never a pull-delivery target: choose a spoke cluster`;
+  if (cluster === LOCAL_CLUSTER)
+    return `${LOCAL_CLUSTER} is the hub itself and never a pull-delivery target: choose a spoke cluster`;
   const clusterProblem = dnsLabelProblem(cluster);
   if (clusterProblem) return `annotation ${MANAGED_CLUSTER_ANNOTATION} "${cluster}" ${clusterProblem}`;
   const nsProblem = dnsLabelProblem(spokeAppNamespace(app));
@@ -126,7 +129,10 @@ export function wrapProblem(app: Application): string | undefined {
 }
 
 /** Copies `record` without the given keys; undefined when nothing is left. */
-function without(record: Record<string, string> | undefined, drop: (key: string) => boolean): Record<string, string> | undefined {
+function without(
+  record: Record<string, string> | undefined,
+  drop: (key: string) => boolean,
+): Record<string, string> | undefined {
   if (!record) return undefined;
   const kept = Object.entries(record).filter(([key]) => !drop(key));
   return kept.length === 0 ? undefined : sortKeys(Object.fromEntries(kept));
@@ -167,7 +173,8 @@ export function buildPayloadApplication(app: Application): Application {
   );
   if (appSet) payloadAnnotations = sortKeys({ ...payloadAnnotations, [HOSTING_APPSET_ANNOTATION]: appSet });
   if (payloadAnnotations) metadata.annotations = payloadAnnotations;
-  if (app.metadata.finalizers?.length) metadata.finalizers = app.metadata.finalizers.filter((f) => !f.startsWith(PULLFLEET_PREFIX));
+  if (app.metadata.finalizers?.length)
+    metadata.finalizers = app.metadata.finalizers.filter((f) => !f.startsWith(PULLFLEET_PREFIX));
   if (metadata.finalizers?.length === 0) delete metadata.finalizers;
 
   const payload: Application = {
@@ -185,10 +192,17 @@ export function buildPayloadApplication(app: Application): Application {
  * standing by during a move between delivery models) makes the work agent create the Application only
  * when it is missing and never write the running one.
  */
-export function applicationManifestConfig(name: string, namespace: string, scrape?: FeedbackScrapeType, createOnly = false): ManifestConfig {
+export function applicationManifestConfig(
+  name: string,
+  namespace: string,
+  scrape?: FeedbackScrapeType,
+  createOnly = false,
+): ManifestConfig {
   return {
     resourceIdentifier: { group: ARGOCD_GROUP, resource: 'applications', namespace, name },
-    feedbackRules: [{ type: 'JSONPaths', jsonPaths: FEEDBACK_PATHS.map(([feedbackName, path]) => ({ name: feedbackName, path })) }],
+    feedbackRules: [
+      { type: 'JSONPaths', jsonPaths: FEEDBACK_PATHS.map(([feedbackName, path]) => ({ name: feedbackName, path })) },
+    ],
     ...(scrape ? { feedbackScrapeType: scrape } : {}),
     updateStrategy: createOnly
       ? { type: 'CreateOnly' }
@@ -238,7 +252,14 @@ export function buildManifestWork(app: Application, options: WrapOptions = {}): 
     },
     spec: {
       workload: { manifests: [...(options.prerequisites ?? []).map(clone), payload as unknown as JsonObject] },
-      manifestConfigs: [applicationManifestConfig(payload.metadata.name, payload.metadata.namespace!, options.feedbackScrapeType, standBy)],
+      manifestConfigs: [
+        applicationManifestConfig(
+          payload.metadata.name,
+          payload.metadata.namespace!,
+          options.feedbackScrapeType,
+          standBy,
+        ),
+      ],
       // Standing by during a move: removing this work must leave the spoke Application running.
       deleteOption: { propagationPolicy: standBy ? 'Orphan' : 'Foreground' },
     },

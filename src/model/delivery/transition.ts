@@ -75,7 +75,9 @@ export interface TransitionDecision {
 }
 
 /** The hand-back shape of a spoke's basic hub Applications under `decision`. */
-export function handbackOf(decision: Pick<TransitionDecision, 'adoptFromAgent' | 'fromAgent' | 'step' | 'movingTo' | 'releaseFinalizer'>): AgentHandback {
+export function handbackOf(
+  decision: Pick<TransitionDecision, 'adoptFromAgent' | 'fromAgent' | 'step' | 'movingTo' | 'releaseFinalizer'>,
+): AgentHandback {
   return {
     standBy: decision.adoptFromAgent !== undefined,
     route: decision.adoptFromAgent === DeliveryModel.AGENT_MANAGED,
@@ -84,24 +86,42 @@ export function handbackOf(decision: Pick<TransitionDecision, 'adoptFromAgent' |
   };
 }
 
-const call = (model: DeliveryModel) => `spoke.moveTo(DeliveryModel.${Object.entries(DeliveryModel).find(([, v]) => v === model)?.[0] ?? model})`;
+const call = (model: DeliveryModel) =>
+  `spoke.moveTo(DeliveryModel.${Object.entries(DeliveryModel).find(([, v]) => v === model)?.[0] ?? model})`;
 
 /**
  * The step of spoke `name`: `desired` is the model its GitOpsClusters give it, `moveTo` what the
  * user asked for (if anything), `previous` the plan state of the last synth (undefined: none).
  */
-export function decideTransition(name: string, desired: DeliveryModel, moveTo: DeliveryModel | undefined, previous: PreviousSpoke | undefined): TransitionDecision {
+export function decideTransition(
+  name: string,
+  desired: DeliveryModel,
+  moveTo: DeliveryModel | undefined,
+  previous: PreviousSpoke | undefined,
+): TransitionDecision {
   const decision = decideStep(name, desired, moveTo, previous);
   // A spoke taken back from a managed agent keeps the agent's destination on its basic works for good.
-  const wasTakenBack = previous !== undefined && !isAgentDeliveryModel(previous.deliveryModel ?? DeliveryModel.BASIC) && previous.fromAgent === true;
-  if (wasTakenBack && !isAgentDeliveryModel(decision.model) && decision.fromAgent !== true) return { ...decision, fromAgent: true };
+  const wasTakenBack =
+    previous !== undefined &&
+    !isAgentDeliveryModel(previous.deliveryModel ?? DeliveryModel.BASIC) &&
+    previous.fromAgent === true;
+  if (wasTakenBack && !isAgentDeliveryModel(decision.model) && decision.fromAgent !== true)
+    return { ...decision, fromAgent: true };
   return decision;
 }
 
-function decideStep(name: string, desired: DeliveryModel, moveTo: DeliveryModel | undefined, previous: PreviousSpoke | undefined): TransitionDecision {
+function decideStep(
+  name: string,
+  desired: DeliveryModel,
+  moveTo: DeliveryModel | undefined,
+  previous: PreviousSpoke | undefined,
+): TransitionDecision {
   const normal: TransitionDecision = { model: desired, deleteOption: 'Foreground', step: 0 };
   if (moveTo !== undefined && moveTo !== desired) {
-    return { ...normal, problem: `spoke "${name}" asks to move to ${moveTo} (${call(moveTo)}), but the GitOpsClusters selecting it give it ${desired}: change the placements so the spoke gets ${moveTo}, or drop moveTo` };
+    return {
+      ...normal,
+      problem: `spoke "${name}" asks to move to ${moveTo} (${call(moveTo)}), but the GitOpsClusters selecting it give it ${desired}: change the placements so the spoke gets ${moveTo}, or drop moveTo`,
+    };
   }
   if (!previous) return normal;
   const before = previous.deliveryModel ?? DeliveryModel.BASIC;
@@ -110,7 +130,10 @@ function decideStep(name: string, desired: DeliveryModel, moveTo: DeliveryModel 
   if (before === desired) {
     if (moveTo === undefined) return normal;
     if (previous.movingTo === desired && !isAgentDeliveryModel(desired)) return { ...normal, step: 2 };
-    return { ...normal, warning: `spoke "${name}" already runs ${desired}, so the move is complete: remove ${call(desired)}` };
+    return {
+      ...normal,
+      warning: `spoke "${name}" already runs ${desired}, so the move is complete: remove ${call(desired)}`,
+    };
   }
   if (isAgentDeliveryModel(before) && isAgentDeliveryModel(desired)) {
     return {
@@ -138,23 +161,43 @@ function decideStep(name: string, desired: DeliveryModel, moveTo: DeliveryModel 
     // prune) and the hub Applications, step 3 creates the agent-managed hub Applications (the principal
     // sends a Create; the agent creates the copy, which adopts the running resources by tracking).
     if (previous.movingTo === desired && previous.moveStep === 2) return { ...normal, step: 3 };
-    if (previous.movingTo === desired && previous.moveStep === 1) return { model: before, deleteOption: 'Foreground', step: 2, movingTo: desired, moveStep: 2, clear: true };
+    if (previous.movingTo === desired && previous.moveStep === 1)
+      return { model: before, deleteOption: 'Foreground', step: 2, movingTo: desired, moveStep: 2, clear: true };
     if (works.length === 0) return normal;
-    return { model: before, deleteOption: 'Foreground', step: 1, movingTo: desired, moveStep: 1, releaseFinalizer: true };
+    return {
+      model: before,
+      deleteOption: 'Foreground',
+      step: 1,
+      movingTo: desired,
+      moveStep: 1,
+      releaseFinalizer: true,
+    };
   }
   if (!isAgentDeliveryModel(before)) {
     // basic → agent-autonomous. Step 1 committed (movingTo recorded): its static works were Orphan, and the
     // works of ApplicationSet-generated apps stood by, so step 2 may drop them.
-    if (foreground.length > 0 && previous.movingTo !== desired) return { model: before, deleteOption: 'Orphan', step: 1, movingTo: desired };
+    if (foreground.length > 0 && previous.movingTo !== desired)
+      return { model: before, deleteOption: 'Orphan', step: 1, movingTo: desired };
     return { ...normal, step: 2 };
   }
   // agent → basic: the hub Application stays routed to the agent and the work stands by (CreateOnly,
   // Orphan) until step 2.
-  return { model: desired, deleteOption: 'Orphan', step: 1, movingTo: desired, adoptFromAgent: before, ...(before === DeliveryModel.AGENT_MANAGED ? { fromAgent: true } : {}) };
+  return {
+    model: desired,
+    deleteOption: 'Orphan',
+    step: 1,
+    movingTo: desired,
+    adoptFromAgent: before,
+    ...(before === DeliveryModel.AGENT_MANAGED ? { fromAgent: true } : {}),
+  };
 }
 
 /** What `pullfleet plan` says about a spoke's move, from the previous and the new plan state. */
-export function describeTransition(name: string, previous: PreviousSpoke | undefined, next: PreviousSpoke): string | undefined {
+export function describeTransition(
+  name: string,
+  previous: PreviousSpoke | undefined,
+  next: PreviousSpoke,
+): string | undefined {
   const before = previous?.deliveryModel ?? DeliveryModel.BASIC;
   const after = next.deliveryModel ?? DeliveryModel.BASIC;
   const target = next.movingTo;
@@ -183,7 +226,11 @@ const listApps = (apps: readonly string[] | undefined) => (apps && apps.length ?
  * The three steps of basic → agent-managed, as `pullfleet plan` tells them: what each commit does on the
  * spoke, which spoke Applications are briefly unmanaged, and the signal to wait for before the next one.
  */
-function describeManagedHandOver(name: string, previous: PreviousSpoke | undefined, next: PreviousSpoke): string | undefined {
+function describeManagedHandOver(
+  name: string,
+  previous: PreviousSpoke | undefined,
+  next: PreviousSpoke,
+): string | undefined {
   const works = `kubectl get manifestwork -n ${name}`;
   if (next.movingTo === DeliveryModel.AGENT_MANAGED && next.moveStep === 1) {
     return `spoke ${name}: move basic → ${DeliveryModel.AGENT_MANAGED}, step 1 of 3: the works stay (server-side apply, deleteOption Foreground) and take the finalizer ${ARGOCD_RESOURCES_FINALIZER} off the spoke Applications ${listApps(next.handOver)}, so deleting them later prunes nothing; the hub Applications and ApplicationSets stay basic, nothing is unmanaged yet. Next: commit, let the hub apply it, and wait until the work agent has applied it: every work of the spoke reports Applied at its current generation (${works} -o jsonpath='{range .items[*]}{.metadata.name} {.metadata.generation} {.status.conditions[?(@.type=="Applied")].observedGeneration}{"\n"}{end}' shows the two numbers equal, usually within seconds); only then synthesize again. Synthesizing step 2 before that deletes Applications that still carry the finalizer, and their workloads with them.`;
@@ -191,7 +238,11 @@ function describeManagedHandOver(name: string, previous: PreviousSpoke | undefin
   if (next.movingTo === DeliveryModel.AGENT_MANAGED && next.moveStep === 2) {
     return `spoke ${name}: move basic → ${DeliveryModel.AGENT_MANAGED}, step 2 of 3: the works and the basic hub Applications (and the ApplicationSets' generated ones, with the works the controller wrote) are removed; the work agent deletes the spoke Applications ${listApps(next.handOver ?? previous?.handOver)}, which no longer carry ${ARGOCD_RESOURCES_FINALIZER}, so their workloads keep running, unmanaged (no sync, no self-heal) until step 3 is applied. A managed agent refuses an Application it finds on the spoke without ${SOURCE_UID_ANNOTATION}, so the copies must be gone before the principal sends the app. Next: commit, let the hub apply it, and wait until none of those works is left on the hub (${works}: a Foreground work disappears only after the work agent deleted its Application; with the hub Argo CD's prune off, prune them), then synthesize again.`;
   }
-  if (previous?.movingTo === DeliveryModel.AGENT_MANAGED && previous.moveStep === 2 && (next.deliveryModel ?? DeliveryModel.BASIC) === DeliveryModel.AGENT_MANAGED) {
+  if (
+    previous?.movingTo === DeliveryModel.AGENT_MANAGED &&
+    previous.moveStep === 2 &&
+    (next.deliveryModel ?? DeliveryModel.BASIC) === DeliveryModel.AGENT_MANAGED
+  ) {
     return `spoke ${name}: move basic → ${DeliveryModel.AGENT_MANAGED}, step 3 of 3: the hub Applications are created routed to the agent (destination.name ${name}); the principal sends each a Create, the agent creates the spoke Applications ${listApps(previous.handOver)} with ${SOURCE_UID_ANNOTATION}, and they adopt the running resources by Argo CD's resource tracking (same Application name and namespace as before). They are unmanaged until the agent has created them: check each hub Application's status.sync.status. Next: remove spoke.moveTo(...) from fleet.config.ts.`;
   }
   return undefined;
@@ -221,14 +272,30 @@ function keepsAgentDestination(previous: PreviousSpoke, work: PreviousWork | und
  *
  * Without a previous plan state the decision is returned as it is.
  */
-export function applicationSetDecision(model: DeliveryModel, decision: TransitionDecision, previous: PreviousSpoke | undefined, work: string): TransitionDecision {
+export function applicationSetDecision(
+  model: DeliveryModel,
+  decision: TransitionDecision,
+  previous: PreviousSpoke | undefined,
+  work: string,
+): TransitionDecision {
   if (!previous) return decision;
   const before = (previous.works ?? []).find((w) => w.name === work);
   // This ApplicationSet's delivery to the spoke does not change model: no step of the spoke's move applies to it.
-  const settled = (m: DeliveryModel, fromAgent: boolean): TransitionDecision => ({ model: m, deleteOption: 'Foreground', step: 0, ...(fromAgent ? { fromAgent: true } : {}) });
-  if (model !== DeliveryModel.BASIC) return decision.model === DeliveryModel.BASIC && before === undefined ? settled(model, false) : decision;
+  const settled = (m: DeliveryModel, fromAgent: boolean): TransitionDecision => ({
+    model: m,
+    deleteOption: 'Foreground',
+    step: 0,
+    ...(fromAgent ? { fromAgent: true } : {}),
+  });
+  if (model !== DeliveryModel.BASIC)
+    return decision.model === DeliveryModel.BASIC && before === undefined ? settled(model, false) : decision;
   if (before === undefined && decision.adoptFromAgent !== undefined) return decision;
-  return settled(DeliveryModel.BASIC, before !== undefined ? keepsAgentDestination(previous, before) : decision.fromAgent === true && keepsAgentDestination(previous, undefined));
+  return settled(
+    DeliveryModel.BASIC,
+    before !== undefined
+      ? keepsAgentDestination(previous, before)
+      : decision.fromAgent === true && keepsAgentDestination(previous, undefined),
+  );
 }
 
 /**
@@ -260,7 +327,9 @@ export function applicationSetStep(
       ? `selects spokes at different steps of their move to ${model} (${clearing.map((s) => s.name).join(', ')} at step 2, ${waiting
           .filter((s) => s.decision.clear !== true)
           .map((s) => s.name)
-          .join(', ')} not): its one ApplicationSet serves them all, so move them together (the same moveTo, the same commits)`
+          .join(
+            ', ',
+          )} not): its one ApplicationSet serves them all, so move them together (the same moveTo, the same commits)`
       : undefined;
   return {
     model: DeliveryModel.BASIC,
@@ -268,7 +337,9 @@ export function applicationSetStep(
       standBy: model === DeliveryModel.AGENT_AUTONOMOUS || each.some((h) => h.standBy),
       route: each.some((h) => h.route),
       agentDestination: each.some((h) => h.agentDestination),
-      ...(model === DeliveryModel.AGENT_MANAGED && each.some((h) => h.releaseFinalizer) ? { releaseFinalizer: true } : {}),
+      ...(model === DeliveryModel.AGENT_MANAGED && each.some((h) => h.releaseFinalizer)
+        ? { releaseFinalizer: true }
+        : {}),
     },
     ...(clear ? { clear: true } : {}),
     ...(split ? { problem: split } : {}),

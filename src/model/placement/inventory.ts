@@ -59,7 +59,9 @@ export class InventoryError extends Error {
     readonly source: string,
     readonly problems: readonly string[],
   ) {
-    super(`${source}: ${problems.length === 1 ? problems[0] : `${problems.length} problems:\n${problems.map((p) => `  - ${p}`).join('\n')}`}`);
+    super(
+      `${source}: ${problems.length === 1 ? problems[0] : `${problems.length} problems:\n${problems.map((p) => `  - ${p}`).join('\n')}`}`,
+    );
     this.name = 'InventoryError';
   }
 }
@@ -82,15 +84,28 @@ const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 function sortTaints(taints: readonly Taint[]): Taint[] {
   return [...taints]
-    .map((t) => (t.value === undefined || t.value === '' ? { key: t.key, effect: t.effect } : { key: t.key, value: t.value, effect: t.effect }))
+    .map((t) =>
+      t.value === undefined || t.value === ''
+        ? { key: t.key, effect: t.effect }
+        : { key: t.key, value: t.value, effect: t.effect },
+    )
     .sort((a, b) => cmp(a.key, b.key) || cmp(a.effect, b.effect) || cmp(a.value ?? '', b.value ?? ''));
 }
 
 function normalSelector(selector: LabelSelector | undefined): LabelSelector {
   const out: LabelSelector = {};
-  if (selector?.matchLabels && Object.keys(selector.matchLabels).length > 0) out.matchLabels = sortKeys(selector.matchLabels);
-  const expressions = (selector?.matchExpressions ?? []).map((e) => ({ key: e.key, operator: e.operator, ...(e.values?.length ? { values: [...e.values].sort(cmp) } : {}) }));
-  if (expressions.length > 0) out.matchExpressions = expressions.sort((a, b) => cmp(a.key, b.key) || cmp(a.operator, b.operator) || cmp((a.values ?? []).join(','), (b.values ?? []).join(',')));
+  if (selector?.matchLabels && Object.keys(selector.matchLabels).length > 0)
+    out.matchLabels = sortKeys(selector.matchLabels);
+  const expressions = (selector?.matchExpressions ?? []).map((e) => ({
+    key: e.key,
+    operator: e.operator,
+    ...(e.values?.length ? { values: [...e.values].sort(cmp) } : {}),
+  }));
+  if (expressions.length > 0)
+    out.matchExpressions = expressions.sort(
+      (a, b) =>
+        cmp(a.key, b.key) || cmp(a.operator, b.operator) || cmp((a.values ?? []).join(','), (b.values ?? []).join(',')),
+    );
   return out;
 }
 
@@ -107,13 +122,19 @@ function isOpenShift(labels: Readonly<Record<string, string>>, claims: Readonly<
 function spokeProblems(where: string, spoke: InventorySpoke): string[] {
   const problems: string[] = [];
   const nameProblem = dnsLabelProblem(spoke.name);
-  if (nameProblem) problems.push(`${where} name "${spoke.name}" ${nameProblem}: ManagedCluster names are namespace names on the hub; rename the cluster (re-import it) or remove the entry`);
+  if (nameProblem)
+    problems.push(
+      `${where} name "${spoke.name}" ${nameProblem}: ManagedCluster names are namespace names on the hub; rename the cluster (re-import it) or remove the entry`,
+    );
   for (const [key, value] of Object.entries(spoke.labels)) {
     const problem = labelValueProblem(value);
     if (problem) problems.push(`${where} label ${key}="${value}" ${problem}: fix the label on the ManagedCluster`);
   }
   for (const taint of spoke.taints) {
-    if (!TAINT_EFFECTS.includes(taint.effect)) problems.push(`${where} taint "${taint.key}" has effect "${taint.effect}": use one of ${TAINT_EFFECTS.join(', ')}`);
+    if (!TAINT_EFFECTS.includes(taint.effect))
+      problems.push(
+        `${where} taint "${taint.key}" has effect "${taint.effect}": use one of ${TAINT_EFFECTS.join(', ')}`,
+      );
   }
   return problems;
 }
@@ -121,7 +142,9 @@ function spokeProblems(where: string, spoke: InventorySpoke): string[] {
 function duplicateProblems(what: string, names: readonly string[]): string[] {
   const seen = new Map<string, number>();
   for (const name of names) seen.set(name, (seen.get(name) ?? 0) + 1);
-  return [...seen].filter(([, n]) => n > 1).map(([name, n]) => `${what} "${name}" appears ${n} times: each name may appear once; remove the duplicates`);
+  return [...seen]
+    .filter(([, n]) => n > 1)
+    .map(([name, n]) => `${what} "${name}" appears ${n} times: each name may appear once; remove the duplicates`);
 }
 
 /**
@@ -129,18 +152,32 @@ function duplicateProblems(what: string, names: readonly string[]): string[] {
  * InventoryError listing every problem (a name that is not a DNS label, a duplicate, a bad label) so
  * the caller writes nothing.
  */
-export function inventoryFromHub(hub: string, clusters: readonly ManagedClusterObject[], sets: readonly ManagedClusterSetObject[]): HubInventory {
+export function inventoryFromHub(
+  hub: string,
+  clusters: readonly ManagedClusterObject[],
+  sets: readonly ManagedClusterSetObject[],
+): HubInventory {
   const clusterSets: InventoryClusterSet[] = sets
     .map((s) => {
       const selector = s.spec?.clusterSelector;
-      return selector?.selectorType === 'LabelSelector' ? { name: s.metadata.name, labelSelector: normalSelector(selector.labelSelector) } : { name: s.metadata.name };
+      return selector?.selectorType === 'LabelSelector'
+        ? { name: s.metadata.name, labelSelector: normalSelector(selector.labelSelector) }
+        : { name: s.metadata.name };
     })
     .sort(byName);
   const spokes: InventorySpoke[] = clusters
     .map((mc) => {
-      const labels = sortKeys(Object.fromEntries(Object.entries(mc.metadata.labels ?? {}).filter(([key]) => !VOLATILE_LABEL_PREFIXES.some((p) => key.startsWith(p)))));
+      const labels = sortKeys(
+        Object.fromEntries(
+          Object.entries(mc.metadata.labels ?? {}).filter(
+            ([key]) => !VOLATILE_LABEL_PREFIXES.some((p) => key.startsWith(p)),
+          ),
+        ),
+      );
       const claims = sortKeys(Object.fromEntries((mc.status?.clusterClaims ?? []).map((c) => [c.name, c.value])));
-      const taints = sortTaints((mc.spec?.taints ?? []).map((t) => ({ key: t.key, value: t.value, effect: t.effect as TaintEffect })));
+      const taints = sortTaints(
+        (mc.spec?.taints ?? []).map((t) => ({ key: t.key, value: t.value, effect: t.effect as TaintEffect })),
+      );
       return {
         name: mc.metadata.name,
         labels,
@@ -160,9 +197,20 @@ export function inventoryFromHub(hub: string, clusters: readonly ManagedClusterO
 function inventoryProblems(inventory: HubInventory, what: string, checkHub = true): string[] {
   const problems: string[] = [];
   const hubProblem = checkHub ? dnsLabelProblem(inventory.hub) : undefined;
-  if (hubProblem) problems.push(`hub name "${inventory.hub}" ${hubProblem}: use the name of the Hub in fleet.config.ts`);
-  problems.push(...duplicateProblems(what, inventory.clusters.map((c) => c.name)));
-  problems.push(...duplicateProblems('ManagedClusterSet', inventory.clusterSets.map((s) => s.name)));
+  if (hubProblem)
+    problems.push(`hub name "${inventory.hub}" ${hubProblem}: use the name of the Hub in fleet.config.ts`);
+  problems.push(
+    ...duplicateProblems(
+      what,
+      inventory.clusters.map((c) => c.name),
+    ),
+  );
+  problems.push(
+    ...duplicateProblems(
+      'ManagedClusterSet',
+      inventory.clusterSets.map((s) => s.name),
+    ),
+  );
   for (const spoke of inventory.clusters) problems.push(...spokeProblems(`${what} "${spoke.name}":`, spoke));
   for (const set of inventory.clusterSets) {
     const problem = dnsLabelProblem(set.name);
@@ -187,7 +235,11 @@ export function renderInventory(inventory: HubInventory): string {
     apiVersion: INVENTORY_API_VERSION,
     kind: INVENTORY_KIND,
     hub: inventory.hub,
-    clusterSets: [...inventory.clusterSets].sort(byName).map((s) => (s.labelSelector ? { name: s.name, labelSelector: normalSelector(s.labelSelector) } : { name: s.name })),
+    clusterSets: [...inventory.clusterSets]
+      .sort(byName)
+      .map((s) =>
+        s.labelSelector ? { name: s.name, labelSelector: normalSelector(s.labelSelector) } : { name: s.name },
+      ),
     clusters: [...inventory.clusters].sort(byName).map((c) => ({
       name: c.name,
       openshift: c.openshift,
@@ -197,7 +249,9 @@ export function renderInventory(inventory: HubInventory): string {
       taints: sortTaints(c.taints),
     })),
   };
-  return inventoryHeader(inventory.hub) + stringify(doc, { lineWidth: 0, indentSeq: true, aliasDuplicateObjects: false });
+  return (
+    inventoryHeader(inventory.hub) + stringify(doc, { lineWidth: 0, indentSeq: true, aliasDuplicateObjects: false })
+  );
 }
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -207,7 +261,8 @@ function isObject(value: unknown): value is Record<string, Json> {
 }
 
 function unknownKeys(where: string, value: Record<string, Json>, allowed: readonly string[], problems: string[]): void {
-  for (const key of Object.keys(value)) if (!allowed.includes(key)) problems.push(`${where}: unknown field "${key}" (allowed: ${allowed.join(', ')})`);
+  for (const key of Object.keys(value))
+    if (!allowed.includes(key)) problems.push(`${where}: unknown field "${key}" (allowed: ${allowed.join(', ')})`);
 }
 
 function stringMap(where: string, value: Json | undefined, problems: string[]): Record<string, string> {
@@ -240,7 +295,8 @@ function parseSelector(where: string, value: Json, problems: string[]): LabelSel
   }
   unknownKeys(where, value, ['matchLabels', 'matchExpressions'], problems);
   const selector: LabelSelector = {};
-  if (value.matchLabels !== undefined) selector.matchLabels = stringMap(`${where}.matchLabels`, value.matchLabels, problems);
+  if (value.matchLabels !== undefined)
+    selector.matchLabels = stringMap(`${where}.matchLabels`, value.matchLabels, problems);
   if (value.matchExpressions !== undefined) {
     if (!Array.isArray(value.matchExpressions)) problems.push(`${where}.matchExpressions must be a list`);
     else {
@@ -250,7 +306,11 @@ function parseSelector(where: string, value: Json, problems: string[]): LabelSel
           problems.push(`${at} needs a key and an operator (${OPERATORS.join(', ')})`);
           return { key: '', operator: 'Exists' as const };
         }
-        return { key: e.key, operator: e.operator as SelectorOperator, ...(e.values !== undefined ? { values: stringList(`${at}.values`, e.values, problems) } : {}) };
+        return {
+          key: e.key,
+          operator: e.operator as SelectorOperator,
+          ...(e.values !== undefined ? { values: stringList(`${at}.values`, e.values, problems) } : {}),
+        };
       });
     }
   }
@@ -264,18 +324,28 @@ function parseSelector(where: string, value: Json, problems: string[]): LabelSel
  */
 export function parseInventory(text: string, source: string): HubInventory {
   const doc = parseDocument(text, { prettyErrors: false, uniqueKeys: true });
-  if (doc.errors.length > 0) throw new InventoryError(source, doc.errors.map((e) => `not valid YAML: ${e.message}`));
+  if (doc.errors.length > 0)
+    throw new InventoryError(
+      source,
+      doc.errors.map((e) => `not valid YAML: ${e.message}`),
+    );
   const root = doc.toJS() as Json;
   const problems: string[] = [];
-  if (!isObject(root)) throw new InventoryError(source, [`expected an ${INVENTORY_KIND} document (apiVersion ${INVENTORY_API_VERSION}): regenerate it with \`pullfleet inventory pull\``]);
+  if (!isObject(root))
+    throw new InventoryError(source, [
+      `expected an ${INVENTORY_KIND} document (apiVersion ${INVENTORY_API_VERSION}): regenerate it with \`pullfleet inventory pull\``,
+    ]);
   unknownKeys('the file', root, ['apiVersion', 'kind', 'hub', 'clusterSets', 'clusters'], problems);
   if (root.apiVersion !== INVENTORY_API_VERSION || root.kind !== INVENTORY_KIND) {
-    problems.push(`expected apiVersion ${INVENTORY_API_VERSION} and kind ${INVENTORY_KIND}, got ${JSON.stringify(root.apiVersion)} / ${JSON.stringify(root.kind)}: regenerate it with \`pullfleet inventory pull\``);
+    problems.push(
+      `expected apiVersion ${INVENTORY_API_VERSION} and kind ${INVENTORY_KIND}, got ${JSON.stringify(root.apiVersion)} / ${JSON.stringify(root.kind)}: regenerate it with \`pullfleet inventory pull\``,
+    );
   }
   const hub = typeof root.hub === 'string' ? root.hub : '';
   if (typeof root.hub !== 'string') problems.push('hub (the hub name) must be a string');
   const clusterSets: InventoryClusterSet[] = [];
-  if (root.clusterSets !== undefined && root.clusterSets !== null && !Array.isArray(root.clusterSets)) problems.push('clusterSets must be a list');
+  if (root.clusterSets !== undefined && root.clusterSets !== null && !Array.isArray(root.clusterSets))
+    problems.push('clusterSets must be a list');
   for (const [i, s] of (Array.isArray(root.clusterSets) ? root.clusterSets : []).entries()) {
     const at = `clusterSets[${i}]`;
     if (!isObject(s) || typeof s.name !== 'string') {
@@ -283,10 +353,15 @@ export function parseInventory(text: string, source: string): HubInventory {
       continue;
     }
     unknownKeys(`${at} (${s.name})`, s, ['name', 'labelSelector'], problems);
-    clusterSets.push(s.labelSelector === undefined || s.labelSelector === null ? { name: s.name } : { name: s.name, labelSelector: parseSelector(`${at}.labelSelector`, s.labelSelector, problems) });
+    clusterSets.push(
+      s.labelSelector === undefined || s.labelSelector === null
+        ? { name: s.name }
+        : { name: s.name, labelSelector: parseSelector(`${at}.labelSelector`, s.labelSelector, problems) },
+    );
   }
   const clusters: InventorySpoke[] = [];
-  if (root.clusters !== undefined && root.clusters !== null && !Array.isArray(root.clusters)) problems.push('clusters must be a list');
+  if (root.clusters !== undefined && root.clusters !== null && !Array.isArray(root.clusters))
+    problems.push('clusters must be a list');
   for (const [i, c] of (Array.isArray(root.clusters) ? root.clusters : []).entries()) {
     if (!isObject(c) || typeof c.name !== 'string') {
       problems.push(`clusters[${i}] needs a name (a string)`);
@@ -294,16 +369,27 @@ export function parseInventory(text: string, source: string): HubInventory {
     }
     const at = `cluster "${c.name}"`;
     unknownKeys(at, c, ['name', 'openshift', 'clusterSets', 'labels', 'claims', 'taints'], problems);
-    if (c.openshift !== undefined && typeof c.openshift !== 'boolean') problems.push(`${at}: openshift must be true or false`);
+    if (c.openshift !== undefined && typeof c.openshift !== 'boolean')
+      problems.push(`${at}: openshift must be true or false`);
     const taints: Taint[] = [];
-    if (c.taints !== undefined && c.taints !== null && !Array.isArray(c.taints)) problems.push(`${at}: taints must be a list`);
+    if (c.taints !== undefined && c.taints !== null && !Array.isArray(c.taints))
+      problems.push(`${at}: taints must be a list`);
     for (const [j, t] of (Array.isArray(c.taints) ? c.taints : []).entries()) {
-      if (!isObject(t) || typeof t.key !== 'string' || typeof t.effect !== 'string' || (t.value !== undefined && typeof t.value !== 'string')) {
+      if (
+        !isObject(t) ||
+        typeof t.key !== 'string' ||
+        typeof t.effect !== 'string' ||
+        (t.value !== undefined && typeof t.value !== 'string')
+      ) {
         problems.push(`${at}: taints[${j}] needs a key and an effect (strings) and an optional string value`);
         continue;
       }
       unknownKeys(`${at}: taints[${j}]`, t, ['key', 'value', 'effect'], problems);
-      taints.push({ key: t.key, effect: t.effect as TaintEffect, ...(t.value !== undefined ? { value: t.value as string } : {}) });
+      taints.push({
+        key: t.key,
+        effect: t.effect as TaintEffect,
+        ...(t.value !== undefined ? { value: t.value as string } : {}),
+      });
     }
     const labels = stringMap(`${at}: labels`, c.labels, problems);
     const claims = stringMap(`${at}: claims`, c.claims, problems);
@@ -323,14 +409,26 @@ export function parseInventory(text: string, source: string): HubInventory {
     const expected = clusterSets.filter((set) => isMember(set, spoke.labels)).map((set) => set.name);
     const recorded = [...spoke.clusterSets].sort(cmp);
     if (expected.join(',') !== recorded.join(',')) {
-      problems.push(`cluster "${spoke.name}": clusterSets [${recorded.join(', ')}] do not follow from its labels and the sets' selectors ([${expected.join(', ')}]): regenerate the file with \`pullfleet inventory pull\``);
+      problems.push(
+        `cluster "${spoke.name}": clusterSets [${recorded.join(', ')}] do not follow from its labels and the sets' selectors ([${expected.join(', ')}]): regenerate the file with \`pullfleet inventory pull\``,
+      );
     }
   }
   if (problems.length > 0) throw new InventoryError(source, problems);
   return {
     hub,
-    clusterSets: [...clusterSets].sort(byName).map((s) => (s.labelSelector ? { name: s.name, labelSelector: normalSelector(s.labelSelector) } : s)),
-    clusters: clusters.map((c) => ({ ...c, labels: sortKeys(c.labels ?? {}), claims: sortKeys(c.claims ?? {}), taints: sortTaints(c.taints), clusterSets: [...c.clusterSets].sort(cmp) })).sort(byName),
+    clusterSets: [...clusterSets]
+      .sort(byName)
+      .map((s) => (s.labelSelector ? { name: s.name, labelSelector: normalSelector(s.labelSelector) } : s)),
+    clusters: clusters
+      .map((c) => ({
+        ...c,
+        labels: sortKeys(c.labels ?? {}),
+        claims: sortKeys(c.claims ?? {}),
+        taints: sortTaints(c.taints),
+        clusterSets: [...c.clusterSets].sort(cmp),
+      }))
+      .sort(byName),
   };
 }
 
@@ -358,18 +456,33 @@ export interface InventoryDiff {
   readonly clusterSetsChanged: readonly EntryChange[];
 }
 
-function mapChanges(prefix: string, from: Readonly<Record<string, string>>, to: Readonly<Record<string, string>>): InventoryFieldChange[] {
+function mapChanges(
+  prefix: string,
+  from: Readonly<Record<string, string>>,
+  to: Readonly<Record<string, string>>,
+): InventoryFieldChange[] {
   const keys = [...new Set([...Object.keys(from), ...Object.keys(to)])].sort(cmp);
-  return keys.filter((k) => from[k] !== to[k]).map((k) => ({ field: `${prefix}.${k}`, ...(from[k] !== undefined ? { from: from[k] } : {}), ...(to[k] !== undefined ? { to: to[k] } : {}) }));
+  return keys
+    .filter((k) => from[k] !== to[k])
+    .map((k) => ({
+      field: `${prefix}.${k}`,
+      ...(from[k] !== undefined ? { from: from[k] } : {}),
+      ...(to[k] !== undefined ? { to: to[k] } : {}),
+    }));
 }
 
-const taintText = (taints: readonly Taint[]): string => sortTaints(taints).map((t) => `${t.key}${t.value ? `=${t.value}` : ''}:${t.effect}`).join(', ');
+const taintText = (taints: readonly Taint[]): string =>
+  sortTaints(taints)
+    .map((t) => `${t.key}${t.value ? `=${t.value}` : ''}:${t.effect}`)
+    .join(', ');
 function selectorText(selector: LabelSelector | undefined): string {
   if (!selector) return `exclusive (${CLUSTERSET_LABEL} label)`;
   const s = normalSelector(selector);
   const parts = [
     ...Object.entries(s.matchLabels ?? {}).map(([k, v]) => `${k}=${v}`),
-    ...(s.matchExpressions ?? []).map((e) => `${e.key} ${e.operator}${e.values?.length ? ` (${e.values.join(', ')})` : ''}`),
+    ...(s.matchExpressions ?? []).map(
+      (e) => `${e.key} ${e.operator}${e.values?.length ? ` (${e.values.join(', ')})` : ''}`,
+    ),
   ];
   return parts.length ? parts.join(', ') : 'every cluster';
 }
@@ -383,12 +496,14 @@ export function diffInventory(committed: HubInventory, live: HubInventory): Inve
     const now = after.get(name);
     if (!now) continue;
     const changes: InventoryFieldChange[] = [];
-    if (was.openshift !== now.openshift) changes.push({ field: 'openshift', from: String(was.openshift), to: String(now.openshift) });
+    if (was.openshift !== now.openshift)
+      changes.push({ field: 'openshift', from: String(was.openshift), to: String(now.openshift) });
     const setsFrom = [...was.clusterSets].sort(cmp).join(', ');
     const setsTo = [...now.clusterSets].sort(cmp).join(', ');
     if (setsFrom !== setsTo) changes.push({ field: 'clusterSets', from: `[${setsFrom}]`, to: `[${setsTo}]` });
     changes.push(...mapChanges('labels', was.labels, now.labels), ...mapChanges('claims', was.claims, now.claims));
-    if (taintText(was.taints) !== taintText(now.taints)) changes.push({ field: 'taints', from: `[${taintText(was.taints)}]`, to: `[${taintText(now.taints)}]` });
+    if (taintText(was.taints) !== taintText(now.taints))
+      changes.push({ field: 'taints', from: `[${taintText(was.taints)}]`, to: `[${taintText(now.taints)}]` });
     if (changes.length > 0) clustersChanged.push({ name, changes });
   }
   const setsBefore = new Map(committed.clusterSets.map((s) => [s.name, s]));
@@ -397,7 +512,12 @@ export function diffInventory(committed: HubInventory, live: HubInventory): Inve
   for (const [name, was] of [...setsBefore].sort(([a], [b]) => cmp(a, b))) {
     const now = setsAfter.get(name);
     if (now && selectorText(was.labelSelector) !== selectorText(now.labelSelector)) {
-      clusterSetsChanged.push({ name, changes: [{ field: 'labelSelector', from: selectorText(was.labelSelector), to: selectorText(now.labelSelector) }] });
+      clusterSetsChanged.push({
+        name,
+        changes: [
+          { field: 'labelSelector', from: selectorText(was.labelSelector), to: selectorText(now.labelSelector) },
+        ],
+      });
     }
   }
   return {
@@ -413,7 +533,12 @@ export function diffInventory(committed: HubInventory, live: HubInventory): Inve
 /** Whether the diff shows any drift. */
 export function hasDrift(diff: InventoryDiff): boolean {
   return (
-    diff.clustersAdded.length + diff.clustersRemoved.length + diff.clustersChanged.length + diff.clusterSetsAdded.length + diff.clusterSetsRemoved.length + diff.clusterSetsChanged.length >
+    diff.clustersAdded.length +
+      diff.clustersRemoved.length +
+      diff.clustersChanged.length +
+      diff.clusterSetsAdded.length +
+      diff.clusterSetsRemoved.length +
+      diff.clusterSetsChanged.length >
     0
   );
 }
@@ -422,7 +547,12 @@ export function hasDrift(diff: InventoryDiff): boolean {
 export function renderInventoryDiff(diff: InventoryDiff): string {
   const lines: string[] = [];
   const value = (v: string | undefined): string => (v === undefined ? '(absent)' : JSON.stringify(v));
-  const section = (title: string, added: readonly string[], removed: readonly string[], changed: readonly EntryChange[]): void => {
+  const section = (
+    title: string,
+    added: readonly string[],
+    removed: readonly string[],
+    changed: readonly EntryChange[],
+  ): void => {
     for (const name of added) lines.push(`+ ${title} ${name} (on the hub, not in the file)`);
     for (const name of removed) lines.push(`- ${title} ${name} (in the file, gone from the hub)`);
     for (const entry of changed) {

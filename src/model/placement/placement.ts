@@ -6,7 +6,12 @@
 import { LOCAL_CLUSTER } from '../core/keys.js';
 import { matchesSelector, type LabelSelector, type SelectorRequirement } from '../core/selectors.js';
 
-export { matchesSelector, type LabelSelector, type SelectorOperator, type SelectorRequirement } from '../core/selectors.js';
+export {
+  matchesSelector,
+  type LabelSelector,
+  type SelectorOperator,
+  type SelectorRequirement,
+} from '../core/selectors.js';
 
 export interface ClusterPredicate {
   requiredClusterSelector: {
@@ -75,7 +80,11 @@ function tolerates(tolerations: readonly Toleration[], taint: Taint): boolean {
  * scores depend on runtime data (allocatable resources, add-on scores) that an offline evaluation does
  * not have, so name order is the deterministic stand-in.
  */
-export function evaluatePlacement(spec: PlacementSpec, inventory: readonly InventoryCluster[], boundSets: readonly string[]): string[] {
+export function evaluatePlacement(
+  spec: PlacementSpec,
+  inventory: readonly InventoryCluster[],
+  boundSets: readonly string[],
+): string[] {
   const bound = new Set(boundSets);
   const sets = spec.clusterSets?.length ? spec.clusterSets.filter((s) => bound.has(s)) : [...bound];
   const eligible = new Set(sets);
@@ -85,7 +94,9 @@ export function evaluatePlacement(spec: PlacementSpec, inventory: readonly Inven
     .filter((c) => c.name !== LOCAL_CLUSTER)
     .filter((c) => c.clusterSets.some((s) => eligible.has(s)))
     .filter((c) => predicates.length === 0 || predicates.some((p) => predicateMatches(p, c)))
-    .filter((c) => (c.taints ?? []).every((taint) => taint.effect === 'PreferNoSelect' || tolerates(tolerations, taint)))
+    .filter((c) =>
+      (c.taints ?? []).every((taint) => taint.effect === 'PreferNoSelect' || tolerates(tolerations, taint)),
+    )
     .map((c) => c.name)
     .sort();
   const unique = [...new Set(selected)];

@@ -15,7 +15,9 @@ export interface ManagedCluster extends KubeObject {
 
 /** A ManagedClusterSet (v1beta2). An absent selector means `ExclusiveClusterSetLabel`. */
 export interface ManagedClusterSet extends KubeObject {
-  spec?: { clusterSelector?: { selectorType?: 'ExclusiveClusterSetLabel' | 'LabelSelector'; labelSelector?: LabelSelector } };
+  spec?: {
+    clusterSelector?: { selectorType?: 'ExclusiveClusterSetLabel' | 'LabelSelector'; labelSelector?: LabelSelector };
+  };
 }
 
 /** A ManagedClusterSetBinding (v1beta2): binds `spec.clusterSet` to the binding's namespace. */
@@ -26,7 +28,8 @@ export interface ManagedClusterSetBinding extends KubeObject {
 /** Whether `cluster` is a member of `set` under the set's selector type. */
 export function clusterInSet(cluster: Pick<ManagedCluster, 'metadata'>, set: ManagedClusterSet): boolean {
   const selector = set.spec?.clusterSelector;
-  if (selector?.selectorType === 'LabelSelector') return matchesSelector(selector.labelSelector, cluster.metadata.labels ?? {});
+  if (selector?.selectorType === 'LabelSelector')
+    return matchesSelector(selector.labelSelector, cluster.metadata.labels ?? {});
   return cluster.metadata.labels?.[CLUSTERSET_LABEL] === set.metadata.name;
 }
 
@@ -61,10 +64,17 @@ export function boundClusterSets(namespace: string, bindings: readonly ManagedCl
  * Why an Application in `namespace` may not deliver to `cluster`, or undefined when it may. The message
  * names the cluster, the namespace and the fix.
  */
-export function tenancyProblem(namespace: string, cluster: string, inventory: TenancyInventory, options: TenancyOptions = {}): string | undefined {
-  if (cluster === LOCAL_CLUSTER) return `${LOCAL_CLUSTER} is the hub itself and never a pull-delivery target: choose a spoke cluster`;
+export function tenancyProblem(
+  namespace: string,
+  cluster: string,
+  inventory: TenancyInventory,
+  options: TenancyOptions = {},
+): string | undefined {
+  if (cluster === LOCAL_CLUSTER)
+    return `${LOCAL_CLUSTER} is the hub itself and never a pull-delivery target: choose a spoke cluster`;
   const managed = inventory.clusters.get(cluster);
-  if (!managed) return `ManagedCluster "${cluster}" does not exist on this hub: register the cluster or fix the target annotation`;
+  if (!managed)
+    return `ManagedCluster "${cluster}" does not exist on this hub: register the cluster or fix the target annotation`;
   if (options.relaxed) return undefined;
   const bound = boundClusterSets(namespace, inventory.bindings);
   const sets = new Map(inventory.clusterSets.map((set) => [set.metadata.name, set]));
@@ -72,6 +82,7 @@ export function tenancyProblem(namespace: string, cluster: string, inventory: Te
     const set = sets.get(name);
     if (set && clusterInSet(managed, set)) return undefined;
   }
-  const boundText = bound.length === 0 ? 'no ManagedClusterSet is bound to it' : `bound sets [${bound.join(', ')}] do not contain it`;
+  const boundText =
+    bound.length === 0 ? 'no ManagedClusterSet is bound to it' : `bound sets [${bound.join(', ')}] do not contain it`;
   return `namespace "${namespace}" may not deliver to ManagedCluster "${cluster}": ${boundText}; add a ManagedClusterSetBinding in "${namespace}" for a set that contains the cluster`;
 }

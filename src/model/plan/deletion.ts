@@ -37,12 +37,22 @@ export interface WorkDeleteOption {
   readonly orphaningRules: readonly OrphaningRule[];
 }
 
-type Manifest = { apiVersion?: unknown; kind?: unknown; metadata?: { name?: unknown; namespace?: unknown; finalizers?: unknown } };
-type WorkLike = { spec?: { workload?: { manifests?: unknown }; deleteOption?: { propagationPolicy?: unknown; selectivelyOrphans?: { orphaningRules?: unknown } } } };
+type Manifest = {
+  apiVersion?: unknown;
+  kind?: unknown;
+  metadata?: { name?: unknown; namespace?: unknown; finalizers?: unknown };
+};
+type WorkLike = {
+  spec?: {
+    workload?: { manifests?: unknown };
+    deleteOption?: { propagationPolicy?: unknown; selectivelyOrphans?: { orphaningRules?: unknown } };
+  };
+};
 
 export function deleteOptionOf(work: WorkLike): WorkDeleteOption {
   const option = work.spec?.deleteOption;
-  const policy = typeof option?.propagationPolicy === 'string' && option.propagationPolicy ? option.propagationPolicy : 'Foreground';
+  const policy =
+    typeof option?.propagationPolicy === 'string' && option.propagationPolicy ? option.propagationPolicy : 'Foreground';
   const rules = option?.selectivelyOrphans?.orphaningRules;
   return { policy, orphaningRules: Array.isArray(rules) ? (rules as OrphaningRule[]) : [] };
 }
@@ -75,8 +85,15 @@ export function workResources(work: WorkLike): Array<SpokeResource & { manifest:
   const out: Array<SpokeResource & { manifest: Manifest }> = [];
   for (const m of manifests as Manifest[]) {
     if (!m || typeof m.kind !== 'string' || typeof m.metadata?.name !== 'string') continue;
-    const namespace = typeof m.metadata.namespace === 'string' && m.metadata.namespace ? m.metadata.namespace : undefined;
-    out.push({ group: groupOf(m.apiVersion), kind: m.kind, name: m.metadata.name, ...(namespace ? { namespace } : {}), manifest: m });
+    const namespace =
+      typeof m.metadata.namespace === 'string' && m.metadata.namespace ? m.metadata.namespace : undefined;
+    out.push({
+      group: groupOf(m.apiVersion),
+      kind: m.kind,
+      name: m.metadata.name,
+      ...(namespace ? { namespace } : {}),
+      manifest: m,
+    });
   }
   return out;
 }
@@ -87,7 +104,13 @@ export function resourceId(r: SpokeResource): string {
 
 function orphanedBy(rules: readonly OrphaningRule[], r: SpokeResource): boolean {
   const resource = resourceOfKind(r.kind);
-  return rules.some((rule) => (rule.group ?? '') === r.group && (rule.resource ?? '') === resource && (rule.namespace ?? '') === (r.namespace ?? '') && rule.name === r.name);
+  return rules.some(
+    (rule) =>
+      (rule.group ?? '') === r.group &&
+      (rule.resource ?? '') === resource &&
+      (rule.namespace ?? '') === (r.namespace ?? '') &&
+      rule.name === r.name,
+  );
 }
 
 /** Whether `option` removes `r` from the spoke when the work is deleted or stops carrying it. */
@@ -107,21 +130,26 @@ function removal(r: SpokeResource & { manifest: Manifest }): SpokeRemoval {
     const effect = prunes ? 'prunes its workload: resources finalizer' : 'its workload stays: no resources finalizer';
     return { ...base, prunesWorkload: prunes, effect: `Application ${where} (${effect})` };
   }
-  if (r.group === '' && r.kind === 'Namespace') return { ...base, prunesWorkload: true, effect: `Namespace ${r.name} and everything in it` };
+  if (r.group === '' && r.kind === 'Namespace')
+    return { ...base, prunesWorkload: true, effect: `Namespace ${r.name} and everything in it` };
   return { ...base, prunesWorkload: false, effect: `${r.kind} ${where}` };
 }
 
 /** What deleting `work` removes from its spoke (empty for Orphan). */
 export function workDeletionRemovals(work: WorkLike): SpokeRemoval[] {
   const option = deleteOptionOf(work);
-  return workResources(work).filter((r) => removedBy(option, r)).map(removal);
+  return workResources(work)
+    .filter((r) => removedBy(option, r))
+    .map(removal);
 }
 
 /** What the spoke loses when `before` is replaced by `after`: manifests dropped that the old deleteOption does not orphan. */
 export function droppedManifestRemovals(before: WorkLike, after: WorkLike): SpokeRemoval[] {
   const kept = new Set(workResources(after).map(resourceId));
   const option = deleteOptionOf(before);
-  return workResources(before).filter((r) => !kept.has(resourceId(r)) && removedBy(option, r)).map(removal);
+  return workResources(before)
+    .filter((r) => !kept.has(resourceId(r)) && removedBy(option, r))
+    .map(removal);
 }
 
 /** Manifests dropped from a work that stay on the spoke (orphaned). */

@@ -5,7 +5,15 @@
  * apps (plan-runtime.ts). Every change line carries a compact field diff (plan-diff.ts).
  */
 import { diffFields, formatFieldChange, type FieldChange } from './diff.js';
-import { deleteOptionOf, droppedManifestRemovals, droppedManifestsKept, resourceId, workDeletionRemovals, workResources, type SpokeRemoval } from './deletion.js';
+import {
+  deleteOptionOf,
+  droppedManifestRemovals,
+  droppedManifestsKept,
+  resourceId,
+  workDeletionRemovals,
+  workResources,
+  type SpokeRemoval,
+} from './deletion.js';
 import { AGENT_SPOKE_DESTINATION, ARGOCD_GROUP, ARGOCD_RESOURCES_FINALIZER } from '../core/keys.js';
 import { PLAN_STATE_FILE } from './state.js';
 import { describeTransition } from '../delivery/transition.js';
@@ -72,7 +80,13 @@ function identity(entry: PlannedObject): PlanChange {
   const kind = o.kind ?? '';
   const name = o.metadata?.name ?? '';
   const namespace = o.metadata?.namespace;
-  return { key: `${hub}|${target}|${group}/${kind}|${namespace ?? ''}/${name}`, kind, name, file: entry.file, ...(namespace ? { namespace } : {}) };
+  return {
+    key: `${hub}|${target}|${group}/${kind}|${namespace ?? ''}/${name}`,
+    kind,
+    name,
+    file: entry.file,
+    ...(namespace ? { namespace } : {}),
+  };
 }
 
 const byKey = (a: { key: string }, b: { key: string }) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
@@ -87,7 +101,13 @@ const isHubWork = (c: PlanChange) => c.kind === 'ManifestWork' && !c.key.split('
  */
 function agentRoute(file: string, object: unknown): string | undefined {
   const o = object as { apiVersion?: string; kind?: string; spec?: { destination?: { name?: unknown } } } | undefined;
-  if (!o || o.kind !== 'Application' || !(o.apiVersion ?? '').startsWith(`${ARGOCD_GROUP}/`) || file.split('/')[1] !== 'hub') return undefined;
+  if (
+    !o ||
+    o.kind !== 'Application' ||
+    !(o.apiVersion ?? '').startsWith(`${ARGOCD_GROUP}/`) ||
+    file.split('/')[1] !== 'hub'
+  )
+    return undefined;
   const name = o.spec?.destination?.name;
   return typeof name === 'string' && name.trim() !== '' && name !== AGENT_SPOKE_DESTINATION ? name.trim() : undefined;
 }
@@ -104,7 +124,16 @@ export function planFleet(before: PlanSide, after: PlanSide): FleetPlan {
   };
   const old = index(before.objects);
   const next = index(after.objects);
-  const plan: FleetPlan = { firstSynth: old.size === 0, spokeDeletions: [], runtimeDeletions: [], removed: [], changed: [], added: [], notes: [], transitions: [] };
+  const plan: FleetPlan = {
+    firstSynth: old.size === 0,
+    spokeDeletions: [],
+    runtimeDeletions: [],
+    removed: [],
+    changed: [],
+    added: [],
+    notes: [],
+    transitions: [],
+  };
   for (const [hub, state] of after.states ?? []) {
     const prior = new Map((before.states?.get(hub)?.spokes ?? []).map((s) => [s.name, s]));
     for (const spoke of state.spokes) {
@@ -140,7 +169,8 @@ export function planFleet(before: PlanSide, after: PlanSide): FleetPlan {
         });
       }
       const kept = droppedManifestsKept(prior.object as never, entry.object as never);
-      if (kept.length) note = `deleteOption ${policy}: ${kept.map((r) => `${r.kind} ${r.namespace ? `${r.namespace}/` : ''}${r.name}`).join(', ')} dropped from the work but left on the spoke`;
+      if (kept.length)
+        note = `deleteOption ${policy}: ${kept.map((r) => `${r.kind} ${r.namespace ? `${r.namespace}/` : ''}${r.name}`).join(', ')} dropped from the work but left on the spoke`;
     }
     plan.changed.push({ ...entry.change, fields, ...(note ? { note } : {}) });
   }
@@ -189,7 +219,10 @@ export function planFleet(before: PlanSide, after: PlanSide): FleetPlan {
     const policy = deleteOptionOf(entry.object as never).policy;
     if (removals.length === 0) {
       const count = workResources(entry.object as never).length;
-      plan.removed.push({ ...entry.change, note: `deleteOption ${policy}: its ${count} resource${count === 1 ? '' : 's'} stay on the spoke` });
+      plan.removed.push({
+        ...entry.change,
+        note: `deleteOption ${policy}: its ${count} resource${count === 1 ? '' : 's'} stay on the spoke`,
+      });
       continue;
     }
     const hub = hubOfFile(entry.change.file);
@@ -216,7 +249,14 @@ export function planFleet(before: PlanSide, after: PlanSide): FleetPlan {
       const old = was.get(spoke.name);
       if (!old) continue;
       const fields = diffFields(old, spoke);
-      if (fields.length) plan.changed.push({ key: `${hub}|inventory|Spoke|/${spoke.name}`, kind: 'Spoke', name: spoke.name, file: `${hub}/${PLAN_STATE_FILE}`, fields });
+      if (fields.length)
+        plan.changed.push({
+          key: `${hub}|inventory|Spoke|/${spoke.name}`,
+          kind: 'Spoke',
+          name: spoke.name,
+          file: `${hub}/${PLAN_STATE_FILE}`,
+          fields,
+        });
     }
   }
 
@@ -243,7 +283,12 @@ export function deletionIds(plan: FleetPlan): string[] {
 }
 
 function patternMatches(pattern: string, id: string): boolean {
-  const expression = new RegExp(`^${pattern.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
+  const expression = new RegExp(
+    `^${pattern
+      .split('*')
+      .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+      .join('.*')}$`,
+  );
   return expression.test(id);
 }
 
@@ -308,7 +353,9 @@ export function formatPlan(plan: FleetPlan, options: FormatOptions = {}): string
   if (plan.firstSynth) {
     const works = plan.added.filter(isHubWork).length;
     const files = new Set(plan.added.map((c) => c.file)).size;
-    lines.push(`first synth: ${outdir} is missing or empty, so there is nothing to compare with and nothing on a spoke is deleted.`);
+    lines.push(
+      `first synth: ${outdir} is missing or empty, so there is nothing to compare with and nothing on a spoke is deleted.`,
+    );
     lines.push(`synth will write ${plan.added.length} objects (${works} ManifestWorks) in ${files} files.`);
     return `${lines.join('\n')}\n`;
   }
@@ -317,19 +364,30 @@ export function formatPlan(plan: FleetPlan, options: FormatOptions = {}): string
     for (const t of plan.transitions) lines.push(`  > ${t}`);
   }
   if (plan.spokeDeletions.length) {
-    const byAgent = plan.spokeDeletions.some((d) => d.reason === 'agent told to delete') ? " (or argocd-agent, on the principal's word)" : '';
-    lines.push(`DELETIONS ON SPOKES (${plan.spokeDeletions.length}): the work agent${byAgent} removes these from the spoke when the hub applies the change`);
+    const byAgent = plan.spokeDeletions.some((d) => d.reason === 'agent told to delete')
+      ? " (or argocd-agent, on the principal's word)"
+      : '';
+    lines.push(
+      `DELETIONS ON SPOKES (${plan.spokeDeletions.length}): the work agent${byAgent} removes these from the spoke when the hub applies the change`,
+    );
     for (const d of plan.spokeDeletions) {
       if (d.reason === 'agent told to delete') {
         lines.push(`  - ${d.id}${mark(d.id)}: ${d.removals.map((r) => r.effect).join(', ')}  (${d.file})`);
         continue;
       }
-      const what = d.reason === 'work removed' ? `ManifestWork ${d.cluster}/${d.work} removed` : `dropped from ManifestWork ${d.cluster}/${d.work}`;
-      lines.push(`  - ${d.id}${mark(d.id)}: ${what} (deleteOption ${d.policy}) deletes ${d.removals.map((r) => r.effect).join(', ')}  (${d.file})`);
+      const what =
+        d.reason === 'work removed'
+          ? `ManifestWork ${d.cluster}/${d.work} removed`
+          : `dropped from ManifestWork ${d.cluster}/${d.work}`;
+      lines.push(
+        `  - ${d.id}${mark(d.id)}: ${what} (deleteOption ${d.policy}) deletes ${d.removals.map((r) => r.effect).join(', ')}  (${d.file})`,
+      );
     }
   }
   if (plan.runtimeDeletions.length) {
-    lines.push(`RUNTIME DELETIONS (${plan.runtimeDeletions.length}): the hub deletes these ApplicationSet-generated apps and their works once the change is applied`);
+    lines.push(
+      `RUNTIME DELETIONS (${plan.runtimeDeletions.length}): the hub deletes these ApplicationSet-generated apps and their works once the change is applied`,
+    );
     for (const d of plan.runtimeDeletions) lines.push(`  - ${d.id}${mark(d.id)}: ${d.text}`);
   }
   if (plan.removed.length) {
@@ -342,7 +400,8 @@ export function formatPlan(plan: FleetPlan, options: FormatOptions = {}): string
       lines.push(`  ~ ${describe(c)}`);
       const fields = c.fields ?? [];
       for (const f of fields.slice(0, MAX_FIELDS_PER_CHANGE)) lines.push(`      ${formatFieldChange(f)}`);
-      if (fields.length > MAX_FIELDS_PER_CHANGE) lines.push(`      … and ${fields.length - MAX_FIELDS_PER_CHANGE} more fields`);
+      if (fields.length > MAX_FIELDS_PER_CHANGE)
+        lines.push(`      … and ${fields.length - MAX_FIELDS_PER_CHANGE} more fields`);
       if (c.note) lines.push(`      note: ${c.note}`);
     }
   }
@@ -351,8 +410,14 @@ export function formatPlan(plan: FleetPlan, options: FormatOptions = {}): string
     for (const c of plan.added) lines.push(`  + ${describe(c)}`);
   }
   for (const note of plan.notes) lines.push(`note: ${note}`);
-  for (const p of options.acknowledgement?.unused ?? []) lines.push(`note: acknowledgement "${p}" matches no deletion in this plan`);
-  const total = plan.spokeDeletions.length + plan.runtimeDeletions.length + plan.removed.length + plan.changed.length + plan.added.length;
+  for (const p of options.acknowledgement?.unused ?? [])
+    lines.push(`note: acknowledgement "${p}" matches no deletion in this plan`);
+  const total =
+    plan.spokeDeletions.length +
+    plan.runtimeDeletions.length +
+    plan.removed.length +
+    plan.changed.length +
+    plan.added.length;
   if (total === 0) lines.push(`no changes: ${outdir} matches the fleet`);
   else {
     lines.push(
@@ -363,7 +428,10 @@ export function formatPlan(plan: FleetPlan, options: FormatOptions = {}): string
 }
 
 /** The plan for bots (`pullfleet plan -o json`). */
-export function planJson(plan: FleetPlan, options: { outdir?: string; acknowledgement?: Acknowledgement } = {}): Record<string, unknown> {
+export function planJson(
+  plan: FleetPlan,
+  options: { outdir?: string; acknowledgement?: Acknowledgement } = {},
+): Record<string, unknown> {
   const ack = options.acknowledgement ?? acknowledge(plan, []);
   const acked = new Set(ack.acknowledged);
   return {

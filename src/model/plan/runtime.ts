@@ -7,7 +7,14 @@
  * their works. Both sides are evaluated offline with the same placement evaluation synth uses.
  */
 import { CLUSTER_NAME_PARAM } from '../delivery/appset.js';
-import { AGENT_SPOKE_DESTINATION, ARGOCD_RESOURCES_FINALIZER, ARGOCD_SECRET_TYPE_LABEL, MANAGED_CLUSTER_ANNOTATION, PLACEMENT_LABEL, STAND_BY_ANNOTATION } from '../core/keys.js';
+import {
+  AGENT_SPOKE_DESTINATION,
+  ARGOCD_RESOURCES_FINALIZER,
+  ARGOCD_SECRET_TYPE_LABEL,
+  MANAGED_CLUSTER_ANNOTATION,
+  PLACEMENT_LABEL,
+  STAND_BY_ANNOTATION,
+} from '../core/keys.js';
 import { parseBool } from '../core/names.js';
 import { manifestWorkName } from '../core/names.js';
 import { evaluatePlacement, type InventoryCluster, type PlacementSpec } from '../placement/placement.js';
@@ -80,7 +87,12 @@ function spokesFromObjects(objects: readonly PlannedObject[], hub: string): stri
   for (const { file, object } of objects) {
     if (hubOfFile(file) !== hub || !onHub(file)) continue;
     const o = object as Obj;
-    if (o.kind === 'Secret' && o.metadata?.labels?.[ARGOCD_SECRET_TYPE_LABEL] === 'cluster' && typeof o.stringData?.name === 'string') names.add(o.stringData.name);
+    if (
+      o.kind === 'Secret' &&
+      o.metadata?.labels?.[ARGOCD_SECRET_TYPE_LABEL] === 'cluster' &&
+      typeof o.stringData?.name === 'string'
+    )
+      names.add(o.stringData.name);
     if (o.kind === 'ManifestWork' && typeof o.metadata?.namespace === 'string') names.add(o.metadata.namespace);
   }
   return [...names].sort();
@@ -144,7 +156,9 @@ function decisionsOf(view: HubView, namespace: string, placement: string): strin
   const p = view.placements.get(key);
   let decisions: string[] = [];
   if (p) {
-    const selected = evaluatePlacement((p.spec ?? {}) as PlacementSpec, view.inventory, [...(view.bindings.get(namespace) ?? [])]);
+    const selected = evaluatePlacement((p.spec ?? {}) as PlacementSpec, view.inventory, [
+      ...(view.bindings.get(namespace) ?? []),
+    ]);
     const chosen = new Set(selected);
     decisions = [...selected, ...[...view.assumed].filter((s) => !chosen.has(s))];
   }
@@ -169,11 +183,26 @@ function worksOf(view: HubView, hub: string): Map<string, RuntimeWork> {
         // An app routed to a managed agent has no work: what goes is the agent's copy, named like the
         // static agent-routed apps plan lists (`<hub>/<agent>/argocd-agent/<namespace>/<app>`).
         const agent = agentRouted ? generatedName(routedTo, decision) : undefined;
-        const target = agent ?? (typeof meta.annotations?.[MANAGED_CLUSTER_ANNOTATION] === 'string' ? generatedName(meta.annotations[MANAGED_CLUSTER_ANNOTATION], decision) : decision);
+        const target =
+          agent ??
+          (typeof meta.annotations?.[MANAGED_CLUSTER_ANNOTATION] === 'string'
+            ? generatedName(meta.annotations[MANAGED_CLUSTER_ANNOTATION], decision)
+            : decision);
         const work = agent ? '' : manifestWorkName(appNamespace, app);
         const id = agent ? `${hub}/${agent}/argocd-agent/${appNamespace}/${app}` : `${hub}/${target}/${work}`;
         if (!out.has(id)) {
-          out.set(id, { hub, cluster: target, work, app, applicationSet: key, placement, prunesWorkload: prunes, assumed: view.assumed.has(decision), ...(standBy ? { standBy } : {}), ...(agentRouted ? { agentRouted } : {}) });
+          out.set(id, {
+            hub,
+            cluster: target,
+            work,
+            app,
+            applicationSet: key,
+            placement,
+            prunesWorkload: prunes,
+            assumed: view.assumed.has(decision),
+            ...(standBy ? { standBy } : {}),
+            ...(agentRouted ? { agentRouted } : {}),
+          });
         }
       }
     }
@@ -198,7 +227,11 @@ export interface RuntimeComparison {
   readonly hubsWithoutState: string[];
 }
 
-function recordChanges(what: string, before: Record<string, string> = {}, after: Record<string, string> = {}): string[] {
+function recordChanges(
+  what: string,
+  before: Record<string, string> = {},
+  after: Record<string, string> = {},
+): string[] {
   const out: string[] = [];
   for (const key of [...new Set([...Object.keys(before), ...Object.keys(after)])].sort()) {
     const a = before[key];
@@ -224,22 +257,34 @@ function leaveCauses(cluster: string, namespace: string, placement: string, befo
   for (const s of [...oldSets].sort()) if (!newSets.has(s)) causes.push(`left cluster set ${s}`);
   const oldBound = before.bindings.get(namespace) ?? new Set<string>();
   const newBound = after.bindings.get(namespace) ?? new Set<string>();
-  for (const s of [...oldBound].sort()) if (!newBound.has(s)) causes.push(`cluster set ${s} no longer bound to namespace ${namespace}`);
+  for (const s of [...oldBound].sort())
+    if (!newBound.has(s)) causes.push(`cluster set ${s} no longer bound to namespace ${namespace}`);
   const oldSpec = before.placements.get(`${namespace}/${placement}`)?.spec;
   if (oldSpec !== undefined) {
     const fields = diffFields(oldSpec, p.spec ?? {});
-    if (fields.length) causes.push(`placement changed: ${fields.slice(0, 3).map((f) => formatFieldChange({ ...f, path: `spec.${f.path}` })).join(', ')}${fields.length > 3 ? ` and ${fields.length - 3} more` : ''}`);
+    if (fields.length)
+      causes.push(
+        `placement changed: ${fields
+          .slice(0, 3)
+          .map((f) => formatFieldChange({ ...f, path: `spec.${f.path}` }))
+          .join(', ')}${fields.length > 3 ? ` and ${fields.length - 3} more` : ''}`,
+      );
   }
   if (was && !before.assumed.has(cluster)) {
     causes.push(...recordChanges('label', was.labels, now.labels));
     causes.push(...recordChanges('claim', was.claims, now.claims));
-    const taint = (t: { key: string; value?: string; effect: string }) => `${t.key}${t.value ? `=${t.value}` : ''}:${t.effect}`;
+    const taint = (t: { key: string; value?: string; effect: string }) =>
+      `${t.key}${t.value ? `=${t.value}` : ''}:${t.effect}`;
     const oldTaints = new Set((was.taints ?? []).map(taint));
     for (const t of (now.taints ?? []).map(taint)) if (!oldTaints.has(t)) causes.push(`taint ${t} added`);
   }
   if (causes.length === 0) {
     const n = (p.spec as PlacementSpec | undefined)?.numberOfClusters;
-    causes.push(n !== undefined ? `numberOfClusters ${n} is filled by other spokes (offline evaluation keeps the first by name)` : 'placement evaluation changed');
+    causes.push(
+      n !== undefined
+        ? `numberOfClusters ${n} is filled by other spokes (offline evaluation keeps the first by name)`
+        : 'placement evaluation changed',
+    );
   }
   return causes;
 }
@@ -259,7 +304,9 @@ export function compareRuntime(before: PlanSide, after: PlanSide): RuntimeCompar
     const oldWorks = worksOf(old, hub);
     const newWorks = worksOf(next, hub);
     const byAppSetAndCluster = new Map<string, RuntimeWork>();
-    for (const n of newWorks.values()) if (!byAppSetAndCluster.has(`${n.applicationSet}|${n.cluster}`)) byAppSetAndCluster.set(`${n.applicationSet}|${n.cluster}`, n);
+    for (const n of newWorks.values())
+      if (!byAppSetAndCluster.has(`${n.applicationSet}|${n.cluster}`))
+        byAppSetAndCluster.set(`${n.applicationSet}|${n.cluster}`, n);
     for (const [id, w] of oldWorks) {
       if (newWorks.has(id) || next.renderedWorks.has(`${w.cluster}/${w.work}`)) continue;
       const appSetName = w.applicationSet.split('/')[1];
@@ -270,9 +317,16 @@ export function compareRuntime(before: PlanSide, after: PlanSide): RuntimeCompar
         // The same generated app changes model. Routed to the agent now: the controller hands its works off
         // orphan-first, deleting nothing. No longer routed: the principal asks the agent for a delete.
         if (!w.agentRouted) continue;
-        const effect = w.prunesWorkload ? 'prunes its workload: resources finalizer' : 'its workload stays: no resources finalizer';
+        const effect = w.prunesWorkload
+          ? 'prunes its workload: resources finalizer'
+          : 'its workload stays: no resources finalizer';
         const cause = `ApplicationSet ${appSetName}'s app ${w.app} no longer routed to the agent (destination.name "${w.cluster}" changed)`;
-        deletions.push({ ...w, id, cause, text: `${cause}: the argocd-principal tells the agent on spoke ${w.cluster} to delete its copy at runtime, if the agent still runs there (${effect})` });
+        deletions.push({
+          ...w,
+          id,
+          cause,
+          text: `${cause}: the argocd-principal tells the agent on spoke ${w.cluster} to delete its copy at runtime, if the agent still runs there (${effect})`,
+        });
         continue;
       }
       let cause: string;
@@ -281,16 +335,22 @@ export function compareRuntime(before: PlanSide, after: PlanSide): RuntimeCompar
       let subject: string;
       if (!newAppSet) {
         if (oldAppSet.spec?.syncPolicy?.preserveResourcesOnDeletion === true) {
-          kept.push(`ApplicationSet ${appSetName} removed with syncPolicy.preserveResourcesOnDeletion: its app ${w.app} and work ${w.cluster}/${w.work} stay`);
+          kept.push(
+            `ApplicationSet ${appSetName} removed with syncPolicy.preserveResourcesOnDeletion: its app ${w.app} and work ${w.cluster}/${w.work} stay`,
+          );
           continue;
         }
         cause = `ApplicationSet ${appSetName} removed`;
         app = `its app ${w.app}`;
         subject = `${app} and its work ${w.work} on spoke ${w.cluster}`;
       } else {
-        const stillSelected = placementsOf(newAppSet).some((p) => decisionsOf(next, newAppSet.metadata?.namespace ?? '', p).includes(w.cluster));
+        const stillSelected = placementsOf(newAppSet).some((p) =>
+          decisionsOf(next, newAppSet.metadata?.namespace ?? '', p).includes(w.cluster),
+        );
         if (!stillSelected && NO_DELETE_SYNC.has(newAppSet.spec?.syncPolicy?.applicationsSync)) {
-          kept.push(`ApplicationSet ${appSetName} has syncPolicy.applicationsSync ${newAppSet.spec.syncPolicy.applicationsSync}: its app ${w.app} on spoke ${w.cluster} stays although the spoke leaves placement ${w.placement}`);
+          kept.push(
+            `ApplicationSet ${appSetName} has syncPolicy.applicationsSync ${newAppSet.spec.syncPolicy.applicationsSync}: its app ${w.app} on spoke ${w.cluster} stays although the spoke leaves placement ${w.placement}`,
+          );
           continue;
         }
         app = `ApplicationSet ${appSetName}'s app ${w.app}`;
@@ -310,10 +370,14 @@ export function compareRuntime(before: PlanSide, after: PlanSide): RuntimeCompar
         }
       }
       if (w.standBy && !w.agentRouted) {
-        kept.push(`${cause}: ${subject} goes, but the work stands by (deleteOption Orphan), so the Application on spoke ${w.cluster} stays`);
+        kept.push(
+          `${cause}: ${subject} goes, but the work stands by (deleteOption Orphan), so the Application on spoke ${w.cluster} stays`,
+        );
         continue;
       }
-      const effect = w.prunesWorkload ? 'prunes its workload: resources finalizer' : 'its workload stays: no resources finalizer';
+      const effect = w.prunesWorkload
+        ? 'prunes its workload: resources finalizer'
+        : 'its workload stays: no resources finalizer';
       const assumed = w.assumed ? ' [assumed: the previous output has no plan state for this spoke]' : '';
       const text = w.agentRouted
         ? `${cause}: ${app} goes, and the argocd-principal tells the agent on spoke ${w.cluster} to delete its copy at runtime (${effect})${assumed}`

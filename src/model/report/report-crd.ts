@@ -62,7 +62,17 @@ function rowSchema(): JsonObject {
 }
 
 function summarySchema(): JsonObject {
-  const fields = ['clusters', 'synced', 'outOfSync', 'healthy', 'progressing', 'degraded', 'missing', 'stale', 'unknown'];
+  const fields = [
+    'clusters',
+    'synced',
+    'outOfSync',
+    'healthy',
+    'progressing',
+    'degraded',
+    'missing',
+    'stale',
+    'unknown',
+  ];
   return {
     type: 'object',
     required: fields,
@@ -111,7 +121,10 @@ export function fleetReportCrd(): JsonObject {
   return {
     apiVersion: 'apiextensions.k8s.io/v1',
     kind: 'CustomResourceDefinition',
-    metadata: { name: FLEET_REPORT_CRD_NAME, labels: { 'app.kubernetes.io/managed-by': 'pullfleet', 'app.kubernetes.io/part-of': 'pullfleet' } },
+    metadata: {
+      name: FLEET_REPORT_CRD_NAME,
+      labels: { 'app.kubernetes.io/managed-by': 'pullfleet', 'app.kubernetes.io/part-of': 'pullfleet' },
+    },
     spec: {
       group: FLEET_REPORT_GROUP,
       scope: 'Namespaced',
@@ -157,7 +170,11 @@ export function fleetReportRbacRules(multiclusterReports = false): JsonObject[] 
     { apiGroups: [FLEET_REPORT_GROUP], resources: [`${FLEET_REPORT_PLURAL}/status`], verbs: ['patch'] },
   ];
   if (multiclusterReports) {
-    rules.push({ apiGroups: ['apps.open-cluster-management.io'], resources: ['multiclusterapplicationsetreports'], verbs: ['create', 'delete', 'patch'] });
+    rules.push({
+      apiGroups: ['apps.open-cluster-management.io'],
+      resources: ['multiclusterapplicationsetreports'],
+      verbs: ['create', 'delete', 'patch'],
+    });
   }
   return rules;
 }

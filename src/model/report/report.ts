@@ -86,7 +86,10 @@ export interface ApplicationSetGenerator {
 export interface ApplicationSet extends KubeObject {
   spec: {
     generators?: ApplicationSetGenerator[];
-    template?: { metadata?: { labels?: Record<string, string>; annotations?: Record<string, string>; [key: string]: unknown }; [key: string]: unknown };
+    template?: {
+      metadata?: { labels?: Record<string, string>; annotations?: Record<string, string>; [key: string]: unknown };
+      [key: string]: unknown;
+    };
     [key: string]: unknown;
   };
   status?: JsonObject;
@@ -169,7 +172,6 @@ export interface FleetReportResult {
   readonly recheckAt?: Date;
 }
 
-
 function parseTime(value: string | undefined): number | undefined {
   if (!value) return undefined;
   const ms = Date.parse(value);
@@ -193,7 +195,9 @@ export const REPORT_DELIVERY_MODEL_LABEL = DELIVERY_MODEL_LABEL;
 const AGENT_DESTINATION_TEMPLATES: readonly string[] = ['{{name}}', '{{ name }}', '{{.name}}', '{{ .name }}'];
 
 /** Whether an object's delivery-model label names an argocd-agent model (`agent-…`). */
-export function isAgentModel(object: Pick<KubeObject, 'metadata'> | { metadata?: { labels?: Record<string, string> } } | undefined): boolean {
+export function isAgentModel(
+  object: Pick<KubeObject, 'metadata'> | { metadata?: { labels?: Record<string, string> } } | undefined,
+): boolean {
   const value = object?.metadata?.labels?.[REPORT_DELIVERY_MODEL_LABEL]?.trim();
   return value !== undefined && value.startsWith('agent-');
 }
@@ -207,7 +211,8 @@ export function isAgentModel(object: Pick<KubeObject, 'metadata'> | { metadata?:
 export function agentCluster(app: Pick<Application, 'metadata' | 'spec'>): string | undefined {
   const destination = app.spec?.destination?.name?.trim();
   if (destination && destination !== 'in-cluster') return destination;
-  if (app.metadata.labels?.[REPORT_DELIVERY_MODEL_LABEL]?.trim() === 'agent-autonomous') return app.metadata.namespace || undefined;
+  if (app.metadata.labels?.[REPORT_DELIVERY_MODEL_LABEL]?.trim() === 'agent-autonomous')
+    return app.metadata.namespace || undefined;
   return destination ? undefined : app.metadata.namespace || undefined;
 }
 
@@ -221,7 +226,8 @@ export function reportCluster(app: Application): string | undefined {
  * delivery-model label `agent-managed` and routes by `destination.name: '{{name}}'`.
  */
 export function isAgentApplicationSet(appSet: Pick<ApplicationSet, 'spec'>): boolean {
-  const template = appSet.spec?.template as { metadata?: { labels?: Record<string, string> }; spec?: { destination?: { name?: unknown } } } | undefined;
+  const template = appSet.spec?.template as
+    { metadata?: { labels?: Record<string, string> }; spec?: { destination?: { name?: unknown } } } | undefined;
   if (template?.metadata?.labels?.[REPORT_DELIVERY_MODEL_LABEL]?.trim() !== 'agent-managed') return false;
   const name = template.spec?.destination?.name;
   return typeof name === 'string' && AGENT_DESTINATION_TEMPLATES.includes(name.trim());
@@ -233,7 +239,9 @@ export function isReportedApplicationSet(appSet: Pick<ApplicationSet, 'spec'>): 
 }
 
 /** Every clusterDecisionResource generator of an ApplicationSet, including those nested in matrix/merge. */
-export function clusterDecisionGenerators(appSet: Pick<ApplicationSet, 'spec'>): NonNullable<ApplicationSetGenerator['clusterDecisionResource']>[] {
+export function clusterDecisionGenerators(
+  appSet: Pick<ApplicationSet, 'spec'>,
+): NonNullable<ApplicationSetGenerator['clusterDecisionResource']>[] {
   const found: NonNullable<ApplicationSetGenerator['clusterDecisionResource']>[] = [];
   const visit = (generators: ApplicationSetGenerator[] | undefined): void => {
     for (const generator of generators ?? []) {
@@ -257,9 +265,14 @@ export function placementNames(appSet: Pick<ApplicationSet, 'spec'>): string[] {
 }
 
 /** Whether a PlacementDecision feeds one of the ApplicationSet's generators. */
-export function decisionFeedsApplicationSet(appSet: ApplicationSet, decision: Pick<PlacementDecision, 'metadata'>): boolean {
+export function decisionFeedsApplicationSet(
+  appSet: ApplicationSet,
+  decision: Pick<PlacementDecision, 'metadata'>,
+): boolean {
   if (decision.metadata.namespace !== appSet.metadata.namespace) return false;
-  return clusterDecisionGenerators(appSet).some((generator) => matchesSelector(generator.labelSelector ?? {}, decision.metadata.labels));
+  return clusterDecisionGenerators(appSet).some((generator) =>
+    matchesSelector(generator.labelSelector ?? {}, decision.metadata.labels),
+  );
 }
 
 /**
@@ -300,7 +313,9 @@ export function findWorkForApplication(app: Application, works: WorkSet): Manife
   if (!cluster) return undefined;
   const hubNamespace = app.metadata.namespace ?? '';
   const name = manifestWorkName(hubNamespace, app.metadata.name);
-  const inCluster = Array.isArray(works) ? works.filter((work) => work.metadata.namespace === cluster) : ((works as ReadonlyMap<string, readonly ManifestWork[]>).get(cluster) ?? []);
+  const inCluster = Array.isArray(works)
+    ? works.filter((work) => work.metadata.namespace === cluster)
+    : ((works as ReadonlyMap<string, readonly ManifestWork[]>).get(cluster) ?? []);
   return (
     inCluster.find((work) => work.metadata.name === name) ??
     inCluster.find(
@@ -373,8 +388,12 @@ export function computeRow(
   if (!work) {
     row.manifestWork = manifestWorkName(hubNamespace, app.metadata.name);
     row.state = 'Missing';
-    const deliveryError = app.status?.conditions?.find((condition) => condition.type === DELIVERY_ERROR_CONDITION_TYPE)?.message;
-    row.message = truncate(`ManifestWork ${cluster}/${row.manifestWork} does not exist${deliveryError ? `: ${deliveryError}` : ''}`);
+    const deliveryError = app.status?.conditions?.find(
+      (condition) => condition.type === DELIVERY_ERROR_CONDITION_TYPE,
+    )?.message;
+    row.message = truncate(
+      `ManifestWork ${cluster}/${row.manifestWork} does not exist${deliveryError ? `: ${deliveryError}` : ''}`,
+    );
     return { row };
   }
   row.manifestWork = work.metadata.name;
@@ -581,21 +600,39 @@ function clusterList(rows: readonly FleetReportRow[], limit = 10): string {
  * Carries `lastTransitionTime` over from the previous condition of the same type when its status did
  * not change; otherwise stamps `now`.
  */
-export function withTransitionTime(next: Omit<Condition, 'lastTransitionTime'>, previous: readonly Condition[] | undefined, now: Date): Condition {
+export function withTransitionTime(
+  next: Omit<Condition, 'lastTransitionTime'>,
+  previous: readonly Condition[] | undefined,
+  now: Date,
+): Condition {
   const before = previous?.find((condition) => condition.type === next.type);
-  const lastTransitionTime = before && before.status === next.status && before.lastTransitionTime ? before.lastTransitionTime : kubeTime(now);
+  const lastTransitionTime =
+    before && before.status === next.status && before.lastTransitionTime ? before.lastTransitionTime : kubeTime(now);
   return { ...next, lastTransitionTime };
 }
 
 /** The Ready and Degraded conditions for a set of rows. */
-export function reportConditions(rows: readonly FleetReportRow[], summary: FleetReportSummary, previous: readonly Condition[] | undefined, now: Date, generation?: number): Condition[] {
+export function reportConditions(
+  rows: readonly FleetReportRow[],
+  summary: FleetReportSummary,
+  previous: readonly Condition[] | undefined,
+  now: Date,
+  generation?: number,
+): Condition[] {
   const withGeneration = generation === undefined ? {} : { observedGeneration: generation };
   const problems = rows.filter(isProblemRow);
   let degraded: Omit<Condition, 'lastTransitionTime'>;
   if (problems.length === 0) {
-    degraded = { type: 'Degraded', status: 'False', reason: 'NoProblems', message: 'no cluster is degraded, missing or stale', ...withGeneration };
+    degraded = {
+      type: 'Degraded',
+      status: 'False',
+      reason: 'NoProblems',
+      message: 'no cluster is degraded, missing or stale',
+      ...withGeneration,
+    };
   } else {
-    const reason = summary.degraded > 0 ? 'ClustersDegraded' : summary.missing > 0 ? 'ClustersMissing' : 'FeedbackStale';
+    const reason =
+      summary.degraded > 0 ? 'ClustersDegraded' : summary.missing > 0 ? 'ClustersMissing' : 'FeedbackStale';
     degraded = {
       type: 'Degraded',
       status: 'True',
@@ -607,9 +644,21 @@ export function reportConditions(rows: readonly FleetReportRow[], summary: Fleet
   let ready: Omit<Condition, 'lastTransitionTime'>;
   const notReady = rows.filter((row) => row.state !== 'Healthy' || row.syncStatus !== 'Synced');
   if (rows.length === 0) {
-    ready = { type: 'Ready', status: 'False', reason: 'NoClusters', message: 'the placement selects no clusters', ...withGeneration };
+    ready = {
+      type: 'Ready',
+      status: 'False',
+      reason: 'NoClusters',
+      message: 'the placement selects no clusters',
+      ...withGeneration,
+    };
   } else if (notReady.length === 0) {
-    ready = { type: 'Ready', status: 'True', reason: 'AllSyncedAndHealthy', message: `all ${summary.clusters} clusters are synced and healthy`, ...withGeneration };
+    ready = {
+      type: 'Ready',
+      status: 'True',
+      reason: 'AllSyncedAndHealthy',
+      message: `all ${summary.clusters} clusters are synced and healthy`,
+      ...withGeneration,
+    };
   } else {
     ready = {
       type: 'Ready',
@@ -637,7 +686,13 @@ export function sortRowsByCluster<T extends Pick<FleetReportRow, 'cluster' | 'ap
 export function sortRowsProblemsFirst<T extends FleetReportRow>(rows: readonly T[]): T[] {
   const rank = (row: FleetReportRow): number => FLEET_REPORT_STATES.indexOf(row.state);
   const syncRank = (row: FleetReportRow): number => (row.syncStatus === 'Synced' ? 1 : 0);
-  return [...rows].sort((a, b) => rank(a) - rank(b) || syncRank(a) - syncRank(b) || compareText(a.cluster, b.cluster) || compareText(a.application, b.application));
+  return [...rows].sort(
+    (a, b) =>
+      rank(a) - rank(b) ||
+      syncRank(a) - syncRank(b) ||
+      compareText(a.cluster, b.cluster) ||
+      compareText(a.application, b.application),
+  );
 }
 
 /**
@@ -645,7 +700,10 @@ export function sortRowsProblemsFirst<T extends FleetReportRow>(rows: readonly T
  * dropped first (reverse display order: synced healthy, out-of-sync healthy, progressing, unknown, stale,
  * missing, degraded; later clusters first). Kept rows stay in their original order.
  */
-export function fitRows(rows: readonly FleetReportRow[], maxBytes: number): { kept: FleetReportRow[]; omitted: number } {
+export function fitRows(
+  rows: readonly FleetReportRow[],
+  maxBytes: number,
+): { kept: FleetReportRow[]; omitted: number } {
   const sizes = rows.map((row) => Buffer.byteLength(JSON.stringify(row), 'utf8') + 1);
   let total = sizes.reduce((sum, size) => sum + size, 2);
   if (total <= maxBytes) return { kept: [...rows], omitted: 0 };
@@ -660,11 +718,16 @@ export function fitRows(rows: readonly FleetReportRow[], maxBytes: number): { ke
 }
 
 /** The rows and status for an ApplicationSet, given everything observed. */
-export function computeFleetReportStatus(input: FleetReportInput & { applicationSet: ApplicationSet }): { status: FleetReportStatus; recheckAt?: Date } {
+export function computeFleetReportStatus(input: FleetReportInput & { applicationSet: ApplicationSet }): {
+  status: FleetReportStatus;
+  recheckAt?: Date;
+} {
   const appSet = input.applicationSet;
   const staleAfter = input.staleAfterSeconds ?? DEFAULT_STALE_AFTER_SECONDS;
   const key = `${appSet.metadata.namespace}/${appSet.metadata.name}`;
-  const owned = input.applications.filter((app) => !app.metadata.deletionTimestamp && owningApplicationSet(app) === key);
+  const owned = input.applications.filter(
+    (app) => !app.metadata.deletionTimestamp && owningApplicationSet(app) === key,
+  );
   const byCluster = new Map<string, Application[]>();
   for (const app of owned) {
     const cluster = reportCluster(app);
@@ -680,7 +743,11 @@ export function computeFleetReportStatus(input: FleetReportInput & { application
   for (const cluster of expectedClusters(appSet, input.decisions)) {
     const apps = byCluster.get(cluster) ?? [];
     if (apps.length === 0) {
-      rows.push({ cluster, state: 'Missing', message: missingApplicationMessage(appSet.metadata.name, cluster, agentAppSet) });
+      rows.push({
+        cluster,
+        state: 'Missing',
+        message: missingApplicationMessage(appSet.metadata.name, cluster, agentAppSet),
+      });
       continue;
     }
     for (const app of apps) {
@@ -730,8 +797,22 @@ export function computeFleetReport(input: FleetReportInput): FleetReportResult |
 }
 
 /** The owner reference tying a report to its ApplicationSet (garbage-collected with it). */
-export function applicationSetOwnerReference(appSet: ApplicationSet): { apiVersion: string; kind: string; name: string; uid: string; controller: boolean; blockOwnerDeletion: boolean } {
-  return { apiVersion: ARGOCD_API_VERSION, kind: 'ApplicationSet', name: appSet.metadata.name, uid: appSet.metadata.uid ?? '', controller: true, blockOwnerDeletion: false };
+export function applicationSetOwnerReference(appSet: ApplicationSet): {
+  apiVersion: string;
+  kind: string;
+  name: string;
+  uid: string;
+  controller: boolean;
+  blockOwnerDeletion: boolean;
+} {
+  return {
+    apiVersion: ARGOCD_API_VERSION,
+    kind: 'ApplicationSet',
+    name: appSet.metadata.name,
+    uid: appSet.metadata.uid ?? '',
+    controller: true,
+    blockOwnerDeletion: false,
+  };
 }
 
 /**
@@ -741,7 +822,6 @@ export function applicationSetOwnerReference(appSet: ApplicationSet): { apiVersi
 export function sameReportStatus(a: FleetReportStatus | undefined, b: FleetReportStatus | undefined): boolean {
   return canonicalJson(a) === canonicalJson(b);
 }
-
 
 /**
  * Rows for statically delivered hub Applications (synth rendered their works, so no ApplicationSet
@@ -769,7 +849,11 @@ export function staticApplicationRows(
       ...(status.operationState?.phase ? { operationStatePhase: status.operationState.phase } : {}),
       ...(status.operationState?.message ? { operationStateMessage: status.operationState.message } : {}),
     };
-    const row: FleetReportRow = { cluster, application: app.metadata.name, state: feedbackState(Object.keys(feedback).length ? feedback : undefined) };
+    const row: FleetReportRow = {
+      cluster,
+      application: app.metadata.name,
+      state: feedbackState(Object.keys(feedback).length ? feedback : undefined),
+    };
     copyFeedback(row, feedback);
     row.message = 'from the hub Application status (ManifestWorks not readable)';
     rows.push(row);
@@ -809,7 +893,12 @@ export function agentApplicationRows(
           used.add(app);
           rows.push(computeAgentRow(list.cluster, app, now, staleAfterSeconds).row);
         } else {
-          rows.push({ cluster: list.cluster, application: name, state: 'Missing', message: truncate(missingAutonomousMessage(list, name)) });
+          rows.push({
+            cluster: list.cluster,
+            application: name,
+            state: 'Missing',
+            message: truncate(missingAutonomousMessage(list, name)),
+          });
         }
       }
     }
@@ -836,7 +925,14 @@ export const MCAS_HOSTING_APPSET_LABEL = 'apps.open-cluster-management.io/hostin
 /** ACM's MulticlusterApplicationSetReport (apps.open-cluster-management.io/v1alpha1); counts are strings there. */
 export interface MulticlusterApplicationSetReport extends KubeObject {
   statuses?: {
-    summary?: { clusters?: string; healthy?: string; inProgress?: string; notHealthy?: string; notSynced?: string; synced?: string };
+    summary?: {
+      clusters?: string;
+      healthy?: string;
+      inProgress?: string;
+      notHealthy?: string;
+      notSynced?: string;
+      synced?: string;
+    };
     clusterConditions?: Array<{
       cluster?: string;
       app?: string;
@@ -869,7 +965,10 @@ export function toMulticlusterApplicationSetReport(report: FleetReport): Multicl
     metadata: {
       name: report.metadata.name,
       ...(namespace ? { namespace } : {}),
-      labels: { [MCAS_HOSTING_APPSET_LABEL]: `${namespace}.${report.spec.applicationSet}`, [MANAGED_BY_LABEL]: MANAGED_BY_VALUE },
+      labels: {
+        [MCAS_HOSTING_APPSET_LABEL]: `${namespace}.${report.spec.applicationSet}`,
+        [MANAGED_BY_LABEL]: MANAGED_BY_VALUE,
+      },
       ...(report.metadata.ownerReferences ? { ownerReferences: report.metadata.ownerReferences } : {}),
     },
     statuses: {

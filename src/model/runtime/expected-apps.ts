@@ -75,7 +75,11 @@ export function buildExpectedApplicationsConfigMap(options: {
 
 /** The parts of a ConfigMap the parser reads (as listed from the API: anything may be missing). */
 export interface ConfigMapLike {
-  readonly metadata?: { readonly name?: string; readonly namespace?: string; readonly labels?: Readonly<Record<string, string>> };
+  readonly metadata?: {
+    readonly name?: string;
+    readonly namespace?: string;
+    readonly labels?: Readonly<Record<string, string>>;
+  };
   readonly data?: Readonly<Record<string, unknown>> | null;
 }
 
@@ -87,16 +91,24 @@ export interface ConfigMapLike {
  */
 export function parseExpectedApplications(configMap: ConfigMapLike): ExpectedApplicationsParse {
   const source = `${configMap.metadata?.namespace ?? ''}/${configMap.metadata?.name ?? '(unnamed)'}`;
-  const fix = 'sync the hub Application that applies dist/<hub>/hub/ (the file hub/expected-applications.yaml) so synth output replaces it';
+  const fix =
+    'sync the hub Application that applies dist/<hub>/hub/ (the file hub/expected-applications.yaml) so synth output replaces it';
   const label = configMap.metadata?.labels?.[EXPECTED_APPLICATIONS_LABEL];
   const cluster = typeof label === 'string' ? label.trim() : '';
   const clusterProblem = dnsLabelProblem(cluster);
   if (clusterProblem) {
-    return { problem: `expected-Application list ${source}: label ${EXPECTED_APPLICATIONS_LABEL} "${cluster}" is not a spoke name (${clusterProblem}): ${fix}`, source };
+    return {
+      problem: `expected-Application list ${source}: label ${EXPECTED_APPLICATIONS_LABEL} "${cluster}" is not a spoke name (${clusterProblem}): ${fix}`,
+      source,
+    };
   }
   const raw = configMap.data?.[EXPECTED_APPLICATIONS_KEY];
   if (typeof raw !== 'string') {
-    return { problem: `expected-Application list ${source} of spoke "${cluster}" has no data key "${EXPECTED_APPLICATIONS_KEY}": ${fix}`, cluster, source };
+    return {
+      problem: `expected-Application list ${source} of spoke "${cluster}" has no data key "${EXPECTED_APPLICATIONS_KEY}": ${fix}`,
+      cluster,
+      source,
+    };
   }
   const names = new Set<string>();
   const lines = raw.split('\n');
@@ -106,7 +118,11 @@ export function parseExpectedApplications(configMap: ConfigMapLike): ExpectedApp
     const problem = dnsSubdomainProblem(name);
     if (problem) {
       const shown = name.length > 80 ? `${name.slice(0, 79)}…` : name;
-      return { problem: `expected-Application list ${source} of spoke "${cluster}", line ${index + 1}: "${shown}" is not an Application name (${problem}): ${fix}`, cluster, source };
+      return {
+        problem: `expected-Application list ${source} of spoke "${cluster}", line ${index + 1}: "${shown}" is not an Application name (${problem}): ${fix}`,
+        cluster,
+        source,
+      };
     }
     names.add(name);
   }

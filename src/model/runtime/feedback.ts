@@ -53,7 +53,11 @@ export function fieldValueText(value: FieldValue | undefined): string | undefine
 }
 
 /** The manifest status entry for the Application `namespace/name`, matched by resourceMeta (never by position). */
-export function findApplicationManifest(work: Pick<ManifestWork, 'status'>, namespace: string, name: string): ManifestStatus | undefined {
+export function findApplicationManifest(
+  work: Pick<ManifestWork, 'status'>,
+  namespace: string,
+  name: string,
+): ManifestStatus | undefined {
   return work.status?.resourceStatus?.manifests?.find((manifest) => {
     const meta = manifest.resourceMeta;
     if (!meta || meta.name !== name || (meta.namespace ?? '') !== namespace) return false;
@@ -67,7 +71,11 @@ export function findApplicationManifest(work: Pick<ManifestWork, 'status'>, name
  * The feedback reported for the Application `namespace/name` in `work`, or undefined when the agent
  * has reported nothing for it yet. Unknown feedback names are ignored; empty strings count as absent.
  */
-export function readApplicationFeedback(work: Pick<ManifestWork, 'status'>, namespace: string, name: string): ApplicationFeedback | undefined {
+export function readApplicationFeedback(
+  work: Pick<ManifestWork, 'status'>,
+  namespace: string,
+  name: string,
+): ApplicationFeedback | undefined {
   const manifest = findApplicationManifest(work, namespace, name);
   const values = manifest?.statusFeedback?.values;
   if (!values || values.length === 0) return undefined;
@@ -103,7 +111,10 @@ export interface InvalidFeedback {
  * dropped. Both are listed in `invalid` (the hub app gets a condition naming the field), so one bad value
  * never blocks the rest of the write-back and never goes unnoticed.
  */
-export function validateApplicationFeedback(feedback: ApplicationFeedback | undefined): { feedback: ApplicationFeedback | undefined; invalid: InvalidFeedback[] } {
+export function validateApplicationFeedback(feedback: ApplicationFeedback | undefined): {
+  feedback: ApplicationFeedback | undefined;
+  invalid: InvalidFeedback[];
+} {
   if (!feedback) return { feedback, invalid: [] };
   const result: Record<string, string> = { ...feedback };
   const invalid: InvalidFeedback[] = [];

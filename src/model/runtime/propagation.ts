@@ -25,7 +25,15 @@ import {
   REFRESH_ANNOTATION,
   SKIP_RECONCILE_ANNOTATION,
 } from '../core/keys.js';
-import { buildManifestWork, isStandBy, isPullApplication, spokeAppNamespace, targetCluster, wrapProblem, type WrapOptions } from '../delivery/manifestwork.js';
+import {
+  buildManifestWork,
+  isStandBy,
+  isPullApplication,
+  spokeAppNamespace,
+  targetCluster,
+  wrapProblem,
+  type WrapOptions,
+} from '../delivery/manifestwork.js';
 import { manifestWorkName, parseBool } from '../core/names.js';
 import { isAgentModel } from '../report/report.js';
 import { computeTakeover, type LegacyWorkRef } from './takeover.js';
@@ -55,7 +63,11 @@ export function parseForwardedOperation(app: Pick<Application, 'metadata'>): For
   try {
     const parsed = JSON.parse(raw) as Partial<ForwardedOperation>;
     if (typeof parsed.at !== 'string') return undefined;
-    return { id: typeof parsed.id === 'string' ? parsed.id : '', at: parsed.at, after: typeof parsed.after === 'string' ? parsed.after : '' };
+    return {
+      id: typeof parsed.id === 'string' ? parsed.id : '',
+      at: parsed.at,
+      after: typeof parsed.after === 'string' ? parsed.after : '',
+    };
   } catch {
     return undefined;
   }
@@ -79,7 +91,8 @@ export function operationTaken(record: ForwardedOperation, spokeStartedAt: strin
   if (record.after === '') {
     const started = Date.parse(spokeStartedAt);
     const forwarded = Date.parse(record.at);
-    if (!Number.isNaN(started) && !Number.isNaN(forwarded) && started < forwarded - CLOCK_SKEW_ALLOWANCE_MS) return false;
+    if (!Number.isNaN(started) && !Number.isNaN(forwarded) && started < forwarded - CLOCK_SKEW_ALLOWANCE_MS)
+      return false;
   }
   return true;
 }
@@ -179,17 +192,29 @@ export function workOwnerKey(work: Pick<ManifestWork, 'metadata'>): string | und
 export function containsFields(observed: unknown, desired: unknown): boolean {
   if (desired === null || typeof desired !== 'object') return observed === desired;
   if (Array.isArray(desired)) {
-    return Array.isArray(observed) && observed.length === desired.length && desired.every((item, i) => containsFields(observed[i], item));
+    return (
+      Array.isArray(observed) &&
+      observed.length === desired.length &&
+      desired.every((item, i) => containsFields(observed[i], item))
+    );
   }
   if (observed === null || typeof observed !== 'object' || Array.isArray(observed)) return false;
   const record = observed as Record<string, unknown>;
-  return Object.entries(desired as Record<string, unknown>).every(([key, value]) => value === undefined || containsFields(record[key], value));
+  return Object.entries(desired as Record<string, unknown>).every(
+    ([key, value]) => value === undefined || containsFields(record[key], value),
+  );
 }
 
 /** Work label keys pullfleet writes (besides anything under `pullfleet.io/`). */
 const OWNED_WORK_LABELS = new Set([PULL_LABEL, MANAGED_BY_LABEL, APPLICATION_SET_LABEL, DELIVERY_LABEL]);
 /** Work annotation keys pullfleet writes (besides anything under `pullfleet.io/`). */
-const OWNED_WORK_ANNOTATIONS = new Set([HUB_APP_NAMESPACE_ANNOTATION, HUB_APP_NAME_ANNOTATION, HOSTING_APPSET_ANNOTATION, HUB_APP_UID_ANNOTATION, CONSTRUCT_PATH_ANNOTATION]);
+const OWNED_WORK_ANNOTATIONS = new Set([
+  HUB_APP_NAMESPACE_ANNOTATION,
+  HUB_APP_NAME_ANNOTATION,
+  HOSTING_APPSET_ANNOTATION,
+  HUB_APP_UID_ANNOTATION,
+  CONSTRUCT_PATH_ANNOTATION,
+]);
 
 /** The entries of `record` under keys pullfleet owns, in canonical form. */
 function ownedEntries(record: Record<string, string> | undefined, owned: ReadonlySet<string>): string {
@@ -206,14 +231,25 @@ function ownedSpec(spec: ManifestWork['spec'] | undefined): unknown {
   const manifestConfigs = (spec?.manifestConfigs ?? []).map((config) => {
     const strategy = config.updateStrategy as Record<string, unknown> | undefined;
     const ssa = strategy?.serverSideApply as Record<string, unknown> | undefined;
-    const ignoreFields = (ssa?.ignoreFields as Array<Record<string, unknown>> | undefined)?.map((field) => ({ ...field, condition: field.condition ?? 'OnSpokePresent' }));
+    const ignoreFields = (ssa?.ignoreFields as Array<Record<string, unknown>> | undefined)?.map((field) => ({
+      ...field,
+      condition: field.condition ?? 'OnSpokePresent',
+    }));
     return {
       ...config,
       feedbackScrapeType: config.feedbackScrapeType ?? 'Poll',
       updateStrategy: {
         ...(strategy ?? {}),
         type: strategy?.type ?? 'Update',
-        ...(ssa ? { serverSideApply: { ...ssa, fieldManager: ssa.fieldManager ?? 'work-agent', ...(ignoreFields ? { ignoreFields } : {}) } } : {}),
+        ...(ssa
+          ? {
+              serverSideApply: {
+                ...ssa,
+                fieldManager: ssa.fieldManager ?? 'work-agent',
+                ...(ignoreFields ? { ignoreFields } : {}),
+              },
+            }
+          : {}),
       },
     };
   });
@@ -233,8 +269,10 @@ function ownedSpec(spec: ManifestWork['spec'] | undefined): unknown {
  */
 export function workUpToDate(observed: ManifestWork, desired: ManifestWork): boolean {
   return (
-    ownedEntries(observed.metadata.labels, OWNED_WORK_LABELS) === ownedEntries(desired.metadata.labels, OWNED_WORK_LABELS) &&
-    ownedEntries(observed.metadata.annotations, OWNED_WORK_ANNOTATIONS) === ownedEntries(desired.metadata.annotations, OWNED_WORK_ANNOTATIONS) &&
+    ownedEntries(observed.metadata.labels, OWNED_WORK_LABELS) ===
+      ownedEntries(desired.metadata.labels, OWNED_WORK_LABELS) &&
+    ownedEntries(observed.metadata.annotations, OWNED_WORK_ANNOTATIONS) ===
+      ownedEntries(desired.metadata.annotations, OWNED_WORK_ANNOTATIONS) &&
     canonicalJson(ownedSpec(observed.spec)) === canonicalJson(ownedSpec(desired.spec))
   );
 }
@@ -243,7 +281,11 @@ function deletable(works: readonly ManifestWork[], keep?: { namespace: string; n
   return works
     .filter((work) => !work.metadata.deletionTimestamp)
     .filter((work) => !keep || work.metadata.namespace !== keep.namespace || work.metadata.name !== keep.name)
-    .map((work) => ({ namespace: work.metadata.namespace!, name: work.metadata.name, ...(work.metadata.uid ? { uid: work.metadata.uid } : {}) }))
+    .map((work) => ({
+      namespace: work.metadata.namespace!,
+      name: work.metadata.name,
+      ...(work.metadata.uid ? { uid: work.metadata.uid } : {}),
+    }))
     .sort((a, b) => (a.namespace + '/' + a.name < b.namespace + '/' + b.name ? -1 : 1));
 }
 
@@ -275,7 +317,8 @@ function describeOwner(work: ManifestWork): string {
  * Application, with the same finalizer, has pruned the workload where it ran.
  */
 function argoFinalizersToRelease(app: Application, works: readonly ManifestWork[]): string[] {
-  if (!isPullApplication(app) || isAgentModel(app) || !parseBool(app.metadata.annotations?.[SKIP_RECONCILE_ANNOTATION])) return [];
+  if (!isPullApplication(app) || isAgentModel(app) || !parseBool(app.metadata.annotations?.[SKIP_RECONCILE_ANNOTATION]))
+    return [];
   if (works.length > 0) return [];
   return (app.metadata.finalizers ?? []).filter((finalizer) => ARGOCD_RESOURCES_FINALIZERS.includes(finalizer));
 }
@@ -306,7 +349,9 @@ export function computePropagation(input: PropagationInput): PropagationPlan {
   // Synth renders this app's work: never write or delete it, only report status.
   if (isStaticApplication(app)) {
     const cluster = targetCluster(app);
-    const target = cluster ? { namespace: cluster, name: manifestWorkName(app.metadata.namespace ?? 'argocd', app.metadata.name) } : undefined;
+    const target = cluster
+      ? { namespace: cluster, name: manifestWorkName(app.metadata.namespace ?? 'argocd', app.metadata.name) }
+      : undefined;
     return { deletes: [], ...(hasFinalizer ? { finalizer: 'remove' as const } : {}), ...(target ? { target } : {}) };
   }
 
@@ -347,14 +392,19 @@ export function computePropagation(input: PropagationInput): PropagationPlan {
   let operation: OperationAction | undefined;
   let payloadApp = app;
   const record = parseForwardedOperation(app);
-  const spokeStartedAt = existing ? readApplicationFeedback(existing, spokeAppNamespace(app), app.metadata.name)?.operationStateStartedAt : undefined;
+  const spokeStartedAt = existing
+    ? readApplicationFeedback(existing, spokeAppNamespace(app), app.metadata.name)?.operationStateStartedAt
+    : undefined;
   if (standBy) {
     const { operation: _principals, ...rest } = app;
     payloadApp = rest;
   } else if (app.operation !== undefined) {
     const id = operationId(app.operation);
     if (!record || record.id !== id) {
-      operation = { kind: 'record', record: { id, at: kubeTime(input.now ?? new Date()), after: spokeStartedAt ?? '' } };
+      operation = {
+        kind: 'record',
+        record: { id, at: kubeTime(input.now ?? new Date()), after: spokeStartedAt ?? '' },
+      };
     } else if (operationTaken(record, spokeStartedAt)) {
       operation = { kind: 'clear' };
       const { operation: _taken, ...rest } = app;

@@ -3,7 +3,13 @@
  * work and the delivery problem (if any), compute the status the hub app should show and the merge patch
  * that gets it there (undefined when nothing changed, so no-op writes are skipped).
  */
-import { readApplicationFeedback, validateApplicationFeedback, workCondition, type ApplicationFeedback, type InvalidFeedback } from './feedback.js';
+import {
+  readApplicationFeedback,
+  validateApplicationFeedback,
+  workCondition,
+  type ApplicationFeedback,
+  type InvalidFeedback,
+} from './feedback.js';
 import { SKIP_RECONCILE_ANNOTATION } from '../core/keys.js';
 import { spokeAppNamespace } from '../delivery/manifestwork.js';
 import { operationTaken, parseForwardedOperation } from './propagation.js';
@@ -23,7 +29,15 @@ export const INVALID_FEEDBACK_CONDITION = 'InvalidFeedbackWarning';
 export const SKIP_RECONCILE_CONDITION = 'SkipReconcileWarning';
 /** On an agent-model hub Application that also carries the pull label (set by the controller, never wrapped). */
 export const DELIVERY_MODEL_CONFLICT_CONDITION = 'DeliveryModelConflict';
-const OWN_CONDITIONS = new Set([DELIVERY_ERROR_CONDITION, FEEDBACK_STALE_CONDITION, OPERATION_PENDING_CONDITION, INVALID_FEEDBACK_CONDITION, SKIP_RECONCILE_CONDITION, LEGACY_CONTROLLER_CONDITION, DELIVERY_MODEL_CONFLICT_CONDITION]);
+const OWN_CONDITIONS = new Set([
+  DELIVERY_ERROR_CONDITION,
+  FEEDBACK_STALE_CONDITION,
+  OPERATION_PENDING_CONDITION,
+  INVALID_FEEDBACK_CONDITION,
+  SKIP_RECONCILE_CONDITION,
+  LEGACY_CONTROLLER_CONDITION,
+  DELIVERY_MODEL_CONFLICT_CONDITION,
+]);
 
 /** The sync / health value written while the spoke has not reported one. */
 export const UNKNOWN = 'Unknown';
@@ -56,7 +70,9 @@ export interface StatusResult {
 /** Feedback of the app's work, checked against the status schema. */
 function feedbackOf(input: StatusInput): { feedback: ApplicationFeedback | undefined; invalid: InvalidFeedback[] } {
   const { app, work } = input;
-  return validateApplicationFeedback(work ? readApplicationFeedback(work, spokeAppNamespace(app), app.metadata.name) : undefined);
+  return validateApplicationFeedback(
+    work ? readApplicationFeedback(work, spokeAppNamespace(app), app.metadata.name) : undefined,
+  );
 }
 
 /** The first moment after `now` at which time alone changes the status, if any. */
@@ -68,21 +84,33 @@ function recheckAt(input: StatusInput, feedback: ApplicationFeedback | undefined
     if (!Number.isNaN(staleAt) && staleAt > now) moments.push(staleAt);
   }
   const forwarded = parseForwardedOperation(input.app);
-  if (forwarded && input.app.operation !== undefined && (input.operationTimeoutMs ?? 0) > 0 && !operationTaken(forwarded, feedback?.operationStateStartedAt)) {
+  if (
+    forwarded &&
+    input.app.operation !== undefined &&
+    (input.operationTimeoutMs ?? 0) > 0 &&
+    !operationTaken(forwarded, feedback?.operationStateStartedAt)
+  ) {
     const due = Date.parse(forwarded.at) + input.operationTimeoutMs! + 1;
     if (!Number.isNaN(due) && due > now) moments.push(due);
   }
   return moments.length > 0 ? new Date(Math.min(...moments)) : undefined;
 }
 
-function conditionsFor(input: StatusInput, feedback: ApplicationFeedback | undefined, invalid: readonly InvalidFeedback[]): ApplicationCondition[] {
+function conditionsFor(
+  input: StatusInput,
+  feedback: ApplicationFeedback | undefined,
+  invalid: readonly InvalidFeedback[],
+): ApplicationCondition[] {
   const messages = new Map<string, string>();
   const work = input.work;
   if (input.problem) messages.set(DELIVERY_ERROR_CONDITION, input.problem);
   else if (work) {
     const applied = workCondition(work, 'Applied');
     if (applied?.status === 'False') {
-      messages.set(DELIVERY_ERROR_CONDITION, `ManifestWork ${work.metadata.namespace}/${work.metadata.name} is not applied on the spoke: ${applied.message ?? applied.reason ?? 'no reason given'}`);
+      messages.set(
+        DELIVERY_ERROR_CONDITION,
+        `ManifestWork ${work.metadata.namespace}/${work.metadata.name} is not applied on the spoke: ${applied.message ?? applied.reason ?? 'no reason given'}`,
+      );
     }
   }
   if (work && feedback?.reconciledAt && input.staleAfterMs > 0) {
@@ -97,7 +125,12 @@ function conditionsFor(input: StatusInput, feedback: ApplicationFeedback | undef
   }
   const forwarded = parseForwardedOperation(input.app);
   const timeout = input.operationTimeoutMs ?? 0;
-  if (forwarded && input.app.operation !== undefined && timeout > 0 && !operationTaken(forwarded, feedback?.operationStateStartedAt)) {
+  if (
+    forwarded &&
+    input.app.operation !== undefined &&
+    timeout > 0 &&
+    !operationTaken(forwarded, feedback?.operationStateStartedAt)
+  ) {
     const at = Date.parse(forwarded.at);
     if (!Number.isNaN(at) && input.now.getTime() - at > timeout) {
       const cluster = work?.metadata.namespace ?? 'the target cluster';
@@ -109,9 +142,14 @@ function conditionsFor(input: StatusInput, feedback: ApplicationFeedback | undef
   }
   if (invalid.length > 0) {
     const shown = (value: string) => JSON.stringify(value.length > 64 ? `${value.slice(0, 64)}…` : value);
-    const converted = invalid.filter((i) => i.convertedTo !== undefined).map((i) => `${i.name} ${shown(i.value)} written as ${i.convertedTo}`);
+    const converted = invalid
+      .filter((i) => i.convertedTo !== undefined)
+      .map((i) => `${i.name} ${shown(i.value)} written as ${i.convertedTo}`);
     const dropped = invalid.filter((i) => i.convertedTo === undefined).map((i) => `${i.name} ${shown(i.value)}`);
-    const parts = [...(dropped.length > 0 ? [`left out: ${dropped.join(', ')}`] : []), ...(converted.length > 0 ? [`converted from a Unix timestamp: ${converted.join(', ')}`] : [])];
+    const parts = [
+      ...(dropped.length > 0 ? [`left out: ${dropped.join(', ')}`] : []),
+      ...(converted.length > 0 ? [`converted from a Unix timestamp: ${converted.join(', ')}`] : []),
+    ];
     messages.set(
       INVALID_FEEDBACK_CONDITION,
       `spoke feedback is not the RFC 3339 time the Application status expects (${parts.join('; ')}); check the work agent's feedback rules on cluster ${work?.metadata.namespace ?? 'the target cluster'}`,
@@ -143,7 +181,10 @@ export function desiredStatus(input: StatusInput): ApplicationStatus {
   const status: ApplicationStatus = {};
   const current = app.status ?? {};
   if (work) {
-    status.sync = { status: feedback?.syncStatus ?? UNKNOWN, ...(feedback?.syncRevision ? { revision: feedback.syncRevision } : {}) };
+    status.sync = {
+      status: feedback?.syncStatus ?? UNKNOWN,
+      ...(feedback?.syncRevision ? { revision: feedback.syncRevision } : {}),
+    };
     status.health = { status: feedback?.healthStatus ?? UNKNOWN };
     const forwarded = parseForwardedOperation(app);
     const operation = (current.operationState?.operation as JsonObject | undefined) ?? {};
@@ -184,12 +225,17 @@ export function computeApplicationStatus(input: StatusInput): StatusResult {
     // The schema rejects `sync` without `sync.status`: always send it alongside a revision change.
     if (Object.keys(sync).length > 0) patch.sync = { ...sync, status: desired.sync.status };
   }
-  if (desired.health && current.health?.status !== desired.health.status) patch.health = { status: desired.health.status ?? UNKNOWN };
+  if (desired.health && current.health?.status !== desired.health.status)
+    patch.health = { status: desired.health.status ?? UNKNOWN };
   if (desired.operationState) {
     const want = desired.operationState;
     const have = current.operationState;
     const changed =
-      !have || have.phase !== want.phase || have.startedAt !== want.startedAt || (have.message ?? undefined) !== want.message || have.operation === undefined;
+      !have ||
+      have.phase !== want.phase ||
+      have.startedAt !== want.startedAt ||
+      (have.message ?? undefined) !== want.message ||
+      have.operation === undefined;
     if (changed) {
       patch.operationState = {
         operation: want.operation,
@@ -200,8 +246,13 @@ export function computeApplicationStatus(input: StatusInput): StatusResult {
     }
   }
   const currentConditions = current.conditions ?? [];
-  if (!same(currentConditions, desired.conditions)) patch.conditions = (desired.conditions?.length ? desired.conditions : null) as JsonObject['conditions'];
+  if (!same(currentConditions, desired.conditions))
+    patch.conditions = (desired.conditions?.length ? desired.conditions : null) as JsonObject['conditions'];
   if (patch.conditions === null && currentConditions.length === 0) delete patch.conditions;
   const recheck = recheckAt(input, feedbackOf(input).feedback);
-  return { desired, ...(Object.keys(patch).length === 0 ? {} : { patch: { status: patch } }), ...(recheck ? { recheckAt: recheck } : {}) };
+  return {
+    desired,
+    ...(Object.keys(patch).length === 0 ? {} : { patch: { status: patch } }),
+    ...(recheck ? { recheckAt: recheck } : {}),
+  };
 }

@@ -13,7 +13,14 @@
  *    deleted: the next reconcile orphans it afresh.
  */
 import { workCondition } from './feedback.js';
-import { ARGOCD_GROUP, HUB_APP_NAME_ANNOTATION, HUB_APP_NAMESPACE_ANNOTATION, MANAGED_BY_LABEL, MANAGED_BY_VALUE, PULLFLEET_PREFIX } from '../core/keys.js';
+import {
+  ARGOCD_GROUP,
+  HUB_APP_NAME_ANNOTATION,
+  HUB_APP_NAMESPACE_ANNOTATION,
+  MANAGED_BY_LABEL,
+  MANAGED_BY_VALUE,
+  PULLFLEET_PREFIX,
+} from '../core/keys.js';
 import { spokeAppNamespace, targetCluster } from '../delivery/manifestwork.js';
 import { kubeTime } from '../core/time.js';
 import type { Application, ManifestWork } from '../core/types.js';
@@ -64,7 +71,12 @@ function payloadApplication(work: ManifestWork, name: string, namespace: string)
   return (work.spec?.workload?.manifests ?? []).some((manifest) => {
     const apiVersion = typeof manifest.apiVersion === 'string' ? manifest.apiVersion : '';
     const metadata = (manifest.metadata ?? {}) as { name?: unknown; namespace?: unknown };
-    return manifest.kind === 'Application' && apiVersion.startsWith(`${ARGOCD_GROUP}/`) && metadata.name === name && metadata.namespace === namespace;
+    return (
+      manifest.kind === 'Application' &&
+      apiVersion.startsWith(`${ARGOCD_GROUP}/`) &&
+      metadata.name === name &&
+      metadata.namespace === namespace
+    );
   });
 }
 
@@ -95,7 +107,9 @@ export function isOrphanWork(work: ManifestWork): boolean {
 export function observedByAgent(work: ManifestWork): boolean {
   const generation = work.metadata.generation;
   const applied = workCondition(work, 'Applied');
-  return generation !== undefined && applied?.observedGeneration !== undefined && applied.observedGeneration >= generation;
+  return (
+    generation !== undefined && applied?.observedGeneration !== undefined && applied.observedGeneration >= generation
+  );
 }
 
 /** Whether the work agent applied the work's current spec successfully. */
@@ -112,7 +126,8 @@ function ref(work: ManifestWork): LegacyWorkRef {
   };
 }
 
-const byKey = (a: LegacyWorkRef, b: LegacyWorkRef) => (`${a.namespace}/${a.name}` < `${b.namespace}/${b.name}` ? -1 : 1);
+const byKey = (a: LegacyWorkRef, b: LegacyWorkRef) =>
+  `${a.namespace}/${a.name}` < `${b.namespace}/${b.name}` ? -1 : 1;
 
 /**
  * The hand-over step for one app. Terminating legacy works are left alone (their deletion is under way and
@@ -123,7 +138,10 @@ export function computeTakeover(input: TakeoverInput): TakeoverPlan {
   if (legacy.length === 0) return { orphan: [], deletes: [], mayApply: true };
 
   const own = input.ownWork && !input.ownWork.metadata.deletionTimestamp ? input.ownWork : undefined;
-  const orphan = legacy.filter((work) => !isOrphanWork(work) || work.metadata.labels?.[TAKEOVER_LABEL] !== TAKEOVER_ORPHANED).map(ref).sort(byKey);
+  const orphan = legacy
+    .filter((work) => !isOrphanWork(work) || work.metadata.labels?.[TAKEOVER_LABEL] !== TAKEOVER_ORPHANED)
+    .map(ref)
+    .sort(byKey);
   // pullfleet writes its work only after every legacy work was orphaned: a legacy work that is not Orphan
   // next to it was rewritten or re-created since, which only a running old controller does.
   const reverted = own ? legacy.filter((work) => !isOrphanWork(work)) : [];
@@ -136,19 +154,34 @@ export function computeTakeover(input: TakeoverInput): TakeoverPlan {
   const mayApply = own !== undefined || ready.length === legacy.length;
   // A work still to be labelled is deleted on a later pass (the patch changes its resourceVersion).
   const patching = new Set(orphan.map((item) => `${item.namespace}/${item.name}`));
-  const deletes = own && appliedCurrent(own) ? ready.map(ref).filter((item) => !patching.has(`${item.namespace}/${item.name}`)).sort(byKey) : [];
+  const deletes =
+    own && appliedCurrent(own)
+      ? ready
+          .map(ref)
+          .filter((item) => !patching.has(`${item.namespace}/${item.name}`))
+          .sort(byKey)
+      : [];
   const first = [...legacy].sort((a, b) => byKey(ref(a), ref(b)))[0]!;
 
   let waiting: string | undefined;
-  if (!mayApply) waiting = `the work agent on ${first.metadata.namespace} to observe deleteOption Orphan on ${legacy.filter((work) => !ready.includes(work)).map((work) => work.metadata.name).join(', ')}`;
-  else if (deletes.length < legacy.length) waiting = own ? `ManifestWork ${own.metadata.namespace}/${own.metadata.name} to be applied on the spoke` : 'ManifestWork of pullfleet to be written';
+  if (!mayApply)
+    waiting = `the work agent on ${first.metadata.namespace} to observe deleteOption Orphan on ${legacy
+      .filter((work) => !ready.includes(work))
+      .map((work) => work.metadata.name)
+      .join(', ')}`;
+  else if (deletes.length < legacy.length)
+    waiting = own
+      ? `ManifestWork ${own.metadata.namespace}/${own.metadata.name} to be applied on the spoke`
+      : 'ManifestWork of pullfleet to be written';
 
   return {
     orphan,
     deletes,
     mayApply,
     // The hub status stays with the legacy work until the agent has reported on pullfleet's (no flap to Unknown).
-    ...(own && observedByAgent(own) ? {} : { statusWork: { namespace: first.metadata.namespace!, name: first.metadata.name } }),
+    ...(own && observedByAgent(own)
+      ? {}
+      : { statusWork: { namespace: first.metadata.namespace!, name: first.metadata.name } }),
     ...(legacyControllerActive ? { legacyControllerActive } : {}),
     ...(waiting ? { waiting } : {}),
   };
@@ -157,7 +190,10 @@ export function computeTakeover(input: TakeoverInput): TakeoverPlan {
 /** The merge patch that orphans a legacy work (guarded by its resourceVersion). */
 export function orphanPatch(work: LegacyWorkRef): object {
   return {
-    metadata: { labels: { [TAKEOVER_LABEL]: TAKEOVER_ORPHANED }, ...(work.resourceVersion ? { resourceVersion: work.resourceVersion } : {}) },
+    metadata: {
+      labels: { [TAKEOVER_LABEL]: TAKEOVER_ORPHANED },
+      ...(work.resourceVersion ? { resourceVersion: work.resourceVersion } : {}),
+    },
     spec: { deleteOption: { propagationPolicy: 'Orphan', selectivelyOrphans: null } },
   };
 }
@@ -166,7 +202,11 @@ export function orphanPatch(work: LegacyWorkRef): object {
  * Whether the hub app should show {@link LEGACY_CONTROLLER_CONDITION}: the old controller is fighting now,
  * or was seen within {@link LEGACY_CONTROLLER_WINDOW_MS}. Returns the message and when to look again.
  */
-export function legacyControllerWarning(app: Pick<Application, 'metadata'>, active: string | undefined, now: Date): { message?: string; recheckAt?: Date } {
+export function legacyControllerWarning(
+  app: Pick<Application, 'metadata'>,
+  active: string | undefined,
+  now: Date,
+): { message?: string; recheckAt?: Date } {
   if (active) return { message: active, recheckAt: new Date(now.getTime() + LEGACY_CONTROLLER_WINDOW_MS + 1) };
   const seen = Date.parse(app.metadata.annotations?.[LEGACY_CONTROLLER_SEEN_ANNOTATION] ?? '');
   if (Number.isNaN(seen) || now.getTime() - seen > LEGACY_CONTROLLER_WINDOW_MS) return {};
@@ -195,18 +235,31 @@ export interface AgentHandoffPlan {
  * Only the controller's own works count (pullfleet-managed, not static); another controller's works and
  * synth's static works are left as they are. Pure and level-triggered like {@link computeTakeover}.
  */
-export function computeAgentHandoff(app: Pick<Application, 'metadata'>, works: readonly ManifestWork[], isOwnWork: (work: ManifestWork) => boolean): AgentHandoffPlan {
+export function computeAgentHandoff(
+  app: Pick<Application, 'metadata'>,
+  works: readonly ManifestWork[],
+  isOwnWork: (work: ManifestWork) => boolean,
+): AgentHandoffPlan {
   const own = works.filter(isOwnWork);
   const live = own.filter((work) => !work.metadata.deletionTimestamp);
-  const orphan = live.filter((work) => !isOrphanWork(work)).map(ref).sort(byKey);
+  const orphan = live
+    .filter((work) => !isOrphanWork(work))
+    .map(ref)
+    .sort(byKey);
   const ready = live.filter((work) => isOrphanWork(work) && observedByAgent(work));
   const deletes = ready.map(ref).sort(byKey);
   const unobserved = live.filter((work) => isOrphanWork(work) && !observedByAgent(work));
   const terminating = own.filter((work) => work.metadata.deletionTimestamp);
-  const names = (list: readonly ManifestWork[]) => list.map((work) => `${work.metadata.namespace}/${work.metadata.name}`).sort().join(', ');
+  const names = (list: readonly ManifestWork[]) =>
+    list
+      .map((work) => `${work.metadata.namespace}/${work.metadata.name}`)
+      .sort()
+      .join(', ');
   let waiting: string | undefined;
-  if (unobserved.length > 0) waiting = `the work agent to observe deleteOption Orphan on ManifestWork ${names(unobserved)} (hub Application ${app.metadata.namespace ?? 'argocd'}/${app.metadata.name})`;
-  else if (terminating.length > 0 && orphan.length === 0 && deletes.length === 0) waiting = `ManifestWork ${names(terminating)} to finish terminating`;
+  if (unobserved.length > 0)
+    waiting = `the work agent to observe deleteOption Orphan on ManifestWork ${names(unobserved)} (hub Application ${app.metadata.namespace ?? 'argocd'}/${app.metadata.name})`;
+  else if (terminating.length > 0 && orphan.length === 0 && deletes.length === 0)
+    waiting = `ManifestWork ${names(terminating)} to finish terminating`;
   return { orphan, deletes, done: own.length === 0, ...(waiting ? { waiting } : {}) };
 }
 

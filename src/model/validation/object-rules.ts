@@ -61,7 +61,8 @@ export function qualifiedNameProblem(key: string): string | undefined {
   }
   if (name.length === 0) return 'has an empty name part';
   if (name.length > 63) return `has a name part of ${name.length} characters; the limit is 63`;
-  if (!LABEL_NAME.test(name)) return 'must be an optional DNS-subdomain prefix and "/", then letters, digits, "-", "_" and ".", starting and ending with a letter or digit';
+  if (!LABEL_NAME.test(name))
+    return 'must be an optional DNS-subdomain prefix and "/", then letters, digits, "-", "_" and ".", starting and ending with a letter or digit';
   return undefined;
 }
 
@@ -74,7 +75,8 @@ export function labelKeyRule(what: string, key: string): string | undefined {
 /** Object name rule per kind: the syntax the API server enforces for `metadata.name`. */
 function nameProblem(kind: string, name: string): string | undefined {
   if (RBAC_KINDS.has(kind)) {
-    if (name === '.' || name === '..' || name.includes('/') || name.includes('%')) return 'may not be "." or ".." and may not contain "/" or "%"';
+    if (name === '.' || name === '..' || name.includes('/') || name.includes('%'))
+      return 'may not be "." or ".." and may not contain "/" or "%"';
     return name.length > 253 ? `is ${name.length} characters long; the limit is 253` : undefined;
   }
   if (kind === 'Service') {
@@ -90,7 +92,23 @@ const RBAC_KINDS = new Set(['Role', 'ClusterRole', 'RoleBinding', 'ClusterRoleBi
 const DNS_LABEL_KINDS = new Set(['Namespace', 'ManagedCluster', 'ManagedClusterSet']);
 
 /** RBAC verbs the API server and its authorizers know. */
-export const RBAC_VERBS: readonly string[] = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection', 'impersonate', 'bind', 'escalate', 'use', 'approve', 'sign', 'attest'];
+export const RBAC_VERBS: readonly string[] = [
+  'get',
+  'list',
+  'watch',
+  'create',
+  'update',
+  'patch',
+  'delete',
+  'deletecollection',
+  'impersonate',
+  'bind',
+  'escalate',
+  'use',
+  'approve',
+  'sign',
+  'attest',
+];
 const RESOURCE_NAME = /^[a-z][a-z0-9]*(\/[a-z]+)?$/;
 
 /** Label-selector operators (Kubernetes and OCM). */
@@ -98,7 +116,12 @@ export const SELECTOR_OPERATORS: readonly string[] = ['In', 'NotIn', 'Exists', '
 /** OCM taint effects. */
 export const TAINT_EFFECTS: readonly string[] = ['NoSelect', 'PreferNoSelect', 'NoSelectIfNew'];
 /** OCM built-in prioritizers. */
-export const BUILT_IN_PRIORITIZERS: readonly string[] = ['Balance', 'Steady', 'ResourceAllocatableCPU', 'ResourceAllocatableMemory'];
+export const BUILT_IN_PRIORITIZERS: readonly string[] = [
+  'Balance',
+  'Steady',
+  'ResourceAllocatableCPU',
+  'ResourceAllocatableMemory',
+];
 
 /** Argo CD Application sync options and the values each accepts (undefined: true/false). */
 const SYNC_OPTIONS: Record<string, readonly string[] | undefined> = {
@@ -120,15 +143,19 @@ const SYNC_OPTIONS: Record<string, readonly string[] | undefined> = {
 
 /** Why `option` is not an Argo CD sync option, or undefined. */
 export function syncOptionProblem(option: unknown): string | undefined {
-  if (typeof option !== 'string') return `sync option ${JSON.stringify(option)} is not a string: write options as "Key=value", for example "ServerSideApply=true"`;
+  if (typeof option !== 'string')
+    return `sync option ${JSON.stringify(option)} is not a string: write options as "Key=value", for example "ServerSideApply=true"`;
   const eq = option.indexOf('=');
   const key = eq < 0 ? option : option.slice(0, eq);
   const value = eq < 0 ? undefined : option.slice(eq + 1);
   if (!(key in SYNC_OPTIONS)) {
-    return `sync option "${option}" is not an Argo CD sync option: use one of ${Object.keys(SYNC_OPTIONS).map((k) => `${k}=`).join(', ')} (for example "ServerSideApply=true")`;
+    return `sync option "${option}" is not an Argo CD sync option: use one of ${Object.keys(SYNC_OPTIONS)
+      .map((k) => `${k}=`)
+      .join(', ')} (for example "ServerSideApply=true")`;
   }
   const allowed = SYNC_OPTIONS[key] ?? ['true', 'false'];
-  if (value === undefined || !allowed.includes(value)) return `sync option "${option}" needs one of the values ${allowed.join(', ')}: write "${key}=${allowed[0]}"`;
+  if (value === undefined || !allowed.includes(value))
+    return `sync option "${option}" needs one of the values ${allowed.join(', ')}: write "${key}=${allowed[0]}"`;
   return undefined;
 }
 
@@ -142,12 +169,18 @@ export function repoUrlProblem(url: unknown, helm: boolean): string | undefined 
   const schemes = helm ? ['https:', 'http:', 'oci:'] : ['https:', 'http:', 'ssh:', 'git:', 'file:'];
   try {
     const parsed = new URL(url);
-    if (!schemes.includes(parsed.protocol)) return `has the scheme "${parsed.protocol}", expected one of ${schemes.join(' ')}`;
+    if (!schemes.includes(parsed.protocol))
+      return `has the scheme "${parsed.protocol}", expected one of ${schemes.join(' ')}`;
     if (parsed.protocol !== 'file:' && parsed.hostname.length === 0) return 'has no host';
     return undefined;
   } catch {
     // A Helm OCI registry may be given without its scheme: registry.example.com/charts.
-    if (helm && /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?(:\d+)?(\/[-A-Za-z0-9_.]+)+$/.test(url) && url.split('/')[0].includes('.')) return undefined;
+    if (
+      helm &&
+      /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?(:\d+)?(\/[-A-Za-z0-9_.]+)+$/.test(url) &&
+      url.split('/')[0].includes('.')
+    )
+      return undefined;
     return 'is not a URL';
   }
 }
@@ -170,7 +203,8 @@ export function selectorProblems(selector: unknown, where: string, values: 'labe
     const keyProblem = labelKeyRule(`${where} matchLabels`, key);
     if (keyProblem) out.push(keyProblem);
     const valueProblem = typeof value === 'string' ? labelValueProblem(value) : 'is not a string';
-    if (valueProblem) out.push(`${where} matchLabels ${key}="${String(value)}" ${valueProblem}: use a valid label value`);
+    if (valueProblem)
+      out.push(`${where} matchLabels ${key}="${String(value)}" ${valueProblem}: use a valid label value`);
   }
   const expressions = Array.isArray(selector.matchExpressions) ? selector.matchExpressions : [];
   expressions.forEach((e: unknown, i) => {
@@ -186,11 +220,15 @@ export function selectorProblems(selector: unknown, where: string, values: 'labe
     const op = String(e.operator ?? '');
     const list = Array.isArray(e.values) ? (e.values as unknown[]) : [];
     if (!SELECTOR_OPERATORS.includes(op)) {
-      out.push(`${at} operator "${op}" is not a selector operator: use one of ${SELECTOR_OPERATORS.join(', ')} (for equality use In with one value)`);
+      out.push(
+        `${at} operator "${op}" is not a selector operator: use one of ${SELECTOR_OPERATORS.join(', ')} (for equality use In with one value)`,
+      );
     } else if ((op === 'In' || op === 'NotIn') && list.length === 0) {
       out.push(`${at} operator ${op} on "${key}" has no values: give at least one value, or use Exists`);
     } else if ((op === 'Exists' || op === 'DoesNotExist') && list.length > 0) {
-      out.push(`${at} operator ${op} on "${key}" takes no values but has ${JSON.stringify(list)}: drop the values, or use In`);
+      out.push(
+        `${at} operator ${op} on "${key}" takes no values but has ${JSON.stringify(list)}: drop the values, or use In`,
+      );
     }
     if (values === 'label') {
       for (const v of list) {
@@ -210,14 +248,18 @@ export function tolerationProblems(tolerations: unknown, where: string): string[
     if (!isRecord(t)) return;
     const at = `${where}[${i}]`;
     const op = t.operator ?? 'Equal';
-    if (op !== 'Equal' && op !== 'Exists') out.push(`${at} operator "${String(op)}" is not a toleration operator: use Equal or Exists`);
-    if (op === 'Exists' && t.value !== undefined && t.value !== '') out.push(`${at} operator Exists takes no value but has "${String(t.value)}": drop the value, or use Equal`);
-    if (t.key === undefined && op !== 'Exists') out.push(`${at} has no key, which only works with operator Exists: set a key or use Exists`);
+    if (op !== 'Equal' && op !== 'Exists')
+      out.push(`${at} operator "${String(op)}" is not a toleration operator: use Equal or Exists`);
+    if (op === 'Exists' && t.value !== undefined && t.value !== '')
+      out.push(`${at} operator Exists takes no value but has "${String(t.value)}": drop the value, or use Equal`);
+    if (t.key === undefined && op !== 'Exists')
+      out.push(`${at} has no key, which only works with operator Exists: set a key or use Exists`);
     if (t.key !== undefined) {
       const keyProblem = labelKeyRule(at, String(t.key));
       if (keyProblem) out.push(keyProblem);
     }
-    if (t.effect !== undefined && !TAINT_EFFECTS.includes(String(t.effect))) out.push(`${at} effect "${String(t.effect)}" is not an OCM taint effect: use one of ${TAINT_EFFECTS.join(', ')}`);
+    if (t.effect !== undefined && !TAINT_EFFECTS.includes(String(t.effect)))
+      out.push(`${at} effect "${String(t.effect)}" is not an OCM taint effect: use one of ${TAINT_EFFECTS.join(', ')}`);
   });
   return out;
 }
@@ -231,7 +273,8 @@ export function taintProblems(taints: unknown, where: string): string[] {
     const at = `${where}[${i}]`;
     const keyProblem = labelKeyRule(at, String(t.key ?? ''));
     if (keyProblem) out.push(keyProblem);
-    if (!TAINT_EFFECTS.includes(String(t.effect))) out.push(`${at} effect "${String(t.effect)}" is not an OCM taint effect: use one of ${TAINT_EFFECTS.join(', ')}`);
+    if (!TAINT_EFFECTS.includes(String(t.effect)))
+      out.push(`${at} effect "${String(t.effect)}" is not an OCM taint effect: use one of ${TAINT_EFFECTS.join(', ')}`);
     if (t.value !== undefined) {
       const p = labelValueProblem(String(t.value));
       if (p) out.push(`${at} value "${String(t.value)}" ${p}: use a valid label value`);
@@ -241,7 +284,8 @@ export function taintProblems(taints: unknown, where: string): string[] {
 }
 
 /** Credential-looking keys in a Secret's data. */
-const CREDENTIAL_KEY = /(^config$|token|password|passwd|secret|bearer|private.?key|credential|kubeconfig|client.?key|tls\.key|ssh|apikey|api.?key)/i;
+const CREDENTIAL_KEY =
+  /(^config$|token|password|passwd|secret|bearer|private.?key|credential|kubeconfig|client.?key|tls\.key|ssh|apikey|api.?key)/i;
 /** Keys of an Argo CD cluster Secret that carry no credential. */
 const CLUSTER_SECRET_KEYS = new Set(['name', 'server', 'project', 'namespaces', 'clusterResources', 'shard']);
 
@@ -251,13 +295,22 @@ function secretFindings(obj: PlainObject, push: Push): void {
   if (labels[ARGOCD_SECRET_TYPE_LABEL] === 'cluster') {
     for (const key of keys) {
       if (!CLUSTER_SECRET_KEYS.has(key)) {
-        push('error', `Argo CD cluster Secret carries "${key}"${key === 'config' ? ' (bearer token, TLS client key or exec credentials)' : ''}: pull delivery never contacts spokes, so the Secret holds only ${[...CLUSTER_SECRET_KEYS].join(', ')}; remove "${key}" and keep credentials out of Git`, key);
+        push(
+          'error',
+          `Argo CD cluster Secret carries "${key}"${key === 'config' ? ' (bearer token, TLS client key or exec credentials)' : ''}: pull delivery never contacts spokes, so the Secret holds only ${[...CLUSTER_SECRET_KEYS].join(', ')}; remove "${key}" and keep credentials out of Git`,
+          key,
+        );
       }
     }
     return;
   }
   for (const key of keys) {
-    if (CREDENTIAL_KEY.test(key)) push('error', `Secret key "${key}" looks like a credential, written in plain text into Git: remove it and deliver it with a secret manager (External Secrets, Sealed Secrets)`, key);
+    if (CREDENTIAL_KEY.test(key))
+      push(
+        'error',
+        `Secret key "${key}" looks like a credential, written in plain text into Git: remove it and deliver it with a secret manager (External Secrets, Sealed Secrets)`,
+        key,
+      );
   }
 }
 
@@ -267,16 +320,37 @@ function rbacRuleFindings(obj: PlainObject, push: Push): void {
     if (!isRecord(rule)) return;
     const at = `rules[${i}]`;
     for (const verb of Array.isArray(rule.verbs) ? rule.verbs : []) {
-      if (verb === '*') push('error', `${at} verbs has "*" (every verb, including escalate and impersonate): list the verbs the subject needs, for example get, list, watch`, '*');
-      else if (!RBAC_VERBS.includes(String(verb))) push('error', `${at} verb "${String(verb)}" is not an RBAC verb: use ${RBAC_VERBS.join(', ')}`, String(verb));
+      if (verb === '*')
+        push(
+          'error',
+          `${at} verbs has "*" (every verb, including escalate and impersonate): list the verbs the subject needs, for example get, list, watch`,
+          '*',
+        );
+      else if (!RBAC_VERBS.includes(String(verb)))
+        push('error', `${at} verb "${String(verb)}" is not an RBAC verb: use ${RBAC_VERBS.join(', ')}`, String(verb));
     }
     for (const group of Array.isArray(rule.apiGroups) ? rule.apiGroups : []) {
       if (group === '*') push('error', `${at} apiGroups has "*" (every API group): list each API group`, '*');
-      else if (group !== '' && dnsSubdomainProblem(String(group))) push('error', `${at} apiGroup "${String(group)}" ${dnsSubdomainProblem(String(group))}: use the group as in apiVersion, for example "apps" or "" for the core group`, String(group));
+      else if (group !== '' && dnsSubdomainProblem(String(group)))
+        push(
+          'error',
+          `${at} apiGroup "${String(group)}" ${dnsSubdomainProblem(String(group))}: use the group as in apiVersion, for example "apps" or "" for the core group`,
+          String(group),
+        );
     }
     for (const resource of Array.isArray(rule.resources) ? rule.resources : []) {
-      if (resource === '*' || String(resource).startsWith('*/')) push('error', `${at} resources has "${String(resource)}" (every resource): list each resource`, String(resource));
-      else if (!RESOURCE_NAME.test(String(resource))) push('error', `${at} resource "${String(resource)}" is not a resource name: use the lower-case plural, for example "deployments" or "pods/log"`, String(resource));
+      if (resource === '*' || String(resource).startsWith('*/'))
+        push(
+          'error',
+          `${at} resources has "${String(resource)}" (every resource): list each resource`,
+          String(resource),
+        );
+      else if (!RESOURCE_NAME.test(String(resource)))
+        push(
+          'error',
+          `${at} resource "${String(resource)}" is not a resource name: use the lower-case plural, for example "deployments" or "pods/log"`,
+          String(resource),
+        );
     }
     for (const url of Array.isArray(rule.nonResourceURLs) ? rule.nonResourceURLs : []) {
       if (url === '*') push('error', `${at} nonResourceURLs has "*": list each URL`, '*');
@@ -286,29 +360,52 @@ function rbacRuleFindings(obj: PlainObject, push: Push): void {
 
 function bindingFindings(obj: PlainObject, push: Push): void {
   const ref = stringMap(obj.roleRef);
-  if (ref.name === 'cluster-admin') push('error', `binds cluster-admin (every verb on every resource): bind a role that grants what the subject needs`, 'cluster-admin');
-  if (ref.apiGroup !== undefined && ref.apiGroup !== 'rbac.authorization.k8s.io') push('error', `roleRef apiGroup "${String(ref.apiGroup)}" is wrong: use "rbac.authorization.k8s.io"`, String(ref.apiGroup));
-  if (ref.kind !== undefined && ref.kind !== 'Role' && ref.kind !== 'ClusterRole') push('error', `roleRef kind "${String(ref.kind)}" is not Role or ClusterRole`, String(ref.kind));
-  if (obj.kind === 'ClusterRoleBinding' && ref.kind === 'Role') push('error', 'a ClusterRoleBinding can only reference a ClusterRole: use a RoleBinding for a Role');
+  if (ref.name === 'cluster-admin')
+    push(
+      'error',
+      `binds cluster-admin (every verb on every resource): bind a role that grants what the subject needs`,
+      'cluster-admin',
+    );
+  if (ref.apiGroup !== undefined && ref.apiGroup !== 'rbac.authorization.k8s.io')
+    push(
+      'error',
+      `roleRef apiGroup "${String(ref.apiGroup)}" is wrong: use "rbac.authorization.k8s.io"`,
+      String(ref.apiGroup),
+    );
+  if (ref.kind !== undefined && ref.kind !== 'Role' && ref.kind !== 'ClusterRole')
+    push('error', `roleRef kind "${String(ref.kind)}" is not Role or ClusterRole`, String(ref.kind));
+  if (obj.kind === 'ClusterRoleBinding' && ref.kind === 'Role')
+    push('error', 'a ClusterRoleBinding can only reference a ClusterRole: use a RoleBinding for a Role');
 }
 
 function placementFindings(obj: PlainObject, push: Push): void {
   const spec = stringMap(obj.spec);
-  if (typeof spec.numberOfClusters === 'number' && spec.numberOfClusters < 0) push('error', `spec.numberOfClusters ${spec.numberOfClusters} is negative: use 0 or more, or leave it out to select every matching cluster`, String(spec.numberOfClusters));
+  if (typeof spec.numberOfClusters === 'number' && spec.numberOfClusters < 0)
+    push(
+      'error',
+      `spec.numberOfClusters ${spec.numberOfClusters} is negative: use 0 or more, or leave it out to select every matching cluster`,
+      String(spec.numberOfClusters),
+    );
   const predicates = Array.isArray(spec.predicates) ? spec.predicates : [];
   predicates.forEach((p: unknown, i) => {
     const selector = stringMap(stringMap(p).requiredClusterSelector);
     for (const m of selectorProblems(selector.labelSelector, `spec.predicates[${i}].labelSelector`)) push('error', m);
-    for (const m of selectorProblems(selector.claimSelector, `spec.predicates[${i}].claimSelector`, 'any')) push('error', m);
+    for (const m of selectorProblems(selector.claimSelector, `spec.predicates[${i}].claimSelector`, 'any'))
+      push('error', m);
   });
   for (const m of tolerationProblems(spec.tolerations, 'spec.tolerations')) push('error', m);
   const policy = stringMap(spec.prioritizerPolicy);
-  if (policy.mode !== undefined && policy.mode !== 'Additive' && policy.mode !== 'Exact') push('error', `spec.prioritizerPolicy.mode "${String(policy.mode)}" is not Additive or Exact`, String(policy.mode));
+  if (policy.mode !== undefined && policy.mode !== 'Additive' && policy.mode !== 'Exact')
+    push('error', `spec.prioritizerPolicy.mode "${String(policy.mode)}" is not Additive or Exact`, String(policy.mode));
   const configurations = Array.isArray(policy.configurations) ? policy.configurations : [];
   configurations.forEach((c: unknown, i) => {
     const coordinate = stringMap(stringMap(c).scoreCoordinate);
     if ((coordinate.type ?? 'BuiltIn') === 'BuiltIn' && !BUILT_IN_PRIORITIZERS.includes(String(coordinate.builtIn))) {
-      push('error', `spec.prioritizerPolicy.configurations[${i}] built-in prioritizer "${String(coordinate.builtIn)}" does not exist: use one of ${BUILT_IN_PRIORITIZERS.join(', ')}, or Prioritizer.addOn(...)`, String(coordinate.builtIn));
+      push(
+        'error',
+        `spec.prioritizerPolicy.configurations[${i}] built-in prioritizer "${String(coordinate.builtIn)}" does not exist: use one of ${BUILT_IN_PRIORITIZERS.join(', ')}, or Prioritizer.addOn(...)`,
+        String(coordinate.builtIn),
+      );
     }
   });
 }
@@ -318,25 +415,37 @@ function applicationSpecFindings(spec: Record<string, unknown>, at: string, push
   const sources: unknown[] = [];
   if (spec.source !== undefined) sources.push(spec.source);
   if (Array.isArray(spec.sources)) sources.push(...spec.sources);
-  if (sources.length === 0) push('error', `${at} has no source: give the app a source (AppSource.git or AppSource.helm)`);
+  if (sources.length === 0)
+    push('error', `${at} has no source: give the app a source (AppSource.git or AppSource.helm)`);
   sources.forEach((s: unknown, i) => {
     if (!isRecord(s)) return;
     const where = `${at}.source${sources.length > 1 ? `s[${i}]` : ''}`;
     const helm = typeof s.chart === 'string';
     const urlProblem = repoUrlProblem(s.repoURL, helm);
-    if (urlProblem) push('error', `${where}.repoURL "${String(s.repoURL ?? '')}" ${urlProblem}: give the ${helm ? 'Helm repository (https:// or oci://)' : 'Git repository (https://, ssh:// or git@host:path)'} URL`, String(s.repoURL ?? ''));
+    if (urlProblem)
+      push(
+        'error',
+        `${where}.repoURL "${String(s.repoURL ?? '')}" ${urlProblem}: give the ${helm ? 'Helm repository (https:// or oci://)' : 'Git repository (https://, ssh:// or git@host:path)'} URL`,
+        String(s.repoURL ?? ''),
+      );
     if (helm && String(s.chart).length === 0) push('error', `${where}.chart is empty: name the chart`);
     if (helm && (typeof s.targetRevision !== 'string' || s.targetRevision.trim().length === 0)) {
-      push('error', `${where}.targetRevision of chart "${String(s.chart)}" is empty: pin a chart version such as "1.2.3" (or a range such as "1.2.*")`, String(s.targetRevision ?? ''));
+      push(
+        'error',
+        `${where}.targetRevision of chart "${String(s.chart)}" is empty: pin a chart version such as "1.2.3" (or a range such as "1.2.*")`,
+        String(s.targetRevision ?? ''),
+      );
     }
   });
   const syncPolicy = stringMap(spec.syncPolicy);
   if (syncPolicy.syncOptions !== undefined) {
-    if (!Array.isArray(syncPolicy.syncOptions)) push('error', `${at}.syncPolicy.syncOptions is not a list: give a list of "Key=value" strings`);
-    else for (const option of syncPolicy.syncOptions) {
-      const p = syncOptionProblem(option);
-      if (p) push('error', `${at}.syncPolicy: ${p}`, String(option));
-    }
+    if (!Array.isArray(syncPolicy.syncOptions))
+      push('error', `${at}.syncPolicy.syncOptions is not a list: give a list of "Key=value" strings`);
+    else
+      for (const option of syncPolicy.syncOptions) {
+        const p = syncOptionProblem(option);
+        if (p) push('error', `${at}.syncPolicy: ${p}`, String(option));
+      }
   }
 }
 
@@ -351,28 +460,66 @@ function destinationInCluster(spec: Record<string, unknown>): string | undefined
 }
 
 /** The pull-delivery contract on a hub Application (or an ApplicationSet's template). */
-function pullContractFindings(meta: Record<string, unknown>, spec: Record<string, unknown>, at: string, push: Push): void {
+function pullContractFindings(
+  meta: Record<string, unknown>,
+  spec: Record<string, unknown>,
+  at: string,
+  push: Push,
+): void {
   const labels = stringMap(meta.labels);
   const annotations = stringMap(meta.annotations);
   const pull = labels[PULL_LABEL];
   const cluster = annotations[MANAGED_CLUSTER_ANNOTATION];
   if (pull === undefined) {
-    if (cluster !== undefined) push('error', `${at} has the ${MANAGED_CLUSTER_ANNOTATION} annotation but not the ${PULL_LABEL}: "true" label, so the hub Argo CD would deploy it to the hub: add the label`);
+    if (cluster !== undefined)
+      push(
+        'error',
+        `${at} has the ${MANAGED_CLUSTER_ANNOTATION} annotation but not the ${PULL_LABEL}: "true" label, so the hub Argo CD would deploy it to the hub: add the label`,
+      );
     return;
   }
   if (!parseBool(String(pull))) return; // opted out
-  if (typeof cluster !== 'string' || cluster.length === 0) push('error', `${at} is a pull app without the ${MANAGED_CLUSTER_ANNOTATION} annotation, so it is delivered nowhere: annotate the target ManagedCluster`);
-  else if (!cluster.includes('{{') && dnsLabelProblem(cluster)) push('error', `${at} annotation ${MANAGED_CLUSTER_ANNOTATION}="${cluster}" ${dnsLabelProblem(cluster)}: name a ManagedCluster`, cluster);
+  if (typeof cluster !== 'string' || cluster.length === 0)
+    push(
+      'error',
+      `${at} is a pull app without the ${MANAGED_CLUSTER_ANNOTATION} annotation, so it is delivered nowhere: annotate the target ManagedCluster`,
+    );
+  else if (!cluster.includes('{{') && dnsLabelProblem(cluster))
+    push(
+      'error',
+      `${at} annotation ${MANAGED_CLUSTER_ANNOTATION}="${cluster}" ${dnsLabelProblem(cluster)}: name a ManagedCluster`,
+      cluster,
+    );
   const routedName = stringMap(spec.destination).name;
-  if (parseBool(String(annotations[STAND_BY_ANNOTATION] ?? '')) && typeof routedName === 'string' && routedName !== 'in-cluster') {
+  if (
+    parseBool(String(annotations[STAND_BY_ANNOTATION] ?? '')) &&
+    typeof routedName === 'string' &&
+    routedName !== 'in-cluster'
+  ) {
     // Step 1 of a move back from a managed argocd-agent: still routed to the agent, which copies every annotation.
-    if (annotations[SKIP_RECONCILE_ANNOTATION] !== undefined) push('error', `${at} is routed to argocd-agent (destination name "${routedName}") with ${SKIP_RECONCILE_ANNOTATION}: the principal copies annotations to the spoke Application the agent holds, which would stop reconciling it; drop ${SKIP_RECONCILE_ANNOTATION} while the work stands by`);
-    if (typeof cluster === 'string' && routedName !== cluster) push('error', `${at} stands by for cluster "${cluster}" but is routed to "${routedName}": the principal would tell the agent on "${cluster}" to delete its copy of the Application; route it to "${cluster}" until that agent has left the spoke`);
+    if (annotations[SKIP_RECONCILE_ANNOTATION] !== undefined)
+      push(
+        'error',
+        `${at} is routed to argocd-agent (destination name "${routedName}") with ${SKIP_RECONCILE_ANNOTATION}: the principal copies annotations to the spoke Application the agent holds, which would stop reconciling it; drop ${SKIP_RECONCILE_ANNOTATION} while the work stands by`,
+      );
+    if (typeof cluster === 'string' && routedName !== cluster)
+      push(
+        'error',
+        `${at} stands by for cluster "${cluster}" but is routed to "${routedName}": the principal would tell the agent on "${cluster}" to delete its copy of the Application; route it to "${cluster}" until that agent has left the spoke`,
+      );
     return;
   }
-  if (annotations[SKIP_RECONCILE_ANNOTATION] !== 'true') push('error', `${at} is a pull app without ${SKIP_RECONCILE_ANNOTATION}: "true", so the hub Argo CD would also deploy it (to the hub): add the annotation`);
+  if (annotations[SKIP_RECONCILE_ANNOTATION] !== 'true')
+    push(
+      'error',
+      `${at} is a pull app without ${SKIP_RECONCILE_ANNOTATION}: "true", so the hub Argo CD would also deploy it (to the hub): add the annotation`,
+    );
   const dest = destinationInCluster(spec);
-  if (dest) push('error', `${at} ${dest}: a pulled app always deploys to the spoke it runs on; set destination.server to "${IN_CLUSTER_SERVER}"`);
+  if (dest)
+    push(
+      'error',
+      `${at} ${dest}: a pulled app always deploys to the spoke it runs on; set destination.server to "${IN_CLUSTER_SERVER}"`,
+    );
 }
 
 function applicationFindings(obj: PlainObject, inWork: boolean, push: Push): void {
@@ -380,8 +527,16 @@ function applicationFindings(obj: PlainObject, inWork: boolean, push: Push): voi
   applicationSpecFindings(spec, 'spec', push);
   if (inWork) {
     const dest = destinationInCluster(spec);
-    if (dest) push('error', `payload Application ${dest}: on the spoke it must deploy in-cluster; set destination.server to "${IN_CLUSTER_SERVER}"`);
-    if (stringMap(obj.metadata?.labels)[PULL_LABEL] !== undefined) push('error', `payload Application carries the ${PULL_LABEL} label, which belongs to the hub copy only: drop it from the payload`);
+    if (dest)
+      push(
+        'error',
+        `payload Application ${dest}: on the spoke it must deploy in-cluster; set destination.server to "${IN_CLUSTER_SERVER}"`,
+      );
+    if (stringMap(obj.metadata?.labels)[PULL_LABEL] !== undefined)
+      push(
+        'error',
+        `payload Application carries the ${PULL_LABEL} label, which belongs to the hub copy only: drop it from the payload`,
+      );
     return;
   }
   pullContractFindings(stringMap(obj.metadata), spec, 'Application', push);
@@ -406,13 +561,15 @@ function metadataFindings(obj: PlainObject, push: Push): void {
   }
   if (meta.namespace !== undefined) {
     const p = dnsLabelProblem(String(meta.namespace));
-    if (p) push('error', `metadata.namespace "${String(meta.namespace)}" ${p}: use a DNS label`, String(meta.namespace));
+    if (p)
+      push('error', `metadata.namespace "${String(meta.namespace)}" ${p}: use a DNS label`, String(meta.namespace));
   }
   for (const [key, value] of Object.entries(stringMap(meta.labels))) {
     const keyProblem = labelKeyRule('label', key);
     if (keyProblem) push('error', keyProblem, key);
     const valueProblem = typeof value === 'string' ? labelValueProblem(value) : 'is not a string';
-    if (valueProblem) push('error', `label ${key}="${String(value)}" ${valueProblem}: shorten or replace the value`, String(value));
+    if (valueProblem)
+      push('error', `label ${key}="${String(value)}" ${valueProblem}: shorten or replace the value`, String(value));
   }
   let annotationBytes = 0;
   for (const [key, value] of Object.entries(stringMap(meta.annotations))) {
@@ -421,7 +578,11 @@ function metadataFindings(obj: PlainObject, push: Push): void {
     if (typeof value !== 'string') push('error', `annotation ${key} is not a string: quote the value`, key);
     annotationBytes += Buffer.byteLength(key) + Buffer.byteLength(String(value));
   }
-  if (annotationBytes > MAX_ANNOTATIONS_SIZE) push('error', `annotations total ${annotationBytes} bytes, over the API server's limit of ${MAX_ANNOTATIONS_SIZE}: move large values elsewhere`);
+  if (annotationBytes > MAX_ANNOTATIONS_SIZE)
+    push(
+      'error',
+      `annotations total ${annotationBytes} bytes, over the API server's limit of ${MAX_ANNOTATIONS_SIZE}: move large values elsewhere`,
+    );
 }
 
 /** Options of {@link objectRuleFindings}. */
@@ -435,7 +596,8 @@ export interface ObjectRuleOptions {
 /** Every non-schema rule for one object (not descending into ManifestWork manifests). */
 export function objectRuleFindings(obj: PlainObject, options: ObjectRuleOptions = {}): ObjectFinding[] {
   const findings: ObjectFinding[] = [];
-  const push: Push = (severity, message, value) => findings.push(value === undefined ? { severity, message } : { severity, message, value });
+  const push: Push = (severity, message, value) =>
+    findings.push(value === undefined ? { severity, message } : { severity, message, value });
   metadataFindings(obj, push);
   switch (obj.kind) {
     case 'Secret':
@@ -469,9 +631,17 @@ export function objectRuleFindings(obj: PlainObject, options: ObjectRuleOptions 
   if (!options.inWork) {
     const size = jsonSize(obj);
     if (size > ETCD_OBJECT_LIMIT) {
-      push('error', `is ${size} bytes, over the etcd object limit of ${ETCD_OBJECT_LIMIT} bytes that the API server enforces: split it or move large values (Helm values) into the source repository`, String(size));
+      push(
+        'error',
+        `is ${size} bytes, over the etcd object limit of ${ETCD_OBJECT_LIMIT} bytes that the API server enforces: split it or move large values (Helm values) into the source repository`,
+        String(size),
+      );
     } else if (options.sizeBudget !== undefined && size > options.sizeBudget) {
-      push('error', `is ${size} bytes, over the size budget of ${options.sizeBudget} bytes: move large values (Helm values, plugin env) into the source repository or raise the hub's workSizeBudget (at most ${ETCD_OBJECT_LIMIT})`, String(size));
+      push(
+        'error',
+        `is ${size} bytes, over the size budget of ${options.sizeBudget} bytes: move large values (Helm values, plugin env) into the source repository or raise the hub's workSizeBudget (at most ${ETCD_OBJECT_LIMIT})`,
+        String(size),
+      );
     }
   }
   return findings;

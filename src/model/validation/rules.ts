@@ -55,7 +55,9 @@ export function dnsLabelRule(what: string, value: string): string | undefined {
 /** A name that must be a DNS-1123 subdomain (object names). */
 export function dnsSubdomainRule(what: string, value: string): string | undefined {
   const problem = dnsSubdomainProblem(value);
-  return problem ? `${what} "${value}" ${problem}: use lower-case letters, digits, "-" and "." (at most 253 characters)` : undefined;
+  return problem
+    ? `${what} "${value}" ${problem}: use lower-case letters, digits, "-" and "." (at most 253 characters)`
+    : undefined;
 }
 
 /** Label keys and values a user supplies. */
@@ -124,14 +126,28 @@ export function collisionProblems(objects: readonly ObjectIdentity[]): FleetProb
 
 /** Namespaces an app almost certainly should not deploy into. */
 export function systemNamespaceWarning(namespace: string, argoNamespace: string): string | undefined {
-  const system = namespace === 'kube-system' || namespace === 'kube-public' || namespace === 'kube-node-lease' || namespace.startsWith('openshift-') || namespace === 'open-cluster-management-agent' || namespace.startsWith('open-cluster-management-');
-  if (system) return `destinationNamespace "${namespace}" is a system namespace: the app's pruning and self-heal would act on cluster components; deploy into a namespace of its own`;
-  if (namespace === argoNamespace) return `destinationNamespace "${namespace}" is the Argo CD namespace: the app could overwrite or prune Argo CD itself; deploy into a namespace of its own`;
+  const system =
+    namespace === 'kube-system' ||
+    namespace === 'kube-public' ||
+    namespace === 'kube-node-lease' ||
+    namespace.startsWith('openshift-') ||
+    namespace === 'open-cluster-management-agent' ||
+    namespace.startsWith('open-cluster-management-');
+  if (system)
+    return `destinationNamespace "${namespace}" is a system namespace: the app's pruning and self-heal would act on cluster components; deploy into a namespace of its own`;
+  if (namespace === argoNamespace)
+    return `destinationNamespace "${namespace}" is the Argo CD namespace: the app could overwrite or prune Argo CD itself; deploy into a namespace of its own`;
   return undefined;
 }
 
 /** Label key prefixes pullfleet, OCM and Argo CD set themselves: a user label there overrides their value. */
-const RESERVED_LABEL_PREFIXES = [PULLFLEET_PREFIX, 'apps.open-cluster-management.io/', 'cluster.open-cluster-management.io/', 'argocd.argoproj.io/', 'open-cluster-management.io/'];
+const RESERVED_LABEL_PREFIXES = [
+  PULLFLEET_PREFIX,
+  'apps.open-cluster-management.io/',
+  'cluster.open-cluster-management.io/',
+  'argocd.argoproj.io/',
+  'open-cluster-management.io/',
+];
 
 /** A user label whose key pullfleet (or OCM, or Argo CD) owns. */
 export function reservedLabelWarning(what: string, key: string): string | undefined {
@@ -146,7 +162,11 @@ export function reservedLabelWarning(what: string, key: string): string | undefi
  * in it for the spoke Argo CD (RBAC comes only from the declared grants), which then cannot create the
  * app's objects there unless it was given cluster-wide rights some other way.
  */
-export function noGrantsWarning(def: AppDefinition, grants: readonly unknown[], argoNamespace: string): string | undefined {
+export function noGrantsWarning(
+  def: AppDefinition,
+  grants: readonly unknown[],
+  argoNamespace: string,
+): string | undefined {
   if (grants.length > 0 || def.destinationNamespace === argoNamespace) return undefined;
   return `app "${def.name}" declares no resources: its spokes get namespace "${def.destinationNamespace}" but no Role in it for their Argo CD, which then cannot create the app's objects there (unless it has cluster-wide rights some other way); list what the manifests hold, for example resources: [{ apiGroup: 'apps', resources: ['deployments'] }, { apiGroup: '', resources: ['services'] }]`;
 }

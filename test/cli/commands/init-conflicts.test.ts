@@ -51,7 +51,7 @@ describe('pullfleet init in a folder with conflicts', () => {
     expect(contents(dir)).toStrictEqual(before);
   });
 
-  test('GIVEN the user\'s own fleet.config.mts WHEN init runs THEN cdk8s.yaml and tsconfig.json point at it and it is kept as it is', () => {
+  test("GIVEN the user's own fleet.config.mts WHEN init runs THEN cdk8s.yaml and tsconfig.json point at it and it is kept as it is", () => {
     const dir = folderWith({ 'fleet.config.mts': OUR_FLEET, 'package.json': '{ "name": "ours" }\n' });
     const result = init(dir);
     expect(result.err).toBe('');
@@ -78,19 +78,26 @@ describe('pullfleet init in a folder with conflicts', () => {
     const dir = folderWith({ 'package.json': pkg, '.gitignore': 'node_modules/\ndist/\n' });
     // ^2.60.0 allows a cdk8s pullfleet can use, but the one installed (and locked) is older.
     fs.mkdirSync(path.join(dir, 'node_modules', 'cdk8s'), { recursive: true });
-    fs.writeFileSync(path.join(dir, 'node_modules', 'cdk8s', 'package.json'), '{ "name": "cdk8s", "version": "2.60.3" }\n');
+    fs.writeFileSync(
+      path.join(dir, 'node_modules', 'cdk8s', 'package.json'),
+      '{ "name": "cdk8s", "version": "2.60.3" }\n',
+    );
     const before = contents(dir);
     const result = init(dir);
     expect(result.code).toBe(1);
     expect(result.err).toContain('3 things to fix first; nothing was written');
-    expect(result.err).toMatch(/package\.json dependencies\.constructs is "10\.1\.0", and pullfleet \S+ needs constructs \^10\.\d+\.\d+ .*run npm install constructs@"\^10/);
-    expect(result.err).toMatch(/cdk8s 2\.60\.3 is installed \(package\.json dependencies\.cdk8s is "\^2\.60\.0"\), and pullfleet \S+ needs cdk8s \^2\.\d+\.\d+ .*run npm install cdk8s@"\^2/);
+    expect(result.err).toMatch(
+      /package\.json dependencies\.constructs is "10\.1\.0", and pullfleet \S+ needs constructs \^10\.\d+\.\d+ .*run npm install constructs@"\^10/,
+    );
+    expect(result.err).toMatch(
+      /cdk8s 2\.60\.3 is installed \(package\.json dependencies\.cdk8s is "\^2\.60\.0"\), and pullfleet \S+ needs cdk8s \^2\.\d+\.\d+ .*run npm install cdk8s@"\^2/,
+    );
     expect(result.err).toContain('.gitignore line 2 ("dist/") ignores dist/');
     expect(result.out).not.toContain('next:');
     expect(contents(dir)).toStrictEqual(before);
   });
 
-  test('GIVEN compatible ranges that differ from pullfleet\'s WHEN init runs THEN they are kept and init succeeds', () => {
+  test("GIVEN compatible ranges that differ from pullfleet's WHEN init runs THEN they are kept and init succeeds", () => {
     const pkg = `${JSON.stringify({ name: 'ours', type: 'module', dependencies: { constructs: '^10.4.0' } }, null, 2)}\n`;
     const dir = folderWith({ 'package.json': pkg });
     const result = init(dir);
@@ -99,12 +106,14 @@ describe('pullfleet init in a folder with conflicts', () => {
     expect(JSON.parse(contents(dir)['package.json']!).dependencies.constructs).toBe('^10.4.0');
   });
 
-  test('GIVEN a synth script of the user\'s own WHEN init runs THEN the next step names pullfleet synth, not npm run synth', () => {
+  test("GIVEN a synth script of the user's own WHEN init runs THEN the next step names pullfleet synth, not npm run synth", () => {
     const pkg = `${JSON.stringify({ name: 'ours', type: 'module', scripts: { synth: 'make synth' } }, null, 2)}\n`;
     const dir = folderWith({ 'package.json': pkg });
     const result = init(dir);
     expect(result.code).toBe(0);
-    expect(result.out).toContain('next: npm install, edit fleet.config.ts, npx pullfleet synth (scripts.synth is your own command)');
+    expect(result.out).toContain(
+      'next: npm install, edit fleet.config.ts, npx pullfleet synth (scripts.synth is your own command)',
+    );
     expect(result.out).not.toContain('npm run synth');
     expect(JSON.parse(contents(dir)['package.json']!).scripts.synth).toBe('make synth');
   });

@@ -10,7 +10,13 @@ import * as path from 'node:path';
 import { afterAll, describe, expect, test } from '@jest/globals';
 import { main } from '../../../src/cli/main.js';
 import { currentVersions, runInit } from '../../../src/cli/commands/init.js';
-import { packageNameFor, renderFleetConfig, renderPackageJson, renderWorkflow, WORKFLOW_FILE } from '../../../src/cli/support/init-files.js';
+import {
+  packageNameFor,
+  renderFleetConfig,
+  renderPackageJson,
+  renderWorkflow,
+  WORKFLOW_FILE,
+} from '../../../src/cli/support/init-files.js';
 import { typecheckFile } from '../../../src/cli/support/typecheck.js';
 
 const repo = process.cwd();
@@ -35,7 +41,15 @@ function snapshot(dir: string): Record<string, string> {
   return out;
 }
 
-const FILES = ['.github/workflows/pullfleet.yml', '.gitignore', 'cdk8s.yaml', 'deletions.txt', 'fleet.config.ts', 'package.json', 'tsconfig.json'];
+const FILES = [
+  '.github/workflows/pullfleet.yml',
+  '.gitignore',
+  'cdk8s.yaml',
+  'deletions.txt',
+  'fleet.config.ts',
+  'package.json',
+  'tsconfig.json',
+];
 
 describe('pullfleet init', () => {
   test('GIVEN an empty git repository WHEN init runs THEN it writes the fleet repository and says so', () => {
@@ -45,11 +59,21 @@ describe('pullfleet init', () => {
     expect(result.ok).toBe(true);
     const files = snapshot(dir);
     expect(Object.keys(files).sort()).toStrictEqual(FILES);
-    expect(files['package.json']).toBe(renderPackageJson({ name: packageNameFor(path.basename(dir)), esm: true, versions: currentVersions() }));
-    expect(JSON.parse(files['package.json']!).dependencies.pullfleet).toBe(`^${JSON.parse(fs.readFileSync('package.json', 'utf8')).version}`);
+    expect(files['package.json']).toBe(
+      renderPackageJson({ name: packageNameFor(path.basename(dir)), esm: true, versions: currentVersions() }),
+    );
+    expect(JSON.parse(files['package.json']!).dependencies.pullfleet).toBe(
+      `^${JSON.parse(fs.readFileSync('package.json', 'utf8')).version}`,
+    );
     expect(files['fleet.config.ts']).toBe(renderFleetConfig());
     expect(files[WORKFLOW_FILE]).toBe(renderWorkflow());
-    expect(result.output.split('\n').filter((l) => l.startsWith('wrote')).map((l) => l.split(/\s+/)[1]!.replace(/:$/, '')).sort()).toStrictEqual(FILES);
+    expect(
+      result.output
+        .split('\n')
+        .filter((l) => l.startsWith('wrote'))
+        .map((l) => l.split(/\s+/)[1]!.replace(/:$/, ''))
+        .sort(),
+    ).toStrictEqual(FILES);
     expect(result.output).not.toContain('not in a git repository');
   });
 
@@ -57,7 +81,15 @@ describe('pullfleet init', () => {
     const dir = tempDir();
     fs.writeFileSync(path.join(dir, 'fleet.config.ts'), '// the fleet we already have\n');
     fs.writeFileSync(path.join(dir, 'tsconfig.json'), '{}\n');
-    fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'ours', type: 'module', dependencies: { pullfleet: 'file:../pullfleet.tgz' }, scripts: { test: 'make test' } }));
+    fs.writeFileSync(
+      path.join(dir, 'package.json'),
+      JSON.stringify({
+        name: 'ours',
+        type: 'module',
+        dependencies: { pullfleet: 'file:../pullfleet.tgz' },
+        scripts: { test: 'make test' },
+      }),
+    );
     const result = runInit(dir);
     expect(result.ok).toBe(true);
     expect(fs.readFileSync(path.join(dir, 'fleet.config.ts'), 'utf8')).toBe('// the fleet we already have\n');
@@ -75,12 +107,17 @@ describe('pullfleet init', () => {
   test('GIVEN existing files WHEN init runs with --force THEN they are replaced, package.json is still only merged', () => {
     const dir = tempDir();
     fs.writeFileSync(path.join(dir, 'fleet.config.ts'), '// old\n');
-    fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'ours', type: 'module', dependencies: { pullfleet: '/opt/pullfleet' } }));
+    fs.writeFileSync(
+      path.join(dir, 'package.json'),
+      JSON.stringify({ name: 'ours', type: 'module', dependencies: { pullfleet: '/opt/pullfleet' } }),
+    );
     const result = runInit(dir, { force: true });
     expect(result.ok).toBe(true);
     expect(fs.readFileSync(path.join(dir, 'fleet.config.ts'), 'utf8')).toBe(renderFleetConfig());
     expect(result.output).toContain('replaced  fleet.config.ts: replaced (--force)');
-    expect(JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')).dependencies.pullfleet).toBe('/opt/pullfleet');
+    expect(JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')).dependencies.pullfleet).toBe(
+      '/opt/pullfleet',
+    );
   });
 
   test('GIVEN a CommonJS package.json THEN the fleet description is fleet.config.mts and package.json keeps its type', () => {
@@ -91,7 +128,9 @@ describe('pullfleet init', () => {
     expect(fs.existsSync(path.join(dir, 'fleet.config.mts'))).toBe(true);
     expect(fs.existsSync(path.join(dir, 'fleet.config.ts'))).toBe(false);
     expect(JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')).type).toBeUndefined();
-    expect(result.output).toContain('note: package.json has no "type": "module", so the fleet description is fleet.config.mts');
+    expect(result.output).toContain(
+      'note: package.json has no "type": "module", so the fleet description is fleet.config.mts',
+    );
   });
 
   test('fails when package.json is not valid JSON, and writes nothing', () => {
@@ -100,7 +139,9 @@ describe('pullfleet init', () => {
     const before = snapshot(dir);
     const result = runInit(dir, { force: true });
     expect(result.ok).toBe(false);
-    expect(result.output).toMatch(/^pullfleet init: package\.json is not valid JSON \(.*\): fix it, then run pullfleet init again; nothing was written\n$/);
+    expect(result.output).toMatch(
+      /^pullfleet init: package\.json is not valid JSON \(.*\): fix it, then run pullfleet init again; nothing was written\n$/,
+    );
     expect(snapshot(dir)).toStrictEqual(before);
   });
 
@@ -108,7 +149,12 @@ describe('pullfleet init', () => {
     const dir = tempDir();
     fs.mkdirSync(path.join(dir, 'cdk8s.yaml'));
     const result = runInit(dir);
-    expect(result).toStrictEqual({ ok: false, files: [], output: 'pullfleet init: cdk8s.yaml exists and is not a file: move it away, then run pullfleet init again; nothing was written\n' });
+    expect(result).toStrictEqual({
+      ok: false,
+      files: [],
+      output:
+        'pullfleet init: cdk8s.yaml exists and is not a file: move it away, then run pullfleet init again; nothing was written\n',
+    });
     expect(fs.readdirSync(dir)).toStrictEqual(['cdk8s.yaml']);
   });
 
@@ -116,7 +162,9 @@ describe('pullfleet init', () => {
     const dir = tempDir();
     const file = path.join(dir, 'notes.txt');
     fs.writeFileSync(file, 'keep me');
-    expect(runInit(file).output).toBe(`pullfleet init: ${file} is not a folder: give a folder (it is created when missing)\n`);
+    expect(runInit(file).output).toBe(
+      `pullfleet init: ${file} is not a folder: give a folder (it is created when missing)\n`,
+    );
     expect(fs.readFileSync(file, 'utf8')).toBe('keep me');
   });
 
@@ -140,7 +188,9 @@ describe('pullfleet init', () => {
       process.stderr.write = writeErr;
       process.exitCode = previous;
     }
-    expect(out[0]).toBe('pullfleet init: --name "Not A Name" is not an npm package name: use lower-case letters, digits, "-", "." and "_", for example "platform-fleet"\n');
+    expect(out[0]).toBe(
+      'pullfleet init: --name "Not A Name" is not an npm package name: use lower-case letters, digits, "-", "." and "_", for example "platform-fleet"\n',
+    );
     expect(JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')).name).toBe('new-fleet');
   });
 
@@ -149,12 +199,22 @@ describe('pullfleet init', () => {
     const dir = tempDir(path.join(repo, '.tmp'));
     expect(runInit(dir).ok).toBe(true);
     const config = path.join(dir, 'fleet.config.ts');
-    fs.writeFileSync(config, fs.readFileSync(config, 'utf8').replace("from 'pullfleet'", `from '${repo}/src/index.js'`));
+    fs.writeFileSync(
+      config,
+      fs.readFileSync(config, 'utf8').replace("from 'pullfleet'", `from '${repo}/src/index.js'`),
+    );
     expect(typecheckFile(config, dir).errors).toStrictEqual([]);
     const out = path.join(dir, 'dist');
-    const run = spawnSync(process.execPath, ['--import', 'tsx', config], { cwd: dir, encoding: 'utf8', env: { ...process.env, CDK8S_OUTDIR: out, PULLFLEET_CACHE_DIR: path.join(dir, '.cache') }, timeout: 60_000 });
+    const run = spawnSync(process.execPath, ['--import', 'tsx', config], {
+      cwd: dir,
+      encoding: 'utf8',
+      env: { ...process.env, CDK8S_OUTDIR: out, PULLFLEET_CACHE_DIR: path.join(dir, '.cache') },
+      timeout: 60_000,
+    });
     expect(run.stderr).not.toContain('Error');
     expect(run.status).toBe(0);
-    expect(fs.readFileSync(path.join(out, 'hub', 'hub', 'works', 'prod-east.yaml'), 'utf8')).toContain('name: argocd-guestbook-prod-east');
+    expect(fs.readFileSync(path.join(out, 'hub', 'hub', 'works', 'prod-east.yaml'), 'utf8')).toContain(
+      'name: argocd-guestbook-prod-east',
+    );
   });
 });

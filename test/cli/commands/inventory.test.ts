@@ -6,7 +6,13 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { runInventoryPull, type InventoryIo, type InventorySource } from '../../../src/cli/commands/inventory.js';
 import { parseInventory } from '../../../src/model/placement/inventory.js';
 import { startFakeApiServer, type FakeApiServer } from '../../double/fake-apiserver.js';
-import { fleetCluster, fleetSets, managedCluster, seedHub, smallHub } from '../../model/placement/inventory-fixtures.js';
+import {
+  fleetCluster,
+  fleetSets,
+  managedCluster,
+  seedHub,
+  smallHub,
+} from '../../model/placement/inventory-fixtures.js';
 import { runCli } from '../../support/cli.js';
 
 const run = (args: string[]) => runCli(['inventory', ...args]);
@@ -42,8 +48,17 @@ describe('pullfleet inventory pull', () => {
         name: 'cluster-00000',
         openshift: true,
         clusterSets: ['global', 'openshift', 'prod'],
-        labels: { 'cluster.open-cluster-management.io/clusterset': 'prod', env: 'prod', region: 'us-east-1', vendor: 'OpenShift' },
-        claims: { 'id.k8s.io': 'id-0', 'kubeversion.open-cluster-management.io': 'v1.30.2', 'product.open-cluster-management.io': 'OpenShift' },
+        labels: {
+          'cluster.open-cluster-management.io/clusterset': 'prod',
+          env: 'prod',
+          region: 'us-east-1',
+          vendor: 'OpenShift',
+        },
+        claims: {
+          'id.k8s.io': 'id-0',
+          'kubeversion.open-cluster-management.io': 'v1.30.2',
+          'product.open-cluster-management.io': 'OpenShift',
+        },
         taints: [{ key: 'maintenance', value: 'planned', effect: 'NoSelect' }],
       });
       expect(inventory.clusters.filter((c) => c.openshift)).toHaveLength(1667);
@@ -73,18 +88,29 @@ describe('pullfleet inventory pull', () => {
     const { clusters, sets } = smallHub();
     const { server, kubeconfig } = await hubWith((s) => seedHub(s.store, clusters, sets));
     try {
-      server.failNext({ verb: 'list', resource: 'managedclusters', code: 410, message: 'The provided continue parameter is too old' });
+      server.failNext({
+        verb: 'list',
+        resource: 'managedclusters',
+        code: 410,
+        message: 'The provided continue parameter is too old',
+      });
       const output = join(dir, 'gone.yaml');
       const result = await run(['pull', '--kubeconfig', kubeconfig, '--hub', 'hub', '-o', output, '--page-size', '2']);
       expect(result.code).toBe(0);
-      expect(parseInventory(readFileSync(output, 'utf8'), output).clusters.map((c) => c.name)).toStrictEqual(['edge-1', 'ocp-east', 'prod-west']);
+      expect(parseInventory(readFileSync(output, 'utf8'), output).clusters.map((c) => c.name)).toStrictEqual([
+        'edge-1',
+        'ocp-east',
+        'prod-west',
+      ]);
     } finally {
       await server.close();
     }
   });
 
   test('fails when a ManagedCluster name is not a DNS label, keeping the existing inventory untouched', async () => {
-    const { server, kubeconfig } = await hubWith((s) => seedHub(s.store, [managedCluster('ok-1'), managedCluster('bad.name')], []));
+    const { server, kubeconfig } = await hubWith((s) =>
+      seedHub(s.store, [managedCluster('ok-1'), managedCluster('bad.name')], []),
+    );
     try {
       const output = join(dir, 'badname.yaml');
       writeFileSync(output, 'previous content\n');
@@ -109,9 +135,16 @@ describe('pullfleet inventory pull', () => {
       close: () => undefined,
     };
     let err = '';
-    const io: InventoryIo = { stdout: { write: () => true }, stderr: { write: (t: string) => (err += t) }, env: {}, source: () => source };
+    const io: InventoryIo = {
+      stdout: { write: () => true },
+      stderr: { write: (t: string) => (err += t) },
+      env: {},
+      source: () => source,
+    };
     expect(await runInventoryPull({ hub: 'hub', output }, io)).toBe(2);
-    expect(err).toBe(`pullfleet inventory pull: hub "hub": ManagedCluster "a" appears 2 times: each name may appear once; remove the duplicates\nnothing was written to ${output}\n`);
+    expect(err).toBe(
+      `pullfleet inventory pull: hub "hub": ManagedCluster "a" appears 2 times: each name may appear once; remove the duplicates\nnothing was written to ${output}\n`,
+    );
     expect(existsSync(join(dir, 'dup'))).toBe(false);
   });
 
@@ -137,7 +170,9 @@ describe('pullfleet inventory pull', () => {
       server.failNext({ verb: 'list', resource: 'managedclustersets', code: 500, message: 'etcd unavailable' });
       const result = await run(['pull', '--kubeconfig', kubeconfig, '--hub', 'hub', '-o', output]);
       expect(result.code).toBe(2);
-      expect(result.err).toMatch(/^pullfleet inventory pull: listing ManagedClusterSets on the hub at http:\/\/127\.0\.0\.1:\d+ failed: .*etcd unavailable/);
+      expect(result.err).toMatch(
+        /^pullfleet inventory pull: listing ManagedClusterSets on the hub at http:\/\/127\.0\.0\.1:\d+ failed: .*etcd unavailable/,
+      );
       expect(existsSync(output)).toBe(false);
     } finally {
       await server.close();
@@ -178,7 +213,9 @@ describe('pullfleet inventory pull', () => {
   });
 
   test('fails when --page-size is not a positive integer', async () => {
-    await expect(run(['pull', '--hub', 'hub', '--page-size', '1.5'])).rejects.toThrow('--page-size must be a positive integer, got "1.5"');
+    await expect(run(['pull', '--hub', 'hub', '--page-size', '1.5'])).rejects.toThrow(
+      '--page-size must be a positive integer, got "1.5"',
+    );
   });
 });
 
@@ -190,10 +227,16 @@ describe('pullfleet inventory diff', () => {
       const file = join(dir, 'diff', 'hub.yaml');
       expect((await run(['pull', '--kubeconfig', kubeconfig, '--hub', 'hub', '-o', file])).code).toBe(0);
       const equal = await run(['diff', '--kubeconfig', kubeconfig, '--file', file]);
-      expect(equal).toStrictEqual({ code: 0, out: `${file} matches the hub at ${server.url} (3 clusters, 4 cluster sets)\n`, err: '' });
+      expect(equal).toStrictEqual({
+        code: 0,
+        out: `${file} matches the hub at ${server.url} (3 clusters, 4 cluster sets)\n`,
+        err: '',
+      });
 
       // WHEN the hub changes: a cluster relabelled, one removed, one joins
-      server.store.patch('managedclusters.cluster.open-cluster-management.io', undefined, 'prod-west', 'merge', { metadata: { labels: { region: 'eu-west-1' } } });
+      server.store.patch('managedclusters.cluster.open-cluster-management.io', undefined, 'prod-west', 'merge', {
+        metadata: { labels: { region: 'eu-west-1' } },
+      });
       server.store.delete('managedclusters.cluster.open-cluster-management.io', undefined, 'edge-1');
       seedHub(server.store, [managedCluster('new-1')], []);
       const drift = await run(['diff', '--kubeconfig', kubeconfig, '--hub', 'hub', '--file', file]);
@@ -222,13 +265,25 @@ describe('pullfleet inventory diff', () => {
     await server.close();
     const unreachable = await run(['diff', '--kubeconfig', kubeconfig, '--file', file]);
     expect(unreachable.code).toBe(2);
-    expect(unreachable.err).toBe(`pullfleet inventory diff: cannot reach the hub API server at ${url} (ECONNREFUSED): check --kubeconfig / --context and that the hub is up\n`);
+    expect(unreachable.err).toBe(
+      `pullfleet inventory diff: cannot reach the hub API server at ${url} (ECONNREFUSED): check --kubeconfig / --context and that the hub is up\n`,
+    );
     const other = await run(['diff', '--kubeconfig', kubeconfig, '--file', file, '--hub', 'other']);
-    expect(other).toStrictEqual({ code: 2, out: '', err: `pullfleet inventory diff: ${file} is the inventory of hub "hub", not "other": pass the matching --hub or --file\n` });
+    expect(other).toStrictEqual({
+      code: 2,
+      out: '',
+      err: `pullfleet inventory diff: ${file} is the inventory of hub "hub", not "other": pass the matching --hub or --file\n`,
+    });
     const missing = await run(['diff', '--kubeconfig', kubeconfig, '--file', join(dir, 'nope.yaml')]);
     expect(missing.code).toBe(2);
-    expect(missing.err).toMatch(/^pullfleet inventory diff: cannot read .*nope\.yaml: .*: create it with `pullfleet inventory pull --hub <name> -o .*nope\.yaml`\n$/);
+    expect(missing.err).toMatch(
+      /^pullfleet inventory diff: cannot read .*nope\.yaml: .*: create it with `pullfleet inventory pull --hub <name> -o .*nope\.yaml`\n$/,
+    );
     const neither = await run(['diff']);
-    expect(neither).toStrictEqual({ code: 2, out: '', err: 'pullfleet inventory diff: give --hub <name> (reads inventory/<hub>.yaml) or --file <path>\n' });
+    expect(neither).toStrictEqual({
+      code: 2,
+      out: '',
+      err: 'pullfleet inventory diff: give --hub <name> (reads inventory/<hub>.yaml) or --file <path>\n',
+    });
   });
 });

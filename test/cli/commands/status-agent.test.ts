@@ -31,24 +31,61 @@ function expectGolden(name: string, actual: string): void {
 /** An agent-managed ApplicationSet report with one row of every state. */
 function agentReport(): FleetReport {
   const apps = [
-    agentApp('a-healthy', mirrored({ sync: 'Synced', health: 'Healthy', revision: SHA, phase: 'Succeeded', reconciledAt: FRESH })),
-    agentApp('b-progressing', mirrored({ sync: 'OutOfSync', health: 'Progressing', revision: SHA, phase: 'Running', reconciledAt: '2026-01-01T00:59:50Z' })),
-    agentApp('c-degraded', mirrored({ sync: 'OutOfSync', health: 'Healthy', revision: SHA, phase: 'Failed', message: 'one or more objects failed to apply', reconciledAt: FRESH })),
-    agentApp('d-stale', mirrored({ sync: 'Synced', health: 'Healthy', revision: SHA, reconciledAt: '2026-01-01T00:30:00Z' })),
+    agentApp(
+      'a-healthy',
+      mirrored({ sync: 'Synced', health: 'Healthy', revision: SHA, phase: 'Succeeded', reconciledAt: FRESH }),
+    ),
+    agentApp(
+      'b-progressing',
+      mirrored({
+        sync: 'OutOfSync',
+        health: 'Progressing',
+        revision: SHA,
+        phase: 'Running',
+        reconciledAt: '2026-01-01T00:59:50Z',
+      }),
+    ),
+    agentApp(
+      'c-degraded',
+      mirrored({
+        sync: 'OutOfSync',
+        health: 'Healthy',
+        revision: SHA,
+        phase: 'Failed',
+        message: 'one or more objects failed to apply',
+        reconciledAt: FRESH,
+      }),
+    ),
+    agentApp(
+      'd-stale',
+      mirrored({ sync: 'Synced', health: 'Healthy', revision: SHA, reconciledAt: '2026-01-01T00:30:00Z' }),
+    ),
     agentApp('e-unknown', undefined, { created: '2026-01-01T00:59:30Z' }),
   ];
   const clusters = ['a-healthy', 'b-progressing', 'c-degraded', 'd-stale', 'e-unknown', 'f-missing'];
-  return computeFleetReport({ applicationSet: agentAppSet(), decisions: [decision('edge-decision-1', clusters, 'edge')], applications: apps, works: [], now: NOW })!.report;
+  return computeFleetReport({
+    applicationSet: agentAppSet(),
+    decisions: [decision('edge-decision-1', clusters, 'edge')],
+    applications: apps,
+    works: [],
+    now: NOW,
+  })!.report;
 }
 
 /** A pull ApplicationSet whose Applications are basic on one cluster and agent-managed on another. */
 function mixedReport(): FleetReport {
-  const agent = agentApp('agent-1', mirrored({ sync: 'Synced', health: 'Healthy', revision: SHA, reconciledAt: FRESH }), { appSet: 'metrics' });
+  const agent = agentApp(
+    'agent-1',
+    mirrored({ sync: 'Synced', health: 'Healthy', revision: SHA, reconciledAt: FRESH }),
+    { appSet: 'metrics' },
+  );
   return computeFleetReport({
     applicationSet: applicationSet({ name: 'metrics', placement: 'all' }),
     decisions: [decision('all-decision-1', ['agent-1', 'basic-1'], 'all')],
     applications: [hubApp('basic-1', 'metrics'), agent],
-    works: [work('basic-1', { health: 'Healthy', sync: 'Synced', revision: SHA, reconciledAt: FRESH }, { appSet: 'metrics' })],
+    works: [
+      work('basic-1', { health: 'Healthy', sync: 'Synced', revision: SHA, reconciledAt: FRESH }, { appSet: 'metrics' }),
+    ],
     now: NOW,
   })!.report;
 }
@@ -56,8 +93,18 @@ function mixedReport(): FleetReport {
 /** Autonomous agents' Applications as the principal mirrors them: in a namespace named after the agent. */
 function autonomousApps(): Application[] {
   return [
-    agentApp('cache', mirrored({ sync: 'Synced', health: 'Healthy', revision: SHA, reconciledAt: FRESH }), { model: 'agent-autonomous', namespace: 'store-17', owned: false, appSet: 'local' }),
-    agentApp('pos', mirrored({ sync: 'Synced', health: 'Degraded', revision: SHA, reconciledAt: FRESH }), { model: 'agent-autonomous', namespace: 'store-17', owned: false, appSet: 'local' }),
+    agentApp('cache', mirrored({ sync: 'Synced', health: 'Healthy', revision: SHA, reconciledAt: FRESH }), {
+      model: 'agent-autonomous',
+      namespace: 'store-17',
+      owned: false,
+      appSet: 'local',
+    }),
+    agentApp('pos', mirrored({ sync: 'Synced', health: 'Degraded', revision: SHA, reconciledAt: FRESH }), {
+      model: 'agent-autonomous',
+      namespace: 'store-17',
+      owned: false,
+      appSet: 'local',
+    }),
   ];
 }
 
@@ -98,11 +145,15 @@ describe('pullfleet status against an API server with agent-model Applications',
     cli.server.store.create(fleetReportCrd() as unknown as KubeObj);
     // (this path runs on the real clock: the agent reported just now)
     const now = new Date().toISOString();
-    for (const app of autonomousApps()) cli.server.store.create({ ...app, status: { ...app.status, reconciledAt: now } } as unknown as KubeObj);
+    for (const app of autonomousApps())
+      cli.server.store.create({ ...app, status: { ...app.status, reconciledAt: now } } as unknown as KubeObj);
     const pushApp = hubApp('east', 'push');
     pushApp.metadata.labels = {};
     pushApp.metadata.ownerReferences = [];
-    cli.server.store.create({ ...pushApp, metadata: { ...pushApp.metadata, namespace: 'store-17' } } as unknown as KubeObj);
+    cli.server.store.create({
+      ...pushApp,
+      metadata: { ...pushApp.metadata, namespace: 'store-17' },
+    } as unknown as KubeObj);
 
     let out = '';
     const outSpy = jest.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
@@ -111,15 +162,27 @@ describe('pullfleet status against an API server with agent-model Applications',
     });
     process.exitCode = undefined;
     try {
-      await (await buildProgram()).exitOverride().parseAsync(['node', 'pullfleet', 'status', '--kubeconfig', cli.kubeconfig, '-o', 'json']);
+      await (
+        await buildProgram()
+      )
+        .exitOverride()
+        .parseAsync(['node', 'pullfleet', 'status', '--kubeconfig', cli.kubeconfig, '-o', 'json']);
     } finally {
       outSpy.mockRestore();
     }
     const code = Number(process.exitCode ?? 0);
     process.exitCode = undefined;
     expect(code).toBe(1);
-    const doc = JSON.parse(out) as { items: Array<{ kind: string; namespace: string; rows: Array<{ cluster: string; application: string; state: string }> }> };
-    expect(doc.items.map((g) => [g.kind, g.namespace, g.rows.map((r) => `${r.cluster}/${r.application}:${r.state}`)])).toStrictEqual([
+    const doc = JSON.parse(out) as {
+      items: Array<{
+        kind: string;
+        namespace: string;
+        rows: Array<{ cluster: string; application: string; state: string }>;
+      }>;
+    };
+    expect(
+      doc.items.map((g) => [g.kind, g.namespace, g.rows.map((r) => `${r.cluster}/${r.application}:${r.state}`)]),
+    ).toStrictEqual([
       ['AgentApplications', 'store-17', ['store-17/pos-local:Degraded', 'store-17/cache-local:Healthy']],
     ]);
   });

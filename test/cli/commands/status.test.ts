@@ -3,7 +3,14 @@ import { createServer as createTcpServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { collectStatus, runStatus, StatusError, type StatusIo, type StatusOptions, type StatusSource } from '../../../src/cli/commands/status.js';
+import {
+  collectStatus,
+  runStatus,
+  StatusError,
+  type StatusIo,
+  type StatusOptions,
+  type StatusSource,
+} from '../../../src/cli/commands/status.js';
 import { DELIVERY_ANNOTATION, DELIVERY_LABEL } from '../../../src/model/core/keys.js';
 import { type Application, type ManifestWork } from '../../../src/model/core/types.js';
 import { fleetReportCrd } from '../../../src/model/report/report-crd.js';
@@ -13,12 +20,27 @@ import { applicationSet, decision, hubApp, work, type Feedback } from '../../mod
 import { runCli } from '../../support/cli.js';
 
 const NOW = new Date('2026-01-01T01:00:00Z');
-const healthy: Feedback = { health: 'Healthy', sync: 'Synced', revision: 'abc123', reconciledAt: '2026-01-01T00:59:00Z' };
+const healthy: Feedback = {
+  health: 'Healthy',
+  sync: 'Synced',
+  revision: 'abc123',
+  reconciledAt: '2026-01-01T00:59:00Z',
+};
 
-function reportFor(clusters: string[], feedback: Record<string, Feedback | undefined>, name = 'guestbook'): FleetReport {
+function reportFor(
+  clusters: string[],
+  feedback: Record<string, Feedback | undefined>,
+  name = 'guestbook',
+): FleetReport {
   const apps = Object.keys(feedback).map((cluster) => hubApp(cluster, name));
   const works = Object.entries(feedback).map(([cluster, fb]) => work(cluster, fb, { appSet: name }));
-  return computeFleetReport({ applicationSet: applicationSet({ name }), decisions: [decision('d', clusters)], applications: apps, works, now: NOW })!.report;
+  return computeFleetReport({
+    applicationSet: applicationSet({ name }),
+    decisions: [decision('d', clusters)],
+    applications: apps,
+    works,
+    now: NOW,
+  })!.report;
 }
 
 function staticApp(cluster: string): Application {
@@ -28,7 +50,12 @@ function staticApp(cluster: string): Application {
   return app;
 }
 
-function fakeSource(parts: { reports?: FleetReport[]; apps?: Application[]; works?: ManifestWork[] | undefined; fail?: Error }): StatusSource & { closed: boolean } {
+function fakeSource(parts: {
+  reports?: FleetReport[];
+  apps?: Application[];
+  works?: ManifestWork[] | undefined;
+  fail?: Error;
+}): StatusSource & { closed: boolean } {
   return {
     description: 'https://hub.example:6443',
     closed: false,
@@ -55,7 +82,10 @@ interface Captured {
   controller: AbortController;
 }
 
-function capture(source: () => StatusSource, options: { isTTY?: boolean; env?: NodeJS.ProcessEnv; stopAfterSleeps?: number } = {}): Captured {
+function capture(
+  source: () => StatusSource,
+  options: { isTTY?: boolean; env?: NodeJS.ProcessEnv; stopAfterSleeps?: number } = {},
+): Captured {
   let out = '';
   let err = '';
   const controller = new AbortController();
@@ -106,9 +136,15 @@ describe('runStatus with a fake hub', () => {
   });
 
   test('fails when the hub cannot be read: exit code 2 and the reason on stderr', async () => {
-    const c = capture(() => fakeSource({ fail: new StatusError('the FleetReport CRD (fleetreports.pullfleet.io) is not installed on the hub') }));
+    const c = capture(() =>
+      fakeSource({
+        fail: new StatusError('the FleetReport CRD (fleetreports.pullfleet.io) is not installed on the hub'),
+      }),
+    );
     expect(await runStatus(TABLE, c.io)).toBe(2);
-    expect(c.err()).toBe('pullfleet status: the FleetReport CRD (fleetreports.pullfleet.io) is not installed on the hub\n');
+    expect(c.err()).toBe(
+      'pullfleet status: the FleetReport CRD (fleetreports.pullfleet.io) is not installed on the hub\n',
+    );
     expect(c.out()).toBe('');
   });
 
@@ -116,13 +152,24 @@ describe('runStatus with a fake hub', () => {
     const refused = Object.assign(new Error('connect ECONNREFUSED 10.0.0.1:6443'), { code: 'ECONNREFUSED' });
     const c = capture(() => fakeSource({ fail: refused }));
     expect(await runStatus(TABLE, c.io)).toBe(2);
-    expect(c.err()).toBe('pullfleet status: cannot reach the hub API server at https://hub.example:6443 (ECONNREFUSED): check --kubeconfig / --context and that the hub is up\n');
+    expect(c.err()).toBe(
+      'pullfleet status: cannot reach the hub API server at https://hub.example:6443 (ECONNREFUSED): check --kubeconfig / --context and that the hub is up\n',
+    );
   });
 
   test('json output carries every row, problems first, and no colour even on a terminal', async () => {
-    const c = capture(() => fakeSource({ reports: [reportFor(['east', 'west'], { east: healthy, west: { ...healthy, health: 'Degraded' } })] }), { isTTY: true });
+    const c = capture(
+      () =>
+        fakeSource({
+          reports: [reportFor(['east', 'west'], { east: healthy, west: { ...healthy, health: 'Degraded' } })],
+        }),
+      { isTTY: true },
+    );
     expect(await runStatus({ output: 'json' }, c.io)).toBe(1);
-    const doc = JSON.parse(c.out()) as { items: Array<{ rows: Array<{ cluster: string; state: string }> }>; problems: number };
+    const doc = JSON.parse(c.out()) as {
+      items: Array<{ rows: Array<{ cluster: string; state: string }> }>;
+      problems: number;
+    };
     expect(doc.items[0]!.rows.map((r) => [r.cluster, r.state])).toStrictEqual([
       ['west', 'Degraded'],
       ['east', 'Healthy'],
@@ -145,7 +192,11 @@ describe('runStatus with a fake hub', () => {
   });
 
   test('one ApplicationSet by name; fails when there is no report for it', async () => {
-    const source = () => fakeSource({ reports: [reportFor(['east'], { east: healthy }), reportFor(['east'], { east: healthy }, 'metrics')], apps: [staticApp('east')] });
+    const source = () =>
+      fakeSource({
+        reports: [reportFor(['east'], { east: healthy }), reportFor(['east'], { east: healthy }, 'metrics')],
+        apps: [staticApp('east')],
+      });
     const one = capture(source);
     expect(await runStatus({ ...TABLE, name: 'metrics' }, one.io)).toBe(0);
     expect(one.out()).toMatch(/^ApplicationSet argocd\/metrics/);
@@ -153,25 +204,42 @@ describe('runStatus with a fake hub', () => {
     expect(one.out()).not.toContain('Static applications');
     const none = capture(source);
     expect(await runStatus({ ...TABLE, name: 'nope' }, none.io)).toBe(2);
-    expect(none.err()).toBe('pullfleet status: no FleetReport for ApplicationSet "nope": is it a pull ApplicationSet and is the controller running?\n');
+    expect(none.err()).toBe(
+      'pullfleet status: no FleetReport for ApplicationSet "nope": is it a pull ApplicationSet and is the controller running?\n',
+    );
   });
 
   test('static applications get their own table from their works, or from hub status when works cannot be read', async () => {
-    const withWorks = await collectStatus(fakeSource({ apps: [staticApp('east'), hubApp('west')], works: [work('east', healthy, { appSet: 'web' })] }), { now: NOW });
-    expect(withWorks.map((g) => [g.kind, g.rows.map((r) => [r.application, r.state])])).toStrictEqual([['StaticApplications', [['east-web', 'Healthy']]]]);
+    const withWorks = await collectStatus(
+      fakeSource({ apps: [staticApp('east'), hubApp('west')], works: [work('east', healthy, { appSet: 'web' })] }),
+      { now: NOW },
+    );
+    expect(withWorks.map((g) => [g.kind, g.rows.map((r) => [r.application, r.state])])).toStrictEqual([
+      ['StaticApplications', [['east-web', 'Healthy']]],
+    ]);
     const app = staticApp('east');
     app.status = { sync: { status: 'Synced' }, health: { status: 'Healthy' } };
     const withoutWorks = await collectStatus(fakeSource({ apps: [app], works: undefined }), { now: NOW });
-    expect(withoutWorks[0]!.rows[0]).toMatchObject({ state: 'Healthy', message: 'from the hub Application status (ManifestWorks not readable)' });
+    expect(withoutWorks[0]!.rows[0]).toMatchObject({
+      state: 'Healthy',
+      message: 'from the hub Application status (ManifestWorks not readable)',
+    });
     expect(await collectStatus(fakeSource({ apps: [app] }), { now: NOW, includeStatic: false })).toStrictEqual([]);
   });
 });
 
 describe('runStatus --watch', () => {
   test('off a terminal, each new state is printed once', async () => {
-    const states = [reportFor(['east'], { east: healthy }), reportFor(['east'], { east: healthy }), reportFor(['east'], { east: { ...healthy, health: 'Degraded' } })];
+    const states = [
+      reportFor(['east'], { east: healthy }),
+      reportFor(['east'], { east: healthy }),
+      reportFor(['east'], { east: { ...healthy, health: 'Degraded' } }),
+    ];
     let call = 0;
-    const source: StatusSource = { ...fakeSource({}), listReports: async () => [states[Math.min(call++, states.length - 1)]!] };
+    const source: StatusSource = {
+      ...fakeSource({}),
+      listReports: async () => [states[Math.min(call++, states.length - 1)]!],
+    };
     const c = capture(() => source, { stopAfterSleeps: 3 });
     // THEN the last state decides the exit code
     expect(await runStatus({ ...TABLE, watch: true }, c.io)).toBe(1);
@@ -179,7 +247,10 @@ describe('runStatus --watch', () => {
   });
 
   test('on a terminal, the screen is redrawn on every refresh', async () => {
-    const c = capture(() => fakeSource({ reports: [reportFor(['east'], { east: healthy })] }), { isTTY: true, stopAfterSleeps: 2 });
+    const c = capture(() => fakeSource({ reports: [reportFor(['east'], { east: healthy })] }), {
+      isTTY: true,
+      stopAfterSleeps: 2,
+    });
     expect(await runStatus({ ...TABLE, watch: true, interval: 5 }, c.io)).toBe(0);
     expect(c.out().split('\u001b[H\u001b[2J')).toHaveLength(3);
     expect(c.out()).toContain('Every 5s · 01:00:00 UTC · Ctrl-C to stop');
@@ -220,7 +291,10 @@ describe('pullfleet status against the API double', () => {
     const created = server.store.create<KubeObj>({ ...report, status: undefined } as unknown as KubeObj);
     server.store.updateStatus({ ...created, status: report.status });
     const app = staticApp('east');
-    server.store.create({ ...app, spec: { ...app.spec, source: { repoURL: 'https://git.example/apps', path: 'web' } } } as unknown as KubeObj);
+    server.store.create({
+      ...app,
+      spec: { ...app.spec, source: { repoURL: 'https://git.example/apps', path: 'web' } },
+    } as unknown as KubeObj);
     // (this path runs on the real clock: the spoke reconciled just now)
     const staticWork = work('east', { ...healthy, reconciledAt: new Date().toISOString() }, { appSet: 'web' });
     staticWork.metadata.labels = { [DELIVERY_LABEL]: 'static' };
@@ -234,7 +308,9 @@ describe('pullfleet status against the API double', () => {
     // THEN both tables are there, problems first, and the missing cluster fails the gate
     expect(result.err).toBe('');
     expect(result.code).toBe(1);
-    const doc = JSON.parse(result.out) as { items: Array<{ kind: string; name: string; rows: Array<{ cluster: string; state: string }> }> };
+    const doc = JSON.parse(result.out) as {
+      items: Array<{ kind: string; name: string; rows: Array<{ cluster: string; state: string }> }>;
+    };
     expect(doc.items.map((g) => [g.kind, g.name, g.rows.map((r) => `${r.cluster}:${r.state}`)])).toStrictEqual([
       ['ApplicationSet', 'guestbook', ['west:Missing', 'east:Healthy']],
       ['StaticApplications', '', ['east:Healthy']],
@@ -255,7 +331,9 @@ describe('pullfleet status against the API double', () => {
     await closed.close();
     const result = await run(['--kubeconfig', file]);
     expect(result.code).toBe(2);
-    expect(result.err).toBe(`pullfleet status: cannot reach the hub API server at ${url} (ECONNREFUSED): check --kubeconfig / --context and that the hub is up\n`);
+    expect(result.err).toBe(
+      `pullfleet status: cannot reach the hub API server at ${url} (ECONNREFUSED): check --kubeconfig / --context and that the hub is up\n`,
+    );
   });
 
   test('fails within --timeout when the hub accepts connections and never answers', async () => {
@@ -274,7 +352,9 @@ describe('pullfleet status against the API double', () => {
       const result = await run(['--kubeconfig', file, '--timeout', '0.3']);
       // THEN it gives up with exit code 2 and says what to do
       expect(result.code).toBe(2);
-      expect(result.err).toBe(`pullfleet status: the hub API server at http://127.0.0.1:${port} did not answer within 0.3s while listing FleetReports: check that it is up and reachable, or raise --timeout\n`);
+      expect(result.err).toBe(
+        `pullfleet status: the hub API server at http://127.0.0.1:${port} did not answer within 0.3s while listing FleetReports: check that it is up and reachable, or raise --timeout\n`,
+      );
       expect(sockets.length).toBeGreaterThan(0);
     } finally {
       for (const socket of sockets) socket.destroy();
@@ -283,7 +363,9 @@ describe('pullfleet status against the API double', () => {
   });
 
   test('fails when --timeout is not a positive number', async () => {
-    await expect(run(['--kubeconfig', kubeconfig, '--timeout', '0'])).rejects.toThrow('--timeout must be a positive number of seconds, got "0"');
+    await expect(run(['--kubeconfig', kubeconfig, '--timeout', '0'])).rejects.toThrow(
+      '--timeout must be a positive number of seconds, got "0"',
+    );
   });
 });
 
@@ -294,7 +376,14 @@ describe('pullfleet status without a kubeconfig', () => {
     try {
       const code = await runStatus(
         { output: 'table' },
-        { stdout: { write: () => true }, stderr: { write: (text: string) => (err += text) }, env: { HOME: home }, now: () => NOW, sleep: async () => undefined, signal: new AbortController().signal },
+        {
+          stdout: { write: () => true },
+          stderr: { write: (text: string) => (err += text) },
+          env: { HOME: home },
+          now: () => NOW,
+          sleep: async () => undefined,
+          signal: new AbortController().signal,
+        },
       );
       expect(code).toBe(2);
       expect(err).toBe(

@@ -22,7 +22,14 @@ import { applicationSet, decision, hubApp, work, type Feedback } from '../../mod
 const GOLDEN_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', 'golden');
 const NOW = new Date('2026-01-01T01:00:00Z');
 const SHA = '0123456789abcdef0123456789abcdef01234567';
-const healthy: Feedback = { health: 'Healthy', sync: 'Synced', revision: SHA, phase: 'Succeeded', startedAt: '2026-01-01T00:50:00Z', reconciledAt: '2026-01-01T00:58:30Z' };
+const healthy: Feedback = {
+  health: 'Healthy',
+  sync: 'Synced',
+  revision: SHA,
+  phase: 'Succeeded',
+  startedAt: '2026-01-01T00:50:00Z',
+  reconciledAt: '2026-01-01T00:58:30Z',
+};
 
 /** Compares with a golden file; `UPDATE_GOLDEN=1 npm test -- test/cli` rewrites them. */
 function expectGolden(name: string, actual: string): void {
@@ -37,11 +44,20 @@ function expectGolden(name: string, actual: string): void {
 function guestbookGroup(): StatusGroup {
   const result = computeFleetReport({
     applicationSet: applicationSet(),
-    decisions: [decision('prod-decision-1', ['east', 'north', 'south', 'west']), decision('prod-decision-2', ['central'])],
+    decisions: [
+      decision('prod-decision-1', ['east', 'north', 'south', 'west']),
+      decision('prod-decision-2', ['central']),
+    ],
     applications: ['east', 'west', 'south', 'central'].map((cluster) => hubApp(cluster)),
     works: [
       work('east', healthy, { applied: 'True', available: 'True' }),
-      work('west', { ...healthy, sync: 'OutOfSync', phase: 'Failed', message: 'one or more objects failed to apply, reason: Deployment.apps "web" is invalid:\n  spec.replicas: must be >= 0' }),
+      work('west', {
+        ...healthy,
+        sync: 'OutOfSync',
+        phase: 'Failed',
+        message:
+          'one or more objects failed to apply, reason: Deployment.apps "web" is invalid:\n  spec.replicas: must be >= 0',
+      }),
       work('south', { ...healthy, health: 'Progressing', revision: 'v1.2.3', reconciledAt: '2026-01-01T00:59:50Z' }),
       work('central', { ...healthy, reconciledAt: '2026-01-01T00:30:00Z' }),
     ],
@@ -67,7 +83,11 @@ describe('pullfleet status: table output', () => {
   });
 
   test('golden: static applications get an APPLICATION column', () => {
-    const rows = staticApplicationRows([hubApp('east', 'web'), hubApp('west', 'web')], [work('east', healthy, { appSet: 'web' })], NOW);
+    const rows = staticApplicationRows(
+      [hubApp('east', 'web'), hubApp('west', 'web')],
+      [work('east', healthy, { appSet: 'web' })],
+      NOW,
+    );
     expectGolden('status-static.txt', renderStatus([groupFromStaticRows('argocd', rows)], { now: NOW, color: false }));
   });
 
@@ -90,7 +110,9 @@ describe('pullfleet status: table output', () => {
       maxRowsBytes: 600,
     })!.report;
     const text = renderStatus([groupFromReport(report)], { now: NOW, color: false });
-    expect(text.split('\n')[1]).toBe(`3 clusters · 3 healthy · 3 synced, 0 out of sync · ${report.status!.omittedRows} least interesting rows not stored (report size limit)`);
+    expect(text.split('\n')[1]).toBe(
+      `3 clusters · 3 healthy · 3 synced, 0 out of sync · ${report.status!.omittedRows} least interesting rows not stored (report size limit)`,
+    );
     expect(report.status!.omittedRows).toBeGreaterThan(0);
   });
 
@@ -101,7 +123,10 @@ describe('pullfleet status: table output', () => {
 
 describe('pullfleet status: json and yaml', () => {
   test('golden: json lists groups problems first with a problem count', () => {
-    expectGolden('status.json', renderOutput([allHealthyGroup(), guestbookGroup()], 'json', { now: NOW, color: false }));
+    expectGolden(
+      'status.json',
+      renderOutput([allHealthyGroup(), guestbookGroup()], 'json', { now: NOW, color: false }),
+    );
   });
 
   test('yaml carries the same document as json', () => {
@@ -131,7 +156,9 @@ describe('pullfleet status: exit codes', () => {
   });
 
   test('an out-of-sync but healthy cluster does not fail the gate', () => {
-    expect(statusExitCode([groupFromStaticRows('argocd', [{ cluster: 'east', state: 'Healthy', syncStatus: 'OutOfSync' }])])).toBe(EXIT_OK);
+    expect(
+      statusExitCode([groupFromStaticRows('argocd', [{ cluster: 'east', state: 'Healthy', syncStatus: 'OutOfSync' }])]),
+    ).toBe(EXIT_OK);
   });
 });
 

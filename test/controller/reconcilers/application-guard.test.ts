@@ -1,16 +1,28 @@
 import { beforeEach, describe, expect, test } from '@jest/globals';
-import { AGENT_PULL_CONFLICT_CONDITION, createApplicationReconciler } from '../../../src/controller/reconcilers/application.js';
+import {
+  AGENT_PULL_CONFLICT_CONDITION,
+  createApplicationReconciler,
+} from '../../../src/controller/reconcilers/application.js';
 import type { Reconciler } from '../../../src/controller/runtime/reconciler.js';
 import type { ResourceKind } from '../../../src/kube/resources.js';
 import { CLEANUP_FINALIZER, MANAGED_CLUSTER_ANNOTATION, PULL_LABEL } from '../../../src/model/core/keys.js';
-import { type Application, type ApplicationStatus, type KubeObject, type ManifestWork } from '../../../src/model/core/types.js';
+import {
+  type Application,
+  type ApplicationStatus,
+  type KubeObject,
+  type ManifestWork,
+} from '../../../src/model/core/types.js';
 import { REPORT_DELIVERY_MODEL_LABEL } from '../../../src/model/report/report.js';
 import { World } from '../../support/world.js';
 
 const NS = 'argocd';
 const KEY = `${NS}/guestbook`;
 /** The status the principal mirrored from the agent: the controller must leave it exactly as it is. */
-const PRINCIPAL_STATUS: ApplicationStatus = { sync: { status: 'Synced', revision: 'abc123' }, health: { status: 'Healthy' }, reconciledAt: '2026-03-01T11:59:00Z' };
+const PRINCIPAL_STATUS: ApplicationStatus = {
+  sync: { status: 'Synced', revision: 'abc123' },
+  health: { status: 'Healthy' },
+  reconciledAt: '2026-03-01T11:59:00Z',
+};
 
 function agentApp(options: { model?: string; pull?: boolean } = {}): Application {
   return {
@@ -19,10 +31,17 @@ function agentApp(options: { model?: string; pull?: boolean } = {}): Application
     metadata: {
       name: 'guestbook',
       namespace: NS,
-      labels: { [REPORT_DELIVERY_MODEL_LABEL]: options.model ?? 'agent-managed', ...(options.pull ? { [PULL_LABEL]: 'true' } : {}) },
+      labels: {
+        [REPORT_DELIVERY_MODEL_LABEL]: options.model ?? 'agent-managed',
+        ...(options.pull ? { [PULL_LABEL]: 'true' } : {}),
+      },
       annotations: options.pull ? { [MANAGED_CLUSTER_ANNOTATION]: 'spoke1' } : {},
     },
-    spec: { project: 'default', destination: { name: 'spoke1', namespace: 'guestbook' }, source: { repoURL: 'https://git.example/apps', path: 'guestbook' } },
+    spec: {
+      project: 'default',
+      destination: { name: 'spoke1', namespace: 'guestbook' },
+      source: { repoURL: 'https://git.example/apps', path: 'guestbook' },
+    },
     status: structuredClone(PRINCIPAL_STATUS),
   };
 }
@@ -31,8 +50,17 @@ function basicApp(): Application {
   return {
     apiVersion: 'argoproj.io/v1alpha1',
     kind: 'Application',
-    metadata: { name: 'guestbook', namespace: NS, labels: { [PULL_LABEL]: 'true' }, annotations: { [MANAGED_CLUSTER_ANNOTATION]: 'spoke1', 'argocd.argoproj.io/skip-reconcile': 'true' } },
-    spec: { project: 'default', destination: { server: 'https://kubernetes.default.svc', namespace: 'guestbook' }, source: { repoURL: 'https://git.example/apps', path: 'guestbook' } },
+    metadata: {
+      name: 'guestbook',
+      namespace: NS,
+      labels: { [PULL_LABEL]: 'true' },
+      annotations: { [MANAGED_CLUSTER_ANNOTATION]: 'spoke1', 'argocd.argoproj.io/skip-reconcile': 'true' },
+    },
+    spec: {
+      project: 'default',
+      destination: { server: 'https://kubernetes.default.svc', namespace: 'guestbook' },
+      source: { repoURL: 'https://git.example/apps', path: 'guestbook' },
+    },
   };
 }
 
@@ -42,19 +70,36 @@ describe('application reconciler and agent-model Applications', () => {
 
   beforeEach(() => {
     world = new World();
-    world.put('ManagedCluster', { apiVersion: 'cluster.open-cluster-management.io/v1', kind: 'ManagedCluster', metadata: { name: 'spoke1', labels: { 'cluster.open-cluster-management.io/clusterset': 'prod' } } });
-    world.put('ManagedClusterSet', { apiVersion: 'cluster.open-cluster-management.io/v1beta2', kind: 'ManagedClusterSet', metadata: { name: 'prod' }, spec: { clusterSelector: { selectorType: 'ExclusiveClusterSetLabel' } } });
-    world.put('ManagedClusterSetBinding', { apiVersion: 'cluster.open-cluster-management.io/v1beta2', kind: 'ManagedClusterSetBinding', metadata: { name: 'prod', namespace: NS }, spec: { clusterSet: 'prod' } });
+    world.put('ManagedCluster', {
+      apiVersion: 'cluster.open-cluster-management.io/v1',
+      kind: 'ManagedCluster',
+      metadata: { name: 'spoke1', labels: { 'cluster.open-cluster-management.io/clusterset': 'prod' } },
+    });
+    world.put('ManagedClusterSet', {
+      apiVersion: 'cluster.open-cluster-management.io/v1beta2',
+      kind: 'ManagedClusterSet',
+      metadata: { name: 'prod' },
+      spec: { clusterSelector: { selectorType: 'ExclusiveClusterSetLabel' } },
+    });
+    world.put('ManagedClusterSetBinding', {
+      apiVersion: 'cluster.open-cluster-management.io/v1beta2',
+      kind: 'ManagedClusterSetBinding',
+      metadata: { name: 'prod', namespace: NS },
+      spec: { clusterSet: 'prod' },
+    });
     reconciler = world.reconciler(createApplicationReconciler);
   });
 
-  test.each(['agent-managed', 'agent-autonomous'])('GIVEN a %s hub Application WHEN reconciled THEN nothing is written: no work, no finalizer, status untouched', async (model) => {
-    world.put('Application', agentApp({ model }));
-    await world.settle(reconciler, KEY);
-    expect(world.writes).toStrictEqual([]);
-    expect(world.cache.list('ManifestWork')).toHaveLength(0);
-    expect(world.get<Application>('Application', KEY)!.metadata.finalizers).toBeUndefined();
-  });
+  test.each(['agent-managed', 'agent-autonomous'])(
+    'GIVEN a %s hub Application WHEN reconciled THEN nothing is written: no work, no finalizer, status untouched',
+    async (model) => {
+      world.put('Application', agentApp({ model }));
+      await world.settle(reconciler, KEY);
+      expect(world.writes).toStrictEqual([]);
+      expect(world.cache.list('ManifestWork')).toHaveLength(0);
+      expect(world.get<Application>('Application', KEY)!.metadata.finalizers).toBeUndefined();
+    },
+  );
 
   test('GIVEN an agent-managed Application that also carries the pull label WHEN reconciled THEN no work, only a conflict condition, and the principal status stays', async () => {
     world.put('Application', agentApp({ pull: true }));
@@ -84,7 +129,9 @@ describe('application reconciler and agent-model Applications', () => {
     const before = world.writes.length;
     await world.settle(reconciler, KEY);
     // One write: the condition list without the conflict (the principal's sync and health are not in it).
-    expect(world.writes.slice(before)).toStrictEqual([{ verb: 'patch', resource: 'applications', key: KEY, body: { status: { conditions: null } } }]);
+    expect(world.writes.slice(before)).toStrictEqual([
+      { verb: 'patch', resource: 'applications', key: KEY, body: { status: { conditions: null } } },
+    ]);
     expect(world.get<Application>('Application', KEY)!.status?.conditions).toBeUndefined();
     expect(world.cache.list('ManifestWork')).toHaveLength(0);
   });
@@ -100,7 +147,9 @@ describe('application reconciler and agent-model Applications', () => {
     world.put('Application', current);
     await world.settle(reconciler, KEY);
     expect(world.get<ManifestWork>('ManifestWork', 'spoke1/argocd-guestbook')).toBeDefined();
-    expect((world.get<Application>('Application', KEY)!.status?.conditions ?? []).map((c) => c.type)).not.toContain(AGENT_PULL_CONFLICT_CONDITION);
+    expect((world.get<Application>('Application', KEY)!.status?.conditions ?? []).map((c) => c.type)).not.toContain(
+      AGENT_PULL_CONFLICT_CONDITION,
+    );
   });
 
   /** Records every delete with the preconditions it carried (World itself keeps only the key). */
@@ -117,7 +166,12 @@ describe('application reconciler and agent-model Applications', () => {
   /** The API server bumps a work's generation on every spec change (World does not): part of the same write. */
   function bumpGenerations(): void {
     const original = world.mergePatch.bind(world);
-    world.mergePatch = async <T extends KubeObject>(kind: ResourceKind, namespace: string | undefined, name: string, patch: object): Promise<T> => {
+    world.mergePatch = async <T extends KubeObject>(
+      kind: ResourceKind,
+      namespace: string | undefined,
+      name: string,
+      patch: object,
+    ): Promise<T> => {
       const written = await original<T>(kind, namespace, name, patch);
       if (kind.plural === 'manifestworks' && 'spec' in patch) {
         const stored = world.cache.get<ManifestWork>('ManifestWork', `${namespace}/${name}`)!;
@@ -132,7 +186,18 @@ describe('application reconciler and agent-model Applications', () => {
   function agentReports(key: string, generation: number, observedGeneration: number): ManifestWork {
     const work = world.get<ManifestWork>('ManifestWork', key)!;
     work.metadata.generation = generation;
-    work.status = { conditions: [{ type: 'Applied', status: 'True', reason: 'AppliedManifestWorkComplete', message: '', lastTransitionTime: '2026-03-01T12:00:00Z', observedGeneration }] };
+    work.status = {
+      conditions: [
+        {
+          type: 'Applied',
+          status: 'True',
+          reason: 'AppliedManifestWorkComplete',
+          message: '',
+          lastTransitionTime: '2026-03-01T12:00:00Z',
+          observedGeneration,
+        },
+      ],
+    };
     return world.put('ManifestWork', work);
   }
 
@@ -157,7 +222,15 @@ describe('application reconciler and agent-model Applications', () => {
     await world.settle(reconciler, KEY);
     // Step 1: one guarded merge patch to Orphan; nothing deleted, the hub app not written.
     expect(world.writes.slice(writesBefore)).toStrictEqual([
-      { verb: 'patch', resource: 'manifestworks', key: 'spoke1/argocd-guestbook', body: { metadata: { resourceVersion: delivered.metadata.resourceVersion }, spec: { deleteOption: { propagationPolicy: 'Orphan', selectivelyOrphans: null } } } },
+      {
+        verb: 'patch',
+        resource: 'manifestworks',
+        key: 'spoke1/argocd-guestbook',
+        body: {
+          metadata: { resourceVersion: delivered.metadata.resourceVersion },
+          spec: { deleteOption: { propagationPolicy: 'Orphan', selectivelyOrphans: null } },
+        },
+      },
     ]);
     const orphaned = world.get<ManifestWork>('ManifestWork', 'spoke1/argocd-guestbook')!;
     expect(orphaned.spec.deleteOption).toStrictEqual({ propagationPolicy: 'Orphan' });
@@ -177,11 +250,20 @@ describe('application reconciler and agent-model Applications', () => {
     const observed = agentReports('spoke1/argocd-guestbook', 2, 2);
     const observedBefore = world.writes.length;
     await world.settle(reconciler, KEY);
-    expect(world.writes.slice(observedBefore)).toStrictEqual([{ verb: 'delete', resource: 'manifestworks', key: 'spoke1/argocd-guestbook' }]);
-    expect(deletes).toStrictEqual([{ key: 'spoke1/argocd-guestbook', options: { uid: observed.metadata.uid, resourceVersion: observed.metadata.resourceVersion } }]);
+    expect(world.writes.slice(observedBefore)).toStrictEqual([
+      { verb: 'delete', resource: 'manifestworks', key: 'spoke1/argocd-guestbook' },
+    ]);
+    expect(deletes).toStrictEqual([
+      {
+        key: 'spoke1/argocd-guestbook',
+        options: { uid: observed.metadata.uid, resourceVersion: observed.metadata.resourceVersion },
+      },
+    ]);
     expect(world.get('ManifestWork', 'spoke1/argocd-guestbook')).toBeUndefined();
     // The principal's status was never written over, nor the app patched at all.
-    expect(world.writes.filter((write) => write.resource === 'applications' && world.writes.indexOf(write) >= writesBefore)).toStrictEqual([]);
+    expect(
+      world.writes.filter((write) => write.resource === 'applications' && world.writes.indexOf(write) >= writesBefore),
+    ).toStrictEqual([]);
     expect(world.get<Application>('Application', KEY)!.status).toStrictEqual(PRINCIPAL_STATUS);
   });
 
@@ -196,7 +278,9 @@ describe('application reconciler and agent-model Applications', () => {
     await world.settle(reconciler, KEY);
     // The agent has not observed Orphan yet: the work stays and so does the finalizer (the app is terminating).
     expect(world.get<Application>('Application', KEY)!.metadata.deletionTimestamp).toBeDefined();
-    expect(world.get<ManifestWork>('ManifestWork', 'spoke1/argocd-guestbook')!.spec.deleteOption).toStrictEqual({ propagationPolicy: 'Orphan' });
+    expect(world.get<ManifestWork>('ManifestWork', 'spoke1/argocd-guestbook')!.spec.deleteOption).toStrictEqual({
+      propagationPolicy: 'Orphan',
+    });
     expect(deletes).toStrictEqual([]);
     agentReports('spoke1/argocd-guestbook', 2, 2);
     await world.settle(reconciler, KEY);
@@ -205,12 +289,34 @@ describe('application reconciler and agent-model Applications', () => {
     expect(deletes.map((entry) => entry.key)).toStrictEqual(['spoke1/argocd-guestbook']);
   });
 
-  test('GIVEN an agent-model app WHEN a static work and another controller\'s work point at it THEN neither is touched', async () => {
+  test("GIVEN an agent-model app WHEN a static work and another controller's work point at it THEN neither is touched", async () => {
     world.put('Application', agentApp());
-    const payload = { apiVersion: 'argoproj.io/v1alpha1', kind: 'Application', metadata: { name: 'guestbook', namespace: NS } };
-    const annotations = { 'apps.open-cluster-management.io/hub-application-namespace': NS, 'apps.open-cluster-management.io/hub-application-name': 'guestbook' };
-    world.put('ManifestWork', { apiVersion: 'work.open-cluster-management.io/v1', kind: 'ManifestWork', metadata: { name: 'static-guestbook', namespace: 'spoke1', labels: { 'app.kubernetes.io/managed-by': 'pullfleet', 'pullfleet.io/delivery': 'static' }, annotations }, spec: { workload: { manifests: [payload] }, deleteOption: { propagationPolicy: 'Foreground' } } } as ManifestWork);
-    world.put('ManifestWork', { apiVersion: 'work.open-cluster-management.io/v1', kind: 'ManifestWork', metadata: { name: 'legacy-guestbook', namespace: 'spoke1', annotations }, spec: { workload: { manifests: [payload] } } } as ManifestWork);
+    const payload = {
+      apiVersion: 'argoproj.io/v1alpha1',
+      kind: 'Application',
+      metadata: { name: 'guestbook', namespace: NS },
+    };
+    const annotations = {
+      'apps.open-cluster-management.io/hub-application-namespace': NS,
+      'apps.open-cluster-management.io/hub-application-name': 'guestbook',
+    };
+    world.put('ManifestWork', {
+      apiVersion: 'work.open-cluster-management.io/v1',
+      kind: 'ManifestWork',
+      metadata: {
+        name: 'static-guestbook',
+        namespace: 'spoke1',
+        labels: { 'app.kubernetes.io/managed-by': 'pullfleet', 'pullfleet.io/delivery': 'static' },
+        annotations,
+      },
+      spec: { workload: { manifests: [payload] }, deleteOption: { propagationPolicy: 'Foreground' } },
+    } as ManifestWork);
+    world.put('ManifestWork', {
+      apiVersion: 'work.open-cluster-management.io/v1',
+      kind: 'ManifestWork',
+      metadata: { name: 'legacy-guestbook', namespace: 'spoke1', annotations },
+      spec: { workload: { manifests: [payload] } },
+    } as ManifestWork);
     await world.settle(reconciler, KEY);
     expect(world.writes).toStrictEqual([]);
   });

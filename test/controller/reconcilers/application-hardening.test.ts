@@ -6,10 +6,27 @@
 import { beforeEach, describe, expect, test } from '@jest/globals';
 import { createApplicationReconciler, LAGGING_REQUEUE_MS } from '../../../src/controller/reconcilers/application.js';
 import type { Reconciler, ReconcileResult } from '../../../src/controller/runtime/reconciler.js';
-import { APPLICATION_SET_LABEL, HOSTING_APPSET_ANNOTATION, MANAGED_CLUSTER_ANNOTATION, PULL_LABEL, SKIP_RECONCILE_ANNOTATION } from '../../../src/model/core/keys.js';
-import { type Application, type FieldValue, type KubeObject, type ManifestWork } from '../../../src/model/core/types.js';
+import {
+  APPLICATION_SET_LABEL,
+  HOSTING_APPSET_ANNOTATION,
+  MANAGED_CLUSTER_ANNOTATION,
+  PULL_LABEL,
+  SKIP_RECONCILE_ANNOTATION,
+} from '../../../src/model/core/keys.js';
+import {
+  type Application,
+  type FieldValue,
+  type KubeObject,
+  type ManifestWork,
+} from '../../../src/model/core/types.js';
 import { FORWARDED_OPERATION_ANNOTATION } from '../../../src/model/runtime/propagation.js';
-import { DELIVERY_ERROR_CONDITION, FEEDBACK_STALE_CONDITION, INVALID_FEEDBACK_CONDITION, OPERATION_PENDING_CONDITION, SKIP_RECONCILE_CONDITION } from '../../../src/model/runtime/status.js';
+import {
+  DELIVERY_ERROR_CONDITION,
+  FEEDBACK_STALE_CONDITION,
+  INVALID_FEEDBACK_CONDITION,
+  OPERATION_PENDING_CONDITION,
+  SKIP_RECONCILE_CONDITION,
+} from '../../../src/model/runtime/status.js';
 import { World } from '../../support/world.js';
 
 const NS = 'argocd';
@@ -17,7 +34,9 @@ const KEY = `${NS}/guestbook`;
 const WORK1 = 'spoke1/argocd-guestbook';
 const WORK2 = 'spoke2/argocd-guestbook';
 
-function app(overrides: { cluster?: string | null; name?: string; annotations?: Record<string, string>; owner?: string } = {}): Application {
+function app(
+  overrides: { cluster?: string | null; name?: string; annotations?: Record<string, string>; owner?: string } = {},
+): Application {
   const annotations: Record<string, string> = { [SKIP_RECONCILE_ANNOTATION]: 'true', ...overrides.annotations };
   if (overrides.cluster !== null) annotations[MANAGED_CLUSTER_ANNOTATION] = overrides.cluster ?? 'spoke1';
   return {
@@ -28,27 +47,57 @@ function app(overrides: { cluster?: string | null; name?: string; annotations?: 
       namespace: NS,
       labels: { [PULL_LABEL]: 'true' },
       annotations,
-      ...(overrides.owner ? { ownerReferences: [{ apiVersion: 'argoproj.io/v1alpha1', kind: 'ApplicationSet', name: overrides.owner, uid: 'appset-uid' }] } : {}),
+      ...(overrides.owner
+        ? {
+            ownerReferences: [
+              { apiVersion: 'argoproj.io/v1alpha1', kind: 'ApplicationSet', name: overrides.owner, uid: 'appset-uid' },
+            ],
+          }
+        : {}),
     },
-    spec: { project: 'default', destination: { server: 'https://kubernetes.default.svc', namespace: 'guestbook' }, source: { repoURL: 'https://git.example/apps', path: 'guestbook' } },
+    spec: {
+      project: 'default',
+      destination: { server: 'https://kubernetes.default.svc', namespace: 'guestbook' },
+      source: { repoURL: 'https://git.example/apps', path: 'guestbook' },
+    },
   };
 }
 
 function cluster(world: World, name: string, set = 'prod', extra: Record<string, unknown> = {}): void {
-  world.put('ManagedCluster', { apiVersion: 'cluster.open-cluster-management.io/v1', kind: 'ManagedCluster', metadata: { name, labels: { 'cluster.open-cluster-management.io/clusterset': set } }, ...extra });
+  world.put('ManagedCluster', {
+    apiVersion: 'cluster.open-cluster-management.io/v1',
+    kind: 'ManagedCluster',
+    metadata: { name, labels: { 'cluster.open-cluster-management.io/clusterset': set } },
+    ...extra,
+  });
 }
 
 const S = (string: string): FieldValue => ({ type: 'String', string });
 
 /** Writes feedback into a work as the OCM work agent would. */
-function report(world: World, workKey: string, values: Record<string, FieldValue>, applied: 'True' | 'False' = 'True'): void {
+function report(
+  world: World,
+  workKey: string,
+  values: Record<string, FieldValue>,
+  applied: 'True' | 'False' = 'True',
+): void {
   const work = world.get<ManifestWork>('ManifestWork', workKey)!;
   work.status = {
-    conditions: [{ type: 'Applied', status: applied, reason: 'x', message: applied === 'True' ? 'applied' : 'refused' }],
+    conditions: [
+      { type: 'Applied', status: applied, reason: 'x', message: applied === 'True' ? 'applied' : 'refused' },
+    ],
     resourceStatus: {
       manifests: [
         {
-          resourceMeta: { group: 'argoproj.io', version: 'v1alpha1', kind: 'Application', resource: 'applications', name: 'guestbook', namespace: NS, ordinal: 0 },
+          resourceMeta: {
+            group: 'argoproj.io',
+            version: 'v1alpha1',
+            kind: 'Application',
+            resource: 'applications',
+            name: 'guestbook',
+            namespace: NS,
+            ordinal: 0,
+          },
           statusFeedback: { values: Object.entries(values).map(([name, fieldValue]) => ({ name, fieldValue })) },
         },
       ],
@@ -59,7 +108,8 @@ function report(world: World, workKey: string, values: Record<string, FieldValue
 
 const hubApp = (world: World) => world.get<Application>('Application', KEY)!;
 const condition = (world: World, type: string) => hubApp(world).status?.conditions?.find((c) => c.type === type);
-const payload = (world: World, key = WORK1) => world.get<ManifestWork>('ManifestWork', key)!.spec.workload.manifests.at(-1)!;
+const payload = (world: World, key = WORK1) =>
+  world.get<ManifestWork>('ManifestWork', key)!.spec.workload.manifests.at(-1)!;
 
 function retarget(world: World, to: string): void {
   const current = hubApp(world);
@@ -75,8 +125,17 @@ describe('reconcile hardening (issue 7)', () => {
     world = new World();
     cluster(world, 'spoke1');
     cluster(world, 'spoke2');
-    world.put('ManagedClusterSet', { apiVersion: 'cluster.open-cluster-management.io/v1beta2', kind: 'ManagedClusterSet', metadata: { name: 'prod' } });
-    world.put('ManagedClusterSetBinding', { apiVersion: 'cluster.open-cluster-management.io/v1beta2', kind: 'ManagedClusterSetBinding', metadata: { name: 'prod', namespace: NS }, spec: { clusterSet: 'prod' } });
+    world.put('ManagedClusterSet', {
+      apiVersion: 'cluster.open-cluster-management.io/v1beta2',
+      kind: 'ManagedClusterSet',
+      metadata: { name: 'prod' },
+    });
+    world.put('ManagedClusterSetBinding', {
+      apiVersion: 'cluster.open-cluster-management.io/v1beta2',
+      kind: 'ManagedClusterSetBinding',
+      metadata: { name: 'prod', namespace: NS },
+      spec: { clusterSet: 'prod' },
+    });
     reconciler = world.reconciler(createApplicationReconciler);
   });
 
@@ -84,7 +143,11 @@ describe('reconcile hardening (issue 7)', () => {
     async function forward(): Promise<void> {
       world.put('Application', app());
       await world.settle(reconciler, KEY);
-      report(world, WORK1, { healthStatus: S('Healthy'), operationStatePhase: S('Succeeded'), operationStateStartedAt: S('2026-03-01T10:00:00Z') });
+      report(world, WORK1, {
+        healthStatus: S('Healthy'),
+        operationStatePhase: S('Succeeded'),
+        operationStateStartedAt: S('2026-03-01T10:00:00Z'),
+      });
       await world.settle(reconciler, KEY);
       const current = hubApp(world);
       current.operation = { sync: { revision: 'v2' } };
@@ -95,7 +158,11 @@ describe('reconcile hardening (issue 7)', () => {
     test('GIVEN a forwarded operation WHEN the spoke has not started it THEN it stays in the payload over later reconciles and a controller restart', async () => {
       await forward();
       // The work agent merged updates / was offline: the spoke still reports the old operation.
-      report(world, WORK1, { healthStatus: S('Healthy'), operationStatePhase: S('Succeeded'), operationStateStartedAt: S('2026-03-01T10:00:00Z') });
+      report(world, WORK1, {
+        healthStatus: S('Healthy'),
+        operationStatePhase: S('Succeeded'),
+        operationStateStartedAt: S('2026-03-01T10:00:00Z'),
+      });
       await world.settle(reconciler, KEY);
       expect(payload(world).operation).toStrictEqual({ sync: { revision: 'v2' } });
       // A new controller process (nothing in memory) keeps forwarding it.
@@ -103,24 +170,36 @@ describe('reconcile hardening (issue 7)', () => {
       await world.settle(restarted, KEY);
       expect(payload(world).operation).toStrictEqual({ sync: { revision: 'v2' } });
       expect(hubApp(world).operation).toStrictEqual({ sync: { revision: 'v2' } });
-      expect(JSON.parse(hubApp(world).metadata.annotations![FORWARDED_OPERATION_ANNOTATION]!)).toMatchObject({ at: '2026-03-01T12:00:00Z', after: '2026-03-01T10:00:00Z' });
+      expect(JSON.parse(hubApp(world).metadata.annotations![FORWARDED_OPERATION_ANNOTATION]!)).toMatchObject({
+        at: '2026-03-01T12:00:00Z',
+        after: '2026-03-01T10:00:00Z',
+      });
       expect(hubApp(world).status!.operationState!.phase).toBe('Running');
     });
 
     test('GIVEN a forwarded operation WHEN the spoke reports a new startedAt THEN it leaves the hub app and the payload', async () => {
       await forward();
-      report(world, WORK1, { healthStatus: S('Progressing'), operationStatePhase: S('Running'), operationStateStartedAt: S('2026-03-01T12:00:30Z') });
+      report(world, WORK1, {
+        healthStatus: S('Progressing'),
+        operationStatePhase: S('Running'),
+        operationStateStartedAt: S('2026-03-01T12:00:30Z'),
+      });
       await world.settle(reconciler, KEY);
       expect(hubApp(world).operation).toBeUndefined();
       expect(hubApp(world).metadata.annotations?.[FORWARDED_OPERATION_ANNOTATION]).toBeUndefined();
       expect(payload(world).operation).toBeUndefined();
-      expect(hubApp(world).status!.operationState).toMatchObject({ phase: 'Running', startedAt: '2026-03-01T12:00:30Z' });
+      expect(hubApp(world).status!.operationState).toMatchObject({
+        phase: 'Running',
+        startedAt: '2026-03-01T12:00:30Z',
+      });
     });
 
     test('GIVEN an operation forwarded before any feedback WHEN the spoke first reports an older operation THEN it is not mistaken for this one', async () => {
       world.put('Application', { ...app(), operation: { sync: { revision: 'v2' } } });
       await world.settle(reconciler, KEY);
-      expect(JSON.parse(hubApp(world).metadata.annotations![FORWARDED_OPERATION_ANNOTATION]!)).toMatchObject({ after: '' });
+      expect(JSON.parse(hubApp(world).metadata.annotations![FORWARDED_OPERATION_ANNOTATION]!)).toMatchObject({
+        after: '',
+      });
       report(world, WORK1, { operationStatePhase: S('Succeeded'), operationStateStartedAt: S('2026-03-01T10:00:00Z') });
       await world.settle(reconciler, KEY);
       expect(payload(world).operation).toStrictEqual({ sync: { revision: 'v2' } });
@@ -137,10 +216,16 @@ describe('reconcile hardening (issue 7)', () => {
       expect(condition(world, OPERATION_PENDING_CONDITION)).toBeUndefined();
       world.clock = new Date('2026-03-01T12:10:01Z');
       await world.settle(reconciler, KEY);
-      expect(condition(world, OPERATION_PENDING_CONDITION)!.message).toContain('the operation forwarded at 2026-03-01T12:00:00Z has not been started by the spoke within 600 s');
+      expect(condition(world, OPERATION_PENDING_CONDITION)!.message).toContain(
+        'the operation forwarded at 2026-03-01T12:00:00Z has not been started by the spoke within 600 s',
+      );
       expect(payload(world).operation).toStrictEqual({ sync: { revision: 'v2' } });
       // Taken late: the warning goes.
-      report(world, WORK1, { healthStatus: S('Healthy'), operationStatePhase: S('Succeeded'), operationStateStartedAt: S('2026-03-01T12:10:05Z') });
+      report(world, WORK1, {
+        healthStatus: S('Healthy'),
+        operationStatePhase: S('Succeeded'),
+        operationStateStartedAt: S('2026-03-01T12:10:05Z'),
+      });
       await world.settle(reconciler, KEY);
       expect(condition(world, OPERATION_PENDING_CONDITION)).toBeUndefined();
     });
@@ -154,13 +239,20 @@ describe('reconcile hardening (issue 7)', () => {
     });
 
     test('fails when a foreign work is in the way at the new target: the old work stays', async () => {
-      const foreign = { apiVersion: 'work.open-cluster-management.io/v1', kind: 'ManifestWork', metadata: { name: 'argocd-guestbook', namespace: 'spoke2' }, spec: { workload: { manifests: [] } } };
+      const foreign = {
+        apiVersion: 'work.open-cluster-management.io/v1',
+        kind: 'ManifestWork',
+        metadata: { name: 'argocd-guestbook', namespace: 'spoke2' },
+        spec: { workload: { manifests: [] } },
+      };
       world.put('ManifestWork', foreign);
       retarget(world, 'spoke2');
       await world.settle(reconciler, KEY);
       expect(world.get('ManifestWork', WORK1)).toBeDefined();
       expect(world.get<ManifestWork>('ManifestWork', WORK2)!.spec.workload.manifests).toStrictEqual([]);
-      expect(condition(world, DELIVERY_ERROR_CONDITION)!.message).toContain('ManifestWork spoke2/argocd-guestbook already exists and it is not managed by pullfleet');
+      expect(condition(world, DELIVERY_ERROR_CONDITION)!.message).toContain(
+        'ManifestWork spoke2/argocd-guestbook already exists and it is not managed by pullfleet',
+      );
     });
 
     test.each([403, 422])('fails when the new work is rejected with %i: the old work stays', async (status) => {
@@ -210,9 +302,13 @@ describe('reconcile hardening (issue 7)', () => {
       world.put('Application', app());
       const watch = world.reconciler(createApplicationReconciler, { feedbackScrapeType: 'Watch' });
       await world.settle(watch, KEY);
-      expect(world.get<ManifestWork>('ManifestWork', WORK1)!.spec.manifestConfigs![0]!.feedbackScrapeType).toBe('Watch');
+      expect(world.get<ManifestWork>('ManifestWork', WORK1)!.spec.manifestConfigs![0]!.feedbackScrapeType).toBe(
+        'Watch',
+      );
       await world.settle(reconciler, KEY);
-      expect(world.get<ManifestWork>('ManifestWork', WORK1)!.spec.manifestConfigs![0]!.feedbackScrapeType).toBeUndefined();
+      expect(
+        world.get<ManifestWork>('ManifestWork', WORK1)!.spec.manifestConfigs![0]!.feedbackScrapeType,
+      ).toBeUndefined();
     });
 
     test('GIVEN an app owned by an ApplicationSet WHEN it leaves the ApplicationSet THEN the work loses the application-set label and hosting annotation, and other writers keep theirs', async () => {
@@ -239,7 +335,8 @@ describe('reconcile hardening (issue 7)', () => {
       const work = world.get<ManifestWork>('ManifestWork', WORK1)!;
       const config = work.spec.manifestConfigs![0]!;
       config.feedbackScrapeType = 'Poll';
-      (config.updateStrategy as { serverSideApply: Record<string, unknown> }).serverSideApply.fieldManager = 'work-agent';
+      (config.updateStrategy as { serverSideApply: Record<string, unknown> }).serverSideApply.fieldManager =
+        'work-agent';
       world.put('ManifestWork', work);
       const before = world.writes.length;
       await reconciler.reconcile(KEY, { enqueuedAt: Date.now() });
@@ -269,7 +366,7 @@ describe('reconcile hardening (issue 7)', () => {
       expect(stats.pendingExpectations()).toBe(0);
     });
 
-    test('GIVEN a cache behind the controller\'s own write WHEN reconciled THEN it requeues itself shortly instead of waiting for the resync', async () => {
+    test("GIVEN a cache behind the controller's own write WHEN reconciled THEN it requeues itself shortly instead of waiting for the resync", async () => {
       world.put('Application', app());
       await world.settle(reconciler, KEY);
       const old = structuredClone(world.cache.get<Application>('Application', KEY)!);
@@ -283,7 +380,7 @@ describe('reconcile hardening (issue 7)', () => {
   });
 
   describe('defect 9: no periodic churn', () => {
-    test('GIVEN stale feedback WHEN time passes THEN the hub app is not rewritten, and the recheck comes from the reconcile\'s own requeue', async () => {
+    test("GIVEN stale feedback WHEN time passes THEN the hub app is not rewritten, and the recheck comes from the reconcile's own requeue", async () => {
       world.put('Application', app());
       await world.settle(reconciler, KEY);
       report(world, WORK1, { healthStatus: S('Healthy'), reconciledAt: S('2026-03-01T11:55:00Z') });
@@ -307,7 +404,9 @@ describe('reconcile hardening (issue 7)', () => {
       world.put('Application', app());
       world.failNext = { verb: 'apply', status: 404 };
       await expect(reconciler.reconcile(KEY, { enqueuedAt: Date.now() })).resolves.not.toThrow();
-      expect(condition(world, DELIVERY_ERROR_CONDITION)!.message).toContain('namespace "spoke1" does not exist on the hub yet');
+      expect(condition(world, DELIVERY_ERROR_CONDITION)!.message).toContain(
+        'namespace "spoke1" does not exist on the hub yet',
+      );
       world.enqueued.length = 0;
       world.put('Namespace', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'spoke1' } });
       world.put('Namespace', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'unrelated' } });
@@ -320,21 +419,38 @@ describe('reconcile hardening (issue 7)', () => {
     test('GIVEN operationStateStartedAt reported as an Integer WHEN written back THEN it is converted to an RFC 3339 time and a condition names the field', async () => {
       world.put('Application', app());
       await world.settle(reconciler, KEY);
-      report(world, WORK1, { healthStatus: S('Healthy'), operationStatePhase: S('Succeeded'), operationStateStartedAt: { type: 'Integer', integer: 1772366400 } });
+      report(world, WORK1, {
+        healthStatus: S('Healthy'),
+        operationStatePhase: S('Succeeded'),
+        operationStateStartedAt: { type: 'Integer', integer: 1772366400 },
+      });
       await world.settle(reconciler, KEY);
       expect(hubApp(world).status!.operationState!.startedAt).toBe('2026-03-01T12:00:00Z');
-      expect(condition(world, INVALID_FEEDBACK_CONDITION)!.message).toContain('converted from a Unix timestamp: operationStateStartedAt "1772366400" written as 2026-03-01T12:00:00Z');
+      expect(condition(world, INVALID_FEEDBACK_CONDITION)!.message).toContain(
+        'converted from a Unix timestamp: operationStateStartedAt "1772366400" written as 2026-03-01T12:00:00Z',
+      );
     });
 
     test('fails when a feedback value cannot be a time: it is left out, the rest is written, a condition names the field', async () => {
       world.put('Application', app());
       await world.settle(reconciler, KEY);
-      report(world, WORK1, { healthStatus: S('Healthy'), syncStatus: S('Synced'), operationStatePhase: S('Succeeded'), operationStateStartedAt: { type: 'JsonRaw', jsonRaw: '{"not":"a time"}' } });
+      report(world, WORK1, {
+        healthStatus: S('Healthy'),
+        syncStatus: S('Synced'),
+        operationStatePhase: S('Succeeded'),
+        operationStateStartedAt: { type: 'JsonRaw', jsonRaw: '{"not":"a time"}' },
+      });
       await world.settle(reconciler, KEY);
       const status = hubApp(world).status!;
-      expect([status.health!.status, status.sync!.status, status.operationState!.phase]).toStrictEqual(['Healthy', 'Synced', 'Succeeded']);
+      expect([status.health!.status, status.sync!.status, status.operationState!.phase]).toStrictEqual([
+        'Healthy',
+        'Synced',
+        'Succeeded',
+      ]);
       expect(status.operationState!.startedAt).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/);
-      expect(condition(world, INVALID_FEEDBACK_CONDITION)!.message).toContain('operationStateStartedAt "{\\"not\\":\\"a time\\"}"');
+      expect(condition(world, INVALID_FEEDBACK_CONDITION)!.message).toContain(
+        'operationStateStartedAt "{\\"not\\":\\"a time\\"}"',
+      );
     });
 
     test('fails when the API server still rejects the status (422): conditions are written, no retry loop', async () => {
@@ -343,23 +459,30 @@ describe('reconcile hardening (issue 7)', () => {
       report(world, WORK1, { healthStatus: S('Healthy') });
       world.failNext = { verb: 'patch', status: 422 };
       await reconciler.reconcile(KEY, { enqueuedAt: Date.now() });
-      expect(condition(world, INVALID_FEEDBACK_CONDITION)!.message).toContain('the API server rejected the status write-back');
+      expect(condition(world, INVALID_FEEDBACK_CONDITION)!.message).toContain(
+        'the API server rejected the status write-back',
+      );
     });
 
     test.each([
       ['missing', null],
       ['empty', '  '],
-    ])('fails when an opted-in app has a %s cluster annotation: a condition, and delivered work is kept', async (_case, value) => {
-      world.put('Application', app());
-      await world.settle(reconciler, KEY);
-      const current = hubApp(world);
-      if (value === null) delete current.metadata.annotations![MANAGED_CLUSTER_ANNOTATION];
-      else current.metadata.annotations![MANAGED_CLUSTER_ANNOTATION] = value;
-      world.put('Application', current);
-      await world.settle(reconciler, KEY);
-      expect(world.cache.keys('ManifestWork')).toStrictEqual([WORK1]);
-      expect(condition(world, DELIVERY_ERROR_CONDITION)!.message).toContain(`annotation ${MANAGED_CLUSTER_ANNOTATION} is ${_case}`);
-    });
+    ])(
+      'fails when an opted-in app has a %s cluster annotation: a condition, and delivered work is kept',
+      async (_case, value) => {
+        world.put('Application', app());
+        await world.settle(reconciler, KEY);
+        const current = hubApp(world);
+        if (value === null) delete current.metadata.annotations![MANAGED_CLUSTER_ANNOTATION];
+        else current.metadata.annotations![MANAGED_CLUSTER_ANNOTATION] = value;
+        world.put('Application', current);
+        await world.settle(reconciler, KEY);
+        expect(world.cache.keys('ManifestWork')).toStrictEqual([WORK1]);
+        expect(condition(world, DELIVERY_ERROR_CONDITION)!.message).toContain(
+          `annotation ${MANAGED_CLUSTER_ANNOTATION} is ${_case}`,
+        );
+      },
+    );
 
     test('fails when an opted-in app lacks skip-reconcile "true": it is delivered and a condition says the hub Argo CD reconciles it too', async () => {
       const noSkip = app();
@@ -367,17 +490,29 @@ describe('reconcile hardening (issue 7)', () => {
       world.put('Application', noSkip);
       await world.settle(reconciler, KEY);
       expect(world.get('ManifestWork', WORK1)).toBeDefined();
-      expect(condition(world, SKIP_RECONCILE_CONDITION)!.message).toContain(`annotation ${SKIP_RECONCILE_ANNOTATION} is not "true"`);
+      expect(condition(world, SKIP_RECONCILE_CONDITION)!.message).toContain(
+        `annotation ${SKIP_RECONCILE_ANNOTATION} is not "true"`,
+      );
     });
   });
 
   describe('defect 11: the cache keeps only what pullfleet acts on', () => {
     const bulky = {
-      resources: Array.from({ length: 200 }, (_, i) => ({ kind: 'ConfigMap', name: `cm-${i}`, namespace: 'guestbook', status: 'Synced' })),
+      resources: Array.from({ length: 200 }, (_, i) => ({
+        kind: 'ConfigMap',
+        name: `cm-${i}`,
+        namespace: 'guestbook',
+        status: 'Synced',
+      })),
       history: [{ id: 1, revision: 'abc', deployedAt: '2026-03-01T11:00:00Z' }],
       sync: { status: 'Synced' },
       health: { status: 'Healthy' },
-      operationState: { operation: { sync: {} }, phase: 'Succeeded', startedAt: '2026-03-01T11:00:00Z', syncResult: { resources: [{ name: 'cm-0' }] } },
+      operationState: {
+        operation: { sync: {} },
+        phase: 'Succeeded',
+        startedAt: '2026-03-01T11:00:00Z',
+        syncResult: { resources: [{ name: 'cm-0' }] },
+      },
     };
 
     test('GIVEN a push-mode Application WHEN cached THEN only its metadata is kept (without the last-applied copy); WHEN it opts in THEN all of it is', async () => {
@@ -387,7 +522,12 @@ describe('reconcile hardening (issue 7)', () => {
       expect(world.cache.get('Application', KEY)).toStrictEqual({
         apiVersion: 'argoproj.io/v1alpha1',
         kind: 'Application',
-        metadata: { ...push.metadata, annotations: { [SKIP_RECONCILE_ANNOTATION]: 'true', [MANAGED_CLUSTER_ANNOTATION]: 'spoke1' }, resourceVersion: expect.any(String), uid: expect.any(String) },
+        metadata: {
+          ...push.metadata,
+          annotations: { [SKIP_RECONCILE_ANNOTATION]: 'true', [MANAGED_CLUSTER_ANNOTATION]: 'spoke1' },
+          resourceVersion: expect.any(String),
+          uid: expect.any(String),
+        },
       });
       await world.settle(reconciler, KEY);
       expect(world.cache.list('ManifestWork')).toHaveLength(0);
@@ -423,7 +563,18 @@ describe('reconcile hardening (issue 7)', () => {
     });
 
     test('GIVEN a ManagedCluster status update WHEN nothing tenancy reads changed THEN no app is enqueued', () => {
-      for (let i = 0; i < 5; i++) cluster(world, 'spoke1', 'prod', { status: { conditions: [{ type: 'ManagedClusterConditionAvailable', status: 'True', lastTransitionTime: `2026-03-01T12:0${i}:00Z` }] } });
+      for (let i = 0; i < 5; i++)
+        cluster(world, 'spoke1', 'prod', {
+          status: {
+            conditions: [
+              {
+                type: 'ManagedClusterConditionAvailable',
+                status: 'True',
+                lastTransitionTime: `2026-03-01T12:0${i}:00Z`,
+              },
+            ],
+          },
+        });
       expect(world.enqueued).toStrictEqual([]);
     });
 
@@ -433,10 +584,22 @@ describe('reconcile hardening (issue 7)', () => {
     });
 
     test('GIVEN a binding change WHEN routed THEN only the pull apps of its namespace are enqueued; a no-op update enqueues nothing', () => {
-      const binding = { apiVersion: 'cluster.open-cluster-management.io/v1beta2', kind: 'ManagedClusterSetBinding', metadata: { name: 'prod', namespace: NS }, spec: { clusterSet: 'prod' } };
-      world.put('ManagedClusterSetBinding', { ...binding, metadata: { ...binding.metadata, labels: { touched: 'yes' } } });
+      const binding = {
+        apiVersion: 'cluster.open-cluster-management.io/v1beta2',
+        kind: 'ManagedClusterSetBinding',
+        metadata: { name: 'prod', namespace: NS },
+        spec: { clusterSet: 'prod' },
+      };
+      world.put('ManagedClusterSetBinding', {
+        ...binding,
+        metadata: { ...binding.metadata, labels: { touched: 'yes' } },
+      });
       expect(world.enqueued).toStrictEqual([]);
-      world.put('ManagedClusterSetBinding', { ...binding, metadata: { name: 'dev', namespace: 'elsewhere' }, spec: { clusterSet: 'dev' } });
+      world.put('ManagedClusterSetBinding', {
+        ...binding,
+        metadata: { name: 'dev', namespace: 'elsewhere' },
+        spec: { clusterSet: 'dev' },
+      });
       expect(world.enqueued).toStrictEqual([]);
       world.remove('ManagedClusterSetBinding', `${NS}/prod`);
       expect(world.enqueued.sort()).toStrictEqual([KEY, `${NS}/other`]);

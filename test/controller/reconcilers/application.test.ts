@@ -1,7 +1,14 @@
 import { beforeEach, describe, expect, test } from '@jest/globals';
 import { createApplicationReconciler } from '../../../src/controller/reconcilers/application.js';
 import type { Reconciler } from '../../../src/controller/runtime/reconciler.js';
-import { CLEANUP_FINALIZER, DELIVERY_ANNOTATION, DELIVERY_LABEL, MANAGED_CLUSTER_ANNOTATION, PULL_LABEL, REFRESH_ANNOTATION } from '../../../src/model/core/keys.js';
+import {
+  CLEANUP_FINALIZER,
+  DELIVERY_ANNOTATION,
+  DELIVERY_LABEL,
+  MANAGED_CLUSTER_ANNOTATION,
+  PULL_LABEL,
+  REFRESH_ANNOTATION,
+} from '../../../src/model/core/keys.js';
 import { type Application, type FieldValue, type ManifestWork } from '../../../src/model/core/types.js';
 import { buildManifestWork } from '../../../src/model/delivery/manifestwork.js';
 import { FORWARDED_OPERATION_ANNOTATION } from '../../../src/model/runtime/propagation.js';
@@ -11,7 +18,14 @@ import { World } from '../../support/world.js';
 const NS = 'argocd';
 const KEY = `${NS}/guestbook`;
 
-function app(overrides: { cluster?: string; labels?: Record<string, string>; annotations?: Record<string, string>; name?: string } = {}): Application {
+function app(
+  overrides: {
+    cluster?: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+    name?: string;
+  } = {},
+): Application {
   return {
     apiVersion: 'argoproj.io/v1alpha1',
     kind: 'Application',
@@ -19,14 +33,26 @@ function app(overrides: { cluster?: string; labels?: Record<string, string>; ann
       name: overrides.name ?? 'guestbook',
       namespace: NS,
       labels: overrides.labels ?? { [PULL_LABEL]: 'true' },
-      annotations: { [MANAGED_CLUSTER_ANNOTATION]: overrides.cluster ?? 'spoke1', 'argocd.argoproj.io/skip-reconcile': 'true', ...overrides.annotations },
+      annotations: {
+        [MANAGED_CLUSTER_ANNOTATION]: overrides.cluster ?? 'spoke1',
+        'argocd.argoproj.io/skip-reconcile': 'true',
+        ...overrides.annotations,
+      },
     },
-    spec: { project: 'default', destination: { server: 'https://kubernetes.default.svc', namespace: 'guestbook' }, source: { repoURL: 'https://git.example/apps', path: 'guestbook' } },
+    spec: {
+      project: 'default',
+      destination: { server: 'https://kubernetes.default.svc', namespace: 'guestbook' },
+      source: { repoURL: 'https://git.example/apps', path: 'guestbook' },
+    },
   };
 }
 
 function cluster(world: World, name: string, set = 'prod'): void {
-  world.put('ManagedCluster', { apiVersion: 'cluster.open-cluster-management.io/v1', kind: 'ManagedCluster', metadata: { name, labels: { 'cluster.open-cluster-management.io/clusterset': set } } });
+  world.put('ManagedCluster', {
+    apiVersion: 'cluster.open-cluster-management.io/v1',
+    kind: 'ManagedCluster',
+    metadata: { name, labels: { 'cluster.open-cluster-management.io/clusterset': set } },
+  });
 }
 
 function feedbackValues(values: Record<string, FieldValue>) {
@@ -34,15 +60,48 @@ function feedbackValues(values: Record<string, FieldValue>) {
 }
 
 /** Writes feedback into a work as the OCM work agent would. */
-function report(world: World, workKey: string, values: Record<string, FieldValue>, applied: 'True' | 'False' = 'True'): void {
+function report(
+  world: World,
+  workKey: string,
+  values: Record<string, FieldValue>,
+  applied: 'True' | 'False' = 'True',
+): void {
   const work = world.get<ManifestWork>('ManifestWork', workKey)!;
   work.status = {
-    conditions: [{ type: 'Applied', status: applied, reason: applied === 'True' ? 'AppliedManifestWorkComplete' : 'AppliedManifestWorkFailed', message: applied === 'True' ? 'applied' : 'namespace argocd not found' }],
+    conditions: [
+      {
+        type: 'Applied',
+        status: applied,
+        reason: applied === 'True' ? 'AppliedManifestWorkComplete' : 'AppliedManifestWorkFailed',
+        message: applied === 'True' ? 'applied' : 'namespace argocd not found',
+      },
+    ],
     resourceStatus: {
       manifests: [
         // A spoke Namespace first: matching must use resourceMeta, not the position.
-        { resourceMeta: { group: '', version: 'v1', kind: 'Namespace', resource: 'namespaces', name: 'guestbook', ordinal: 0 }, statusFeedback: { values: feedbackValues({ healthStatus: { type: 'String', string: 'Wrong' } }) } },
-        { resourceMeta: { group: 'argoproj.io', version: 'v1alpha1', kind: 'Application', resource: 'applications', name: 'guestbook', namespace: NS, ordinal: 1 }, statusFeedback: { values: feedbackValues(values) } },
+        {
+          resourceMeta: {
+            group: '',
+            version: 'v1',
+            kind: 'Namespace',
+            resource: 'namespaces',
+            name: 'guestbook',
+            ordinal: 0,
+          },
+          statusFeedback: { values: feedbackValues({ healthStatus: { type: 'String', string: 'Wrong' } }) },
+        },
+        {
+          resourceMeta: {
+            group: 'argoproj.io',
+            version: 'v1alpha1',
+            kind: 'Application',
+            resource: 'applications',
+            name: 'guestbook',
+            namespace: NS,
+            ordinal: 1,
+          },
+          statusFeedback: { values: feedbackValues(values) },
+        },
       ],
     },
   };
@@ -59,8 +118,17 @@ describe('application reconciler', () => {
     world = new World();
     cluster(world, 'spoke1');
     cluster(world, 'spoke2');
-    world.put('ManagedClusterSet', { apiVersion: 'cluster.open-cluster-management.io/v1beta2', kind: 'ManagedClusterSet', metadata: { name: 'prod' } });
-    world.put('ManagedClusterSetBinding', { apiVersion: 'cluster.open-cluster-management.io/v1beta2', kind: 'ManagedClusterSetBinding', metadata: { name: 'prod', namespace: NS }, spec: { clusterSet: 'prod' } });
+    world.put('ManagedClusterSet', {
+      apiVersion: 'cluster.open-cluster-management.io/v1beta2',
+      kind: 'ManagedClusterSet',
+      metadata: { name: 'prod' },
+    });
+    world.put('ManagedClusterSetBinding', {
+      apiVersion: 'cluster.open-cluster-management.io/v1beta2',
+      kind: 'ManagedClusterSetBinding',
+      metadata: { name: 'prod', namespace: NS },
+      spec: { clusterSet: 'prod' },
+    });
     reconciler = world.reconciler(createApplicationReconciler);
   });
 
@@ -69,7 +137,10 @@ describe('application reconciler', () => {
     await world.settle(reconciler, KEY);
     const work = world.get<ManifestWork>('ManifestWork', 'spoke1/argocd-guestbook')!;
     const expected = buildManifestWork(stored);
-    expect({ metadata: { labels: work.metadata.labels, annotations: work.metadata.annotations }, spec: work.spec }).toStrictEqual({
+    expect({
+      metadata: { labels: work.metadata.labels, annotations: work.metadata.annotations },
+      spec: work.spec,
+    }).toStrictEqual({
       metadata: { labels: expected.metadata.labels, annotations: expected.metadata.annotations },
       spec: expected.spec,
     });
@@ -103,7 +174,9 @@ describe('application reconciler', () => {
     world.put('Application', app({ cluster: 'dev1' }));
     await world.settle(reconciler, KEY);
     expect(world.cache.list('ManifestWork')).toHaveLength(0);
-    expect(world.get<Application>('Application', KEY)!.status?.conditions?.[0]?.message).toContain('namespace "argocd" may not deliver to ManagedCluster "dev1": bound sets [prod] do not contain it');
+    expect(world.get<Application>('Application', KEY)!.status?.conditions?.[0]?.message).toContain(
+      'namespace "argocd" may not deliver to ManagedCluster "dev1": bound sets [prod] do not contain it',
+    );
   });
 
   test('GIVEN relaxed tenancy WHEN the cluster is in an unbound set THEN the work is delivered', async () => {
@@ -143,11 +216,16 @@ describe('application reconciler', () => {
     await world.settle(reconciler, KEY);
     // The work agent holds the work for a moment (its own finalizer) while it cleans the spoke.
     const work = world.get<ManifestWork>('ManifestWork', 'spoke1/argocd-guestbook')!;
-    world.put('ManifestWork', { ...work, metadata: { ...work.metadata, finalizers: ['cluster.open-cluster-management.io/manifest-work-cleanup'] } });
+    world.put('ManifestWork', {
+      ...work,
+      metadata: { ...work.metadata, finalizers: ['cluster.open-cluster-management.io/manifest-work-cleanup'] },
+    });
     world.remove('Application', KEY);
     await world.settle(reconciler, KEY);
     expect(world.get<Application>('Application', KEY)!.metadata.finalizers).toStrictEqual([CLEANUP_FINALIZER]);
-    expect(world.get<ManifestWork>('ManifestWork', 'spoke1/argocd-guestbook')!.metadata.deletionTimestamp).toBeDefined();
+    expect(
+      world.get<ManifestWork>('ManifestWork', 'spoke1/argocd-guestbook')!.metadata.deletionTimestamp,
+    ).toBeDefined();
     // The agent finishes: the work disappears, then the app is released.
     world.cache.remove('ManifestWork', 'spoke1/argocd-guestbook');
     await world.settle(reconciler, KEY);
@@ -158,25 +236,47 @@ describe('application reconciler', () => {
     ['resources-finalizer.argocd.argoproj.io'],
     ['resources-finalizer.argocd.argoproj.io/foreground'],
     ['resources-finalizer.argocd.argoproj.io/background'],
-  ])('GIVEN a delivered app with %s WHEN it is deleted THEN its work goes first and the Argo CD finalizer is released with the cleanup finalizer', async (argoFinalizer) => {
-    world.put('Application', { ...app(), metadata: { ...app().metadata, finalizers: [argoFinalizer, 'example.com/keep'] } });
-    await world.settle(reconciler, KEY);
-    expect(world.get<Application>('Application', KEY)!.metadata.finalizers).toStrictEqual([argoFinalizer, 'example.com/keep', CLEANUP_FINALIZER]);
-    const work = world.get<ManifestWork>('ManifestWork', 'spoke1/argocd-guestbook')!;
-    world.put('ManifestWork', { ...work, metadata: { ...work.metadata, finalizers: ['cluster.open-cluster-management.io/manifest-work-cleanup'] } });
-    world.remove('Application', KEY);
-    await world.settle(reconciler, KEY);
-    // While the work agent still cleans the spoke, every finalizer stays.
-    expect(world.get<Application>('Application', KEY)!.metadata.finalizers).toStrictEqual([argoFinalizer, 'example.com/keep', CLEANUP_FINALIZER]);
-    expect(world.get<ManifestWork>('ManifestWork', 'spoke1/argocd-guestbook')!.metadata.deletionTimestamp).toBeDefined();
-    world.cache.remove('ManifestWork', 'spoke1/argocd-guestbook');
-    await world.settle(reconciler, KEY);
-    // Only finalizers of others are left: Argo CD's and pullfleet's are gone.
-    expect(world.get<Application>('Application', KEY)!.metadata.finalizers).toStrictEqual(['example.com/keep']);
-  });
+  ])(
+    'GIVEN a delivered app with %s WHEN it is deleted THEN its work goes first and the Argo CD finalizer is released with the cleanup finalizer',
+    async (argoFinalizer) => {
+      world.put('Application', {
+        ...app(),
+        metadata: { ...app().metadata, finalizers: [argoFinalizer, 'example.com/keep'] },
+      });
+      await world.settle(reconciler, KEY);
+      expect(world.get<Application>('Application', KEY)!.metadata.finalizers).toStrictEqual([
+        argoFinalizer,
+        'example.com/keep',
+        CLEANUP_FINALIZER,
+      ]);
+      const work = world.get<ManifestWork>('ManifestWork', 'spoke1/argocd-guestbook')!;
+      world.put('ManifestWork', {
+        ...work,
+        metadata: { ...work.metadata, finalizers: ['cluster.open-cluster-management.io/manifest-work-cleanup'] },
+      });
+      world.remove('Application', KEY);
+      await world.settle(reconciler, KEY);
+      // While the work agent still cleans the spoke, every finalizer stays.
+      expect(world.get<Application>('Application', KEY)!.metadata.finalizers).toStrictEqual([
+        argoFinalizer,
+        'example.com/keep',
+        CLEANUP_FINALIZER,
+      ]);
+      expect(
+        world.get<ManifestWork>('ManifestWork', 'spoke1/argocd-guestbook')!.metadata.deletionTimestamp,
+      ).toBeDefined();
+      world.cache.remove('ManifestWork', 'spoke1/argocd-guestbook');
+      await world.settle(reconciler, KEY);
+      // Only finalizers of others are left: Argo CD's and pullfleet's are gone.
+      expect(world.get<Application>('Application', KEY)!.metadata.finalizers).toStrictEqual(['example.com/keep']);
+    },
+  );
 
   test('GIVEN a deleted pull app with the Argo CD finalizer and no work left WHEN reconciled THEN the app is gone', async () => {
-    world.put('Application', { ...app(), metadata: { ...app().metadata, finalizers: ['resources-finalizer.argocd.argoproj.io'] } });
+    world.put('Application', {
+      ...app(),
+      metadata: { ...app().metadata, finalizers: ['resources-finalizer.argocd.argoproj.io'] },
+    });
     world.remove('Application', KEY);
     await world.settle(reconciler, KEY);
     expect(world.get('Application', KEY)).toBeUndefined();
@@ -184,11 +284,16 @@ describe('application reconciler', () => {
 
   test('GIVEN a deleted static app with the Argo CD finalizer WHEN its synth work is still there THEN the finalizer stays until the work is gone', async () => {
     const staticApp = app({ annotations: { [DELIVERY_ANNOTATION]: 'static' } });
-    world.put('Application', { ...staticApp, metadata: { ...staticApp.metadata, finalizers: ['resources-finalizer.argocd.argoproj.io'] } });
+    world.put('Application', {
+      ...staticApp,
+      metadata: { ...staticApp.metadata, finalizers: ['resources-finalizer.argocd.argoproj.io'] },
+    });
     world.put('ManifestWork', buildManifestWork(staticApp));
     world.remove('Application', KEY);
     await world.settle(reconciler, KEY);
-    expect(world.get<Application>('Application', KEY)!.metadata.finalizers).toStrictEqual(['resources-finalizer.argocd.argoproj.io']);
+    expect(world.get<Application>('Application', KEY)!.metadata.finalizers).toStrictEqual([
+      'resources-finalizer.argocd.argoproj.io',
+    ]);
     expect(world.writes.filter((write) => write.resource === 'manifestworks')).toHaveLength(0);
     world.cache.remove('ManifestWork', 'spoke1/argocd-guestbook');
     await world.settle(reconciler, KEY);
@@ -198,15 +303,26 @@ describe('application reconciler', () => {
   test.each([
     ['without the pull label', app({ labels: {} })],
     ['with the pull label false', app({ labels: { [PULL_LABEL]: 'false' } })],
-    ['without skip-reconcile (the hub Argo CD processes it)', app({ annotations: { 'argocd.argoproj.io/skip-reconcile': 'false' } })],
+    [
+      'without skip-reconcile (the hub Argo CD processes it)',
+      app({ annotations: { 'argocd.argoproj.io/skip-reconcile': 'false' } }),
+    ],
     ['of the agent model', app({ labels: { [PULL_LABEL]: 'true', 'pullfleet.io/delivery-model': 'agent-managed' } })],
-  ])('GIVEN a deleted app %s with the Argo CD finalizer WHEN reconciled THEN the finalizer is left to Argo CD', async (_case, base) => {
-    world.put('Application', { ...base, metadata: { ...base.metadata, finalizers: ['resources-finalizer.argocd.argoproj.io'] } });
-    world.remove('Application', KEY);
-    await world.settle(reconciler, KEY);
-    expect(world.get<Application>('Application', KEY)!.metadata.finalizers).toStrictEqual(['resources-finalizer.argocd.argoproj.io']);
-    expect(world.writes.filter((write) => write.resource === 'applications')).toHaveLength(0);
-  });
+  ])(
+    'GIVEN a deleted app %s with the Argo CD finalizer WHEN reconciled THEN the finalizer is left to Argo CD',
+    async (_case, base) => {
+      world.put('Application', {
+        ...base,
+        metadata: { ...base.metadata, finalizers: ['resources-finalizer.argocd.argoproj.io'] },
+      });
+      world.remove('Application', KEY);
+      await world.settle(reconciler, KEY);
+      expect(world.get<Application>('Application', KEY)!.metadata.finalizers).toStrictEqual([
+        'resources-finalizer.argocd.argoproj.io',
+      ]);
+      expect(world.writes.filter((write) => write.resource === 'applications')).toHaveLength(0);
+    },
+  );
 
   test('GIVEN a delivered app WHEN it vanishes without the finalizer THEN the sweep deletes its work', async () => {
     world.put('Application', app());
@@ -231,7 +347,9 @@ describe('application reconciler', () => {
     report(world, 'spoke1/argocd-guestbook', { healthStatus: S('Healthy'), syncStatus: S('Synced') });
     await world.settle(reconciler, KEY);
     expect(world.writes.filter((write) => write.resource === 'manifestworks')).toHaveLength(0);
-    expect(world.get<ManifestWork>('ManifestWork', 'spoke1/argocd-guestbook')!.metadata.labels?.[DELIVERY_LABEL]).toBe('static');
+    expect(world.get<ManifestWork>('ManifestWork', 'spoke1/argocd-guestbook')!.metadata.labels?.[DELIVERY_LABEL]).toBe(
+      'static',
+    );
     expect(world.get<Application>('Application', KEY)!.status?.health?.status).toBe('Healthy');
   });
 
@@ -241,15 +359,25 @@ describe('application reconciler', () => {
     world.put('ManifestWork', other);
     world.put('Application', app());
     await world.settle(reconciler, KEY);
-    expect(world.get<ManifestWork>('ManifestWork', 'spoke1/argocd-guestbook')!.metadata.annotations?.['apps.open-cluster-management.io/hub-application-name']).toBe('other');
-    expect(world.get<Application>('Application', KEY)!.status?.conditions?.[0]?.message).toContain('already exists and it belongs to Application argocd/other: refusing to take it over');
+    expect(
+      world.get<ManifestWork>('ManifestWork', 'spoke1/argocd-guestbook')!.metadata.annotations?.[
+        'apps.open-cluster-management.io/hub-application-name'
+      ],
+    ).toBe('other');
+    expect(world.get<Application>('Application', KEY)!.status?.conditions?.[0]?.message).toContain(
+      'already exists and it belongs to Application argocd/other: refusing to take it over',
+    );
   });
 
   test('GIVEN a delivered app WHEN the spoke has reported nothing THEN sync and health are Unknown', async () => {
     world.put('Application', app());
     await world.settle(reconciler, KEY);
     const status = world.get<Application>('Application', KEY)!.status!;
-    expect({ sync: status.sync, health: status.health, operationState: status.operationState }).toStrictEqual({ sync: { status: 'Unknown' }, health: { status: 'Unknown' }, operationState: undefined });
+    expect({ sync: status.sync, health: status.health, operationState: status.operationState }).toStrictEqual({
+      sync: { status: 'Unknown' },
+      health: { status: 'Unknown' },
+      operationState: undefined,
+    });
   });
 
   test('GIVEN feedback of every value type WHEN reconciled THEN the hub status carries them as text', async () => {
@@ -293,13 +421,17 @@ describe('application reconciler', () => {
     report(world, 'spoke1/argocd-guestbook', { healthStatus: S('Healthy'), reconciledAt: S('2026-03-01T11:00:00Z') });
     await world.settle(reconciler, KEY);
     const first = world.get<Application>('Application', KEY)!.status!.conditions!;
-    expect(first.map((c) => [c.type, c.lastTransitionTime])).toStrictEqual([[FEEDBACK_STALE_CONDITION, '2026-03-01T12:00:00Z']]);
+    expect(first.map((c) => [c.type, c.lastTransitionTime])).toStrictEqual([
+      [FEEDBACK_STALE_CONDITION, '2026-03-01T12:00:00Z'],
+    ]);
     expect(first[0]!.message).toBe(
       'spoke feedback is stale: the spoke Application last reconciled at 2026-03-01T11:00:00Z, more than 900 s before the hub last checked; check the work agent and Argo CD on cluster spoke1',
     );
     world.clock = new Date('2026-03-01T12:10:00Z');
     await world.settle(reconciler, KEY);
-    expect(world.get<Application>('Application', KEY)!.status!.conditions![0]!.lastTransitionTime).toBe('2026-03-01T12:00:00Z');
+    expect(world.get<Application>('Application', KEY)!.status!.conditions![0]!.lastTransitionTime).toBe(
+      '2026-03-01T12:00:00Z',
+    );
     report(world, 'spoke1/argocd-guestbook', { healthStatus: S('Healthy'), reconciledAt: S('2026-03-01T12:09:00Z') });
     await world.settle(reconciler, KEY);
     expect(world.get<Application>('Application', KEY)!.status!.conditions).toBeUndefined();
@@ -327,31 +459,48 @@ describe('application reconciler', () => {
     world.put('Application', app());
     world.failNext = { verb: 'apply', status: 422 };
     await reconciler.reconcile(KEY, { enqueuedAt: Date.now() });
-    expect(world.get<Application>('Application', KEY)!.status!.conditions![0]!.message).toContain('the API server rejected ManifestWork spoke1/argocd-guestbook: apply: injected 422');
+    expect(world.get<Application>('Application', KEY)!.status!.conditions![0]!.message).toContain(
+      'the API server rejected ManifestWork spoke1/argocd-guestbook: apply: injected 422',
+    );
   });
 
   test('GIVEN an operation and a refresh on the hub app WHEN reconciled THEN the refresh is forwarded once, the operation until the spoke takes it, and RollingSync sees Progressing then Healthy', async () => {
     world.put('Application', app());
     await world.settle(reconciler, KEY);
-    report(world, 'spoke1/argocd-guestbook', { healthStatus: S('Healthy'), syncStatus: S('Synced'), operationStatePhase: S('Succeeded'), operationStateStartedAt: S('2026-03-01T10:00:00Z') });
+    report(world, 'spoke1/argocd-guestbook', {
+      healthStatus: S('Healthy'),
+      syncStatus: S('Synced'),
+      operationStatePhase: S('Succeeded'),
+      operationStateStartedAt: S('2026-03-01T10:00:00Z'),
+    });
     await world.settle(reconciler, KEY);
     const current = world.get<Application>('Application', KEY)!;
     current.operation = { sync: { revision: 'HEAD' } };
     current.metadata.annotations![REFRESH_ANNOTATION] = 'hard';
     world.put('Application', current);
     await world.settle(reconciler, KEY);
-    const payload = () => world.get<ManifestWork>('ManifestWork', 'spoke1/argocd-guestbook')!.spec.workload.manifests.at(-1)!;
+    const payload = () =>
+      world.get<ManifestWork>('ManifestWork', 'spoke1/argocd-guestbook')!.spec.workload.manifests.at(-1)!;
     const hub = world.get<Application>('Application', KEY)!;
     expect(hub.metadata.annotations?.[REFRESH_ANNOTATION]).toBeUndefined();
     expect(hub.operation).toStrictEqual({ sync: { revision: 'HEAD' } });
     expect(payload().operation).toStrictEqual({ sync: { revision: 'HEAD' } });
     expect([hub.status!.health!.status, hub.status!.operationState!.phase]).toStrictEqual(['Progressing', 'Running']);
-    report(world, 'spoke1/argocd-guestbook', { healthStatus: S('Healthy'), syncStatus: S('Synced'), operationStatePhase: S('Succeeded'), operationStateStartedAt: S('2026-03-01T12:00:05Z') });
+    report(world, 'spoke1/argocd-guestbook', {
+      healthStatus: S('Healthy'),
+      syncStatus: S('Synced'),
+      operationStatePhase: S('Succeeded'),
+      operationStateStartedAt: S('2026-03-01T12:00:05Z'),
+    });
     await world.settle(reconciler, KEY);
     const done = world.get<Application>('Application', KEY)!;
     expect(done.operation).toBeUndefined();
     expect(done.metadata.annotations?.[FORWARDED_OPERATION_ANNOTATION]).toBeUndefined();
     expect(payload().operation).toBeUndefined();
-    expect([done.status!.health!.status, done.status!.operationState!.phase, done.status!.operationState!.startedAt]).toStrictEqual(['Healthy', 'Succeeded', '2026-03-01T12:00:05Z']);
+    expect([
+      done.status!.health!.status,
+      done.status!.operationState!.phase,
+      done.status!.operationState!.startedAt,
+    ]).toStrictEqual(['Healthy', 'Succeeded', '2026-03-01T12:00:05Z']);
   });
 });

@@ -12,13 +12,22 @@ import { CONTROLLER_OWNED_LABEL, PLACEMENT_LABEL, PULL_LABEL } from '../../../sr
 import { type KubeObject } from '../../../src/model/core/types.js';
 import { World } from '../../support/world.js';
 
-
 function pullAppSet(placement: string): KubeObject {
   return {
     apiVersion: 'argoproj.io/v1alpha1',
     kind: 'ApplicationSet',
     metadata: { name: `apps-${placement}`, namespace: 'argocd' },
-    spec: { generators: [{ clusterDecisionResource: { configMapRef: 'ocm-placement-generator', labelSelector: { matchLabels: { [PLACEMENT_LABEL]: placement } } } }], template: { metadata: { labels: { [PULL_LABEL]: 'true' } } } },
+    spec: {
+      generators: [
+        {
+          clusterDecisionResource: {
+            configMapRef: 'ocm-placement-generator',
+            labelSelector: { matchLabels: { [PLACEMENT_LABEL]: placement } },
+          },
+        },
+      ],
+      template: { metadata: { labels: { [PULL_LABEL]: 'true' } } },
+    },
   } as KubeObject;
 }
 
@@ -31,11 +40,19 @@ function decision(placement: string, clusters: string[], namespace = 'argocd'): 
   } as KubeObject;
 }
 
-const acm = (placement: string, spec: Record<string, unknown> = { createBlankClusterSecrets: true }, namespace = 'argocd'): GitOpsClusterLike => ({
+const acm = (
+  placement: string,
+  spec: Record<string, unknown> = { createBlankClusterSecrets: true },
+  namespace = 'argocd',
+): GitOpsClusterLike => ({
   apiVersion: 'apps.open-cluster-management.io/v1beta1',
   kind: 'GitOpsCluster',
   metadata: { name: `gitops-${placement}`, namespace },
-  spec: { argoServer: { argoNamespace: 'argocd' }, placementRef: { kind: 'Placement', apiVersion: 'cluster.open-cluster-management.io/v1beta1', name: placement }, ...spec } as GitOpsClusterLike['spec'],
+  spec: {
+    argoServer: { argoNamespace: 'argocd' },
+    placementRef: { kind: 'Placement', apiVersion: 'cluster.open-cluster-management.io/v1beta1', name: placement },
+    ...spec,
+  } as GitOpsClusterLike['spec'],
 });
 
 const ocmAgent = (placement: string): GitOpsClusterLike => ({
@@ -47,24 +64,37 @@ const ocmAgent = (placement: string): GitOpsClusterLike => ({
 
 function world(gitOpsClusters: GitOpsClusterLike[] | undefined) {
   const w = new World();
-  for (const name of ['spoke1', 'spoke2', 'spoke3']) w.put('ManagedCluster', { apiVersion: 'cluster.open-cluster-management.io/v1', kind: 'ManagedCluster', metadata: { name } });
-  const reconciler = w.reconciler((context) => createClusterSecretReconciler(context, { listGitOpsClusters: async () => gitOpsClusters }));
+  for (const name of ['spoke1', 'spoke2', 'spoke3'])
+    w.put('ManagedCluster', {
+      apiVersion: 'cluster.open-cluster-management.io/v1',
+      kind: 'ManagedCluster',
+      metadata: { name },
+    });
+  const reconciler = w.reconciler((context) =>
+    createClusterSecretReconciler(context, { listGitOpsClusters: async () => gitOpsClusters }),
+  );
   return { w, reconciler };
 }
 
 describe('cluster Secrets and GitOpsCluster', () => {
   test.each([
     ['an ACM v1beta1 GitOpsCluster with createBlankClusterSecrets', acm('agents')],
-    ['an ACM v1beta1 GitOpsCluster with the agent enabled', acm('agents', { gitopsAddon: { enabled: true, argoCDAgent: { enabled: true, mode: 'managed' } } })],
+    [
+      'an ACM v1beta1 GitOpsCluster with the agent enabled',
+      acm('agents', { gitopsAddon: { enabled: true, argoCDAgent: { enabled: true, mode: 'managed' } } }),
+    ],
     ['an OCM v1alpha1 GitOpsCluster with the agent add-on', ocmAgent('agents')],
-  ])('GIVEN %s serving spoke2 WHEN a pull placement also selects it THEN only the other clusters get a pullfleet Secret', async (_case, gitOpsCluster) => {
-    const { w, reconciler } = world([gitOpsCluster]);
-    w.put('ApplicationSet', pullAppSet('prod'));
-    w.put('PlacementDecision', decision('prod', ['spoke1', 'spoke2']));
-    w.put('PlacementDecision', decision('agents', ['spoke2']));
-    await w.settle(reconciler, CLUSTER_SECRETS_KEY);
-    expect(w.cache.keys('Secret').sort()).toStrictEqual(['argocd/spoke1-cluster-secret']);
-  });
+  ])(
+    'GIVEN %s serving spoke2 WHEN a pull placement also selects it THEN only the other clusters get a pullfleet Secret',
+    async (_case, gitOpsCluster) => {
+      const { w, reconciler } = world([gitOpsCluster]);
+      w.put('ApplicationSet', pullAppSet('prod'));
+      w.put('PlacementDecision', decision('prod', ['spoke1', 'spoke2']));
+      w.put('PlacementDecision', decision('agents', ['spoke2']));
+      await w.settle(reconciler, CLUSTER_SECRETS_KEY);
+      expect(w.cache.keys('Secret').sort()).toStrictEqual(['argocd/spoke1-cluster-secret']);
+    },
+  );
 
   test('GIVEN a GitOpsCluster whose Placement decisions live in another namespace WHEN reconciled THEN it serves nothing there (it only reads its own namespace)', async () => {
     const { w, reconciler } = world([acm('agents', { createBlankClusterSecrets: true }, 'gitops')]);
@@ -79,14 +109,24 @@ describe('cluster Secrets and GitOpsCluster', () => {
     w.put('ApplicationSet', pullAppSet('prod'));
     w.put('PlacementDecision', decision('prod', ['spoke1', 'spoke2']));
     await w.settle(reconciler, CLUSTER_SECRETS_KEY);
-    expect(w.cache.keys('Secret').sort()).toStrictEqual(['argocd/spoke1-cluster-secret', 'argocd/spoke2-cluster-secret']);
+    expect(w.cache.keys('Secret').sort()).toStrictEqual([
+      'argocd/spoke1-cluster-secret',
+      'argocd/spoke2-cluster-secret',
+    ]);
   });
 
   test('GIVEN a pullfleet Secret written before a GitOpsCluster took the cluster over WHEN reconciled THEN it is kept, unchanged, and nothing is deleted', async () => {
     const gitOpsClusters: GitOpsClusterLike[] = [];
     const w = new World();
-    for (const name of ['spoke1', 'spoke2']) w.put('ManagedCluster', { apiVersion: 'cluster.open-cluster-management.io/v1', kind: 'ManagedCluster', metadata: { name } });
-    const reconciler = w.reconciler((context) => createClusterSecretReconciler(context, { listGitOpsClusters: async () => gitOpsClusters }));
+    for (const name of ['spoke1', 'spoke2'])
+      w.put('ManagedCluster', {
+        apiVersion: 'cluster.open-cluster-management.io/v1',
+        kind: 'ManagedCluster',
+        metadata: { name },
+      });
+    const reconciler = w.reconciler((context) =>
+      createClusterSecretReconciler(context, { listGitOpsClusters: async () => gitOpsClusters }),
+    );
     w.put('ApplicationSet', pullAppSet('prod'));
     w.put('PlacementDecision', decision('prod', ['spoke2']));
     await w.settle(reconciler, CLUSTER_SECRETS_KEY);
@@ -101,7 +141,11 @@ describe('cluster Secrets and GitOpsCluster', () => {
 
   test('fails when GitOpsClusters cannot be read: no Secret is written and the reconcile is retried', async () => {
     const w = new World();
-    w.put('ManagedCluster', { apiVersion: 'cluster.open-cluster-management.io/v1', kind: 'ManagedCluster', metadata: { name: 'spoke1' } });
+    w.put('ManagedCluster', {
+      apiVersion: 'cluster.open-cluster-management.io/v1',
+      kind: 'ManagedCluster',
+      metadata: { name: 'spoke1' },
+    });
     const reconciler = w.reconciler((context) =>
       createClusterSecretReconciler(context, {
         listGitOpsClusters: async () => {
@@ -111,7 +155,9 @@ describe('cluster Secrets and GitOpsCluster', () => {
     );
     w.put('ApplicationSet', pullAppSet('prod'));
     w.put('PlacementDecision', decision('prod', ['spoke1']));
-    await expect(reconciler.reconcile(CLUSTER_SECRETS_KEY, { enqueuedAt: Date.now() })).rejects.toThrow('request timed out after 30000 ms');
+    await expect(reconciler.reconcile(CLUSTER_SECRETS_KEY, { enqueuedAt: Date.now() })).rejects.toThrow(
+      'request timed out after 30000 ms',
+    );
     expect(w.cache.list('Secret')).toHaveLength(0);
   });
 });
@@ -124,7 +170,12 @@ describe('reading GitOpsClusters from the API', () => {
       calls,
       timeouts,
       reader: {
-        list: async <T extends KubeObject>(kind: ResourceKind, _scope?: unknown, _pageSize?: number, call?: { timeoutMs?: number }) => {
+        list: async <T extends KubeObject>(
+          kind: ResourceKind,
+          _scope?: unknown,
+          _pageSize?: number,
+          call?: { timeoutMs?: number },
+        ) => {
           calls.push(kind.version);
           timeouts.push(call?.timeoutMs);
           const answer = answers[kind.version];
@@ -169,6 +220,8 @@ describe('reading GitOpsClusters from the API', () => {
       },
       5000,
     );
-    await expect(list()).rejects.toThrow("apply this hub's controller install again (its ClusterRole grants get/list/watch on gitopsclusters)");
+    await expect(list()).rejects.toThrow(
+      "apply this hub's controller install again (its ClusterRole grants get/list/watch on gitopsclusters)",
+    );
   });
 });

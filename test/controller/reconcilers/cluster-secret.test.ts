@@ -1,5 +1,8 @@
 import { beforeEach, describe, expect, test } from '@jest/globals';
-import { CLUSTER_SECRETS_KEY, createClusterSecretReconciler } from '../../../src/controller/reconcilers/cluster-secret.js';
+import {
+  CLUSTER_SECRETS_KEY,
+  createClusterSecretReconciler,
+} from '../../../src/controller/reconcilers/cluster-secret.js';
 import type { Reconciler } from '../../../src/controller/runtime/reconciler.js';
 import { CONTROLLER_OWNED_LABEL, PLACEMENT_LABEL, PULL_LABEL } from '../../../src/model/core/keys.js';
 import { type KubeObject } from '../../../src/model/core/types.js';
@@ -13,7 +16,21 @@ function appSet(name: string, placement: string, pull = true): KubeObject {
     kind: 'ApplicationSet',
     metadata: { name, namespace: 'argocd' },
     spec: {
-      generators: [{ matrix: { generators: [{ clusterDecisionResource: { configMapRef: 'ocm-placement-generator', labelSelector: { matchLabels: { [PLACEMENT_LABEL]: placement } } } }, { list: { elements: [] } }] } }],
+      generators: [
+        {
+          matrix: {
+            generators: [
+              {
+                clusterDecisionResource: {
+                  configMapRef: 'ocm-placement-generator',
+                  labelSelector: { matchLabels: { [PLACEMENT_LABEL]: placement } },
+                },
+              },
+              { list: { elements: [] } },
+            ],
+          },
+        },
+      ],
       template: { metadata: { labels: pull ? { [PULL_LABEL]: 'true' } : {} } },
     },
   } as KubeObject;
@@ -34,7 +51,12 @@ describe('cluster secret reconciler', () => {
 
   beforeEach(() => {
     world = new World();
-    for (const name of ['spoke1', 'spoke2', 'spoke3', 'local-cluster']) world.put('ManagedCluster', { apiVersion: 'cluster.open-cluster-management.io/v1', kind: 'ManagedCluster', metadata: { name } });
+    for (const name of ['spoke1', 'spoke2', 'spoke3', 'local-cluster'])
+      world.put('ManagedCluster', {
+        apiVersion: 'cluster.open-cluster-management.io/v1',
+        kind: 'ManagedCluster',
+        metadata: { name },
+      });
     reconciler = world.reconciler(createClusterSecretReconciler);
   });
 
@@ -42,10 +64,17 @@ describe('cluster secret reconciler', () => {
     world.put('ApplicationSet', appSet('guestbook', 'prod'));
     world.put('PlacementDecision', decision('prod', ['spoke1', 'spoke2', 'local-cluster', 'unregistered']));
     await world.settle(reconciler, CLUSTER_SECRETS_KEY);
-    expect(world.cache.keys('Secret').sort()).toStrictEqual(['argocd/spoke1-cluster-secret', 'argocd/spoke2-cluster-secret']);
+    expect(world.cache.keys('Secret').sort()).toStrictEqual([
+      'argocd/spoke1-cluster-secret',
+      'argocd/spoke2-cluster-secret',
+    ]);
     const secret = world.get<KubeObject & { data: Record<string, string> }>('Secret', 'argocd/spoke1-cluster-secret')!;
     expect(secret.data).toStrictEqual({ name: b64('spoke1'), server: b64('https://spoke1-control-plane:6443') });
-    expect(secret.metadata.labels).toStrictEqual({ 'app.kubernetes.io/managed-by': 'pullfleet', 'argocd.argoproj.io/secret-type': 'cluster', [CONTROLLER_OWNED_LABEL]: 'true' });
+    expect(secret.metadata.labels).toStrictEqual({
+      'app.kubernetes.io/managed-by': 'pullfleet',
+      'argocd.argoproj.io/secret-type': 'cluster',
+      [CONTROLLER_OWNED_LABEL]: 'true',
+    });
   });
 
   test('GIVEN a non-pull ApplicationSet WHEN reconciled THEN no Secret is written', async () => {
@@ -56,7 +85,12 @@ describe('cluster secret reconciler', () => {
   });
 
   test('GIVEN a Secret someone else made for a cluster WHEN reconciled THEN it is left alone and no duplicate is made', async () => {
-    world.put('Secret', { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'mine', namespace: 'argocd', labels: { 'argocd.argoproj.io/secret-type': 'cluster' } }, data: { name: b64('spoke1'), server: b64('https://real:6443'), config: b64('{}') } } as KubeObject);
+    world.put('Secret', {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'mine', namespace: 'argocd', labels: { 'argocd.argoproj.io/secret-type': 'cluster' } },
+      data: { name: b64('spoke1'), server: b64('https://real:6443'), config: b64('{}') },
+    } as KubeObject);
     world.put('ApplicationSet', appSet('guestbook', 'prod'));
     world.put('PlacementDecision', decision('prod', ['spoke1']));
     await world.settle(reconciler, CLUSTER_SECRETS_KEY);

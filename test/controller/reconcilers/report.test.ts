@@ -6,13 +6,22 @@ import type { ReconcilerContext } from '../../../src/controller/runtime/reconcil
 import { createReportReconciler, ReportReconciler } from '../../../src/controller/reconcilers/report.js';
 import { FLEET_REPORT, MULTICLUSTER_APPSET_REPORT } from '../../../src/kube/resources.js';
 import type { ResourceKind } from '../../../src/kube/resources.js';
-import { HOSTING_APPSET_ANNOTATION, HUB_APP_NAME_ANNOTATION, HUB_APP_NAMESPACE_ANNOTATION } from '../../../src/model/core/keys.js';
+import {
+  HOSTING_APPSET_ANNOTATION,
+  HUB_APP_NAME_ANNOTATION,
+  HUB_APP_NAMESPACE_ANNOTATION,
+} from '../../../src/model/core/keys.js';
 import { type KubeObject } from '../../../src/model/core/types.js';
 import { type FleetReport, type MulticlusterApplicationSetReport } from '../../../src/model/report/report.js';
 import { APPSET, applicationSet, decision, hubApp, NS, work, type Feedback } from '../../model/report/fixtures.js';
 
 const NOW = new Date('2026-01-01T01:00:00Z');
-const healthy: Feedback = { health: 'Healthy', sync: 'Synced', revision: 'abc123', reconciledAt: '2026-01-01T00:59:00Z' };
+const healthy: Feedback = {
+  health: 'Healthy',
+  sync: 'Synced',
+  revision: 'abc123',
+  reconciledAt: '2026-01-01T00:59:00Z',
+};
 const KEY = `${NS}/${APPSET}`;
 
 interface Write {
@@ -70,14 +79,25 @@ class World implements KubeWriter {
   }
 }
 
-function setup(options: { multiclusterReports?: boolean; staleAfterSeconds?: number } = {}): { world: World; reconciler: ReportReconciler; clock: { now: Date } } {
+function setup(options: { multiclusterReports?: boolean; staleAfterSeconds?: number } = {}): {
+  world: World;
+  reconciler: ReportReconciler;
+  clock: { now: Date };
+} {
   const world = new World();
   const clock = { now: NOW };
-  const reconciler = new ReportReconciler(world.cache, world, (kind, object) => world.applyStatus(kind, object), () => clock.now, {
-    staleAfterSeconds: options.staleAfterSeconds ?? 900,
-    multiclusterReports: options.multiclusterReports ?? false,
-  });
-  for (const watch of reconciler.watches) for (const [name, fn] of Object.entries(watch.indexes ?? {})) world.cache.addIndex(watch.kind.id, name, fn);
+  const reconciler = new ReportReconciler(
+    world.cache,
+    world,
+    (kind, object) => world.applyStatus(kind, object),
+    () => clock.now,
+    {
+      staleAfterSeconds: options.staleAfterSeconds ?? 900,
+      multiclusterReports: options.multiclusterReports ?? false,
+    },
+  );
+  for (const watch of reconciler.watches)
+    for (const [name, fn] of Object.entries(watch.indexes ?? {})) world.cache.addIndex(watch.kind.id, name, fn);
   return { world, reconciler, clock };
 }
 
@@ -100,7 +120,16 @@ describe('report reconciler: writes', () => {
     const result = await reconciler.reconcile(KEY);
     // THEN the report exists with one row per cluster, and a recheck is asked for when west would go stale
     const report = world.report()!;
-    expect(report.metadata.ownerReferences).toStrictEqual([{ apiVersion: 'argoproj.io/v1alpha1', kind: 'ApplicationSet', name: APPSET, uid: `${APPSET}-uid`, controller: true, blockOwnerDeletion: false }]);
+    expect(report.metadata.ownerReferences).toStrictEqual([
+      {
+        apiVersion: 'argoproj.io/v1alpha1',
+        kind: 'ApplicationSet',
+        name: APPSET,
+        uid: `${APPSET}-uid`,
+        controller: true,
+        blockOwnerDeletion: false,
+      },
+    ]);
     expect(report.status!.clusters.map((row) => [row.cluster, row.state])).toStrictEqual([
       ['east', 'Healthy'],
       ['west', 'Unknown'],
@@ -127,13 +156,22 @@ describe('report reconciler: writes', () => {
     await earlier.reconcile(KEY);
     // WHEN a new controller (empty memory) reconciles the same world an hour later
     // (staleness off, so an hour without feedback changes nothing but the recorded threshold)
-    const laterReconciler = new ReportReconciler(world.cache, world, (kind, object) => world.applyStatus(kind, object), () => clock.now, { staleAfterSeconds: 0, multiclusterReports: false });
+    const laterReconciler = new ReportReconciler(
+      world.cache,
+      world,
+      (kind, object) => world.applyStatus(kind, object),
+      () => clock.now,
+      { staleAfterSeconds: 0, multiclusterReports: false },
+    );
     clock.now = new Date('2026-01-01T02:00:00Z');
     world.writes.length = 0;
     await laterReconciler.reconcile(KEY);
     // THEN it only confirmed the object (a no-op apply) and kept the conditions as they were
     expect(world.writes.map((w) => w.verb)).toStrictEqual(['apply']);
-    expect(world.report()!.status!.conditions.map((c) => c.lastTransitionTime)).toStrictEqual(['2026-01-01T01:00:00Z', '2026-01-01T01:00:00Z']);
+    expect(world.report()!.status!.conditions.map((c) => c.lastTransitionTime)).toStrictEqual([
+      '2026-01-01T01:00:00Z',
+      '2026-01-01T01:00:00Z',
+    ]);
   });
 
   test('a feedback change rewrites the status only', async () => {
@@ -212,7 +250,14 @@ describe('report reconciler: writes', () => {
     await reconciler.reconcile(KEY);
     await reconciler.reconcile(KEY);
     const mcas = world.cache.get<MulticlusterApplicationSetReport>(MULTICLUSTER_APPSET_REPORT.id, KEY)!;
-    expect(mcas.statuses!.summary).toStrictEqual({ clusters: '2', healthy: '1', inProgress: '0', notHealthy: '1', notSynced: '1', synced: '1' });
+    expect(mcas.statuses!.summary).toStrictEqual({
+      clusters: '2',
+      healthy: '1',
+      inProgress: '0',
+      notHealthy: '1',
+      notSynced: '1',
+      synced: '1',
+    });
     expect(world.writes.filter((w) => w.resource === 'multiclusterapplicationsetreports')).toHaveLength(1);
     world.cache.remove('ApplicationSet', KEY);
     await reconciler.reconcile(KEY);
@@ -258,7 +303,10 @@ describe('report reconciler: events map to ApplicationSet keys', () => {
     world.put('ApplicationSet', applicationSet({ name: 'push-apps', pull: false }));
     const watch = watchFor(reconciler, 'PlacementDecision');
     expect(watch.keysFor(decision('d', ['east']), undefined)).toStrictEqual([KEY]);
-    expect(watch.keysFor(decision('d', ['east'], 'staging'), decision('d', ['east']))).toStrictEqual([KEY, `${NS}/staging-apps`]);
+    expect(watch.keysFor(decision('d', ['east'], 'staging'), decision('d', ['east']))).toStrictEqual([
+      KEY,
+      `${NS}/staging-apps`,
+    ]);
     expect(watch.keysFor(decision('d', ['east'], 'prod', 'other-ns'), undefined)).toStrictEqual([]);
   });
 
@@ -276,7 +324,14 @@ describe('report reconciler: events map to ApplicationSet keys', () => {
 describe('report reconciler: configuration', () => {
   function context(overrides: Parameters<typeof resolveConfig>[0]): ReconcilerContext {
     const world = new World();
-    return { cache: world.cache, writer: world, config: resolveConfig(overrides), logger: undefined as never, metrics: undefined as never, now: () => NOW };
+    return {
+      cache: world.cache,
+      writer: world,
+      config: resolveConfig(overrides),
+      logger: undefined as never,
+      metrics: undefined as never,
+      now: () => NOW,
+    };
   }
 
   test('switched off, no reconciler runs', () => {
@@ -288,7 +343,8 @@ describe('report reconciler: configuration', () => {
     const reconciler = createReportReconciler(ctx)!;
     expect(reconciler.name).toBe('fleet-report');
     const world = ctx.writer as World;
-    for (const watch of reconciler.watches) for (const [name, fn] of Object.entries(watch.indexes ?? {})) world.cache.addIndex(watch.kind.id, name, fn);
+    for (const watch of reconciler.watches)
+      for (const [name, fn] of Object.entries(watch.indexes ?? {})) world.cache.addIndex(watch.kind.id, name, fn);
     populate(world);
     await reconciler.reconcile(KEY, { enqueuedAt: 0 });
     expect(world.report()!.spec.staleAfterSeconds).toBe(60);

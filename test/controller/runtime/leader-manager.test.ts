@@ -8,12 +8,23 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, test } from '@jest/globals';
 import { KubeConfig } from '@kubernetes/client-node';
 import { pino } from 'pino';
-import { SECRET, startController, type ReconcilerFactory, type RunningController } from '../../../src/controller/index.js';
+import {
+  SECRET,
+  startController,
+  type ReconcilerFactory,
+  type RunningController,
+} from '../../../src/controller/index.js';
 import { startFakeApiServer, type FakeApiServer, type KubeObj } from '../../double/fake-apiserver.js';
 import { waitFor } from '../../support/wait.js';
 
 const silent = pino({ level: 'silent' });
-const FAST = { retryPeriodSeconds: 0.05, leaseDurationSeconds: 0.3, renewDeadlineSeconds: 0.2, clusterSecrets: false, fleetReports: false };
+const FAST = {
+  retryPeriodSeconds: 0.05,
+  leaseDurationSeconds: 0.3,
+  renewDeadlineSeconds: 0.2,
+  clusterSecrets: false,
+  fleetReports: false,
+};
 
 let server: FakeApiServer;
 let proxy: http.Server;
@@ -30,13 +41,23 @@ beforeEach(async () => {
   proxy = http.createServer((req, res) => {
     if (forbid.leases && (req.url ?? '').includes('/leases')) {
       res.writeHead(403, { 'Content-Type': 'application/json' });
-      res.end(JSON.stringify({ kind: 'Status', code: 403, reason: 'Forbidden', message: 'leases.coordination.k8s.io is forbidden in namespace "pullfleet-system"' }));
+      res.end(
+        JSON.stringify({
+          kind: 'Status',
+          code: 403,
+          reason: 'Forbidden',
+          message: 'leases.coordination.k8s.io is forbidden in namespace "pullfleet-system"',
+        }),
+      );
       return;
     }
-    const upstream = http.request({ hostname: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
-    });
+    const upstream = http.request(
+      { hostname: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
     upstream.on('error', () => res.destroy());
     req.pipe(upstream);
   });
@@ -77,7 +98,11 @@ function gatedReconciler() {
       state.started = true;
       await gate;
       try {
-        await context.writer.apply(SECRET, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'probe', namespace: 'pullfleet-system' } });
+        await context.writer.apply(SECRET, {
+          apiVersion: 'v1',
+          kind: 'Secret',
+          metadata: { name: 'probe', namespace: 'pullfleet-system' },
+        });
         state.outcome = 'written';
       } catch (error) {
         state.outcome = (error as Error).message;
@@ -91,7 +116,11 @@ describe('leader election in the running controller', () => {
   test('GIVEN Lease requests forbidden forever WHEN several lease periods pass THEN /readyz is 503 with the reason and the metrics show it', async () => {
     forbid.leases = true;
     const port = 20000 + ((process.pid + 7) % 20000);
-    const controller = await startController({ kubeConfig: viaProxy(), config: { ...FAST, identity: 'one', httpPort: port, httpHost: '127.0.0.1' }, logger: silent });
+    const controller = await startController({
+      kubeConfig: viaProxy(),
+      config: { ...FAST, identity: 'one', httpPort: port, httpHost: '127.0.0.1' },
+      logger: silent,
+    });
     running.push(controller);
     const readyz = async () => {
       const response = await fetch(`http://127.0.0.1:${port}/readyz`);
@@ -119,12 +148,26 @@ describe('leader election in the running controller', () => {
   test('GIVEN a leader with a reconcile in flight WHEN another holder takes the Lease THEN that reconcile cannot write any more and the controller stops', async () => {
     const gated = gatedReconciler();
     let lost = false;
-    const controller = await startController({ kubeConfig: viaProxy(), config: { ...FAST, identity: 'one' }, logger: silent, reconcilers: [gated.factory], onLeadershipLost: () => (lost = true) });
+    const controller = await startController({
+      kubeConfig: viaProxy(),
+      config: { ...FAST, identity: 'one' },
+      logger: silent,
+      reconcilers: [gated.factory],
+      onLeadershipLost: () => (lost = true),
+    });
     running.push(controller);
     await controller.ready();
     await waitFor('reconcile in flight', () => gated.state.started);
     const lease = server.store.get<KubeObj>('leases', 'pullfleet-system', 'pullfleet-controller');
-    server.store.update({ ...lease, spec: { ...lease.spec, holderIdentity: 'intruder', renewTime: '2026-11-22T12:00:00.000000Z', leaseDurationSeconds: 60 } });
+    server.store.update({
+      ...lease,
+      spec: {
+        ...lease.spec,
+        holderIdentity: 'intruder',
+        renewTime: '2026-11-22T12:00:00.000000Z',
+        leaseDurationSeconds: 60,
+      },
+    });
     await waitFor('leader gauge 0', async () => /pullfleet_leader 0/.test(await controller.metrics()));
     const writes = server.writeCount();
     gated.open();
@@ -132,17 +175,27 @@ describe('leader election in the running controller', () => {
     expect(gated.state.outcome).toBe('write refused: this replica does not hold the leader Lease');
     expect(server.store.find('secrets', 'pullfleet-system', 'probe')).toBeUndefined();
     expect(server.writeCount()).toBe(writes);
-    expect(server.store.get<KubeObj>('leases', 'pullfleet-system', 'pullfleet-controller').spec.holderIdentity).toBe('intruder');
+    expect(server.store.get<KubeObj>('leases', 'pullfleet-system', 'pullfleet-controller').spec.holderIdentity).toBe(
+      'intruder',
+    );
   });
 
   test('GIVEN a reconcile that never finishes WHEN the controller stops THEN stop returns after the stop timeout and leaves the Lease to expire', async () => {
     const gated = gatedReconciler();
-    const controller = await startController({ kubeConfig: viaProxy(), config: { ...FAST, identity: 'one' }, logger: silent, reconcilers: [gated.factory], stopTimeoutMs: 200 });
+    const controller = await startController({
+      kubeConfig: viaProxy(),
+      config: { ...FAST, identity: 'one' },
+      logger: silent,
+      reconcilers: [gated.factory],
+      stopTimeoutMs: 200,
+    });
     await controller.ready();
     await waitFor('reconcile in flight', () => gated.state.started);
     await controller.stop();
     // Not released: the stuck reconcile might still write, so nobody may lead before the Lease expires.
-    expect(server.store.get<KubeObj>('leases', 'pullfleet-system', 'pullfleet-controller').spec.holderIdentity).toBe('one');
+    expect(server.store.get<KubeObj>('leases', 'pullfleet-system', 'pullfleet-controller').spec.holderIdentity).toBe(
+      'one',
+    );
     gated.open();
     await waitFor('the late write', () => gated.state.outcome);
     expect(gated.state.outcome).toBe('write refused: the controller stopped');

@@ -6,10 +6,23 @@
 import { describe, expect, test } from '@jest/globals';
 import { pino } from 'pino';
 import { KubeApiError, type CallOptions } from '../../../src/kube/client.js';
-import { LeaderElector, type ElectionClock, type LeaseClient, type LeaseObject } from '../../../src/controller/runtime/leader.js';
+import {
+  LeaderElector,
+  type ElectionClock,
+  type LeaseClient,
+  type LeaseObject,
+} from '../../../src/controller/runtime/leader.js';
 import type { KubeObject } from '../../../src/model/core/types.js';
 
-const OPTIONS = { namespace: 'platform', name: 'pullfleet-controller', identity: 'me', leaseDurationSeconds: 15, renewDeadlineSeconds: 10, retryPeriodSeconds: 2, requestTimeoutSeconds: 5 };
+const OPTIONS = {
+  namespace: 'platform',
+  name: 'pullfleet-controller',
+  identity: 'me',
+  leaseDurationSeconds: 15,
+  renewDeadlineSeconds: 10,
+  retryPeriodSeconds: 2,
+  requestTimeoutSeconds: 5,
+};
 
 /** A monotonic clock whose timers fire only when the test advances it; promises settle between timers. */
 function manualClock() {
@@ -19,7 +32,11 @@ function manualClock() {
   const flush = async () => {
     for (let i = 0; i < 5; i++) await new Promise<void>((resolve) => setImmediate(resolve));
   };
-  const clock: ElectionClock & { advance(ms: number): Promise<void>; flush(): Promise<void>; readonly now: () => number } = {
+  const clock: ElectionClock & {
+    advance(ms: number): Promise<void>;
+    flush(): Promise<void>;
+    readonly now: () => number;
+  } = {
     now: () => now,
     setTimeout: (callback, ms) => {
       timers.set(++next, { at: now + ms, callback });
@@ -33,7 +50,9 @@ function manualClock() {
       const target = now + ms;
       await flush();
       for (;;) {
-        const due = [...timers.entries()].filter(([, t]) => t.at <= target).sort((a, b) => a[1].at - b[1].at || a[0] - b[0])[0];
+        const due = [...timers.entries()]
+          .filter(([, t]) => t.at <= target)
+          .sort((a, b) => a[1].at - b[1].at || a[0] - b[0])[0];
         if (!due) break;
         timers.delete(due[0]);
         now = due[1].at;
@@ -51,17 +70,32 @@ type Mode = 'ok' | 'hang' | 'forbidden';
 
 /** One Lease in memory with resourceVersion checks; `mode` makes every call hang or fail with 403. */
 function leaseServer(initial?: LeaseObject['spec']) {
-  let lease: LeaseObject | undefined = initial ? { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: OPTIONS.name, namespace: OPTIONS.namespace, resourceVersion: '1' }, spec: initial } : undefined;
+  let lease: LeaseObject | undefined = initial
+    ? {
+        apiVersion: 'coordination.k8s.io/v1',
+        kind: 'Lease',
+        metadata: { name: OPTIONS.name, namespace: OPTIONS.namespace, resourceVersion: '1' },
+        spec: initial,
+      }
+    : undefined;
   let version = 1;
   const state = { mode: 'ok' as Mode, calls: 0, aborted: 0, writes: 0 };
   const gate = <T>(call: CallOptions | undefined, run: () => T): Promise<T> => {
     state.calls++;
-    if (state.mode === 'forbidden') return Promise.reject(new KubeApiError(403, 'leases.coordination.k8s.io "pullfleet-controller" is forbidden: User "system:serviceaccount:platform:pullfleet-controller" cannot get resource "leases" in the namespace "pullfleet-system"'));
+    if (state.mode === 'forbidden')
+      return Promise.reject(
+        new KubeApiError(
+          403,
+          'leases.coordination.k8s.io "pullfleet-controller" is forbidden: User "system:serviceaccount:platform:pullfleet-controller" cannot get resource "leases" in the namespace "pullfleet-system"',
+        ),
+      );
     if (state.mode === 'hang') {
-      return new Promise<T>((_, reject) => call?.signal?.addEventListener('abort', () => {
-        state.aborted++;
-        reject(new Error('aborted'));
-      }));
+      return new Promise<T>((_, reject) =>
+        call?.signal?.addEventListener('abort', () => {
+          state.aborted++;
+          reject(new Error('aborted'));
+        }),
+      );
     }
     try {
       return Promise.resolve(run());
@@ -79,14 +113,21 @@ function leaseServer(initial?: LeaseObject['spec']) {
       gate(call, () => {
         if (lease) throw new KubeApiError(409, 'exists');
         state.writes++;
-        lease = { ...(structuredClone(object) as LeaseObject), metadata: { ...object.metadata, resourceVersion: String(++version) } };
+        lease = {
+          ...(structuredClone(object) as LeaseObject),
+          metadata: { ...object.metadata, resourceVersion: String(++version) },
+        };
         return structuredClone(lease) as unknown as T;
       }),
     replace: <T extends KubeObject>(_kind: unknown, object: T, call?: CallOptions) =>
       gate(call, () => {
-        if (object.metadata.resourceVersion !== lease?.metadata.resourceVersion) throw new KubeApiError(409, 'conflict');
+        if (object.metadata.resourceVersion !== lease?.metadata.resourceVersion)
+          throw new KubeApiError(409, 'conflict');
         state.writes++;
-        lease = { ...(structuredClone(object) as LeaseObject), metadata: { ...object.metadata, resourceVersion: String(++version) } };
+        lease = {
+          ...(structuredClone(object) as LeaseObject),
+          metadata: { ...object.metadata, resourceVersion: String(++version) },
+        };
         return structuredClone(lease) as unknown as T;
       }),
   };
@@ -98,7 +139,12 @@ function leaseServer(initial?: LeaseObject['spec']) {
     },
     /** Another replica renews (or takes) the Lease. */
     write(spec: LeaseObject['spec']) {
-      lease = { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: OPTIONS.name, namespace: OPTIONS.namespace, resourceVersion: String(++version) }, spec };
+      lease = {
+        apiVersion: 'coordination.k8s.io/v1',
+        kind: 'Lease',
+        metadata: { name: OPTIONS.name, namespace: OPTIONS.namespace, resourceVersion: String(++version) },
+        spec,
+      };
     },
   };
 }
@@ -109,11 +155,20 @@ function logLines() {
   return { logger, lines };
 }
 
-function elector(server: ReturnType<typeof leaseServer>, clock: ReturnType<typeof manualClock>, options: Partial<typeof OPTIONS> & { wallClock?: () => Date } = {}) {
+function elector(
+  server: ReturnType<typeof leaseServer>,
+  clock: ReturnType<typeof manualClock>,
+  options: Partial<typeof OPTIONS> & { wallClock?: () => Date } = {},
+) {
   const { logger, lines } = logLines();
   const events: string[] = [];
   let errors = 0;
-  const e = new LeaderElector(server.client, { ...OPTIONS, ...options }, logger, { clock, random: () => 0, wallClock: options.wallClock ?? (() => new Date('2026-11-22T12:00:00Z')), onError: () => errors++ });
+  const e = new LeaderElector(server.client, { ...OPTIONS, ...options }, logger, {
+    clock,
+    random: () => 0,
+    wallClock: options.wallClock ?? (() => new Date('2026-11-22T12:00:00Z')),
+    onError: () => errors++,
+  });
   e.start(
     () => events.push(`started@${clock.now()}`),
     () => events.push(`stopped@${clock.now()}`),
@@ -121,7 +176,13 @@ function elector(server: ReturnType<typeof leaseServer>, clock: ReturnType<typeo
   return { elector: e, events, lines, errors: () => errors };
 }
 
-const heldBy = (holder: string, renewTime: string) => ({ holderIdentity: holder, leaseDurationSeconds: 15, renewTime, acquireTime: renewTime, leaseTransitions: 3 });
+const heldBy = (holder: string, renewTime: string) => ({
+  holderIdentity: holder,
+  leaseDurationSeconds: 15,
+  renewTime,
+  acquireTime: renewTime,
+  leaseTransitions: 3,
+});
 
 describe('LeaderElector: expiry from observed time', () => {
   test('GIVEN a Lease whose holder clock is an hour behind WHEN a candidate starts THEN it waits a full lease duration of no change before taking it', async () => {
@@ -167,7 +228,11 @@ describe('LeaderElector: expiry from observed time', () => {
     const { elector: e, events } = elector(server, clock);
     await clock.flush();
     expect(events).toStrictEqual([`started@${1_000_000}`]);
-    expect(server.lease?.spec).toMatchObject({ holderIdentity: 'me', renewTime: '2026-11-22T12:00:00.000000Z', leaseTransitions: 0 });
+    expect(server.lease?.spec).toMatchObject({
+      holderIdentity: 'me',
+      renewTime: '2026-11-22T12:00:00.000000Z',
+      leaseTransitions: 0,
+    });
     await e.stop();
   });
 });
@@ -188,7 +253,15 @@ describe('LeaderElector: losing leadership', () => {
     expect(start + 12_000).toBeLessThan(start + 2_000 + OPTIONS.leaseDurationSeconds * 1000);
     expect(e.isLeader).toBe(false);
     expect(server.state.aborted).toBeGreaterThan(0);
-    expect(lines.some((line) => line.level === 50 && /lost leadership: could not renew the Lease platform\/pullfleet-controller within the renew deadline \(10s\)/.test(line.msg))).toBe(true);
+    expect(
+      lines.some(
+        (line) =>
+          line.level === 50 &&
+          /lost leadership: could not renew the Lease platform\/pullfleet-controller within the renew deadline \(10s\)/.test(
+            line.msg,
+          ),
+      ),
+    ).toBe(true);
     // It stops campaigning: no request after the loss.
     const calls = server.state.calls;
     await clock.advance(60_000);
@@ -253,7 +326,9 @@ describe('LeaderElector: failing Lease access is visible', () => {
     expect(health.secondsSinceSuccess).toBeGreaterThan(45);
     expect(health.reason).toContain('cannot read or write the leader Lease platform/pullfleet-controller for 4');
     expect(health.reason).toContain('403 ');
-    expect(health.reason).toContain('check that --namespace / POD_NAMESPACE is the namespace the controller is installed in, "platform" now');
+    expect(health.reason).toContain(
+      'check that --namespace / POD_NAMESPACE is the namespace the controller is installed in, "platform" now',
+    );
     expect(events).toStrictEqual([]);
     await clock.advance(300_000);
     expect(errors()).toBeGreaterThan(100);

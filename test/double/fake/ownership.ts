@@ -80,7 +80,15 @@ const decode = (key: string): Segment[] => JSON.parse(key) as Segment[];
 
 export function fieldPathText(key: string): string {
   return decode(key)
-    .map((s) => (typeof s === 'string' ? `.${s}` : 'v' in s ? `[${JSON.stringify(s.v)}]` : `[${Object.entries(s.k).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(',')}]`))
+    .map((s) =>
+      typeof s === 'string'
+        ? `.${s}`
+        : 'v' in s
+          ? `[${JSON.stringify(s.v)}]`
+          : `[${Object.entries(s.k)
+              .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
+              .join(',')}]`,
+    )
     .join('');
 }
 
@@ -133,7 +141,9 @@ export function leafFields(object: Json | undefined, schema: Schema): Map<string
 function findElement(list: Json[], seg: Segment): number {
   if (typeof seg === 'string') return -1;
   if ('v' in seg) return list.findIndex((item) => deepEqual(item, seg.v));
-  return list.findIndex((item) => isPlainObject(item) && Object.entries(seg.k).every(([k, v]) => deepEqual(item[k], v)));
+  return list.findIndex(
+    (item) => isPlainObject(item) && Object.entries(seg.k).every(([k, v]) => deepEqual(item[k], v)),
+  );
 }
 
 function removePath(root: Json, segs: Segment[]): void {
@@ -191,7 +201,12 @@ function isOwnedWithin(entries: Ownership, except: OwnershipEntry | undefined, k
   return entries.some((e) => e !== except && [...e.fields].some((f) => f === key || f.startsWith(prefix)));
 }
 
-function entryFor(entries: Ownership, manager: string, operation: 'Apply' | 'Update', subresource: string): OwnershipEntry | undefined {
+function entryFor(
+  entries: Ownership,
+  manager: string,
+  operation: 'Apply' | 'Update',
+  subresource: string,
+): OwnershipEntry | undefined {
   return entries.find((e) => e.manager === manager && e.operation === operation && e.subresource === subresource);
 }
 
@@ -232,7 +247,14 @@ export function applyConfiguration(args: ApplyArgs): Json {
     if (isOwnedWithin(entries, mine, key)) continue;
     removePath(result, decode(key));
   }
-  const target = mine ?? { manager, operation: 'Apply' as const, subresource, apiVersion: args.apiVersion, time: args.now, fields: new Set<string>() };
+  const target = mine ?? {
+    manager,
+    operation: 'Apply' as const,
+    subresource,
+    apiVersion: args.apiVersion,
+    time: args.now,
+    fields: new Set<string>(),
+  };
   target.fields = new Set(appliedFields.keys());
   target.time = args.now;
   target.apiVersion = args.apiVersion;
@@ -269,7 +291,14 @@ export function recordUpdate(args: {
   if (changed.length > 0) {
     let mine = entryFor(args.entries, args.manager, 'Update', args.subresource);
     if (!mine) {
-      mine = { manager: args.manager, operation: 'Update', subresource: args.subresource, apiVersion: args.apiVersion, time: args.now, fields: new Set() };
+      mine = {
+        manager: args.manager,
+        operation: 'Update',
+        subresource: args.subresource,
+        apiVersion: args.apiVersion,
+        time: args.now,
+        fields: new Set(),
+      };
       args.entries.push(mine);
     }
     for (const key of changed) mine.fields.add(key);
@@ -289,7 +318,12 @@ export function managedFieldsOf(entries: Ownership): Json[] {
     for (const key of [...e.fields].sort()) {
       let node = root;
       for (const seg of decode(key)) {
-        const name = typeof seg === 'string' ? `f:${seg}` : 'v' in seg ? `v:${JSON.stringify(seg.v)}` : `k:${JSON.stringify(seg.k)}`;
+        const name =
+          typeof seg === 'string'
+            ? `f:${seg}`
+            : 'v' in seg
+              ? `v:${JSON.stringify(seg.v)}`
+              : `k:${JSON.stringify(seg.k)}`;
         node = (node[name] ??= {}) as Record<string, Json>;
       }
       if (Object.keys(node).length > 0) node['.'] = {};

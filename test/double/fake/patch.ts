@@ -62,7 +62,8 @@ function containerOf(doc: Json, parts: string[], op: string): { parent: Json; ke
     if (Array.isArray(cursor)) cursor = cursor[Number(part)] as Json;
     else if (isPlainObject(cursor)) cursor = cursor[part] as Json;
     else cursor = undefined as unknown as Json;
-    if (cursor === undefined) throw new PatchError(`${op} operation does not apply: doc is missing path: /${parts.join('/')}`, 422);
+    if (cursor === undefined)
+      throw new PatchError(`${op} operation does not apply: doc is missing path: /${parts.join('/')}`, 422);
   }
   return { parent: cursor, key: parts[parts.length - 1]! };
 }
@@ -73,7 +74,8 @@ function readPointer(doc: Json, pointer: string, op: string): Json {
     if (Array.isArray(cursor)) cursor = cursor[Number(part)] as Json;
     else if (isPlainObject(cursor)) cursor = cursor[part] as Json;
     else cursor = undefined as unknown as Json;
-    if (cursor === undefined) throw new PatchError(`${op} operation does not apply: doc is missing path: ${pointer}`, 422);
+    if (cursor === undefined)
+      throw new PatchError(`${op} operation does not apply: doc is missing path: ${pointer}`, 422);
   }
   return cursor;
 }

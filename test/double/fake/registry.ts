@@ -36,12 +36,44 @@ export function qualifiedName(def: Pick<ResourceDefinition, 'group' | 'plural'>)
 }
 
 const CORE: ResourceDefinition[] = [
-  { group: '', version: 'v1', kind: 'Namespace', plural: 'namespaces', namespaced: false, subresources: ['status'], custom: false },
+  {
+    group: '',
+    version: 'v1',
+    kind: 'Namespace',
+    plural: 'namespaces',
+    namespaced: false,
+    subresources: ['status'],
+    custom: false,
+  },
   { group: '', version: 'v1', kind: 'Secret', plural: 'secrets', namespaced: true, subresources: [], custom: false },
-  { group: '', version: 'v1', kind: 'ConfigMap', plural: 'configmaps', namespaced: true, subresources: [], custom: false },
+  {
+    group: '',
+    version: 'v1',
+    kind: 'ConfigMap',
+    plural: 'configmaps',
+    namespaced: true,
+    subresources: [],
+    custom: false,
+  },
   { group: '', version: 'v1', kind: 'Event', plural: 'events', namespaced: true, subresources: [], custom: false },
-  { group: '', version: 'v1', kind: 'ServiceAccount', plural: 'serviceaccounts', namespaced: true, subresources: [], custom: false },
-  { group: 'coordination.k8s.io', version: 'v1', kind: 'Lease', plural: 'leases', namespaced: true, subresources: [], custom: false },
+  {
+    group: '',
+    version: 'v1',
+    kind: 'ServiceAccount',
+    plural: 'serviceaccounts',
+    namespaced: true,
+    subresources: [],
+    custom: false,
+  },
+  {
+    group: 'coordination.k8s.io',
+    version: 'v1',
+    kind: 'Lease',
+    plural: 'leases',
+    namespaced: true,
+    subresources: [],
+    custom: false,
+  },
   {
     group: 'apiextensions.k8s.io',
     version: 'v1',
@@ -97,7 +129,8 @@ function readDefinitions(dir: string): ResourceDefinition[] {
 }
 
 /** Definitions from an apiextensions.k8s.io/v1 CustomResourceDefinition object (one per served version). */
-export function definitionsFromCrd(crd: Record<string, any>): ResourceDefinition[] { // eslint-disable-line @typescript-eslint/no-explicit-any
+export function definitionsFromCrd(crd: Record<string, any>): ResourceDefinition[] {
+  // eslint-disable-line @typescript-eslint/no-explicit-any
   const spec = crd.spec ?? {};
   const names = spec.names ?? {};
   return ((spec.versions ?? []) as Array<Record<string, any>>) // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -152,7 +185,8 @@ export class Registry {
     const matches = this.all().filter((d) => d.plural === plural && (group === undefined || d.group === group));
     const groups = new Set(matches.map((d) => d.group));
     if (matches.length === 0) throw new Error(`fake apiserver: unknown resource ${JSON.stringify(ref)}`);
-    if (groups.size > 1) throw new Error(`fake apiserver: resource ${JSON.stringify(ref)} is ambiguous; use plural.group`);
+    if (groups.size > 1)
+      throw new Error(`fake apiserver: resource ${JSON.stringify(ref)} is ambiguous; use plural.group`);
     return matches[matches.length - 1]!;
   }
 }

@@ -38,7 +38,10 @@ export class SelectorError extends Error {}
 function parseLabelTerm(term: string): LabelRequirement {
   const setMatch = /^([^\s!=]+)\s+(in|notin)\s+\((.*)\)$/.exec(term);
   if (setMatch) {
-    const values = setMatch[3]!.split(',').map((v) => v.trim()).filter((v) => v.length > 0);
+    const values = setMatch[3]!
+      .split(',')
+      .map((v) => v.trim())
+      .filter((v) => v.length > 0);
     return setMatch[2] === 'in' ? { op: 'in', key: setMatch[1]!, values } : { op: 'notin', key: setMatch[1]!, values };
   }
   const neMatch = /^([^\s!=]+)\s*!=\s*(\S*)$/.exec(term);

@@ -6,15 +6,16 @@
 import { randomUUID } from 'node:crypto';
 import { Ajv, type ValidateFunction } from 'ajv';
 import { parse as parseYaml } from 'yaml';
-import {
-  applyConfiguration,
-  ApplyConflict,
-  managedFieldsOf,
-  recordUpdate,
-  type Ownership,
-} from './ownership.js';
+import { applyConfiguration, ApplyConflict, managedFieldsOf, recordUpdate, type Ownership } from './ownership.js';
 import { clone, deepEqual, isPlainObject, jsonPatch, mergePatch, PatchError, type Json } from './patch.js';
-import { apiVersionOf, definitionsFromCrd, qualifiedName, Registry, resourceKey, type ResourceDefinition } from './registry.js';
+import {
+  apiVersionOf,
+  definitionsFromCrd,
+  qualifiedName,
+  Registry,
+  resourceKey,
+  type ResourceDefinition,
+} from './registry.js';
 import { parseFieldSelector, parseLabelSelector, SelectorError } from './selectors.js';
 
 export type KubeObj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -127,8 +128,10 @@ function qualifiedNameProblem(key: string): string | undefined {
   const parts = key.split('/');
   if (parts.length > 2) return 'a qualified name must have at most one "/"';
   const [prefix, name] = parts.length === 2 ? parts : [undefined, parts[0]!];
-  if (prefix !== undefined && (prefix.length === 0 || prefix.length > 253 || !DNS_SUBDOMAIN.test(prefix))) return 'prefix part must be a lowercase RFC 1123 subdomain';
-  if (!name || name.length > 63 || !QUALIFIED_NAME.test(name)) return "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (at most 63 characters)";
+  if (prefix !== undefined && (prefix.length === 0 || prefix.length > 253 || !DNS_SUBDOMAIN.test(prefix)))
+    return 'prefix part must be a lowercase RFC 1123 subdomain';
+  if (!name || name.length > 63 || !QUALIFIED_NAME.test(name))
+    return "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (at most 63 characters)";
   return undefined;
 }
 
@@ -152,16 +155,30 @@ function objectKey(namespace: string | undefined, name: string): string {
 /** Translates ajv errors to the causes the API server reports (field paths in dotted form). */
 function ajvCauses(validate: ValidateFunction): StatusCause[] {
   return (validate.errors ?? []).map((e) => {
-    const base = e.instancePath.replace(/^\//, '').split('/').filter(Boolean).map((p, i) => (/^\d+$/.test(p) ? `[${p}]` : i === 0 ? p : `.${p}`)).join('').replace(/\.\[/g, '[');
+    const base = e.instancePath
+      .replace(/^\//, '')
+      .split('/')
+      .filter(Boolean)
+      .map((p, i) => (/^\d+$/.test(p) ? `[${p}]` : i === 0 ? p : `.${p}`))
+      .join('')
+      .replace(/\.\[/g, '[');
     if (e.keyword === 'required') {
       const missing = (e.params as { missingProperty: string }).missingProperty;
       return { reason: 'FieldValueRequired', message: 'Required value', field: base ? `${base}.${missing}` : missing };
     }
     if (e.keyword === 'enum') {
-      return { reason: 'FieldValueNotSupported', message: `Unsupported value: supported values: ${JSON.stringify((e.params as { allowedValues: unknown[] }).allowedValues)}`, field: base };
+      return {
+        reason: 'FieldValueNotSupported',
+        message: `Unsupported value: supported values: ${JSON.stringify((e.params as { allowedValues: unknown[] }).allowedValues)}`,
+        field: base,
+      };
     }
     if (e.keyword === 'format') {
-      return { reason: 'FieldValueInvalid', message: `Invalid value: ${JSON.stringify(e.data)}: ${base} in body must be of type ${(e.params as { format: string }).format}: ${JSON.stringify(e.data)}`, field: base };
+      return {
+        reason: 'FieldValueInvalid',
+        message: `Invalid value: ${JSON.stringify(e.data)}: ${base} in body must be of type ${(e.params as { format: string }).format}: ${JSON.stringify(e.data)}`,
+        field: base,
+      };
     }
     return { reason: 'FieldValueInvalid', message: `Invalid value: ${e.message ?? 'invalid'}`, field: base };
   });
@@ -175,7 +192,10 @@ function ajvSchema(schema: unknown): unknown {
   for (const [key, value] of Object.entries(schema)) {
     if (key.startsWith('x-kubernetes-')) continue;
     if (key === 'format' && value !== 'date-time') continue;
-    out[key] = key === 'properties' || key === 'patternProperties' ? Object.fromEntries(Object.entries(value as object).map(([k, v]) => [k, ajvSchema(v)])) : ajvSchema(value);
+    out[key] =
+      key === 'properties' || key === 'patternProperties'
+        ? Object.fromEntries(Object.entries(value as object).map(([k, v]) => [k, ajvSchema(v)]))
+        : ajvSchema(value);
   }
   if (out.nullable === true && out.type === undefined) delete out.nullable;
   return out;
@@ -245,7 +265,10 @@ export class FakeStore {
     return this.bucket(def).get(objectKey(def.namespaced ? namespace : undefined, name));
   }
 
-  list(def: ResourceDefinition, opts: ListOptions = {}): { items: KubeObj[]; resourceVersion: string; continue?: string } {
+  list(
+    def: ResourceDefinition,
+    opts: ListOptions = {},
+  ): { items: KubeObj[]; resourceVersion: string; continue?: string } {
     const labels = this.labelSelector(opts.labelSelector);
     const fields = this.fieldSelector(opts.fieldSelector);
     const all = [...this.bucket(def).entries()]
@@ -271,7 +294,9 @@ export class FakeStore {
     return {
       items: page.map(([, o]) => o),
       resourceVersion: listRv,
-      continue: more ? Buffer.from(JSON.stringify({ k: page[page.length - 1]![0], rv: listRv })).toString('base64url') : undefined,
+      continue: more
+        ? Buffer.from(JSON.stringify({ k: page[page.length - 1]![0], rv: listRv })).toString('base64url')
+        : undefined,
     };
   }
 
@@ -282,23 +307,49 @@ export class FakeStore {
     this.checkTypeMeta(def, body);
     const meta: KubeObj = isPlainObject(body.metadata) ? body.metadata : {};
     const ns: string | undefined = def.namespaced ? (namespace ?? meta.namespace) : undefined;
-    if (def.namespaced && !ns) throw new ApiError(400, 'BadRequest', 'the namespace of the object is required for a namespaced resource');
+    if (def.namespaced && !ns)
+      throw new ApiError(400, 'BadRequest', 'the namespace of the object is required for a namespaced resource');
     if (def.namespaced && meta.namespace && meta.namespace !== ns) {
-      throw new ApiError(400, 'BadRequest', 'the namespace of the provided object does not match the namespace sent on the request');
+      throw new ApiError(
+        400,
+        'BadRequest',
+        'the namespace of the provided object does not match the namespace sent on the request',
+      );
     }
     if (ns) this.checkNamespaceExists(ns);
     let name = meta.name as string | undefined;
     if (!name && meta.generateName) name = `${meta.generateName}${randomUUID().replace(/-/g, '').slice(0, 5)}`;
-    if (!name) throw this.invalid(def, '', [{ reason: 'FieldValueRequired', field: 'metadata.name', message: 'Required value: name or generateName is required' }]);
+    if (!name)
+      throw this.invalid(def, '', [
+        {
+          reason: 'FieldValueRequired',
+          field: 'metadata.name',
+          message: 'Required value: name or generateName is required',
+        },
+      ]);
     this.checkName(def, name);
     if (this.bucket(def).has(objectKey(ns, name))) {
-      throw new ApiError(409, 'AlreadyExists', `${qualifiedName(def)} "${name}" already exists`, { name, group: def.group, kind: def.plural });
+      throw new ApiError(409, 'AlreadyExists', `${qualifiedName(def)} "${name}" already exists`, {
+        name,
+        group: def.group,
+        kind: def.plural,
+      });
     }
     const obj: KubeObj = clone(body);
     obj.apiVersion = apiVersionOf(def);
     obj.kind = def.kind;
     const cleanMeta: KubeObj = { ...obj.metadata };
-    for (const k of ['uid', 'resourceVersion', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'generation', 'managedFields', 'selfLink']) delete cleanMeta[k];
+    for (const k of [
+      'uid',
+      'resourceVersion',
+      'creationTimestamp',
+      'deletionTimestamp',
+      'deletionGracePeriodSeconds',
+      'generation',
+      'managedFields',
+      'selfLink',
+    ])
+      delete cleanMeta[k];
     cleanMeta.name = name;
     if (ns) cleanMeta.namespace = ns;
     cleanMeta.uid = randomUUID();
@@ -308,22 +359,47 @@ export class FakeStore {
     if (def.subresources.includes('status') && def.custom) delete obj.status;
     this.validate(def, obj);
     const entries: Ownership = [];
-    recordUpdate({ before: undefined, after: obj, schema: def.schema, entries, manager: opts.fieldManager ?? 'unknown', subresource: '', apiVersion: apiVersionOf(def), now: timestamp(this.now()) });
+    recordUpdate({
+      before: undefined,
+      after: obj,
+      schema: def.schema,
+      entries,
+      manager: opts.fieldManager ?? 'unknown',
+      subresource: '',
+      apiVersion: apiVersionOf(def),
+      now: timestamp(this.now()),
+    });
     return this.commit(def, undefined, obj, entries);
   }
 
   /** PUT: full replace of the object (or of its status through the status subresource). */
-  update(def: ResourceDefinition, namespace: string | undefined, name: string, body: KubeObj, opts: WriteOptions = {}): KubeObj {
+  update(
+    def: ResourceDefinition,
+    namespace: string | undefined,
+    name: string,
+    body: KubeObj,
+    opts: WriteOptions = {},
+  ): KubeObj {
     if (!isPlainObject(body)) throw new ApiError(400, 'BadRequest', 'the request body must be an object');
     this.checkTypeMeta(def, body);
     const existing = this.get(def, namespace, name);
     const meta = isPlainObject(body.metadata) ? body.metadata : {};
     if (meta.name !== undefined && meta.name !== name) {
-      throw new ApiError(400, 'BadRequest', `the name of the object (${meta.name}) does not match the name on the URL (${name})`);
+      throw new ApiError(
+        400,
+        'BadRequest',
+        `the name of the object (${meta.name}) does not match the name on the URL (${name})`,
+      );
     }
     if (meta.resourceVersion === undefined || meta.resourceVersion === '') {
       if (def.custom) {
-        throw this.invalid(def, name, [{ reason: 'FieldValueInvalid', field: 'metadata.resourceVersion', message: 'Invalid value: 0x0: must be specified for an update' }]);
+        throw this.invalid(def, name, [
+          {
+            reason: 'FieldValueInvalid',
+            field: 'metadata.resourceVersion',
+            message: 'Invalid value: 0x0: must be specified for an update',
+          },
+        ]);
       }
     } else if (meta.resourceVersion !== existing.metadata.resourceVersion) {
       throw this.conflict(def, name);
@@ -331,9 +407,20 @@ export class FakeStore {
     return this.writeNext(def, existing, clone(body), opts, 'Update');
   }
 
-  patch(def: ResourceDefinition, namespace: string | undefined, name: string, type: PatchType, patch: unknown, opts: WriteOptions = {}): KubeObj {
+  patch(
+    def: ResourceDefinition,
+    namespace: string | undefined,
+    name: string,
+    type: PatchType,
+    patch: unknown,
+    opts: WriteOptions = {},
+  ): KubeObj {
     if (type === 'strategic' && def.custom) {
-      throw new ApiError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml`);
+      throw new ApiError(
+        415,
+        'UnsupportedMediaType',
+        `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml`,
+      );
     }
     let body = patch;
     if (typeof body === 'string' || Buffer.isBuffer(body)) {
@@ -359,10 +446,16 @@ export class FakeStore {
       if (e instanceof PatchError) throw new ApiError(e.code, e.code === 400 ? 'BadRequest' : 'Invalid', e.message);
       throw e;
     }
-    if (!isPlainObject(next) || !isPlainObject(next.metadata)) throw new ApiError(422, 'Invalid', 'the patch removed the object metadata');
+    if (!isPlainObject(next) || !isPlainObject(next.metadata))
+      throw new ApiError(422, 'Invalid', 'the patch removed the object metadata');
     const sentRv = next.metadata.resourceVersion;
     if (sentRv !== undefined && sentRv !== existing.metadata.resourceVersion) throw this.conflict(def, name);
-    if (next.metadata.name !== name) throw new ApiError(400, 'BadRequest', `the name of the object (${next.metadata.name}) does not match the name on the URL (${name})`);
+    if (next.metadata.name !== name)
+      throw new ApiError(
+        400,
+        'BadRequest',
+        `the name of the object (${next.metadata.name}) does not match the name on the URL (${name})`,
+      );
     return this.writeNext(def, existing, next, opts, 'Update');
   }
 
@@ -370,10 +463,20 @@ export class FakeStore {
     const existing = this.get(def, namespace, name);
     const pre = opts.preconditions ?? {};
     if (pre.uid && pre.uid !== existing.metadata.uid) {
-      throw new ApiError(409, 'Conflict', `Operation cannot be fulfilled on ${qualifiedName(def)} "${name}": Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${existing.metadata.uid}`, { name, group: def.group, kind: def.plural });
+      throw new ApiError(
+        409,
+        'Conflict',
+        `Operation cannot be fulfilled on ${qualifiedName(def)} "${name}": Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${existing.metadata.uid}`,
+        { name, group: def.group, kind: def.plural },
+      );
     }
     if (pre.resourceVersion && pre.resourceVersion !== existing.metadata.resourceVersion) {
-      throw new ApiError(409, 'Conflict', `Operation cannot be fulfilled on ${qualifiedName(def)} "${name}": Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${existing.metadata.resourceVersion}`, { name, group: def.group, kind: def.plural });
+      throw new ApiError(
+        409,
+        'Conflict',
+        `Operation cannot be fulfilled on ${qualifiedName(def)} "${name}": Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${existing.metadata.resourceVersion}`,
+        { name, group: def.group, kind: def.plural },
+      );
     }
     if (def.group === '' && def.plural === 'namespaces') this.deleteNamespaceContents(name);
     if ((existing.metadata.finalizers ?? []).length > 0) {
@@ -393,7 +496,11 @@ export class FakeStore {
    * Starts a watch: replays history after `resourceVersion` (or synthetic ADDED events for the current
    * state), then streams. Returns `gone` (and sends nothing) when the resourceVersion is too old.
    */
-  watch(def: ResourceDefinition, opts: WatchOptions, sink: WatchSink): { gone: false; stop: () => void } | { gone: true; status: KubeObj } {
+  watch(
+    def: ResourceDefinition,
+    opts: WatchOptions,
+    sink: WatchSink,
+  ): { gone: false; stop: () => void } | { gone: true; status: KubeObj } {
     const watcher: Watcher = {
       key: resourceKey(def),
       namespace: def.namespaced ? opts.namespace : undefined,
@@ -403,16 +510,25 @@ export class FakeStore {
     };
     const from = opts.resourceVersion;
     if (!from || from === '0') {
-      for (const obj of this.list(def, { namespace: watcher.namespace, labelSelector: opts.labelSelector, fieldSelector: opts.fieldSelector }).items) {
+      for (const obj of this.list(def, {
+        namespace: watcher.namespace,
+        labelSelector: opts.labelSelector,
+        fieldSelector: opts.fieldSelector,
+      }).items) {
         sink.send('ADDED', obj);
       }
     } else {
       const fromRv = Number(from);
-      if (!Number.isFinite(fromRv)) throw new ApiError(400, 'BadRequest', `invalid resource version ${JSON.stringify(from)}`);
+      if (!Number.isFinite(fromRv))
+        throw new ApiError(400, 'BadRequest', `invalid resource version ${JSON.stringify(from)}`);
       if (fromRv < this.compactedRv) {
         return {
           gone: true,
-          status: new ApiError(410, 'Expired', `too old resource version: ${fromRv} (${this.compactedRv + 1})`).toStatus(),
+          status: new ApiError(
+            410,
+            'Expired',
+            `too old resource version: ${fromRv} (${this.compactedRv + 1})`,
+          ).toStatus(),
         };
       }
       for (const event of this.history) {
@@ -452,7 +568,11 @@ export class FakeStore {
       if (!filter(w.sink)) continue;
       const [group, version, plural] = w.key.split('/');
       const def = this.registry.byPath(group!, version!, plural!);
-      w.sink.send('BOOKMARK', { kind: def?.kind, apiVersion: def ? apiVersionOf(def) : undefined, metadata: { resourceVersion: this.resourceVersion } });
+      w.sink.send('BOOKMARK', {
+        kind: def?.kind,
+        apiVersion: def ? apiVersionOf(def) : undefined,
+        metadata: { resourceVersion: this.resourceVersion },
+      });
     }
   }
 
@@ -490,10 +610,18 @@ export class FakeStore {
 
   private checkTypeMeta(def: ResourceDefinition, body: KubeObj): void {
     if (body.apiVersion !== undefined && body.apiVersion !== apiVersionOf(def)) {
-      throw new ApiError(400, 'BadRequest', `the API version in the data (${body.apiVersion}) does not match the expected API version (${apiVersionOf(def)})`);
+      throw new ApiError(
+        400,
+        'BadRequest',
+        `the API version in the data (${body.apiVersion}) does not match the expected API version (${apiVersionOf(def)})`,
+      );
     }
     if (body.kind !== undefined && body.kind !== def.kind) {
-      throw new ApiError(400, 'BadRequest', `the kind in the data (${body.kind}) does not match the expected kind (${def.kind})`);
+      throw new ApiError(
+        400,
+        'BadRequest',
+        `the kind in the data (${body.kind}) does not match the expected kind (${def.kind})`,
+      );
     }
   }
 
@@ -515,14 +643,27 @@ export class FakeStore {
     const def = this.registry.byPath('', 'v1', 'namespaces');
     if (!def) return;
     const found = this.bucket(def).get(objectKey(undefined, namespace));
-    if (!found) throw new ApiError(404, 'NotFound', `namespaces "${namespace}" not found`, { name: namespace, kind: 'namespaces' });
+    if (!found)
+      throw new ApiError(404, 'NotFound', `namespaces "${namespace}" not found`, {
+        name: namespace,
+        kind: 'namespaces',
+      });
     if (found.metadata.deletionTimestamp) {
-      throw new ApiError(403, 'Forbidden', `unable to create new content in namespace ${namespace} because it is being terminated`, { name: namespace, kind: 'namespaces' });
+      throw new ApiError(
+        403,
+        'Forbidden',
+        `unable to create new content in namespace ${namespace} because it is being terminated`,
+        { name: namespace, kind: 'namespaces' },
+      );
     }
   }
 
   private notFound(def: ResourceDefinition, name: string): ApiError {
-    return new ApiError(404, 'NotFound', `${qualifiedName(def)} "${name}" not found`, { name, group: def.group, kind: def.plural });
+    return new ApiError(404, 'NotFound', `${qualifiedName(def)} "${name}" not found`, {
+      name,
+      group: def.group,
+      kind: def.plural,
+    });
   }
 
   private conflict(def: ResourceDefinition, name: string): ApiError {
@@ -551,7 +692,12 @@ export class FakeStore {
     const labels = (obj.metadata?.labels ?? {}) as Record<string, unknown>;
     for (const [key, value] of Object.entries(labels)) {
       const keyProblem = qualifiedNameProblem(key);
-      if (keyProblem) causes.push({ reason: 'FieldValueInvalid', field: 'metadata.labels', message: `Invalid value: "${key}": ${keyProblem}` });
+      if (keyProblem)
+        causes.push({
+          reason: 'FieldValueInvalid',
+          field: 'metadata.labels',
+          message: `Invalid value: "${key}": ${keyProblem}`,
+        });
       if (typeof value !== 'string' || value.length > 63 || !LABEL_VALUE.test(value)) {
         causes.push({
           reason: 'FieldValueInvalid',
@@ -564,10 +710,20 @@ export class FakeStore {
     let size = 0;
     for (const [key, value] of Object.entries(annotations)) {
       const keyProblem = qualifiedNameProblem(key);
-      if (keyProblem) causes.push({ reason: 'FieldValueInvalid', field: 'metadata.annotations', message: `Invalid value: "${key}": ${keyProblem}` });
+      if (keyProblem)
+        causes.push({
+          reason: 'FieldValueInvalid',
+          field: 'metadata.annotations',
+          message: `Invalid value: "${key}": ${keyProblem}`,
+        });
       size += key.length + (typeof value === 'string' ? value.length : 0);
     }
-    if (size > 256 * 1024) causes.push({ reason: 'FieldValueTooLong', field: 'metadata.annotations', message: `Too long: must have at most 262144 bytes` });
+    if (size > 256 * 1024)
+      causes.push({
+        reason: 'FieldValueTooLong',
+        field: 'metadata.annotations',
+        message: `Too long: must have at most 262144 bytes`,
+      });
     if (causes.length > 0) throw this.invalid(def, obj.metadata?.name ?? '', causes);
   }
 
@@ -587,10 +743,20 @@ export class FakeStore {
   }
 
   /** The object a PUT or non-apply PATCH would store, with server-owned fields and subresource rules applied. */
-  private writeNext(def: ResourceDefinition, existing: KubeObj, body: KubeObj, opts: WriteOptions, operation: 'Update'): KubeObj {
+  private writeNext(
+    def: ResourceDefinition,
+    existing: KubeObj,
+    body: KubeObj,
+    opts: WriteOptions,
+    operation: 'Update',
+  ): KubeObj {
     const statusSub = opts.subresource === 'status';
     if (opts.subresource && !(statusSub && def.subresources.includes('status'))) {
-      throw new ApiError(404, 'NotFound', `the server could not find the requested resource (${qualifiedName(def)}/${opts.subresource})`);
+      throw new ApiError(
+        404,
+        'NotFound',
+        `the server could not find the requested resource (${qualifiedName(def)}/${opts.subresource})`,
+      );
     }
     let next: KubeObj;
     if (statusSub) {
@@ -623,25 +789,43 @@ export class FakeStore {
     return this.finishWrite(def, existing, next, entries);
   }
 
-  private apply(def: ResourceDefinition, namespace: string | undefined, name: string, existing: KubeObj | undefined, body: KubeObj, opts: WriteOptions): KubeObj {
+  private apply(
+    def: ResourceDefinition,
+    namespace: string | undefined,
+    name: string,
+    existing: KubeObj | undefined,
+    body: KubeObj,
+    opts: WriteOptions,
+  ): KubeObj {
     if (!opts.fieldManager) throw new ApiError(400, 'BadRequest', 'PATCH requests using apply must set fieldManager');
     if (!isPlainObject(body)) throw new ApiError(400, 'BadRequest', 'the applied configuration must be an object');
-    if (!body.apiVersion || !body.kind) throw new ApiError(400, 'BadRequest', 'apiVersion and kind must be set in an applied configuration');
+    if (!body.apiVersion || !body.kind)
+      throw new ApiError(400, 'BadRequest', 'apiVersion and kind must be set in an applied configuration');
     this.checkTypeMeta(def, body);
     const meta = isPlainObject(body.metadata) ? body.metadata : {};
     if (meta.name !== undefined && meta.name !== name) {
-      throw new ApiError(400, 'BadRequest', `the name of the object (${meta.name}) does not match the name on the URL (${name})`);
+      throw new ApiError(
+        400,
+        'BadRequest',
+        `the name of the object (${meta.name}) does not match the name on the URL (${name})`,
+      );
     }
     const statusSub = opts.subresource === 'status';
     if (opts.subresource && !(statusSub && def.subresources.includes('status'))) {
-      throw new ApiError(404, 'NotFound', `the server could not find the requested resource (${qualifiedName(def)}/${opts.subresource})`);
+      throw new ApiError(
+        404,
+        'NotFound',
+        `the server could not find the requested resource (${qualifiedName(def)}/${opts.subresource})`,
+      );
     }
     if (statusSub && !existing) throw this.notFound(def, name);
-    if (meta.resourceVersion !== undefined && existing && meta.resourceVersion !== existing.metadata.resourceVersion) throw this.conflict(def, name);
+    if (meta.resourceVersion !== undefined && existing && meta.resourceVersion !== existing.metadata.resourceVersion)
+      throw this.conflict(def, name);
     const applied: KubeObj = clone(body);
     if (def.subresources.includes('status')) {
       if (statusSub) {
-        for (const k of Object.keys(applied)) if (!['apiVersion', 'kind', 'metadata', 'status'].includes(k)) delete applied[k];
+        for (const k of Object.keys(applied))
+          if (!['apiVersion', 'kind', 'metadata', 'status'].includes(k)) delete applied[k];
         applied.metadata = { name };
       } else {
         delete applied.status;
@@ -667,7 +851,11 @@ export class FakeStore {
           name,
           group: def.group,
           kind: def.plural,
-          causes: e.conflicts.map((c) => ({ reason: 'FieldManagerConflict', message: `conflict with "${c.manager}"`, field: c.field })),
+          causes: e.conflicts.map((c) => ({
+            reason: 'FieldManagerConflict',
+            message: `conflict with "${c.manager}"`,
+            field: c.field,
+          })),
         });
       }
       throw e;
@@ -675,13 +863,22 @@ export class FakeStore {
     if (!existing) {
       const ns = def.namespaced ? (namespace ?? meta.namespace) : undefined;
       if (def.namespaced && meta.namespace && meta.namespace !== ns) {
-        throw new ApiError(400, 'BadRequest', 'the namespace of the provided object does not match the namespace sent on the request');
+        throw new ApiError(
+          400,
+          'BadRequest',
+          'the namespace of the provided object does not match the namespace sent on the request',
+        );
       }
       this.checkName(def, name);
       if (ns) this.checkNamespaceExists(String(ns));
       merged.apiVersion = apiVersionOf(def);
       merged.kind = def.kind;
-      merged.metadata = { ...(merged.metadata ?? {}), name, uid: randomUUID(), creationTimestamp: timestamp(this.now()) };
+      merged.metadata = {
+        ...(merged.metadata ?? {}),
+        name,
+        uid: randomUUID(),
+        creationTimestamp: timestamp(this.now()),
+      };
       if (ns) merged.metadata.namespace = ns;
       if (def.custom) merged.metadata.generation = 1;
       for (const k of ['resourceVersion', 'deletionTimestamp', 'managedFields']) delete merged.metadata[k];
@@ -696,7 +893,16 @@ export class FakeStore {
 
   private serverMeta(existing: KubeObj, meta: KubeObj): KubeObj {
     const out: KubeObj = { ...meta };
-    for (const k of ['name', 'namespace', 'uid', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'generation', 'resourceVersion']) {
+    for (const k of [
+      'name',
+      'namespace',
+      'uid',
+      'creationTimestamp',
+      'deletionTimestamp',
+      'deletionGracePeriodSeconds',
+      'generation',
+      'resourceVersion',
+    ]) {
       if (existing.metadata[k] === undefined) delete out[k];
       else out[k] = existing.metadata[k];
     }
@@ -710,7 +916,11 @@ export class FakeStore {
     const added = ((next.metadata.finalizers ?? []) as string[]).filter((f) => !before.has(f));
     if (added.length > 0) {
       throw this.invalid(def, existing.metadata.name, [
-        { reason: 'FieldValueForbidden', field: 'metadata.finalizers', message: 'Forbidden: no new finalizers can be added if the object is being deleted' },
+        {
+          reason: 'FieldValueForbidden',
+          field: 'metadata.finalizers',
+          message: 'Forbidden: no new finalizers can be added if the object is being deleted',
+        },
       ]);
     }
   }
@@ -726,12 +936,22 @@ export class FakeStore {
       };
       if (!deepEqual(strip(existing), strip(next))) next.metadata.generation = (existing.metadata.generation ?? 0) + 1;
     }
-    const comparable = (o: KubeObj) => ({ ...o, metadata: { ...o.metadata, resourceVersion: undefined, managedFields: undefined } });
+    const comparable = (o: KubeObj) => ({
+      ...o,
+      metadata: { ...o.metadata, resourceVersion: undefined, managedFields: undefined },
+    });
     const owners = (list: Ownership) => list.map((e) => [e.manager, e.operation, e.subresource, [...e.fields].sort()]);
     // A write that changes neither content nor field ownership changes nothing (no new resourceVersion).
-    if (deepEqual(comparable(existing), comparable(next)) && deepEqual(owners(this.ownershipOf(def, existing)), owners(entries))) return existing;
+    if (
+      deepEqual(comparable(existing), comparable(next)) &&
+      deepEqual(owners(this.ownershipOf(def, existing)), owners(entries))
+    )
+      return existing;
     if (next.metadata.deletionTimestamp && (next.metadata.finalizers ?? []).length === 0) {
-      return this.remove(def, { ...next, metadata: { ...next.metadata, resourceVersion: existing.metadata.resourceVersion } });
+      return this.remove(def, {
+        ...next,
+        metadata: { ...next.metadata, resourceVersion: existing.metadata.resourceVersion },
+      });
     }
     return this.commit(def, existing, next, entries);
   }
@@ -744,13 +964,26 @@ export class FakeStore {
         acceptedNames: next.spec?.names ?? {},
         storedVersions: ((next.spec?.versions ?? []) as KubeObj[]).filter((v) => v.storage).map((v) => v.name),
         conditions: [
-          { type: 'NamesAccepted', status: 'True', reason: 'NoConflicts', message: 'no conflicts found', lastTransitionTime: at },
-          { type: 'Established', status: 'True', reason: 'InitialNamesAccepted', message: 'the initial names have been accepted', lastTransitionTime: at },
+          {
+            type: 'NamesAccepted',
+            status: 'True',
+            reason: 'NoConflicts',
+            message: 'no conflicts found',
+            lastTransitionTime: at,
+          },
+          {
+            type: 'Established',
+            status: 'True',
+            reason: 'InitialNamesAccepted',
+            message: 'the initial names have been accepted',
+            lastTransitionTime: at,
+          },
         ],
       };
     }
     // etcd refuses values over 1.5 MiB; the API server passes its error on as a 500.
-    if (Buffer.byteLength(JSON.stringify(next)) > MAX_STORED_BYTES) throw new ApiError(500, 'InternalError', 'etcdserver: request is too large');
+    if (Buffer.byteLength(JSON.stringify(next)) > MAX_STORED_BYTES)
+      throw new ApiError(500, 'InternalError', 'etcdserver: request is too large');
     this.rv += 1;
     next.metadata.resourceVersion = String(this.rv);
     if (entries.length > 0) next.metadata.managedFields = managedFieldsOf(entries);
@@ -766,7 +999,10 @@ export class FakeStore {
 
   private remove(def: ResourceDefinition, existing: KubeObj): KubeObj {
     this.rv += 1;
-    const gone = deepFreeze({ ...clone(existing), metadata: { ...clone(existing.metadata), resourceVersion: String(this.rv) } });
+    const gone = deepFreeze({
+      ...clone(existing),
+      metadata: { ...clone(existing.metadata), resourceVersion: String(this.rv) },
+    });
     const key = objectKey(existing.metadata.namespace, existing.metadata.name);
     this.bucket(def).delete(key);
     this.ownership.delete(`${resourceKey(def)}|${key}`);
@@ -796,7 +1032,10 @@ export class FakeStore {
 
   private deliver(watcher: Watcher, event: StoredEvent): void {
     const matches = (o: KubeObj | undefined) =>
-      o !== undefined && (!watcher.namespace || o.metadata.namespace === watcher.namespace) && watcher.labels(o.metadata.labels) && watcher.fields(o);
+      o !== undefined &&
+      (!watcher.namespace || o.metadata.namespace === watcher.namespace) &&
+      watcher.labels(o.metadata.labels) &&
+      watcher.fields(o);
     const now = matches(event.object);
     const before = event.type === 'ADDED' ? false : matches(event.previous);
     if (event.type === 'DELETED') {

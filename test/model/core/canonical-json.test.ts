@@ -4,7 +4,9 @@ import { canonicalJson as publicCanonicalJson } from '../../../src/model/core/ca
 
 describe('canonicalJson', () => {
   test('sorts object keys at every level', () => {
-    expect(canonicalJson({ b: 1, a: { d: [{ z: 1, y: 2 }], c: null } })).toBe('{"a":{"c":null,"d":[{"y":2,"z":1}]},"b":1}');
+    expect(canonicalJson({ b: 1, a: { d: [{ z: 1, y: 2 }], c: null } })).toBe(
+      '{"a":{"c":null,"d":[{"y":2,"z":1}]},"b":1}',
+    );
   });
 
   test('gives one string for the same content in any key order', () => {

@@ -3,7 +3,12 @@ import { sortKeys } from '../../../src/model/core/records.js';
 
 describe('sortKeys', () => {
   test('orders keys by code point', () => {
-    expect(Object.keys(sortKeys({ b: 1, a: 2, 'app.kubernetes.io/name': 3, B: 4 }))).toEqual(['B', 'a', 'app.kubernetes.io/name', 'b']);
+    expect(Object.keys(sortKeys({ b: 1, a: 2, 'app.kubernetes.io/name': 3, B: 4 }))).toEqual([
+      'B',
+      'a',
+      'app.kubernetes.io/name',
+      'b',
+    ]);
   });
 
   test('returns a copy and leaves the input alone', () => {

@@ -32,9 +32,15 @@ describe('matchesSelector', () => {
   });
 
   test('In needs the key present with one of the values', () => {
-    expect(matchesSelector({ matchExpressions: [{ key: 'env', operator: 'In', values: ['dev', 'prod'] }] }, labels)).toBe(true);
-    expect(matchesSelector({ matchExpressions: [{ key: 'env', operator: 'In', values: ['dev'] }] }, labels)).toBe(false);
-    expect(matchesSelector({ matchExpressions: [{ key: 'tier', operator: 'In', values: ['web'] }] }, labels)).toBe(false);
+    expect(
+      matchesSelector({ matchExpressions: [{ key: 'env', operator: 'In', values: ['dev', 'prod'] }] }, labels),
+    ).toBe(true);
+    expect(matchesSelector({ matchExpressions: [{ key: 'env', operator: 'In', values: ['dev'] }] }, labels)).toBe(
+      false,
+    );
+    expect(matchesSelector({ matchExpressions: [{ key: 'tier', operator: 'In', values: ['web'] }] }, labels)).toBe(
+      false,
+    );
   });
 
   test('In with no values matches nothing', () => {
@@ -43,12 +49,18 @@ describe('matchesSelector', () => {
   });
 
   test('NotIn matches a missing key', () => {
-    expect(matchesSelector({ matchExpressions: [{ key: 'tier', operator: 'NotIn', values: ['web'] }] }, labels)).toBe(true);
+    expect(matchesSelector({ matchExpressions: [{ key: 'tier', operator: 'NotIn', values: ['web'] }] }, labels)).toBe(
+      true,
+    );
   });
 
   test('NotIn refuses a listed value and accepts another', () => {
-    expect(matchesSelector({ matchExpressions: [{ key: 'env', operator: 'NotIn', values: ['prod'] }] }, labels)).toBe(false);
-    expect(matchesSelector({ matchExpressions: [{ key: 'env', operator: 'NotIn', values: ['dev'] }] }, labels)).toBe(true);
+    expect(matchesSelector({ matchExpressions: [{ key: 'env', operator: 'NotIn', values: ['prod'] }] }, labels)).toBe(
+      false,
+    );
+    expect(matchesSelector({ matchExpressions: [{ key: 'env', operator: 'NotIn', values: ['dev'] }] }, labels)).toBe(
+      true,
+    );
   });
 
   test('NotIn with no values matches everything', () => {
@@ -64,14 +76,21 @@ describe('matchesSelector', () => {
   });
 
   test('matchLabels and matchExpressions are ANDed', () => {
-    const selector: LooseLabelSelector = { matchLabels: { env: 'prod' }, matchExpressions: [{ key: 'region', operator: 'In', values: ['us'] }] };
+    const selector: LooseLabelSelector = {
+      matchLabels: { env: 'prod' },
+      matchExpressions: [{ key: 'region', operator: 'In', values: ['us'] }],
+    };
     expect(matchesSelector(selector, labels)).toBe(false);
     expect(matchesSelector(selector, { env: 'prod', region: 'us' })).toBe(true);
   });
 
   test('an unknown operator matches nothing', () => {
-    expect(matchesSelector({ matchExpressions: [{ key: 'env', operator: 'Equals', values: ['prod'] }] }, labels)).toBe(false);
-    expect(matchesSelector({ matchExpressions: [{ key: 'env', operator: 'NotEquals', values: ['dev'] }] }, labels)).toBe(false);
+    expect(matchesSelector({ matchExpressions: [{ key: 'env', operator: 'Equals', values: ['prod'] }] }, labels)).toBe(
+      false,
+    );
+    expect(
+      matchesSelector({ matchExpressions: [{ key: 'env', operator: 'NotEquals', values: ['dev'] }] }, labels),
+    ).toBe(false);
   });
 
   test('Object.prototype members are not labels', () => {

@@ -1,6 +1,14 @@
 import { describe, expect, test } from '@jest/globals';
-import { buildGeneratorConfigMap, buildPlacementReaderRole, buildPullApplicationSet } from '../../../src/model/delivery/appset.js';
-import { buildStaticHubApplication, staticHubApplicationName, type AppDefinition } from '../../../src/model/delivery/hub-application.js';
+import {
+  buildGeneratorConfigMap,
+  buildPlacementReaderRole,
+  buildPullApplicationSet,
+} from '../../../src/model/delivery/appset.js';
+import {
+  buildStaticHubApplication,
+  staticHubApplicationName,
+  type AppDefinition,
+} from '../../../src/model/delivery/hub-application.js';
 
 const def: AppDefinition = {
   name: 'podinfo',
@@ -11,7 +19,13 @@ const def: AppDefinition = {
 
 describe('ApplicationSet for pull', () => {
   test('GIVEN an app and a placement THEN the generator follows the placement and the template carries the pull keys', () => {
-    const set = buildPullApplicationSet(def, { name: 'podinfo', namespace: 'argocd', placement: 'all-prod', requeueAfterSeconds: 180, constructPath: 'hub/podinfo/ApplicationSet' });
+    const set = buildPullApplicationSet(def, {
+      name: 'podinfo',
+      namespace: 'argocd',
+      placement: 'all-prod',
+      requeueAfterSeconds: 180,
+      constructPath: 'hub/podinfo/ApplicationSet',
+    });
     expect(set.spec.generators).toStrictEqual([
       {
         clusterDecisionResource: {
@@ -24,7 +38,12 @@ describe('ApplicationSet for pull', () => {
     expect(set.spec.template).toStrictEqual({
       metadata: {
         name: '{{name}}-podinfo',
-        labels: { 'app.kubernetes.io/managed-by': 'pullfleet', 'apps.open-cluster-management.io/pull-to-ocm-managed-cluster': 'true', 'pullfleet.io/app': 'podinfo', 'pullfleet.io/delivery-model': 'basic' },
+        labels: {
+          'app.kubernetes.io/managed-by': 'pullfleet',
+          'apps.open-cluster-management.io/pull-to-ocm-managed-cluster': 'true',
+          'pullfleet.io/app': 'podinfo',
+          'pullfleet.io/delivery-model': 'basic',
+        },
         annotations: {
           'apps.open-cluster-management.io/ocm-managed-cluster': '{{name}}',
           'argocd.argoproj.io/skip-reconcile': 'true',
@@ -50,18 +69,30 @@ describe('ApplicationSet for pull', () => {
 
   test('the applicationset-controller may only read placements and decisions', () => {
     expect(buildPlacementReaderRole('argocd').rules).toStrictEqual([
-      { apiGroups: ['cluster.open-cluster-management.io'], resources: ['placementdecisions', 'placements'], verbs: ['get', 'list', 'watch'] },
+      {
+        apiGroups: ['cluster.open-cluster-management.io'],
+        resources: ['placementdecisions', 'placements'],
+        verbs: ['get', 'list', 'watch'],
+      },
     ]);
   });
 });
 
 describe('static hub Application', () => {
   test('carries the pull label, cluster, skip-reconcile, static delivery and provenance', () => {
-    const app = buildStaticHubApplication({ ...def, pruneOnDelete: true }, { cluster: 'east', namespace: 'argocd', constructPath: 'hub/podinfo/east' });
+    const app = buildStaticHubApplication(
+      { ...def, pruneOnDelete: true },
+      { cluster: 'east', namespace: 'argocd', constructPath: 'hub/podinfo/east' },
+    );
     expect(app.metadata).toStrictEqual({
       name: 'podinfo-east',
       namespace: 'argocd',
-      labels: { 'app.kubernetes.io/managed-by': 'pullfleet', 'apps.open-cluster-management.io/pull-to-ocm-managed-cluster': 'true', 'pullfleet.io/app': 'podinfo', 'pullfleet.io/delivery-model': 'basic' },
+      labels: {
+        'app.kubernetes.io/managed-by': 'pullfleet',
+        'apps.open-cluster-management.io/pull-to-ocm-managed-cluster': 'true',
+        'pullfleet.io/app': 'podinfo',
+        'pullfleet.io/delivery-model': 'basic',
+      },
       annotations: {
         'apps.open-cluster-management.io/ocm-managed-cluster': 'east',
         'argocd.argoproj.io/skip-reconcile': 'true',

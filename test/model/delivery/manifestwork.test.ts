@@ -1,12 +1,36 @@
 import { describe, expect, test } from '@jest/globals';
-import { STAND_BY_ANNOTATION, APPLICATION_SET_LABEL, ARGOCD_TRACKING_ANNOTATION, CONSTRUCT_PATH_ANNOTATION, DELIVERY_ANNOTATION, DESTINATION_NAME_ANNOTATION, DESTINATION_SERVER_ANNOTATION, HOSTING_APPSET_ANNOTATION, IN_CLUSTER_SERVER, MANAGED_CLUSTER_ANNOTATION, PULL_LABEL, SKIP_RECONCILE_ANNOTATION, SPOKE_APP_NAMESPACE_ANNOTATION } from '../../../src/model/core/keys.js';
+import {
+  STAND_BY_ANNOTATION,
+  APPLICATION_SET_LABEL,
+  ARGOCD_TRACKING_ANNOTATION,
+  CONSTRUCT_PATH_ANNOTATION,
+  DELIVERY_ANNOTATION,
+  DESTINATION_NAME_ANNOTATION,
+  DESTINATION_SERVER_ANNOTATION,
+  HOSTING_APPSET_ANNOTATION,
+  IN_CLUSTER_SERVER,
+  MANAGED_CLUSTER_ANNOTATION,
+  PULL_LABEL,
+  SKIP_RECONCILE_ANNOTATION,
+  SPOKE_APP_NAMESPACE_ANNOTATION,
+} from '../../../src/model/core/keys.js';
 import { type Application, type ManifestWork } from '../../../src/model/core/types.js';
 import { applyAgentHandback } from '../../../src/model/delivery/hub-application.js';
-import { isStandBy, isRoutedToAgent, buildManifestWork, buildPayloadApplication, FEEDBACK_PATHS, wrapProblem } from '../../../src/model/delivery/manifestwork.js';
+import {
+  isStandBy,
+  isRoutedToAgent,
+  buildManifestWork,
+  buildPayloadApplication,
+  FEEDBACK_PATHS,
+  wrapProblem,
+} from '../../../src/model/delivery/manifestwork.js';
 import { workUpToDate } from '../../../src/model/runtime/propagation.js';
 import { objectRuleFindings } from '../../../src/model/validation/object-rules.js';
 
-function hubApp(overrides: Partial<Application['metadata']> = {}, spec: Partial<Application['spec']> = {}): Application {
+function hubApp(
+  overrides: Partial<Application['metadata']> = {},
+  spec: Partial<Application['spec']> = {},
+): Application {
   return {
     apiVersion: 'argoproj.io/v1alpha1',
     kind: 'Application',
@@ -41,7 +65,9 @@ describe('payload Application (DESIGN §2, rule by rule)', () => {
   });
 
   test('keeps the name and uses the app-namespace annotation for the namespace', () => {
-    const app = hubApp({ annotations: { [MANAGED_CLUSTER_ANNOTATION]: 'east', [SPOKE_APP_NAMESPACE_ANNOTATION]: 'gitops' } });
+    const app = hubApp({
+      annotations: { [MANAGED_CLUSTER_ANNOTATION]: 'east', [SPOKE_APP_NAMESPACE_ANNOTATION]: 'gitops' },
+    });
     expect(buildPayloadApplication(app).metadata).toMatchObject({ name: 'guestbook', namespace: 'gitops' });
   });
 
@@ -62,36 +88,64 @@ describe('payload Application (DESIGN §2, rule by rule)', () => {
         'notifications.argoproj.io/subscribe': 'slack',
       },
     });
-    expect(buildPayloadApplication(app).metadata.annotations).toStrictEqual({ 'notifications.argoproj.io/subscribe': 'slack' });
+    expect(buildPayloadApplication(app).metadata.annotations).toStrictEqual({
+      'notifications.argoproj.io/subscribe': 'slack',
+    });
   });
 
   test('copies finalizers and operation', () => {
-    const app = { ...hubApp({ finalizers: ['resources-finalizer.argocd.argoproj.io'] }), operation: { sync: { revision: 'abc' } } };
+    const app = {
+      ...hubApp({ finalizers: ['resources-finalizer.argocd.argoproj.io'] }),
+      operation: { sync: { revision: 'abc' } },
+    };
     const payload = buildPayloadApplication(app);
     expect(payload.metadata.finalizers).toStrictEqual(['resources-finalizer.argocd.argoproj.io']);
     expect(payload.operation).toStrictEqual({ sync: { revision: 'abc' } });
   });
 
   test('rewrites the destination to in-cluster, or to the override annotations', () => {
-    expect(buildPayloadApplication(hubApp()).spec.destination).toStrictEqual({ server: IN_CLUSTER_SERVER, namespace: 'guestbook' });
-    const byName = hubApp({ annotations: { [MANAGED_CLUSTER_ANNOTATION]: 'east', [DESTINATION_NAME_ANNOTATION]: 'in-cluster' } });
-    expect(buildPayloadApplication(byName).spec.destination).toStrictEqual({ name: 'in-cluster', namespace: 'guestbook' });
-    const byServer = hubApp({ annotations: { [MANAGED_CLUSTER_ANNOTATION]: 'east', [DESTINATION_SERVER_ANNOTATION]: 'https://local:6443' } });
-    expect(buildPayloadApplication(byServer).spec.destination).toStrictEqual({ server: 'https://local:6443', namespace: 'guestbook' });
+    expect(buildPayloadApplication(hubApp()).spec.destination).toStrictEqual({
+      server: IN_CLUSTER_SERVER,
+      namespace: 'guestbook',
+    });
+    const byName = hubApp({
+      annotations: { [MANAGED_CLUSTER_ANNOTATION]: 'east', [DESTINATION_NAME_ANNOTATION]: 'in-cluster' },
+    });
+    expect(buildPayloadApplication(byName).spec.destination).toStrictEqual({
+      name: 'in-cluster',
+      namespace: 'guestbook',
+    });
+    const byServer = hubApp({
+      annotations: { [MANAGED_CLUSTER_ANNOTATION]: 'east', [DESTINATION_SERVER_ANNOTATION]: 'https://local:6443' },
+    });
+    expect(buildPayloadApplication(byServer).spec.destination).toStrictEqual({
+      server: 'https://local:6443',
+      namespace: 'guestbook',
+    });
   });
 
   test('never carries uid, resourceVersion, ownerReferences, managedFields or status', () => {
     const app: Application = {
-      ...hubApp({ uid: 'u1', resourceVersion: '7', managedFields: [{}], ownerReferences: [{ apiVersion: 'argoproj.io/v1alpha1', kind: 'ApplicationSet', name: 's', uid: 'u2' }] }),
+      ...hubApp({
+        uid: 'u1',
+        resourceVersion: '7',
+        managedFields: [{}],
+        ownerReferences: [{ apiVersion: 'argoproj.io/v1alpha1', kind: 'ApplicationSet', name: 's', uid: 'u2' }],
+      }),
       status: { sync: { status: 'Synced' } },
     };
     const payload = buildPayloadApplication(app);
-    for (const key of ['uid', 'resourceVersion', 'managedFields', 'ownerReferences']) expect(payload.metadata).not.toHaveProperty(key);
+    for (const key of ['uid', 'resourceVersion', 'managedFields', 'ownerReferences'])
+      expect(payload.metadata).not.toHaveProperty(key);
     expect(payload.status).toBeUndefined();
   });
 
   test('GIVEN an app an ApplicationSet owns WHEN wrapped THEN the payload carries the application-set label and the hosting-applicationset annotation, like the work', () => {
-    const app = hubApp({ ownerReferences: [{ apiVersion: 'argoproj.io/v1alpha1', kind: 'ApplicationSet', name: 'guestbook-set', uid: 'u2' }] });
+    const app = hubApp({
+      ownerReferences: [
+        { apiVersion: 'argoproj.io/v1alpha1', kind: 'ApplicationSet', name: 'guestbook-set', uid: 'u2' },
+      ],
+    });
     const work = buildManifestWork(app);
     const payload = work.spec.workload.manifests.find((m) => m.kind === 'Application') as unknown as Application;
     expect(payload.metadata.labels).toStrictEqual({ [APPLICATION_SET_LABEL]: 'true', team: 'web' });
@@ -122,7 +176,13 @@ describe('payload Application (DESIGN §2, rule by rule)', () => {
 
 describe('ManifestWork', () => {
   test('GIVEN a static hub app WHEN wrapped THEN the work is named after the app, lives in the cluster namespace and carries the delivery label', () => {
-    const app = hubApp({ annotations: { [MANAGED_CLUSTER_ANNOTATION]: 'east', [DELIVERY_ANNOTATION]: 'static', [CONSTRUCT_PATH_ANNOTATION]: 'hub/guestbook/east' } });
+    const app = hubApp({
+      annotations: {
+        [MANAGED_CLUSTER_ANNOTATION]: 'east',
+        [DELIVERY_ANNOTATION]: 'static',
+        [CONSTRUCT_PATH_ANNOTATION]: 'hub/guestbook/east',
+      },
+    });
     const work = buildManifestWork(app);
     expect(work.metadata).toMatchObject({
       name: 'argocd-guestbook',
@@ -135,8 +195,15 @@ describe('ManifestWork', () => {
 
   test('asks for every feedback path and ignores .operation on spoke change', () => {
     const config = buildManifestWork(hubApp(), { feedbackScrapeType: 'Watch' }).spec.manifestConfigs![0];
-    expect(config.resourceIdentifier).toStrictEqual({ group: 'argoproj.io', resource: 'applications', namespace: 'argocd', name: 'guestbook' });
-    expect(config.feedbackRules![0].jsonPaths!.map((p) => [p.name, p.path])).toStrictEqual(FEEDBACK_PATHS.map(([n, p]) => [n, p]));
+    expect(config.resourceIdentifier).toStrictEqual({
+      group: 'argoproj.io',
+      resource: 'applications',
+      namespace: 'argocd',
+      name: 'guestbook',
+    });
+    expect(config.feedbackRules![0].jsonPaths!.map((p) => [p.name, p.path])).toStrictEqual(
+      FEEDBACK_PATHS.map(([n, p]) => [n, p]),
+    );
     expect(config.feedbackScrapeType).toBe('Watch');
     expect(config.updateStrategy).toStrictEqual({
       type: 'ServerSideApply',
@@ -158,7 +225,9 @@ describe('ManifestWork', () => {
 
   test('fails when the target cluster is local-cluster', () => {
     const app = hubApp({ annotations: { [MANAGED_CLUSTER_ANNOTATION]: 'local-cluster' } });
-    expect(wrapProblem(app)).toBe('local-cluster is the hub itself and never a pull-delivery target: choose a spoke cluster');
+    expect(wrapProblem(app)).toBe(
+      'local-cluster is the hub itself and never a pull-delivery target: choose a spoke cluster',
+    );
     expect(() => buildManifestWork(app)).toThrow('Application argocd/guestbook: local-cluster is the hub itself');
   });
 });
@@ -174,10 +243,22 @@ describe('workUpToDate (exact on what pullfleet owns)', () => {
   });
 
   test.each([
-    ['a pullfleet label that should be gone', (work: ManifestWork) => (work.metadata.labels![APPLICATION_SET_LABEL] = 'true')],
-    ['a pullfleet annotation that should be gone', (work: ManifestWork) => (work.metadata.annotations![HOSTING_APPSET_ANNOTATION] = 'argocd/old-set')],
-    ['feedbackScrapeType Watch when Poll is wanted', (work: ManifestWork) => (work.spec.manifestConfigs![0]!.feedbackScrapeType = 'Watch')],
-    ['an extra manifestConfig', (work: ManifestWork) => work.spec.manifestConfigs!.push(structuredClone(work.spec.manifestConfigs![0]!))],
+    [
+      'a pullfleet label that should be gone',
+      (work: ManifestWork) => (work.metadata.labels![APPLICATION_SET_LABEL] = 'true'),
+    ],
+    [
+      'a pullfleet annotation that should be gone',
+      (work: ManifestWork) => (work.metadata.annotations![HOSTING_APPSET_ANNOTATION] = 'argocd/old-set'),
+    ],
+    [
+      'feedbackScrapeType Watch when Poll is wanted',
+      (work: ManifestWork) => (work.spec.manifestConfigs![0]!.feedbackScrapeType = 'Watch'),
+    ],
+    [
+      'an extra manifestConfig',
+      (work: ManifestWork) => work.spec.manifestConfigs!.push(structuredClone(work.spec.manifestConfigs![0]!)),
+    ],
     ['another delete option', (work: ManifestWork) => (work.spec.deleteOption = { propagationPolicy: 'Orphan' })],
   ])('fails when the observed work carries %s', (_case, change) => {
     const observed = structuredClone(owned());
@@ -207,39 +288,94 @@ describe('a hand-back from argocd-agent (step 1: the agent may still hold the sp
     expect(payload.metadata.annotations?.[STAND_BY_ANNOTATION]).toBeUndefined();
     // the stand-by work compares equal to itself with the CRD defaults filled in, and differs from the normal one
     expect(workUpToDate(structuredClone(work), buildManifestWork(adopting()))).toBe(true);
-    const normal = hubApp({ annotations: { [MANAGED_CLUSTER_ANNOTATION]: 'spoke1', [DESTINATION_NAME_ANNOTATION]: 'in-cluster' } });
+    const normal = hubApp({
+      annotations: { [MANAGED_CLUSTER_ANNOTATION]: 'spoke1', [DESTINATION_NAME_ANNOTATION]: 'in-cluster' },
+    });
     expect(workUpToDate(work, buildManifestWork(normal))).toBe(false);
     expect(isStandBy(adopting())).toBe(true);
     // Routed to a managed agent only while standing by with a destination name other than in-cluster.
     const routed = (name: string | undefined, standBy: boolean) =>
-      isRoutedToAgent(hubApp({ annotations: { [MANAGED_CLUSTER_ANNOTATION]: 'spoke1', ...(standBy ? { [STAND_BY_ANNOTATION]: 'true' } : {}) } }, { destination: { ...(name ? { name } : { server: IN_CLUSTER_SERVER }), namespace: 'guestbook' } }));
-    expect([routed('spoke1', true), routed('in-cluster', true), routed(undefined, true), routed('spoke1', false)]).toStrictEqual([true, false, false, false]);
+      isRoutedToAgent(
+        hubApp(
+          {
+            annotations: {
+              [MANAGED_CLUSTER_ANNOTATION]: 'spoke1',
+              ...(standBy ? { [STAND_BY_ANNOTATION]: 'true' } : {}),
+            },
+          },
+          { destination: { ...(name ? { name } : { server: IN_CLUSTER_SERVER }), namespace: 'guestbook' } },
+        ),
+      );
+    expect([
+      routed('spoke1', true),
+      routed('in-cluster', true),
+      routed(undefined, true),
+      routed('spoke1', false),
+    ]).toStrictEqual([true, false, false, false]);
     expect(isStandBy(normal)).toBe(false);
   });
 
   test('GIVEN a basic hub app shaped for step 1 THEN it stays routed to the agent, without skip-reconcile; the rules refuse either half missing', () => {
-    const base = hubApp({ annotations: { [MANAGED_CLUSTER_ANNOTATION]: 'spoke1', [SKIP_RECONCILE_ANNOTATION]: 'true' } });
+    const base = hubApp({
+      annotations: { [MANAGED_CLUSTER_ANNOTATION]: 'spoke1', [SKIP_RECONCILE_ANNOTATION]: 'true' },
+    });
     const step1 = applyAgentHandback(base, 'spoke1', { standBy: true, route: true, agentDestination: true });
     expect(step1.spec.destination).toStrictEqual({ name: 'spoke1', namespace: 'guestbook' });
-    expect(step1.metadata.annotations).toMatchObject({ [STAND_BY_ANNOTATION]: 'true', [DESTINATION_NAME_ANNOTATION]: 'in-cluster' });
+    expect(step1.metadata.annotations).toMatchObject({
+      [STAND_BY_ANNOTATION]: 'true',
+      [DESTINATION_NAME_ANNOTATION]: 'in-cluster',
+    });
     expect(step1.metadata.annotations?.[SKIP_RECONCILE_ANNOTATION]).toBeUndefined();
     expect(objectRuleFindings(step1 as never).filter((f) => f.severity === 'error')).toStrictEqual([]);
     // unchanged without a hand-back
     expect(applyAgentHandback(base, 'spoke1', { standBy: false, route: false, agentDestination: false })).toBe(base);
 
-    const frozen = { ...step1, metadata: { ...step1.metadata, annotations: { ...step1.metadata.annotations, [SKIP_RECONCILE_ANNOTATION]: 'true' } } };
-    expect(objectRuleFindings(frozen as never).map((f) => f.message).join('\n')).toContain('which would stop reconciling it');
+    const frozen = {
+      ...step1,
+      metadata: {
+        ...step1.metadata,
+        annotations: { ...step1.metadata.annotations, [SKIP_RECONCILE_ANNOTATION]: 'true' },
+      },
+    };
+    expect(
+      objectRuleFindings(frozen as never)
+        .map((f) => f.message)
+        .join('\n'),
+    ).toContain('which would stop reconciling it');
     const misrouted = { ...step1, spec: { ...step1.spec, destination: { name: 'spoke2', namespace: 'guestbook' } } };
-    expect(objectRuleFindings(misrouted as never).map((f) => f.message).join('\n')).toContain('the principal would tell the agent on "spoke1" to delete its copy');
+    expect(
+      objectRuleFindings(misrouted as never)
+        .map((f) => f.message)
+        .join('\n'),
+    ).toContain('the principal would tell the agent on "spoke1" to delete its copy');
     // standing by without routing (a move from agent-autonomous) is the normal basic shape: skip-reconcile needed
-    const unrouted = { ...step1, spec: { ...step1.spec, destination: { server: IN_CLUSTER_SERVER, namespace: 'guestbook' } } };
-    expect(objectRuleFindings(unrouted as never).map((f) => f.message).join('\n')).toContain('is a pull app without argocd.argoproj.io/skip-reconcile');
-    const inCluster = { ...base, spec: { ...base.spec, destination: { server: IN_CLUSTER_SERVER, namespace: 'guestbook' } } };
-    const autonomous = applyAgentHandback(inCluster, 'spoke1', { standBy: true, route: false, agentDestination: false });
+    const unrouted = {
+      ...step1,
+      spec: { ...step1.spec, destination: { server: IN_CLUSTER_SERVER, namespace: 'guestbook' } },
+    };
+    expect(
+      objectRuleFindings(unrouted as never)
+        .map((f) => f.message)
+        .join('\n'),
+    ).toContain('is a pull app without argocd.argoproj.io/skip-reconcile');
+    const inCluster = {
+      ...base,
+      spec: { ...base.spec, destination: { server: IN_CLUSTER_SERVER, namespace: 'guestbook' } },
+    };
+    const autonomous = applyAgentHandback(inCluster, 'spoke1', {
+      standBy: true,
+      route: false,
+      agentDestination: false,
+    });
     expect(autonomous.spec.destination).toStrictEqual(inCluster.spec.destination);
-    expect(autonomous.metadata.annotations).toMatchObject({ [STAND_BY_ANNOTATION]: 'true', [SKIP_RECONCILE_ANNOTATION]: 'true' });
+    expect(autonomous.metadata.annotations).toMatchObject({
+      [STAND_BY_ANNOTATION]: 'true',
+      [SKIP_RECONCILE_ANNOTATION]: 'true',
+    });
     expect(autonomous.metadata.annotations?.[DESTINATION_NAME_ANNOTATION]).toBeUndefined();
     expect(objectRuleFindings(autonomous as never).filter((f) => f.severity === 'error')).toStrictEqual([]);
-    expect(buildManifestWork(autonomous).spec.manifestConfigs![0]!.updateStrategy).toStrictEqual({ type: 'CreateOnly' });
+    expect(buildManifestWork(autonomous).spec.manifestConfigs![0]!.updateStrategy).toStrictEqual({
+      type: 'CreateOnly',
+    });
   });
 });

@@ -8,7 +8,16 @@ export interface ClusterShape {
 }
 
 /** A ManagedCluster with the status OCM writes (conditions, capacity, version, timestamps). */
-export function managedCluster(name: string, shape: ClusterShape = {}): ManagedClusterObject & { apiVersion: string; kind: string; metadata: Record<string, unknown>; spec: Record<string, unknown>; status: Record<string, unknown> } {
+export function managedCluster(
+  name: string,
+  shape: ClusterShape = {},
+): ManagedClusterObject & {
+  apiVersion: string;
+  kind: string;
+  metadata: Record<string, unknown>;
+  spec: Record<string, unknown>;
+  status: Record<string, unknown>;
+} {
   return {
     apiVersion: 'cluster.open-cluster-management.io/v1',
     kind: 'ManagedCluster',
@@ -25,24 +34,54 @@ export function managedCluster(name: string, shape: ClusterShape = {}): ManagedC
       version: { kubernetes: 'v1.30.2' },
       clusterClaims: Object.entries(shape.claims ?? {}).map(([claim, value]) => ({ name: claim, value })),
       conditions: [
-        { type: 'ManagedClusterJoined', status: 'True', reason: 'ManagedClusterJoined', message: 'joined', lastTransitionTime: '2026-01-01T00:00:00Z' },
-        { type: 'ManagedClusterConditionAvailable', status: 'True', reason: 'ManagedClusterAvailable', message: 'available', lastTransitionTime: '2026-01-01T00:00:00Z' },
+        {
+          type: 'ManagedClusterJoined',
+          status: 'True',
+          reason: 'ManagedClusterJoined',
+          message: 'joined',
+          lastTransitionTime: '2026-01-01T00:00:00Z',
+        },
+        {
+          type: 'ManagedClusterConditionAvailable',
+          status: 'True',
+          reason: 'ManagedClusterAvailable',
+          message: 'available',
+          lastTransitionTime: '2026-01-01T00:00:00Z',
+        },
       ],
     },
   };
 }
 
 export function exclusiveSet(name: string): ManagedClusterSetObject & { apiVersion: string; kind: string } {
-  return { apiVersion: 'cluster.open-cluster-management.io/v1beta2', kind: 'ManagedClusterSet', metadata: { name }, spec: { clusterSelector: { selectorType: 'ExclusiveClusterSetLabel' } } };
+  return {
+    apiVersion: 'cluster.open-cluster-management.io/v1beta2',
+    kind: 'ManagedClusterSet',
+    metadata: { name },
+    spec: { clusterSelector: { selectorType: 'ExclusiveClusterSetLabel' } },
+  };
 }
 
-export function labelSet(name: string, matchLabels: Record<string, string>): ManagedClusterSetObject & { apiVersion: string; kind: string } {
-  return { apiVersion: 'cluster.open-cluster-management.io/v1beta2', kind: 'ManagedClusterSet', metadata: { name }, spec: { clusterSelector: { selectorType: 'LabelSelector', labelSelector: { matchLabels } } } };
+export function labelSet(
+  name: string,
+  matchLabels: Record<string, string>,
+): ManagedClusterSetObject & { apiVersion: string; kind: string } {
+  return {
+    apiVersion: 'cluster.open-cluster-management.io/v1beta2',
+    kind: 'ManagedClusterSet',
+    metadata: { name },
+    spec: { clusterSelector: { selectorType: 'LabelSelector', labelSelector: { matchLabels } } },
+  };
 }
 
 /** `global` as OCM creates it: an empty label selector, so every cluster. */
 export function globalSet(): ManagedClusterSetObject & { apiVersion: string; kind: string } {
-  return { apiVersion: 'cluster.open-cluster-management.io/v1beta2', kind: 'ManagedClusterSet', metadata: { name: 'global' }, spec: { clusterSelector: { selectorType: 'LabelSelector', labelSelector: {} } } };
+  return {
+    apiVersion: 'cluster.open-cluster-management.io/v1beta2',
+    kind: 'ManagedClusterSet',
+    metadata: { name: 'global' },
+    spec: { clusterSelector: { selectorType: 'LabelSelector', labelSelector: {} } },
+  };
 }
 
 const CLUSTERSET = 'cluster.open-cluster-management.io/clusterset';
@@ -51,9 +90,26 @@ const CLUSTERSET = 'cluster.open-cluster-management.io/clusterset';
 export function smallHub(): { clusters: ReturnType<typeof managedCluster>[]; sets: ReturnType<typeof exclusiveSet>[] } {
   return {
     clusters: [
-      managedCluster('prod-west', { labels: { [CLUSTERSET]: 'prod', region: 'us-west-2', vendor: 'EKS', 'feature.open-cluster-management.io/addon-work-manager': 'available' }, claims: { 'product.open-cluster-management.io': 'EKS', 'id.k8s.io': 'w-1' } }),
-      managedCluster('ocp-east', { labels: { [CLUSTERSET]: 'prod', region: 'us-east-1' }, claims: { 'product.open-cluster-management.io': 'OpenShift' } }),
-      managedCluster('edge-1', { labels: { [CLUSTERSET]: 'default', vendor: 'OpenShift' }, taints: [{ key: 'cluster.open-cluster-management.io/unreachable', effect: 'NoSelect' }, { key: 'edge', value: 'true', effect: 'PreferNoSelect' }] }),
+      managedCluster('prod-west', {
+        labels: {
+          [CLUSTERSET]: 'prod',
+          region: 'us-west-2',
+          vendor: 'EKS',
+          'feature.open-cluster-management.io/addon-work-manager': 'available',
+        },
+        claims: { 'product.open-cluster-management.io': 'EKS', 'id.k8s.io': 'w-1' },
+      }),
+      managedCluster('ocp-east', {
+        labels: { [CLUSTERSET]: 'prod', region: 'us-east-1' },
+        claims: { 'product.open-cluster-management.io': 'OpenShift' },
+      }),
+      managedCluster('edge-1', {
+        labels: { [CLUSTERSET]: 'default', vendor: 'OpenShift' },
+        taints: [
+          { key: 'cluster.open-cluster-management.io/unreachable', effect: 'NoSelect' },
+          { key: 'edge', value: 'true', effect: 'PreferNoSelect' },
+        ],
+      }),
     ],
     sets: [exclusiveSet('prod'), exclusiveSet('default'), globalSet(), labelSet('openshift', { vendor: 'OpenShift' })],
   };
@@ -71,17 +127,32 @@ export function fleetCluster(i: number): ReturnType<typeof managedCluster> {
       vendor: openshift ? 'OpenShift' : 'EKS',
       'feature.open-cluster-management.io/addon-work-manager': 'available',
     },
-    claims: { 'id.k8s.io': `id-${i}`, 'product.open-cluster-management.io': openshift ? 'OpenShift' : 'EKS', 'kubeversion.open-cluster-management.io': 'v1.30.2' },
+    claims: {
+      'id.k8s.io': `id-${i}`,
+      'product.open-cluster-management.io': openshift ? 'OpenShift' : 'EKS',
+      'kubeversion.open-cluster-management.io': 'v1.30.2',
+    },
     taints: i % 50 === 0 ? [{ key: 'maintenance', value: 'planned', effect: 'NoSelect' }] : [],
   });
 }
 
 export function fleetSets(): ReturnType<typeof exclusiveSet>[] {
-  return [exclusiveSet('prod'), exclusiveSet('staging'), exclusiveSet('dev'), exclusiveSet('default'), globalSet(), labelSet('openshift', { vendor: 'OpenShift' })];
+  return [
+    exclusiveSet('prod'),
+    exclusiveSet('staging'),
+    exclusiveSet('dev'),
+    exclusiveSet('default'),
+    globalSet(),
+    labelSet('openshift', { vendor: 'OpenShift' }),
+  ];
 }
 
 /** Writes clusters (then their status, as the registration controller does) and sets into an API double's store. */
-export function seedHub(store: { create(obj: never): unknown; updateStatus(obj: never): unknown }, clusters: ReadonlyArray<ReturnType<typeof managedCluster>>, sets: ReadonlyArray<ReturnType<typeof exclusiveSet>>): void {
+export function seedHub(
+  store: { create(obj: never): unknown; updateStatus(obj: never): unknown },
+  clusters: ReadonlyArray<ReturnType<typeof managedCluster>>,
+  sets: ReadonlyArray<ReturnType<typeof exclusiveSet>>,
+): void {
   for (const set of sets) store.create(set as never);
   for (const cluster of clusters) {
     const created = store.create(cluster as never) as { metadata: Record<string, unknown> };

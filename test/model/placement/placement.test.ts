@@ -1,12 +1,31 @@
 import { describe, expect, test } from '@jest/globals';
 import { matchesSelector } from '../../../src/model/core/selectors.js';
-import { evaluatePlacement, type InventoryCluster, type PlacementSpec } from '../../../src/model/placement/placement.js';
+import {
+  evaluatePlacement,
+  type InventoryCluster,
+  type PlacementSpec,
+} from '../../../src/model/placement/placement.js';
 
 const inventory: InventoryCluster[] = [
-  { name: 'west', labels: { env: 'prod', region: 'us-west' }, claims: { 'platform.open-cluster-management.io': 'AWS' }, clusterSets: ['prod'] },
-  { name: 'east', labels: { env: 'prod', region: 'us-east' }, claims: { 'platform.open-cluster-management.io': 'GCP' }, clusterSets: ['prod'] },
+  {
+    name: 'west',
+    labels: { env: 'prod', region: 'us-west' },
+    claims: { 'platform.open-cluster-management.io': 'AWS' },
+    clusterSets: ['prod'],
+  },
+  {
+    name: 'east',
+    labels: { env: 'prod', region: 'us-east' },
+    claims: { 'platform.open-cluster-management.io': 'GCP' },
+    clusterSets: ['prod'],
+  },
   { name: 'dev', labels: { env: 'dev' }, clusterSets: ['dev'] },
-  { name: 'tainted', labels: { env: 'prod' }, clusterSets: ['prod'], taints: [{ key: 'maintenance', effect: 'NoSelect' }] },
+  {
+    name: 'tainted',
+    labels: { env: 'prod' },
+    clusterSets: ['prod'],
+    taints: [{ key: 'maintenance', effect: 'NoSelect' }],
+  },
   { name: 'local-cluster', labels: { env: 'prod' }, clusterSets: ['prod'] },
 ];
 
@@ -15,9 +34,15 @@ describe('matchesSelector', () => {
     const labels = { env: 'prod', tier: 'web' };
     expect(matchesSelector({ matchLabels: { env: 'prod' } }, labels)).toBe(true);
     expect(matchesSelector({ matchLabels: { env: 'dev' } }, labels)).toBe(false);
-    expect(matchesSelector({ matchExpressions: [{ key: 'env', operator: 'In', values: ['prod', 'dev'] }] }, labels)).toBe(true);
-    expect(matchesSelector({ matchExpressions: [{ key: 'env', operator: 'NotIn', values: ['prod'] }] }, labels)).toBe(false);
-    expect(matchesSelector({ matchExpressions: [{ key: 'gpu', operator: 'NotIn', values: ['x'] }] }, labels)).toBe(true);
+    expect(
+      matchesSelector({ matchExpressions: [{ key: 'env', operator: 'In', values: ['prod', 'dev'] }] }, labels),
+    ).toBe(true);
+    expect(matchesSelector({ matchExpressions: [{ key: 'env', operator: 'NotIn', values: ['prod'] }] }, labels)).toBe(
+      false,
+    );
+    expect(matchesSelector({ matchExpressions: [{ key: 'gpu', operator: 'NotIn', values: ['x'] }] }, labels)).toBe(
+      true,
+    );
     expect(matchesSelector({ matchExpressions: [{ key: 'tier', operator: 'Exists' }] }, labels)).toBe(true);
     expect(matchesSelector({ matchExpressions: [{ key: 'tier', operator: 'DoesNotExist' }] }, labels)).toBe(false);
     expect(matchesSelector(undefined, labels)).toBe(true);
@@ -47,7 +72,11 @@ describe('evaluatePlacement', () => {
         {
           requiredClusterSelector: {
             labelSelector: { matchLabels: { env: 'prod' } },
-            claimSelector: { matchExpressions: [{ key: 'platform.open-cluster-management.io', operator: 'In' as const, values: ['AWS'] }] },
+            claimSelector: {
+              matchExpressions: [
+                { key: 'platform.open-cluster-management.io', operator: 'In' as const, values: ['AWS'] },
+              ],
+            },
           },
         },
       ],
@@ -56,8 +85,14 @@ describe('evaluatePlacement', () => {
   });
 
   test('NoSelect taints exclude a cluster unless tolerated', () => {
-    expect(evaluatePlacement({ tolerations: [{ key: 'maintenance', operator: 'Exists' }] }, inventory, ['prod'])).toStrictEqual(['east', 'tainted', 'west']);
-    expect(evaluatePlacement({ tolerations: [{ key: 'maintenance', operator: 'Equal', value: 'other' }] }, inventory, ['prod'])).toStrictEqual(['east', 'west']);
+    expect(
+      evaluatePlacement({ tolerations: [{ key: 'maintenance', operator: 'Exists' }] }, inventory, ['prod']),
+    ).toStrictEqual(['east', 'tainted', 'west']);
+    expect(
+      evaluatePlacement({ tolerations: [{ key: 'maintenance', operator: 'Equal', value: 'other' }] }, inventory, [
+        'prod',
+      ]),
+    ).toStrictEqual(['east', 'west']);
   });
 
   test('numberOfClusters keeps the first clusters by name', () => {

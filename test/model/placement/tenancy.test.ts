@@ -1,9 +1,29 @@
 import { describe, expect, test } from '@jest/globals';
-import { tenancyProblem, type ManagedCluster, type ManagedClusterSet, type ManagedClusterSetBinding, type TenancyInventory } from '../../../src/model/placement/tenancy.js';
+import {
+  tenancyProblem,
+  type ManagedCluster,
+  type ManagedClusterSet,
+  type ManagedClusterSetBinding,
+  type TenancyInventory,
+} from '../../../src/model/placement/tenancy.js';
 
-const cluster = (name: string, labels: Record<string, string> = {}): ManagedCluster => ({ apiVersion: 'cluster.open-cluster-management.io/v1', kind: 'ManagedCluster', metadata: { name, labels } });
-const set = (name: string, spec?: ManagedClusterSet['spec']): ManagedClusterSet => ({ apiVersion: 'cluster.open-cluster-management.io/v1beta2', kind: 'ManagedClusterSet', metadata: { name }, ...(spec ? { spec } : {}) });
-const binding = (namespace: string, clusterSet: string): ManagedClusterSetBinding => ({ apiVersion: 'cluster.open-cluster-management.io/v1beta2', kind: 'ManagedClusterSetBinding', metadata: { name: clusterSet, namespace }, spec: { clusterSet } });
+const cluster = (name: string, labels: Record<string, string> = {}): ManagedCluster => ({
+  apiVersion: 'cluster.open-cluster-management.io/v1',
+  kind: 'ManagedCluster',
+  metadata: { name, labels },
+});
+const set = (name: string, spec?: ManagedClusterSet['spec']): ManagedClusterSet => ({
+  apiVersion: 'cluster.open-cluster-management.io/v1beta2',
+  kind: 'ManagedClusterSet',
+  metadata: { name },
+  ...(spec ? { spec } : {}),
+});
+const binding = (namespace: string, clusterSet: string): ManagedClusterSetBinding => ({
+  apiVersion: 'cluster.open-cluster-management.io/v1beta2',
+  kind: 'ManagedClusterSetBinding',
+  metadata: { name: clusterSet, namespace },
+  spec: { clusterSet },
+});
 
 const inventory: TenancyInventory = {
   clusters: new Map([
@@ -14,10 +34,20 @@ const inventory: TenancyInventory = {
   clusterSets: [
     set('prod'),
     set('dev', { clusterSelector: { selectorType: 'ExclusiveClusterSetLabel' } }),
-    set('eu', { clusterSelector: { selectorType: 'LabelSelector', labelSelector: { matchExpressions: [{ key: 'region', operator: 'In', values: ['eu'] }] } } }),
+    set('eu', {
+      clusterSelector: {
+        selectorType: 'LabelSelector',
+        labelSelector: { matchExpressions: [{ key: 'region', operator: 'In', values: ['eu'] }] },
+      },
+    }),
     set('global', { clusterSelector: { selectorType: 'LabelSelector', labelSelector: {} } }),
   ],
-  bindings: [binding('team-a', 'prod'), binding('team-eu', 'eu'), binding('platform', 'global'), binding('team-ghost', 'missing-set')],
+  bindings: [
+    binding('team-a', 'prod'),
+    binding('team-eu', 'eu'),
+    binding('platform', 'global'),
+    binding('team-ghost', 'missing-set'),
+  ],
 };
 
 describe('tenancyProblem', () => {
@@ -30,9 +60,17 @@ describe('tenancyProblem', () => {
   });
 
   test.each([
-    ['team-a', 'dev-1', 'namespace "team-a" may not deliver to ManagedCluster "dev-1": bound sets [prod] do not contain it'],
+    [
+      'team-a',
+      'dev-1',
+      'namespace "team-a" may not deliver to ManagedCluster "dev-1": bound sets [prod] do not contain it',
+    ],
     ['team-eu', 'dev-1', 'bound sets [eu] do not contain it'],
-    ['nobody', 'prod-1', 'namespace "nobody" may not deliver to ManagedCluster "prod-1": no ManagedClusterSet is bound to it; add a ManagedClusterSetBinding in "nobody"'],
+    [
+      'nobody',
+      'prod-1',
+      'namespace "nobody" may not deliver to ManagedCluster "prod-1": no ManagedClusterSet is bound to it; add a ManagedClusterSetBinding in "nobody"',
+    ],
     ['team-ghost', 'prod-1', 'bound sets [missing-set] do not contain it'],
     ['platform', 'local-cluster', 'local-cluster is the hub itself and never a pull-delivery target'],
     ['team-a', 'ghost', 'ManagedCluster "ghost" does not exist on this hub'],
@@ -42,7 +80,9 @@ describe('tenancyProblem', () => {
 
   test('GIVEN relaxed tenancy WHEN any namespace targets an existing spoke THEN it is allowed, but never local-cluster or a missing cluster', () => {
     expect(tenancyProblem('nobody', 'dev-1', inventory, { relaxed: true })).toBeUndefined();
-    expect(tenancyProblem('nobody', 'local-cluster', inventory, { relaxed: true })).toContain('never a pull-delivery target');
+    expect(tenancyProblem('nobody', 'local-cluster', inventory, { relaxed: true })).toContain(
+      'never a pull-delivery target',
+    );
     expect(tenancyProblem('nobody', 'ghost', inventory, { relaxed: true })).toContain('does not exist');
   });
 });

@@ -12,7 +12,15 @@ export function agentAppSet(name = 'guestbook', placement = 'edge'): Application
     kind: 'ApplicationSet',
     metadata: { name, namespace: NS, uid: `${name}-uid`, generation: 1 },
     spec: {
-      generators: [{ clusterDecisionResource: { configMapRef: 'ocm-placement-generator', labelSelector: { matchLabels: { [PLACEMENT_LABEL]: placement } }, requeueAfterSeconds: 180 } }],
+      generators: [
+        {
+          clusterDecisionResource: {
+            configMapRef: 'ocm-placement-generator',
+            labelSelector: { matchLabels: { [PLACEMENT_LABEL]: placement } },
+            requeueAfterSeconds: 180,
+          },
+        },
+      ],
       template: {
         metadata: { name: `{{name}}-${name}`, labels: { [REPORT_DELIVERY_MODEL_LABEL]: 'agent-managed' } },
         spec: { project: 'default', destination: { name: '{{name}}', namespace: name } },
@@ -22,7 +30,11 @@ export function agentAppSet(name = 'guestbook', placement = 'edge'): Application
 }
 
 /** The hub Application an agent-managed ApplicationSet generates for `cluster`, with the status the principal mirrored. */
-export function agentApp(cluster: string, status: ApplicationStatus | undefined, options: { appSet?: string; created?: string; model?: string; namespace?: string; owned?: boolean } = {}): Application {
+export function agentApp(
+  cluster: string,
+  status: ApplicationStatus | undefined,
+  options: { appSet?: string; created?: string; model?: string; namespace?: string; owned?: boolean } = {},
+): Application {
   const appSet = options.appSet ?? 'guestbook';
   const model = options.model ?? 'agent-managed';
   return {
@@ -34,19 +46,55 @@ export function agentApp(cluster: string, status: ApplicationStatus | undefined,
       uid: `${cluster}-agent-uid`,
       creationTimestamp: options.created ?? '2026-01-01T00:00:00Z',
       labels: { [REPORT_DELIVERY_MODEL_LABEL]: model },
-      ...(options.owned === false ? {} : { ownerReferences: [{ apiVersion: 'argoproj.io/v1alpha1', kind: 'ApplicationSet', name: appSet, uid: `${appSet}-uid`, controller: true }] }),
+      ...(options.owned === false
+        ? {}
+        : {
+            ownerReferences: [
+              {
+                apiVersion: 'argoproj.io/v1alpha1',
+                kind: 'ApplicationSet',
+                name: appSet,
+                uid: `${appSet}-uid`,
+                controller: true,
+              },
+            ],
+          }),
     },
-    spec: { project: 'default', destination: model === 'agent-autonomous' ? { server: 'https://kubernetes.default.svc', namespace: appSet } : { name: cluster, namespace: appSet } },
+    spec: {
+      project: 'default',
+      destination:
+        model === 'agent-autonomous'
+          ? { server: 'https://kubernetes.default.svc', namespace: appSet }
+          : { name: cluster, namespace: appSet },
+    },
     ...(status ? { status } : {}),
   };
 }
 
 /** A status as the principal mirrors it from the agent. */
-export function mirrored(options: { sync?: string; health?: string; revision?: string; phase?: string; message?: string; reconciledAt?: string }): ApplicationStatus {
+export function mirrored(options: {
+  sync?: string;
+  health?: string;
+  revision?: string;
+  phase?: string;
+  message?: string;
+  reconciledAt?: string;
+}): ApplicationStatus {
   return {
-    ...(options.sync ? { sync: { status: options.sync, ...(options.revision ? { revision: options.revision } : {}) } } : {}),
+    ...(options.sync
+      ? { sync: { status: options.sync, ...(options.revision ? { revision: options.revision } : {}) } }
+      : {}),
     ...(options.health ? { health: { status: options.health } } : {}),
-    ...(options.phase ? { operationState: { operation: {}, phase: options.phase, startedAt: '2026-01-01T00:55:00Z', ...(options.message ? { message: options.message } : {}) } } : {}),
+    ...(options.phase
+      ? {
+          operationState: {
+            operation: {},
+            phase: options.phase,
+            startedAt: '2026-01-01T00:55:00Z',
+            ...(options.message ? { message: options.message } : {}),
+          },
+        }
+      : {}),
     ...(options.reconciledAt ? { reconciledAt: options.reconciledAt } : {}),
   };
 }

@@ -15,25 +15,65 @@ const NOW = new Date('2026-01-01T01:00:00Z');
 const FRESH = '2026-01-01T00:59:00Z';
 
 function report(apps: Application[], clusters: string[], options: { staleAfterSeconds?: number } = {}) {
-  return computeFleetReport({ applicationSet: agentAppSet(), decisions: [decision('edge-decision-1', clusters, 'edge')], applications: apps, works: [], now: NOW, ...options });
+  return computeFleetReport({
+    applicationSet: agentAppSet(),
+    decisions: [decision('edge-decision-1', clusters, 'edge')],
+    applications: apps,
+    works: [],
+    now: NOW,
+    ...options,
+  });
 }
 
 describe('agent-model report rows', () => {
-  const cases: Array<{ name: string; status: ApplicationStatus | undefined; created?: string; expected: Partial<FleetReportRow> }> = [
+  const cases: Array<{
+    name: string;
+    status: ApplicationStatus | undefined;
+    created?: string;
+    expected: Partial<FleetReportRow>;
+  }> = [
     {
       name: 'Healthy from a synced, healthy mirrored status',
-      status: mirrored({ sync: 'Synced', health: 'Healthy', revision: 'abc123', phase: 'Succeeded', reconciledAt: FRESH }),
-      expected: { state: 'Healthy', syncStatus: 'Synced', healthStatus: 'Healthy', revision: 'abc123', operationPhase: 'Succeeded', lastFeedbackTime: FRESH },
+      status: mirrored({
+        sync: 'Synced',
+        health: 'Healthy',
+        revision: 'abc123',
+        phase: 'Succeeded',
+        reconciledAt: FRESH,
+      }),
+      expected: {
+        state: 'Healthy',
+        syncStatus: 'Synced',
+        healthStatus: 'Healthy',
+        revision: 'abc123',
+        operationPhase: 'Succeeded',
+        lastFeedbackTime: FRESH,
+      },
     },
     {
       name: 'Progressing while the agent syncs',
       status: mirrored({ sync: 'OutOfSync', health: 'Progressing', phase: 'Running', reconciledAt: FRESH }),
-      expected: { state: 'Progressing', syncStatus: 'OutOfSync', healthStatus: 'Progressing', operationPhase: 'Running' },
+      expected: {
+        state: 'Progressing',
+        syncStatus: 'OutOfSync',
+        healthStatus: 'Progressing',
+        operationPhase: 'Running',
+      },
     },
     {
       name: 'Degraded when the last sync failed, with the spoke message',
-      status: mirrored({ sync: 'OutOfSync', health: 'Healthy', phase: 'Failed', message: 'one or more objects failed to apply', reconciledAt: FRESH }),
-      expected: { state: 'Degraded', operationPhase: 'Failed', operationMessage: 'one or more objects failed to apply' },
+      status: mirrored({
+        sync: 'OutOfSync',
+        health: 'Healthy',
+        phase: 'Failed',
+        message: 'one or more objects failed to apply',
+        reconciledAt: FRESH,
+      }),
+      expected: {
+        state: 'Degraded',
+        operationPhase: 'Failed',
+        operationMessage: 'one or more objects failed to apply',
+      },
     },
     {
       name: 'Degraded when health is Missing',
@@ -43,19 +83,31 @@ describe('agent-model report rows', () => {
     {
       name: 'Stale when status.reconciledAt is older than the threshold',
       status: mirrored({ sync: 'Synced', health: 'Healthy', reconciledAt: '2026-01-01T00:30:00Z' }),
-      expected: { state: 'Stale', lastFeedbackTime: '2026-01-01T00:30:00Z', message: 'no status from the agent of spoke-a since 2026-01-01T00:30:00Z (threshold 900s): check that the agent is connected to the principal' },
+      expected: {
+        state: 'Stale',
+        lastFeedbackTime: '2026-01-01T00:30:00Z',
+        message:
+          'no status from the agent of spoke-a since 2026-01-01T00:30:00Z (threshold 900s): check that the agent is connected to the principal',
+      },
     },
     {
       name: 'Stale when the Application never got a status and is older than the threshold',
       status: undefined,
       created: '2026-01-01T00:00:00Z',
-      expected: { state: 'Stale', message: 'no status from the agent of spoke-a since the Application was created at 2026-01-01T00:00:00Z (threshold 900s): check that the agent is connected to the principal' },
+      expected: {
+        state: 'Stale',
+        message:
+          'no status from the agent of spoke-a since the Application was created at 2026-01-01T00:00:00Z (threshold 900s): check that the agent is connected to the principal',
+      },
     },
     {
       name: 'Unknown while a young Application waits for its first status',
       status: undefined,
       created: '2026-01-01T00:58:00Z',
-      expected: { state: 'Unknown', message: 'waiting for the first status from the agent (the principal mirrors it onto this Application)' },
+      expected: {
+        state: 'Unknown',
+        message: 'waiting for the first status from the agent (the principal mirrors it onto this Application)',
+      },
     },
   ];
 
@@ -88,19 +140,48 @@ describe('agent-model report rows', () => {
       agentApp('d-stale', mirrored({ sync: 'Synced', health: 'Healthy', reconciledAt: '2026-01-01T00:00:00Z' })),
       agentApp('e-unknown', undefined, { created: '2026-01-01T00:59:30Z' }),
     ];
-    const status = report(apps, ['a-healthy', 'b-progressing', 'c-degraded', 'd-stale', 'e-unknown', 'f-missing'])!.report.status!;
-    expect(status.summary).toStrictEqual({ clusters: 6, synced: 2, outOfSync: 1, healthy: 1, progressing: 1, degraded: 1, missing: 1, stale: 1, unknown: 1 });
-    expect(status.clusters.map((row) => `${row.cluster}=${row.state}`)).toStrictEqual(['a-healthy=Healthy', 'b-progressing=Progressing', 'c-degraded=Degraded', 'd-stale=Stale', 'e-unknown=Unknown', 'f-missing=Missing']);
-    expect(status.conditions.find((condition) => condition.type === 'Degraded')).toMatchObject({ status: 'True', reason: 'ClustersDegraded', message: '1 degraded, 1 missing, 1 stale of 6 clusters: c-degraded, d-stale, f-missing' });
+    const status = report(apps, ['a-healthy', 'b-progressing', 'c-degraded', 'd-stale', 'e-unknown', 'f-missing'])!
+      .report.status!;
+    expect(status.summary).toStrictEqual({
+      clusters: 6,
+      synced: 2,
+      outOfSync: 1,
+      healthy: 1,
+      progressing: 1,
+      degraded: 1,
+      missing: 1,
+      stale: 1,
+      unknown: 1,
+    });
+    expect(status.clusters.map((row) => `${row.cluster}=${row.state}`)).toStrictEqual([
+      'a-healthy=Healthy',
+      'b-progressing=Progressing',
+      'c-degraded=Degraded',
+      'd-stale=Stale',
+      'e-unknown=Unknown',
+      'f-missing=Missing',
+    ]);
+    expect(status.conditions.find((condition) => condition.type === 'Degraded')).toMatchObject({
+      status: 'True',
+      reason: 'ClustersDegraded',
+      message: '1 degraded, 1 missing, 1 stale of 6 clusters: c-degraded, d-stale, f-missing',
+    });
   });
 
   test('GIVEN a fresh agent row WHEN reported THEN recheckAt is when its reconciledAt goes stale', () => {
-    const result = report([agentApp('spoke-a', mirrored({ sync: 'Synced', health: 'Healthy', reconciledAt: FRESH }))], ['spoke-a'])!;
+    const result = report(
+      [agentApp('spoke-a', mirrored({ sync: 'Synced', health: 'Healthy', reconciledAt: FRESH }))],
+      ['spoke-a'],
+    )!;
     expect(result.recheckAt).toStrictEqual(new Date('2026-01-01T01:14:00Z'));
   });
 
   test('GIVEN staleness switched off WHEN an old agent status is reported THEN the row keeps its feedback state', () => {
-    const result = report([agentApp('spoke-a', mirrored({ sync: 'Synced', health: 'Healthy', reconciledAt: '2025-12-01T00:00:00Z' }))], ['spoke-a'], { staleAfterSeconds: 0 })!;
+    const result = report(
+      [agentApp('spoke-a', mirrored({ sync: 'Synced', health: 'Healthy', reconciledAt: '2025-12-01T00:00:00Z' }))],
+      ['spoke-a'],
+      { staleAfterSeconds: 0 },
+    )!;
     expect(result.report.status!.clusters[0]!.state).toBe('Healthy');
   });
 });
@@ -113,9 +194,13 @@ describe('which ApplicationSets get a report', () => {
 
   test('GIVEN the delivery-model label without destination.name {{name}} WHEN checked THEN it is not an agent ApplicationSet', () => {
     const appSet = agentAppSet();
-    (appSet.spec.template as { spec: { destination: Record<string, string> } }).spec.destination = { server: 'https://kubernetes.default.svc' };
+    (appSet.spec.template as { spec: { destination: Record<string, string> } }).spec.destination = {
+      server: 'https://kubernetes.default.svc',
+    };
     expect(isAgentApplicationSet(appSet)).toBe(false);
-    expect(computeFleetReport({ applicationSet: appSet, decisions: [], applications: [], works: [], now: NOW })).toBeUndefined();
+    expect(
+      computeFleetReport({ applicationSet: appSet, decisions: [], applications: [], works: [], now: NOW }),
+    ).toBeUndefined();
   });
 
   test('GIVEN a push ApplicationSet (no pull label, no delivery model) WHEN checked THEN it gets no report', () => {
@@ -127,8 +212,16 @@ describe('mixed ApplicationSet report', () => {
   test('GIVEN a pull ApplicationSet whose Applications are basic on some clusters and agent-managed on others WHEN reported THEN each row comes from its own source', () => {
     const appSet = applicationSet();
     const basic = hubApp('basic-1');
-    const agent = agentApp('agent-1', mirrored({ sync: 'Synced', health: 'Healthy', revision: 'r2', reconciledAt: FRESH }), { appSet: 'guestbook' });
-    const stale = agentApp('agent-2', mirrored({ sync: 'Synced', health: 'Healthy', reconciledAt: '2026-01-01T00:00:00Z' }), { appSet: 'guestbook' });
+    const agent = agentApp(
+      'agent-1',
+      mirrored({ sync: 'Synced', health: 'Healthy', revision: 'r2', reconciledAt: FRESH }),
+      { appSet: 'guestbook' },
+    );
+    const stale = agentApp(
+      'agent-2',
+      mirrored({ sync: 'Synced', health: 'Healthy', reconciledAt: '2026-01-01T00:00:00Z' }),
+      { appSet: 'guestbook' },
+    );
     const result = computeFleetReport({
       applicationSet: appSet,
       decisions: [decision('prod-decision-1', ['basic-1', 'basic-2', 'agent-1', 'agent-2'])],
@@ -158,8 +251,16 @@ describe('mixed ApplicationSet report', () => {
 describe('agent Applications outside ApplicationSets', () => {
   test('GIVEN autonomous Applications the principal mirrors into the agent namespace WHEN listed THEN one row each, cluster = namespace', () => {
     const apps = [
-      agentApp('x', mirrored({ sync: 'Synced', health: 'Healthy', reconciledAt: FRESH }), { model: 'agent-autonomous', namespace: 'spoke-b', owned: false }),
-      agentApp('y', mirrored({ sync: 'OutOfSync', health: 'Degraded', reconciledAt: FRESH }), { model: 'agent-autonomous', namespace: 'spoke-a', owned: false }),
+      agentApp('x', mirrored({ sync: 'Synced', health: 'Healthy', reconciledAt: FRESH }), {
+        model: 'agent-autonomous',
+        namespace: 'spoke-b',
+        owned: false,
+      }),
+      agentApp('y', mirrored({ sync: 'OutOfSync', health: 'Degraded', reconciledAt: FRESH }), {
+        model: 'agent-autonomous',
+        namespace: 'spoke-a',
+        owned: false,
+      }),
       { ...hubApp('not-agent'), metadata: { ...hubApp('not-agent').metadata, namespace: NS } },
     ];
     expect(reportCluster(apps[0]!)).toBe('spoke-b');

@@ -9,7 +9,9 @@ export const APPSET = 'guestbook';
 export const APPSET_UID = 'appset-uid-1';
 export const PLACEMENT = 'prod';
 
-export function applicationSet(options: { name?: string; placement?: string; pull?: boolean; deleting?: boolean; generation?: number } = {}): ApplicationSet {
+export function applicationSet(
+  options: { name?: string; placement?: string; pull?: boolean; deleting?: boolean; generation?: number } = {},
+): ApplicationSet {
   const name = options.name ?? APPSET;
   return {
     apiVersion: 'argoproj.io/v1alpha1',
@@ -43,7 +45,12 @@ export function applicationSet(options: { name?: string; placement?: string; pul
   };
 }
 
-export function decision(name: string, clusters: readonly string[], placement = PLACEMENT, namespace = NS): PlacementDecision {
+export function decision(
+  name: string,
+  clusters: readonly string[],
+  placement = PLACEMENT,
+  namespace = NS,
+): PlacementDecision {
   return {
     apiVersion: 'cluster.open-cluster-management.io/v1beta1',
     kind: 'PlacementDecision',
@@ -63,7 +70,15 @@ export function hubApp(cluster: string, appSet = APPSET): Application {
       uid: `${cluster}-app-uid`,
       labels: { [PULL_LABEL]: 'true' },
       annotations: { [MANAGED_CLUSTER_ANNOTATION]: cluster },
-      ownerReferences: [{ apiVersion: 'argoproj.io/v1alpha1', kind: 'ApplicationSet', name: appSet, uid: `${appSet}-uid`, controller: true }],
+      ownerReferences: [
+        {
+          apiVersion: 'argoproj.io/v1alpha1',
+          kind: 'ApplicationSet',
+          name: appSet,
+          uid: `${appSet}-uid`,
+          controller: true,
+        },
+      ],
     },
     spec: { project: 'default', destination: { server: 'https://kubernetes.default.svc', namespace: appSet } },
   };
@@ -82,7 +97,11 @@ export function generatedHubApp(cluster: string, appSetUid: string, appSet = APP
       annotations: { ...metadata.annotations, 'argocd.argoproj.io/skip-reconcile': 'true' },
       ownerReferences: metadata.ownerReferences!.map((ref) => ({ ...ref, uid: appSetUid })),
     },
-    spec: { project: 'default', destination: { server: 'https://kubernetes.default.svc', namespace: appSet }, source: { repoURL: 'https://git.example/apps', path: appSet } },
+    spec: {
+      project: 'default',
+      destination: { server: 'https://kubernetes.default.svc', namespace: appSet },
+      source: { repoURL: 'https://git.example/apps', path: appSet },
+    },
   };
 }
 
@@ -97,7 +116,17 @@ export interface Feedback {
 }
 
 /** The work delivering `cluster`'s app, with the given feedback and work conditions. */
-export function work(cluster: string, feedback: Feedback | undefined, options: { applied?: Condition['status']; available?: Condition['status']; created?: string; appSet?: string; extraConditions?: Condition[] } = {}): ManifestWork {
+export function work(
+  cluster: string,
+  feedback: Feedback | undefined,
+  options: {
+    applied?: Condition['status'];
+    available?: Condition['status'];
+    created?: string;
+    appSet?: string;
+    extraConditions?: Condition[];
+  } = {},
+): ManifestWork {
   const appName = `${cluster}-${options.appSet ?? APPSET}`;
   const values: Array<{ name: string; fieldValue: FieldValue }> = [];
   const put = (name: string, value: string | undefined): void => {
@@ -113,20 +142,46 @@ export function work(cluster: string, feedback: Feedback | undefined, options: {
     put('reconciledAt', feedback.reconciledAt);
   }
   const conditions: Condition[] = [];
-  if (options.applied !== undefined) conditions.push({ type: 'Applied', status: options.applied, reason: 'AppliedManifestWorkFailed', message: 'Failed to apply manifest: forbidden', lastTransitionTime: '2026-01-01T00:00:00Z' });
-  if (options.available !== undefined) conditions.push({ type: 'Available', status: options.available, reason: 'ResourcesAvailable', message: 'All resources are available', lastTransitionTime: '2026-01-01T00:00:00Z' });
+  if (options.applied !== undefined)
+    conditions.push({
+      type: 'Applied',
+      status: options.applied,
+      reason: 'AppliedManifestWorkFailed',
+      message: 'Failed to apply manifest: forbidden',
+      lastTransitionTime: '2026-01-01T00:00:00Z',
+    });
+  if (options.available !== undefined)
+    conditions.push({
+      type: 'Available',
+      status: options.available,
+      reason: 'ResourcesAvailable',
+      message: 'All resources are available',
+      lastTransitionTime: '2026-01-01T00:00:00Z',
+    });
   conditions.push(...(options.extraConditions ?? []));
   return {
     apiVersion: 'work.open-cluster-management.io/v1',
     kind: 'ManifestWork',
-    metadata: { name: manifestWorkName(NS, appName), namespace: cluster, creationTimestamp: options.created ?? '2026-01-01T00:00:00Z' },
+    metadata: {
+      name: manifestWorkName(NS, appName),
+      namespace: cluster,
+      creationTimestamp: options.created ?? '2026-01-01T00:00:00Z',
+    },
     spec: { workload: { manifests: [] } },
     status: {
       conditions,
       resourceStatus: {
         manifests: [
           {
-            resourceMeta: { group: 'argoproj.io', version: 'v1alpha1', kind: 'Application', resource: 'applications', name: appName, namespace: NS, ordinal: 0 },
+            resourceMeta: {
+              group: 'argoproj.io',
+              version: 'v1alpha1',
+              kind: 'Application',
+              resource: 'applications',
+              name: appName,
+              namespace: NS,
+              ordinal: 0,
+            },
             conditions: [],
             ...(values.length ? { statusFeedback: { values } } : {}),
           },

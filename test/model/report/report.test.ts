@@ -19,7 +19,14 @@ import { APPSET, applicationSet, decision, hubApp, NS, work, type Feedback } fro
 const NOW = new Date('2026-01-01T01:00:00Z');
 const FRESH = '2026-01-01T00:59:00Z';
 const OLD = '2026-01-01T00:40:00Z';
-const healthy: Feedback = { health: 'Healthy', sync: 'Synced', revision: 'abc123', phase: 'Succeeded', startedAt: '2026-01-01T00:50:00Z', reconciledAt: FRESH };
+const healthy: Feedback = {
+  health: 'Healthy',
+  sync: 'Synced',
+  revision: 'abc123',
+  phase: 'Succeeded',
+  startedAt: '2026-01-01T00:50:00Z',
+  reconciledAt: FRESH,
+};
 
 function input(overrides: Partial<FleetReportInput> = {}): FleetReportInput {
   return { applicationSet: applicationSet(), decisions: [], applications: [], works: [], now: NOW, ...overrides };
@@ -34,7 +41,13 @@ function status(overrides: Partial<FleetReportInput> = {}): FleetReportStatus {
 describe('computeFleetReport: the minimal case', () => {
   test('one healthy synced cluster gives the full report object', () => {
     // GIVEN a pull ApplicationSet whose placement chose one cluster, with its app and a healthy work
-    const result = computeFleetReport(input({ decisions: [decision('prod-decision-1', ['east'])], applications: [hubApp('east')], works: [work('east', healthy, { applied: 'True', available: 'True' })] }));
+    const result = computeFleetReport(
+      input({
+        decisions: [decision('prod-decision-1', ['east'])],
+        applications: [hubApp('east')],
+        works: [work('east', healthy, { applied: 'True', available: 'True' })],
+      }),
+    );
     // THEN the report names and is owned by the ApplicationSet, with one Healthy row and Ready=True
     expect(result).toStrictEqual({
       report: {
@@ -44,13 +57,32 @@ describe('computeFleetReport: the minimal case', () => {
           name: APPSET,
           namespace: NS,
           labels: { 'app.kubernetes.io/managed-by': 'pullfleet' },
-          ownerReferences: [{ apiVersion: 'argoproj.io/v1alpha1', kind: 'ApplicationSet', name: APPSET, uid: `${APPSET}-uid`, controller: true, blockOwnerDeletion: false }],
+          ownerReferences: [
+            {
+              apiVersion: 'argoproj.io/v1alpha1',
+              kind: 'ApplicationSet',
+              name: APPSET,
+              uid: `${APPSET}-uid`,
+              controller: true,
+              blockOwnerDeletion: false,
+            },
+          ],
         },
         spec: { applicationSet: APPSET, staleAfterSeconds: 900 },
         status: {
           observedGeneration: 1,
           placements: ['prod'],
-          summary: { clusters: 1, synced: 1, outOfSync: 0, healthy: 1, progressing: 0, degraded: 0, missing: 0, stale: 0, unknown: 0 },
+          summary: {
+            clusters: 1,
+            synced: 1,
+            outOfSync: 0,
+            healthy: 1,
+            progressing: 0,
+            degraded: 0,
+            missing: 0,
+            stale: 0,
+            unknown: 0,
+          },
           clusters: [
             {
               cluster: 'east',
@@ -68,8 +100,22 @@ describe('computeFleetReport: the minimal case', () => {
             },
           ],
           conditions: [
-            { type: 'Ready', status: 'True', reason: 'AllSyncedAndHealthy', message: 'all 1 clusters are synced and healthy', observedGeneration: 1, lastTransitionTime: '2026-01-01T01:00:00Z' },
-            { type: 'Degraded', status: 'False', reason: 'NoProblems', message: 'no cluster is degraded, missing or stale', observedGeneration: 1, lastTransitionTime: '2026-01-01T01:00:00Z' },
+            {
+              type: 'Ready',
+              status: 'True',
+              reason: 'AllSyncedAndHealthy',
+              message: 'all 1 clusters are synced and healthy',
+              observedGeneration: 1,
+              lastTransitionTime: '2026-01-01T01:00:00Z',
+            },
+            {
+              type: 'Degraded',
+              status: 'False',
+              reason: 'NoProblems',
+              message: 'no cluster is degraded, missing or stale',
+              observedGeneration: 1,
+              lastTransitionTime: '2026-01-01T01:00:00Z',
+            },
           ],
         },
       },
@@ -88,7 +134,11 @@ describe('row state from feedback', () => {
     ['sync running', { health: 'Healthy', sync: 'OutOfSync', phase: 'Running' }, 'Progressing'],
     ['sync terminating', { health: 'Healthy', sync: 'OutOfSync', phase: 'Terminating' }, 'Progressing'],
     ['degraded health', { health: 'Degraded', sync: 'Synced' }, 'Degraded'],
-    ['failed sync', { health: 'Healthy', sync: 'OutOfSync', phase: 'Failed', message: 'one or more objects failed to apply' }, 'Degraded'],
+    [
+      'failed sync',
+      { health: 'Healthy', sync: 'OutOfSync', phase: 'Failed', message: 'one or more objects failed to apply' },
+      'Degraded',
+    ],
     ['errored sync', { health: 'Healthy', sync: 'OutOfSync', phase: 'Error' }, 'Degraded'],
     ['failed sync beats running health', { health: 'Progressing', phase: 'Failed' }, 'Degraded'],
     ['resources missing, nothing running', { health: 'Missing', sync: 'OutOfSync' }, 'Degraded'],
@@ -111,7 +161,8 @@ describe('row state from existence, the work and staleness', () => {
     expect(row).toStrictEqual({
       cluster: 'east',
       state: 'Missing',
-      message: 'ApplicationSet guestbook has not generated an Application for cluster east (an Argo CD cluster Secret named "east" must exist on the hub)',
+      message:
+        'ApplicationSet guestbook has not generated an Application for cluster east (an Argo CD cluster Secret named "east" must exist on the hub)',
     });
   });
 
@@ -137,47 +188,112 @@ describe('row state from existence, the work and staleness', () => {
   test('a work named differently is found through its hub-application annotations', () => {
     const renamed = work('east', healthy);
     renamed.metadata.name = 'east-guestbook-1a2b3';
-    renamed.metadata.annotations = { 'apps.open-cluster-management.io/hub-application-namespace': NS, 'apps.open-cluster-management.io/hub-application-name': 'east-guestbook' };
+    renamed.metadata.annotations = {
+      'apps.open-cluster-management.io/hub-application-namespace': NS,
+      'apps.open-cluster-management.io/hub-application-name': 'east-guestbook',
+    };
     const { row } = computeRow('east', hubApp('east'), [renamed], NOW, 600);
     expect([row.state, row.manifestWork]).toStrictEqual(['Healthy', 'east-guestbook-1a2b3']);
   });
 
   test('a work that is not applied is Degraded even with healthy (old) feedback', () => {
-    const { row } = computeRow('east', hubApp('east'), [work('east', { ...healthy, reconciledAt: OLD }, { applied: 'False' })], NOW, 600);
-    expect([row.state, row.workApplied, row.message]).toStrictEqual(['Degraded', 'False', 'ManifestWork not applied on the spoke: Failed to apply manifest: forbidden']);
+    const { row } = computeRow(
+      'east',
+      hubApp('east'),
+      [work('east', { ...healthy, reconciledAt: OLD }, { applied: 'False' })],
+      NOW,
+      600,
+    );
+    expect([row.state, row.workApplied, row.message]).toStrictEqual([
+      'Degraded',
+      'False',
+      'ManifestWork not applied on the spoke: Failed to apply manifest: forbidden',
+    ]);
   });
 
   test('a work reporting Degraded=True is Degraded', () => {
-    const degraded = work('east', healthy, { applied: 'True', extraConditions: [{ type: 'Degraded', status: 'True', reason: 'Broken', message: 'agent unhappy' }] });
+    const degraded = work('east', healthy, {
+      applied: 'True',
+      extraConditions: [{ type: 'Degraded', status: 'True', reason: 'Broken', message: 'agent unhappy' }],
+    });
     const { row } = computeRow('east', hubApp('east'), [degraded], NOW, 600);
     expect([row.state, row.message]).toStrictEqual(['Degraded', 'ManifestWork reports Degraded: agent unhappy']);
   });
 
   test('feedback older than the threshold is Stale, keeping the last known values', () => {
-    const { row, staleAt } = computeRow('east', hubApp('east'), [work('east', { ...healthy, reconciledAt: OLD })], NOW, 600);
-    expect(row).toMatchObject({ state: 'Stale', syncStatus: 'Synced', healthStatus: 'Healthy', lastFeedbackTime: OLD, message: `no status feedback from the spoke since ${OLD} (threshold 600s)` });
+    const { row, staleAt } = computeRow(
+      'east',
+      hubApp('east'),
+      [work('east', { ...healthy, reconciledAt: OLD })],
+      NOW,
+      600,
+    );
+    expect(row).toMatchObject({
+      state: 'Stale',
+      syncStatus: 'Synced',
+      healthStatus: 'Healthy',
+      lastFeedbackTime: OLD,
+      message: `no status feedback from the spoke since ${OLD} (threshold 600s)`,
+    });
     expect(staleAt).toBeUndefined();
   });
 
   test('feedback exactly at the threshold is Stale; one second younger is not', () => {
-    expect(computeRow('east', hubApp('east'), [work('east', { ...healthy, reconciledAt: '2026-01-01T00:50:00Z' })], NOW, 600).row.state).toBe('Stale');
-    expect(computeRow('east', hubApp('east'), [work('east', { ...healthy, reconciledAt: '2026-01-01T00:50:01Z' })], NOW, 600).row.state).toBe('Healthy');
+    expect(
+      computeRow('east', hubApp('east'), [work('east', { ...healthy, reconciledAt: '2026-01-01T00:50:00Z' })], NOW, 600)
+        .row.state,
+    ).toBe('Stale');
+    expect(
+      computeRow('east', hubApp('east'), [work('east', { ...healthy, reconciledAt: '2026-01-01T00:50:01Z' })], NOW, 600)
+        .row.state,
+    ).toBe('Healthy');
   });
 
   test('a young work without feedback is Unknown and waits; an old one is Stale', () => {
-    const young = computeRow('east', hubApp('east'), [work('east', undefined, { created: '2026-01-01T00:58:00Z' })], NOW, 600);
-    expect([young.row.state, young.row.message, young.staleAt]).toStrictEqual(['Unknown', 'waiting for the first status feedback from the spoke', Date.parse('2026-01-01T01:08:00Z')]);
-    const old = computeRow('east', hubApp('east'), [work('east', undefined, { created: '2026-01-01T00:00:00Z' })], NOW, 600);
-    expect([old.row.state, old.row.message]).toStrictEqual(['Stale', 'no status feedback from the spoke since the ManifestWork was created at 2026-01-01T00:00:00Z (threshold 600s)']);
+    const young = computeRow(
+      'east',
+      hubApp('east'),
+      [work('east', undefined, { created: '2026-01-01T00:58:00Z' })],
+      NOW,
+      600,
+    );
+    expect([young.row.state, young.row.message, young.staleAt]).toStrictEqual([
+      'Unknown',
+      'waiting for the first status feedback from the spoke',
+      Date.parse('2026-01-01T01:08:00Z'),
+    ]);
+    const old = computeRow(
+      'east',
+      hubApp('east'),
+      [work('east', undefined, { created: '2026-01-01T00:00:00Z' })],
+      NOW,
+      600,
+    );
+    expect([old.row.state, old.row.message]).toStrictEqual([
+      'Stale',
+      'no status feedback from the spoke since the ManifestWork was created at 2026-01-01T00:00:00Z (threshold 600s)',
+    ]);
   });
 
   test('feedback without reconciledAt cannot be judged stale', () => {
-    const { row, staleAt } = computeRow('east', hubApp('east'), [work('east', { health: 'Healthy', sync: 'Synced' })], NOW, 600);
+    const { row, staleAt } = computeRow(
+      'east',
+      hubApp('east'),
+      [work('east', { health: 'Healthy', sync: 'Synced' })],
+      NOW,
+      600,
+    );
     expect([row.state, row.lastFeedbackTime, staleAt]).toStrictEqual(['Healthy', undefined, undefined]);
   });
 
   test('a long operation message is cut to 512 characters', () => {
-    const { row } = computeRow('east', hubApp('east'), [work('east', { ...healthy, phase: 'Failed', message: 'x'.repeat(5000) })], NOW, 600);
+    const { row } = computeRow(
+      'east',
+      hubApp('east'),
+      [work('east', { ...healthy, phase: 'Failed', message: 'x'.repeat(5000) })],
+      NOW,
+      600,
+    );
     expect(row.operationMessage).toHaveLength(512);
     expect(row.operationMessage!.endsWith('…')).toBe(true);
   });
@@ -187,7 +303,10 @@ describe('expected clusters from PlacementDecisions', () => {
   test('decisions spread over several PlacementDecision objects are united, sorted and de-duplicated', () => {
     const first = Array.from({ length: 100 }, (_, i) => `c${String(i).padStart(3, '0')}`);
     const second = Array.from({ length: 50 }, (_, i) => `c${String(i + 100).padStart(3, '0')}`);
-    const clusters = expectedClusters(applicationSet(), [decision('prod-decision-2', [...second, 'c000']), decision('prod-decision-1', first)]);
+    const clusters = expectedClusters(applicationSet(), [
+      decision('prod-decision-2', [...second, 'c000']),
+      decision('prod-decision-1', first),
+    ]);
     expect(clusters).toHaveLength(150);
     expect(clusters[0]).toBe('c000');
     expect(clusters[149]).toBe('c149');
@@ -208,20 +327,44 @@ describe('expected clusters from PlacementDecisions', () => {
       {
         matrix: {
           generators: [
-            { clusterDecisionResource: { configMapRef: 'ocm-placement-generator', labelSelector: { matchExpressions: [{ key: 'cluster.open-cluster-management.io/placement', operator: 'In', values: ['prod', 'edge'] }] } } },
+            {
+              clusterDecisionResource: {
+                configMapRef: 'ocm-placement-generator',
+                labelSelector: {
+                  matchExpressions: [
+                    { key: 'cluster.open-cluster-management.io/placement', operator: 'In', values: ['prod', 'edge'] },
+                  ],
+                },
+              },
+            },
             { list: { elements: [{ x: '1' }] } },
           ],
         },
       },
     ];
-    expect(expectedClusters(appSet, [decision('a', ['east'], 'prod'), decision('b', ['edge-1'], 'edge'), decision('c', ['west'], 'dev')])).toStrictEqual(['east', 'edge-1']);
+    expect(
+      expectedClusters(appSet, [
+        decision('a', ['east'], 'prod'),
+        decision('b', ['edge-1'], 'edge'),
+        decision('c', ['west'], 'dev'),
+      ]),
+    ).toStrictEqual(['east', 'edge-1']);
   });
 });
 
 describe('the report across the fleet', () => {
   test('every state combination counts once, rows are stored by cluster', () => {
     // GIVEN seven expected clusters in every state
-    const clusters = ['a-healthy', 'b-drift', 'c-progressing', 'd-degraded', 'e-missing-app', 'f-missing-work', 'g-stale', 'h-unknown'];
+    const clusters = [
+      'a-healthy',
+      'b-drift',
+      'c-progressing',
+      'd-degraded',
+      'e-missing-app',
+      'f-missing-work',
+      'g-stale',
+      'h-unknown',
+    ];
     const apps = clusters.filter((c) => c !== 'e-missing-app').map((c) => hubApp(c));
     const works = [
       work('a-healthy', healthy),
@@ -245,17 +388,45 @@ describe('the report across the fleet', () => {
       ['h-unknown', 'Unknown', undefined],
     ]);
     // AND the counts are integers; state counts add up to clusters; stale sync does not count as synced
-    expect(s.summary).toStrictEqual({ clusters: 8, synced: 2, outOfSync: 2, healthy: 2, progressing: 1, degraded: 1, missing: 2, stale: 1, unknown: 1 });
+    expect(s.summary).toStrictEqual({
+      clusters: 8,
+      synced: 2,
+      outOfSync: 2,
+      healthy: 2,
+      progressing: 1,
+      degraded: 1,
+      missing: 2,
+      stale: 1,
+      unknown: 1,
+    });
     // AND the conditions explain it
     expect(s.conditions.map((c) => [c.type, c.status, c.reason, c.message])).toStrictEqual([
-      ['Ready', 'False', 'NotAllSyncedAndHealthy', '1 of 8 clusters are synced and healthy; waiting for b-drift, c-progressing, d-degraded, e-missing-app, f-missing-work, g-stale, h-unknown'],
-      ['Degraded', 'True', 'ClustersDegraded', '1 degraded, 2 missing, 1 stale of 8 clusters: d-degraded, e-missing-app, f-missing-work, g-stale'],
+      [
+        'Ready',
+        'False',
+        'NotAllSyncedAndHealthy',
+        '1 of 8 clusters are synced and healthy; waiting for b-drift, c-progressing, d-degraded, e-missing-app, f-missing-work, g-stale, h-unknown',
+      ],
+      [
+        'Degraded',
+        'True',
+        'ClustersDegraded',
+        '1 degraded, 2 missing, 1 stale of 8 clusters: d-degraded, e-missing-app, f-missing-work, g-stale',
+      ],
     ]);
   });
 
   test.each<[string, Partial<FleetReportInput>, string]>([
     ['missing only', { decisions: [decision('d', ['east'])] }, 'ClustersMissing'],
-    ['stale only', { decisions: [decision('d', ['east'])], applications: [hubApp('east')], works: [work('east', { ...healthy, reconciledAt: OLD })] }, 'FeedbackStale'],
+    [
+      'stale only',
+      {
+        decisions: [decision('d', ['east'])],
+        applications: [hubApp('east')],
+        works: [work('east', { ...healthy, reconciledAt: OLD })],
+      },
+      'FeedbackStale',
+    ],
   ])('the Degraded reason for %s is %s', (_what, overrides, reason) => {
     const degraded = status(overrides).conditions.find((c) => c.type === 'Degraded')!;
     expect([degraded.status, degraded.reason]).toStrictEqual(['True', reason]);
@@ -270,8 +441,17 @@ describe('the report across the fleet', () => {
   });
 
   test('a cluster joining the placement appears as Missing until its app and work exist', () => {
-    const before = status({ decisions: [decision('d', ['east'])], applications: [hubApp('east')], works: [work('east', healthy)] });
-    const after = status({ decisions: [decision('d', ['east', 'west'])], applications: [hubApp('east')], works: [work('east', healthy)], previous: before });
+    const before = status({
+      decisions: [decision('d', ['east'])],
+      applications: [hubApp('east')],
+      works: [work('east', healthy)],
+    });
+    const after = status({
+      decisions: [decision('d', ['east', 'west'])],
+      applications: [hubApp('east')],
+      works: [work('east', healthy)],
+      previous: before,
+    });
     expect(after.clusters.map((row) => [row.cluster, row.state])).toStrictEqual([
       ['east', 'Healthy'],
       ['west', 'Missing'],
@@ -280,7 +460,11 @@ describe('the report across the fleet', () => {
   });
 
   test('a cluster leaving the placement drops out even while its app still exists', () => {
-    const s = status({ decisions: [decision('d', ['east'])], applications: [hubApp('east'), hubApp('west')], works: [work('east', healthy), work('west', healthy)] });
+    const s = status({
+      decisions: [decision('d', ['east'])],
+      applications: [hubApp('east'), hubApp('west')],
+      works: [work('east', healthy), work('west', healthy)],
+    });
     expect(s.clusters.map((row) => row.cluster)).toStrictEqual(['east']);
     expect(s.summary.clusters).toBe(1);
   });
@@ -289,14 +473,21 @@ describe('the report across the fleet', () => {
     const foreign = hubApp('east', 'other');
     const orphan = hubApp('east');
     orphan.metadata.ownerReferences = [];
-    const s = status({ decisions: [decision('d', ['east'])], applications: [foreign, orphan], works: [work('east', healthy)] });
+    const s = status({
+      decisions: [decision('d', ['east'])],
+      applications: [foreign, orphan],
+      works: [work('east', healthy)],
+    });
     expect(s.clusters.map((row) => row.state)).toStrictEqual(['Missing']);
   });
 
   test('an Application being deleted no longer counts', () => {
     const app = hubApp('east');
     app.metadata.deletionTimestamp = '2026-01-01T00:59:00Z';
-    expect(status({ decisions: [decision('d', ['east'])], applications: [app], works: [work('east', healthy)] }).clusters[0]!.state).toBe('Missing');
+    expect(
+      status({ decisions: [decision('d', ['east'])], applications: [app], works: [work('east', healthy)] }).clusters[0]!
+        .state,
+    ).toBe('Missing');
   });
 
   test('the recheck time is the earliest moment a row turns stale', () => {
@@ -311,13 +502,27 @@ describe('the report across the fleet', () => {
   });
 
   test('a zero threshold switches staleness off and leaves it out of the spec', () => {
-    const result = computeFleetReport(input({ decisions: [decision('d', ['east'])], applications: [hubApp('east')], works: [work('east', { ...healthy, reconciledAt: '2025-01-01T00:00:00Z' })], staleAfterSeconds: 0 }));
+    const result = computeFleetReport(
+      input({
+        decisions: [decision('d', ['east'])],
+        applications: [hubApp('east')],
+        works: [work('east', { ...healthy, reconciledAt: '2025-01-01T00:00:00Z' })],
+        staleAfterSeconds: 0,
+      }),
+    );
     expect(result!.report.spec).toStrictEqual({ applicationSet: APPSET });
     expect([result!.report.status!.clusters[0]!.state, result!.recheckAt]).toStrictEqual(['Healthy', undefined]);
   });
 
   test('a custom stale threshold is used and recorded in the spec', () => {
-    const result = computeFleetReport(input({ decisions: [decision('d', ['east'])], applications: [hubApp('east')], works: [work('east', healthy)], staleAfterSeconds: 30 }));
+    const result = computeFleetReport(
+      input({
+        decisions: [decision('d', ['east'])],
+        applications: [hubApp('east')],
+        works: [work('east', healthy)],
+        staleAfterSeconds: 30,
+      }),
+    );
     expect(result!.report.spec.staleAfterSeconds).toBe(30);
     expect(result!.report.status!.clusters[0]!.state).toBe('Stale');
   });
@@ -329,14 +534,27 @@ describe('conditions keep their transition time until they flip', () => {
   test('an unchanged status keeps lastTransitionTime while the message may change', () => {
     const first = status({ ...world, works: [work('east', healthy)] });
     const later = new Date('2026-01-01T01:05:00Z');
-    const second = status({ ...world, works: [work('east', { ...healthy, revision: 'def456', reconciledAt: '2026-01-01T01:04:00Z' })], now: later, previous: first });
-    expect(second.conditions.map((c) => c.lastTransitionTime)).toStrictEqual(['2026-01-01T01:00:00Z', '2026-01-01T01:00:00Z']);
+    const second = status({
+      ...world,
+      works: [work('east', { ...healthy, revision: 'def456', reconciledAt: '2026-01-01T01:04:00Z' })],
+      now: later,
+      previous: first,
+    });
+    expect(second.conditions.map((c) => c.lastTransitionTime)).toStrictEqual([
+      '2026-01-01T01:00:00Z',
+      '2026-01-01T01:00:00Z',
+    ]);
   });
 
   test('a flip stamps the new time on the flipped condition only', () => {
     const first = status({ ...world, works: [work('east', { ...healthy, sync: 'OutOfSync' })] });
     const later = new Date('2026-01-01T01:05:00Z');
-    const second = status({ ...world, works: [work('east', { ...healthy, health: 'Degraded', reconciledAt: '2026-01-01T01:04:00Z' })], now: later, previous: first });
+    const second = status({
+      ...world,
+      works: [work('east', { ...healthy, health: 'Degraded', reconciledAt: '2026-01-01T01:04:00Z' })],
+      now: later,
+      previous: first,
+    });
     const ready = second.conditions.find((c) => c.type === 'Ready')!;
     const degraded = second.conditions.find((c) => c.type === 'Degraded')!;
     expect([ready.status, ready.lastTransitionTime]).toStrictEqual(['False', '2026-01-01T01:00:00Z']);
@@ -345,7 +563,12 @@ describe('conditions keep their transition time until they flip', () => {
 
   test('the same world computed later is the same content (no time-dependent text)', () => {
     const first = status({ ...world, works: [work('east', healthy)] });
-    const second = status({ ...world, works: [work('east', healthy)], now: new Date('2026-01-01T01:03:00Z'), previous: first });
+    const second = status({
+      ...world,
+      works: [work('east', healthy)],
+      now: new Date('2026-01-01T01:03:00Z'),
+      previous: first,
+    });
     expect(sameReportStatus(first, second)).toBe(true);
   });
 
@@ -362,7 +585,11 @@ describe('no report', () => {
     ['the ApplicationSet is being deleted', applicationSet({ deleting: true })],
     ['the ApplicationSet does not deliver through pull', applicationSet({ pull: false })],
   ])('when %s', (_what, appSet) => {
-    expect(computeFleetReport(input({ applicationSet: appSet, decisions: [decision('d', ['east'])], applications: [hubApp('east')] }))).toBeUndefined();
+    expect(
+      computeFleetReport(
+        input({ applicationSet: appSet, decisions: [decision('d', ['east'])], applications: [hubApp('east')] }),
+      ),
+    ).toBeUndefined();
   });
 });
 
@@ -391,7 +618,14 @@ describe('report size limit', () => {
   test('a fleet too large for one object keeps its counts and says how many rows were left out', () => {
     const clusters = Array.from({ length: 50 }, (_, i) => `c${String(i).padStart(2, '0')}`);
     const works = clusters.map((c, i) => work(c, { ...healthy, health: i === 7 ? 'Degraded' : 'Healthy' }));
-    const result = computeFleetReport(input({ decisions: [decision('d', clusters)], applications: clusters.map((c) => hubApp(c)), works, maxRowsBytes: 4000 }))!;
+    const result = computeFleetReport(
+      input({
+        decisions: [decision('d', clusters)],
+        applications: clusters.map((c) => hubApp(c)),
+        works,
+        maxRowsBytes: 4000,
+      }),
+    )!;
     const s = result.report.status!;
     expect(s.summary).toMatchObject({ clusters: 50, healthy: 49, degraded: 1 });
     expect(s.clusters.length + s.omittedRows!).toBe(50);
@@ -412,11 +646,25 @@ describe('display order and helpers', () => {
       { cluster: 'g', state: 'Degraded' },
       { cluster: 'h', state: 'Degraded' },
     ];
-    expect(sortRowsProblemsFirst(rows).map((row) => row.cluster)).toStrictEqual(['g', 'h', 'f', 'e', 'd', 'c', 'b', 'a']);
+    expect(sortRowsProblemsFirst(rows).map((row) => row.cluster)).toStrictEqual([
+      'g',
+      'h',
+      'f',
+      'e',
+      'd',
+      'c',
+      'b',
+      'a',
+    ]);
   });
 
   test('summarize counts distinct clusters when one cluster has two apps', () => {
-    expect(summarize([{ cluster: 'a', state: 'Healthy' }, { cluster: 'a', state: 'Degraded' }])).toMatchObject({ clusters: 1, healthy: 1, degraded: 1 });
+    expect(
+      summarize([
+        { cluster: 'a', state: 'Healthy' },
+        { cluster: 'a', state: 'Degraded' },
+      ]),
+    ).toMatchObject({ clusters: 1, healthy: 1, degraded: 1 });
   });
 });
 
@@ -431,7 +679,11 @@ describe('static applications', () => {
 
   test('rows fall back to the hub Application status when works are not readable', () => {
     const app = hubApp('east');
-    app.status = { sync: { status: 'OutOfSync', revision: 'abc' }, health: { status: 'Degraded' }, operationState: { operation: {}, phase: 'Failed', startedAt: FRESH, message: 'boom' } };
+    app.status = {
+      sync: { status: 'OutOfSync', revision: 'abc' },
+      health: { status: 'Degraded' },
+      operationState: { operation: {}, phase: 'Failed', startedAt: FRESH, message: 'boom' },
+    };
     expect(staticApplicationRows([app], undefined, NOW)).toStrictEqual([
       {
         cluster: 'east',
@@ -454,19 +706,47 @@ describe('MulticlusterApplicationSetReport mapping', () => {
       input({
         decisions: [decision('d', ['east', 'west', 'north'])],
         applications: [hubApp('east'), hubApp('west')],
-        works: [work('east', healthy), work('west', { ...healthy, phase: 'Failed', sync: 'OutOfSync', message: 'apply failed' })],
+        works: [
+          work('east', healthy),
+          work('west', { ...healthy, phase: 'Failed', sync: 'OutOfSync', message: 'apply failed' }),
+        ],
       }),
     )!;
     const mcas = toMulticlusterApplicationSetReport(result.report);
     expect(mcas.apiVersion).toBe('apps.open-cluster-management.io/v1alpha1');
     expect(mcas.metadata.ownerReferences).toStrictEqual(result.report.metadata.ownerReferences);
-    expect([mcas.metadata.name, mcas.metadata.namespace, mcas.metadata.labels!['apps.open-cluster-management.io/hosting-applicationset']]).toStrictEqual(['guestbook', 'argocd', 'argocd.guestbook']);
-    expect(mcas.statuses!.summary).toStrictEqual({ clusters: '3', healthy: '1', inProgress: '0', notHealthy: '2', notSynced: '2', synced: '1' });
+    expect([
+      mcas.metadata.name,
+      mcas.metadata.namespace,
+      mcas.metadata.labels!['apps.open-cluster-management.io/hosting-applicationset'],
+    ]).toStrictEqual(['guestbook', 'argocd', 'argocd.guestbook']);
+    expect(mcas.statuses!.summary).toStrictEqual({
+      clusters: '3',
+      healthy: '1',
+      inProgress: '0',
+      notHealthy: '2',
+      notSynced: '2',
+      synced: '1',
+    });
     expect(mcas.statuses!.clusterConditions).toStrictEqual([
-      { cluster: 'east', app: 'argocd/east-guestbook', healthStatus: 'Healthy', syncStatus: 'Synced', syncRevision: 'abc123', operationStatePhase: 'Succeeded', operationStateStartedAt: '2026-01-01T00:50:00Z' },
+      {
+        cluster: 'east',
+        app: 'argocd/east-guestbook',
+        healthStatus: 'Healthy',
+        syncStatus: 'Synced',
+        syncRevision: 'abc123',
+        operationStatePhase: 'Succeeded',
+        operationStateStartedAt: '2026-01-01T00:50:00Z',
+      },
       {
         cluster: 'north',
-        conditions: [{ type: 'Missing', message: 'ApplicationSet guestbook has not generated an Application for cluster north (an Argo CD cluster Secret named "north" must exist on the hub)' }],
+        conditions: [
+          {
+            type: 'Missing',
+            message:
+              'ApplicationSet guestbook has not generated an Application for cluster north (an Argo CD cluster Secret named "north" must exist on the hub)',
+          },
+        ],
       },
       {
         cluster: 'west',

@@ -1,12 +1,25 @@
 import { describe, expect, test } from '@jest/globals';
-import { fieldValueText, readApplicationFeedback, validateApplicationFeedback, workCondition } from '../../../src/model/runtime/feedback.js';
+import {
+  fieldValueText,
+  readApplicationFeedback,
+  validateApplicationFeedback,
+  workCondition,
+} from '../../../src/model/runtime/feedback.js';
 import type { Condition, ManifestStatus, ManifestWork } from '../../../src/model/core/types.js';
 
 function workWith(manifests: ManifestStatus[], conditions: Condition[] = []): Pick<ManifestWork, 'status'> {
   return { status: { conditions, resourceStatus: { manifests } } };
 }
 
-const appMeta = { group: 'argoproj.io', version: 'v1alpha1', kind: 'Application', resource: 'applications', name: 'guestbook', namespace: 'argocd', ordinal: 1 };
+const appMeta = {
+  group: 'argoproj.io',
+  version: 'v1alpha1',
+  kind: 'Application',
+  resource: 'applications',
+  name: 'guestbook',
+  namespace: 'argocd',
+  ordinal: 1,
+};
 
 describe('fieldValueText', () => {
   test.each([
@@ -32,7 +45,17 @@ describe('readApplicationFeedback', () => {
   test('matches the application by resourceMeta, not by position', () => {
     // GIVEN the payload is the second manifest, after a Namespace with feedback of its own
     const work = workWith([
-      { resourceMeta: { group: '', version: 'v1', kind: 'Namespace', resource: 'namespaces', name: 'guestbook', ordinal: 0 }, statusFeedback: { values: [{ name: 'healthStatus', fieldValue: { type: 'String', string: 'Wrong' } }] } },
+      {
+        resourceMeta: {
+          group: '',
+          version: 'v1',
+          kind: 'Namespace',
+          resource: 'namespaces',
+          name: 'guestbook',
+          ordinal: 0,
+        },
+        statusFeedback: { values: [{ name: 'healthStatus', fieldValue: { type: 'String', string: 'Wrong' } }] },
+      },
       {
         resourceMeta: appMeta,
         statusFeedback: {
@@ -45,11 +68,20 @@ describe('readApplicationFeedback', () => {
       },
     ]);
     // THEN the application's own values are read
-    expect(readApplicationFeedback(work, 'argocd', 'guestbook')).toStrictEqual({ healthStatus: 'Healthy', syncStatus: 'Synced', syncRevision: 'abc123' });
+    expect(readApplicationFeedback(work, 'argocd', 'guestbook')).toStrictEqual({
+      healthStatus: 'Healthy',
+      syncStatus: 'Synced',
+      syncRevision: 'abc123',
+    });
   });
 
   test('an application of the same name in another namespace does not match', () => {
-    const work = workWith([{ resourceMeta: { ...appMeta, namespace: 'other' }, statusFeedback: { values: [{ name: 'syncStatus', fieldValue: { type: 'String', string: 'Synced' } }] } }]);
+    const work = workWith([
+      {
+        resourceMeta: { ...appMeta, namespace: 'other' },
+        statusFeedback: { values: [{ name: 'syncStatus', fieldValue: { type: 'String', string: 'Synced' } }] },
+      },
+    ]);
     expect(readApplicationFeedback(work, 'argocd', 'guestbook')).toBeUndefined();
   });
 
@@ -67,7 +99,10 @@ describe('readApplicationFeedback', () => {
         },
       },
     ]);
-    expect(readApplicationFeedback(work, 'argocd', 'guestbook')).toStrictEqual({ syncRevision: '3', operationStateMessage: 'boom' });
+    expect(readApplicationFeedback(work, 'argocd', 'guestbook')).toStrictEqual({
+      syncRevision: '3',
+      operationStateMessage: 'boom',
+    });
   });
 
   test('no status, no manifests, or no values mean no feedback yet', () => {
@@ -107,7 +142,13 @@ describe('validateApplicationFeedback', () => {
   });
 
   test('fails when a time field holds anything else: it is dropped and named, the rest kept', () => {
-    expect(validateApplicationFeedback({ operationStateStartedAt: '{"a":1}', reconciledAt: 'yesterday', syncStatus: 'Synced' })).toStrictEqual({
+    expect(
+      validateApplicationFeedback({
+        operationStateStartedAt: '{"a":1}',
+        reconciledAt: 'yesterday',
+        syncStatus: 'Synced',
+      }),
+    ).toStrictEqual({
       feedback: { syncStatus: 'Synced' },
       invalid: [
         { name: 'operationStateStartedAt', value: '{"a":1}' },
