@@ -9,6 +9,7 @@
  * - only src/kube and src/controller import @kubernetes/client-node.
  * - only src/constructs imports cdk8s, cdk8s-plus-28 and constructs (and the generated imports/).
  * - no import cycles anywhere in src/.
+ * - nothing in src/ imports the package entry, src/index.ts.
  */
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -53,8 +54,9 @@ module.exports = {
     {
       name: 'validate-and-migrate-use-model-only',
       severity: 'error',
+      comment: 'src/validate and src/migrate use the model, and neither uses the other.',
       from: { path: '^src/(validate|migrate)/' },
-      to: { path: '^src/(controller|cli|constructs|kube)/' },
+      to: { path: '^src/(controller|cli|constructs|kube|validate|migrate)/', pathNot: '^src/$1/' },
     },
     {
       name: 'controller-not-from-cli-or-constructs',
@@ -75,6 +77,14 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/constructs/' },
       to: { path: '^src/(cli|kube|migrate)/' },
+    },
+    {
+      name: 'package-entry-from-outside-only',
+      severity: 'error',
+      comment:
+        'src/index.ts is the package entry and re-exports the constructs: importing it from inside src/ would get round the rules above.',
+      from: { path: '^src/' },
+      to: { path: '^src/index\\.ts$' },
     },
     {
       name: 'constructs-internals-stay-inside',

@@ -84,11 +84,11 @@ export function buildFleet(props: FleetProps = {}): Fleet {
   new Spoke(hub, 'store-001', { clusterSet: stores, labels: { region: 'us-east-1', env: 'stores' } });
   new Spoke(hub, 'store-002', { clusterSet: stores, labels: { region: 'us-west-2', env: 'stores' } });
   const storePlacement = new Placement(hub, 'stores', { clusterSets: [stores] });
-  new GitOpsCluster(hub, 'stores', {
+  GitOpsCluster.ocm(hub, 'stores', {
     placement: storePlacement,
     model: DeliveryModel.AGENT_AUTONOMOUS,
     principalServerAddress: 'argocd-agent-principal.hub.example.com',
-    principalServerPort: '443',
+    principalServerPort: 443,
     spokeFolderRepository: { repoURL: 'https://github.com/example/fleet.git' },
   });
   new PullApplication(hub, 'store-api', {
@@ -116,13 +116,13 @@ export function buildFleet(props: FleetProps = {}): Fleet {
   new Spoke(acm, 'branch-nyc', { clusterSet: branches, openshift: true });
   const retailPlacement = new Placement(acm, 'retail', { clusterSets: [retail] });
   const branchPlacement = new Placement(acm, 'branches', { clusterSets: [branches] });
-  new GitOpsCluster(acm, 'retail-agents', {
+  GitOpsCluster.acm(acm, 'retail-agents', {
     placement: retailPlacement,
     model: DeliveryModel.AGENT_MANAGED,
     principalServerAddress: 'openshift-gitops-agent-principal.apps.acm.example.com',
-    principalServerPort: '443',
+    principalServerPort: 443,
   });
-  new GitOpsCluster(acm, 'branch-gitops', {
+  GitOpsCluster.acm(acm, 'branch-gitops', {
     placement: branchPlacement,
     model: DeliveryModel.BASIC,
     gitopsAddon: true,

@@ -47,12 +47,12 @@ async function until(
 }
 const percentile = (values: number[], p: number) => {
   const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 };
 
 const server = await startFakeApiServer({ implicitNamespaces: true });
 const store = server.store;
-store.registerCrd(fleetReportCrd() as KubeObj);
+store.registerCrd(fleetReportCrd());
 store.create({
   apiVersion: 'cluster.open-cluster-management.io/v1beta2',
   kind: 'ManagedClusterSet',
@@ -129,7 +129,7 @@ let peakKiB = 0;
 /** User + system CPU of the controller process so far, in ms (from /proc, clock ticks of 10 ms). */
 function childCpuMs(): number {
   try {
-    const fields = fs.readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    const fields = fs.readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
     return (Number(fields[11]) + Number(fields[12])) * 10;
   } catch {
     return 0;
@@ -233,7 +233,7 @@ try {
   await sleep(200);
   const beforeChanges = controllerWrites();
   for (let i = 0; i < CHANGES; i++) {
-    const app = apps[(i * 7919) % total]!;
+    const app = apps[(i * 7919) % total];
     const work = store.get<KubeObj>('manifestworks', app.cluster, manifestWorkName('argocd', app.name));
     const revision = `rev-${i}`;
     work.status = {

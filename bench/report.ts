@@ -14,7 +14,7 @@
  *    complete report and latency from a status change to the row showing it.
  */
 import { pino } from 'pino';
-import { startController } from '../src/controller/index.js';
+import { startController } from '../src/controller/runtime/manager.js';
 import { manifestWorkName } from '../src/model/core/names.js';
 import { fleetReportCrd } from '../src/model/report/report-crd.js';
 import { agentApplicationRows, computeFleetReport, type FleetReport } from '../src/model/report/report.js';
@@ -34,7 +34,7 @@ const AGENT_CLUSTERS = Number(process.argv[4] ?? 2000);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const percentile = (values: number[], p: number) => {
   const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 };
 const clusterName = (i: number) => `cluster-${String(i).padStart(4, '0')}`;
 const iso = (date: Date) => date.toISOString().replace(/\.\d{3}Z$/, 'Z');
@@ -138,14 +138,14 @@ for (const [label, size, agentShare] of [
     });
   });
   const apps = lists.flatMap((list, i) =>
-    list.data
-      .applications!.split('\n')
+    list.data.applications
+      .split('\n')
       .filter((name, a) => name && (i * perSpoke + a) % 10 !== 0)
       .map((name) => {
         const app = agentApp(
           String(i),
           mirrored({ sync: 'Synced', health: 'Healthy', revision: 'abc123', reconciledAt: iso(now) }),
-          { model: 'agent-autonomous', namespace: list.metadata.labels![EXPECTED_APPLICATIONS_LABEL]!, owned: false },
+          { model: 'agent-autonomous', namespace: list.metadata.labels![EXPECTED_APPLICATIONS_LABEL], owned: false },
         );
         app.metadata.name = name;
         return app;
@@ -174,11 +174,11 @@ for (const [label, size, agentShare] of [
 // ---------------------------------------------------------------- 2. end to end
 const server = await startFakeApiServer({ implicitNamespaces: true });
 const store = server.store;
-store.create(fleetReportCrd() as unknown as KubeObj);
-const appSet = store.create<KubeObj>(applicationSet() as unknown as KubeObj);
+store.create(fleetReportCrd());
+const appSet = store.create<KubeObj>(applicationSet());
 const clusters = Array.from({ length: CLUSTERS }, (_, i) => clusterName(i));
 for (let d = 0; d * 100 < CLUSTERS; d++) {
-  const created = store.create<KubeObj>(decision(`prod-decision-${d + 1}`, []) as unknown as KubeObj);
+  const created = store.create<KubeObj>(decision(`prod-decision-${d + 1}`, []));
   store.updateStatus({
     ...created,
     status: { decisions: clusters.slice(d * 100, d * 100 + 100).map((clusterName) => ({ clusterName, reason: '' })) },
@@ -191,7 +191,7 @@ for (const cluster of clusters) {
     metadata: { name: cluster },
     spec: { hubAcceptsClient: true },
   });
-  store.create(generatedHubApp(cluster, appSet.metadata.uid!) as unknown as KubeObj);
+  store.create(generatedHubApp(cluster, appSet.metadata.uid));
 }
 
 const report = () => store.find<FleetReport>({ apiVersion: 'pullfleet.io/v1alpha1', kind: 'FleetReport' }, NS, APPSET);
@@ -227,7 +227,7 @@ const reportWrites = () =>
 const writesBefore = reportWrites();
 const latencies: number[] = [];
 for (let i = 1; i <= CHANGES; i++) {
-  const cluster = clusters[(i * 7919) % CLUSTERS]!;
+  const cluster = clusters[(i * 7919) % CLUSTERS];
   const revision = `r${i}`;
   const t0 = process.hrtime.bigint();
   feedback(cluster, revision);
@@ -252,12 +252,10 @@ console.log(
   const agentNs = 'agents';
   const agentSet = agentAppSet('edge', 'edge');
   agentSet.metadata.namespace = agentNs;
-  const storedSet = store.create<KubeObj>(agentSet as unknown as KubeObj);
+  const storedSet = store.create<KubeObj>(agentSet);
   const agentClusters = Array.from({ length: AGENT_CLUSTERS }, (_, i) => `agent-${String(i).padStart(4, '0')}`);
   for (let d = 0; d * 100 < AGENT_CLUSTERS; d++) {
-    const created = store.create<KubeObj>(
-      decision(`edge-decision-${d + 1}`, [], 'edge', agentNs) as unknown as KubeObj,
-    );
+    const created = store.create<KubeObj>(decision(`edge-decision-${d + 1}`, [], 'edge', agentNs));
     store.updateStatus({
       ...created,
       status: {
@@ -283,7 +281,7 @@ console.log(
     ];
     delete app.metadata.uid;
     delete app.metadata.creationTimestamp;
-    store.create(app as unknown as KubeObj);
+    store.create(app);
   }
   const agentReport = () =>
     store.find<FleetReport>({ apiVersion: 'pullfleet.io/v1alpha1', kind: 'FleetReport' }, agentNs, 'edge');
@@ -294,14 +292,14 @@ console.log(
   const agentLatencies: number[] = [];
   const agentWritesBefore = reportWrites();
   for (let i = 1; i <= CHANGES; i++) {
-    const cluster = agentClusters[(i * 7919) % AGENT_CLUSTERS]!;
+    const cluster = agentClusters[(i * 7919) % AGENT_CLUSTERS];
     const revision = `a${i}`;
     const t0 = process.hrtime.bigint();
     const stored = store.get<KubeObj & { status?: object }>('applications', agentNs, `${cluster}-edge`);
     store.update({
       ...stored,
       status: mirrored({ sync: 'Synced', health: 'Healthy', revision, reconciledAt: iso(new Date()) }),
-    } as unknown as KubeObj);
+    });
     const seen = reportWrites();
     await until(
       `agent row ${cluster} at ${revision}`,

@@ -86,11 +86,11 @@ export function generateMixedFleet(spokes: number, outdir: string): Fleet {
         labels: { env: 'prod' },
       }),
     );
-  new GitOpsCluster(hub, 'managed', {
+  GitOpsCluster.ocm(hub, 'managed', {
     placement: new Placement(hub, 'managed', { clusterSets: [sets.managed] }),
     model: DeliveryModel.AGENT_MANAGED,
   });
-  new GitOpsCluster(hub, 'autonomous', {
+  GitOpsCluster.ocm(hub, 'autonomous', {
     placement: new Placement(hub, 'autonomous', { clusterSets: [sets.autonomous] }),
     model: DeliveryModel.AGENT_AUTONOMOUS,
     spokeFolderRepository: { repoURL: 'https://git.example.com/platform/fleet.git' },
@@ -123,7 +123,7 @@ function child(size: string): void {
   const fleet = mixed ? generateMixedFleet(spokes, outdir) : generateFleet(spokes, outdir);
   fleet.synth();
   const seconds = Number(process.hrtime.bigint() - start) / 1e9;
-  const objects = fleet.node.findAll().filter((c) => c instanceof ApiObject) as ApiObject[];
+  const objects = fleet.node.findAll().filter((c) => c instanceof ApiObject);
   const result: Measurement = {
     fleet: mixed ? 'mixed (1/3 each model)' : 'static',
     spokes,

@@ -33,7 +33,7 @@ import {
 import { manifestWorkName } from '../src/model/core/names.js';
 import { type Application, type ManifestWork } from '../src/model/core/types.js';
 import { fleetReportCrd } from '../src/model/report/report-crd.js';
-import { startFakeApiServer, type FakeApiServer, type KubeObj } from '../test/double/fake-apiserver.js';
+import { startFakeApiServer, type FakeApiServer } from '../test/double/fake-apiserver.js';
 import { legacyWork } from '../test/support/takeover-legacy.js';
 
 const CLUSTERS = Number(process.argv[2] ?? 500);
@@ -115,7 +115,7 @@ async function run(scenario: 'fresh' | 'takeover'): Promise<Result> {
   // The benchmark creates no namespaces (it measures the controller, not namespace admission).
   const server: FakeApiServer = await startFakeApiServer({ implicitNamespaces: true });
   const store = server.store;
-  store.registerCrd(fleetReportCrd() as KubeObj);
+  store.registerCrd(fleetReportCrd());
   store.create({
     apiVersion: 'cluster.open-cluster-management.io/v1beta2',
     kind: 'ManagedClusterSet',
@@ -155,8 +155,8 @@ async function run(scenario: 'fresh' | 'takeover'): Promise<Result> {
       });
       apps.push(app);
       if (scenario === 'takeover') {
-        const work = store.create<ManifestWork>(legacyWork(app, 'argocd-pull-integration') as KubeObj);
-        store.updateStatus({ ...work, status: appliedStatus(work) } as KubeObj);
+        const work = store.create<ManifestWork>(legacyWork(app, 'argocd-pull-integration'));
+        store.updateStatus({ ...work, status: appliedStatus(work) });
       }
     }
   }
@@ -205,7 +205,7 @@ async function run(scenario: 'fresh' | 'takeover'): Promise<Result> {
         const work = store.find<ManifestWork>({ apiVersion: WORK_API_VERSION, kind: 'ManifestWork' }, namespace, name);
         if (!work) continue;
         try {
-          store.updateStatus({ ...work, status: appliedStatus(work) } as KubeObj);
+          store.updateStatus({ ...work, status: appliedStatus(work) });
         } catch {
           pending.add(key);
         }
@@ -244,7 +244,7 @@ async function run(scenario: 'fresh' | 'takeover'): Promise<Result> {
   /** User + system CPU of the controller process so far, in seconds (from /proc, clock ticks of 10 ms). */
   const childCpu = () => {
     try {
-      const fields = fs.readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      const fields = fs.readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
       return (Number(fields[11]) + Number(fields[12])) / 100;
     } catch {
       return 0;

@@ -33,6 +33,25 @@ const TYPED: ReadonlyArray<{ file: string; prefix: string }> = [
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
+/** The parts of a CustomResourceDefinition this script reads; everything else is copied as it is. */
+interface Crd {
+  kind?: string;
+  spec: {
+    group: string;
+    names: { kind: string; plural: string };
+    scope: string;
+    versions: CrdVersion[];
+  };
+}
+
+interface CrdVersion {
+  name: string;
+  served: boolean;
+  storage: boolean;
+  subresources?: Record<string, Json>;
+  schema: { openAPIV3Schema: Json };
+}
+
 /** Removes the prose of a structural schema, keeping every field name (property keys are data, not prose). */
 export function stripDescriptions(schema: Json): Json {
   if (Array.isArray(schema)) return schema.map(stripDescriptions);
@@ -75,7 +94,7 @@ function main(): void {
     for (const file of crdFiles(crdRoot)) {
       const rel = file.slice(crdRoot.length + 1);
       for (const doc of parseAllDocuments(readFileSync(file, 'utf8'))) {
-        const crd = doc.toJS() as any;
+        const crd = doc.toJS() as Crd | null;
         if (crd?.kind !== 'CustomResourceDefinition') continue;
         for (const version of crd.spec.versions ?? []) {
           const schema = stripDescriptions(version.schema?.openAPIV3Schema ?? {});
@@ -97,7 +116,7 @@ function main(): void {
           ...crd,
           spec: {
             ...crd.spec,
-            versions: crd.spec.versions.map((v: any) => ({
+            versions: crd.spec.versions.map((v) => ({
               ...v,
               schema: { openAPIV3Schema: stripDescriptions(v.schema.openAPIV3Schema) },
             })),

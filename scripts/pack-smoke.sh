@@ -7,7 +7,8 @@
 #   2. npm install, then synth, validate, plan, the workflow's dist/ check, and a plan that deletes a
 #      workload, which must fail until the deletion is acknowledged;
 #   3. the installed bins run the compiled code (no src/ in the package), list and run every command
-#      (migrate subscriptions on a fixture), and the controller starts;
+#      (migrate subscriptions on a fixture), and the controller starts; the entry points pullfleet,
+#      pullfleet/model and pullfleet/controller import and type-check, and nothing else is importable;
 #   4. init into an empty folder writes a package.json of its own, which installs and synthesizes;
 #   5. a CommonJS package (no "type": "module") synthesizes, validates and plans its fleet.config.ts.
 # npm installs use --prefer-offline, so a warm npm cache makes this take well under a minute.
@@ -43,8 +44,9 @@ tarball="$work/$(npm pack --ignore-scripts --silent --pack-destination "$work" |
 [ -f "$tarball" ] || fail "npm pack wrote no tarball"
 tar -tzf "$tarball" | sort >"$work/contents.txt"
 for needed in package/package.json package/README.md package/bin/pullfleet.js package/bin/pullfleet-controller.js \
-  package/lib/src/index.js package/lib/src/index.d.ts package/lib/src/model/index.d.ts package/lib/src/controller/index.d.ts \
-  package/lib/src/cli/main.d.ts package/lib/src/controller/main.js package/lib/imports/placement-cluster.open-cluster-management.io.js \
+  package/lib/src/index.js package/lib/src/index.d.ts package/lib/src/model/index.js package/lib/src/model/index.d.ts \
+  package/lib/src/controller/index.js package/lib/src/controller/index.d.ts package/lib/src/controller/main.js \
+  package/lib/imports/placement-cluster.open-cluster-management.io.js \
   package/lib/imports/schemas/work.open-cluster-management.io_ManifestWork_v1.json; do
   grep -qx "$needed" "$work/contents.txt" || fail "the package lacks $needed"
 done
@@ -96,6 +98,43 @@ npx --no-install pullfleet migrate subscriptions "$repo/test/migrate/fixtures/he
   || fail "migrate subscriptions failed from the installed package"
 grep -q "new PullApplicationSet(hub, " "$work/migrated.ts" || fail "migrate subscriptions wrote no PullApplicationSet"
 grep -q "} from 'pullfleet';" "$work/migrated.ts" || fail "migrate subscriptions code does not import the package"
+
+step "the entry points (api/*.api.md): pullfleet, pullfleet/model and pullfleet/controller type-check and load"
+mkdir -p .entry-points
+cat >.entry-points/use.mts <<'TS'
+// A platform team's code using every entry point of the installed package.
+import { AppSource, Fleet, Hub, PullApplication, Spoke, pullfleetVersion, type HubProps } from 'pullfleet';
+import { FLEET_REPORT_API_VERSION, manifestWorkName, type FleetReport } from 'pullfleet/model';
+import { FeedbackScrape, loadKubeConfig, startController, type ControllerOptions } from 'pullfleet/controller';
+// @ts-expect-error: the CLI is the command line, not an entry point
+import type {} from 'pullfleet/cli';
+
+const hub: HubProps = { argoNamespace: 'argocd' };
+const rows = (report: FleetReport) => report.status?.clusters.filter((row) => row.state !== 'Healthy') ?? [];
+const options = (): ControllerOptions => ({
+  kubeConfig: loadKubeConfig(),
+  config: { feedbackScrapeType: FeedbackScrape.WATCH, leaderElection: false },
+});
+export const used = [AppSource, Fleet, Hub, PullApplication, Spoke, pullfleetVersion, hub, rows, options, startController];
+export const work: string = `${FLEET_REPORT_API_VERSION} ${manifestWorkName('argocd', 'guestbook-prod-east')}`;
+TS
+tsc=$(node -p "require.resolve('typescript/bin/tsc', { paths: [require.resolve('pullfleet/package.json')] })")
+node "$tsc" --noEmit --strict --skipLibCheck --target es2022 --module nodenext --moduleResolution nodenext .entry-points/use.mts \
+  || fail "code using the entry points does not type-check against the installed declarations (above)"
+PULLFLEET_VERSION="$version" node --input-type=module -e '
+  const want = (ok, what) => { if (!ok) { console.error("pack-smoke: " + what); process.exit(1); } };
+  const root = await import("pullfleet");
+  const model = await import("pullfleet/model");
+  const controller = await import("pullfleet/controller");
+  want(typeof root.Fleet === "function" && root.pullfleetVersion() === process.env.PULLFLEET_VERSION, "pullfleet: no Fleet, or the wrong version");
+  want(model.manifestWorkName("argocd", "guestbook-prod-east") === "argocd-guestbook-prod-east", "pullfleet/model: manifestWorkName");
+  want(typeof controller.startController === "function", "pullfleet/controller: no startController");
+  for (const hidden of ["pullfleet/cli", "pullfleet/lib/src/model/core/names.js"]) {
+    const code = await import(hidden).then(() => "loaded", (error) => error.code);
+    want(code === "ERR_PACKAGE_PATH_NOT_EXPORTED", hidden + " is importable (" + code + "): only package.json exports are");
+  }
+'
+rm -rf .entry-points
 
 step "synth"
 npx --no-install pullfleet synth

@@ -1,13 +1,79 @@
 /**
- * The `pullfleet` package root: the constructs a fleet.config.ts builds its fleet from, and what it needs
- * around them (the validation error synth throws, the package version). The pure model, the controller
- * and the CLI have entry points of their own: `pullfleet/model`, `pullfleet/controller`, `pullfleet/cli`.
+ * The `pullfleet` package root: what a fleet.config.ts builds its fleet from. The constructs, their props
+ * and enums, the error synth throws for an invalid fleet, and the package version. Every name is listed
+ * on purpose: a name added here is public API, and `npm run api:check` (api/pullfleet.api.md) fails CI
+ * until the report records it. `pullfleet/model` and `pullfleet/controller` are the only other entries.
  */
-export * from './constructs/index.js';
+
+// The constructs and the interfaces they accept from one another.
+export {
+  Fleet,
+  Hub,
+  Spoke,
+  ClusterSet,
+  Placement,
+  Prioritizer,
+  AppSource,
+  PullApplication,
+  PullApplicationSet,
+  GitOpsCluster,
+  ControllerInstall,
+  Inventory,
+  type IHub,
+  type ISpoke,
+  type IClusterSet,
+  type IPlacement,
+  type IGitOpsCluster,
+} from './constructs/index.js';
+
+// What PullApplication and PullApplicationSet share.
+export { PullAppBase } from './constructs/app-props.js';
+
+// Props, options and importer options, and what the constructs' methods return.
+export type {
+  FleetProps,
+  FleetFindings,
+  HubProps,
+  HubControllerSettings,
+  SpokeProps,
+  SpokeImportOptions,
+  ClusterSetProps,
+  ClusterSetImportOptions,
+  PlacementProps,
+  PlacementImportOptions,
+  ClusterPredicateProps,
+  GitSourceProps,
+  HelmSourceProps,
+  PullAppOptions,
+  PullApplicationProps,
+  PullApplicationSetProps,
+  GitOpsClusterCommonProps,
+  AcmGitOpsClusterProps,
+  AcmAutonomousGitOpsClusterProps,
+  OcmGitOpsClusterProps,
+  OcmAutonomousGitOpsClusterProps,
+  GitOpsOlmSubscription,
+  SpokeFolderRepository,
+  ControllerInstallProps,
+  PolicyRule,
+  AddInventoryOptions,
+  SpokeOverride,
+} from './constructs/index.js';
+
+// Enums the props take.
+export { HubFlavor, FeedbackScrape, PrioritizerMode, DeliveryModel, InstallPlanApproval } from './constructs/index.js';
+export { SelectorOperator } from './model/core/selectors.js';
+export { TaintEffect, TolerationOperator } from './model/placement/placement.js';
+
+// Where rendered objects land under dist/<hub>/ (docs/reference/dist-layout.md).
+export { routeOutput, OutputFiles } from './constructs/index.js';
+
+// What synth throws for an invalid fleet.
 export { FleetValidationError, formatProblems, type FleetProblem } from './model/validation/rules.js';
-// Model types that appear in the constructs' public signatures.
-export type { LabelSelector, SelectorOperator, SelectorRequirement } from './model/core/selectors.js';
-export type { FeedbackScrapeType, JsonObject, JsonValue } from './model/core/types.js';
+
+// Model types the constructs' public signatures name.
+export type { LabelSelector, SelectorRequirement } from './model/core/selectors.js';
+export type { JsonObject, JsonValue } from './model/core/types.js';
 export type { ResourceGrant } from './model/delivery/bootstrap.js';
 export type { SpokeFolderSource } from './model/delivery/delivery-model.js';
 export type { AppDefinition } from './model/delivery/hub-application.js';
@@ -18,7 +84,7 @@ export type {
   PlacementSpec,
   PrioritizerConfiguration,
   Taint,
-  TaintEffect,
   Toleration,
 } from './model/placement/placement.js';
+
 export { pullfleetVersion } from './version.js';

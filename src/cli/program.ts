@@ -1,8 +1,8 @@
 /**
  * The `pullfleet` program without its command list: version, exit codes, and `main`, which loads only
  * what the command given needs (the offline commands start without the Kubernetes client).
- * Exit codes: 0 success, 1 failure (or, for `status`, a degraded fleet), 2 usage error (unknown
- * command or option, missing argument), 3 `plan --fail-on-deletions` found deletions.
+ * Exit codes: 0 success, 1 failure (or, for `status`, a degraded fleet; for `plan --fail-on-deletions`,
+ * an unacknowledged deletion), 2 usage error (unknown command or option, missing argument).
  */
 import { Command, CommanderError } from 'commander';
 import { registerInit } from './commands/init.js';
@@ -56,8 +56,8 @@ export async function clusterCommands(): Promise<RegisterCommand[]> {
 }
 
 /**
- * Every command, in help order: the one registry that the binary, the `pullfleet/cli` entry and the
- * tests all build from.
+ * Every command, in help order: the one registry that the binary, src/cli/main.ts and the tests all
+ * build from.
  */
 export async function allCommands(): Promise<RegisterCommand[]> {
   return [...OFFLINE_COMMANDS, ...(await clusterCommands())];

@@ -45,11 +45,39 @@ export const OutputFiles = {
  */
 export function routeOutput(scope: IConstruct, file: string): void {
   if (!/^(hub|bootstrap|spokes)\/[A-Za-z0-9_][-A-Za-z0-9_./]*\.yaml$/.test(file) || file.includes('..')) {
+    // A call that builds the construct tree wrongly: it throws at once (docs/reference/errors.md).
     throw new Error(
-      `routeOutput: file "${file}" must be a relative path under hub/, bootstrap/ or spokes/ ending in .yaml`,
+      `${scope.node.path || '<root>'}: routeOutput: file "${file}" must be a relative path under hub/, bootstrap/ or spokes/ ending in .yaml, for example "hub/extras.yaml"`,
     );
   }
   routes.set(scope, file);
+}
+
+const sortedScopes = new WeakSet<IConstruct>();
+
+/**
+ * Writes the children of `scope` in the order of their ids rather than the order they were created in.
+ * A PullApplication renders one child per target spoke in name order; an escape hatch that asks for
+ * one spoke's objects before the fleet renders creates that child early, and this keeps the output the
+ * same either way.
+ */
+export function sortChildrenInOutput(scope: IConstruct): void {
+  sortedScopes.add(scope);
+}
+
+/** `root` and every construct below it in output order: depth first, parents before children. */
+export function inOutputOrder(root: IConstruct): IConstruct[] {
+  const out: IConstruct[] = [];
+  const visit = (c: IConstruct): void => {
+    out.push(c);
+    const children = c.node.children;
+    const ordered = sortedScopes.has(c)
+      ? [...children].sort((a, b) => (a.node.id < b.node.id ? -1 : a.node.id > b.node.id ? 1 : 0))
+      : children;
+    for (const child of ordered) visit(child);
+  };
+  visit(root);
+  return out;
 }
 
 /** The output file of an API object. */
@@ -85,7 +113,7 @@ const NULL_PLACEHOLDER = '\u0000pullfleet:null\u0000';
 function hasNull(value: unknown): boolean {
   if (value === null) return true;
   if (typeof value !== 'object') return false;
-  return Array.isArray(value) ? value.some(hasNull) : Object.values(value as object).some(hasNull);
+  return Array.isArray(value) ? value.some(hasNull) : Object.values(value).some(hasNull);
 }
 
 function replaceNulls(value: unknown, from: unknown, to: unknown): unknown {
@@ -95,11 +123,28 @@ function replaceNulls(value: unknown, from: unknown, to: unknown): unknown {
   return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, replaceNulls(item, from, to)]));
 }
 
-type PlainObject = {
+/**
+ * `value` ready to be held by an ApiObject: when it holds a `null`, a copy with the placeholder in its
+ * place, and `apiObject` renders the placeholder back to `null`.
+ */
+export function keepNulls<T>(apiObject: ApiObject, value: T): T {
+  if (!hasNull(value)) return value;
+  const render = apiObject.toJson.bind(apiObject);
+  apiObject.toJson = () => replaceNulls(render(), NULL_PLACEHOLDER, null);
+  return replaceNulls(value, null, NULL_PLACEHOLDER) as T;
+}
+
+/** An object built by src/model, as the construct library renders it. */
+export type PlainObject = {
   apiVersion: string;
   kind: string;
   metadata: { name: string; namespace?: string; annotations?: Record<string, string> };
 };
+
+/** Provenance was added to `obj` (by {@link apiObjectFrom}, or when its content was filled in): leave it. */
+export function markStamped(obj: ApiObject): void {
+  stamped.add(obj);
+}
 
 /**
  * An ApiObject from a plain object built by src/model; a `null` in it is rendered as `null` (cdk8s
@@ -109,11 +154,7 @@ type PlainObject = {
  */
 export function apiObjectFrom<T extends PlainObject>(scope: IConstruct, id: string, obj: T): ApiObject {
   const keepsNull = hasNull(obj);
-  const apiObject = new ApiObject(
-    scope as never,
-    id,
-    (keepsNull ? replaceNulls(obj, null, NULL_PLACEHOLDER) : obj) as never,
-  );
+  const apiObject = new ApiObject(scope, id, (keepsNull ? replaceNulls(obj, null, NULL_PLACEHOLDER) : obj) as never);
   if (keepsNull) {
     const render = apiObject.toJson.bind(apiObject);
     apiObject.toJson = () => replaceNulls(render(), NULL_PLACEHOLDER, null);

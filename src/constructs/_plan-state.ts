@@ -5,6 +5,7 @@
  */
 import { buildPlanState, PLAN_STATE_FILE, serializePlanState } from '../model/plan/state.js';
 import type { Hub } from './hub.js';
+import { hubParts } from './_hub-parts.js';
 
 /** The plan state file of each hub: `<hub>/plan-state.json` (relative to the output folder) → content. */
 export function planStateFiles(hubs: readonly Hub[]): Map<string, string> {
@@ -14,7 +15,7 @@ export function planStateFiles(hubs: readonly Hub[]): Map<string, string> {
       serializePlanState(
         buildPlanState(
           hub.name,
-          hub.spokes.map((s) => ({ ...s.inventoryEntry(), ...hub._spokeDeliveryState(s.name) })),
+          hub.spokes.map((s) => ({ ...s.inventoryEntry(), ...hubParts(hub).ledger.spokeDeliveryState(s.name) })),
         ),
       ),
     ]),

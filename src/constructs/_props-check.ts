@@ -265,30 +265,30 @@ export function fn<T extends (...args: never[]) => unknown>(expected = 'a functi
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object';
 const hasMethods = (v: unknown, ...names: string[]) => isObject(v) && names.every((n) => typeof v[n] === 'function');
 
-/** A spoke (a Spoke or `Spoke.fromName`), recognised by its interface so a copy of the library made it too. */
+/** A spoke (a Spoke or `Spoke.fromSpokeName`), recognised by its interface so a copy of the library made it too. */
 export function spokeRef<T>(): Check<T> {
   return ref<T>(
     (v) => hasMethods(v, 'inventoryEntry') && typeof (v as { name?: unknown }).name === 'string',
     'a Spoke',
-    "pass the Spoke object (new Spoke(hub, 'east') or Spoke.fromName(hub, 'east')), not its name",
+    "pass the Spoke object (new Spoke(hub, 'east') or Spoke.fromSpokeName(hub, 'East', 'east')), not its name",
   );
 }
 
-/** A cluster set (a ClusterSet or `ClusterSet.fromName`). */
+/** A cluster set (a ClusterSet or `ClusterSet.fromClusterSetName`). */
 export function clusterSetRef<T>(): Check<T> {
   return ref<T>(
     (v) => hasMethods(v, 'isMember', 'bindTo') && typeof (v as { name?: unknown }).name === 'string',
     'a ClusterSet',
-    "pass the ClusterSet object (new ClusterSet(hub, 'prod') or ClusterSet.fromName(hub, 'prod')), not its name",
+    "pass the ClusterSet object (new ClusterSet(hub, 'prod') or ClusterSet.fromClusterSetName(hub, 'Prod', 'prod')), not its name",
   );
 }
 
-/** A placement (a Placement or `Placement.fromName`). */
+/** A placement (a Placement or `Placement.fromPlacementName`). */
 export function placementRef<T>(): Check<T> {
   return ref<T>(
     (v) => hasMethods(v, 'selectedSpokes') && typeof (v as { name?: unknown }).name === 'string',
     'a Placement',
-    "pass the Placement object (new Placement(hub, 'all-prod', {...}) or Placement.fromName(hub, 'all-prod')), not its name",
+    "pass the Placement object (new Placement(hub, 'all-prod', {...}) or Placement.fromPlacementName(hub, 'AllProd', 'all-prod')), not its name",
   );
 }
 
@@ -482,5 +482,5 @@ export function checkProps<P>(c: IConstruct, what: PropsOf<P>, props: unknown): 
 /** @internal the runtime type of a list of taints (a Spoke's, an inventory override's). */
 export const TAINTS_CHECK: Check<Taint[]> = listOf(
   shape<Taint>('taint', { key: required(str()), value: str(), effect: required(str<Taint['effect']>()) }),
-  "[{ key: 'gpu', effect: 'NoSelect' }]",
+  "[{ key: 'gpu', effect: TaintEffect.NO_SELECT }]",
 );

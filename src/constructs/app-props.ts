@@ -5,7 +5,8 @@ import { type AppDefinition } from '../model/delivery/hub-application.js';
 import { labelKeyRule } from '../model/validation/object-rules.js';
 import { appWarnings, destinationRule, dnsLabelRule, dnsSubdomainRule, labelRule } from '../model/validation/rules.js';
 import { APP_SOURCE_CHECK, type AppSource } from './app-source.js';
-import { claimId, Hub, markKind, nameFromId } from './hub.js';
+import { Hub } from './hub.js';
+import { claimId, markKind, nameFromId } from './_ids.js';
 import type { IPlacement } from './interfaces.js';
 import {
   bool,
@@ -193,15 +194,17 @@ export abstract class PullAppBase extends Construct {
   public readonly name: string;
   /** The hub the app is delivered from. */
   public readonly hub: Hub;
-  /** The resolved app definition (source, destination, sync policy). */
-  public readonly definition: AppDefinition;
+  /** @internal the resolved app definition, as the subclasses render it. */
+  protected readonly app: AppDefinition;
+  /** @internal the Kubernetes grants the app's spoke namespace needs. */
   protected readonly grants: ResourceGrant[];
-  /** Reported at synth through `node.addValidation`. */
+  /** @internal reported at synth through `node.addValidation`. */
   protected readonly problems: string[];
 
-  /** Legal but almost certainly wrong; shown by synth and validate, errors with --strict. */
+  /** @internal legal but almost certainly wrong; shown by synth and validate, errors with --strict. */
   protected readonly warnings: string[];
 
+  /** @internal only PullApplication and PullApplicationSet extend this class. */
   protected constructor(
     scope: Construct,
     id: string,
@@ -219,10 +222,15 @@ export abstract class PullAppBase extends Construct {
     const resolved = resolveApp(this, nameFromId(this, id), props);
     this.warnings = appWarnings(resolved.def, this.hub.argoNamespace, resolved.grants);
     this.name = resolved.def.name;
-    this.definition = resolved.def;
+    this.app = resolved.def;
     this.grants = resolved.grants;
     this.problems = resolved.problems;
     this.node.addValidation({ validate: () => [...this.problems] });
+  }
+
+  /** The resolved app definition (source, destination, sync policy): a copy, which changes nothing rendered. */
+  public get definition(): AppDefinition {
+    return JSON.parse(JSON.stringify(this.app)) as AppDefinition;
   }
 
   /** @internal legal but almost certainly wrong (shown by synth and validate; errors with --strict). */
@@ -230,7 +238,7 @@ export abstract class PullAppBase extends Construct {
     return [...this.warnings];
   }
 
-  /** True when `placement` is on this app's hub; otherwise records why not and returns false. */
+  /** @internal true when `placement` is on this app's hub; otherwise records why not and returns false. */
   protected placementOnThisHub(placement: IPlacement): boolean {
     if (placement.hub === this.hub) return true;
     this.problems.push(
@@ -239,8 +247,8 @@ export abstract class PullAppBase extends Construct {
     return false;
   }
 
-  /** What a target spoke's bootstrap needs to know about this app. */
+  /** @internal what a target spoke's bootstrap needs to know about this app. */
   protected delivery(): SpokeDelivery {
-    return deliveryOf(this.definition, this.grants);
+    return deliveryOf(this.app, this.grants);
   }
 }

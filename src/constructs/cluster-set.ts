@@ -9,7 +9,10 @@ import {
   ManagedClusterSetSpecClusterSelectorSelectorType,
 } from '../../imports/managedclusterset-cluster.open-cluster-management.io.js';
 import { ManagedClusterSetBinding as Binding } from '../../imports/managedclustersetbinding-cluster.open-cluster-management.io.js';
-import { claimId, nameFromId, Hub, kindOf, markKind } from './hub.js';
+import { Hub } from './hub.js';
+import { hubParts } from './_hub-parts.js';
+import { claimId, kindOf, markKind, nameFromId } from './_ids.js';
+import { assertNotRendered } from './_render-order.js';
 import type { IClusterSet, ISpoke } from './interfaces.js';
 import { OutputFiles, routeOutput, stampProvenance } from './_output.js';
 import { checkProps, listOf, propsOf, str, stringMap } from './_props-check.js';
@@ -21,7 +24,7 @@ export const GLOBAL_CLUSTER_SET = 'global';
 /** The cluster set OCM creates for clusters without an exclusive set of their own. */
 export const DEFAULT_CLUSTER_SET = 'default';
 
-/** An existing ManagedClusterSet, as `ClusterSet.fromName` sees it. */
+/** An existing ManagedClusterSet, as `ClusterSet.fromClusterSetName` sees it. */
 export interface ClusterSetImportOptions {
   /**
    * The set selects its members by these ManagedCluster labels.
@@ -38,7 +41,7 @@ export interface ClusterSetImportOptions {
 }
 
 /** The runtime type of every {@link ClusterSetImportOptions} key (see props-check.ts). */
-const CLUSTER_SET_IMPORT_OPTIONS = propsOf<ClusterSetImportOptions>('ClusterSet.fromName options', {
+const CLUSTER_SET_IMPORT_OPTIONS = propsOf<ClusterSetImportOptions>('ClusterSet.fromClusterSetName options', {
   matchLabels: stringMap('label', "{ gpu: 'true' }"),
   existingBindings: listOf(str('a namespace'), "['argocd']"),
 });
@@ -50,6 +53,7 @@ function renderBinding(
   bound: string[],
   problems: string[],
 ): void {
+  assertNotRendered(set, `bindTo(${JSON.stringify(namespace)}) called`);
   if (bound.includes(namespace)) {
     problems.push(`cluster set "${set.name}" is already bound to namespace "${namespace}": bind each namespace once`);
     return;
@@ -64,27 +68,32 @@ function renderBinding(
   stampProvenance(binding);
 }
 
-const importKeys = new WeakMap<IConstruct, string>();
+const imports = new WeakSet<IConstruct>();
 
 /**
- * A ManagedClusterSet that exists on the hub ({@link ClusterSet.fromName}): renders no
+ * A ManagedClusterSet that exists on the hub ({@link ClusterSet.fromClusterSetName}): renders no
  * ManagedClusterSet, only the bindings added with `bindTo`.
  */
 class ImportedClusterSet extends Construct implements IClusterSet {
   public readonly name: string;
   public readonly hub: Hub;
-  public readonly matchLabels?: Record<string, string>;
+  private readonly labelSelector?: Record<string, string>;
   private readonly bindingList: string[] = [];
   private readonly existing: string[];
   private readonly problems: string[] = [];
 
-  constructor(hub: Hub, id: string, name: string, options: ClusterSetImportOptions) {
-    super(hub, id);
+  constructor(scope: Construct, id: string, hub: Hub, name: string, options: ClusterSetImportOptions) {
+    super(scope, id);
     markKind(this, 'ClusterSet');
+    imports.add(this);
     options = checkProps(this, CLUSTER_SET_IMPORT_OPTIONS, options);
     this.hub = hub;
     this.name = name;
-    this.matchLabels = options.matchLabels ? { ...options.matchLabels } : name === GLOBAL_CLUSTER_SET ? {} : undefined;
+    this.labelSelector = options.matchLabels
+      ? { ...options.matchLabels }
+      : name === GLOBAL_CLUSTER_SET
+        ? {}
+        : undefined;
     this.existing = [...(options.existingBindings ?? [])];
     const nameProblem = dnsLabelRule('cluster set name', name);
     if (nameProblem) this.problems.push(nameProblem);
@@ -92,21 +101,33 @@ class ImportedClusterSet extends Construct implements IClusterSet {
       const problem = dnsLabelRule(`existing binding namespace of cluster set "${name}"`, ns);
       if (problem) this.problems.push(problem);
     }
-    this.problems.push(...selectorProblems(this.matchLabels));
-    hub._addClusterSet(this);
+    this.problems.push(...selectorProblems(this.labelSelector));
+    hubParts(hub).registry.addClusterSet(this);
     routeOutput(this, OutputFiles.CLUSTER_SETS);
     this.node.addValidation({
       validate: () => {
-        const declared = hub.node
+        const same = hub.node
           .findAll()
-          .find((c) => c !== this && kindOf(c) === 'ClusterSet' && (c as Partial<IClusterSet>).name === name);
-        if (!declared) return [...this.problems];
-        return [
-          ...this.problems,
-          `cluster set "${name}" is imported with ClusterSet.fromName, but the fleet also declares it (${declared.node.path}): use the declared ClusterSet`,
-        ];
+          .filter((c) => kindOf(c) === 'ClusterSet' && (c as Partial<IClusterSet>).name === name);
+        const declared = same.find((c) => !imports.has(c));
+        if (declared)
+          return [
+            ...this.problems,
+            `cluster set "${name}" is imported with ClusterSet.fromClusterSetName, but the fleet also declares it (${declared.node.path}): use the declared ClusterSet`,
+          ];
+        if (same[0] !== this)
+          return [
+            ...this.problems,
+            `cluster set "${name}" is already imported (${same[0].node.path}): import each cluster set once and reuse the result`,
+          ];
+        return [...this.problems];
       },
     });
+  }
+
+  /** The label selector of its members (a copy), or undefined when the set is exclusive. */
+  public get matchLabels(): Record<string, string> | undefined {
+    return this.labelSelector ? { ...this.labelSelector } : undefined;
   }
 
   public get bindings(): string[] {
@@ -130,7 +151,7 @@ class ImportedClusterSet extends Construct implements IClusterSet {
 
   public isMember(spoke: ISpoke): boolean {
     const labels = spoke.labels;
-    if (this.matchLabels) return matchesSelector({ matchLabels: this.matchLabels }, labels);
+    if (this.labelSelector) return matchesSelector({ matchLabels: this.labelSelector }, labels);
     if (this.name === DEFAULT_CLUSTER_SET)
       return labels[CLUSTERSET_LABEL] === undefined || labels[CLUSTERSET_LABEL] === DEFAULT_CLUSTER_SET;
     return labels[CLUSTERSET_LABEL] === this.name;
@@ -189,35 +210,28 @@ const CLUSTER_SET_PROPS = propsOf<ClusterSetProps>('ClusterSet', {
  */
 export class ClusterSet extends Construct implements IClusterSet {
   /**
-   * A ManagedClusterSet that already exists on `hub`, such as OCM's `default` and `global`: renders no
-   * ManagedClusterSet, but `bindTo(namespace)` still renders a ManagedClusterSetBinding. Placements
-   * evaluate its membership offline from `options.matchLabels` (see {@link ClusterSetImportOptions}).
-   * Importing the same name twice returns the first import when the options agree and throws when
-   * they differ; importing a name the fleet also declares is a problem at synth.
-   * @param hub the hub (or any construct inside it)
+   * A ManagedClusterSet that already exists on the hub, such as OCM's `default` and `global`: renders no
+   * ManagedClusterSet, but `bindTo(namespace)` still renders a ManagedClusterSetBinding, under the
+   * import's construct path. Placements evaluate its membership offline from `options.matchLabels` (see
+   * {@link ClusterSetImportOptions}). Import each set once and reuse the result: a second import of the
+   * same name, or one the fleet also declares, is a problem at synth.
+   * @param scope the hub, or any construct inside it: the hub the set lives on
+   * @param id the construct id of the import under `scope` (unique there, as every construct id)
+   * @param name the name of the existing ManagedClusterSet
+   * @param options how the set selects its members and where it is already bound
    */
-  public static fromName(hub: IConstruct, name: string, options: ClusterSetImportOptions = {}): IClusterSet {
-    const owner = Hub.of(hub);
-    const id = `ImportedClusterSet:${name}`;
-    const key = JSON.stringify(options);
-    const existing = owner.node.tryFindChild(id);
-    if (existing) {
-      if (importKeys.get(existing) !== key) {
-        throw new Error(
-          `${owner.node.path}: cluster set "${name}" is already imported (${existing.node.path}) with other options: import each set once and reuse the result`,
-        );
-      }
-      return existing as ImportedClusterSet;
-    }
-    const set = new ImportedClusterSet(owner, id, name, options);
-    importKeys.set(set, key);
-    return set;
+  public static fromClusterSetName(
+    scope: Construct,
+    id: string,
+    name: string,
+    options: ClusterSetImportOptions = {},
+  ): IClusterSet {
+    return new ImportedClusterSet(scope, id, Hub.of(scope), name, options);
   }
 
   public readonly name: string;
   public readonly hub: Hub;
-  /** Label selector for membership, or undefined for exclusive membership. */
-  public readonly matchLabels?: Record<string, string>;
+  private readonly labelSelector?: Record<string, string>;
   private readonly bindingList: string[] = [];
   private readonly problems: string[] = [];
 
@@ -227,20 +241,20 @@ export class ClusterSet extends Construct implements IClusterSet {
     props = checkProps(this, CLUSTER_SET_PROPS, props);
     this.hub = Hub.of(scope);
     this.name = nameFromId(this, id);
-    this.matchLabels = props.matchLabels ? { ...props.matchLabels } : undefined;
+    this.labelSelector = props.matchLabels ? { ...props.matchLabels } : undefined;
     const nameProblem = dnsLabelRule('cluster set name', this.name);
     if (nameProblem) this.problems.push(nameProblem);
-    this.problems.push(...selectorProblems(this.matchLabels));
-    this.hub._addClusterSet(this);
+    this.problems.push(...selectorProblems(this.labelSelector));
+    hubParts(this.hub).registry.addClusterSet(this);
     routeOutput(this, OutputFiles.CLUSTER_SETS);
 
     const set = new ManagedClusterSet(this, 'ManagedClusterSet', {
       metadata: { name: this.name },
       spec: {
-        clusterSelector: this.matchLabels
+        clusterSelector: this.labelSelector
           ? {
               selectorType: ManagedClusterSetSpecClusterSelectorSelectorType.LABEL_SELECTOR,
-              labelSelector: { matchLabels: this.matchLabels },
+              labelSelector: { matchLabels: { ...this.labelSelector } },
             }
           : { selectorType: ManagedClusterSetSpecClusterSelectorSelectorType.EXCLUSIVE_CLUSTER_SET_LABEL },
       },
@@ -249,6 +263,11 @@ export class ClusterSet extends Construct implements IClusterSet {
     this.node.defaultChild = set;
     for (const ns of props.bindings ?? [this.hub.argoNamespace]) this.bindTo(ns);
     this.node.addValidation({ validate: () => [...this.problems] });
+  }
+
+  /** Label selector for membership (a copy), or undefined for exclusive membership. */
+  public get matchLabels(): Record<string, string> | undefined {
+    return this.labelSelector ? { ...this.labelSelector } : undefined;
   }
 
   /** Namespaces this set is bound to (a copy). */
@@ -268,7 +287,7 @@ export class ClusterSet extends Construct implements IClusterSet {
 
   /** Whether a spoke is a member: its labels match `matchLabels`, or it carries this set's exclusive label. */
   public isMember(spoke: ISpoke): boolean {
-    if (this.matchLabels) return matchesSelector({ matchLabels: this.matchLabels }, spoke.labels);
+    if (this.labelSelector) return matchesSelector({ matchLabels: this.labelSelector }, spoke.labels);
     return spoke.labels[CLUSTERSET_LABEL] === this.name;
   }
 }

@@ -8,19 +8,13 @@ import { k8s } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { ARGOCD_GROUP, MANAGED_BY_LABEL, MANAGED_BY_VALUE } from '../model/core/keys.js';
 import { dnsLabelProblem } from '../model/core/names.js';
-import { type JsonObject } from '../model/core/types.js';
+import { FeedbackScrape, type JsonObject } from '../model/core/types.js';
 import { fleetReportCrd, fleetReportRbacRules } from '../model/report/report-crd.js';
 import { OutputFiles, routeOutput, stampProvenance } from './_output.js';
 import { pullfleetVersion } from '../version.js';
 import { bool, checkProps, duration, enumOf, num, propsOf, str } from './_props-check.js';
 
-/** How work agents report the spoke Application's status back (the works' feedback scrape type). */
-export enum FeedbackScrape {
-  /** The agent reads feedback every 10 s (every agent supports it). */
-  POLL = 'Poll',
-  /** The agent pushes feedback when it changes (newer work agents). */
-  WATCH = 'Watch',
-}
+export { FeedbackScrape };
 
 /** Settings of a {@link ControllerInstall}. */
 export interface ControllerInstallProps {
@@ -161,7 +155,10 @@ export class ControllerInstall extends Construct {
   constructor(scope: Construct, id: string, props: ControllerInstallProps = {}) {
     super(scope, id);
     props = checkProps(this, CONTROLLER_INSTALL_PROPS, props);
-    const where = this.node.path || id;
+    // Bad values are problems of the fleet, reported at synth with every other one; with any of them
+    // the install renders nothing (docs/reference/errors.md).
+    const problems: string[] = [];
+    this.node.addValidation({ validate: () => [...problems] });
     this.namespace = props.namespace ?? 'pullfleet-system';
     this.argoNamespace = props.argoNamespace ?? 'argocd';
     for (const [prop, value] of [
@@ -169,35 +166,36 @@ export class ControllerInstall extends Construct {
       ['argoNamespace', this.argoNamespace],
     ] as const) {
       const problem = dnsLabelProblem(value);
-      if (problem) throw new Error(`${where}: ${prop} "${value}" ${problem}: use a valid namespace name`);
+      if (problem) problems.push(`${prop} "${value}" ${problem}: use a valid namespace name`);
     }
     const repository = props.imageRepository ?? 'ghcr.io/pullfleet/pullfleet-controller';
     const tag = props.imageTag ?? pullfleetVersion();
     if (!/^[a-z0-9]+([._\-/:][a-z0-9]+)*$/.test(repository))
-      throw new Error(
-        `${where}: imageRepository "${repository}" is not an image repository: use for example "ghcr.io/acme/pullfleet-controller"`,
+      problems.push(
+        `imageRepository "${repository}" is not an image repository: use for example "ghcr.io/acme/pullfleet-controller"`,
       );
     if (!/^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/.test(tag))
-      throw new Error(`${where}: imageTag "${tag}" is not a valid tag: use for example "0.1.0"`);
+      problems.push(`imageTag "${tag}" is not a valid tag: use for example "0.1.0"`);
     if (tag === 'latest')
-      throw new Error(`${where}: imageTag "latest" makes the install unreproducible: pin a version such as "0.1.0"`);
+      problems.push(`imageTag "latest" makes the install unreproducible: pin a version such as "0.1.0"`);
     this.image = `${repository}:${tag}`;
     this.replicas = props.replicas ?? 2;
     if (!Number.isInteger(this.replicas) || this.replicas < 1)
-      throw new Error(`${where}: replicas ${this.replicas} must be an integer >= 1`);
+      problems.push(`replicas ${this.replicas} must be an integer >= 1: use 1 or more (the default is 2)`);
     this.feedbackScrape = props.feedbackScrape ?? FeedbackScrape.POLL;
     this.staleAfter = props.staleAfter ?? Duration.minutes(15);
     this.relaxTenancy = props.relaxTenancy ?? false;
     this.resync = props.resync ?? Duration.minutes(5);
     if (this.resync.toSeconds() < 10)
-      throw new Error(`${where}: resync ${this.resync.toSeconds()}s is too short: use at least 10 seconds`);
+      problems.push(`resync ${this.resync.toSeconds()}s is too short: use at least 10 seconds`);
     this.workers = props.workers ?? 8;
     if (!Number.isInteger(this.workers) || this.workers < 1)
-      throw new Error(`${where}: workers ${this.workers} must be an integer >= 1`);
+      problems.push(`workers ${this.workers} must be an integer >= 1: use 1 or more (the default is 8)`);
     this.multiclusterReports = props.multiclusterReports ?? false;
     this.logLevel = props.logLevel ?? 'info';
     if (!LOG_LEVELS.includes(this.logLevel))
-      throw new Error(`${where}: logLevel "${this.logLevel}" must be one of ${LOG_LEVELS.join(', ')}`);
+      problems.push(`logLevel "${this.logLevel}" must be one of ${LOG_LEVELS.join(', ')}: use one of them`);
+    if (problems.length > 0) return;
 
     routeOutput(this, OutputFiles.CONTROLLER);
     const labels = { ...APP_LABELS, [MANAGED_BY_LABEL]: MANAGED_BY_VALUE };
@@ -340,7 +338,7 @@ export class ControllerInstall extends Construct {
     this.node.defaultChild = this.node.findChild('Deployment');
   }
 
-  /** The flags the controller runs with (documented in the README's controller section). */
+  /** The flags the controller runs with (documented in docs/controller/install.md). */
   public args(): string[] {
     return [
       // Also in POD_NAMESPACE (downward API); passed as a flag too so the Lease namespace never depends on it.

@@ -11,8 +11,12 @@ import {
   type ObjectIdentity,
 } from '../model/validation/rules.js';
 import { checkObject } from '../validate/schema.js';
-import { Hub, kindOf, recordedProblems, recordProblem } from './hub.js';
-import { outputFileOf, stampProvenance } from './_output.js';
+import { Hub } from './hub.js';
+import { hubParts } from './_hub-parts.js';
+import { kindOf } from './_ids.js';
+import { inOutputOrder, outputFileOf, stampProvenance } from './_output.js';
+import { recordedProblems, recordProblem } from './_problems.js';
+import { markFleetRendering } from './_render-order.js';
 import { planStateFiles } from './_plan-state.js';
 import { toYamlDocuments } from './_yaml.js';
 import { bool, checkProps, fn, propsOf, recordedPropProblems, str } from './_props-check.js';
@@ -121,18 +125,23 @@ export class Fleet extends App {
     return this.node.children.filter((c): c is Hub => Hub.isHub(c));
   }
 
-  /** Renders late objects once and stamps provenance on every object. */
+  /**
+   * Renders late objects once and stamps provenance on every object. The only place a hub renders:
+   * from here on, declaring a construct or changing one throws (see _render-order.ts).
+   */
   private prepare(): void {
     if (this.prepared) return;
     this.prepared = true;
+    markFleetRendering(this);
     for (const hub of this.hubs) this.readPreviousState(hub);
-    for (const hub of this.hubs) hub._render();
+    for (const hub of this.hubs) hubParts(hub).order.render();
     for (const c of this.node.findAll()) if (ApiObject.isApiObject(c)) stampProvenance(c);
   }
 
   /** Hands `hub` the plan state of the previous synth, when there is one (else says where none was found). */
   private readPreviousState(hub: Hub): void {
     if (!this.previousOutput) return;
+    const ledger = hubParts(hub).ledger;
     // One plan-state.json file names its hub; a folder holds one per hub.
     const single = fs.statSync(this.previousOutput, { throwIfNoEntry: false })?.isFile() === true;
     const file = single ? this.previousOutput : path.join(this.previousOutput, hub.name, PLAN_STATE_FILE);
@@ -140,18 +149,18 @@ export class Fleet extends App {
     try {
       text = fs.readFileSync(file, 'utf8');
     } catch {
-      hub._setPreviousStateMissing(`${path.relative(process.cwd(), file) || file} does not exist`); // a new hub, or a first synth
+      ledger.setPreviousStateMissing(`${path.relative(process.cwd(), file) || file} does not exist`); // a new hub, or a first synth
       return;
     }
     try {
       const state = parsePlanState(text, file);
       if (single && state.hub !== hub.name) {
-        hub._setPreviousStateMissing(
+        ledger.setPreviousStateMissing(
           `${path.relative(process.cwd(), file) || file} is the plan state of hub "${state.hub}"`,
         );
         return;
       }
-      hub._setPreviousState(state);
+      ledger.setPreviousState(state);
     } catch (error) {
       recordProblem(
         hub,
@@ -190,8 +199,10 @@ export class Fleet extends App {
     const warnings: FleetProblem[] = [...recordedPropProblems(this).warnings];
     for (const c of this.node.findAll()) {
       for (const message of c.node.validate()) errors.push({ path: c.node.path, message });
-      const warn = (c as { _warnings?: () => string[] })._warnings;
-      if (typeof warn === 'function') for (const message of warn.call(c)) warnings.push({ path: c.node.path, message });
+      const warn = Hub.isHub(c)
+        ? () => hubParts(c).ledger.warnings()
+        : (c as { _warnings?: () => string[] })._warnings?.bind(c);
+      if (typeof warn === 'function') for (const message of warn()) warnings.push({ path: c.node.path, message });
       if (Chart.isChart(c) && !Hub.isHub(c)) {
         errors.push({
           path: c.node.path,
@@ -211,6 +222,10 @@ export class Fleet extends App {
       // One message per owner construct and problem, however many objects repeat it.
       const repeats = new Map<string, { problem: FleetProblem; more: number; list: FleetProblem[] }>();
       for (const obj of this.objectsOf(hub)) {
+        const owner = ownerPath(obj);
+        // A construct with a problem renders nothing (docs/reference/errors.md): synth writes none of its
+        // objects, so they are neither checked nor counted; its own problem is the one reported.
+        if (constructMessages.has(owner)) continue;
         const file = outputFileOf(obj);
         identities.push({
           apiVersion: obj.apiVersion,
@@ -224,7 +239,6 @@ export class Fleet extends App {
               : 'hub',
           path: obj.node.path,
         });
-        const owner = ownerPath(obj);
         // A bad value a construct already reported (with its fix) is not reported again for every
         // object made from it, whichever construct made the object (an app's namespace lands in each
         // spoke's bootstrap); synth fails on the construct's problem either way.
@@ -259,7 +273,7 @@ export class Fleet extends App {
             : problem,
         );
       }
-      for (const runtime of hub._runtimeObjects) identities.push({ ...runtime, target: 'hub' });
+      for (const runtime of hubParts(hub).ledger.runtimeObjects) identities.push({ ...runtime, target: 'hub' });
       errors.push(...collisionProblems(identities));
     }
     this.cachedFindings = { errors, warnings };
@@ -275,7 +289,7 @@ export class Fleet extends App {
   }
 
   private objectsOf(hub: Hub): ApiObject[] {
-    return hub.node.findAll().filter((c): c is ApiObject => ApiObject.isApiObject(c) && Chart.of(c) === hub);
+    return inOutputOrder(hub).filter((c): c is ApiObject => ApiObject.isApiObject(c) && Chart.of(c) === hub);
   }
 
   /** Validates, then groups every object by output file (`<hub>/<file>`, sorted), without rendering. */

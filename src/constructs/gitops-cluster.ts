@@ -9,13 +9,15 @@ import {
   type SpokeFolderSource,
 } from '../model/delivery/delivery-model.js';
 import { dnsLabelRule } from '../model/validation/rules.js';
-import { claimId, nameFromId, Hub, HubFlavor, markKind } from './hub.js';
+import { Hub, HubFlavor } from './hub.js';
+import { hubParts } from './_hub-parts.js';
+import { claimId, markKind, nameFromId } from './_ids.js';
 import { apiObjectFrom, OutputFiles, routeOutput } from './_output.js';
 import {
   bool,
   checkProps,
   enumOf,
-  oneOf,
+  num,
   placementRef,
   propReported,
   propsOf,
@@ -23,10 +25,18 @@ import {
   shape,
   str,
 } from './_props-check.js';
-import type { IPlacement } from './placement.js';
+import type { IPlacement } from './interfaces.js';
 import type { ISpoke } from './interfaces.js';
 
 export { DeliveryModel };
+
+/** Whether OLM installs operator updates by itself (an OLM Subscription's `installPlanApproval`). */
+export enum InstallPlanApproval {
+  /** OLM installs every update as soon as the channel offers it. */
+  AUTOMATIC = 'Automatic',
+  /** Each update waits until someone approves its InstallPlan. */
+  MANUAL = 'Manual',
+}
 
 /** The OLM subscription the ACM gitops add-on uses to install the spoke Argo CD operator. */
 export interface GitOpsOlmSubscription {
@@ -59,7 +69,7 @@ export interface GitOpsOlmSubscription {
    * Whether OLM installs updates by itself.
    * @default - left out of the GitOpsCluster: the gitops add-on uses its own
    */
-  readonly installPlanApproval?: 'Automatic' | 'Manual';
+  readonly installPlanApproval?: InstallPlanApproval;
 }
 
 /** Where an agent-autonomous spoke's own folder (`dist/<hub>/spokes/<spoke>/`) lives in Git. */
@@ -78,85 +88,134 @@ export interface SpokeFolderRepository {
   readonly outputPath?: string;
 }
 
-/** Props of a {@link GitOpsCluster}. */
-export interface GitOpsClusterProps {
+/** Props every GitOpsCluster takes, whatever its flavour and delivery model. */
+export interface GitOpsClusterCommonProps {
   /** The Placement whose clusters this GitOpsCluster registers. Must be in the GitOpsCluster's namespace. */
   readonly placement: IPlacement;
-  /**
-   * Which GitOpsCluster CRD to render. A hub installs one of them, so this must match the hub.
-   * @default - the hub's flavour (ACM: v1beta1, OCM: v1alpha1)
-   */
-  readonly flavor?: HubFlavor;
   /**
    * Namespace of the GitOpsCluster (it only sees PlacementDecisions in its own namespace).
    * @default - the hub's Argo CD namespace
    */
   readonly namespace?: string;
   /**
-   * The delivery model of every spoke the placement selects.
-   * @default DeliveryModel.AGENT_MANAGED on OCM hubs (the add-on's default mode), DeliveryModel.BASIC on ACM hubs
-   */
-  readonly model?: DeliveryModel;
-  /**
-   * Address the agents dial (`principalServerAddress` on OCM, `serverAddress` on ACM). Give it together
-   * with `principalServerPort` or not at all: the upstream controller discovers both when either is
-   * missing and overwrites the one given.
+   * Agent models only (DeliveryModel.BASIC ignores it): the address the agents dial
+   * (`principalServerAddress` on OCM, `serverAddress` on ACM). Give it together with `principalServerPort`
+   * or not at all: the upstream controller discovers both when either is missing and overwrites the one given.
    * @default - discovered by the upstream controller from the principal's Service, with the port
    */
   readonly principalServerAddress?: string;
   /**
-   * Port the agents dial (`principalServerPort` on OCM, `serverPort` on ACM). Give it together with
-   * `principalServerAddress` or not at all.
+   * Agent models only (DeliveryModel.BASIC ignores it): the port the agents dial (`principalServerPort` on
+   * OCM, `serverPort` on ACM; rendered as a string, the type of those fields), a whole number from 1 to
+   * 65535. Give it together with `principalServerAddress` or not at all.
    * @default - discovered by the upstream controller from the principal's Service, with the address
    */
-  readonly principalServerPort?: string;
+  readonly principalServerPort?: number;
+}
+
+/**
+ * Props of an ACM GitOpsCluster ({@link GitOpsCluster.acm}) whose spokes run the basic or the
+ * agent-managed model. For agent-autonomous spokes see {@link AcmAutonomousGitOpsClusterProps}.
+ */
+export interface AcmGitOpsClusterProps extends GitOpsClusterCommonProps {
   /**
-   * OCM only: namespace of the agent on each spoke.
-   * @default 'argocd'
+   * The delivery model of every spoke the placement selects.
+   * @default DeliveryModel.BASIC
    */
-  readonly agentNamespace?: string;
+  readonly model?: DeliveryModel.BASIC | DeliveryModel.AGENT_MANAGED;
   /**
-   * OCM only: namespace of the Argo CD operator on each spoke.
-   * @default 'argocd-operator-system'
-   */
-  readonly operatorNamespace?: string;
-  /**
-   * ACM only: install the spoke Argo CD through the gitops add-on. The agent models need it.
-   * @default - true for agent models, false for basic
+   * Install the spoke Argo CD through the gitops add-on. The agent models need it (false is then a problem).
+   * @default - true for the agent models, false for DeliveryModel.BASIC
    */
   readonly gitopsAddon?: boolean;
   /**
-   * ACM only: let the add-on replace an existing spoke Argo CD configuration.
+   * Let the add-on replace an existing spoke Argo CD configuration.
    * @default false
    */
   readonly overrideExistingConfigs?: boolean;
   /**
-   * ACM only: install the operator through this OLM subscription.
+   * Install the operator through this OLM subscription.
    * @default - the add-on's own install
    */
   readonly olmSubscription?: GitOpsOlmSubscription;
   /**
-   * ACM only: hand the hub CA to the agents.
+   * Agent models only: hand the hub CA to the agents.
    * @default true
    */
   readonly propagateHubCA?: boolean;
-  /**
-   * Agent-autonomous only (required there): the repository the spokes' own Argo CD syncs their folder from.
-   * @default - none
-   */
-  readonly spokeFolderRepository?: SpokeFolderRepository;
 }
 
-/** The runtime type of every {@link GitOpsClusterProps} key (see props-check.ts). */
-const GITOPS_CLUSTER_PROPS = propsOf<GitOpsClusterProps>('GitOpsCluster', {
+/** Props of an ACM GitOpsCluster ({@link GitOpsCluster.acm}) whose spokes run the agent-autonomous model. */
+export interface AcmAutonomousGitOpsClusterProps extends Omit<AcmGitOpsClusterProps, 'model'> {
+  /** The delivery model of every spoke the placement selects: agent-autonomous. */
+  readonly model: DeliveryModel.AGENT_AUTONOMOUS;
+  /** The repository the spokes' own Argo CD syncs their folder (`dist/<hub>/spokes/<spoke>/`) from. */
+  readonly spokeFolderRepository: SpokeFolderRepository;
+}
+
+/**
+ * Props of an OCM GitOpsCluster ({@link GitOpsCluster.ocm}) whose spokes run the agent-managed model
+ * (an OCM GitOpsCluster always runs the agent). For agent-autonomous spokes see
+ * {@link OcmAutonomousGitOpsClusterProps}.
+ */
+export interface OcmGitOpsClusterProps extends GitOpsClusterCommonProps {
+  /**
+   * The delivery model of every spoke the placement selects.
+   * @default DeliveryModel.AGENT_MANAGED
+   */
+  readonly model?: DeliveryModel.AGENT_MANAGED;
+  /**
+   * Namespace of the agent on each spoke.
+   * @default 'argocd'
+   */
+  readonly agentNamespace?: string;
+  /**
+   * Namespace of the Argo CD operator on each spoke.
+   * @default 'argocd-operator-system'
+   */
+  readonly operatorNamespace?: string;
+}
+
+/** Props of an OCM GitOpsCluster ({@link GitOpsCluster.ocm}) whose spokes run the agent-autonomous model. */
+export interface OcmAutonomousGitOpsClusterProps extends Omit<OcmGitOpsClusterProps, 'model'> {
+  /** The delivery model of every spoke the placement selects: agent-autonomous. */
+  readonly model: DeliveryModel.AGENT_AUTONOMOUS;
+  /** The repository the spokes' own Argo CD syncs their folder (`dist/<hub>/spokes/<spoke>/`) from. */
+  readonly spokeFolderRepository: SpokeFolderRepository;
+}
+
+/** Every key an ACM factory accepts, as the runtime checks see them (any model). */
+type AcmAnyProps = Omit<AcmGitOpsClusterProps, 'model'> & {
+  readonly model?: DeliveryModel;
+  readonly spokeFolderRepository?: SpokeFolderRepository;
+};
+
+/** Every key an OCM factory accepts, as the runtime checks see them (any model). */
+type OcmAnyProps = Omit<OcmGitOpsClusterProps, 'model'> & {
+  readonly model?: DeliveryModel;
+  readonly spokeFolderRepository?: SpokeFolderRepository;
+};
+
+/** The props of either flavour, after the runtime checks. */
+type AnyProps = Partial<AcmAnyProps & OcmAnyProps>;
+
+/** The runtime type of the keys both flavours share (see props-check.ts). */
+const COMMON_CHECKS = {
   placement: placementRef<IPlacement>(),
-  flavor: enumOf(HubFlavor, 'HubFlavor'),
   namespace: str(),
   model: str<DeliveryModel>(),
   principalServerAddress: str(),
-  principalServerPort: str(),
-  agentNamespace: str(),
-  operatorNamespace: str(),
+  principalServerPort: num('a port number'),
+  spokeFolderRepository: shape<SpokeFolderRepository>('spoke folder repository', {
+    repoURL: required(str()),
+    targetRevision: str(),
+    outputPath: str(),
+  }),
+};
+
+/** The runtime type of every key of the ACM props (see props-check.ts). */
+const ACM_PROPS = propsOf<AcmAnyProps>('GitOpsCluster.acm', {
+  ...COMMON_CHECKS,
   gitopsAddon: bool(),
   overrideExistingConfigs: bool(),
   olmSubscription: shape<GitOpsOlmSubscription>('OLM subscription', {
@@ -165,58 +224,98 @@ const GITOPS_CLUSTER_PROPS = propsOf<GitOpsClusterProps>('GitOpsCluster', {
     channel: str(),
     source: str(),
     sourceNamespace: str(),
-    installPlanApproval: oneOf('Automatic', 'Manual'),
+    installPlanApproval: enumOf(InstallPlanApproval, 'InstallPlanApproval'),
   }),
   propagateHubCA: bool(),
-  spokeFolderRepository: shape<SpokeFolderRepository>('spoke folder repository', {
-    repoURL: required(str()),
-    targetRevision: str(),
-    outputPath: str(),
-  }),
 });
+
+/** The runtime type of every key of the OCM props (see props-check.ts). */
+const OCM_PROPS = propsOf<OcmAnyProps>('GitOpsCluster.ocm', {
+  ...COMMON_CHECKS,
+  agentNamespace: str(),
+  operatorNamespace: str(),
+});
+
+/** The keys only an OCM GitOpsCluster takes. */
+const OCM_ONLY = ['agentNamespace', 'operatorNamespace'] as const;
+/** The keys only an ACM GitOpsCluster takes. */
+const ACM_ONLY = ['gitopsAddon', 'overrideExistingConfigs', 'olmSubscription', 'propagateHubCA'] as const;
 
 /**
  * The principal address and port go together. Both upstream GitOpsCluster controllers (OCM v1alpha1 and ACM
  * v1beta1) discover the principal's endpoint whenever either field is empty and write both into the spec,
- * so one without the other (or an empty string) is replaced on the hub and drifts from Git.
+ * so one without the other (or an empty address) is replaced on the hub and drifts from Git.
  */
-function principalEndpointProblems(props: GitOpsClusterProps, ocm: boolean): string[] {
+function principalEndpointProblems(props: AnyProps, ocm: boolean): string[] {
   const field = ocm ? 'spec.argoCDAgentAddon' : 'spec.gitopsAddon.argoCDAgent';
   const source = ocm ? "the principal's Service" : "the principal's Route or Service";
   const address = props.principalServerAddress;
   const port = props.principalServerPort;
-  const problems: string[] = [];
-  for (const [key, value] of [
-    ['principalServerAddress', address],
-    ['principalServerPort', port],
-  ] as const) {
-    if (value !== undefined && value.trim() === '') {
-      const other = key === 'principalServerAddress' ? 'principalServerPort' : 'principalServerAddress';
-      problems.push(
-        `${key} is empty: leave it out (and ${other} too) to let the controller discover both, or give the ${key === 'principalServerAddress' ? 'address' : 'port'}`,
-      );
-    }
-  }
-  if (problems.length > 0) return problems;
-  const given = (value: string | undefined) => value !== undefined;
-  if (given(address) !== given(port)) {
-    const [key, value, missing, example] = given(address)
-      ? (['principalServerAddress', address, 'principalServerPort', "'443'"] as const)
-      : (['principalServerPort', port, 'principalServerAddress', "'principal.example.com'"] as const);
-    problems.push(
-      `${key} "${value}" is given without ${missing}: the ${ocm ? 'OCM' : 'ACM'} GitOpsCluster controller discovers both from ${source} when either is empty and writes them into ${field}, replacing the ${key === 'principalServerAddress' ? 'address' : 'port'} given here, so the object drifts from Git: give ${missing} too (for example ${example}), or neither to let the controller discover both`,
-    );
-  }
-  return problems;
+  if (address !== undefined && address.trim() === '')
+    return [
+      'principalServerAddress is empty: leave it out (and principalServerPort too) to let the controller discover both, or give the address',
+    ];
+  if ((address !== undefined) === (port !== undefined)) return [];
+  const [key, value, missing, example] =
+    address !== undefined
+      ? (['principalServerAddress', `"${address}"`, 'principalServerPort', '443'] as const)
+      : (['principalServerPort', String(port), 'principalServerAddress', "'principal.example.com'"] as const);
+  return [
+    `${key} ${value} is given without ${missing}: the ${ocm ? 'OCM' : 'ACM'} GitOpsCluster controller discovers both from ${source} when either is empty and writes them into ${field}, replacing the ${key === 'principalServerAddress' ? 'address' : 'port'} given here, so the object drifts from Git: give ${missing} too (for example ${example}), or neither to let the controller discover both`,
+  ];
+}
+
+/**
+ * The keys of `props` only the other flavour takes, and `props` without them (values from JavaScript or
+ * JSON, which the compiler did not check): each is reported as a problem rather than as an unknown key.
+ */
+function splitForeign(props: unknown, foreign: readonly string[]): { props: unknown; given: string[] } {
+  if (props === null || typeof props !== 'object' || Array.isArray(props)) return { props, given: [] };
+  const record = props as Record<string, unknown>;
+  const given = foreign.filter((key) => record[key] !== undefined);
+  if (given.length === 0) return { props, given };
+  return { props: Object.fromEntries(Object.entries(record).filter(([key]) => !given.includes(key))), given };
 }
 
 /**
  * A GitOpsCluster: registers the clusters of a Placement with the hub Argo CD and, for the agent
- * models, runs argocd-agent on them. Renders the flavour the hub needs: `v1beta1` on ACM hubs
- * (`createBlankClusterSecrets: true`, `gitopsAddon`), `v1alpha1` on OCM hubs (`argoCDAgentAddon`).
- * Every spoke its placement selects (offline) gets this model; spokes no GitOpsCluster selects stay basic.
+ * models, runs argocd-agent on them. Make one with the factory of the hub's flavour:
+ * {@link GitOpsCluster.acm} renders the ACM `v1beta1` GitOpsCluster (`createBlankClusterSecrets: true`,
+ * `gitopsAddon`), {@link GitOpsCluster.ocm} the OCM `v1alpha1` one (`argoCDAgentAddon`). Every spoke its
+ * placement selects (offline) gets its model; spokes no GitOpsCluster selects stay basic.
  */
 export class GitOpsCluster extends Construct {
+  /**
+   * A GitOpsCluster for an ACM hub (`apps.open-cluster-management.io/v1beta1`): the hub Argo CD registers
+   * the placement's clusters with blank cluster Secrets, the gitops add-on installs the spoke Argo CD,
+   * and for the agent models it runs argocd-agent.
+   * @param scope the hub (or any construct inside it)
+   * @param id the construct id, which is also the GitOpsCluster's name (a DNS label)
+   * @param props the ACM settings; `model: DeliveryModel.AGENT_AUTONOMOUS` needs `spokeFolderRepository`
+   */
+  public static acm(
+    scope: Construct,
+    id: string,
+    props: AcmGitOpsClusterProps | AcmAutonomousGitOpsClusterProps,
+  ): GitOpsCluster {
+    return new GitOpsCluster(scope, id, HubFlavor.ACM, props);
+  }
+
+  /**
+   * A GitOpsCluster for an OCM hub (`apps.open-cluster-management.io/v1alpha1`): the argocd-agent add-on
+   * runs the agent on every cluster of the placement and registers it with the hub Argo CD.
+   * @param scope the hub (or any construct inside it)
+   * @param id the construct id, which is also the GitOpsCluster's name (a DNS label)
+   * @param props the OCM settings; `model: DeliveryModel.AGENT_AUTONOMOUS` needs `spokeFolderRepository`
+   */
+  public static ocm(
+    scope: Construct,
+    id: string,
+    props: OcmGitOpsClusterProps | OcmAutonomousGitOpsClusterProps,
+  ): GitOpsCluster {
+    return new GitOpsCluster(scope, id, HubFlavor.OCM, props);
+  }
+
   /** Name of the GitOpsCluster object. */
   public readonly name: string;
   /** Its namespace (the Placement must be in the same one: a GitOpsCluster reads decisions there only). */
@@ -227,10 +326,8 @@ export class GitOpsCluster extends Construct {
   public readonly placement: IPlacement;
   /** The delivery model of the spokes it selects. */
   public readonly model: DeliveryModel;
-  /** The flavour rendered (the hub's). */
+  /** The flavour rendered: the factory's (`acm` or `ocm`), which must be the hub's. */
   public readonly flavor: HubFlavor;
-  /** Where autonomous spokes' folders are synced from (agent-autonomous only). */
-  public readonly spokeFolderSource?: SpokeFolderSource;
   /**
    * The Argo CD its add-on runs on each spoke it selects (ACM: the gitops add-on's `acm-openshift-gitops`
    * when enabled, else OpenShift GitOps' default instance; OCM: the argocd-agent add-on's `argocd` in the
@@ -238,18 +335,22 @@ export class GitOpsCluster extends Construct {
    * @internal
    */
   public readonly spokeArgoSetup: SpokeArgoSetup;
+  private readonly folderSource?: SpokeFolderSource;
   private readonly problems: string[] = [];
 
-  constructor(scope: Construct, id: string, props: GitOpsClusterProps) {
+  private constructor(scope: Construct, id: string, flavor: HubFlavor, given: unknown) {
     super(scope, claimId(scope, 'GitOpsCluster', id));
     markKind(this, 'GitOpsCluster');
-    props = checkProps(this, GITOPS_CLUSTER_PROPS, props);
+    const ocm = flavor === HubFlavor.OCM;
+    const foreign = splitForeign(given, ocm ? ACM_ONLY : OCM_ONLY);
+    const props: AnyProps = ocm
+      ? checkProps(this, OCM_PROPS, foreign.props)
+      : checkProps(this, ACM_PROPS, foreign.props);
     this.hub = Hub.of(scope);
     this.name = nameFromId(this, id);
-    this.flavor = props.flavor ?? this.hub.flavor;
-    this.placement = props.placement;
+    this.flavor = flavor;
+    this.placement = props.placement!;
     this.namespace = props.namespace ?? this.hub.argoNamespace;
-    const ocm = this.flavor === HubFlavor.OCM;
     this.model = props.model ?? (ocm ? DeliveryModel.AGENT_MANAGED : DeliveryModel.BASIC);
     this.node.addValidation({ validate: () => [...this.problems] });
     for (const p of [
@@ -289,28 +390,21 @@ export class GitOpsCluster extends Construct {
       this.problems.push(
         'model BASIC needs no GitOpsCluster on an OCM hub (the v1alpha1 GitOpsCluster always runs the agent): drop the GitOpsCluster, or choose AGENT_MANAGED or AGENT_AUTONOMOUS',
       );
-    if (ocm) {
-      for (const key of ['gitopsAddon', 'overrideExistingConfigs', 'olmSubscription', 'propagateHubCA'] as const) {
-        if (props[key] !== undefined)
-          this.problems.push(`${key} is an ACM (v1beta1) setting, but hub "${this.hub.name}" is OCM: drop it`);
-      }
-    } else {
-      for (const key of ['agentNamespace', 'operatorNamespace'] as const) {
-        if (props[key] !== undefined)
-          this.problems.push(`${key} is an OCM (v1alpha1) setting, but hub "${this.hub.name}" is ACM: drop it`);
-      }
-      if (mode && props.gitopsAddon === false)
-        this.problems.push(
-          `model ${this.model} runs argocd-agent, which the ACM gitops add-on installs: leave gitopsAddon on (or choose DeliveryModel.BASIC)`,
-        );
-    }
-    if (
-      props.principalServerPort !== undefined &&
-      props.principalServerPort.trim() !== '' &&
-      !/^[0-9]{1,5}$/.test(props.principalServerPort)
-    ) {
+    for (const key of foreign.given) {
       this.problems.push(
-        `principalServerPort "${props.principalServerPort}" is not a port number: give it as a string of digits, for example '443'`,
+        ocm
+          ? `${key} is an ACM (v1beta1) setting, but GitOpsCluster.ocm renders the OCM (v1alpha1) GitOpsCluster: drop it`
+          : `${key} is an OCM (v1alpha1) setting, but GitOpsCluster.acm renders the ACM (v1beta1) GitOpsCluster: drop it`,
+      );
+    }
+    if (!ocm && mode && props.gitopsAddon === false)
+      this.problems.push(
+        `model ${this.model} runs argocd-agent, which the ACM gitops add-on installs: leave gitopsAddon on (or choose DeliveryModel.BASIC)`,
+      );
+    const port = props.principalServerPort;
+    if (port !== undefined && !(Number.isInteger(port) && port >= 1 && port <= 65535)) {
+      this.problems.push(
+        `principalServerPort ${port} is not a port number: give a whole number from 1 to 65535, for example 443`,
       );
     }
     if (mode) this.problems.push(...principalEndpointProblems(props, ocm));
@@ -321,7 +415,7 @@ export class GitOpsCluster extends Construct {
           "an agent-autonomous spoke syncs its own folder from Git: give spokeFolderRepository { repoURL: '<the fleet repository>' }",
         );
       } else {
-        this.spokeFolderSource = {
+        this.folderSource = {
           repoURL: repo.repoURL,
           targetRevision: repo.targetRevision ?? 'HEAD',
           outputPath: repo.outputPath ?? 'dist',
@@ -333,7 +427,7 @@ export class GitOpsCluster extends Construct {
       );
     }
 
-    this.hub._addGitOpsCluster(this);
+    hubParts(this.hub).registry.addGitOpsCluster({ gitOpsCluster: this, spokeArgoSetup: this.spokeArgoSetup });
     routeOutput(this, OutputFiles.GITOPS_CLUSTERS);
     const common = {
       name: this.name,
@@ -384,6 +478,11 @@ export class GitOpsCluster extends Construct {
         }),
       );
     }
+  }
+
+  /** Where agent-autonomous spokes sync their own folder from (a copy); undefined for the other models. */
+  public get spokeFolderSource(): SpokeFolderSource | undefined {
+    return this.folderSource ? { ...this.folderSource } : undefined;
   }
 
   /** The spokes this GitOpsCluster selects (its placement, evaluated offline). */

@@ -1,14 +1,71 @@
-export * from './interfaces.js';
-export * from './fleet.js';
-export * from './hub.js';
-export * from './spoke.js';
-export * from './cluster-set.js';
-export * from './placement.js';
-export * from './app-source.js';
-export type { PullAppOptions } from './app-props.js';
-export * from './pull-application.js';
-export * from './pull-application-set.js';
-export { routeOutput, OutputFiles } from './_output.js';
-export * from './controller-install.js';
+/**
+ * The construct library, name by name. Every name here is public; internal helpers (construct ids and
+ * kinds, recorded problems, the hub's parts, props checks) stay in the `_`-files and are never exported,
+ * so the package root cannot reach them. A public name added to a construct module is listed here too.
+ */
+
+// The interfaces constructs take from one another.
+export {
+  HubFlavor,
+  type IClusterSet,
+  type IGitOpsCluster,
+  type IHub,
+  type IPlacement,
+  type ISpoke,
+} from './interfaces.js';
+
+export {
+  Fleet,
+  GENERATED_HEADER,
+  PREVIOUS_OUTPUT_ENV,
+  REPORT_FILE_ENV,
+  STRICT_ENV,
+  type FleetFindings,
+  type FleetProps,
+} from './fleet.js';
+export { Hub, type HubControllerSettings, type HubProps } from './hub.js';
+export { Spoke, type SpokeImportOptions, type SpokeProps } from './spoke.js';
+export {
+  ClusterSet,
+  DEFAULT_CLUSTER_SET,
+  GLOBAL_CLUSTER_SET,
+  type ClusterSetImportOptions,
+  type ClusterSetProps,
+} from './cluster-set.js';
+export {
+  Placement,
+  Prioritizer,
+  PrioritizerMode,
+  SelectorOperator,
+  TaintEffect,
+  TolerationOperator,
+  type ClusterPredicateProps,
+  type PlacementImportOptions,
+  type PlacementProps,
+} from './placement.js';
+export { AppSource, type GitSourceProps, type HelmSourceProps } from './app-source.js';
+export { PullAppBase, type PullAppOptions } from './app-props.js';
+export { PullApplication, type PullApplicationProps } from './pull-application.js';
+export { PullApplicationSet, type PullApplicationSetProps } from './pull-application-set.js';
+export {
+  DeliveryModel,
+  GitOpsCluster,
+  InstallPlanApproval,
+  type AcmAutonomousGitOpsClusterProps,
+  type AcmGitOpsClusterProps,
+  type GitOpsClusterCommonProps,
+  type GitOpsOlmSubscription,
+  type OcmAutonomousGitOpsClusterProps,
+  type OcmGitOpsClusterProps,
+  type SpokeFolderRepository,
+} from './gitops-cluster.js';
+export {
+  ControllerInstall,
+  FeedbackScrape,
+  type ControllerInstallProps,
+  type PolicyRule,
+} from './controller-install.js';
 export { Inventory, type AddInventoryOptions, type SpokeOverride } from './inventory.js';
-export * from './gitops-cluster.js';
+
+// Where rendered objects land under dist/<hub>/.
+export { OutputFiles, routeOutput } from './_output.js';

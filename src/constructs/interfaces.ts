@@ -1,10 +1,19 @@
 /**
  * What constructs need from each other. Every prop and parameter that takes another construct takes
  * one of these interfaces, so a declared construct (`new Spoke(...)`) and an imported one
- * (`Spoke.fromName(...)`) are interchangeable, and so is any other implementation.
+ * (`Spoke.fromSpokeName(...)`) are interchangeable, and so is any other implementation.
  */
 import type { IConstruct } from 'constructs';
+import type { DeliveryModel, SpokeFolderSource } from '../model/delivery/delivery-model.js';
 import type { InventoryCluster } from '../model/placement/placement.js';
+
+/** Which hub distribution runs OCM and Argo CD. */
+export enum HubFlavor {
+  /** Upstream Open Cluster Management with upstream Argo CD (namespace `argocd`). */
+  OCM = 'OCM',
+  /** Red Hat Advanced Cluster Management with OpenShift GitOps (namespace `openshift-gitops`). */
+  ACM = 'ACM',
+}
 
 /** A hub: one OCM (or ACM) hub cluster with its Argo CD. */
 export interface IHub extends IConstruct {
@@ -62,12 +71,35 @@ export interface IPlacement extends IConstruct {
   readonly hub: IHub;
   /**
    * Synth can evaluate the Placement against the hub's spokes. False for a Placement imported with
-   * `Placement.fromName`: only the hub knows what it selects, at runtime.
+   * `Placement.fromPlacementName`: only the hub knows what it selects, at runtime.
    */
   readonly evaluatedOffline: boolean;
   /**
    * The spokes this Placement selects from the hub's declared spokes, evaluated offline (sorted by
    * name). Throws when `evaluatedOffline` is false.
    */
+  selectedSpokes(): ISpoke[];
+}
+
+/** A GitOpsCluster of a hub: registers the clusters of a Placement with the hub Argo CD, in one delivery model. */
+export interface IGitOpsCluster extends IConstruct {
+  /** Name of the GitOpsCluster object. */
+  readonly name: string;
+  /** Its namespace (the Placement's: a GitOpsCluster reads decisions in its own namespace only). */
+  readonly namespace: string;
+  /** The hub it belongs to. */
+  readonly hub: IHub;
+  /** The Placement whose clusters it registers. */
+  readonly placement: IPlacement;
+  /** The delivery model of the spokes it selects. */
+  readonly model: DeliveryModel;
+  /** The flavour rendered (the hub's). */
+  readonly flavor: HubFlavor;
+  /**
+   * Where agent-autonomous spokes' own folders are synced from.
+   * @default - none (models other than agent-autonomous)
+   */
+  readonly spokeFolderSource?: SpokeFolderSource;
+  /** The spokes it selects (its placement, evaluated offline). */
   selectedSpokes(): ISpoke[];
 }

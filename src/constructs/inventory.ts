@@ -2,15 +2,17 @@
  * Spokes from an inventory file (`pullfleet inventory pull`): `hub.addInventory(Inventory.fromFile(...))`
  * declares one Spoke per ManagedCluster the hub reported, under a construct `Inventory` (the path of an
  * inventory spoke is `<hub>/Inventory/<cluster>`). Hand-written spokes sit beside them; changing or
- * replacing an inventory entry is explicit (`overrides`, `exclude`), and any other name clash is an error.
+ * replacing an inventory entry is explicit (`overrides`, `exclude`), and any other name clash is a
+ * problem reported at synth. An unreadable or invalid file throws at once, naming the file: nothing can be
+ * declared from it (see docs/reference/errors.md).
  */
 import { readFileSync } from 'node:fs';
 import { Construct } from 'constructs';
 import { parseInventory, type HubInventory, type InventorySpoke } from '../model/placement/inventory.js';
 import { type Taint } from '../model/placement/placement.js';
-import type { IClusterSet } from './interfaces.js';
-import type { Hub } from './hub.js';
+import type { IClusterSet, IHub } from './interfaces.js';
 import { Spoke } from './spoke.js';
+import { recordProblem } from './_problems.js';
 import { bool, clusterSetRef, listOf, propsOf, recordOf, shape, str, stringMap, TAINTS_CHECK } from './_props-check.js';
 
 /** A hub's inventory, read from the file `pullfleet inventory pull` writes. */
@@ -131,14 +133,20 @@ export const ADD_INVENTORY_OPTIONS = propsOf<AddInventoryOptions>('addInventory 
 });
 
 /**
- * @internal declares the inventory's spokes on `hub` (Hub.addInventory). Throws before declaring anything
- * when the inventory belongs to another hub, an override or exclusion names no entry, or an entry clashes
- * with a spoke already declared.
+ * @internal declares the inventory's spokes on `hub` (Hub.addInventory). An inventory of another hub, an
+ * override or exclusion naming no entry, a name both overridden and excluded, or an entry clashing with a
+ * spoke already declared is a problem of the fleet: each is reported at synth under the hub's path, and
+ * then nothing is declared from the inventory (no half of it), so the result is empty.
  */
-export function addInventoryTo(hub: Hub, inventory: Inventory, options: AddInventoryOptions = {}): Spoke[] {
-  const where = `${hub.node.path}: inventory ${inventory.source}`;
+export function addInventoryTo(
+  hub: Construct & IHub,
+  inventory: Inventory,
+  options: AddInventoryOptions = {},
+): Spoke[] {
+  const where = `inventory ${inventory.source}`;
+  const problems: string[] = [];
   if (inventory.hub !== hub.name) {
-    throw new Error(
+    problems.push(
       `${where} is for hub "${inventory.hub}", not "${hub.name}": load inventory/${hub.name}.yaml (pullfleet inventory pull --hub ${hub.name})`,
     );
   }
@@ -151,19 +159,23 @@ export function addInventoryTo(hub: Hub, inventory: Inventory, options: AddInven
     ...[...exclude].map((n) => ['exclude', n] as const),
   ].filter(([, n]) => !names.has(n));
   if (stale.length > 0) {
-    throw new Error(
+    problems.push(
       `${where}: ${stale.map(([what, n]) => `${what} names "${n}"`).join(', ')}, which is not in the inventory: remove it, or pull the inventory again if the cluster is new`,
     );
   }
   const both = Object.keys(overrides).filter((n) => exclude.has(n));
-  if (both.length > 0) throw new Error(`${where}: "${both.join('", "')}" is both overridden and excluded: keep one`);
+  if (both.length > 0) problems.push(`${where}: "${both.join('", "')}" is both overridden and excluded: keep one`);
   const declared = new Map(hub.spokes.map((s) => [s.name, s]));
   const clashes = entries.filter((e) => !exclude.has(e.name) && declared.has(e.name));
   if (clashes.length > 0) {
-    throw new Error(
+    problems.push(
       `${where}: ${clashes.map((e) => `cluster "${e.name}" is already declared as ${declared.get(e.name)!.node.path}`).join('; ')}: ` +
         `change the entry with addInventory(..., { overrides: { '<name>': {...} } }) or replace it with addInventory(..., { exclude: ['<name>'] }) and keep the hand-written Spoke`,
     );
+  }
+  if (problems.length > 0) {
+    for (const message of problems) recordProblem(hub, hub.node.path, message);
+    return [];
   }
   const taken = new Set(hub.node.children.map((c) => c.node.id));
   let id = 'Inventory';

@@ -1,20 +1,22 @@
-import { Construct, type IConstruct } from 'constructs';
+import { Construct } from 'constructs';
 import { PLACEMENT_API_VERSION } from '../model/core/keys.js';
-import { type SelectorRequirement } from '../model/core/selectors.js';
+import { SelectorOperator, type SelectorRequirement } from '../model/core/selectors.js';
 import {
   evaluatePlacement,
+  TaintEffect,
+  TolerationOperator,
   type ClusterPredicate,
   type PlacementSpec,
   type PrioritizerConfiguration,
   type Toleration,
 } from '../model/placement/placement.js';
 import { dnsLabelRule } from '../model/validation/rules.js';
-import { claimId, nameFromId, Hub, kindOf, markKind } from './hub.js';
+import { Hub } from './hub.js';
+import { claimId, kindOf, markKind, nameFromId } from './_ids.js';
 import type { IClusterSet, IPlacement, ISpoke } from './interfaces.js';
 import { apiObjectFrom, OutputFiles, routeOutput } from './_output.js';
 import {
   checkProps,
-  checkPropsValue,
   clusterSetRef,
   listOf,
   num,
@@ -27,8 +29,9 @@ import {
 } from './_props-check.js';
 
 export type { IPlacement } from './interfaces.js';
+export { SelectorOperator, TaintEffect, TolerationOperator };
 
-/** An existing Placement, as `Placement.fromName` sees it. */
+/** An existing Placement, as `Placement.fromPlacementName` sees it. */
 export interface PlacementImportOptions {
   /**
    * Namespace of the Placement.
@@ -38,11 +41,13 @@ export interface PlacementImportOptions {
 }
 
 /** The runtime type of every {@link PlacementImportOptions} key (see props-check.ts). */
-const PLACEMENT_IMPORT_OPTIONS = propsOf<PlacementImportOptions>('Placement.fromName options', { namespace: str() });
+const PLACEMENT_IMPORT_OPTIONS = propsOf<PlacementImportOptions>('Placement.fromPlacementName options', {
+  namespace: str(),
+});
 
 /**
- * A Placement that exists on the hub ({@link Placement.fromName}): renders nothing, and synth cannot
- * know what it selects.
+ * A Placement that exists on the hub ({@link Placement.fromPlacementName}): renders nothing, and synth
+ * cannot know what it selects.
  */
 class ImportedPlacement extends Construct implements IPlacement {
   public readonly name: string;
@@ -50,38 +55,46 @@ class ImportedPlacement extends Construct implements IPlacement {
   public readonly hub: Hub;
   public readonly evaluatedOffline = false;
 
-  constructor(hub: Hub, id: string, name: string, namespace: string) {
-    super(hub, id);
+  constructor(scope: Construct, id: string, hub: Hub, name: string, options: PlacementImportOptions) {
+    super(scope, id);
     markKind(this, 'Placement');
+    options = checkProps(this, PLACEMENT_IMPORT_OPTIONS, options);
     this.hub = hub;
     this.name = name;
-    this.namespace = namespace;
+    const namespace = (this.namespace = options.namespace ?? hub.argoNamespace);
     const problems = [dnsLabelRule('placement name', name), dnsLabelRule('placement namespace', namespace)].filter(
       (p): p is string => !!p,
     );
     this.node.addValidation({
       validate: () => {
-        const declared = hub.node
+        const same = hub.node
           .findAll()
-          .find(
+          .filter(
             (c) =>
-              c !== this &&
               kindOf(c) === 'Placement' &&
               (c as Partial<IPlacement>).name === name &&
               (c as Partial<IPlacement>).namespace === namespace,
           );
-        if (!declared) return problems;
-        return [
-          ...problems,
-          `placement "${namespace}/${name}" is imported with Placement.fromName, but the fleet also declares it (${declared.node.path}): use the declared Placement`,
-        ];
+        // A declared Placement is evaluated offline; an import (of this copy of the library or another) is not.
+        const declared = same.find((c) => (c as Partial<IPlacement>).evaluatedOffline !== false);
+        if (declared)
+          return [
+            ...problems,
+            `placement "${namespace}/${name}" is imported with Placement.fromPlacementName, but the fleet also declares it (${declared.node.path}): use the declared Placement`,
+          ];
+        if (same[0] !== this)
+          return [
+            ...problems,
+            `placement "${namespace}/${name}" is already imported (${same[0].node.path}): import each placement once and reuse the result`,
+          ];
+        return problems;
       },
     });
   }
 
   public selectedSpokes(): ISpoke[] {
     throw new Error(
-      `${this.node.path}: placement "${this.namespace}/${this.name}" is imported (Placement.fromName), so synth cannot evaluate it offline: deliver through it with PullApplicationSet, or give PullApplication spokes`,
+      `${this.node.path}: placement "${this.namespace}/${this.name}" is imported (Placement.fromPlacementName), so synth cannot evaluate it offline: deliver through it with PullApplicationSet, or give PullApplication spokes`,
     );
   }
 }
@@ -94,12 +107,13 @@ export interface ClusterPredicateProps {
    */
   readonly labels?: Record<string, string>;
   /**
-   * Label expressions (In, NotIn, Exists, DoesNotExist).
+   * ManagedCluster label expressions, for example
+   * `{ key: 'region', operator: SelectorOperator.IN, values: ['us-east-1'] }`; all must hold.
    * @default []
    */
   readonly labelExpressions?: readonly SelectorRequirement[];
   /**
-   * ClusterClaim expressions.
+   * ClusterClaim expressions, written as label expressions over the cluster's claims; all must hold.
    * @default []
    */
   readonly claimExpressions?: readonly SelectorRequirement[];
@@ -125,13 +139,12 @@ export class Prioritizer {
     return new Prioritizer({ scoreCoordinate: { type: 'AddOn', addOn: { resourceName, scoreName } }, weight });
   }
 
-  /**
-   * @param configuration the prioritizer as it appears in `spec.prioritizerPolicy.configurations`
-   */
-  private constructor(
-    /** The prioritizer as it appears in `spec.prioritizerPolicy.configurations`. */
-    public readonly configuration: PrioritizerConfiguration,
-  ) {}
+  private constructor(private readonly config: PrioritizerConfiguration) {}
+
+  /** The prioritizer as it appears in `spec.prioritizerPolicy.configurations` (a copy). */
+  public get configuration(): PrioritizerConfiguration {
+    return JSON.parse(JSON.stringify(this.config)) as PrioritizerConfiguration;
+  }
 }
 
 /** Settings of a {@link Placement}. */
@@ -180,7 +193,7 @@ const selectorRequirements = listOf(
     operator: required(str<SelectorRequirement['operator']>()),
     values: listOf(str(), "['us-east-1']"),
   }),
-  "[{ key: 'region', operator: 'In', values: ['us-east-1'] }]",
+  "[{ key: 'region', operator: SelectorOperator.IN, values: ['us-east-1'] }]",
 );
 
 /** The runtime type of every {@link PlacementProps} key (see props-check.ts). */
@@ -203,7 +216,7 @@ const PLACEMENT_PROPS = propsOf<PlacementProps>('Placement', {
       effect: str<NonNullable<Toleration['effect']>>(),
       tolerationSeconds: num(),
     }),
-    "[{ key: 'gpu', operator: 'Exists' }]",
+    "[{ key: 'gpu', operator: TolerationOperator.EXISTS }]",
   ),
   prioritizers: listOf(
     ref<Prioritizer>(
@@ -226,22 +239,23 @@ const PLACEMENT_PROPS = propsOf<PlacementProps>('Placement', {
  */
 export class Placement extends Construct implements IPlacement {
   /**
-   * A Placement that already exists on `hub` (made by hand or by another tool): renders nothing.
+   * A Placement that already exists on the hub (made by hand or by another tool): renders nothing.
    * PullApplicationSet delivers through it (its decisions choose the spokes at runtime); synth cannot
    * evaluate it, so a PullApplication given it is a problem at synth, and the spokes it selects get no
-   * namespace or RBAC for the app in their bootstrap. Importing the same placement twice returns the
-   * first import; importing one the fleet also declares is a problem at synth.
-   * @param hub the hub (or any construct inside it)
+   * namespace or RBAC for the app in their bootstrap. Import each placement once and reuse the result:
+   * a second import of the same placement, or one the fleet also declares, is a problem at synth.
+   * @param scope the hub, or any construct inside it: the hub the placement lives on
+   * @param id the construct id of the import under `scope` (unique there, as every construct id)
+   * @param name the name of the existing Placement
+   * @param options where the Placement is
    */
-  public static fromName(hub: IConstruct, name: string, options: PlacementImportOptions = {}): IPlacement {
-    const owner = Hub.of(hub);
-    const namespace = checkPropsValue(PLACEMENT_IMPORT_OPTIONS, options).props.namespace ?? owner.argoNamespace;
-    const id = `ImportedPlacement:${namespace}.${name}`;
-    const existing = owner.node.tryFindChild(id);
-    if (existing) return existing as ImportedPlacement;
-    const placement = new ImportedPlacement(owner, id, name, namespace);
-    checkProps(placement, PLACEMENT_IMPORT_OPTIONS, options); // reported under the import's path
-    return placement;
+  public static fromPlacementName(
+    scope: Construct,
+    id: string,
+    name: string,
+    options: PlacementImportOptions = {},
+  ): IPlacement {
+    return new ImportedPlacement(scope, id, Hub.of(scope), name, options);
   }
 
   public readonly name: string;
@@ -249,8 +263,7 @@ export class Placement extends Construct implements IPlacement {
   public readonly hub: Hub;
   /** Always true: synth evaluates a declared Placement against the hub's spokes. */
   public readonly evaluatedOffline = true;
-  /** The rendered spec. */
-  public readonly spec: PlacementSpec;
+  private readonly renderedSpec: PlacementSpec;
   private readonly clusterSetRefs: readonly IClusterSet[];
   private readonly problems: string[] = [];
   private readonly numberOfClusters?: number;
@@ -297,7 +310,7 @@ export class Placement extends Construct implements IPlacement {
         ...(props.prioritizers?.length ? { configurations: props.prioritizers.map((p) => p.configuration) } : {}),
       };
     }
-    this.spec = spec;
+    this.renderedSpec = spec;
 
     for (const problem of [
       dnsLabelRule('placement name', this.name),
@@ -314,6 +327,11 @@ export class Placement extends Construct implements IPlacement {
       metadata: { name: this.name, namespace: this.namespace },
       spec: JSON.parse(JSON.stringify(spec)) as object,
     });
+  }
+
+  /** The rendered spec (a copy: changing it changes neither the Placement nor what synth selects). */
+  public get spec(): PlacementSpec {
+    return JSON.parse(JSON.stringify(this.renderedSpec)) as PlacementSpec;
   }
 
   /** @internal legal but almost certainly wrong (shown by synth and validate; errors with --strict). */
@@ -358,7 +376,7 @@ export class Placement extends Construct implements IPlacement {
     const spokes = this.hub.spokes;
     const names = new Set(
       evaluatePlacement(
-        this.spec,
+        this.renderedSpec,
         spokes.map((s) => s.inventoryEntry()),
         this.boundSets(),
       ),

@@ -13,11 +13,18 @@ import { buildAutonomousSpokeApplication } from '../model/delivery/agent-applica
 import { DeliveryModel } from '../model/delivery/delivery-model.js';
 import { NO_HANDBACK, type AgentHandback } from '../model/delivery/hub-application.js';
 import { spokeAppNamespace } from '../model/delivery/manifestwork.js';
-import { applicationSetDecision, applicationSetStep, type TransitionDecision } from '../model/delivery/transition.js';
+import {
+  applicationSetDecision,
+  applicationSetStep,
+  DeleteOption,
+  type TransitionDecision,
+} from '../model/delivery/transition.js';
 import { PULL_APP_CHECKS, PullAppBase, type PullAppOptions } from './app-props.js';
 import { checkedProps, num, placementRef, propReported, propsOf } from './_props-check.js';
 import { apiObjectFrom, OutputFiles, routeOutput } from './_output.js';
 import type { IPlacement } from './interfaces.js';
+import { handOut, placeObject, reserveObject, settleApplicationSet } from './_hatch.js';
+import { hubParts } from './_hub-parts.js';
 
 export interface PullApplicationSetProps extends PullAppOptions {
   /** The Placement whose decisions (at runtime) choose the spokes. Must be in the hub's Argo CD namespace. */
@@ -50,15 +57,16 @@ export class PullApplicationSet extends PullAppBase {
   private renderedApplicationSet?: ApiObject;
 
   /**
-   * Escape hatch: the ApplicationSet (`dist/<hub>/hub/application-sets.yaml`); also `ApiObject.of(appSet)`
-   * once the hub rendered. Its shape depends on the delivery model of the placement, known once the
-   * whole hub is declared, so the first use renders the hub: call it after the last declaration.
-   * Undefined when the placement is missing (a problem reported at synth), and for agent-autonomous
-   * apps, whose Application each spoke's own folder holds.
+   * Escape hatch: the ApplicationSet (`dist/<hub>/hub/application-sets.yaml`); also `ApiObject.of(appSet)`.
+   * Read it at any time: it is created with the app and filled in when the fleet renders (its shape
+   * depends on the delivery model of the placement, known once the whole hub is declared). Undefined when
+   * the placement is missing or on another hub (a problem reported at synth). Agent-autonomous apps render
+   * no ApplicationSet (each spoke's own folder holds the Application), nor does step 2 of a move to the
+   * agent-managed model: edits made through it are then reported at synth, and once the fleet rendered
+   * this is undefined.
    */
   public get applicationSet(): ApiObject | undefined {
-    this.hub._render('applicationSet');
-    return this.renderedApplicationSet;
+    return this.renderedApplicationSet && handOut(this.renderedApplicationSet);
   }
 
   constructor(scope: Construct, id: string, props: PullApplicationSetProps) {
@@ -85,8 +93,18 @@ export class PullApplicationSet extends PullAppBase {
       );
     }
     // Created here, ahead of the ApplicationSets in the output, whatever model the placement turns out to have.
-    this.hub._ensureApplicationSetSupport();
-    this.hub._registerRenderable(this);
+    const parts = hubParts(this.hub);
+    parts.ensureApplicationSetSupport();
+    parts.order.register(this);
+    if (props.placement.hub !== this.hub) return;
+    // The ApplicationSet exists from here on (its escape hatch never renders); its content comes when the fleet renders.
+    routeOutput(this, OutputFiles.APPLICATION_SETS);
+    this.renderedApplicationSet = reserveObject(
+      this,
+      'ApplicationSet',
+      { apiVersion: ARGOCD_API_VERSION, kind: 'ApplicationSet', name: this.name, namespace: this.hub.argoNamespace },
+      this,
+    );
   }
 
   /**
@@ -94,7 +112,7 @@ export class PullApplicationSet extends PullAppBase {
    * Known once the whole hub is declared.
    */
   public get model(): DeliveryModel {
-    return this.hub._gitOpsClusterOfPlacement(this.placement)?.model ?? DeliveryModel.BASIC;
+    return hubParts(this.hub).registry.gitOpsClusterOfPlacement(this.placement)?.model ?? DeliveryModel.BASIC;
   }
 
   /** The ApplicationSet (basic and agent-managed models); agent-autonomous apps render per spoke instead. */
@@ -104,10 +122,10 @@ export class PullApplicationSet extends PullAppBase {
   ): void {
     routeOutput(this, OutputFiles.APPLICATION_SETS);
     const path = `${this.node.path}/ApplicationSet`;
-    this.renderedApplicationSet = apiObjectFrom(
+    this.renderedApplicationSet = placeObject(
       this,
       'ApplicationSet',
-      buildPullApplicationSet(this.definition, {
+      buildPullApplicationSet(this.app, {
         name: this.name,
         namespace: this.hub.argoNamespace,
         placement: this.placement.name,
@@ -163,8 +181,8 @@ export class PullApplicationSet extends PullAppBase {
         spoke.name,
         applicationSetDecision(
           model,
-          this.hub._deliveryModelOf(spoke.name),
-          this.hub._previousSpoke(spoke.name),
+          hubParts(this.hub).ledger.decisionFor(spoke.name),
+          hubParts(this.hub).ledger.previousSpoke(spoke.name),
           this.workOn(spoke.name),
         ),
       );
@@ -181,7 +199,7 @@ export class PullApplicationSet extends PullAppBase {
     const warnings = super._warnings();
     if (this.placement && typeof this.placement.selectedSpokes === 'function' && !this.placement.evaluatedOffline) {
       warnings.push(
-        `placement "${this.placement.namespace}/${this.placement.name}" is imported, so synth cannot tell which spokes it selects: their bootstraps get no namespace "${this.definition.destinationNamespace}" or RBAC for app "${this.name}"; create them on those spokes some other way`,
+        `placement "${this.placement.namespace}/${this.placement.name}" is imported, so synth cannot tell which spokes it selects: their bootstraps get no namespace "${this.app.destinationNamespace}" or RBAC for app "${this.name}"; create them on those spokes some other way`,
       );
     }
     return warnings;
@@ -207,28 +225,32 @@ export class PullApplicationSet extends PullAppBase {
   /** @internal spokes the placement selects offline get the destination namespace and RBAC. */
   public _render(): void {
     if (this.placement.hub !== this.hub) return;
+    const { ledger, registry } = hubParts(this.hub);
     const { model, handback, decisions, clear } = this.rendering();
     // Step 2 of basic → agent-managed: the ApplicationSet goes, with its generated apps and their works
     // (which delete the spoke copies step 1 left without the resources finalizer); step 3 brings it back.
     if (model !== DeliveryModel.AGENT_AUTONOMOUS && !clear) this.renderApplicationSet(model, handback);
+    else {
+      settleApplicationSet(this, model === DeliveryModel.AGENT_AUTONOMOUS);
+      this.renderedApplicationSet = undefined;
+    }
     // An imported placement is not evaluated offline: the spokes it selects are known only at runtime.
     if (!this.placement.evaluatedOffline) return;
     for (const spoke of this.placement.selectedSpokes()) {
       // Agent-managed: the principal hands the AppProject to the agent; the bootstrap brings namespace and RBAC.
-      this.hub
-        ._spokeNamed(spoke.name)
-        ?._addDelivery(
-          model === DeliveryModel.AGENT_MANAGED ? { ...this.delivery(), project: undefined } : this.delivery(),
-        );
+      registry.deliverTo(
+        spoke.name,
+        model === DeliveryModel.AGENT_MANAGED ? { ...this.delivery(), project: undefined } : this.delivery(),
+      );
       // The applicationset-controller names the app in full; the work name and plan ids follow from it.
       const appName = generatedApplicationName(applicationSetAppNamePattern(this.name), spoke.name);
       this.checkGeneratedName(appName, spoke.name);
-      this.hub._claimSpokeApplication(spoke.name, this.hub.argoNamespace, appName, model, `${this.node.path}`);
+      ledger.claimSpokeApplication(spoke.name, this.hub.argoNamespace, appName, model, `${this.node.path}`);
       if (handback.releaseFinalizer || clear) {
         // Basic → agent-managed: the spoke Application this move hands to the agent (named by plan).
-        this.hub._addHandOver(
+        ledger.addHandOver(
           spoke.name,
-          `${spokeAppNamespace({ metadata: { name: appName, namespace: this.hub.argoNamespace, annotations: this.definition.annotations } })}/${appName}`,
+          `${spokeAppNamespace({ metadata: { name: appName, namespace: this.hub.argoNamespace, annotations: this.app.annotations } })}/${appName}`,
         );
       }
       if (clear) continue;
@@ -239,7 +261,7 @@ export class PullApplicationSet extends PullAppBase {
         apiObjectFrom(
           scope,
           'Application',
-          buildAutonomousSpokeApplication(this.definition, {
+          buildAutonomousSpokeApplication(this.app, {
             cluster: spoke.name,
             namespace: this.hub.argoNamespace,
             constructPath: `${scope.node.path}/Application`,
@@ -248,17 +270,17 @@ export class PullApplicationSet extends PullAppBase {
         );
         continue;
       }
-      if (model === DeliveryModel.AGENT_MANAGED) this.hub._addAgentProjectDestination(this.definition, spoke.name);
+      if (model === DeliveryModel.AGENT_MANAGED) ledger.addAgentProjectDestination(this.app, spoke.name);
       // The work the controller will write for this app, recorded in the plan state like a rendered one
       // (a later move of the spoke goes step by step from its deleteOption).
       if (model === DeliveryModel.BASIC)
-        this.hub._addRenderedWork(
+        ledger.addRenderedWork(
           spoke.name,
           manifestWorkName(this.hub.argoNamespace, appName),
-          handback.standBy ? 'Orphan' : 'Foreground',
+          handback.standBy ? DeleteOption.ORPHAN : DeleteOption.FOREGROUND,
           decisions.get(spoke.name)?.fromAgent === true,
         );
-      this.hub._addRuntimeObject({
+      ledger.addRuntimeObject({
         apiVersion: ARGOCD_API_VERSION,
         kind: 'Application',
         namespace: this.hub.argoNamespace,

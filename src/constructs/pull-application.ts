@@ -11,12 +11,15 @@ import {
   staticHubApplicationName,
 } from '../model/delivery/hub-application.js';
 import { buildManifestWork, spokeAppNamespace, wrapProblem } from '../model/delivery/manifestwork.js';
-import { handbackOf } from '../model/delivery/transition.js';
+import { DeleteOption, handbackOf } from '../model/delivery/transition.js';
 import { localClusterRule, workSizeRule } from '../model/validation/rules.js';
 import { PULL_APP_CHECKS, PullAppBase, type PullAppOptions } from './app-props.js';
 import { checkedProps, listOf, placementRef, propsOf, spokeRef } from './_props-check.js';
 import { apiObjectFrom, OutputFiles, routeOutput } from './_output.js';
 import type { IPlacement, ISpoke } from './interfaces.js';
+import { appObjectHatch, placeObject, scopeFor, settleAppHatches } from './_hatch.js';
+import { hubParts } from './_hub-parts.js';
+import { assertNotRendered } from './_render-order.js';
 
 export interface PullApplicationProps extends PullAppOptions {
   /**
@@ -55,11 +58,12 @@ export class PullApplication extends PullAppBase {
     props = checkedProps<PullApplicationProps>(this);
     for (const spoke of props.spokes ?? []) this.deployTo(spoke);
     if (props.placement) this.deployToPlacement(props.placement);
-    this.hub._registerRenderable(this);
+    hubParts(this.hub).order.register(this);
   }
 
   /** Adds target spokes. A spoke added twice is a reported problem. */
   public deployTo(...spokes: ISpoke[]): void {
+    assertNotRendered(this, 'deployTo(...) called');
     for (const spoke of spokes) {
       if (this.spokeSet.has(spoke)) {
         this.problems.push(`app "${this.name}" already deploys to spoke "${spoke.name}": add each spoke once`);
@@ -72,9 +76,10 @@ export class PullApplication extends PullAppBase {
 
   /**
    * Adds every spoke `placement` selects (evaluated offline at synth). A placement added twice, or one
-   * synth cannot evaluate (imported with `Placement.fromName`), is a reported problem.
+   * synth cannot evaluate (imported with `Placement.fromPlacementName`), is a reported problem.
    */
   public deployToPlacement(placement: IPlacement): void {
+    assertNotRendered(this, 'deployToPlacement(...) called');
     if (!placement.evaluatedOffline) {
       this.problems.push(
         `app "${this.name}" cannot deliver statically through placement "${placement.namespace}/${placement.name}": it is imported (${placement.node.path}), so synth cannot tell which spokes it selects: use a PullApplicationSet with this placement, or give the app spokes`,
@@ -101,6 +106,7 @@ export class PullApplication extends PullAppBase {
 
   /** @internal */
   public _render(): void {
+    const { ledger, registry } = hubParts(this.hub);
     for (const placement of this.placements) this.placementOnThisHub(placement);
     for (const spoke of this.targets()) {
       if (spoke.hub !== this.hub) {
@@ -114,11 +120,11 @@ export class PullApplication extends PullAppBase {
         this.problems.push(local);
         continue;
       }
-      const scope = new Construct(this, spoke.name);
-      const decision = this.hub._deliveryModelOf(spoke.name);
+      const scope = scopeFor(this, spoke.name);
+      const decision = ledger.decisionFor(spoke.name);
       const model = decision.model;
       const target = { cluster: spoke.name, namespace: this.hub.argoNamespace, constructPath: scope.node.path };
-      this.hub._claimSpokeApplication(
+      ledger.claimSpokeApplication(
         spoke.name,
         this.hub.argoNamespace,
         staticHubApplicationName(this.name, spoke.name),
@@ -127,16 +133,14 @@ export class PullApplication extends PullAppBase {
       );
       if (model === DeliveryModel.AGENT_MANAGED) {
         // The principal owns the spec: a hub Application routed to the agent by destination name.
-        const appScope = new Construct(scope, 'HubApplication');
-        routeOutput(appScope, OutputFiles.APPLICATIONS);
-        appScope.node.defaultChild = apiObjectFrom(
-          appScope,
+        placeObject(
+          scopeFor(scope, 'HubApplication', OutputFiles.APPLICATIONS),
           'Application',
-          buildAgentManagedHubApplication(this.definition, target) as never,
+          buildAgentManagedHubApplication(this.app, target),
         );
-        this.hub._addAgentProjectDestination(this.definition, spoke.name);
+        ledger.addAgentProjectDestination(this.app, spoke.name);
         // The principal hands the AppProject to the agent; the bootstrap brings only namespace and RBAC.
-        this.hub._spokeNamed(spoke.name)?._addDelivery({ ...this.delivery(), project: undefined });
+        registry.deliverTo(spoke.name, { ...this.delivery(), project: undefined });
         this.delivered++;
         continue;
       }
@@ -144,14 +148,14 @@ export class PullApplication extends PullAppBase {
         // The spoke owns the spec: the Application goes into the spoke's own folder; the hub renders nothing.
         const appScope = new Construct(scope, 'SpokeApplication');
         routeOutput(appScope, OutputFiles.spokeApplications(spoke.name));
-        apiObjectFrom(appScope, 'Application', buildAutonomousSpokeApplication(this.definition, target) as never);
-        this.hub._spokeNamed(spoke.name)?._addDelivery(this.delivery());
+        apiObjectFrom(appScope, 'Application', buildAutonomousSpokeApplication(this.app, target) as never);
+        registry.deliverTo(spoke.name, this.delivery());
         this.delivered++;
         continue;
       }
       // Taking the spoke back from argocd-agent: step 1 keeps the hub app routed to the agent (see AgentHandback).
       const hubApp = applyAgentHandback(
-        buildStaticHubApplication(this.definition, {
+        buildStaticHubApplication(this.app, {
           cluster: spoke.name,
           namespace: this.hub.argoNamespace,
           constructPath: scope.node.path,
@@ -166,61 +170,49 @@ export class PullApplication extends PullAppBase {
       }
       // Basic → agent-managed: the spoke Application this move hands to the agent (named by plan).
       if (decision.moveStep !== undefined)
-        this.hub._addHandOver(spoke.name, `${spokeAppNamespace(hubApp)}/${hubApp.metadata.name}`);
+        ledger.addHandOver(spoke.name, `${spokeAppNamespace(hubApp)}/${hubApp.metadata.name}`);
       if (decision.clear) {
         // Step 2 of basic → agent-managed: neither hub Application nor work; removing the work (Foreground)
         // deletes the spoke Application, which step 1 left without the resources finalizer.
-        this.hub._spokeNamed(spoke.name)?._addDelivery(this.delivery());
+        registry.deliverTo(spoke.name, this.delivery());
         this.delivered++;
         continue;
       }
       const work = buildManifestWork(hubApp, { feedbackScrapeType: this.hub.workFeedbackScrapeType });
       // During a move between models the work orphans the spoke Application when it is deleted.
-      if (decision.deleteOption === 'Orphan') work.spec.deleteOption = { propagationPolicy: 'Orphan' };
-      this.hub._addRenderedWork(spoke.name, work.metadata.name, decision.deleteOption, decision.fromAgent === true);
+      if (decision.deleteOption === DeleteOption.ORPHAN)
+        work.spec.deleteOption = { propagationPolicy: DeleteOption.ORPHAN };
+      ledger.addRenderedWork(spoke.name, work.metadata.name, decision.deleteOption, decision.fromAgent === true);
       const sizeProblem = workSizeRule(work.metadata.name, spoke.name, work, this.hub.workSizeBudget);
       if (sizeProblem) this.problems.push(sizeProblem);
-      const appScope = new Construct(scope, 'HubApplication');
-      routeOutput(appScope, OutputFiles.APPLICATIONS);
-      appScope.node.defaultChild = apiObjectFrom(appScope, 'Application', hubApp as never);
-      const workScope = new Construct(scope, 'Work');
-      routeOutput(workScope, OutputFiles.works(spoke.name));
-      workScope.node.defaultChild = apiObjectFrom(workScope, 'ManifestWork', work as never);
+      placeObject(scopeFor(scope, 'HubApplication', OutputFiles.APPLICATIONS), 'Application', hubApp);
+      placeObject(scopeFor(scope, 'Work', OutputFiles.works(spoke.name)), 'ManifestWork', work);
       // An imported spoke has no bootstrap to carry the namespace and RBAC.
-      this.hub._spokeNamed(spoke.name)?._addDelivery(this.delivery());
+      registry.deliverTo(spoke.name, this.delivery());
       this.delivered++;
     }
+    // Objects the escape hatches asked for that the app did not render go, and synth says why.
+    settleAppHatches(this);
   }
 
   /**
-   * Escape hatch: the hub Application rendered for `spoke` (`dist/<hub>/hub/applications.yaml`).
-   * Renders the hub on first use, so call it after the last declaration of the hub. Throws when the
-   * app does not deliver to `spoke`.
+   * Escape hatch: the hub Application rendered for `spoke` (`dist/<hub>/hub/applications.yaml`). Read it
+   * at any time: before the fleet renders it is created empty and filled in when the app renders, and
+   * edits made through it stay. When the app renders no hub Application for `spoke` (it does not deliver
+   * there, or the spoke runs the agent-autonomous model), synth reports it; once the fleet rendered, this
+   * throws instead.
    */
   public hubApplication(spoke: ISpoke | string): ApiObject {
-    return this.renderedFor(spoke, 'HubApplication', 'hubApplication');
+    return appObjectHatch(this, typeof spoke === 'string' ? spoke : spoke.name, 'HubApplication');
   }
 
   /**
-   * Escape hatch: the ManifestWork rendered for `spoke` (`dist/<hub>/hub/works/<spoke>.yaml`). Renders
-   * the hub on first use, like {@link hubApplication}. A patch here changes the work only: the hub
-   * Application it was built from stays as rendered.
+   * Escape hatch: the ManifestWork rendered for `spoke` (`dist/<hub>/hub/works/<spoke>.yaml`), read at any
+   * time like {@link hubApplication} (agent models render no ManifestWork). A patch here changes the work
+   * only: the hub Application it was built from stays as rendered.
    */
   public manifestWork(spoke: ISpoke | string): ApiObject {
-    return this.renderedFor(spoke, 'Work', 'manifestWork');
-  }
-
-  private renderedFor(spoke: ISpoke | string, id: string, accessor: string): ApiObject {
-    const name = typeof spoke === 'string' ? spoke : spoke.name;
-    this.hub._render(`${this.node.path}.${accessor}('${name}')`);
-    const scope = this.node.tryFindChild(name)?.node.tryFindChild(id);
-    if (!scope) {
-      const delivered = this.node.children.filter((c) => c.node.tryFindChild('Work')).map((c) => c.node.id);
-      throw new Error(
-        `${this.node.path}: app "${this.name}" renders nothing for spoke "${name}" (it delivers to ${delivered.length ? delivered.map((n) => `"${n}"`).join(', ') : 'no spoke'}): deploy it there first, or use one of those spokes`,
-      );
-    }
-    return ApiObject.of(scope);
+    return appObjectHatch(this, typeof spoke === 'string' ? spoke : spoke.name, 'Work');
   }
 
   /** @internal */

@@ -1,9 +1,10 @@
 import { ApiObject } from 'cdk8s';
-import { Construct, type IConstruct } from 'constructs';
-import { CLUSTERSET_LABEL, CONSTRUCT_PATH_ANNOTATION, LOCAL_CLUSTER } from '../model/core/keys.js';
+import { Construct } from 'constructs';
+import { CLUSTERSET_LABEL, CONSTRUCT_PATH_ANNOTATION, LOCAL_CLUSTER, WORK_API_VERSION } from '../model/core/keys.js';
 import { dnsLabelProblem } from '../model/core/names.js';
 import { type JsonObject } from '../model/core/types.js';
 import {
+  BOOTSTRAP_WORK_NAME,
   buildBootstrapWork,
   buildSpokeBootstrap,
   spokeArgoController,
@@ -15,14 +16,18 @@ import { buildSpokeFolderApplication, DeliveryModel } from '../model/delivery/de
 import { type InventoryCluster, type Taint } from '../model/placement/placement.js';
 import { labelKeyRule, taintProblems } from '../model/validation/object-rules.js';
 import { dnsLabelRule, dnsSubdomainRule, labelRule } from '../model/validation/rules.js';
-import { claimId, nameFromId, Hub, HubFlavor, markKind } from './hub.js';
-import type { IClusterSet, ISpoke } from './interfaces.js';
+import { HubFlavor, type IClusterSet, type IHub, type ISpoke } from './interfaces.js';
+import { fillObject, handOut, reserveObject } from './_hatch.js';
+import { hubOf, hubParts, type HubParts } from './_hub-parts.js';
+import { claimId, markKind, nameFromId } from './_ids.js';
 import { apiObjectFrom, OutputFiles, routeOutput } from './_output.js';
+import { recordProblem } from './_problems.js';
 import { bool, checkProps, clusterSetRef, propsOf, str, stringMap, TAINTS_CHECK } from './_props-check.js';
+import { assertNotRendered, fleetRendered } from './_render-order.js';
 
 export type { ISpoke } from './interfaces.js';
 
-/** What a spoke imported with `Spoke.fromName` looks like to placements and cluster sets. */
+/** What a spoke imported with `Spoke.fromSpokeName` looks like to placements and cluster sets. */
 export interface SpokeImportOptions {
   /**
    * The exclusive cluster set the cluster belongs to (sets the
@@ -106,7 +111,7 @@ const SPOKE_IMPORT_CHECKS = {
 };
 
 /** The runtime type of every {@link SpokeImportOptions} key (see props-check.ts). */
-const SPOKE_IMPORT_OPTIONS = propsOf<SpokeImportOptions>('Spoke.fromName options', SPOKE_IMPORT_CHECKS);
+const SPOKE_IMPORT_OPTIONS = propsOf<SpokeImportOptions>('Spoke.fromSpokeName options', SPOKE_IMPORT_CHECKS);
 
 /** The runtime type of every {@link SpokeProps} key (see props-check.ts). */
 const SPOKE_PROPS = propsOf<SpokeProps>('Spoke', {
@@ -117,7 +122,7 @@ const SPOKE_PROPS = propsOf<SpokeProps>('Spoke', {
 
 /** Effective labels and every problem with a spoke's name, labels, claims, taints and exclusive set. */
 function resolveSpoke(
-  hub: Hub,
+  hub: IHub,
   name: string,
   props: SpokeImportOptions,
 ): { labels: Record<string, string>; problems: string[] } {
@@ -160,23 +165,21 @@ function resolveSpoke(
   return { labels, problems };
 }
 
-const importKeys = new WeakMap<IConstruct, string>();
-
 /**
  * A ManagedCluster that exists on the hub but is set up outside the fleet description
- * ({@link Spoke.fromName}). It is a static target for PullApplication; the fleet renders no cluster
+ * ({@link Spoke.fromSpokeName}). It is a static target for PullApplication; the fleet renders no cluster
  * Secret and no bootstrap for it, and placements do not select it offline.
  */
 class ImportedSpoke extends Construct implements ISpoke {
   public readonly name: string;
-  public readonly hub: Hub;
+  public readonly hub: IHub;
   public readonly openshift: boolean;
   private readonly labelMap: Record<string, string>;
   private readonly claims: Record<string, string>;
   private readonly taints: readonly Taint[];
 
-  constructor(hub: Hub, id: string, name: string, options: SpokeImportOptions) {
-    super(hub, id);
+  constructor(scope: Construct, id: string, hub: IHub, name: string, options: SpokeImportOptions) {
+    super(scope, id);
     markKind(this, 'Spoke');
     options = checkProps(this, SPOKE_IMPORT_OPTIONS, options);
     this.hub = hub;
@@ -188,12 +191,19 @@ class ImportedSpoke extends Construct implements ISpoke {
     this.labelMap = labels;
     this.node.addValidation({
       validate: () => {
-        const declared = hub._spokeNamed(name);
-        if (!declared) return [...problems];
-        return [
-          ...problems,
-          `spoke "${name}" is imported with Spoke.fromName, but the fleet also declares it (${declared.node.path}): use the declared Spoke`,
-        ];
+        const declared = hubParts(hub).registry.spokeNamed(name);
+        if (declared)
+          return [
+            ...problems,
+            `spoke "${name}" is imported with Spoke.fromSpokeName, but the fleet also declares it (${declared.node.path}): use the declared Spoke`,
+          ];
+        const first = hub.node.findAll().find((c) => c instanceof ImportedSpoke && c.name === name);
+        if (first !== this)
+          return [
+            ...problems,
+            `spoke "${name}" is already imported (${first?.node.path}): import each spoke once and reuse the result`,
+          ];
+        return [...problems];
       },
     });
   }
@@ -214,36 +224,24 @@ class ImportedSpoke extends Construct implements ISpoke {
  */
 export class Spoke extends Construct implements ISpoke {
   /**
-   * A ManagedCluster that exists on `hub` but is not described in the fleet (registered and
+   * A ManagedCluster that exists on the hub but is not described in the fleet (registered and
    * bootstrapped some other way). It is a static target: `PullApplication` renders its hub Application
    * and ManifestWork. The fleet renders no Argo CD cluster Secret and no bootstrap for it, and
    * placements never select it offline (it is not among `hub.spokes`). `options` give the labels,
-   * claims and taints cluster sets see. Importing the same name twice returns the first import when the
-   * options agree and throws when they differ; importing a name the fleet also declares is a problem at synth.
-   * @param hub the hub (or any construct inside it)
+   * claims and taints cluster sets see. Import each spoke once and reuse the result: a second import of
+   * the same name, or one the fleet also declares, is a problem at synth.
+   * @param scope the hub, or any construct inside it: the hub the cluster is registered with
+   * @param id the construct id of the import under `scope` (unique there, as every construct id)
+   * @param name the ManagedCluster name
+   * @param options the labels, claims, taints and exclusive cluster set of the cluster
    */
-  public static fromName(hub: IConstruct, name: string, options: SpokeImportOptions = {}): ISpoke {
-    const owner = Hub.of(hub);
-    const id = `ImportedSpoke:${name}`;
-    const existing = owner.node.tryFindChild(id) as ImportedSpoke | undefined;
-    const key = JSON.stringify(options, (k, v: unknown) =>
-      k === 'clusterSet' && v && typeof v === 'object' ? (v as IClusterSet).node.path : v,
-    );
-    if (existing) {
-      if (importKeys.get(existing) !== key) {
-        throw new Error(
-          `${owner.node.path}: spoke "${name}" is already imported (${existing.node.path}) with other options: import each spoke once and reuse the result`,
-        );
-      }
-      return existing;
-    }
-    const spoke = new ImportedSpoke(owner, id, name, options);
-    importKeys.set(spoke, key);
-    return spoke;
+  public static fromSpokeName(scope: Construct, id: string, name: string, options: SpokeImportOptions = {}): ISpoke {
+    return new ImportedSpoke(scope, id, hubOf(scope).hub, name, options);
   }
 
   public readonly name: string;
-  public readonly hub: Hub;
+  /** The hub the spoke is registered with. */
+  public readonly hub: IHub;
   public readonly openshift: boolean;
   /** The exclusive cluster set, if any. */
   public readonly clusterSet?: IClusterSet;
@@ -251,19 +249,28 @@ export class Spoke extends Construct implements ISpoke {
   public readonly claims: Record<string, string>;
   /** Taints on the ManagedCluster. */
   public readonly taints: readonly Taint[];
+  private readonly parts: HubParts;
   private readonly labelMap: Record<string, string>;
   private readonly controllerOverride: { readonly serviceAccount?: string; readonly namespace?: string };
   private readonly deliveries: SpokeDelivery[] = [];
   private readonly problems: string[] = [];
-  private secretScope?: Construct;
-  private secret?: ApiObject;
   private moveTarget?: DeliveryModel;
+  /** The cluster Secret, while the spoke renders one. */
+  private secret?: ApiObject;
+  /** `clusterSecret` handed the Secret out (its edits are lost if a GitOpsCluster registers the cluster). */
+  private secretHandedOut = false;
+  /** The bootstrap ManifestWork, created with the spoke and filled in when the fleet renders. */
+  private bootstrapWorkObject?: ApiObject;
+  /** The scope of the plain bootstrap objects (`dist/<hub>/bootstrap/<spoke>.yaml`). */
+  private bootstrapScope?: Construct;
+  private readonly bootstrapEdits: Array<(objects: ApiObject[]) => void> = [];
 
   constructor(scope: Construct, id: string, props: SpokeProps = {}) {
     super(scope, claimId(scope, 'Spoke', id));
     markKind(this, 'Spoke');
     props = checkProps(this, SPOKE_PROPS, props);
-    this.hub = Hub.of(scope);
+    this.parts = hubOf(scope);
+    this.hub = this.parts.hub;
     this.name = nameFromId(this, id);
     this.openshift = props.openshift ?? false;
     this.clusterSet = props.clusterSet;
@@ -277,7 +284,11 @@ export class Spoke extends Construct implements ISpoke {
     this.labelMap = resolved.labels;
     this.problems.push(...resolved.problems);
     const nameProblem = dnsLabelRule('spoke name', this.name);
-    const registered = this.hub._addSpoke(this);
+    const registered = this.parts.registry.addSpoke({
+      spoke: this,
+      moveTarget: () => this.moveTarget,
+      addDelivery: (delivery) => this.addDelivery(delivery),
+    });
     this.node.addValidation({ validate: () => [...this.problems] });
 
     // local-cluster is never a target; an invalid name or a duplicate is already a reported problem.
@@ -286,54 +297,81 @@ export class Spoke extends Construct implements ISpoke {
       routeOutput(secretScope, OutputFiles.CLUSTER_SECRETS);
       this.secret = apiObjectFrom(secretScope, 'Secret', buildClusterSecret(this.name, this.hub.argoNamespace));
       secretScope.node.defaultChild = this.secret;
-      this.secretScope = secretScope;
-      this.hub._afterRender(() => this.renderBootstrap());
+      // The bootstrap exists whatever else is declared; its content (every app's namespace) comes when the fleet renders.
+      this.bootstrapScope = new Construct(this, 'Bootstrap');
+      routeOutput(this.bootstrapScope, OutputFiles.bootstrap(this.name));
+      const workScope = new Construct(this, 'BootstrapWork');
+      routeOutput(workScope, OutputFiles.works(this.name));
+      this.bootstrapWorkObject = reserveObject(
+        workScope,
+        'ManifestWork',
+        { apiVersion: WORK_API_VERSION, kind: 'ManifestWork', name: BOOTSTRAP_WORK_NAME, namespace: this.name },
+        this,
+      );
+      this.parts.order.afterRender(() => this.renderBootstrap());
     }
   }
 
   /**
-   * Escape hatch: the Argo CD cluster Secret on the hub (`dist/<hub>/hub/cluster-secrets.yaml`).
-   * Renders the hub on first use (whether a GitOpsCluster registers the cluster is known only then), so
-   * call it after the last declaration of the hub. Throws for a spoke that renders none (local-cluster,
-   * an invalid name, a duplicate, or a cluster a GitOpsCluster registers).
+   * Escape hatch: the Argo CD cluster Secret on the hub (`dist/<hub>/hub/cluster-secrets.yaml`), created
+   * with the spoke: read it at any time. A GitOpsCluster whose placement selects the spoke registers the
+   * cluster itself, and then the fleet renders no Secret for it: edits made here would be lost, so synth
+   * reports that as a problem. Throws for a spoke that renders none, as far as the spoke knows
+   * (local-cluster, an invalid name, a duplicate), and, once the fleet rendered, for a cluster a
+   * GitOpsCluster registers.
    */
   public get clusterSecret(): ApiObject {
-    if (this.secret) this.hub._render('spoke.clusterSecret');
     if (!this.secret)
       throw new Error(
         `${this.node.path}: spoke "${this.name}" renders no cluster Secret (local-cluster, an invalid name, a duplicate spoke, or a GitOpsCluster registers the cluster)`,
       );
+    this.secretHandedOut = true;
     return this.secret;
   }
 
   /**
-   * Escape hatch: the bootstrap ManifestWork (`dist/<hub>/hub/works/<spoke>.yaml`). Renders the hub
-   * on first use, so call it after the last declaration of the hub. Throws for a spoke that renders
-   * no bootstrap (local-cluster, an invalid name, a duplicate).
+   * Escape hatch: the bootstrap ManifestWork (`dist/<hub>/hub/works/<spoke>.yaml`), created with the
+   * spoke and filled in when the fleet renders: read it at any time. Throws for a spoke that renders no
+   * bootstrap (local-cluster, an invalid name, a duplicate).
    */
   public get bootstrapWork(): ApiObject {
-    return ApiObject.of(this.bootstrapScope('BootstrapWork', 'bootstrapWork'));
+    return handOut(this.bootstrapObject());
   }
 
   /**
-   * Escape hatch: the bootstrap objects as plain YAML for the first manual apply
-   * (`dist/<hub>/bootstrap/<spoke>.yaml`), in order. Renders the hub on first use, like
-   * {@link bootstrapWork}. Patches here do not reach the bootstrap ManifestWork, which holds copies.
+   * The bootstrap objects as plain YAML for the first manual apply (`dist/<hub>/bootstrap/<spoke>.yaml`),
+   * in order. Which objects there are depends on every app delivered to the spoke, so they exist only once
+   * the fleet rendered: before that this throws; change them with {@link editBootstrapObjects}, which
+   * runs when they are rendered. Throws for a spoke that renders no bootstrap, like {@link bootstrapWork}.
    */
   public get bootstrapObjects(): ApiObject[] {
-    return this.bootstrapScope('Bootstrap', 'bootstrapObjects').node.children.filter((c): c is ApiObject =>
-      ApiObject.isApiObject(c),
-    );
+    this.bootstrapObject();
+    if (!fleetRendered(this))
+      throw new Error(
+        `${this.node.path}: spoke.bootstrapObjects exist once the fleet renders (they depend on every app delivered to spoke "${this.name}"): change them with spoke.editBootstrapObjects((objects) => ...), which runs when they are rendered`,
+      );
+    return this.bootstrapScope!.node.children.filter((c): c is ApiObject => ApiObject.isApiObject(c));
   }
 
-  private bootstrapScope(id: string, accessor: string): IConstruct {
-    this.hub._render(`${this.node.path}.${accessor}`);
-    const scope = this.node.tryFindChild(id);
-    if (!scope)
+  /**
+   * Escape hatch for the bootstrap objects as plain YAML ({@link bootstrapObjects}): `edit` runs when the
+   * fleet renders them, with the objects in order, so call it at any time before synth. Patches here do
+   * not reach the bootstrap ManifestWork, which holds copies ({@link bootstrapWork}). Throws for a spoke
+   * that renders no bootstrap, and after the fleet rendered.
+   */
+  public editBootstrapObjects(edit: (objects: ApiObject[]) => void): void {
+    this.bootstrapObject();
+    assertNotRendered(this, 'editBootstrapObjects(...) called');
+    this.bootstrapEdits.push(edit);
+  }
+
+  /** The bootstrap ManifestWork; throws for a spoke that renders no bootstrap. */
+  private bootstrapObject(): ApiObject {
+    if (!this.bootstrapWorkObject)
       throw new Error(
         `${this.node.path}: spoke "${this.name}" renders no bootstrap (local-cluster, an invalid name or a duplicate spoke)`,
       );
-    return scope;
+    return this.bootstrapWorkObject;
   }
 
   /** Effective ManagedCluster labels (a copy). */
@@ -344,12 +382,11 @@ export class Spoke extends Construct implements ISpoke {
   /**
    * Where the spoke's Argo CD comes from: the add-on of the (first) GitOpsCluster whose placement selects
    * the spoke offline, else the hub flavour's usual install. Known once the whole hub is declared.
-   * @internal
    */
-  public get argoSetup(): SpokeArgoSetup {
-    const gitOpsCluster = this.hub.gitOpsClusters.find((g) => g.selectedSpokes().some((s) => s.name === this.name));
-    if (gitOpsCluster) return gitOpsCluster.spokeArgoSetup;
-    return this.hub.flavor === HubFlavor.ACM
+  private get argoSetup(): SpokeArgoSetup {
+    const fromGitOpsCluster = this.parts.registry.spokeArgoSetupOf(this.name);
+    if (fromGitOpsCluster) return fromGitOpsCluster;
+    return this.parts.settings.flavor === HubFlavor.ACM
       ? { kind: 'openshift-gitops', namespace: this.hub.argoNamespace }
       : { kind: 'upstream', namespace: this.hub.argoNamespace };
   }
@@ -372,10 +409,11 @@ export class Spoke extends Construct implements ISpoke {
 
   /**
    * The delivery model of this spoke: the model of the GitOpsCluster whose placement selects it
-   * (evaluated offline), else basic. Known once the whole hub is declared.
+   * (evaluated offline), else basic. Known once the whole hub is declared: read earlier, it reflects
+   * what is declared so far.
    */
   public get deliveryModel(): DeliveryModel {
-    return this.hub._deliveryModelOf(this.name).model;
+    return this.parts.ledger.decisionFor(this.name).model;
   }
 
   /**
@@ -387,6 +425,7 @@ export class Spoke extends Construct implements ISpoke {
    * basic), call this, and remove it once `pullfleet plan` says the move is complete.
    */
   public moveTo(model: DeliveryModel): void {
+    assertNotRendered(this, `moveTo(${JSON.stringify(model)}) called`);
     if (!Object.values(DeliveryModel).includes(model)) {
       this.problems.push(
         `moveTo(${JSON.stringify(model)}): not a delivery model; use DeliveryModel.BASIC, DeliveryModel.AGENT_MANAGED or DeliveryModel.AGENT_AUTONOMOUS`,
@@ -394,19 +433,16 @@ export class Spoke extends Construct implements ISpoke {
       return;
     }
     if (this.moveTarget !== undefined && this.moveTarget !== model) {
-      this.problems.push(`moveTo(${model}) after moveTo(${this.moveTarget}): a spoke moves to one model at a time`);
+      this.problems.push(
+        `moveTo(${model}) after moveTo(${this.moveTarget}): a spoke moves to one model at a time: keep one moveTo call`,
+      );
       return;
     }
     this.moveTarget = model;
   }
 
-  /** @internal the model moveTo asked for, if any. */
-  public get _moveTarget(): DeliveryModel | undefined {
-    return this.moveTarget;
-  }
-
-  /** @internal an app deploys here (namespace, RBAC grants, project and repositories). */
-  public _addDelivery(delivery: SpokeDelivery): void {
+  /** An app deploys here (namespace, RBAC grants, project and repositories). */
+  private addDelivery(delivery: SpokeDelivery): void {
     // An app with an invalid destination namespace reports it itself; its spokes get nothing from it,
     // rather than a nameless Namespace reported again under every spoke.
     if (dnsLabelProblem(delivery.namespace) !== undefined) return;
@@ -414,14 +450,19 @@ export class Spoke extends Construct implements ISpoke {
   }
 
   private renderBootstrap(): void {
-    const { model, gitOpsCluster } = this.hub._deliveryModelOf(this.name);
+    const { model, gitOpsCluster } = this.parts.ledger.decisionFor(this.name);
     // A GitOpsCluster registers its clusters itself (ACM: blank secrets; OCM: the agent add-on).
-    if (gitOpsCluster && this.secretScope) {
-      this.secretScope.node.tryRemoveChild('Secret');
+    if (gitOpsCluster && this.secret) {
+      this.node.findChild('ClusterSecret').node.tryRemoveChild('Secret');
       this.secret = undefined;
+      if (this.secretHandedOut)
+        recordProblem(
+          this,
+          this.node.path,
+          `clusterSecret: GitOpsCluster ${gitOpsCluster} selects spoke "${this.name}" and registers the cluster with the hub Argo CD itself, so the fleet renders no cluster Secret for it and the edits made through clusterSecret would be lost: remove the use of clusterSecret for this spoke`,
+        );
     }
-    const scope = new Construct(this, 'Bootstrap');
-    routeOutput(scope, OutputFiles.bootstrap(this.name));
+    const scope = this.bootstrapScope!;
     const objects = buildSpokeBootstrap({
       cluster: this.name,
       argoNamespace: this.hub.argoNamespace,
@@ -431,26 +472,23 @@ export class Spoke extends Construct implements ISpoke {
       namespaces: this.deliveries,
     });
     if (model === DeliveryModel.AGENT_AUTONOMOUS) {
-      const source = this.hub.gitOpsClusters.find((g) => g.node.path === gitOpsCluster)?.spokeFolderSource;
+      const source = this.parts.registry.gitOpsClusterAt(gitOpsCluster)?.spokeFolderSource;
       if (source)
         objects.push(buildSpokeFolderApplication(source, this.hub.name, this.name, this.hub.argoNamespace) as never);
     }
     const manifests: JsonObject[] = [];
+    const rendered: ApiObject[] = [];
     for (const obj of objects) {
       const id = `${obj.kind}-${obj.metadata.namespace ? `${obj.metadata.namespace}-` : ''}${obj.metadata.name}`;
       obj.metadata.annotations = {
         ...(obj.metadata.annotations ?? {}),
         [CONSTRUCT_PATH_ANNOTATION]: `${scope.node.path}/${id}`,
       };
-      apiObjectFrom(scope, id, obj);
+      rendered.push(apiObjectFrom(scope, id, obj));
       manifests.push(obj);
     }
-    const workScope = new Construct(this, 'BootstrapWork');
-    routeOutput(workScope, OutputFiles.works(this.name));
-    workScope.node.defaultChild = apiObjectFrom(
-      workScope,
-      'ManifestWork',
-      buildBootstrapWork(this.name, manifests, `${workScope.node.path}/ManifestWork`) as never,
-    );
+    const work = this.bootstrapWorkObject!;
+    fillObject(work, buildBootstrapWork(this.name, manifests, work.node.path));
+    for (const edit of this.bootstrapEdits) edit([...rendered]);
   }
 }

@@ -44,7 +44,7 @@ function option(
 ): Option {
   const result = new Option(flags, description);
   if (settings.choices) result.choices(settings.choices);
-  if (settings.parse) result.argParser(settings.parse as (value: string, previous: unknown) => unknown);
+  if (settings.parse) result.argParser(settings.parse);
   const names = settings.env ?? [];
   const from = names.find((name) => env[name] !== undefined && env[name] !== '');
   let value = settings.fallback;

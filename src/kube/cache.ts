@@ -104,7 +104,7 @@ export class ObjectCache implements CacheReader {
     const keys = this.indexes.get(kindId)?.get(indexName)?.get(value);
     if (!keys) return [];
     const store = this.store(kindId);
-    return [...keys].map((key) => store.get(key)).filter((object): object is T => object !== undefined) as T[];
+    return [...keys].map((key) => store.get(key)).filter((object): object is T => object !== undefined);
   }
 
   private index(kindId: string, key: string, object: KubeObject): void {

@@ -19,9 +19,11 @@ import { type KubeObject } from '../model/core/types.js';
 import { resourcePath, type ResourceKind, type WatchScope } from './resources.js';
 import { abortableSleep } from './timers.js';
 
+/** Where {@link loadKubeConfig} looks for credentials. */
 export interface LoadKubeConfigOptions {
   /** Kubeconfig file(s) (several joined by the path delimiter, as in $KUBECONFIG). */
   readonly path?: string;
+  /** The kubeconfig context to use. @default the kubeconfig's current context */
   readonly context?: string;
   /** Inside a pod, use the pod's service account before $KUBECONFIG / ~/.kube/config. */
   readonly preferInCluster?: boolean;
@@ -227,7 +229,7 @@ function transportKey(opts: https.RequestOptions, proxyUrl: string | undefined):
     pemText(opts.ca),
     pemText(opts.cert),
     pemText(opts.key as Pem | undefined),
-    pemText(opts.pfx as Pem | undefined),
+    pemText(opts.pfx),
     opts.passphrase ?? '',
     opts.servername ?? '',
     String(opts.rejectUnauthorized),
@@ -359,7 +361,7 @@ export class KubeClient implements KubeWriter {
     const transport = this.server.protocol === 'https:' ? https : http;
     return new Promise<T>((resolve, reject) => {
       let settled = false;
-      const finish = (error: unknown, value?: T) => {
+      const finish = (error: Error | undefined, value?: T) => {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
@@ -481,6 +483,7 @@ export class KubeClient implements KubeWriter {
         clearTimeout(headerTimer);
         clearTimeout(streamTimer);
         signal.removeEventListener('abort', abort);
+        // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- `error` is whatever onEvent threw
         if (error && !signal.aborted) reject(error);
         else resolve();
       };

@@ -8,6 +8,8 @@
  */
 import { canonicalJson } from '../model/core/canonical-json.js';
 import { toDnsLabel } from '../model/core/names.js';
+import { SelectorOperator } from '../model/core/selectors.js';
+import { TaintEffect, TolerationOperator } from '../model/placement/placement.js';
 import type { JsonObject, JsonValue } from '../model/core/types.js';
 
 export const SUBSCRIPTION_GROUP = 'apps.open-cluster-management.io';
@@ -151,8 +153,17 @@ function differingPaths(a: unknown, b: unknown, path = ''): string[] {
 
 const IDENT = /^[A-Za-z_$][\w$]*$/;
 
-/** A TypeScript literal for a JSON value: single-quoted strings, bare keys where allowed, stable key order as given. */
+/** Code {@link tsLiteral} writes as it is, where a JSON value would be quoted (an enum member). */
+class TsCode {
+  constructor(readonly code: string) {}
+}
+
+/**
+ * A TypeScript literal for a JSON value: single-quoted strings, bare keys where allowed, stable key order
+ * as given; a {@link TsCode} is written as its code.
+ */
 export function tsLiteral(value: unknown, indent = ''): string {
+  if (value instanceof TsCode) return value.code;
   if (value === null || value === undefined) return 'undefined';
   if (typeof value === 'string')
     return `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'").replace(/\n/g, '\\n').replace(/\r/g, '\\r').replace(/\t/g, '\\t')}'`;
@@ -178,7 +189,7 @@ export function tsLiteral(value: unknown, indent = ''): string {
 function camel(id: string): string {
   const parts = id.split(/[^A-Za-z0-9]+/).filter(Boolean);
   const name = parts
-    .map((p, i) => (i === 0 ? p.toLowerCase() : p[0]!.toUpperCase() + p.slice(1).toLowerCase()))
+    .map((p, i) => (i === 0 ? p.toLowerCase() : p[0].toUpperCase() + p.slice(1).toLowerCase()))
     .join('');
   return /^[0-9]/.test(name) ? `p${name}` : name || 'placement';
 }
@@ -245,7 +256,7 @@ class Translator {
    * its input, so the conflict is reported and neither is translated.
    */
   private single(key: string, list: Array<{ obj: Obj; origin?: string }>): Obj | undefined {
-    if (list.length === 1) return list[0]!.obj;
+    if (list.length === 1) return list[0].obj;
     const sorted = [...list].sort(
       (a, b) => cmp(a.origin ?? '', b.origin ?? '') || cmp(canonicalJson(a.obj), canonicalJson(b.obj)),
     );
@@ -259,9 +270,9 @@ class Translator {
     const variants = [...new Set(sorted.map((e) => canonicalJson(e.obj)))];
     if (variants.length === 1) {
       this.inputNotes.push(`${key} is given ${where}, identically: translated once`);
-      return sorted[0]!.obj;
+      return sorted[0].obj;
     }
-    const differences = differingPaths(sorted[0]!.obj, sorted.find((e) => canonicalJson(e.obj) !== variants[0])!.obj);
+    const differences = differingPaths(sorted[0].obj, sorted.find((e) => canonicalJson(e.obj) !== variants[0])!.obj);
     const what = `${key} is given ${where}, differently (${differences.slice(0, 3).join('; ')}${differences.length > 3 ? `; ${differences.length - 3} more` : ''})`;
     const fix = 'keep the one the hub runs (or read from the hub with --kubeconfig) and translate again';
     if (key.startsWith('Subscription '))
@@ -470,7 +481,7 @@ class Translator {
         `reconcile-option ${option ?? 'merge (the default)'}: the Subscription merged its fields into existing resources; Argo CD applies whole resources and reports fields changed by others as drift (use ignoreDifferences, or ServerSideApply=true in syncOptions, for fields other controllers own)`,
       );
     }
-    const all = (Array.isArray(sub.spec?.packageOverrides) ? sub.spec!.packageOverrides : []).filter(isObj);
+    const all = (Array.isArray(sub.spec?.packageOverrides) ? sub.spec.packageOverrides : []).filter(isObj);
     // packageName "kustomization" overrides the kustomization.yaml of the path; any other package is a
     // Helm chart found in the path, named by spec.name (or, without it, taken as the path's last folder).
     const kustomize = all.filter((o) => o.packageName === 'kustomization');
@@ -616,7 +627,7 @@ class Translator {
    * placement); `null` when it names no cluster (the app delivers nowhere); undefined when it is skipped.
    */
   private placementFor(subject: string, sub: Obj, ns: string): string | null | undefined {
-    const placement = isObj(sub.spec?.placement) ? sub.spec!.placement : undefined;
+    const placement = isObj(sub.spec?.placement) ? sub.spec.placement : undefined;
     if (!placement) {
       this.note(subject, 'skipped', 'no spec.placement: the Subscription is not propagated to any managed cluster');
       return undefined;
@@ -818,18 +829,48 @@ function deepMerge(a: Record<string, JsonValue>, b: Record<string, JsonValue>): 
   const out: Record<string, JsonValue> = { ...a };
   for (const [k, v] of Object.entries(b)) {
     const prev = out[k];
-    out[k] = isObj(prev) && isObj(v) ? deepMerge(prev as Record<string, JsonValue>, v as Record<string, JsonValue>) : v;
+    out[k] = isObj(prev) && isObj(v) ? deepMerge(prev, v) : v;
   }
   return out;
 }
 
-function placementCode(plan: PlacementPlan, variable: string): string {
+/** The enums the generated code may name, with their members by value. */
+const ENUMS = { SelectorOperator, TaintEffect, TolerationOperator } as const;
+
+/**
+ * The enum member with `value` (`SelectorOperator.IN` for `'In'`), recording the enum in `used`; a value
+ * that is no member stays a string, which the generated code's type check then reports.
+ */
+function enumMember(name: keyof typeof ENUMS, value: unknown, used: Set<string>): unknown {
+  const member = Object.entries(ENUMS[name]).find(([, v]) => v === value)?.[0];
+  if (member === undefined) return value;
+  used.add(name);
+  return new TsCode(`${name}.${member}`);
+}
+
+/** Label selector requirements with their operator as an enum member. */
+function withOperators(requirements: SelectorRequirement[] | undefined, used: Set<string>): unknown {
+  return requirements?.map((r) => ({ ...r, operator: enumMember('SelectorOperator', r.operator, used) }));
+}
+
+/** The code of one generated Placement; the enums it names are added to `used`. */
+function placementCode(plan: PlacementPlan, variable: string, used: Set<string>): string {
   const props: string[] = [];
   if (plan.clusterSets.length)
     props.push(`clusterSets: [${plan.clusterSets.map((s) => `clusterSet(hub, ${tsLiteral(s)})`).join(', ')}]`);
-  if (plan.predicates.length) props.push(`predicates: ${tsLiteral(plan.predicates, '    ')}`);
+  const predicates = plan.predicates.map((p) => ({
+    ...p,
+    ...(p.labelExpressions ? { labelExpressions: withOperators(p.labelExpressions, used) } : {}),
+    ...(p.claimExpressions ? { claimExpressions: withOperators(p.claimExpressions, used) } : {}),
+  }));
+  if (predicates.length) props.push(`predicates: ${tsLiteral(predicates, '    ')}`);
   if (plan.numberOfClusters !== undefined) props.push(`numberOfClusters: ${plan.numberOfClusters}`);
-  if (plan.tolerations.length) props.push(`tolerations: ${tsLiteral(plan.tolerations, '    ')}`);
+  const tolerations = plan.tolerations.map((t) => ({
+    ...t,
+    ...(t.operator !== undefined ? { operator: enumMember('TolerationOperator', t.operator, used) } : {}),
+    ...(t.effect !== undefined ? { effect: enumMember('TaintEffect', t.effect, used) } : {}),
+  }));
+  if (tolerations.length) props.push(`tolerations: ${tsLiteral(tolerations, '    ')}`);
   if (plan.prioritizers.length) props.push(`prioritizers: [${plan.prioritizers.join(', ')}]`);
   if (plan.prioritizerMode) props.push(`prioritizerMode: PrioritizerMode.${plan.prioritizerMode}`);
   const body = props.length ? `, {\n${props.map((p) => `    ${p},`).join('\n')}\n  }` : '';
@@ -865,6 +906,8 @@ export function translateSubscriptions(
     variables.set(p.id, v);
   }
   const any = delivering.length > 0;
+  const enumsUsed = new Set<string>();
+  const placementCodes = allPlans.map((p) => placementCode(p, variables.get(p.id)!, enumsUsed));
   const names = any
     ? [
         'AppSource',
@@ -872,6 +915,7 @@ export function translateSubscriptions(
         ...(usesPrioritizer ? ['Prioritizer'] : []),
         ...(usesMode ? ['PrioritizerMode'] : []),
         'PullApplicationSet',
+        ...Object.keys(ENUMS).filter((name) => enumsUsed.has(name)),
       ]
     : [];
   const typeNames = ['type Hub', ...(usesSets ? ['type IClusterSet'] : [])];
@@ -901,7 +945,7 @@ export function translateSubscriptions(
   // Without apps the parameter is unused: the underscore keeps noUnusedParameters quiet.
   lines.push(`export function addMigratedApps(${any ? 'hub' : '_hub'}: Hub): void {`);
   if (!any) lines.push('  // Nothing that delivers could be translated: see the migration report.');
-  for (const p of allPlans) lines.push(placementCode(p, variables.get(p.id)!));
+  lines.push(...placementCodes);
   // An app's lines, indented for the function body (the source's own lines already are).
   const appCode = (app: AppPlan, placement: string): string[] =>
     [

@@ -1,30 +1,36 @@
-export * from './core/keys.js';
-export * from './core/names.js';
-export * from './core/types.js';
-export * from './delivery/manifestwork.js';
-export * from './runtime/feedback.js';
-export * from './delivery/cluster-secret.js';
-export * from './core/records.js';
-export * from './placement/placement.js';
-export * from './validation/rules.js';
-export * from './delivery/bootstrap.js';
-export * from './delivery/appset.js';
-export * from './delivery/hub-application.js';
-export * from './plan/plan.js';
-export * from './plan/deletion.js';
-export * from './plan/diff.js';
-export * from './plan/runtime.js';
-export * from './plan/state.js';
-export * from './report/report-crd.js';
-export * from './report/report.js';
-export * from './runtime/expected-apps.js';
-export * from './placement/tenancy.js';
-export * from './runtime/propagation.js';
-export * from './runtime/takeover.js';
-export * from './runtime/status.js';
-export * from './placement/inventory.js';
-export * from './core/output-manifest.js';
-export * from './validation/object-rules.js';
-export * from './delivery/delivery-model.js';
-export * from './delivery/transition.js';
-export * from './delivery/agent-applications.js';
+/**
+ * `pullfleet/model`: for a platform team's own tooling around a fleet pullfleet delivers, such as a
+ * dashboard or an alert that reads FleetReports, or a script that finds the ManifestWork of an app.
+ *
+ * - The FleetReport the hub controller keeps per pull ApplicationSet: its API coordinates and shape, to
+ *   read it with any Kubernetes client (docs/controller/fleet-reports.md).
+ * - The names pullfleet gives the objects it writes: the hub Application of a static app on a spoke, and
+ *   the ManifestWork that carries a hub Application to its spoke.
+ *
+ * The rest of src/model is internal and may change in any release. Every name is listed on purpose;
+ * `npm run api:check` (api/pullfleet-model.api.md) fails CI when this list changes unintentionally.
+ */
+
+// The FleetReport custom resource (pullfleet.io/v1alpha1).
+export {
+  FLEET_REPORT_GROUP,
+  FLEET_REPORT_VERSION,
+  FLEET_REPORT_API_VERSION,
+  FLEET_REPORT_KIND,
+  FLEET_REPORT_PLURAL,
+  FLEET_REPORT_STATES,
+} from './report/report-crd.js';
+export { MAX_ROWS_BYTES } from './report/report.js';
+export type {
+  FleetReport,
+  FleetReportStatus,
+  FleetReportRow,
+  FleetReportSummary,
+  ReportState,
+  ConditionStatus,
+} from './report/report.js';
+export type { Condition, KubeObject, ObjectMeta, OwnerReference } from './core/types.js';
+
+// Object names.
+export { staticHubApplicationName } from './delivery/hub-application.js';
+export { manifestWorkName } from './core/names.js';

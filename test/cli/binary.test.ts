@@ -1,11 +1,11 @@
 /**
  * The commands as users run them: `node bin/pullfleet.js …`, the file npm links as `pullfleet`. Every
- * command the README shows answers from the binary (one registry: the binary, the `pullfleet/cli` entry
- * and the in-process test runner all build from src/cli/program.ts). The cluster-facing commands are
- * run against a real API server in test/envtest/cli.test.ts.
+ * command README.md and the pages under docs/ show answers from the binary (one registry: the binary and
+ * the in-process runner of the tests, src/cli/main.ts, both build from src/cli/program.ts). The
+ * cluster-facing commands are run against a real API server in test/envtest/cli.test.ts.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { afterAll, describe, expect, test } from '@jest/globals';
@@ -25,20 +25,49 @@ function pullfleet(args: readonly string[]): { code: number | null; out: string;
   return { code: result.status, out: result.stdout, err: result.stderr };
 }
 
-/** `pullfleet <command> [<subcommand>]` as the README writes them, in shell lines and inline code. */
-async function readmeCommands(): Promise<string[]> {
+/** README.md and every Markdown page under docs/ except the generated API reference (docs/api/). */
+function documentationPages(): string[] {
+  const pages = ['README.md'];
+  const walk = (dir: string): void => {
+    for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+      const full = join(dir, entry.name);
+      if (entry.isDirectory()) {
+        if (full !== join('docs', 'api')) walk(full);
+      } else if (entry.name.endsWith('.md')) pages.push(full);
+    }
+  };
+  walk('docs');
+  return pages;
+}
+
+/** The lines of the shell blocks (```sh, ```console, ```bash, ```shell) of a Markdown page. */
+function shellLines(page: string): string {
+  return [...page.matchAll(/^```(?:sh|console|bash|shell)\n([\s\S]*?)^```/gm)].map((m) => m[1]).join('\n');
+}
+
+const COMMAND = /(?:npx (?:--no-install )?|`)pullfleet ([a-z][a-z-]*)(?: ([a-z][a-z-]*))?/g;
+const SHELL_COMMAND = /^(?:\$ )?pullfleet ([a-z][a-z-]*)(?: ([a-z][a-z-]*))?/gm;
+
+/**
+ * `pullfleet <command> [<subcommand>]` as README.md and docs/ write them: after `npx` or in inline code
+ * anywhere, and at the start of a line (or after `$ `) in shell blocks.
+ */
+async function documentedCommands(): Promise<string[]> {
   const program = await buildProgram();
-  const readme = readFileSync('README.md', 'utf8');
   const found = new Set<string>();
-  for (const match of readme.matchAll(/(?:npx (?:--no-install )?|`)pullfleet ([a-z][a-z-]*)(?: ([a-z][a-z-]*))?/g)) {
+  const matches = documentationPages().flatMap((file) => {
+    const page = readFileSync(file, 'utf8');
+    return [...page.matchAll(COMMAND), ...shellLines(page).matchAll(SHELL_COMMAND)];
+  });
+  for (const match of matches) {
     const [, command, sub] = match;
     const known = program.commands.find((c) => c.name() === command);
     if (!known) {
-      found.add(command!);
+      found.add(command);
       continue;
     }
     const subcommand = sub ? known.commands.find((c) => c.name() === sub) : undefined;
-    found.add(subcommand ? `${command} ${sub}` : command!);
+    found.add(subcommand ? `${command} ${sub}` : command);
   }
   return [...found].sort();
 }
@@ -53,8 +82,8 @@ describe('the pullfleet binary', () => {
     for (const name of names) expect(help.out).toMatch(new RegExp(`^  ${name}\\b`, 'm'));
   });
 
-  test('every command the README shows answers --help from the binary (none is an unknown command)', async () => {
-    const commands = await readmeCommands();
+  test('every command README.md and docs/ show answers --help from the binary (none is an unknown command)', async () => {
+    const commands = await documentedCommands();
     expect(commands).toEqual(
       expect.arrayContaining([
         'init',

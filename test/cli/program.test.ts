@@ -18,8 +18,8 @@ async function run(...args: string[]): Promise<{ code: number | undefined; out: 
   const { write: writeErr } = process.stderr;
   const previous = process.exitCode;
   process.exitCode = undefined;
-  process.stdout.write = ((chunk: string) => out.push(chunk) > 0) as typeof process.stdout.write;
-  process.stderr.write = ((chunk: string) => err.push(chunk) > 0) as typeof process.stderr.write;
+  process.stdout.write = (chunk: string) => out.push(chunk) > 0;
+  process.stderr.write = (chunk: string) => err.push(chunk) > 0;
   try {
     await main(['node', 'pullfleet', ...args]);
     return {

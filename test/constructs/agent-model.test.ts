@@ -11,6 +11,8 @@ import {
   PullApplication,
   PullApplicationSet,
   Spoke,
+  type AcmGitOpsClusterProps,
+  type OcmGitOpsClusterProps,
 } from '../../src/constructs/index.js';
 import { schemaFindings } from '../../src/validate/schema.js';
 import { allObjects, find, synthError, type Obj } from './helpers.js';
@@ -38,7 +40,7 @@ const ofKind = (fleet: Fleet, kind: string) => allObjects(fleet).filter(({ obj }
 describe('GitOpsCluster', () => {
   test('GIVEN an OCM hub and a GitOpsCluster with defaults THEN it renders v1alpha1 with the add-on defaults (managed, argocd, argocd-operator-system) and leaves the principal address and port to discovery', () => {
     const { fleet, hub, edgePlacement } = fleetOf(HubFlavor.OCM);
-    new GitOpsCluster(hub, 'edge-agents', { placement: edgePlacement });
+    GitOpsCluster.ocm(hub, 'edge-agents', { placement: edgePlacement });
     const gc = find(fleet, 'GitOpsCluster', 'edge-agents');
     expect(gc.apiVersion).toBe('apps.open-cluster-management.io/v1alpha1');
     expect(gc.metadata.namespace).toBe('argocd');
@@ -52,11 +54,11 @@ describe('GitOpsCluster', () => {
 
   test('GIVEN an ACM hub, agent-managed with a principal address THEN it renders v1beta1 with blank secrets and the gitops add-on running the agent', () => {
     const { fleet, hub, edgePlacement } = fleetOf(HubFlavor.ACM);
-    new GitOpsCluster(hub, 'edge-agents', {
+    GitOpsCluster.acm(hub, 'edge-agents', {
       placement: edgePlacement,
       model: DeliveryModel.AGENT_MANAGED,
       principalServerAddress: 'principal.example.com',
-      principalServerPort: '8443',
+      principalServerPort: 8443,
     });
     const gc = find(fleet, 'GitOpsCluster', 'edge-agents');
     expect(gc.apiVersion).toBe('apps.open-cluster-management.io/v1beta1');
@@ -81,7 +83,7 @@ describe('GitOpsCluster', () => {
 
   test('GIVEN an ACM hub with the gitops add-on and no agent THEN the spokes stay basic and get no pullfleet cluster Secret', () => {
     const { fleet, hub, e1, c1, edgePlacement } = fleetOf(HubFlavor.ACM);
-    new GitOpsCluster(hub, 'edge-gitops', { placement: edgePlacement, gitopsAddon: true });
+    GitOpsCluster.acm(hub, 'edge-gitops', { placement: edgePlacement, gitopsAddon: true });
     new PullApplication(hub, 'web', { source, destinationNamespace: 'web', spokes: [e1, c1] });
     const gc = find(fleet, 'GitOpsCluster', 'edge-gitops');
     expect((gc.spec as { gitopsAddon: unknown }).gitopsAddon).toStrictEqual({
@@ -101,7 +103,7 @@ describe('GitOpsCluster', () => {
   test('fails when the placement is in another namespace, naming both constructs', () => {
     const { fleet, hub } = fleetOf(HubFlavor.OCM);
     const elsewhere = new Placement(hub, 'elsewhere', { namespace: 'team-a' });
-    new GitOpsCluster(hub, 'agents', { placement: elsewhere });
+    GitOpsCluster.ocm(hub, 'agents', { placement: elsewhere });
     const message = synthError(fleet);
     expect(message).toContain(
       'placement hub/Placement:elsewhere is in namespace "team-a", but GitOpsCluster hub/GitOpsCluster:agents is in "argocd"',
@@ -111,8 +113,8 @@ describe('GitOpsCluster', () => {
   test('fails when a spoke is in two GitOpsClusters with different modes, naming both', () => {
     const { fleet, hub, edgePlacement } = fleetOf(HubFlavor.OCM);
     const all = new Placement(hub, 'all');
-    new GitOpsCluster(hub, 'managed', { placement: edgePlacement });
-    new GitOpsCluster(hub, 'autonomous', {
+    GitOpsCluster.ocm(hub, 'managed', { placement: edgePlacement });
+    GitOpsCluster.ocm(hub, 'autonomous', {
       placement: all,
       model: DeliveryModel.AGENT_AUTONOMOUS,
       spokeFolderRepository: REPO,
@@ -125,41 +127,62 @@ describe('GitOpsCluster', () => {
 
   test('fails when a hub mixes flavours, naming both GitOpsClusters', () => {
     const { fleet, hub, edgePlacement, corePlacement } = fleetOf(HubFlavor.ACM);
-    new GitOpsCluster(hub, 'acm', { placement: edgePlacement });
-    new GitOpsCluster(hub, 'ocm', { placement: corePlacement, flavor: HubFlavor.OCM });
+    GitOpsCluster.acm(hub, 'acm', { placement: edgePlacement });
+    GitOpsCluster.ocm(hub, 'ocm', { placement: corePlacement });
     expect(synthError(fleet)).toContain(
       'GitOpsCluster hub/GitOpsCluster:ocm is OCM but GitOpsCluster hub/GitOpsCluster:acm is ACM',
     );
   });
 
-  test('fails when an OCM GitOpsCluster is given ACM settings, or BASIC', () => {
+  test('GIVEN an OCM hub WHEN its GitOpsCluster is made with GitOpsCluster.acm THEN synth names the factory to use', () => {
+    const { fleet, hub, edgePlacement } = fleetOf(HubFlavor.OCM);
+    GitOpsCluster.acm(hub, 'agents', { placement: edgePlacement, model: DeliveryModel.AGENT_MANAGED });
+    expect(synthError(fleet)).toContain(
+      "GitOpsCluster hub/GitOpsCluster:agents is ACM but hub hub is OCM: a hub installs its own flavour's GitOpsCluster CRD; make it with GitOpsCluster.ocm",
+    );
+  });
+
+  test('fails when a JavaScript caller gives an OCM GitOpsCluster ACM settings or BASIC, or an ACM one OCM settings', () => {
     const { fleet, hub, edgePlacement, corePlacement } = fleetOf(HubFlavor.OCM);
-    new GitOpsCluster(hub, 'a', { placement: edgePlacement, overrideExistingConfigs: true });
-    new GitOpsCluster(hub, 'b', { placement: corePlacement, model: DeliveryModel.BASIC });
+    // Props from JavaScript or JSON: the compiler would refuse them.
+    GitOpsCluster.ocm(hub, 'a', { placement: edgePlacement, overrideExistingConfigs: true } as OcmGitOpsClusterProps);
+    GitOpsCluster.ocm(hub, 'b', { placement: corePlacement, model: DeliveryModel.BASIC as never });
     const message = synthError(fleet);
-    expect(message).toContain('overrideExistingConfigs is an ACM (v1beta1) setting');
+    expect(message).toContain(
+      '[hub/GitOpsCluster:a] overrideExistingConfigs is an ACM (v1beta1) setting, but GitOpsCluster.ocm renders the OCM (v1alpha1) GitOpsCluster: drop it',
+    );
+    expect(message).not.toContain('is not a prop of');
     expect(message).toContain('model BASIC needs no GitOpsCluster on an OCM hub');
+
+    const acm = fleetOf(HubFlavor.ACM);
+    GitOpsCluster.acm(acm.hub, 'c', {
+      placement: acm.edgePlacement,
+      agentNamespace: 'agents',
+    } as AcmGitOpsClusterProps);
+    expect(synthError(acm.fleet)).toContain(
+      '[hub/GitOpsCluster:c] agentNamespace is an OCM (v1alpha1) setting, but GitOpsCluster.acm renders the ACM (v1beta1) GitOpsCluster: drop it',
+    );
   });
 
   test('fails when an OCM GitOpsCluster is given a principal address without a port, or a port without an address, naming the construct, the prop and the fix', () => {
     const { fleet, hub, edgePlacement, corePlacement } = fleetOf(HubFlavor.OCM);
-    new GitOpsCluster(hub, 'address-only', {
+    GitOpsCluster.ocm(hub, 'address-only', {
       placement: edgePlacement,
       principalServerAddress: 'principal.example.com',
     });
-    new GitOpsCluster(hub, 'port-only', { placement: corePlacement, principalServerPort: '8443' });
+    GitOpsCluster.ocm(hub, 'port-only', { placement: corePlacement, principalServerPort: 8443 });
     const message = synthError(fleet);
     expect(message).toContain(
-      "[hub/GitOpsCluster:address-only] principalServerAddress \"principal.example.com\" is given without principalServerPort: the OCM GitOpsCluster controller discovers both from the principal's Service when either is empty and writes them into spec.argoCDAgentAddon, replacing the address given here, so the object drifts from Git: give principalServerPort too (for example '443'), or neither to let the controller discover both",
+      '[hub/GitOpsCluster:address-only] principalServerAddress "principal.example.com" is given without principalServerPort: the OCM GitOpsCluster controller discovers both from the principal\'s Service when either is empty and writes them into spec.argoCDAgentAddon, replacing the address given here, so the object drifts from Git: give principalServerPort too (for example 443), or neither to let the controller discover both',
     );
     expect(message).toContain(
-      '[hub/GitOpsCluster:port-only] principalServerPort "8443" is given without principalServerAddress',
+      '[hub/GitOpsCluster:port-only] principalServerPort 8443 is given without principalServerAddress',
     );
   });
 
   test('fails when an ACM agent GitOpsCluster is given a principal address without a port', () => {
     const { fleet, hub, edgePlacement } = fleetOf(HubFlavor.ACM);
-    new GitOpsCluster(hub, 'edge-agents', {
+    GitOpsCluster.acm(hub, 'edge-agents', {
       placement: edgePlacement,
       model: DeliveryModel.AGENT_MANAGED,
       principalServerAddress: 'principal.example.com',
@@ -171,10 +194,10 @@ describe('GitOpsCluster', () => {
 
   test('fails when a GitOpsCluster is given an empty principal address, which the controller would overwrite', () => {
     const { fleet, hub, edgePlacement } = fleetOf(HubFlavor.OCM);
-    new GitOpsCluster(hub, 'blank', {
+    GitOpsCluster.ocm(hub, 'blank', {
       placement: edgePlacement,
       principalServerAddress: ' ',
-      principalServerPort: '443',
+      principalServerPort: 443,
     });
     expect(synthError(fleet)).toContain(
       '[hub/GitOpsCluster:blank] principalServerAddress is empty: leave it out (and principalServerPort too) to let the controller discover both, or give the address',
@@ -183,10 +206,10 @@ describe('GitOpsCluster', () => {
 
   test('GIVEN an OCM GitOpsCluster with both a principal address and port THEN both are rendered as given', () => {
     const { fleet, hub, edgePlacement } = fleetOf(HubFlavor.OCM);
-    new GitOpsCluster(hub, 'edge-agents', {
+    GitOpsCluster.ocm(hub, 'edge-agents', {
       placement: edgePlacement,
       principalServerAddress: 'principal.example.com',
-      principalServerPort: '8443',
+      principalServerPort: 8443,
     });
     const spec = find(fleet, 'GitOpsCluster', 'edge-agents').spec as { argoCDAgentAddon: Record<string, string> };
     expect(spec.argoCDAgentAddon).toMatchObject({
@@ -195,10 +218,37 @@ describe('GitOpsCluster', () => {
     });
   });
 
-  test('fails when an autonomous GitOpsCluster has no spoke folder repository', () => {
-    const { fleet, hub, edgePlacement } = fleetOf(HubFlavor.OCM);
-    new GitOpsCluster(hub, 'a', { placement: edgePlacement, model: DeliveryModel.AGENT_AUTONOMOUS });
-    expect(synthError(fleet)).toContain('give spokeFolderRepository');
+  test('fails when a principal port is not a port number', () => {
+    const { fleet, hub, edgePlacement, corePlacement } = fleetOf(HubFlavor.OCM);
+    GitOpsCluster.ocm(hub, 'zero', {
+      placement: edgePlacement,
+      principalServerAddress: 'principal.example.com',
+      principalServerPort: 0,
+    });
+    GitOpsCluster.ocm(hub, 'fraction', {
+      placement: corePlacement,
+      principalServerAddress: 'principal.example.com',
+      principalServerPort: 443.5,
+    });
+    const message = synthError(fleet);
+    expect(message).toContain(
+      '[hub/GitOpsCluster:zero] principalServerPort 0 is not a port number: give a whole number from 1 to 65535, for example 443',
+    );
+    expect(message).toContain('[hub/GitOpsCluster:fraction] principalServerPort 443.5 is not a port number');
+  });
+
+  test('an agent-autonomous GitOpsCluster needs a spoke folder repository (the compiler requires it; synth reports it missing for JavaScript callers), and no other model takes one', () => {
+    const { fleet, hub, edgePlacement, corePlacement } = fleetOf(HubFlavor.OCM);
+    // @ts-expect-error spokeFolderRepository is required with DeliveryModel.AGENT_AUTONOMOUS
+    GitOpsCluster.ocm(hub, 'a', { placement: edgePlacement, model: DeliveryModel.AGENT_AUTONOMOUS });
+    GitOpsCluster.ocm(hub, 'b', { placement: corePlacement, spokeFolderRepository: REPO });
+    const message = synthError(fleet);
+    expect(message).toContain(
+      '[hub/GitOpsCluster:a] an agent-autonomous spoke syncs its own folder from Git: give spokeFolderRepository',
+    );
+    expect(message).toContain(
+      '[hub/GitOpsCluster:b] spokeFolderRepository is only used by agent-autonomous spokes, but the model is agent-managed: drop it',
+    );
   });
 });
 
@@ -210,10 +260,10 @@ describe('per-spoke delivery shapes', () => {
     const basic = new Spoke(hub, 'basic', { clusterSet: set });
     const managed = new Spoke(hub, 'managed', { clusterSet: set, labels: { model: 'managed' } });
     const autonomous = new Spoke(hub, 'auto', { clusterSet: set, labels: { model: 'autonomous' } });
-    new GitOpsCluster(hub, 'managed', {
+    GitOpsCluster.ocm(hub, 'managed', {
       placement: new Placement(hub, 'managed', { predicates: [{ labels: { model: 'managed' } }] }),
     });
-    new GitOpsCluster(hub, 'autonomous', {
+    GitOpsCluster.ocm(hub, 'autonomous', {
       placement: new Placement(hub, 'autonomous', { predicates: [{ labels: { model: 'autonomous' } }] }),
       model: DeliveryModel.AGENT_AUTONOMOUS,
       spokeFolderRepository: REPO,
@@ -269,8 +319,8 @@ describe('per-spoke delivery shapes', () => {
 
   test('GIVEN ApplicationSets on a managed and an autonomous placement THEN the managed template routes by {{name}} and the autonomous one renders per spoke', () => {
     const { fleet, hub, edgePlacement, corePlacement } = fleetOf(HubFlavor.OCM);
-    new GitOpsCluster(hub, 'edge', { placement: edgePlacement });
-    new GitOpsCluster(hub, 'core', {
+    GitOpsCluster.ocm(hub, 'edge', { placement: edgePlacement });
+    GitOpsCluster.ocm(hub, 'core', {
       placement: corePlacement,
       model: DeliveryModel.AGENT_AUTONOMOUS,
       spokeFolderRepository: REPO,
@@ -320,7 +370,7 @@ describe('per-spoke delivery shapes', () => {
   test('fails when a basic and an agent-model app deliver the same Application to one spoke, naming both', () => {
     const { fleet, hub, edgePlacement } = fleetOf(HubFlavor.OCM);
     const all = new Placement(hub, 'all');
-    new GitOpsCluster(hub, 'edge', { placement: edgePlacement });
+    GitOpsCluster.ocm(hub, 'edge', { placement: edgePlacement });
     new PullApplicationSet(hub, 'web', { source, destinationNamespace: 'web', placement: edgePlacement });
     new PullApplicationSet(hub, 'web-basic', { name: 'web', source, destinationNamespace: 'web', placement: all });
     expect(synthError(fleet)).toContain(

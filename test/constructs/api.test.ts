@@ -4,9 +4,12 @@ import { Construct } from 'constructs';
 import {
   AppSource,
   ClusterSet,
+  DeliveryModel,
   Fleet,
+  GitOpsCluster,
   Hub,
   Placement,
+  Prioritizer,
   PullApplication,
   PullApplicationSet,
   Spoke,
@@ -73,16 +76,16 @@ describe('interfaces', () => {
 
   test('hub.spokes and hub.clusterSets are typed by the interfaces and hold declared spokes only', () => {
     const { hub } = smallFleet();
-    Spoke.fromName(hub, 'legacy');
+    Spoke.fromSpokeName(hub, 'Legacy', 'legacy');
     const spokes: ISpoke[] = hub.spokes;
     expect(spokes.map((s) => s.name)).toStrictEqual(['east', 'west', 'ocp']);
   });
 });
 
-describe('Spoke.fromName', () => {
+describe('Spoke.fromSpokeName', () => {
   test('GIVEN an imported spoke WHEN an app deploys to it THEN the app renders, but no cluster Secret and no bootstrap', () => {
     const { fleet, hub } = smallFleet();
-    const legacy = Spoke.fromName(hub, 'legacy', { labels: { region: 'eu' } });
+    const legacy = Spoke.fromSpokeName(hub, 'Legacy', 'legacy', { labels: { region: 'eu' } });
     new PullApplication(hub, 'guestbook', { source, destinationNamespace: 'guestbook', spokes: [legacy] });
 
     const files = [...fleet.renderFiles().keys()];
@@ -102,7 +105,7 @@ describe('Spoke.fromName', () => {
 
   test('GIVEN an imported spoke THEN placements do not select it offline, and it reports its labels', () => {
     const { fleet, hub } = smallFleet();
-    const legacy = Spoke.fromName(hub, 'legacy', { labels: { region: 'us-east' }, openshift: true });
+    const legacy = Spoke.fromSpokeName(hub, 'Legacy', 'legacy', { labels: { region: 'us-east' }, openshift: true });
     const placement = new Placement(hub, 'east', { predicates: [{ labels: { region: 'us-east' } }] });
     new ClusterSet(hub, 'all', { matchLabels: {} });
 
@@ -112,31 +115,43 @@ describe('Spoke.fromName', () => {
     expect(fleet.problems()).toStrictEqual([]);
   });
 
-  test('importing the same name twice returns the first import; other options throw', () => {
+  test('the import is the construct `id` under `scope`, which may be any construct inside the hub', () => {
     const { hub } = smallFleet();
-    const first = Spoke.fromName(hub, 'legacy', { labels: { a: 'b' } });
-    expect(Spoke.fromName(hub, 'legacy', { labels: { a: 'b' } })).toBe(first);
-    expect(() => Spoke.fromName(hub, 'legacy', { labels: { a: 'c' } })).toThrow(
-      'hub: spoke "legacy" is already imported (hub/ImportedSpoke:legacy) with other options: import each spoke once and reuse the result',
+    const imports = new Construct(hub, 'Imports');
+    const legacy = Spoke.fromSpokeName(imports, 'Legacy', 'legacy');
+    expect(legacy.node.path).toBe('hub/Imports/Legacy');
+    expect(legacy.name).toBe('legacy');
+    expect(legacy.hub).toBe(hub);
+    expect(() => Spoke.fromSpokeName(imports, 'Legacy', 'other')).toThrow(
+      "There is already a Construct with name 'Legacy'",
+    );
+  });
+
+  test('fails when a spoke is imported twice, naming the first import', () => {
+    const { fleet, hub } = smallFleet();
+    Spoke.fromSpokeName(hub, 'Legacy', 'legacy', { labels: { a: 'b' } });
+    Spoke.fromSpokeName(new Construct(hub, 'Team'), 'Legacy', 'legacy', { labels: { a: 'b' } });
+    expect(synthError(fleet)).toContain(
+      '[hub/Team/Legacy] spoke "legacy" is already imported (hub/Legacy): import each spoke once and reuse the result',
     );
   });
 
   test('fails when the imported name is also declared, or is not a DNS label', () => {
     const { fleet, hub } = smallFleet();
-    Spoke.fromName(hub, 'east');
-    Spoke.fromName(hub, 'Bad_Name');
+    Spoke.fromSpokeName(hub, 'ImportedEast', 'east');
+    Spoke.fromSpokeName(hub, 'Bad', 'Bad_Name');
     const message = synthError(fleet);
     expect(message).toContain(
-      'spoke "east" is imported with Spoke.fromName, but the fleet also declares it (hub/east): use the declared Spoke',
+      '[hub/ImportedEast] spoke "east" is imported with Spoke.fromSpokeName, but the fleet also declares it (hub/east): use the declared Spoke',
     );
-    expect(message).toContain('[hub/ImportedSpoke:Bad_Name]');
+    expect(message).toContain('[hub/Bad]');
   });
 });
 
-describe('ClusterSet.fromName', () => {
-  test("GIVEN OCM's global set WHEN bound and placed THEN no ManagedClusterSet renders, the binding does, and the placement selects every spoke", () => {
+describe('ClusterSet.fromClusterSetName', () => {
+  test("GIVEN OCM's global set WHEN bound and placed THEN no ManagedClusterSet renders, the binding does (under the import's path), and the placement selects every spoke", () => {
     const { fleet, hub } = smallFleet();
-    const global = ClusterSet.fromName(hub, 'global');
+    const global = ClusterSet.fromClusterSetName(hub, 'Global', 'global');
     global.bindTo('argocd');
     const placement = new Placement(hub, 'everywhere', { clusterSets: [global] });
 
@@ -146,20 +161,21 @@ describe('ClusterSet.fromName', () => {
     expect(sets).toStrictEqual(['prod']);
     const binding = find(fleet, 'ManagedClusterSetBinding', 'global', 'argocd');
     expect(binding.spec).toStrictEqual({ clusterSet: 'global' });
+    expect(binding.metadata.annotations?.['pullfleet.io/construct-path']).toBe('hub/Global/Binding-argocd');
     expect(placement.selectedSpokes().map((s) => s.name)).toStrictEqual(['east', 'ocp', 'west']);
     expect(fleet.problems()).toStrictEqual([]);
   });
 
   test("GIVEN OCM's default set THEN its members are the spokes without an exclusive set", () => {
     const { hub } = smallFleet();
-    const defaultSet = ClusterSet.fromName(hub, 'default', { existingBindings: ['argocd'] });
+    const defaultSet = ClusterSet.fromClusterSetName(hub, 'Default', 'default', { existingBindings: ['argocd'] });
     const placement = new Placement(hub, 'leftovers', { clusterSets: [defaultSet] });
     expect(placement.selectedSpokes().map((s) => s.name)).toStrictEqual(['ocp']);
   });
 
   test('GIVEN existing bindings THEN placements in that namespace may use the set and nothing is rendered for them', () => {
     const { fleet, hub } = smallFleet();
-    const shared = ClusterSet.fromName(hub, 'shared', {
+    const shared = ClusterSet.fromClusterSetName(hub, 'Shared', 'shared', {
       matchLabels: { region: 'us-west' },
       existingBindings: ['argocd'],
     });
@@ -172,35 +188,42 @@ describe('ClusterSet.fromName', () => {
 
   test('fails when a placement uses an imported set that is not bound to its namespace', () => {
     const { fleet, hub } = smallFleet();
-    new Placement(hub, 'p', { clusterSets: [ClusterSet.fromName(hub, 'global')] });
+    new Placement(hub, 'p', { clusterSets: [ClusterSet.fromClusterSetName(hub, 'Global', 'global')] });
     expect(synthError(fleet)).toContain(
       `cluster set "global" is not bound to namespace "argocd", so this placement would select nothing from it: add "argocd" to the set's bindings (clusterSet.bindTo('argocd'))`,
     );
   });
 
-  test('fails when the fleet also declares the imported set', () => {
+  test('fails when the fleet also declares the imported set, or imports it twice', () => {
     const { fleet, hub } = smallFleet();
-    ClusterSet.fromName(hub, 'prod');
-    ClusterSet.fromName(hub, 'staging');
+    ClusterSet.fromClusterSetName(hub, 'ImportedProd', 'prod');
+    ClusterSet.fromClusterSetName(hub, 'ImportedStaging', 'staging');
     new ClusterSet(hub, 'staging');
+    ClusterSet.fromClusterSetName(hub, 'Global', 'global');
+    ClusterSet.fromClusterSetName(hub, 'GlobalAgain', 'global');
     const message = synthError(fleet);
     expect(message).toContain(
-      '[hub/ImportedClusterSet:prod] cluster set "prod" is imported with ClusterSet.fromName, but the fleet also declares it (hub/ClusterSet:prod): use the declared ClusterSet',
+      '[hub/ImportedProd] cluster set "prod" is imported with ClusterSet.fromClusterSetName, but the fleet also declares it (hub/ClusterSet:prod): use the declared ClusterSet',
     );
     expect(message).toContain(
-      '[hub/ImportedClusterSet:staging] cluster set "staging" is imported with ClusterSet.fromName, but the fleet also declares it (hub/ClusterSet:staging)',
+      '[hub/ImportedStaging] cluster set "staging" is imported with ClusterSet.fromClusterSetName, but the fleet also declares it (hub/ClusterSet:staging)',
     );
+    expect(message).toContain(
+      '[hub/GlobalAgain] cluster set "global" is already imported (hub/Global): import each cluster set once and reuse the result',
+    );
+    expect(message).not.toContain('[hub/Global] ');
   });
 });
 
-describe('Placement.fromName', () => {
+describe('Placement.fromPlacementName', () => {
   test('GIVEN an imported placement WHEN a PullApplicationSet uses it THEN the ApplicationSet renders against it and no Placement renders', () => {
     const { fleet, hub } = smallFleet();
-    const existing = Placement.fromName(hub, 'team-a');
+    const existing = Placement.fromPlacementName(hub, 'TeamA', 'team-a');
     new PullApplicationSet(hub, 'guestbook', { source, destinationNamespace: 'guestbook', placement: existing });
 
     expect(existing.namespace).toBe('argocd');
     expect(existing.evaluatedOffline).toBe(false);
+    expect(existing.node.path).toBe('hub/TeamA');
     expect(allObjects(fleet).filter(({ obj }) => obj.kind === 'Placement')).toStrictEqual([]);
     const appSet = find(fleet, 'ApplicationSet', 'guestbook', 'argocd') as unknown as {
       spec: {
@@ -220,33 +243,85 @@ describe('Placement.fromName', () => {
     new PullApplication(hub, 'guestbook', {
       source,
       destinationNamespace: 'guestbook',
-      placement: Placement.fromName(hub, 'team-a'),
+      placement: Placement.fromPlacementName(hub, 'TeamA', 'team-a'),
     });
     expect(synthError(fleet)).toContain(
-      'app "guestbook" cannot deliver statically through placement "argocd/team-a": it is imported (hub/ImportedPlacement:argocd.team-a), so synth cannot tell which spokes it selects: use a PullApplicationSet with this placement, or give the app spokes',
+      'app "guestbook" cannot deliver statically through placement "argocd/team-a": it is imported (hub/TeamA), so synth cannot tell which spokes it selects: use a PullApplicationSet with this placement, or give the app spokes',
     );
   });
 
-  test('fails when the fleet also declares the imported placement', () => {
+  test('fails when the fleet also declares the imported placement, or imports it twice; the same name in another namespace is another placement', () => {
     const { fleet, hub } = smallFleet();
     new Placement(hub, 'team-a');
-    Placement.fromName(hub, 'team-a');
-    Placement.fromName(hub, 'team-a', { namespace: 'other' });
+    Placement.fromPlacementName(hub, 'TeamA', 'team-a');
+    Placement.fromPlacementName(hub, 'OtherTeamA', 'team-a', { namespace: 'other' });
+    Placement.fromPlacementName(hub, 'OtherTeamAAgain', 'team-a', { namespace: 'other' });
     const message = synthError(fleet);
     expect(message).toContain(
-      '[hub/ImportedPlacement:argocd.team-a] placement "argocd/team-a" is imported with Placement.fromName, but the fleet also declares it (hub/Placement:team-a): use the declared Placement',
+      '[hub/TeamA] placement "argocd/team-a" is imported with Placement.fromPlacementName, but the fleet also declares it (hub/Placement:team-a): use the declared Placement',
     );
-    expect(message).not.toContain('ImportedPlacement:other.team-a]');
+    expect(message).toContain(
+      '[hub/OtherTeamAAgain] placement "other/team-a" is already imported (hub/OtherTeamA): import each placement once and reuse the result',
+    );
+    expect(message).not.toContain('[hub/OtherTeamA] ');
   });
 
   test('selectedSpokes throws for an imported placement, naming the alternative', () => {
     const { hub } = smallFleet();
-    const p = Placement.fromName(hub, 'team-a', { namespace: 'team-a' });
+    const p = Placement.fromPlacementName(hub, 'TeamA', 'team-a', { namespace: 'team-a' });
     expect(p.namespace).toBe('team-a');
     expect(() => p.selectedSpokes()).toThrow(
-      'synth cannot evaluate it offline: deliver through it with PullApplicationSet, or give PullApplication spokes',
+      'hub/TeamA: placement "team-a/team-a" is imported (Placement.fromPlacementName), so synth cannot evaluate it offline: deliver through it with PullApplicationSet, or give PullApplication spokes',
     );
-    expect(Placement.fromName(hub, 'team-a', { namespace: 'team-a' })).toBe(p);
+  });
+});
+
+describe('getters return copies', () => {
+  test('GIVEN the objects a getter returns WHEN a caller changes them THEN neither the construct nor what it renders changes', () => {
+    const { fleet, hub, east, prod } = smallFleet();
+    const labelled = new ClusterSet(hub, 'east-coast', { matchLabels: { region: 'us-east' } });
+    const placement = new Placement(hub, 'p', {
+      clusterSets: [prod],
+      predicates: [{ labels: { region: 'us-east' } }],
+      prioritizers: [Prioritizer.builtIn('Steady')],
+    });
+    const app = new PullApplication(hub, 'guestbook', { source, destinationNamespace: 'guestbook', spokes: [east] });
+    const steady = Prioritizer.builtIn('Steady', 2);
+
+    placement.spec.predicates!.length = 0;
+    (placement.spec as { clusterSets: string[] }).clusterSets.push('other');
+    labelled.matchLabels!.region = 'eu-west';
+    (app.definition as { destinationNamespace: string }).destinationNamespace = 'elsewhere';
+    (app.definition.labels as Record<string, string>).team = 'changed';
+    (steady.configuration as { weight: number }).weight = 9;
+
+    expect(placement.spec.predicates).toHaveLength(1);
+    expect(placement.spec.clusterSets).toStrictEqual(['prod']);
+    expect(placement.selectedSpokes().map((s) => s.name)).toStrictEqual(['east']);
+    expect(labelled.matchLabels).toStrictEqual({ region: 'us-east' });
+    expect(labelled.isMember(east)).toBe(true);
+    expect(app.definition.destinationNamespace).toBe('guestbook');
+    expect(app.definition.labels).toStrictEqual({});
+    expect(steady.configuration.weight).toBe(2);
+    expect(find(fleet, 'ManagedClusterSet', 'east-coast').spec).toMatchObject({
+      clusterSelector: { labelSelector: { matchLabels: { region: 'us-east' } } },
+    });
+    expect(workIn(fleet, 'east').metadata.name).toBe('argocd-guestbook-east');
+  });
+
+  test('GIVEN an agent-autonomous GitOpsCluster THEN its spokeFolderSource is a copy', () => {
+    const { hub, prod } = smallFleet();
+    const stores = GitOpsCluster.ocm(hub, 'stores', {
+      placement: new Placement(hub, 'stores', { clusterSets: [prod] }),
+      model: DeliveryModel.AGENT_AUTONOMOUS,
+      spokeFolderRepository: { repoURL: 'https://git.example.com/fleet.git' },
+    });
+    (stores.spokeFolderSource as { repoURL: string }).repoURL = 'https://elsewhere.example.com/fleet.git';
+    expect(stores.spokeFolderSource).toStrictEqual({
+      repoURL: 'https://git.example.com/fleet.git',
+      targetRevision: 'HEAD',
+      outputPath: 'dist',
+    });
   });
 });
 
@@ -266,7 +341,9 @@ describe('escape hatches', () => {
     ApiObject.of(prod).metadata.addAnnotation('example.com/owner', 'team-set');
     prod.bindingFor('argocd').metadata.addAnnotation('example.com/owner', 'team-binding');
     ApiObject.of(hub.controller!).metadata.addAnnotation('example.com/owner', 'team-controller');
-    east.bootstrapObjects[0].metadata.addAnnotation('example.com/owner', 'team-bootstrap-yaml');
+    east.editBootstrapObjects((objects) =>
+      objects[0].metadata.addAnnotation('example.com/owner', 'team-bootstrap-yaml'),
+    );
 
     expect(yamlOf(fleet, 'hub/hub/applications.yaml')).toContain('example.com/owner: team-hub-app');
     expect(yamlOf(fleet, 'hub/hub/works/east.yaml')).toContain('example.com/owner: team-work');
@@ -300,19 +377,32 @@ describe('escape hatches', () => {
     expect(synthError(fleet)).toContain('not a valid label value!');
   });
 
-  test('fails when an app is declared after a hatch rendered the hub, naming the hatch', () => {
+  test('GIVEN a hatch read before the last declaration THEN an app declared after it renders, and so does the edit', () => {
     const { fleet, hub, east, west } = smallFleet();
     const app = new PullApplication(hub, 'guestbook', { source, destinationNamespace: 'guestbook', spokes: [east] });
-    app.manifestWork(east);
+    app.manifestWork(east).metadata.addAnnotation('example.com/owner', 'team-work');
     new PullApplication(hub, 'late', { source, destinationNamespace: 'late', spokes: [west] });
-    expect(synthError(fleet)).toContain(
-      `[hub/PullApplication:late] declared after hub "hub" rendered its apps and bootstraps (the escape hatch hub/PullApplication:guestbook.manifestWork('east') renders them): use escape hatches after the last declaration of the hub, just before fleet.synth()`,
+    expect(fleet.problems()).toStrictEqual([]);
+    expect(workIn(fleet, 'east').metadata.annotations?.['example.com/owner']).toBe('team-work');
+    expect(workIn(fleet, 'west').metadata.name).toBe('argocd-late-west');
+  });
+
+  test('throws when an app is declared after the fleet rendered, saying to declare it before synth', () => {
+    const { fleet, hub, west } = smallFleet();
+    fleet.problems();
+    expect(() => new PullApplication(hub, 'late', { source, destinationNamespace: 'late', spokes: [west] })).toThrow(
+      'hub/PullApplication:late: PullApplication "late" declared after the fleet rendered (synth, renderFiles, renderObjects, problems, warnings or findings ran): declare every construct and make every call before synthesizing or validating the fleet',
     );
   });
 
-  test('a hatch for a spoke the app does not deliver to throws, naming the spokes it does', () => {
-    const { hub, east } = smallFleet();
+  test('fails synth when a hatch asks for a spoke the app does not deliver to, naming the spokes it does', () => {
+    const { fleet, hub, east } = smallFleet();
     const app = new PullApplication(hub, 'guestbook', { source, destinationNamespace: 'guestbook', spokes: [east] });
+    app.hubApplication('west').metadata.addAnnotation('example.com/owner', 'team-west');
+    expect(synthError(fleet)).toContain(
+      `[hub/PullApplication:guestbook] hubApplication('west') asks for the hub Application of a spoke the app does not deliver to: app "guestbook" renders nothing for spoke "west" (it delivers to "east"): deploy it there first, or use one of those spokes`,
+    );
+    // Once the fleet rendered, the answer is known: the hatch throws.
     expect(() => app.hubApplication('west')).toThrow(
       'hub/PullApplication:guestbook: app "guestbook" renders nothing for spoke "west" (it delivers to "east"): deploy it there first, or use one of those spokes',
     );

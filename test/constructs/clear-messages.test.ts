@@ -46,9 +46,9 @@ describe('clear messages', () => {
     const fleet = new Fleet({ outdir: '/nonexistent/never-written' });
     const hub = new Hub(fleet, 'hub', { flavor: HubFlavor.ACM });
     const placement = new Placement(hub, 'agents', { namespace: 'openshift-gitops' });
-    new GitOpsCluster(hub, '', { placement });
+    GitOpsCluster.acm(hub, '', { placement });
     expect(problemsOf(fleet)).toStrictEqual([
-      "[hub] a GitOpsCluster was given an empty id: the id is its name (a DNS label), for example new GitOpsCluster(hub, 'agents', …)",
+      "[hub] a GitOpsCluster was given an empty id: the id is its name (a DNS label), for example GitOpsCluster.ocm(hub, 'agents', …)",
     ]);
   });
 

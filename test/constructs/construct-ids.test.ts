@@ -30,7 +30,7 @@ function fleetIn(order: readonly string[]): { fleet: Fleet; paths: Record<string
     Spoke: () => (made.Spoke ??= new Spoke(hub, 'prod', { clusterSet: set() })),
     Placement: () => placement(),
     GitOpsCluster: () =>
-      (made.GitOpsCluster ??= new GitOpsCluster(hub, 'prod', {
+      (made.GitOpsCluster ??= GitOpsCluster.ocm(hub, 'prod', {
         placement: placement(),
         model: DeliveryModel.AGENT_MANAGED,
       })),

@@ -15,7 +15,9 @@ import {
   PullApplication,
   PullApplicationSet,
   routeOutput,
+  SelectorOperator,
   Spoke,
+  TolerationOperator,
 } from '../../src/constructs/index.js';
 import { CONSTRUCT_PATH_ANNOTATION, MANAGED_BY_LABEL } from '../../src/model/core/keys.js';
 import { type Application } from '../../src/model/core/types.js';
@@ -63,7 +65,10 @@ describe('Hub', () => {
       feedbackScrape: FeedbackScrape.WATCH,
       controller: { namespace: 'fleet-ops', imageTag: '0.2.0', relaxTenancy: true },
     });
-    const deployment = find(fleet, 'Deployment', 'pullfleet-controller') as any;
+    const deployment = find(fleet, 'Deployment', 'pullfleet-controller') as unknown as {
+      metadata: { namespace: string };
+      spec: { template: { spec: { containers: { image: string; args: string[] }[] } } };
+    };
     expect(deployment.metadata.namespace).toBe('fleet-ops');
     const container = deployment.spec.template.spec.containers[0];
     expect(container.image).toBe('ghcr.io/pullfleet/pullfleet-controller:0.2.0');
@@ -161,7 +166,7 @@ describe('Spoke', () => {
       argoControllerServiceAccount: 'custom-controller',
       argoControllerNamespace: 'custom',
     });
-    new GitOpsCluster(hub, 'retail', {
+    GitOpsCluster.acm(hub, 'retail', {
       placement: new Placement(hub, 'retail', { clusterSets: [retail] }),
       gitopsAddon: true,
     });
@@ -192,7 +197,7 @@ describe('Spoke', () => {
     const hub = new Hub(fleet, 'hub', { flavor: HubFlavor.ACM });
     const retail = new ClusterSet(hub, 'retail');
     const spoke = new Spoke(hub, 'retail-1', { clusterSet: retail });
-    new GitOpsCluster(hub, 'retail', {
+    GitOpsCluster.acm(hub, 'retail', {
       placement: new Placement(hub, 'retail', { clusterSets: [retail] }),
       model: DeliveryModel.AGENT_MANAGED,
     });
@@ -208,7 +213,7 @@ describe('Spoke', () => {
     const stores = new ClusterSet(hub, 'stores');
     const store = new Spoke(hub, 'store-1', { clusterSet: stores });
     const plain = new Spoke(hub, 'east');
-    new GitOpsCluster(hub, 'stores', {
+    GitOpsCluster.ocm(hub, 'stores', {
       placement: new Placement(hub, 'stores', { clusterSets: [stores] }),
       model: DeliveryModel.AGENT_MANAGED,
       agentNamespace: 'argocd-agent',
@@ -285,9 +290,12 @@ describe('Placement', () => {
       clusterSets: [prod],
       numberOfClusters: 2,
       predicates: [
-        { labels: { region: 'us-east' }, claimExpressions: [{ key: 'platform', operator: 'In', values: ['AWS'] }] },
+        {
+          labels: { region: 'us-east' },
+          claimExpressions: [{ key: 'platform', operator: SelectorOperator.IN, values: ['AWS'] }],
+        },
       ],
-      tolerations: [{ key: 'maintenance', operator: 'Exists' }],
+      tolerations: [{ key: 'maintenance', operator: TolerationOperator.EXISTS }],
       prioritizers: [Prioritizer.builtIn('ResourceAllocatableMemory', 2), Prioritizer.addOn('score', 'cpu')],
     });
     expect(find(fleet, 'Placement', 'two', 'argocd').spec).toStrictEqual({
@@ -343,7 +351,7 @@ describe('PullApplication', () => {
     const hubApp = apps[0].obj as unknown as Application;
     const work = find(fleet, 'ManifestWork', 'argocd-guestbook-east', 'east');
     expect(work).toStrictEqual(
-      JSON.parse(JSON.stringify(sortDeep(buildManifestWork(hubApp, { feedbackScrapeType: 'Watch' })))),
+      JSON.parse(JSON.stringify(sortDeep(buildManifestWork(hubApp, { feedbackScrapeType: FeedbackScrape.WATCH })))),
     );
   });
 
@@ -370,7 +378,7 @@ describe('PullApplication', () => {
     const files = fleet.renderObjects();
     const bootstrap = files
       .get('hub/bootstrap/east.yaml')!
-      .map((o) => `${o.kind}/${(o.metadata as { name: string }).name}`);
+      .map((o) => `${String(o.kind)}/${(o.metadata as { name: string }).name}`);
     expect(bootstrap).toStrictEqual([
       'ClusterRole/pullfleet-work-agent-argocd',
       'ClusterRoleBinding/pullfleet-work-agent-argocd',
@@ -454,7 +462,7 @@ describe('PullApplicationSet', () => {
     const kinds = fleet
       .renderObjects()
       .get('hub/hub/application-sets.yaml')!
-      .map((o) => `${o.kind}/${(o.metadata as { name: string }).name}`);
+      .map((o) => `${String(o.kind)}/${(o.metadata as { name: string }).name}`);
     expect(kinds).toStrictEqual([
       'ApplicationSet/podinfo',
       'ConfigMap/ocm-placement-generator',
@@ -574,7 +582,7 @@ function sortDeep(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortDeep);
   if (value && typeof value === 'object') {
     return Object.fromEntries(
-      Object.keys(value as object)
+      Object.keys(value)
         .sort()
         .map((k) => [k, sortDeep((value as Record<string, unknown>)[k])]),
     );

@@ -144,8 +144,10 @@ describe('ControllerInstall', () => {
     [{ namespace: 'Bad_NS' }, 'namespace "Bad_NS" must consist of lower-case letters'],
     [{ resync: Duration.seconds(1) }, 'resync 1s is too short: use at least 10 seconds'],
     [{ logLevel: 'loud' }, 'logLevel "loud" must be one of trace, debug, info, warn, error'],
-  ])('fails when given %j', (props, message) => {
-    expect(() => render(props)).toThrow(message);
+  ])('fails validation when given %j, and renders nothing', (props, message) => {
+    const install = new ControllerInstall(new Chart(Testing.app(), 'hub'), 'Controller', props);
+    expect(install.node.validate()).toContainEqual(expect.stringContaining(message));
+    expect(install.apiObjects).toStrictEqual([]);
   });
 
   test('GIVEN the same props WHEN synthesized twice THEN the output is identical', () => {
@@ -216,7 +218,7 @@ describe('ControllerInstall and the controller agree', () => {
   test('GIVEN a Hub with controller namespace "platform" WHEN its controller.yaml is resolved by the controller THEN the Lease namespace is "platform"', () => {
     const { fleet } = smallFleet({ controller: { namespace: 'platform' } });
     const rendered = allObjects(fleet).filter(({ file }) => file.endsWith('controller.yaml'));
-    const deployment = rendered.find(({ obj }) => obj.kind === 'Deployment')!.obj as Obj;
+    const deployment: Obj = rendered.find(({ obj }) => obj.kind === 'Deployment')!.obj;
     const command = buildCommand(podEnv(deployment, 'pullfleet-controller-0')).exitOverride();
     command.parse(deployment.spec.template.spec.containers[0].args, { from: 'user' });
     const config = resolveConfig(configFromOptions(command.opts()));

@@ -11,7 +11,6 @@ import {
   PullApplicationSet,
   Spoke,
 } from '../../src/constructs/index.js';
-import { type ConfigMapObject } from '../../src/model/delivery/appset.js';
 import { EXPECTED_APPLICATIONS_LABEL, parseExpectedApplications } from '../../src/model/runtime/expected-apps.js';
 import { schemaFindings } from '../../src/validate/schema.js';
 import { allObjects, type Obj } from './helpers.js';
@@ -26,7 +25,7 @@ function folderApplications(objects: Array<{ file: string; obj: Obj }>, hub: str
   for (const { file, obj } of objects) {
     const match = new RegExp(`^${hub}/spokes/([^/]+)/applications\\.yaml$`).exec(file);
     if (!match || obj.kind !== 'Application') continue;
-    folders.set(match[1]!, [...(folders.get(match[1]!) ?? []), obj.metadata.name].sort());
+    folders.set(match[1], [...(folders.get(match[1]) ?? []), obj.metadata.name].sort());
   }
   return folders;
 }
@@ -40,7 +39,7 @@ function expectationLists(
   for (const { file, obj } of objects) {
     if (obj.metadata.labels?.[EXPECTED_APPLICATIONS_LABEL] === undefined || !file.startsWith(`${hub}/`)) continue;
     expect(file).toBe(`${hub}/hub/expected-applications.yaml`);
-    const parsed = parseExpectedApplications(obj as unknown as ConfigMapObject);
+    const parsed = parseExpectedApplications(obj);
     if (!parsed.expected) throw new Error(parsed.problem);
     lists.set(parsed.expected.cluster, {
       applications: parsed.expected.applications,
@@ -82,12 +81,12 @@ describe('expected-Application lists rendered for agent-autonomous spokes', () =
     const r1 = new Spoke(hub, 'r1', { clusterSet: retail });
     const basic = new Spoke(hub, 'b1');
     const storePlacement = new Placement(hub, 'stores', { clusterSets: [stores] });
-    new GitOpsCluster(hub, 'stores', {
+    GitOpsCluster.ocm(hub, 'stores', {
       placement: storePlacement,
       model: DeliveryModel.AGENT_AUTONOMOUS,
       spokeFolderRepository: { repoURL: 'https://git.example.com/fleet.git', outputPath: 'platform/out/' },
     });
-    new GitOpsCluster(hub, 'retail', {
+    GitOpsCluster.ocm(hub, 'retail', {
       placement: new Placement(hub, 'retail', { clusterSets: [retail] }),
       model: DeliveryModel.AGENT_MANAGED,
     });

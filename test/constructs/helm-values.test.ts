@@ -85,7 +85,7 @@ describe('Helm values', () => {
   ])('fails when a value is %s, naming the app and the key', (_what, bad, message) => {
     const { fleet, hub, east } = smallFleet();
     new PullApplication(hub, 'web', {
-      source: helm(bad as Record<string, unknown>),
+      source: helm(bad),
       destinationNamespace: 'web',
       spokes: [east],
     });

@@ -96,7 +96,7 @@ describe('Hub.addInventory', () => {
       'hub/Inventory/edge-1',
       'hub/Inventory/ocp-east',
     ]);
-    expect(h.spokes[0]!.labels).toStrictEqual({ region: 'us-west-2', tier: 'gold' });
+    expect(h.spokes[0].labels).toStrictEqual({ region: 'us-west-2', tier: 'gold' });
   });
 
   test('GIVEN a hand-written spoke of a new cluster THEN it sits beside the inventory spokes', () => {
@@ -108,14 +108,15 @@ describe('Hub.addInventory', () => {
   });
 
   test('fails when a hand-written spoke duplicates an inventory entry without override, naming both', () => {
-    const { hub: h } = hub();
+    const { fleet, hub: h } = hub();
     new Spoke(h, 'ocp-east');
     const file = inventoryFile();
-    expect(() => h.addInventory(Inventory.fromFile(file))).toThrow(
-      `hub: inventory ${file}: cluster "ocp-east" is already declared as hub/ocp-east: change the entry with addInventory(..., { overrides: { '<name>': {...} } }) or replace it with addInventory(..., { exclude: ['<name>'] }) and keep the hand-written Spoke`,
-    );
-    // nothing was declared from the inventory
+    expect(h.addInventory(Inventory.fromFile(file))).toStrictEqual([]);
+    // nothing was declared from the inventory, and synth reports the clash with every other problem
     expect(h.spokes.map((s) => s.name)).toStrictEqual(['ocp-east']);
+    expect(synthError(fleet)).toContain(
+      `[hub] inventory ${file}: cluster "ocp-east" is already declared as hub/ocp-east: change the entry with addInventory(..., { overrides: { '<name>': {...} } }) or replace it with addInventory(..., { exclude: ['<name>'] }) and keep the hand-written Spoke`,
+    );
   });
 
   test('fails when a spoke is declared after the inventory with a name it already has, naming both', () => {
@@ -129,19 +130,22 @@ describe('Hub.addInventory', () => {
   });
 
   test('fails when an override or exclusion names no inventory entry', () => {
-    const { hub: h } = hub();
+    const { fleet, hub: h } = hub();
     const file = inventoryFile();
-    expect(() => h.addInventory(Inventory.fromFile(file), { overrides: { gone: {} }, exclude: ['also-gone'] })).toThrow(
-      `hub: inventory ${file}: overrides names "gone", exclude names "also-gone", which is not in the inventory: remove it, or pull the inventory again if the cluster is new`,
+    h.addInventory(Inventory.fromFile(file), { overrides: { gone: {} }, exclude: ['also-gone'] });
+    expect(synthError(fleet)).toContain(
+      `[hub] inventory ${file}: overrides names "gone", exclude names "also-gone", which is not in the inventory: remove it, or pull the inventory again if the cluster is new`,
     );
   });
 
   test('fails when the inventory belongs to another hub', () => {
-    const { hub: h } = hub();
+    const { fleet, hub: h } = hub();
     const file = inventoryFile('other.yaml', 'other');
-    expect(() => h.addInventory(Inventory.fromFile(file))).toThrow(
-      `hub: inventory ${file} is for hub "other", not "hub": load inventory/hub.yaml (pullfleet inventory pull --hub hub)`,
+    h.addInventory(Inventory.fromFile(file));
+    expect(synthError(fleet)).toContain(
+      `[hub] inventory ${file} is for hub "other", not "hub": load inventory/hub.yaml (pullfleet inventory pull --hub hub)`,
     );
+    expect(h.spokes).toStrictEqual([]);
   });
 
   test('fails when the file is missing, saying how to create it', () => {

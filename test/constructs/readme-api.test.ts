@@ -1,6 +1,6 @@
 /**
- * The README's "Library API" example runs as written (imports pointed at this repository) and its
- * escape hatches land in dist/.
+ * The example of docs/reference/library-api.md runs as written (imports pointed at this repository) and
+ * its escape hatches land in dist/.
  */
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -12,23 +12,26 @@ const repo = process.cwd();
 const scratch: string[] = [];
 afterAll(() => scratch.forEach((dir) => fs.rmSync(dir, { recursive: true, force: true })));
 
+const PAGE = 'docs/reference/library-api.md';
+
+/** The first ```ts block of the library API page. */
 function librarySnippet(): string {
-  const readme = fs.readFileSync(path.join(repo, 'README.md'), 'utf8');
-  const start = readme.indexOf('<!-- section:library-api -->');
-  const end = readme.indexOf('<!-- /section:library-api -->');
-  if (start < 0 || end < 0) throw new Error('README has no section library-api');
-  const section = readme.slice(start, end);
-  const open = section.indexOf('```ts\n');
-  return section.slice(open + 6, section.indexOf('\n```', open + 6) + 1);
+  const page = fs.readFileSync(path.join(repo, PAGE), 'utf8');
+  const open = page.indexOf('```ts\n');
+  if (open < 0) throw new Error(`${PAGE} has no ts example`);
+  return page.slice(open + 6, page.indexOf('\n```', open + 6) + 1);
 }
 
-describe('README Library API', () => {
+describe('the library API example (docs/reference/library-api.md)', () => {
   test('GIVEN the example WHEN run THEN the annotations added through the hatches are in dist/, and the imported spoke gets no bootstrap', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pullfleet-readme-api-'));
     scratch.push(dir);
     fs.writeFileSync(
       path.join(dir, 'fleet.config.ts'),
-      librarySnippet().replaceAll("from './src/", `from '${repo}/src/`),
+      // the example imports the package by name; here it is this repository's sources
+      librarySnippet()
+        .replaceAll("from 'pullfleet'", `from '${repo}/src/index.js'`)
+        .replaceAll("from './src/", `from '${repo}/src/`),
     );
     fs.writeFileSync(path.join(dir, 'package.json'), '{ "type": "module" }\n');
     const out = path.join(dir, 'dist');

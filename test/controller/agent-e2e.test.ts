@@ -8,7 +8,7 @@
 import { afterEach, beforeEach, describe, expect, test } from '@jest/globals';
 import { pino } from 'pino';
 import { AGENT_PULL_CONFLICT_CONDITION } from '../../src/controller/reconcilers/application.js';
-import { startController, type RunningController } from '../../src/controller/index.js';
+import { startController, type RunningController } from '../../src/controller/runtime/manager.js';
 import { MANAGED_CLUSTER_ANNOTATION, PULL_LABEL } from '../../src/model/core/keys.js';
 import { type Application } from '../../src/model/core/types.js';
 import { fleetReportCrd } from '../../src/model/report/report-crd.js';
@@ -37,7 +37,7 @@ describe('agent-model Applications against the fake API server', () => {
         spec: { hubAcceptsClient: true },
       });
     }
-    server.store.create(fleetReportCrd() as unknown as KubeObj);
+    server.store.create(fleetReportCrd());
   });
 
   afterEach(async () => {
@@ -47,7 +47,7 @@ describe('agent-model Applications against the fake API server', () => {
   });
 
   function placementDecision(name: string, placement: string, clusters: string[]): void {
-    const created = server.store.create<KubeObj>(decision(name, [], placement) as unknown as KubeObj);
+    const created = server.store.create<KubeObj>(decision(name, [], placement));
     server.store.updateStatus({
       ...created,
       status: { decisions: clusters.map((clusterName) => ({ clusterName, reason: '' })) },
@@ -93,13 +93,13 @@ describe('agent-model Applications against the fake API server', () => {
       app.metadata.labels![PULL_LABEL] = 'true';
       app.metadata.annotations = { [MANAGED_CLUSTER_ANNOTATION]: cluster };
     }
-    return server.store.create<KubeObj>(app as unknown as KubeObj);
+    return server.store.create<KubeObj>(app);
   }
 
   /** What the principal does: writes the agent's status onto the hub Application. */
   function principalWrites(name: string, namespace: string, status: Application['status']): KubeObj {
     const stored = server.store.get<KubeObj>('applications', namespace, name);
-    return server.store.update<KubeObj>({ ...stored, status } as unknown as KubeObj);
+    return server.store.update<KubeObj>({ ...stored, status });
   }
 
   const agentReport = () =>
@@ -110,10 +110,10 @@ describe('agent-model Applications against the fake API server', () => {
     // (agent-2's app also carries the pull label by mistake), an autonomous agent's mirrored app, and the
     // GitOpsCluster that registers the edge clusters
     installGitOpsCluster();
-    const basicSet = server.store.create<KubeObj>(applicationSet() as unknown as KubeObj);
+    const basicSet = server.store.create<KubeObj>(applicationSet());
     placementDecision('prod-decision-1', 'prod', ['east', 'agent-1']);
-    server.store.create(generatedHubApp('east', basicSet.metadata.uid!) as unknown as KubeObj);
-    const agentSet = server.store.create<KubeObj>(agentAppSet('edge-apps', 'edge') as unknown as KubeObj);
+    server.store.create(generatedHubApp('east', basicSet.metadata.uid));
+    const agentSet = server.store.create<KubeObj>(agentAppSet('edge-apps', 'edge'));
     placementDecision('edge-decision-1', 'edge', ['agent-1', 'agent-2']);
     createAgentApp(agentSet, 'agent-1');
     createAgentApp(agentSet, 'agent-2', { pull: true });
@@ -130,7 +130,7 @@ describe('agent-model Applications against the fake API server', () => {
     );
     delete autonomous.metadata.uid;
     delete autonomous.metadata.creationTimestamp;
-    const storedAutonomous = server.store.create<KubeObj>(autonomous as unknown as KubeObj);
+    const storedAutonomous = server.store.create<KubeObj>(autonomous);
 
     // WHEN the controller runs
     controller = await startController({
@@ -155,7 +155,7 @@ describe('agent-model Applications against the fake API server', () => {
     // AND the report of the agent-managed ApplicationSet has a row per cluster from the Application status
     await waitFor('the agent report', () => {
       const rows = agentReport()?.status?.clusters ?? [];
-      return rows.length === 2 && rows[0]!.state === 'Healthy' ? rows : undefined;
+      return rows.length === 2 && rows[0].state === 'Healthy' ? rows : undefined;
     });
     expect(
       agentReport()!.status!.clusters.map((row) => [
@@ -199,9 +199,9 @@ describe('agent-model Applications against the fake API server', () => {
   });
 
   test('GIVEN a hub without the GitOpsCluster CRD WHEN the controller runs THEN it becomes ready and writes cluster Secrets as before', async () => {
-    const basicSet = server.store.create<KubeObj>(applicationSet() as unknown as KubeObj);
+    const basicSet = server.store.create<KubeObj>(applicationSet());
     placementDecision('prod-decision-1', 'prod', ['east', 'agent-1']);
-    server.store.create(generatedHubApp('east', basicSet.metadata.uid!) as unknown as KubeObj);
+    server.store.create(generatedHubApp('east', basicSet.metadata.uid));
     controller = await startController({
       kubeConfig: server.kubeConfig(),
       config: { leaderElection: false, relaxTenancy: true, clusterSecrets: true },

@@ -5,7 +5,7 @@
  */
 import { afterEach, beforeEach, describe, expect, test } from '@jest/globals';
 import { destination, pino } from 'pino';
-import { startController, type RunningController } from '../../src/controller/index.js';
+import { startController, type RunningController } from '../../src/controller/runtime/manager.js';
 import { CLEANUP_FINALIZER, MANAGED_CLUSTER_ANNOTATION, PULL_LABEL } from '../../src/model/core/keys.js';
 import { fleetReportCrd } from '../../src/model/report/report-crd.js';
 import { kubeMicroTime } from '../../src/model/core/time.js';
@@ -18,7 +18,7 @@ const FAST = { retryPeriodSeconds: 0.1, leaseDurationSeconds: 2, renewDeadlineSe
 function seedHub(server: FakeApiServer, clusters: string[]): void {
   const store = server.store;
   // The controller's install ships this CRD; the fake serves it once registered.
-  store.registerCrd(fleetReportCrd() as KubeObj);
+  store.registerCrd(fleetReportCrd());
   store.create({
     apiVersion: 'cluster.open-cluster-management.io/v1beta2',
     kind: 'ManagedClusterSet',

@@ -1,12 +1,13 @@
 /**
- * Issue 7 behaviours through the real controller (manager, informers, queue) against the fake API server:
- * an operation survives a controller restart until the spoke starts it, and a ManagedCluster leaving the
- * app's set keeps what is delivered and says why. (That ManagedCluster status updates wake nothing is
- * measured by `npm run bench:controller` and checked on the routing itself in reconcile-hardening.test.ts.)
+ * Reconciler hardening through the real controller (manager, informers, queue) against the fake API
+ * server: an operation survives a controller restart until the spoke starts it, and a ManagedCluster
+ * leaving the app's set keeps what is delivered and says why. (That ManagedCluster status updates wake
+ * nothing is measured by `npm run bench:controller` and checked on the routing itself in
+ * reconcilers/application-hardening.test.ts.)
  */
 import { afterEach, beforeEach, describe, expect, test } from '@jest/globals';
 import { destination, pino } from 'pino';
-import { startController, type RunningController } from '../../src/controller/index.js';
+import { startController, type RunningController } from '../../src/controller/runtime/manager.js';
 import { MANAGED_CLUSTER_ANNOTATION, PULL_LABEL } from '../../src/model/core/keys.js';
 import { fleetReportCrd } from '../../src/model/report/report-crd.js';
 import { FORWARDED_OPERATION_ANNOTATION } from '../../src/model/runtime/propagation.js';
@@ -20,7 +21,7 @@ const CLUSTER = { apiVersion: 'cluster.open-cluster-management.io/v1', kind: 'Ma
 
 function seedHub(server: FakeApiServer): void {
   const store = server.store;
-  store.registerCrd(fleetReportCrd() as KubeObj);
+  store.registerCrd(fleetReportCrd());
   // As on a real hub: the Argo CD namespace and each accepted cluster's namespace exist.
   for (const name of ['argocd', 'spoke1', 'spoke2'])
     store.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });

@@ -5,7 +5,7 @@
  */
 import { afterEach, beforeEach, describe, expect, test } from '@jest/globals';
 import { pino } from 'pino';
-import { startController, type RunningController } from '../../src/controller/index.js';
+import { startController, type RunningController } from '../../src/controller/runtime/manager.js';
 import { fleetReportCrd } from '../../src/model/report/report-crd.js';
 import {
   type FleetReport,
@@ -46,7 +46,7 @@ describe('fleet report against the fake API server', () => {
   });
 
   function installCrd(): void {
-    server.store.create(fleetReportCrd() as unknown as KubeObj);
+    server.store.create(fleetReportCrd());
   }
 
   async function start(config: Record<string, unknown> = {}, crd = true): Promise<void> {
@@ -61,8 +61,8 @@ describe('fleet report against the fake API server', () => {
 
   /** The ApplicationSet, its decisions, and the hub apps the applicationset-controller would generate. */
   function seedApplicationSet(clusters: string[], appClusters = clusters): KubeObj {
-    const appSet = server.store.create<KubeObj>(applicationSet() as unknown as KubeObj);
-    const placementDecision = server.store.create<KubeObj>(decision('prod-decision-1', []) as unknown as KubeObj);
+    const appSet = server.store.create<KubeObj>(applicationSet());
+    const placementDecision = server.store.create<KubeObj>(decision('prod-decision-1', []));
     server.store.updateStatus({
       ...placementDecision,
       status: { decisions: clusters.map((clusterName) => ({ clusterName, reason: '' })) },
@@ -72,7 +72,7 @@ describe('fleet report against the fake API server', () => {
   }
 
   function createHubApp(appSet: KubeObj, cluster: string): void {
-    server.store.create(generatedHubApp(cluster, appSet.metadata.uid!) as unknown as KubeObj);
+    server.store.create(generatedHubApp(cluster, appSet.metadata.uid));
   }
 
   const report = (): FleetReport | undefined =>
@@ -240,7 +240,7 @@ describe('fleet report against the fake API server', () => {
     const placementDecision = server.store.get<KubeObj>('placementdecisions', NS, 'prod-decision-1');
     server.store.updateStatus({ ...placementDecision, status: { decisions: [{ clusterName: 'west', reason: '' }] } });
     // a second decision object of the same placement (decisions are split at 100 per object)
-    const second = server.store.create<KubeObj>(decision('prod-decision-2', []) as unknown as KubeObj);
+    const second = server.store.create<KubeObj>(decision('prod-decision-2', []));
     server.store.updateStatus({ ...second, status: { decisions: [{ clusterName: 'north', reason: '' }] } });
     await waitFor(
       'rows west and north',

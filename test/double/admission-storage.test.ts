@@ -1,5 +1,6 @@
 /** Checks the real server makes on every write that the double makes too: namespace lifecycle, pruning of unknown fields, date-time formats, size limits. */
 import { afterEach, beforeEach, describe, expect, test } from '@jest/globals';
+import type { KubeObj } from './fake-apiserver.js';
 import { APPS, WORKS, apply, application, failure, harness, manifestWork, merge, type Harness } from './helpers.js';
 
 let h: Harness;
@@ -85,10 +86,7 @@ describe('pruning of unknown fields', () => {
     body.spec.source.notAField = true;
     body.topLevelJunk = 'x';
 
-    const created = (await h.custom.createNamespacedCustomObject({ ...APPS, namespace: 'argocd', body })) as Record<
-      string,
-      any
-    >; // eslint-disable-line @typescript-eslint/no-explicit-any
+    const created = (await h.custom.createNamespacedCustomObject({ ...APPS, namespace: 'argocd', body })) as KubeObj;
 
     expect(created.spec.sourceTypo).toBeUndefined();
     expect(created.spec.source).toStrictEqual({ repoURL: 'https://example.com/repo.git', path: 'guestbook' });
@@ -130,7 +128,7 @@ describe('pruning of unknown fields', () => {
         body: { status: { health: { status: 'Healthy', bogus: 1 }, invented: 'x' } },
       },
       merge,
-    )) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+    )) as KubeObj;
 
     expect(patched.status).toStrictEqual({ health: { status: 'Healthy' } });
   });
@@ -142,7 +140,7 @@ describe('pruning of unknown fields', () => {
       body: application('guestbook', 'argocd', {
         metadata: { labels: { a: 'b' }, annotations: { 'x.io/y': 'z' }, finalizers: ['x.io/f'] },
       }),
-    })) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+    })) as KubeObj;
 
     expect(created.metadata).toMatchObject({
       labels: { a: 'b' },

@@ -162,8 +162,8 @@ describe('resourceVersion and update', () => {
     const b = await h.custom.createNamespacedCustomObject({ ...APPS, namespace: 'argocd', body: application('b') });
 
     const rvs = [a, w, b].map((o) => Number(o.metadata.resourceVersion));
-    expect(rvs[1]).toBeGreaterThan(rvs[0]!);
-    expect(rvs[2]).toBeGreaterThan(rvs[1]!);
+    expect(rvs[1]).toBeGreaterThan(rvs[0]);
+    expect(rvs[2]).toBeGreaterThan(rvs[1]);
   });
 
   test('fails when a PUT carries a stale resourceVersion: 409 Conflict', async () => {

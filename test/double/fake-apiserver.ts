@@ -309,10 +309,10 @@ export class FakeApiServer {
 
   static async start(opts: FakeApiServerOptions = {}): Promise<FakeApiServer> {
     const core = new FakeStore(opts);
-    let instance: FakeApiServer | undefined;
-    const server = createServer((req, res) => instance!.handle(req, res));
+    // Requests arrive only once the server listens below, after `instance` is set.
+    const server = createServer((req, res) => instance.handle(req, res));
     server.keepAliveTimeout = 60_000;
-    instance = new FakeApiServer(server, core, opts.realism);
+    const instance = new FakeApiServer(server, core, opts.realism);
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(0, '127.0.0.1', () => resolve());
@@ -320,7 +320,7 @@ export class FakeApiServer {
     instance.port = (server.address() as AddressInfo).port;
     instance.url_ = `http://127.0.0.1:${instance.port}`;
     if (opts.bookmarkIntervalMs) {
-      instance.bookmarkTimer = setInterval(() => instance!.sendBookmarks(), opts.bookmarkIntervalMs);
+      instance.bookmarkTimer = setInterval(() => instance.sendBookmarks(), opts.bookmarkIntervalMs);
       instance.bookmarkTimer.unref();
     }
     return instance;
@@ -805,7 +805,7 @@ export class FakeApiServer {
       }
       case 'patch': {
         if (!route.name) throw new ApiError(405, 'MethodNotAllowed', 'PATCH is not allowed on a collection');
-        const contentType = (req.headers['content-type'] ?? '').split(';')[0]!.trim();
+        const contentType = (req.headers['content-type'] ?? '').split(';')[0].trim();
         const type = PATCH_CONTENT_TYPES[contentType];
         if (!type) {
           throw new ApiError(
@@ -966,13 +966,13 @@ export class FakeApiServer {
     }
     const reg = this.core.registry;
     if (rest[0] === 'namespaces' && rest.length >= 3) {
-      const def = reg.byPath(group, version, rest[2]!);
+      const def = reg.byPath(group, version, rest[2]);
       if (def && def.namespaced) {
         if (rest.length > 5) return undefined;
         return { def, namespace: rest[1], name: rest[3], subresource: rest[4] };
       }
     }
-    const def = reg.byPath(group, version, rest[0]!);
+    const def = reg.byPath(group, version, rest[0]);
     if (!def || rest.length > 3) return undefined;
     if (def.namespaced && rest.length > 1) return undefined;
     return { def, name: rest[1], subresource: rest[2] };
@@ -1006,8 +1006,8 @@ export class FakeApiServer {
     });
     if (parts.length === 1 && parts[0] === 'api')
       return { kind: 'APIVersions', versions: ['v1'], serverAddressByClientCIDRs: [] };
-    if (parts.length === 2 && parts[0] === 'api') return resources('', parts[1]!);
-    if (parts.length === 3 && parts[0] === 'apis') return resources(parts[1]!, parts[2]!);
+    if (parts.length === 2 && parts[0] === 'api') return resources('', parts[1]);
+    if (parts.length === 3 && parts[0] === 'apis') return resources(parts[1], parts[2]);
     if (parts.length === 1 && parts[0] === 'apis') {
       const groups = new Map<string, string[]>();
       for (const d of reg.all())
@@ -1036,13 +1036,13 @@ function resourceMatches(filter: string, counted: string): boolean {
   const [fRes, fSub] = filter.split('/');
   const [cRes, cSub] = counted.split('/');
   if (fSub !== cSub) return false;
-  return cRes === fRes || cRes!.split('.')[0] === fRes;
+  return cRes === fRes || cRes.split('.')[0] === fRes;
 }
 
 /** The API server names an unnamed writer after its user agent (up to the first '/'). */
 function managerFromAgent(req: IncomingMessage): string {
   const agent = req.headers['user-agent'];
-  return agent ? agent.split('/')[0]! : 'unknown';
+  return agent ? agent.split('/')[0] : 'unknown';
 }
 
 /** Starts a fake API server on a random local port. */

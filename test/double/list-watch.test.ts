@@ -130,8 +130,8 @@ describe('watch', () => {
     ]);
     const rvs = w.seen.map((e) => Number(e.rv));
     expect(rvs[0]).toBeGreaterThan(Number(list.metadata.resourceVersion));
-    expect(rvs[1]).toBeGreaterThan(rvs[0]!);
-    expect(rvs[2]).toBeGreaterThan(rvs[1]!);
+    expect(rvs[1]).toBeGreaterThan(rvs[0]);
+    expect(rvs[2]).toBeGreaterThan(rvs[1]);
   });
 
   test('GIVEN events already happened WHEN a watch resumes from an older resourceVersion THEN the missed events are replayed', async () => {

@@ -334,7 +334,7 @@ describe('watches that end at once, and the request log', () => {
       { verb: 'list', resource: 'applications.argoproj.io', client: 'one', code: 429 },
       { verb: 'list', resource: 'applications.argoproj.io', client: 'two', code: 200 },
     ]);
-    expect(log[1]!.at).toBeGreaterThanOrEqual(log[0]!.at);
+    expect(log[1].at).toBeGreaterThanOrEqual(log[0].at);
     expect(h.server.requestLog({ client: 'two' })).toHaveLength(1);
   });
 });

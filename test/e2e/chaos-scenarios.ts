@@ -81,11 +81,11 @@ export async function burst(
   const names = Array.from({ length: count }, (_, i) => `${prefix}-${String(i).padStart(2, '0')}`);
   for (const [i, name] of names.entries()) {
     if (i === Math.floor(count / 2)) await midway?.();
-    await ctx.cluster.create(hubApp(name, hubNamespace, clusters[i % 2]!));
+    await ctx.cluster.create(hubApp(name, hubNamespace, clusters[i % 2]));
   }
-  await patchApp(ctx, names[0]!, () => ({ metadata: { annotations: { [MANAGED_CLUSTER_ANNOTATION]: clusters[1] } } }));
-  await patchApp(ctx, names[1]!, () => ({ metadata: { labels: { [PULL_LABEL]: 'false' } } }));
-  await ctx.cluster.delete(appRef(hubNamespace, names[2]!));
+  await patchApp(ctx, names[0], () => ({ metadata: { annotations: { [MANAGED_CLUSTER_ANNOTATION]: clusters[1] } } }));
+  await patchApp(ctx, names[1], () => ({ metadata: { labels: { [PULL_LABEL]: 'false' } } }));
+  await ctx.cluster.delete(appRef(hubNamespace, names[2]));
 }
 
 const leaseRef = (ctx: ScenarioContext, name: string) => ({
@@ -202,7 +202,7 @@ export const CHAOS_SCENARIOS: Scenario[] = [
 
       await server.goDown();
       // Another API server replica of an HA control plane keeps taking writes meanwhile.
-      for (let i = 0; i < 4; i++) await ctx.cluster.create(hubApp(`during-${i}`, hubNamespace, clusters[i % 2]!));
+      for (let i = 0; i < 4; i++) await ctx.cluster.create(hubApp(`during-${i}`, hubNamespace, clusters[i % 2]));
       await patchApp(ctx, 'before-03', () => ({
         metadata: { annotations: { [MANAGED_CLUSTER_ANNOTATION]: clusters[0] } },
       }));
@@ -221,7 +221,7 @@ export const CHAOS_SCENARIOS: Scenario[] = [
     async run(ctx) {
       const { hubNamespace, clusters } = ctx.fleet;
       const names = Array.from({ length: 8 }, (_, i) => `contested-${i}`);
-      for (const [i, name] of names.entries()) await ctx.cluster.create(hubApp(name, hubNamespace, clusters[i % 2]!));
+      for (const [i, name] of names.entries()) await ctx.cluster.create(hubApp(name, hubNamespace, clusters[i % 2]));
       await ctx.startController();
       const writer = new ConflictWriter(
         ctx.cluster,
@@ -238,7 +238,7 @@ export const CHAOS_SCENARIOS: Scenario[] = [
       for (const name of names) {
         const app = await ctx.cluster.get<Application>(appRef(hubNamespace, name));
         const work = await ctx.cluster.get<ManifestWork>(
-          workRef(app!.metadata.annotations![MANAGED_CLUSTER_ANNOTATION]!, manifestWorkName(hubNamespace, name)),
+          workRef(app!.metadata.annotations![MANAGED_CLUSTER_ANNOTATION], manifestWorkName(hubNamespace, name)),
         );
         expect(workMatchesApp(work, app)).toBe(true);
       }
@@ -462,7 +462,7 @@ export const CHAOS_SCENARIOS: Scenario[] = [
       // Lower bounds only: a controller that honours Retry-After can never be faster than this.
       const attempts = server.requestLog({ verb: 'patch', resource: 'manifestworks', client: 'controller' });
       expect(attempts.slice(0, 4).map((a) => (a.code < 300 ? 'ok' : a.code))).toStrictEqual([429, 429, 429, 'ok']);
-      for (let i = 1; i < 4; i++) expect(attempts[i]!.at - attempts[i - 1]!.at).toBeGreaterThanOrEqual(950);
+      for (let i = 1; i < 4; i++) expect(attempts[i].at - attempts[i - 1].at).toBeGreaterThanOrEqual(950);
     },
   },
   {

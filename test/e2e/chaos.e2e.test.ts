@@ -6,7 +6,7 @@
  * `PULLFLEET_CHAOS_SEEDS=n` runs seeds 1..n of every scenario here, `PULLFLEET_CHAOS_SEED=n` replays one.
  *
  * Scenarios listed in PENDING_CONTROLLER_FIXES fail against today's controller because of a defect
- * issue 7 names; they run as `test.failing` (jest reports them as passing while they fail, and as
+ * in the controller; they run as `test.failing` (jest reports them as passing while they fail, and as
  * failing the moment they pass), so the suite stays green and shows exactly when a fix lands: then
  * delete the entry.
  */

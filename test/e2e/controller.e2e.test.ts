@@ -45,13 +45,13 @@ describe('controller end to end on the API double', () => {
     const controller = await controllers.start({ resyncSeconds: 1 });
     const names = ['a', 'b', 'c', 'd'];
     for (const [i, name] of names.entries())
-      await cluster.create(hubApp(name, fleet.hubNamespace, fleet.clusters[i % 2]!));
+      await cluster.create(hubApp(name, fleet.hubNamespace, fleet.clusters[i % 2]));
     const agent = new WorkAgent(cluster);
     for (const [i, name] of names.entries()) {
       await waitFor(`work for ${name}`, () =>
         server.store.find('manifestworks', fleet.clusters[i % 2], manifestWorkName(fleet.hubNamespace, name)),
       );
-      await agent.report(fleet.clusters[i % 2]!, manifestWorkName(fleet.hubNamespace, name), {
+      await agent.report(fleet.clusters[i % 2], manifestWorkName(fleet.hubNamespace, name), {
         syncStatus: 'Synced',
         healthStatus: 'Healthy',
       });

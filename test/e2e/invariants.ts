@@ -44,7 +44,7 @@ export function workMatchesApp(work: ManifestWork | undefined, app: Application 
     expect(work.metadata.labels).toStrictEqual(built.metadata.labels);
     expect(work.metadata.annotations).toStrictEqual(built.metadata.annotations);
     expect(work.spec.workload).toStrictEqual(built.spec.workload);
-    expect(work.spec).toMatchObject(built.spec as Record<string, unknown>);
+    expect(work.spec).toMatchObject(built.spec);
     return true;
   } catch {
     return false;
@@ -109,7 +109,7 @@ export async function fleetViolations(
     if (!isPullApplication(app)) {
       if (mine.length > 0)
         problems.push(
-          `${key} is not opted in (pull label ${JSON.stringify(app.metadata.labels?.['apps.open-cluster-management.io/pull-to-ocm-managed-cluster'])}) but has work ${mine[0]!.metadata.namespace}/${mine[0]!.metadata.name}`,
+          `${key} is not opted in (pull label ${JSON.stringify(app.metadata.labels?.['apps.open-cluster-management.io/pull-to-ocm-managed-cluster'])}) but has work ${mine[0].metadata.namespace}/${mine[0].metadata.name}`,
         );
       if (app.metadata.finalizers?.includes(CLEANUP_FINALIZER))
         problems.push(`${key} is not opted in but still carries ${CLEANUP_FINALIZER}`);

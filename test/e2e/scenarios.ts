@@ -6,7 +6,8 @@
  */
 import { expect } from '@jest/globals';
 import { pino } from 'pino';
-import { startController, type ControllerConfig, type RunningController } from '../../src/controller/index.js';
+import type { ControllerConfig } from '../../src/controller/runtime/config.js';
+import { startController, type RunningController } from '../../src/controller/runtime/manager.js';
 import {
   ARGOCD_API_VERSION,
   CLEANUP_FINALIZER,
@@ -630,31 +631,31 @@ export const SCENARIOS: Scenario[] = [
     async run(ctx) {
       const { hubNamespace, clusters } = ctx.fleet;
       const names = Array.from({ length: 12 }, (_, i) => `app-${String(i).padStart(2, '0')}`);
-      const targetOf = (i: number) => clusters[i % 2]!;
+      const targetOf = (i: number) => clusters[i % 2];
       const first = await ctx.startController();
       for (const [i, name] of names.slice(0, 6).entries())
         await ctx.cluster.create(hubApp(name, hubNamespace, targetOf(i)));
-      await waitForDelivered(ctx, hubNamespace, names[0]!, targetOf(0));
+      await waitForDelivered(ctx, hubNamespace, names[0], targetOf(0));
       await first.stop();
 
       // While no controller runs: more apps, a retarget, an opt-out and a deletion.
       for (const [i, name] of names.slice(6).entries())
         await ctx.cluster.create(hubApp(name, hubNamespace, targetOf(i + 6)));
-      await patchFresh(ctx, appRef(hubNamespace, names[0]!), () => ({
+      await patchFresh(ctx, appRef(hubNamespace, names[0]), () => ({
         metadata: { annotations: { [MANAGED_CLUSTER_ANNOTATION]: targetOf(1) } },
       }));
-      await patchFresh(ctx, appRef(hubNamespace, names[1]!), () => ({
+      await patchFresh(ctx, appRef(hubNamespace, names[1]), () => ({
         metadata: { labels: { [PULL_LABEL]: 'false' } },
       }));
-      await ctx.cluster.delete(appRef(hubNamespace, names[2]!));
+      await ctx.cluster.delete(appRef(hubNamespace, names[2]));
       await ctx.startController();
 
       const expected = new Map<string, string>(names.map((name, i) => [name, targetOf(i)]));
-      expected.set(names[0]!, targetOf(1));
-      expected.delete(names[1]!);
-      expected.delete(names[2]!);
+      expected.set(names[0], targetOf(1));
+      expected.delete(names[1]);
+      expected.delete(names[2]);
       for (const [name, cluster] of expected) await waitForDelivered(ctx, hubNamespace, name, cluster);
-      await waitForGone(ctx, 'the deleted app', () => getApp(ctx, hubNamespace, names[2]!));
+      await waitForGone(ctx, 'the deleted app', () => getApp(ctx, hubNamespace, names[2]));
       const want = [...expected].map(([name, cluster]) => `${cluster}/${manifestWorkName(hubNamespace, name)}`).sort();
       await waitFor(
         'exactly one work per delivered app',
@@ -770,9 +771,9 @@ export const SCENARIOS: Scenario[] = [
 
       await ctx.cluster.create(hubApp('first', hubNamespace, clusters[0]));
       await waitForDelivered(ctx, hubNamespace, 'first', clusters[0]);
-      expect(
-        ((await ctx.cluster.get(leaseRef)) as { spec?: { holderIdentity?: string } } | undefined)?.spec?.holderIdentity,
-      ).toBe('replica-a');
+      expect((await ctx.cluster.get<{ spec?: { holderIdentity?: string } }>(leaseRef))?.spec?.holderIdentity).toBe(
+        'replica-a',
+      );
 
       await a.stop();
       await waitFor(
@@ -787,9 +788,9 @@ export const SCENARIOS: Scenario[] = [
       await ctx.cluster.create(hubApp('second', hubNamespace, clusters[1]));
 
       await waitForDelivered(ctx, hubNamespace, 'second', clusters[1]);
-      expect(
-        ((await ctx.cluster.get(leaseRef)) as { spec?: { holderIdentity?: string } } | undefined)?.spec?.holderIdentity,
-      ).toBe('replica-b');
+      expect((await ctx.cluster.get<{ spec?: { holderIdentity?: string } }>(leaseRef))?.spec?.holderIdentity).toBe(
+        'replica-b',
+      );
       expect(await managedWorks(ctx)).toStrictEqual(
         [
           `${clusters[0]}/${manifestWorkName(hubNamespace, 'first')}`,
@@ -875,7 +876,7 @@ export const SCENARIOS: Scenario[] = [
         },
       );
       expect(Object.keys(secret.data ?? {}).sort()).toStrictEqual(['name', 'server']);
-      expect(Buffer.from(secret.data!.name!, 'base64').toString()).toBe(clusters[0]);
+      expect(Buffer.from(secret.data!.name, 'base64').toString()).toBe(clusters[0]);
       expect(secret.metadata.labels?.[ARGOCD_SECRET_TYPE_LABEL]).toBe('cluster');
       const inArgo = await ctx.cluster.list<{ metadata: { name: string; resourceVersion?: string } }>('v1', 'Secret', {
         namespace: argoNamespace,

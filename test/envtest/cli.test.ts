@@ -35,7 +35,7 @@ async function inParallel<T>(items: readonly T[], width: number, fn: (item: T) =
   let next = 0;
   await Promise.all(
     Array.from({ length: width }, async () => {
-      while (next < items.length) await fn(items[next++]!);
+      while (next < items.length) await fn(items[next++]);
     }),
   );
 }
@@ -57,7 +57,7 @@ describeRealServer('pullfleet inventory and status through the binary', (kubecon
 
   afterAll(async () => {
     await inParallel(clusters, 16, (c) =>
-      client.delete('cluster.open-cluster-management.io/v1', 'ManagedCluster', undefined, c.metadata.name as string),
+      client.delete('cluster.open-cluster-management.io/v1', 'ManagedCluster', undefined, c.metadata.name),
     );
     for (const set of sets)
       await client.delete(
@@ -149,7 +149,7 @@ describeRealServer('pullfleet inventory and status through the binary', (kubecon
     };
     const write = async (report: RawObject): Promise<void> => {
       const { status, ...rest } = report as RawObject & { status?: unknown };
-      const stored = await client.apply<RawObject>(rest as RawObject, 'pullfleet-test');
+      const stored = await client.apply<RawObject>(rest, 'pullfleet-test');
       await client.replace({ ...report, metadata: stored.metadata }, 'status');
     };
 

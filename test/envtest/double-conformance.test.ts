@@ -79,7 +79,7 @@ const CASES: Record<string, Observe> = {
     c,
     ns,
   ) => {
-    await c.create({ ...work('w', ns), status: { conditions: [] } } as RawObject);
+    await c.create({ ...work('w', ns), status: { conditions: [] } });
     const afterMain = await c.mergePatch<RawObject & { status?: { conditions?: unknown[] } }>(...WORK, ns, 'w', {
       status: {
         conditions: [

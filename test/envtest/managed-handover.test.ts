@@ -55,7 +55,7 @@ describeRealServer('basic → agent-managed hand-over', (kubeconfigPath) => {
     });
     new PullApplication(hub, 'web', { source, destinationNamespace: 'web', spokes: [east], pruneOnDelete: true });
     if (agent) {
-      new GitOpsCluster(hub, 'agents', { placement: edge, model: DeliveryModel.AGENT_MANAGED });
+      GitOpsCluster.acm(hub, 'agents', { placement: edge, model: DeliveryModel.AGENT_MANAGED });
       east.moveTo(DeliveryModel.AGENT_MANAGED);
     }
     return fleet;

@@ -21,7 +21,6 @@ import {
   ClusterSet,
   DeliveryModel,
   Fleet,
-  GitOpsCluster,
   Hub,
   HubFlavor,
   Placement,
@@ -33,6 +32,7 @@ import { ARGOCD_API_VERSION, MANAGED_CLUSTER_ANNOTATION, WORK_API_VERSION } from
 import { manifestWorkName } from '../../src/model/core/names.js';
 import { type Application, type ManifestWork } from '../../src/model/core/types.js';
 import { realCluster } from '../support/cluster.js';
+import { gitOpsClusterOf } from '../support/gitops-cluster.js';
 import {
   PullDeliverySim,
   SOURCE_UID,
@@ -109,13 +109,7 @@ describeRealServer('moves between delivery models', (kubeconfigPath) => {
     const plain = placement('plain', { tier: 'plain' });
     const everyone = placement('everyone', { fleet: 'yes' });
     const gitops = (name: string, on: Placement, model: DeliveryModel | undefined) => {
-      if (model === DeliveryModel.AGENT_AUTONOMOUS)
-        new GitOpsCluster(hub, name, {
-          placement: on,
-          model,
-          spokeFolderRepository: { repoURL: 'https://git.example.com/fleet.git' },
-        });
-      else if (model) new GitOpsCluster(hub, name, { placement: on, model });
+      if (model) gitOpsClusterOf(hub, name, on, model);
     };
     gitops('edge-agents', edge, models.edge);
     gitops('core-agents', core, models.core);
@@ -215,6 +209,7 @@ describeRealServer('moves between delivery models', (kubeconfigPath) => {
     (await sim.works(spoke)).filter(
       (w) =>
         !w.metadata.deletionTimestamp &&
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- wrong here: without it a manifest is any JSON value, with no fields
         w.spec.workload.manifests.some((m) => (m as Obj).kind === 'Application' && (m as Obj).metadata.name === name),
     );
   const managedFields = (app: Application | undefined) => (app?.metadata.managedFields ?? []) as Obj[];
@@ -237,7 +232,8 @@ describeRealServer('moves between delivery models', (kubeconfigPath) => {
         appliedAtGeneration(w),
       ]),
     ).toEqual([[manifestWorkName(sim.hubNs, name), 'Foreground', 'ServerSideApply', true]]);
-    const manifest = works[0]!.spec.workload.manifests.find((m) => (m as Obj).metadata.name === name) as Obj;
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- wrong here: without it a manifest is any JSON value, with no fields
+    const manifest = works[0].spec.workload.manifests.find((m) => (m as Obj).metadata.name === name) as Obj;
     expect(app?.spec.source).toEqual(manifest.spec.source);
     expect(app?.spec.destination).toEqual(manifest.spec.destination);
     expect(app?.metadata.finalizers).toEqual([RESOURCES_FINALIZER]);

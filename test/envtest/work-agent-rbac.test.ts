@@ -166,8 +166,8 @@ function distOpenShiftBootstraps(): Array<{ spoke: string; work: RawObject[]; ya
       const work = yamlDocs(join(works, file)).find(
         (o) => o.kind === 'ManifestWork' && o.metadata.name === 'pullfleet-bootstrap',
       );
-      const manifests = ((work?.spec as { workload?: { manifests?: RawObject[] } } | undefined)?.workload?.manifests ??
-        []) as RawObject[];
+      const manifests =
+        (work?.spec as { workload?: { manifests?: RawObject[] } } | undefined)?.workload?.manifests ?? [];
       if (!manifests.some(isGuardrail)) continue;
       const spoke = work!.metadata.namespace!;
       out.push({

@@ -105,7 +105,7 @@ process.stdout.write(JSON.stringify({ apiVersion: 'client.authentication.k8s.io/
         command: process.execPath,
         args: [join(dir, 'plugin.mjs')],
       },
-    } as User,
+    },
     use,
   };
 };
@@ -118,7 +118,7 @@ const viaCertificateFiles = (): Rotating => {
   };
   use('a');
   return {
-    user: { name: 'files', certFile: join(dir, 'client.pem'), keyFile: join(dir, 'client-key.pem') } as User,
+    user: { name: 'files', certFile: join(dir, 'client.pem'), keyFile: join(dir, 'client-key.pem') },
     use,
   };
 };

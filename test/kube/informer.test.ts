@@ -8,7 +8,6 @@ import { ObjectCache } from '../../src/kube/cache.js';
 import { Informer } from '../../src/kube/informer.js';
 import { KubeApiError, type KubeClient, type WatchEvent } from '../../src/kube/client.js';
 import { MANAGED_CLUSTER } from '../../src/kube/resources.js';
-import type { KubeObject } from '../../src/model/core/types.js';
 
 type WatchScript = (onEvent: (event: WatchEvent) => void, clock: { now: number }) => Promise<void>;
 
@@ -30,7 +29,7 @@ function scriptedClient(scripts: WatchScript[], clock: { now: number }) {
       };
     }) as KubeClient['list'],
     watch: (async (_kind: unknown, _scope: unknown, _rv: string, onEvent: (event: WatchEvent) => void) => {
-      const script = scripts[Math.min(calls.watch, scripts.length - 1)]!;
+      const script = scripts[Math.min(calls.watch, scripts.length - 1)];
       calls.watch++;
       await script(onEvent, clock);
     }) as KubeClient['watch'],
@@ -73,7 +72,7 @@ const endsAfterTimeout: WatchScript = async (onEvent, clock) => {
       apiVersion: 'cluster.open-cluster-management.io/v1',
       kind: 'ManagedCluster',
       metadata: { name: 'c1', resourceVersion: '2' },
-    } as KubeObject,
+    },
   });
   clock.now += 300_000;
 };

@@ -73,7 +73,7 @@ const upstreamCases: Record<string, { files: string[]; namespace?: string }> = {
 const upstreamNames = Object.keys(upstreamCases).sort();
 
 function translateUpstream(name: string) {
-  const { files, namespace } = upstreamCases[name]!;
+  const { files, namespace } = upstreamCases[name];
   const origins = new Map<JsonObject, string>();
   const objects = readObjects(files, origins);
   return translateSubscriptions(objects, {
@@ -89,6 +89,7 @@ function translate(name: string, objects?: JsonObject[]) {
   return translateSubscriptions(objects ?? readObjects([join(root, file)]), { importFrom: IMPORT, sources: [file] });
 }
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the tests read deep into synthesized specs
 type Obj = { kind: string; metadata: { name: string; namespace?: string }; spec: Record<string, any> };
 
 async function synth(name: string, prepare: (hub: Hub) => void = () => undefined): Promise<Obj[]> {
@@ -354,8 +355,8 @@ describe('pullfleet migrate subscriptions', () => {
       );
       // As on a real hub, the objects' namespaces exist.
       for (const ns of new Set(objects.map((obj) => (obj.metadata as { namespace: string }).namespace)))
-        server.store.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } } as never);
-      for (const obj of objects) server.store.create(obj as never);
+        server.store.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+      for (const obj of objects) server.store.create(obj);
       const kubeconfig = join(tmp, 'kubeconfig');
       writeFileSync(kubeconfig, server.kubeConfigYaml());
       const result = await run(['--kubeconfig', kubeconfig, '--import', IMPORT]);
@@ -402,7 +403,7 @@ describe('pullfleet migrate subscriptions on real upstream inputs (the binary)',
   const migrate = (args: readonly string[]) => binary(['migrate', 'subscriptions', ...args]);
 
   test('objects without metadata.namespace are read in the default namespace (or --namespace) and matched: the pacman sample', () => {
-    const { files } = upstreamCases.pacman!;
+    const { files } = upstreamCases.pacman;
     const plain = migrate(['--import', IMPORT, ...files]);
     expect(plain.code).toBe(0);
     expect(plain.err).not.toContain('is not in the input');
@@ -427,7 +428,7 @@ describe('pullfleet migrate subscriptions on real upstream inputs (the binary)',
   });
 
   test('the same Subscription in two files is one Subscription: differing, neither is translated and both files are named; identical, it is translated once', () => {
-    const { files } = upstreamCases['15-git-helm-both']!;
+    const { files } = upstreamCases['15-git-helm-both'];
     const both = migrate(['--import', IMPORT, ...files]);
     expect(both.code).toBe(0);
     expect(both.out).not.toContain('PullApplicationSet(hub');
@@ -438,7 +439,7 @@ describe('pullfleet migrate subscriptions on real upstream inputs (the binary)',
     );
     expect(migrate(['--import', IMPORT, '--strict', ...files]).code).toBe(1);
     // The same file twice: one app, every report line once.
-    const install = upstreamCases['15-git-helm-install']!.files;
+    const install = upstreamCases['15-git-helm-install'].files;
     const twice = migrate(['--import', IMPORT, ...install, `${GIT_HELM}/install/subscription.yaml`]);
     expect(twice.code).toBe(0);
     expect(twice.out.match(/new PullApplicationSet\(/g)).toHaveLength(1);
@@ -451,7 +452,7 @@ describe('pullfleet migrate subscriptions on real upstream inputs (the binary)',
   });
 
   test('Helm values of a chart kept in Git stay Helm values; an inline placement naming no cluster generates nothing that delivers', () => {
-    const { files } = upstreamCases['github-channel']!;
+    const { files } = upstreamCases['github-channel'];
     const result = migrate(['--import', IMPORT, ...files]);
     expect(result.code).toBe(0);
     expect(result.err).not.toContain('Kustomize');
@@ -468,7 +469,7 @@ describe('pullfleet migrate subscriptions on real upstream inputs (the binary)',
   });
 
   test('the generated code imports the package by default (--import overrides it) and the report says what resources to declare', () => {
-    const { files, namespace } = upstreamCases.pacman!;
+    const { files, namespace } = upstreamCases.pacman;
     const result = migrate(['--namespace', namespace!, ...files]);
     expect(result.code).toBe(0);
     expect(result.out).toContain("import { AppSource, Placement, PullApplicationSet, type Hub } from 'pullfleet';\n");

@@ -57,7 +57,7 @@ function fleetAt(previous: string | undefined, agent: boolean): Fleet {
   new PullApplication(hub, 'web', { source, destinationNamespace: 'web', spokes: [east, west], pruneOnDelete: true });
   new PullApplication(hub, 'api', { source, destinationNamespace: 'api', spokes: [west], pruneOnDelete: true });
   if (agent) {
-    new GitOpsCluster(hub, 'agents', { placement: edge, model: DeliveryModel.AGENT_MANAGED });
+    GitOpsCluster.acm(hub, 'agents', { placement: edge, model: DeliveryModel.AGENT_MANAGED });
     east.moveTo(DeliveryModel.AGENT_MANAGED);
   }
   return fleet;
@@ -87,7 +87,7 @@ function changed(a: Map<string, string>, b: Map<string, string>): string[] {
 
 /** Whether an object delivers to (or routes, bootstraps) the moving spoke east. */
 const aboutEast = (key: string) =>
-  /\/east[/.]/.test(key.split(' ')[0]!) ||
+  /\/east[/.]/.test(key.split(' ')[0]) ||
   / (Application|ManifestWork) [^ ]*(-east|east-)/.test(key) ||
   / ApplicationSet [^ ]*\/edge-web$/.test(key) ||
   / GitOpsCluster /.test(key) ||
@@ -104,7 +104,7 @@ describe('basic → agent-managed, golden output on a fleet where the rest stays
 
     // Everything that does not deliver to east is byte-identical through the whole move.
     for (let i = 1; i < o.length; i++) {
-      const outside = changed(o[0]!, o[i]!).filter((k) => !aboutEast(k));
+      const outside = changed(o[0], o[i]).filter((k) => !aboutEast(k));
       expect(outside).toStrictEqual([]);
     }
     for (const file of [
@@ -122,9 +122,9 @@ describe('basic → agent-managed, golden output on a fleet where the rest stays
     // What changes for east, step by step (golden).
     const east = (from: Map<string, string>, to: Map<string, string>) =>
       Object.fromEntries(changed(from, to).map((k) => [k, to.get(k) ?? '(removed)']));
-    expect(east(o[0]!, o[1]!)).toMatchSnapshot('step 1: what changes for east');
-    expect(east(o[1]!, o[2]!)).toMatchSnapshot('step 2: what changes for east');
-    expect(east(o[2]!, o[3]!)).toMatchSnapshot('step 3: what changes for east');
+    expect(east(o[0], o[1])).toMatchSnapshot('step 1: what changes for east');
+    expect(east(o[1], o[2])).toMatchSnapshot('step 2: what changes for east');
+    expect(east(o[2], o[3])).toMatchSnapshot('step 3: what changes for east');
 
     // The basic ApplicationSet monitoring keeps delivering to east (its work is not part of the hand-over).
     const state = (s: { files: Map<string, string> }) =>

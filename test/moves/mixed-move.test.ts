@@ -27,6 +27,7 @@ import {
 import {
   applicationSetDecision,
   applicationSetStep,
+  DeleteOption,
   type TransitionDecision,
 } from '../../src/model/delivery/transition.js';
 import { planFleet } from '../../src/model/plan/plan.js';
@@ -152,10 +153,11 @@ describe('moving one spoke back from agent-managed leaves the other ApplicationS
     expect(plan1.code).toBe(0);
     expect(plan1.plan.spokeDeletions).toStrictEqual([]);
     expect(plan1.plan.runtimeDeletions).toStrictEqual([]);
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the plan is parsed JSON output
     const named = (p: Record<string, any>) =>
       [...p.changed, ...p.added, ...p.removed]
         .map((c: { kind: string; namespace?: string; name: string }) => `${c.kind} ${c.namespace ?? ''}/${c.name}`)
-        .sort(); // eslint-disable-line @typescript-eslint/no-explicit-any
+        .sort();
     expect(named(plan1.plan)).toStrictEqual([
       'Application argocd/web-e1',
       'ManifestWork e1/argocd-web-e1',
@@ -217,7 +219,7 @@ describe('runtime deletions of agent-managed ApplicationSets name what is delete
       const set = new ClusterSet(hub, 'all');
       const spokes = ['s1', 's2'].map((name) => new Spoke(hub, name, { clusterSet: set, labels: { tier: 'edge' } }));
       const placement = new Placement(hub, 'edge', { predicates: [{ labels: { tier: 'edge' } }] });
-      if (agent) new GitOpsCluster(hub, 'agents', { placement, model: DeliveryModel.AGENT_MANAGED });
+      if (agent) GitOpsCluster.acm(hub, 'agents', { placement, model: DeliveryModel.AGENT_MANAGED });
       new PullApplicationSet(hub, 'web', { source, destinationNamespace: 'web', placement, pruneOnDelete: true });
       if (move) spokes.forEach((s) => s.moveTo(move));
       const dir = tmp('pullfleet-edge-');
@@ -274,17 +276,21 @@ describe('a spoke joins an agent group that has already moved', () => {
   test('applicationSetDecision: a spoke still basic holds an agent ApplicationSet back only when its work delivered the app there', () => {
     const stepOne: TransitionDecision = {
       model: DeliveryModel.BASIC,
-      deleteOption: 'Orphan',
+      deleteOption: DeleteOption.ORPHAN,
       step: 1,
       movingTo: DeliveryModel.AGENT_MANAGED,
     };
-    const moved: TransitionDecision = { model: DeliveryModel.AGENT_MANAGED, deleteOption: 'Foreground', step: 0 };
+    const moved: TransitionDecision = {
+      model: DeliveryModel.AGENT_MANAGED,
+      deleteOption: DeleteOption.FOREGROUND,
+      step: 0,
+    };
     const previous = (works: string[]): PlanStateSpoke => ({
       name: 's3',
       labels: {},
       clusterSets: [],
       deliveryModel: DeliveryModel.BASIC,
-      works: works.map((name) => ({ name, deleteOption: 'Foreground' as const })),
+      works: works.map((name) => ({ name, deleteOption: DeleteOption.FOREGROUND })),
     });
     // new to the ApplicationSet: nothing to hand over, so it counts as moved
     const fresh = applicationSetDecision(

@@ -6,7 +6,7 @@
  */
 import { afterEach, beforeEach, describe, expect, test } from '@jest/globals';
 import { pino } from 'pino';
-import { startController, type RunningController } from '../../src/controller/index.js';
+import { startController, type RunningController } from '../../src/controller/runtime/manager.js';
 import { MANAGED_CLUSTER_ANNOTATION, PULL_LABEL } from '../../src/model/core/keys.js';
 import { type Application, type ManifestWork } from '../../src/model/core/types.js';
 import { REPORT_DELIVERY_MODEL_LABEL } from '../../src/model/report/report.js';
@@ -71,7 +71,7 @@ function work(
           },
         }
       : {}),
-  } as ManifestWork;
+  };
 }
 
 const APP = { metadata: { name: 'east-guestbook', namespace: NS } };
@@ -171,7 +171,7 @@ describe('an ApplicationSet-generated app moving from basic to agent-managed aga
         observedGeneration: current.metadata.generation,
       },
     ];
-    return hub.server.store.updateStatus<ManifestWork>({ ...current, status: { conditions } } as unknown as KubeObj);
+    return hub.server.store.updateStatus<ManifestWork>({ ...current, status: { conditions } });
   }
 
   test('GIVEN a delivered basic app WHEN its ApplicationSet relabels it agent-managed THEN its work is orphaned, deleted only once the agent observed that, and no non-Orphan work is ever deleted', async () => {
@@ -190,8 +190,8 @@ describe('an ApplicationSet-generated app moving from basic to agent-managed aga
     );
     if (watch.gone) throw new Error('watch refused');
 
-    const appSet = hub.server.store.create<KubeObj>(applicationSet() as unknown as KubeObj);
-    hub.server.store.create(generatedHubApp('east', appSet.metadata.uid!) as unknown as KubeObj);
+    const appSet = hub.server.store.create<KubeObj>(applicationSet());
+    hub.server.store.create(generatedHubApp('east', appSet.metadata.uid));
     hub.controller = await startController({
       kubeConfig: hub.server.kubeConfig(),
       config: { leaderElection: false, relaxTenancy: true },
@@ -216,11 +216,11 @@ describe('an ApplicationSet-generated app moving from basic to agent-managed aga
     delete app.metadata.annotations![MANAGED_CLUSTER_ANNOTATION];
     app.metadata.labels![REPORT_DELIVERY_MODEL_LABEL] = 'agent-managed';
     app.spec.destination = { name: 'east', namespace: 'guestbook' };
-    const relabelled = hub.server.store.update<Application>(app as unknown as KubeObj);
+    const relabelled = hub.server.store.update<Application>(app);
     const principal = hub.server.store.update<Application>({
       ...relabelled,
       status: { sync: { status: 'Synced', revision: 'r1' }, health: { status: 'Healthy' } },
-    } as unknown as KubeObj);
+    });
 
     // THEN step 1: the work is switched to Orphan (a new generation the agent has not observed yet) and kept
     const orphaned = await waitFor('the Orphan work', () => {
@@ -281,16 +281,16 @@ describe('an ApplicationSet-generated app taken back from agent-managed to basic
     if (workWatch.gone || appWatch.gone) throw new Error('watch refused');
 
     // GIVEN the app as the agent-managed template renders it, with the status the principal mirrors
-    const appSet = hub.server.store.create<KubeObj>(applicationSet() as unknown as KubeObj);
-    const generated = generatedHubApp('east', appSet.metadata.uid!);
+    const appSet = hub.server.store.create<KubeObj>(applicationSet());
+    const generated = generatedHubApp('east', appSet.metadata.uid);
     delete generated.metadata.labels![PULL_LABEL];
     delete generated.metadata.annotations![MANAGED_CLUSTER_ANNOTATION];
     delete generated.metadata.annotations!['argocd.argoproj.io/skip-reconcile'];
     generated.metadata.labels![REPORT_DELIVERY_MODEL_LABEL] = 'agent-managed';
     generated.spec.destination = { name: 'east', namespace: 'guestbook' };
-    const agentApp = hub.server.store.create<Application>(generated as unknown as KubeObj);
+    const agentApp = hub.server.store.create<Application>(generated);
     const principalStatus = { sync: { status: 'Synced', revision: 'r1' }, health: { status: 'Healthy' } };
-    hub.server.store.update<Application>({ ...agentApp, status: principalStatus } as unknown as KubeObj);
+    hub.server.store.update<Application>({ ...agentApp, status: principalStatus });
     hub.controller = await startController({
       kubeConfig: hub.server.kubeConfig(),
       config: { leaderElection: false, relaxTenancy: true },
@@ -308,8 +308,8 @@ describe('an ApplicationSet-generated app taken back from agent-managed to basic
       'pullfleet.io/stand-by': 'true',
       'apps.open-cluster-management.io/destination-name': 'in-cluster',
     };
-    app.operation = { sync: { revision: 'r2' } } as Application['operation'];
-    hub.server.store.update<Application>(app as unknown as KubeObj);
+    app.operation = { sync: { revision: 'r2' } };
+    hub.server.store.update<Application>(app);
 
     // THEN the work stands by: created only if missing, orphaning on delete, with the agent's destination
     const name = `${NS}-east-guestbook`;
@@ -317,7 +317,7 @@ describe('an ApplicationSet-generated app taken back from agent-managed to basic
       hub.server.store.find<ManifestWork>('manifestworks', 'east', name),
     );
     expect(standBy.spec.deleteOption).toStrictEqual({ propagationPolicy: 'Orphan' });
-    expect(standBy.spec.manifestConfigs![0]!.updateStrategy).toStrictEqual({ type: 'CreateOnly' });
+    expect(standBy.spec.manifestConfigs![0].updateStrategy).toStrictEqual({ type: 'CreateOnly' });
     const payload = standBy.spec.workload.manifests.at(-1) as unknown as Application;
     expect(payload.spec.destination).toStrictEqual({ name: 'in-cluster', namespace: 'guestbook' });
     // the principal forwards operations while the agent may hold the app: none goes through the work
@@ -357,7 +357,7 @@ describe('an ApplicationSet-generated app taken back from agent-managed to basic
         },
       },
     };
-    hub.server.store.updateStatus<ManifestWork>(feedback as unknown as KubeObj);
+    hub.server.store.updateStatus<ManifestWork>(feedback);
     await waitFor(
       'the cleanup finalizer',
       () =>
@@ -370,7 +370,7 @@ describe('an ApplicationSet-generated app taken back from agent-managed to basic
     step2.metadata.annotations = { ...annotations, 'argocd.argoproj.io/skip-reconcile': 'true' };
     step2.spec.destination = { server: 'https://kubernetes.default.svc', namespace: 'guestbook' };
     delete step2.operation;
-    hub.server.store.update<Application>(step2 as unknown as KubeObj);
+    hub.server.store.update<Application>(step2);
 
     // THEN the same work is switched in place
     const switched = await waitFor('the Foreground work', () => {
@@ -378,7 +378,7 @@ describe('an ApplicationSet-generated app taken back from agent-managed to basic
       return found?.spec.deleteOption?.propagationPolicy === 'Foreground' ? found : undefined;
     });
     expect(switched.metadata.uid).toBe(standBy.metadata.uid);
-    expect(switched.spec.manifestConfigs![0]!.updateStrategy!.type).toBe('ServerSideApply');
+    expect(switched.spec.manifestConfigs![0].updateStrategy!.type).toBe('ServerSideApply');
     expect((switched.spec.workload.manifests.at(-1) as unknown as Application).spec.destination).toStrictEqual({
       name: 'in-cluster',
       namespace: 'guestbook',
@@ -405,10 +405,10 @@ describe('an ApplicationSet-generated app taken back from agent-autonomous to ba
   const hub = hubWithEast();
 
   test('GIVEN a standing-by app that is not routed to an agent THEN its work is CreateOnly and Orphan with the in-cluster server, and the controller writes the hub app status from the work feedback (no principal owns it)', async () => {
-    const appSet = hub.server.store.create<KubeObj>(applicationSet() as unknown as KubeObj);
-    const generated = generatedHubApp('east', appSet.metadata.uid!);
+    const appSet = hub.server.store.create<KubeObj>(applicationSet());
+    const generated = generatedHubApp('east', appSet.metadata.uid);
     generated.metadata.annotations = { ...generated.metadata.annotations, 'pullfleet.io/stand-by': 'true' };
-    hub.server.store.create<Application>(generated as unknown as KubeObj);
+    hub.server.store.create<Application>(generated);
     hub.controller = await startController({
       kubeConfig: hub.server.kubeConfig(),
       config: { leaderElection: false, relaxTenancy: true },
@@ -420,7 +420,7 @@ describe('an ApplicationSet-generated app taken back from agent-autonomous to ba
       hub.server.store.find<ManifestWork>('manifestworks', 'east', name),
     );
     expect(standBy.spec.deleteOption).toStrictEqual({ propagationPolicy: 'Orphan' });
-    expect(standBy.spec.manifestConfigs![0]!.updateStrategy).toStrictEqual({ type: 'CreateOnly' });
+    expect(standBy.spec.manifestConfigs![0].updateStrategy).toStrictEqual({ type: 'CreateOnly' });
     expect((standBy.spec.workload.manifests.at(-1) as unknown as Application).spec.destination).toStrictEqual({
       server: 'https://kubernetes.default.svc',
       namespace: 'guestbook',
@@ -462,7 +462,7 @@ describe('an ApplicationSet-generated app taken back from agent-autonomous to ba
         },
       },
     };
-    hub.server.store.updateStatus<ManifestWork>(feedback as unknown as KubeObj);
+    hub.server.store.updateStatus<ManifestWork>(feedback);
     const app = await waitFor('the status from feedback', () => {
       const found = hub.server.store.get<Application>('applications', NS, 'east-guestbook');
       return found.status?.health?.status === 'Healthy' ? found : undefined;

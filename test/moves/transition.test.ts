@@ -20,11 +20,17 @@ import {
   PullApplicationSet,
   Spoke,
 } from '../../src/constructs/index.js';
-import { applicationSetStep, decideTransition, describeTransition } from '../../src/model/delivery/transition.js';
+import {
+  applicationSetStep,
+  decideTransition,
+  DeleteOption,
+  describeTransition,
+} from '../../src/model/delivery/transition.js';
 import { formatPlan, planFleet } from '../../src/model/plan/plan.js';
 import { parsePlanState } from '../../src/model/plan/state.js';
 import { readSide } from '../../src/cli/commands/plan.js';
 import { commitFleet } from '../support/commit-fleet.js';
+import { gitOpsClusterOf } from '../support/gitops-cluster.js';
 
 const source = AppSource.git({ repoURL: 'https://git.example.com/apps.git', path: 'web' });
 const dirs: string[] = [];
@@ -38,10 +44,12 @@ function fleetAt(previous: string | undefined, agent: boolean, move?: DeliveryMo
   const hub = new Hub(fleet, 'hub', { flavor });
   const set = new ClusterSet(hub, 'all');
   const s1 = new Spoke(hub, 's1', { clusterSet: set, labels: agent ? { agent: 'true' } : {} });
-  new GitOpsCluster(hub, 'agents', {
-    placement: new Placement(hub, 'agents', { predicates: [{ labels: { agent: 'true' } }] }),
-    model: DeliveryModel.AGENT_MANAGED,
-  });
+  gitOpsClusterOf(
+    hub,
+    'agents',
+    new Placement(hub, 'agents', { predicates: [{ labels: { agent: 'true' } }] }),
+    DeliveryModel.AGENT_MANAGED,
+  );
   new PullApplication(hub, 'web', { source, destinationNamespace: 'web', spokes: [s1], pruneOnDelete: true });
   if (move) s1.moveTo(move);
   return fleet;
@@ -66,13 +74,7 @@ function edgeFleet(
   const hub = new Hub(fleet, 'hub', { flavor: options.flavor ?? HubFlavor.ACM });
   const s1 = new Spoke(hub, 's1', { clusterSet: new ClusterSet(hub, 'all'), labels: { tier: 'edge' } });
   const placement = new Placement(hub, 'edge', { predicates: [{ labels: { tier: 'edge' } }] });
-  if (model === DeliveryModel.AGENT_AUTONOMOUS)
-    new GitOpsCluster(hub, 'stores', {
-      placement,
-      model,
-      spokeFolderRepository: { repoURL: 'https://git.example.com/fleet.git' },
-    });
-  else if (model) new GitOpsCluster(hub, 'agents', { placement, model });
+  if (model) gitOpsClusterOf(hub, model === DeliveryModel.AGENT_AUTONOMOUS ? 'stores' : 'agents', placement, model);
   const app = options.app ?? 'set';
   if (app === 'set')
     new PullApplicationSet(hub, 'web', { source, destinationNamespace: 'web', placement, pruneOnDelete: true });
@@ -291,7 +293,7 @@ describe('moving a spoke between models', () => {
       state: parsePlanState(files.get('hub/plan-state.json')!, 'plan-state.json').spokes,
     });
     const stateOf = (files: Map<string, string>) =>
-      parsePlanState(files.get('hub/plan-state.json')!, 'plan-state.json').spokes[0]!;
+      parsePlanState(files.get('hub/plan-state.json')!, 'plan-state.json').spokes[0];
 
     test('GIVEN an ApplicationSet on a basic placement WHEN it moves to agent-autonomous in one step THEN synth refuses (removing the ApplicationSet would delete its Foreground works)', () => {
       const start = commit(edgeFleet(undefined, undefined, { flavor: HubFlavor.OCM }));
@@ -464,7 +466,7 @@ describe('moving a spoke between models', () => {
     const fleet = new Fleet({ outdir: '/nonexistent/never-written', previousOutput: withApp.dir });
     const hub = new Hub(fleet, 'hub', { flavor: HubFlavor.ACM });
     new Spoke(hub, 's1', { clusterSet: new ClusterSet(hub, 'all'), labels: { agent: 'true' } });
-    new GitOpsCluster(hub, 'agents', {
+    GitOpsCluster.acm(hub, 'agents', {
       placement: new Placement(hub, 'agents', { predicates: [{ labels: { agent: 'true' } }] }),
       model: DeliveryModel.AGENT_MANAGED,
     });
@@ -562,7 +564,7 @@ describe('plan state and moveTo input', () => {
 describe('applicationSetStep', () => {
   const at = (model: DeliveryModel, step: 0 | 1 | 2 = 0, extra: Partial<ReturnType<typeof decideTransition>> = {}) => ({
     model,
-    deleteOption: step === 1 ? ('Orphan' as const) : ('Foreground' as const),
+    deleteOption: step === 1 ? DeleteOption.ORPHAN : DeleteOption.FOREGROUND,
     step,
     ...extra,
   });

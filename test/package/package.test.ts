@@ -32,9 +32,9 @@ afterAll(() => scratch.forEach((dir) => fs.rmSync(dir, { recursive: true, force:
 const sourceOf = (target: string) => target.replace(/^\.\/lib\//, '').replace(/\.d\.ts$|\.js$/, '.ts');
 
 describe('package.json', () => {
-  test('is publishable: not private, with exports for the root, model, controller and cli, each with types', () => {
+  test('is publishable: not private, with exports for the root, model and controller, each with types', () => {
     expect(pkg.private).toBeUndefined();
-    expect(Object.keys(pkg.exports)).toStrictEqual(['.', './model', './controller', './cli', './package.json']);
+    expect(Object.keys(pkg.exports)).toStrictEqual(['.', './model', './controller', './package.json']);
     for (const [entry, target] of Object.entries(pkg.exports)) {
       if (typeof target === 'string') continue;
       expect(target.types).toMatch(/^\.\/lib\/src\/.*\.d\.ts$/);
@@ -87,7 +87,7 @@ describe('package.json', () => {
     const lock = JSON.parse(fs.readFileSync('package-lock.json', 'utf8')) as {
       packages: Record<string, Partial<Manifest>>;
     };
-    const root = lock.packages['']!;
+    const root = lock.packages[''];
     expect(root.dependencies).toStrictEqual(pkg.dependencies);
     expect(root.peerDependencies).toStrictEqual(pkg.peerDependencies);
     expect(root.devDependencies).toStrictEqual(pkg.devDependencies);
@@ -122,7 +122,7 @@ describe('version', () => {
     const deployment = Testing.synth(chart).find((o) => o.kind === 'Deployment') as {
       spec: { template: { spec: { containers: Array<{ image: string }> } } };
     };
-    expect(deployment.spec.template.spec.containers[0]!.image).toBe(
+    expect(deployment.spec.template.spec.containers[0].image).toBe(
       `ghcr.io/pullfleet/pullfleet-controller:${pkg.version}`,
     );
   });

@@ -1,5 +1,5 @@
 /**
- * docs/upstream-contract.md lists every upstream-owned key pullfleet writes or reads. These tests keep it
+ * docs/reference/upstream-contract.md lists every upstream-owned key pullfleet writes or reads. These tests keep it
  * complete: a key under an upstream prefix that appears as a string in src/ (directly or through a
  * string constant such as `${OCM_APPS}/…`) must have a row whose first column names it, and every src/
  * file the page cites must exist.
@@ -8,7 +8,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, expect, test } from '@jest/globals';
 
-const PAGE = 'docs/upstream-contract.md';
+const PAGE = 'docs/reference/upstream-contract.md';
 
 /** Every .ts file under `dir`, sorted. */
 function sourceFiles(dir: string): string[] {
@@ -33,7 +33,7 @@ const INTERPOLATION = /\$\{([A-Z][A-Z0-9_]*)\}/g;
 /** Upper-case string constants of all files, with `${OTHER}` references resolved where known. */
 function stringConstants(texts: readonly string[]): Map<string, string> {
   const raw = new Map<string, string>();
-  for (const text of texts) for (const m of text.matchAll(CONSTANT)) if (!raw.has(m[1]!)) raw.set(m[1]!, m[3]!);
+  for (const text of texts) for (const m of text.matchAll(CONSTANT)) if (!raw.has(m[1])) raw.set(m[1], m[3]);
   const resolved = new Map(raw);
   for (let pass = 0; pass < 5; pass++) {
     for (const [name, value] of resolved)
@@ -56,11 +56,11 @@ function upstreamKeys(text: string, constants: ReadonlyMap<string, string>): Set
   const expanded = code(text).replace(INTERPOLATION, (all, ref: string) => constants.get(ref) ?? all);
   const keys = new Set<string>();
   for (const m of expanded.matchAll(UPSTREAM_KEY)) {
-    const name = m[2]!;
+    const name = m[2];
     if (name === '' || API_VERSION.test(name)) continue; // a bare prefix or an apiVersion, not a key
     keys.add(`${m[1]}/${name}`);
   }
-  for (const m of expanded.matchAll(UPSTREAM_FINALIZER)) keys.add(m[1]!);
+  for (const m of expanded.matchAll(UPSTREAM_FINALIZER)) keys.add(m[1]);
   return keys;
 }
 
@@ -86,7 +86,7 @@ function tableRows(markdown: string): Row[] {
 
 /** Code spans of the first column: the keys a row documents. */
 function documentedKeys(rows: readonly Row[]): string[] {
-  return rows.flatMap((row) => [...(row.cells[0] ?? '').matchAll(/`([^`]+)`/g)].map((m) => m[1]!));
+  return rows.flatMap((row) => [...(row.cells[0] ?? '').matchAll(/`([^`]+)`/g)].map((m) => m[1]));
 }
 
 /** Whether a key found in src/ has a row: exactly, or as the prefix of a documented pattern (`…/addon-<name>`). */
@@ -101,9 +101,9 @@ const page = fs.readFileSync(PAGE, 'utf8');
 const rows = tableRows(page);
 const documented = documentedKeys(rows);
 
-describe('docs/upstream-contract.md', () => {
+describe(PAGE, () => {
   test('the key scan finds the pull-integration contract, through constants as well as literals', () => {
-    const all = new Set(files.flatMap((_, i) => [...upstreamKeys(texts[i]!, constants)]));
+    const all = new Set(files.flatMap((_, i) => [...upstreamKeys(texts[i], constants)]));
     for (const key of [
       'apps.open-cluster-management.io/pull-to-ocm-managed-cluster',
       'apps.open-cluster-management.io/hub-application-name',
@@ -113,13 +113,13 @@ describe('docs/upstream-contract.md', () => {
     ]) {
       expect([key, all.has(key)]).toStrictEqual([key, true]);
     }
-    expect([...all].filter((key) => API_VERSION.test(key.split('/')[1]!))).toStrictEqual([]);
+    expect([...all].filter((key) => API_VERSION.test(key.split('/')[1]))).toStrictEqual([]);
   });
 
   test('every upstream-owned key used in src/ has a row (add the row when adding the key)', () => {
     const missing: string[] = [];
     files.forEach((file, i) => {
-      for (const key of upstreamKeys(texts[i]!, constants))
+      for (const key of upstreamKeys(texts[i], constants))
         if (!covered(key, documented)) missing.push(`${key} (${file})`);
     });
     expect(missing.sort()).toStrictEqual([]);
@@ -128,7 +128,7 @@ describe('docs/upstream-contract.md', () => {
   test('every row has five columns and names the upstream repository it was checked against', () => {
     const bad = rows
       .filter(
-        (row) => row.cells.length !== 5 || !/\b[\w.-]+\/[\w.-]+\b/.test(row.cells[4]!) || row.cells[4]!.length === 0,
+        (row) => row.cells.length !== 5 || !/\b[\w.-]+\/[\w.-]+\b/.test(row.cells[4]) || row.cells[4].length === 0,
       )
       .map((row) => `line ${row.line}: ${row.cells.length} columns`);
     expect(bad).toStrictEqual([]);
@@ -141,6 +141,6 @@ describe('docs/upstream-contract.md', () => {
   });
 
   test('the README links the page', () => {
-    expect(fs.readFileSync('README.md', 'utf8')).toContain('(docs/upstream-contract.md)');
+    expect(fs.readFileSync('README.md', 'utf8')).toContain(`(${PAGE})`);
   });
 });

@@ -73,8 +73,7 @@ export async function applyCrds(kc: KubeConfig, crds: readonly RawObject[], time
         crd.metadata.name,
       );
       if (live?.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True')) break;
-      if (Date.now() > deadline)
-        throw new Error(`CRD ${crd.metadata!.name} was not Established within ${timeoutMs} ms`);
+      if (Date.now() > deadline) throw new Error(`CRD ${crd.metadata.name} was not Established within ${timeoutMs} ms`);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   }

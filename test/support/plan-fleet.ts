@@ -14,7 +14,7 @@ import {
   Spoke,
 } from '../../src/constructs/index.js';
 import { planStateFiles } from '../../src/constructs/_plan-state.js';
-import { type PlannedObject, type PlanSide } from '../../src/model/plan/runtime.js';
+import { type PlanSide } from '../../src/model/plan/runtime.js';
 import { parsePlanState } from '../../src/model/plan/state.js';
 
 export interface SpokeSpec {
@@ -85,9 +85,7 @@ export function planFleetFixture(spec: FleetSpec = {}, outdir = '/nonexistent/ne
 /** Renders the fixture the way synth does: objects per file and the hub's plan state. */
 export function output(spec: FleetSpec = {}): PlanSide {
   const fleet = planFleetFixture(spec);
-  const objects = [...fleet.renderObjects()].flatMap(([file, list]) =>
-    list.map((object) => ({ file, object }) as PlannedObject),
-  );
+  const objects = [...fleet.renderObjects()].flatMap(([file, list]) => list.map((object) => ({ file, object })));
   const states = new Map(
     [...planStateFiles(fleet.hubs)].map(([file, text]) => [file.split('/')[0], parsePlanState(text, file)]),
   );

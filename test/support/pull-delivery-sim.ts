@@ -98,8 +98,8 @@ export function commitStep(fleet: Fleet, dirs: string[], hubName = 'hub'): Commi
     if (!file.endsWith('.yaml')) continue;
     const folder = new RegExp(`^${hubName}/spokes/([^/]+)/`).exec(file);
     if (folder)
-      folders.set(folder[1]!, [
-        ...(folders.get(folder[1]!) ?? []),
+      folders.set(folder[1], [
+        ...(folders.get(folder[1]) ?? []),
         ...parse(text).filter((o) => o.kind === 'Application'),
       ]);
     if (!file.startsWith(`${hubName}/${hubName}/`)) continue;
@@ -183,8 +183,7 @@ export class PullDeliverySim {
   /** The works of `spoke` that deliver its apps (the bootstrap work, Orphan, stays throughout). */
   async works(spoke: string): Promise<ManifestWork[]> {
     return (await this.cluster.list<ManifestWork>(WORK_API_VERSION, 'ManifestWork', { namespace: spoke })).filter(
-      (w) =>
-        w.metadata.name !== BOOTSTRAP_WORK && w.spec.workload.manifests.some((m) => (m as Obj).kind === 'Application'),
+      (w) => w.metadata.name !== BOOTSTRAP_WORK && w.spec.workload.manifests.some((m) => m.kind === 'Application'),
     );
   }
 
@@ -269,8 +268,7 @@ export class PullDeliverySim {
       namespace: this.hubNs,
       labelSelector: APPSET_LABEL,
     })) {
-      if (!wanted.has(app.metadata.name) && !app.metadata.deletionTimestamp)
-        await this.cluster.delete(refOf(app as Obj));
+      if (!wanted.has(app.metadata.name) && !app.metadata.deletionTimestamp) await this.cluster.delete(refOf(app));
     }
   }
 
@@ -307,7 +305,7 @@ export class PullDeliverySim {
         namespace: work.metadata.namespace!,
         name: work.metadata.name,
       });
-      if (!live || !workUpToDate(live, work)) await this.cluster.apply(work as unknown as Obj, 'pullfleet-controller');
+      if (!live || !workUpToDate(live, work)) await this.cluster.apply(work, 'pullfleet-controller');
     }
     for (const key of [...this.controllerWorks]) {
       if (writing.has(key)) continue;
@@ -322,7 +320,7 @@ export class PullDeliverySim {
       for (const work of await this.cluster.list<ManifestWork>(WORK_API_VERSION, 'ManifestWork', {
         namespace: spoke,
       })) {
-        const ref = refOf(work as Obj);
+        const ref = refOf(work);
         const key = `${spoke}/${work.metadata.name}`;
         const orphan = (work.spec as Obj).deleteOption?.propagationPolicy === 'Orphan';
         const apps = (work.spec.workload.manifests as Obj[]).filter((m) => m.kind === 'Application');

@@ -61,7 +61,7 @@ export class RawClient {
     const params = new URLSearchParams();
     for (const [k, v] of Object.entries(options.query ?? {})) if (v !== undefined) params.set(k, String(v));
     const url = new URL(
-      this.server.pathname.replace(/\/$/, '') + path + (params.size ? `?${params}` : ''),
+      this.server.pathname.replace(/\/$/, '') + path + (params.size ? `?${params.toString()}` : ''),
       this.server,
     );
     const body = options.body === undefined ? undefined : JSON.stringify(options.body);

@@ -18,7 +18,7 @@ const seed = values.seed === undefined ? undefined : Number(values.seed);
 if (seed !== undefined && !Number.isInteger(seed))
   throw new Error(`--seed must be an integer, got ${JSON.stringify(values.seed)}`);
 const server = await startFakeApiServer(seed === undefined ? {} : { realism: { seed } });
-writeFileSync(values.kubeconfig!, server.kubeConfigYaml());
+writeFileSync(values.kubeconfig, server.kubeConfigYaml());
 process.stdout.write(
   `fake API server on ${server.url}${seed === undefined ? '' : ` (realistic, seed ${seed})`}; kubeconfig written to ${values.kubeconfig}\n`,
 );

@@ -19,7 +19,8 @@ import { fileURLToPath } from 'node:url';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { Chart, Testing } from 'cdk8s';
 import { ControllerInstall } from '../../src/constructs/controller-install.js';
-import type { ControllerConfig, RunningController } from '../../src/controller/index.js';
+import type { ControllerConfig } from '../../src/controller/runtime/config.js';
+import type { RunningController } from '../../src/controller/runtime/manager.js';
 import { RawClient, type RawObject } from './raw-client.js';
 import { serviceAccountKubeconfig } from './envtest-cluster.js';
 import { freePort, probe } from './envtest.js';
@@ -64,7 +65,7 @@ export function renderInstall(namespaces: InstallNamespaces): ShippedInstall {
   };
   if (!deployment) throw new Error('the controller install renders no Deployment');
   const pod = deployment.spec.template.spec;
-  const container = pod.containers[0]!;
+  const container = pod.containers[0];
   if (container.command)
     throw new Error(
       `the Deployment overrides the image entrypoint (${container.command.join(' ')}); run that here too`,

@@ -1,10 +1,10 @@
 /**
- * ManifestWorks shaped exactly as the two basic-model controllers write them (DESIGN §11), for the takeover
- * tests and bench/takeover.ts: argocd-pull-integration (`<app>-<uid5>`, pull label, five single-path feedback
- * rules, SSA ignoring `.operation`, no deleteOption) and ACM's propagation controller (same annotations;
- * for ApplicationSet-owned apps the labels `application-set` and `application-set-hash` instead of the pull
- * label; a Namespace, the AppProject and the Application; SelectivelyOrphan for the first two). Neither
- * shortens the name: `<app>-<uid5>` may run past 63 characters.
+ * ManifestWorks shaped exactly as the two basic-model controllers write them (docs/controller/takeover.md), for the
+ * takeover tests and bench/takeover.ts: argocd-pull-integration (`<app>-<uid5>`, pull label, five single-path feedback
+ * rules, SSA ignoring `.operation`, no deleteOption) and ACM's propagation controller (same annotations; for
+ * ApplicationSet-owned apps the labels `application-set` and `application-set-hash` instead of the pull label; a
+ * Namespace, the AppProject and the Application; SelectivelyOrphan for the first two). Neither shortens the name:
+ * `<app>-<uid5>` may run past 63 characters.
  */
 import { createHash } from 'node:crypto';
 import type { Application, JsonObject, ManifestWork } from '../../src/model/core/types.js';
@@ -115,7 +115,7 @@ export function legacyWork(
     kind: 'ManifestWork',
     metadata: {
       name: legacyWorkName(app, flavour),
-      namespace: app.metadata.annotations![CLUSTER]!,
+      namespace: app.metadata.annotations![CLUSTER],
       labels,
       annotations,
     },
@@ -141,11 +141,7 @@ export function legacyWork(
       metadata: { name: project.name, namespace: project.namespace, labels: {}, annotations: {} },
       spec: project.spec ?? { sourceRepos: ['*'], destinations: [{ server: '*', namespace: '*' }] },
     };
-    work.spec.workload.manifests = [
-      namespace as JsonObject,
-      ...(withProject ? [appProject as unknown as JsonObject] : []),
-      payload,
-    ];
+    work.spec.workload.manifests = [namespace, ...(withProject ? [appProject as unknown as JsonObject] : []), payload];
     const orphaningRules = [
       { group: '', namespace: '', resource: 'namespaces', name: payloadMeta.namespace },
       ...(withProject

@@ -94,8 +94,8 @@ export class WorkAgent {
       const meta = (manifest.metadata ?? {}) as { name?: string; namespace?: string };
       const resource = pluralOf(kind);
       const resourceMeta = {
-        group: group!,
-        version: version!,
+        group: group,
+        version: version,
         kind,
         resource,
         name: meta.name ?? '',

@@ -21,7 +21,10 @@ import {
   PrioritizerMode,
   PullApplication,
   PullApplicationSet,
+  SelectorOperator,
   Spoke,
+  TaintEffect,
+  TolerationOperator,
   type HubProps,
 } from '../../src/constructs/index.js';
 import { FleetValidationError } from '../../src/model/validation/rules.js';
@@ -157,7 +160,7 @@ const cases: Case[] = [
     ({ hub, prod }) =>
       new Placement(hub, 'p', {
         clusterSets: [prod],
-        predicates: [{ labelExpressions: [{ key: 'region', operator: 'In' }] }],
+        predicates: [{ labelExpressions: [{ key: 'region', operator: SelectorOperator.IN }] }],
       }),
     'operator In on "region" has no values: give at least one value, or use Exists',
   ],
@@ -166,7 +169,7 @@ const cases: Case[] = [
     ({ hub, prod }) =>
       new Placement(hub, 'p', {
         clusterSets: [prod],
-        predicates: [{ labelExpressions: [{ key: 'region', operator: 'Exists', values: ['x'] }] }],
+        predicates: [{ labelExpressions: [{ key: 'region', operator: SelectorOperator.EXISTS, values: ['x'] }] }],
       }),
     'operator Exists on "region" takes no values but has ["x"]',
   ],
@@ -189,7 +192,7 @@ const cases: Case[] = [
     ({ hub, prod }) =>
       new Placement(hub, 'p', {
         clusterSets: [prod],
-        tolerations: [{ key: 'gpu', operator: 'Exists', effect: 'NoSchedule' as never }],
+        tolerations: [{ key: 'gpu', operator: TolerationOperator.EXISTS, effect: 'NoSchedule' as never }],
       }),
     'spec.tolerations[0].effect is "NoSchedule", which must be one of "NoSelect", "PreferNoSelect", "NoSelectIfNew"',
   ],
@@ -200,7 +203,7 @@ const cases: Case[] = [
   ],
   [
     'a spoke taint key with a space',
-    ({ hub }) => new Spoke(hub, 'north', { taints: [{ key: 'g p u', effect: 'NoSelect' }] }),
+    ({ hub }) => new Spoke(hub, 'north', { taints: [{ key: 'g p u', effect: TaintEffect.NO_SELECT }] }),
     '[hub/north] taints[0] key "g p u"',
   ],
   [
@@ -546,7 +549,7 @@ const cases: Case[] = [
   [
     'a GitOpsCluster principal address without a port',
     ({ hub, all }) =>
-      new GitOpsCluster(hub, 'agents', { placement: all, principalServerAddress: 'principal.example.com' }),
+      GitOpsCluster.ocm(hub, 'agents', { placement: all, principalServerAddress: 'principal.example.com' }),
     '[hub/GitOpsCluster:agents] principalServerAddress "principal.example.com" is given without principalServerPort',
   ],
   // Values that reach the constructs without TypeScript's help (JSON, a spread object, `any`): checked at runtime.
@@ -563,7 +566,7 @@ const cases: Case[] = [
   [
     'taints "none"',
     ({ hub }) => new Spoke(hub, 'north', { taints: 'none' } as never),
-    "[hub/north] taints is \"none\" (a string): expected a list (each item a taint), for example [{ key: 'gpu', effect: 'NoSelect' }]: give an empty list [] for none, or leave it out",
+    '[hub/north] taints is "none" (a string): expected a list (each item a taint), for example [{ key: \'gpu\', effect: TaintEffect.NO_SELECT }]: give an empty list [] for none, or leave it out',
   ],
   [
     'autoSync "no"',
@@ -624,14 +627,14 @@ const cases: Case[] = [
     '[hub/PullApplication:web] app "web": AppSource.helm: targetRevision is 1.5 (a number): expected a string: write it in quotes, "1.5"',
   ],
   [
-    'a principal port given as a number',
+    'a principal port given as a string',
     ({ hub, all }) =>
-      new GitOpsCluster(hub, 'agents', {
+      GitOpsCluster.ocm(hub, 'agents', {
         placement: all,
         principalServerAddress: 'principal.example.com',
-        principalServerPort: 443,
+        principalServerPort: '443',
       } as never),
-    '[hub/GitOpsCluster:agents] principalServerPort is 443 (a number): expected a string: write it in quotes, "443"',
+    '[hub/GitOpsCluster:agents] principalServerPort is "443" (a string): expected a port number: write 443 (a number, without quotes)',
   ],
   [
     'a hub flavor in lower case',
@@ -665,7 +668,7 @@ const cases: Case[] = [
     '(strict) a misspelled pruneOnDelete in a shared props object',
     ({ hub, east }) => {
       const shared = { source: git, destinationNamespace: 'web', pruneOnDelet: true, autosync: false };
-      new PullApplication(hub, 'web', { ...shared, spokes: [east] } as never);
+      new PullApplication(hub, 'web', { ...shared, spokes: [east] });
     },
     '[hub/PullApplication:web] pruneOnDelet is not a prop of PullApplication, so true is ignored: did you mean pruneOnDelete?',
     { strict: true },
@@ -674,7 +677,7 @@ const cases: Case[] = [
     '(strict) a misspelled autoSync in a shared props object',
     ({ hub, all }) => {
       const shared = { source: git, destinationNamespace: 'web', pruneOnDelet: true, autosync: false };
-      new PullApplicationSet(hub, 'web', { ...shared, placement: all } as never);
+      new PullApplicationSet(hub, 'web', { ...shared, placement: all });
     },
     '[hub/PullApplicationSet:web] autosync is not a prop of PullApplicationSet, so false is ignored: did you mean autoSync?',
     { strict: true },

@@ -75,7 +75,7 @@ export function readObjects(files: readonly string[], origins?: Map<JsonObject, 
     }
     for (const doc of parseAllDocuments(text)) {
       if ('errors' in doc && doc.errors.length > 0)
-        throw new Error(`${file} is not valid YAML: ${doc.errors[0]!.message}`);
+        throw new Error(`${file} is not valid YAML: ${doc.errors[0].message}`);
       const value = doc.toJS() as unknown;
       if (value === null || value === undefined) continue;
       if (typeof value !== 'object' || Array.isArray(value))

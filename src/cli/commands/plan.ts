@@ -53,8 +53,7 @@ export function readTree(dir: string): PlannedObject[] {
         } catch (error) {
           throw new Error(`${path.join(dir, rel)}: not valid YAML (${(error as Error).message.split('\n')[0]})`);
         }
-        for (const object of docs)
-          if (object && typeof object === 'object') out.push({ file: rel, object: object as PlannedObject['object'] });
+        for (const object of docs) if (object && typeof object === 'object') out.push({ file: rel, object: object });
       }
     }
   };

@@ -99,7 +99,7 @@ export function findInitConflicts(options: InitOptions, existing: (path: string)
     if (isRecord(pkg)) {
       for (const [name, wanted] of Object.entries(options.versions.peers)) {
         for (const section of ['dependencies', 'devDependencies', 'optionalDependencies']) {
-          const have = isRecord(pkg[section]) ? (pkg[section] as JsonRecord)[name] : undefined;
+          const have = isRecord(pkg[section]) ? pkg[section][name] : undefined;
           if (typeof have !== 'string' || have === wanted) continue;
           if (semver.validRange(have) === null || semver.validRange(wanted) === null) continue;
           if (!semver.intersects(have, wanted)) {
@@ -205,7 +205,7 @@ export function mergePackageJson(text: string, options: InitOptions, file = 'pac
   }
   const listed = (name: string) =>
     ['dependencies', 'devDependencies', 'optionalDependencies'].find(
-      (s) => isRecord(pkg[s]) && (pkg[s] as JsonRecord)[name] !== undefined,
+      (s) => isRecord(pkg[s]) && pkg[s][name] !== undefined,
     );
   const dependencies: JsonRecord = { ...((pkg.dependencies as JsonRecord | undefined) ?? {}) };
   for (const [name, range] of Object.entries(initDependencies(options.versions))) {

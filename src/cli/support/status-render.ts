@@ -176,12 +176,12 @@ function rowMessage(row: FleetReportRow): string {
 }
 
 function renderTable(header: readonly string[], rows: readonly Cell[][], color: boolean): string[] {
-  const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => row[i]!.text.length)));
+  const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => row[i].text.length)));
   const line = (cells: readonly Cell[], bold: boolean): string => {
     const last = cells.length - 1;
     return cells
       .map((cell, i) => {
-        const padded = i === last ? cell.text : cell.text.padEnd(widths[i]!);
+        const padded = i === last ? cell.text : cell.text.padEnd(widths[i]);
         if (!color) return padded;
         if (bold) return paint('bold', padded);
         // Pad first, then colour, so ANSI codes never shift the columns.

@@ -15,6 +15,7 @@ import {
   type Application,
   type ApplicationCondition,
   type ApplicationStatus,
+  FeedbackScrape,
   type KubeObject,
   type ManifestWork,
 } from '../../model/core/types.js';
@@ -142,7 +143,7 @@ export function trimApplication(object: KubeObject): KubeObject {
       kind: app.kind,
       metadata: app.metadata,
       ...(conflict?.length ? { status: { conditions: conflict } } : {}),
-    } as KubeObject;
+    };
   }
   if (!app.status) return app;
   const {
@@ -156,7 +157,7 @@ export function trimApplication(object: KubeObject): KubeObject {
       ApplicationStatus['operationState']
     > &
       Record<string, unknown>;
-    status.operationState = operationState as ApplicationStatus['operationState'];
+    status.operationState = operationState;
   }
   return { ...app, status } as KubeObject;
 }
@@ -309,7 +310,8 @@ export function createApplicationReconciler(
       ...(workAtTarget ? { workAtTarget } : {}),
       ...(deliveryProblem ? { deliveryProblem } : {}),
       // Poll is the agent default: synth leaves it out, and so does the controller, so both works are identical.
-      wrapOptions: config.feedbackScrapeType === 'Watch' ? { feedbackScrapeType: 'Watch' } : {},
+      wrapOptions:
+        config.feedbackScrapeType === FeedbackScrape.WATCH ? { feedbackScrapeType: FeedbackScrape.WATCH } : {},
       now: context.now(),
     });
 
@@ -533,7 +535,7 @@ export function createApplicationReconciler(
   }
 
   const ownerKeys = (object: KubeObject) => {
-    const owner = workOwnerKey(object as ManifestWork);
+    const owner = workOwnerKey(object);
     return owner ? [owner] : [];
   };
   const appsTargeting = (clusterName: string) =>
@@ -589,6 +591,7 @@ export function createApplicationReconciler(
           if (
             (type ?? (previous ? 'update' : 'add')) === 'update' &&
             canonicalJson((object as ManagedClusterSet).spec) ===
+              // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- wrong here: without it `previous` is a KubeObject, with no spec
               canonicalJson((previous as ManagedClusterSet | undefined)?.spec)
           )
             return [];

@@ -1,6 +1,6 @@
 /**
- * Duty 3: a blank Argo CD cluster Secret for every ManagedCluster that a pull ApplicationSet's Placement
- * selects (so the clusterDecisionResource generator keeps its decisions). Only Secrets carrying the
+ * The cluster-Secret duty: a blank Argo CD cluster Secret for every ManagedCluster that a pull ApplicationSet's
+ * Placement selects (so the clusterDecisionResource generator keeps its decisions). Only Secrets carrying the
  * controller's own label are ever changed, and one is deleted only when its ManagedCluster is gone.
  *
  * Clusters a GitOpsCluster serves get no Secret from here: ACM's controller (v1beta1) writes its own for
@@ -190,7 +190,7 @@ export function createClusterSecretReconciler(
     options.listGitOpsClusters ??
     (context.reader
       ? apiGitOpsClusterLister(context.reader, config.requestTimeoutSeconds * 1000)
-      : async () => undefined);
+      : () => Promise.resolve(undefined));
 
   async function reconcile(): Promise<void> {
     const clusters = new Set(cache.list(MANAGED_CLUSTER.id).map((cluster) => cluster.metadata.name));

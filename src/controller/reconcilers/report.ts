@@ -1,11 +1,10 @@
 /**
- * Duty 4: the fleet report. Key = ApplicationSet (`<namespace>/<name>`), pull or agent-managed (rows of
- * agent-model Applications come from their own status, which the argocd-agent principal keeps in step
- * with the spoke; they have no ManifestWork). Events on ApplicationSets, PlacementDecisions, hub
- * Applications and ManifestWorks map to the affected ApplicationSet keys; each reconcile reads the
- * cache, calls the pure computeFleetReport, and writes the FleetReport (object via server-side apply,
- * status via the status subresource) only when its content changed. The only timer
- * is the moment a row would turn Stale, returned as a requeue.
+ * The fleet-report duty (docs/controller/fleet-reports.md). Key = ApplicationSet (`<namespace>/<name>`), pull or
+ * agent-managed (rows of agent-model Applications come from their own status, which the argocd-agent principal keeps in
+ * step with the spoke; they have no ManifestWork). Events on ApplicationSets, PlacementDecisions, hub Applications and
+ * ManifestWorks map to the affected ApplicationSet keys; each reconcile reads the cache, calls the pure
+ * computeFleetReport, and writes the FleetReport (object via server-side apply, status via the status subresource) only
+ * when its content changed. The only timer is the moment a row would turn Stale, returned as a requeue.
  *
  * Reports are not watched (so a hub without the FleetReport CRD still runs every other duty, with this
  * one failing loudly and retrying): the reconciler remembers what each report holds. It learns it from
@@ -119,8 +118,7 @@ export class ReportReconciler implements Reconciler {
       {
         kind: PLACEMENT_DECISION,
         indexes: { [REPORT_NAMESPACE_INDEX]: namespaceOf },
-        keysFor: (object, previous) =>
-          this.keysForDecision(object as PlacementDecision, previous as PlacementDecision | undefined),
+        keysFor: (object, previous) => this.keysForDecision(object, previous),
       },
       {
         kind: APPLICATION,

@@ -1,15 +1,16 @@
 /** Controller settings, their defaults, and how flags and environment variables map onto them. */
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
-import type { FeedbackScrapeType } from '../../model/core/types.js';
+import { FeedbackScrape } from '../../model/core/types.js';
 
+/** The controller's settings; the binary sets each from a flag or an environment variable. */
 export interface ControllerConfig {
   /** Namespace of the hub Argo CD, where blank cluster Secrets are kept. @default 'argocd' */
   argoNamespace: string;
   /** Namespace the controller runs in; holds the leader Lease. @default 'pullfleet-system' */
   namespace: string;
-  /** How spoke work agents collect feedback for the works the controller writes. @default 'Poll' */
-  feedbackScrapeType: FeedbackScrapeType;
+  /** How spoke work agents collect feedback for the works the controller writes. @default FeedbackScrape.POLL */
+  feedbackScrapeType: FeedbackScrape;
   /** Feedback older than this (seconds since the spoke Application's reconciledAt) raises a FeedbackStaleWarning. 0 disables. @default 900 */
   staleAfterSeconds: number;
   /** A forwarded `operation` the spoke has not started after this many seconds raises an OperationPendingWarning (it stays forwarded). 0 disables. @default 600 */
@@ -52,7 +53,7 @@ export function defaultConfig(): ControllerConfig {
   return {
     argoNamespace: 'argocd',
     namespace: 'pullfleet-system',
-    feedbackScrapeType: 'Poll',
+    feedbackScrapeType: FeedbackScrape.POLL,
     staleAfterSeconds: 900,
     operationTimeoutSeconds: 600,
     relaxTenancy: false,
@@ -79,8 +80,8 @@ export function resolveConfig(overrides: Partial<ControllerConfig> = {}): Contro
   for (const [key, value] of Object.entries(overrides))
     if (value !== undefined) (config as unknown as Record<string, unknown>)[key] = value;
   const problems: string[] = [];
-  if (config.feedbackScrapeType !== 'Poll' && config.feedbackScrapeType !== 'Watch')
-    problems.push(`feedbackScrapeType must be Poll or Watch, got "${config.feedbackScrapeType}"`);
+  if (!Object.values(FeedbackScrape).includes(config.feedbackScrapeType))
+    problems.push(`feedbackScrapeType must be Poll or Watch, got "${String(config.feedbackScrapeType)}"`);
   for (const key of [
     'staleAfterSeconds',
     'operationTimeoutSeconds',

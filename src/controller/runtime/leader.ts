@@ -322,18 +322,21 @@ export class LeaderElector {
 
   private async tryAcquireOrRenew(call: CallOptions): Promise<Attempt> {
     const { namespace, name, identity, leaseDurationSeconds } = this.options;
-    const wallNow = kubeMicroTime((this.deps.wallClock ?? (() => new Date()))());
+    // The times written are taken when the read has returned, the instant the decision is made: a slow
+    // read must not stamp a takeover earlier than the moment the Lease was judged expired.
+    const wallNow = () => kubeMicroTime((this.deps.wallClock ?? (() => new Date()))());
     let lease: LeaseObject;
     try {
       lease = await this.client.get<LeaseObject>(LEASE, namespace, name, call);
     } catch (error) {
       if (!isNotFound(error)) throw error;
+      const now = wallNow();
       try {
         const spec = {
           holderIdentity: identity,
           leaseDurationSeconds,
-          acquireTime: wallNow,
-          renewTime: wallNow,
+          acquireTime: now,
+          renewTime: now,
           leaseTransitions: 0,
         };
         await this.client.create<LeaseObject>(
@@ -355,12 +358,13 @@ export class LeaderElector {
     const expired = !holder || this.clock.now() >= this.observedAt + duration;
     if (holder && holder !== identity && !expired) return { result: 'held', holder };
     const takeover = holder !== identity;
+    const now = wallNow();
     const nextSpec = {
       ...spec,
       holderIdentity: identity,
       leaseDurationSeconds,
-      renewTime: wallNow,
-      ...(takeover ? { acquireTime: wallNow, leaseTransitions: (spec.leaseTransitions ?? 0) + 1 } : {}),
+      renewTime: now,
+      ...(takeover ? { acquireTime: now, leaseTransitions: (spec.leaseTransitions ?? 0) + 1 } : {}),
     };
     try {
       await this.client.replace(LEASE, { ...lease, spec: nextSpec }, call);

@@ -46,6 +46,7 @@ export interface StartOptions {
   readonly electionClock?: ElectionClock;
 }
 
+/** A started controller. */
 export interface RunningController {
   /** Resolves once every cache has synced and this replica leads (workers are running). */
   ready(): Promise<void>;
@@ -370,7 +371,7 @@ export async function startController(options: StartOptions): Promise<RunningCon
       await elector?.stop({ release: finished });
       metrics.leader.set(0);
       if (server) {
-        const closed = new Promise<void>((resolve) => server!.close(() => resolve()));
+        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeAllConnections();
         await closed;
       }

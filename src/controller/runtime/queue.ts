@@ -38,8 +38,8 @@ class DeadlineHeap {
     let i = items.length - 1;
     while (i > 0) {
       const parent = (i - 1) >> 1;
-      if (items[parent]!.at <= items[i]!.at) break;
-      [items[parent], items[i]] = [items[i]!, items[parent]!];
+      if (items[parent].at <= items[i].at) break;
+      [items[parent], items[i]] = [items[i], items[parent]];
       i = parent;
     }
   }
@@ -55,10 +55,10 @@ class DeadlineHeap {
         const left = 2 * i + 1;
         const right = left + 1;
         let smallest = i;
-        if (left < items.length && items[left]!.at < items[smallest]!.at) smallest = left;
-        if (right < items.length && items[right]!.at < items[smallest]!.at) smallest = right;
+        if (left < items.length && items[left].at < items[smallest].at) smallest = left;
+        if (right < items.length && items[right].at < items[smallest].at) smallest = right;
         if (smallest === i) break;
-        [items[smallest], items[i]] = [items[i]!, items[smallest]!];
+        [items[smallest], items[i]] = [items[i], items[smallest]];
         i = smallest;
       }
     }
@@ -132,7 +132,7 @@ export class WorkQueue {
     for (const lane of ['fg', 'bg'] as const) {
       const queue = this.lanes[lane];
       while (queue.head < queue.order.length) {
-        const key = queue.order[queue.head++]!;
+        const key = queue.order[queue.head++];
         if (queue.head > 1024 && queue.head * 2 > queue.order.length) {
           queue.order.splice(0, queue.head);
           queue.head = 0;

@@ -34,7 +34,7 @@ function encode(input: unknown): string | undefined {
   if (value !== null && typeof value === 'object' && typeof (value as { toJSON?: unknown }).toJSON === 'function') {
     value = (value as { toJSON: () => unknown }).toJSON();
   }
-  if (value === null || typeof value !== 'object') return JSON.stringify(value) as string | undefined;
+  if (value === null || typeof value !== 'object') return JSON.stringify(value);
   if (Array.isArray(value)) return `[${value.map((item) => encode(item) ?? 'null').join(',')}]`;
   const record = value as Record<string, unknown>;
   const members: string[] = [];

@@ -4,19 +4,42 @@
  * sets, and the label selectors of ApplicationSet generators. Pure: no I/O.
  */
 
-/** The operator of a {@link SelectorRequirement}. */
-export type SelectorOperator = 'In' | 'NotIn' | 'Exists' | 'DoesNotExist';
+/** The operator of a {@link SelectorRequirement} (the values are the Kubernetes API's). */
+export enum SelectorOperator {
+  /** The label is present and its value is one of `values`. */
+  IN = 'In',
+  /** The label is absent, or its value is none of `values`. */
+  NOT_IN = 'NotIn',
+  /** The label is present, whatever its value (give no `values`). */
+  EXISTS = 'Exists',
+  /** The label is absent (give no `values`). */
+  DOES_NOT_EXIST = 'DoesNotExist',
+}
 
 /** One `matchExpressions` entry of a label selector. */
 export interface SelectorRequirement {
+  /** The label (or cluster claim) the requirement tests. */
   key: string;
+  /** How the value of `key` is tested. */
   operator: SelectorOperator;
+  /**
+   * The values `In` and `NotIn` compare with.
+   * @default - none (what `Exists` and `DoesNotExist` need)
+   */
   values?: string[];
 }
 
 /** A Kubernetes label selector: `matchLabels` and `matchExpressions`, ANDed. */
 export interface LabelSelector {
+  /**
+   * Labels that must all be present with these values.
+   * @default {}
+   */
   matchLabels?: Record<string, string>;
+  /**
+   * Requirements that must all hold.
+   * @default []
+   */
   matchExpressions?: SelectorRequirement[];
 }
 
@@ -44,9 +67,9 @@ function requirementMatches(
   const values = req.values ?? [];
   switch (req.operator) {
     case 'In':
-      return present && values.includes(labels[req.key]!);
+      return present && values.includes(labels[req.key]);
     case 'NotIn':
-      return !present || !values.includes(labels[req.key]!);
+      return !present || !values.includes(labels[req.key]);
     case 'Exists':
       return present;
     case 'DoesNotExist':

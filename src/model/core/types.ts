@@ -93,12 +93,18 @@ export interface FeedbackJsonPath {
   version?: string;
 }
 
-export type FeedbackScrapeType = 'Poll' | 'Watch';
+/** How work agents report the spoke Application's status back (a ManifestWork's `feedbackScrapeType`). */
+export enum FeedbackScrape {
+  /** The agent reads feedback every 10 s (every agent supports it). */
+  POLL = 'Poll',
+  /** The agent pushes feedback when it changes (newer work agents). */
+  WATCH = 'Watch',
+}
 
 export interface ManifestConfig {
   resourceIdentifier: ResourceIdentifier;
   feedbackRules?: Array<{ type: 'JSONPaths' | 'WellKnownStatus'; jsonPaths?: FeedbackJsonPath[] }>;
-  feedbackScrapeType?: FeedbackScrapeType;
+  feedbackScrapeType?: FeedbackScrape;
   updateStrategy?: {
     type: 'Update' | 'CreateOnly' | 'ServerSideApply' | 'ReadOnly';
     serverSideApply?: {

@@ -81,7 +81,7 @@ export function buildPlacementReaderRoleBinding(namespace: string, serviceAccoun
     metadata: { name: PLACEMENT_READER_ROLE, namespace, labels: { [MANAGED_BY_LABEL]: MANAGED_BY_VALUE } },
     roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: PLACEMENT_READER_ROLE },
     subjects: [{ kind: 'ServiceAccount', name: serviceAccount, namespace }],
-  } as unknown as KubeObject & JsonObject;
+  };
 }
 
 export interface PullApplicationSetOptions {
@@ -174,7 +174,7 @@ export function buildPullApplicationSet(
           },
         },
       ],
-      template: template as unknown as JsonObject,
+      template: template,
     },
   };
 }

@@ -78,7 +78,8 @@ export interface AcmGitOpsClusterOptions extends GitOpsClusterCommon {
     readonly argoCDAgent?: {
       readonly mode: 'managed' | 'autonomous';
       readonly serverAddress?: string;
-      readonly serverPort?: string;
+      /** Rendered as a string, the type of the CRD field. */
+      readonly serverPort?: number;
       readonly propagateHubCA: boolean;
     };
   };
@@ -87,7 +88,8 @@ export interface AcmGitOpsClusterOptions extends GitOpsClusterCommon {
 export interface OcmGitOpsClusterOptions extends GitOpsClusterCommon {
   readonly mode: 'managed' | 'autonomous';
   readonly principalServerAddress?: string;
-  readonly principalServerPort?: string;
+  /** Rendered as a string, the type of the CRD field. */
+  readonly principalServerPort?: number;
   readonly agentNamespace: string;
   readonly operatorNamespace: string;
 }
@@ -120,7 +122,7 @@ export function buildAcmGitOpsCluster(options: AcmGitOpsClusterOptions): KubeObj
         enabled: true,
         mode: agent.mode,
         ...(agent.serverAddress !== undefined ? { serverAddress: agent.serverAddress } : {}),
-        ...(agent.serverPort !== undefined ? { serverPort: agent.serverPort } : {}),
+        ...(agent.serverPort !== undefined ? { serverPort: String(agent.serverPort) } : {}),
         propagateHubCA: agent.propagateHubCA,
       };
     }
@@ -147,7 +149,9 @@ export function buildOcmGitOpsCluster(options: OcmGitOpsClusterOptions): KubeObj
         ...(options.principalServerAddress !== undefined
           ? { principalServerAddress: options.principalServerAddress }
           : {}),
-        ...(options.principalServerPort !== undefined ? { principalServerPort: options.principalServerPort } : {}),
+        ...(options.principalServerPort !== undefined
+          ? { principalServerPort: String(options.principalServerPort) }
+          : {}),
         agentNamespace: options.agentNamespace,
         operatorNamespace: options.operatorNamespace,
       },
@@ -199,7 +203,7 @@ export function buildSpokeFolderApplication(
       },
       destination: { server: IN_CLUSTER_SERVER, namespace: argoNamespace },
       syncPolicy: { automated: { prune: false, selfHeal: true } },
-    } as unknown as Application['spec'],
+    },
   };
 }
 

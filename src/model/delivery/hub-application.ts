@@ -155,7 +155,7 @@ export function applyAgentHandback<T extends { metadata: { annotations?: Record<
         name: cluster,
         ...(current.destination?.namespace ? { namespace: current.destination.namespace } : {}),
       },
-    } as T['spec'];
+    };
   }
   const metadata: T['metadata'] & { finalizers?: string[] } = { ...app.metadata, annotations: sortKeys(annotations) };
   if (handback.releaseFinalizer) {

@@ -34,7 +34,13 @@ import {
 } from '../core/keys.js';
 import { dnsLabelProblem, manifestWorkName, parseBool } from '../core/names.js';
 import { sortKeys } from '../core/records.js';
-import type { Application, FeedbackScrapeType, JsonObject, ManifestConfig, ManifestWork } from '../core/types.js';
+import {
+  type Application,
+  type FeedbackScrape,
+  type JsonObject,
+  type ManifestConfig,
+  type ManifestWork,
+} from '../core/types.js';
 
 /** Annotations that steer delivery on the hub and never travel to the spoke. */
 const HUB_ONLY_ANNOTATIONS = new Set([
@@ -63,9 +69,9 @@ export interface WrapOptions {
   /**
    * How the work agent collects feedback: `Watch` pushes changes as they happen (newer agents),
    * `Poll` reads every 10 s.
-   * @default 'Poll'
+   * @default FeedbackScrape.POLL
    */
-  readonly feedbackScrapeType?: FeedbackScrapeType;
+  readonly feedbackScrapeType?: FeedbackScrape;
   /** Objects placed before the payload in the work (for example the spoke Namespace and AppProject). */
   readonly prerequisites?: readonly JsonObject[];
 }
@@ -144,7 +150,7 @@ function clone<T>(value: T): T {
 }
 
 /**
- * The Application the spoke receives, built fresh from the hub Application (DESIGN §2): same name, the
+ * The Application the spoke receives, built fresh from the hub Application: same name, the
  * spoke namespace, hub labels minus the pull label, hub annotations minus the hub-only ones, finalizers
  * and `operation` copied, and the destination rewritten to the spoke's own API server. When an
  * ApplicationSet owns the hub app, the payload carries the same ApplicationSet markers as the work
@@ -195,7 +201,7 @@ export function buildPayloadApplication(app: Application): Application {
 export function applicationManifestConfig(
   name: string,
   namespace: string,
-  scrape?: FeedbackScrapeType,
+  scrape?: FeedbackScrape,
   createOnly = false,
 ): ManifestConfig {
   return {

@@ -24,7 +24,13 @@ import { DeliveryModel, isAgentDeliveryModel } from './delivery-model.js';
 import type { AgentHandback } from './hub-application.js';
 import { ARGOCD_RESOURCES_FINALIZER, SOURCE_UID_ANNOTATION } from '../core/keys.js';
 
-export type DeleteOption = 'Foreground' | 'Orphan';
+/** What deleting a ManifestWork does to the objects it applied (its `deleteOption.propagationPolicy`). */
+export enum DeleteOption {
+  /** The work agent deletes the objects with the work (OCM's default). */
+  FOREGROUND = 'Foreground',
+  /** The objects stay on the spoke when the work goes. */
+  ORPHAN = 'Orphan',
+}
 
 /** A work of a spoke as the previous synth left it (plan state). */
 export interface PreviousWork {
@@ -116,7 +122,7 @@ function decideStep(
   moveTo: DeliveryModel | undefined,
   previous: PreviousSpoke | undefined,
 ): TransitionDecision {
-  const normal: TransitionDecision = { model: desired, deleteOption: 'Foreground', step: 0 };
+  const normal: TransitionDecision = { model: desired, deleteOption: DeleteOption.FOREGROUND, step: 0 };
   if (moveTo !== undefined && moveTo !== desired) {
     return {
       ...normal,
@@ -126,7 +132,7 @@ function decideStep(
   if (!previous) return normal;
   const before = previous.deliveryModel ?? DeliveryModel.BASIC;
   const works = previous.works ?? [];
-  const foreground = works.filter((w) => w.deleteOption === 'Foreground').map((w) => w.name);
+  const foreground = works.filter((w) => w.deleteOption === DeleteOption.FOREGROUND).map((w) => w.name);
   if (before === desired) {
     if (moveTo === undefined) return normal;
     if (previous.movingTo === desired && !isAgentDeliveryModel(desired)) return { ...normal, step: 2 };
@@ -162,11 +168,18 @@ function decideStep(
     // sends a Create; the agent creates the copy, which adopts the running resources by tracking).
     if (previous.movingTo === desired && previous.moveStep === 2) return { ...normal, step: 3 };
     if (previous.movingTo === desired && previous.moveStep === 1)
-      return { model: before, deleteOption: 'Foreground', step: 2, movingTo: desired, moveStep: 2, clear: true };
+      return {
+        model: before,
+        deleteOption: DeleteOption.FOREGROUND,
+        step: 2,
+        movingTo: desired,
+        moveStep: 2,
+        clear: true,
+      };
     if (works.length === 0) return normal;
     return {
       model: before,
-      deleteOption: 'Foreground',
+      deleteOption: DeleteOption.FOREGROUND,
       step: 1,
       movingTo: desired,
       moveStep: 1,
@@ -177,14 +190,14 @@ function decideStep(
     // basic → agent-autonomous. Step 1 committed (movingTo recorded): its static works were Orphan, and the
     // works of ApplicationSet-generated apps stood by, so step 2 may drop them.
     if (foreground.length > 0 && previous.movingTo !== desired)
-      return { model: before, deleteOption: 'Orphan', step: 1, movingTo: desired };
+      return { model: before, deleteOption: DeleteOption.ORPHAN, step: 1, movingTo: desired };
     return { ...normal, step: 2 };
   }
   // agent → basic: the hub Application stays routed to the agent and the work stands by (CreateOnly,
   // Orphan) until step 2.
   return {
     model: desired,
-    deleteOption: 'Orphan',
+    deleteOption: DeleteOption.ORPHAN,
     step: 1,
     movingTo: desired,
     adoptFromAgent: before,
@@ -283,7 +296,7 @@ export function applicationSetDecision(
   // This ApplicationSet's delivery to the spoke does not change model: no step of the spoke's move applies to it.
   const settled = (m: DeliveryModel, fromAgent: boolean): TransitionDecision => ({
     model: m,
-    deleteOption: 'Foreground',
+    deleteOption: DeleteOption.FOREGROUND,
     step: 0,
     ...(fromAgent ? { fromAgent: true } : {}),
   });

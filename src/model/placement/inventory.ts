@@ -8,9 +8,9 @@
 import { parseDocument, stringify } from 'yaml';
 import { CLUSTERSET_LABEL } from '../core/keys.js';
 import { dnsLabelProblem, labelValueProblem } from '../core/names.js';
-import { type Taint, type TaintEffect } from './placement.js';
+import { type Taint, TaintEffect } from './placement.js';
 import { sortKeys } from '../core/records.js';
-import { matchesSelector, type LabelSelector, type SelectorOperator } from '../core/selectors.js';
+import { matchesSelector, type LabelSelector, SelectorOperator } from '../core/selectors.js';
 
 export const INVENTORY_API_VERSION = 'pullfleet.io/v1alpha1';
 export const INVENTORY_KIND = 'Inventory';
@@ -24,8 +24,8 @@ export const VENDOR_LABEL = 'vendor';
  */
 export const VOLATILE_LABEL_PREFIXES: readonly string[] = ['feature.open-cluster-management.io/addon-'];
 
-const TAINT_EFFECTS: readonly TaintEffect[] = ['NoSelect', 'PreferNoSelect', 'NoSelectIfNew'];
-const OPERATORS: readonly SelectorOperator[] = ['In', 'NotIn', 'Exists', 'DoesNotExist'];
+const TAINT_EFFECTS: readonly TaintEffect[] = Object.values(TaintEffect);
+const OPERATORS: readonly SelectorOperator[] = Object.values(SelectorOperator);
 
 /** A ManagedClusterSet as the inventory records it. */
 export interface InventoryClusterSet {
@@ -304,7 +304,7 @@ function parseSelector(where: string, value: Json, problems: string[]): LabelSel
         const at = `${where}.matchExpressions[${i}]`;
         if (!isObject(e) || typeof e.key !== 'string' || !OPERATORS.includes(e.operator as SelectorOperator)) {
           problems.push(`${at} needs a key and an operator (${OPERATORS.join(', ')})`);
-          return { key: '', operator: 'Exists' as const };
+          return { key: '', operator: SelectorOperator.EXISTS };
         }
         return {
           key: e.key,
@@ -388,7 +388,7 @@ export function parseInventory(text: string, source: string): HubInventory {
       taints.push({
         key: t.key,
         effect: t.effect as TaintEffect,
-        ...(t.value !== undefined ? { value: t.value as string } : {}),
+        ...(t.value !== undefined ? { value: t.value } : {}),
       });
     }
     const labels = stringMap(`${at}: labels`, c.labels, problems);

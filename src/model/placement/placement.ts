@@ -6,12 +6,7 @@
 import { LOCAL_CLUSTER } from '../core/keys.js';
 import { matchesSelector, type LabelSelector, type SelectorRequirement } from '../core/selectors.js';
 
-export {
-  matchesSelector,
-  type LabelSelector,
-  type SelectorOperator,
-  type SelectorRequirement,
-} from '../core/selectors.js';
+export { matchesSelector, type LabelSelector, SelectorOperator, type SelectorRequirement } from '../core/selectors.js';
 
 export interface ClusterPredicate {
   requiredClusterSelector: {
@@ -20,19 +15,63 @@ export interface ClusterPredicate {
   };
 }
 
-export type TaintEffect = 'NoSelect' | 'PreferNoSelect' | 'NoSelectIfNew';
+/** The effect of a ManagedCluster taint on placements (the values are OCM's). */
+export enum TaintEffect {
+  /** Placements that do not tolerate the taint never select the cluster. */
+  NO_SELECT = 'NoSelect',
+  /** Placements prefer other clusters, but may still select this one. */
+  PREFER_NO_SELECT = 'PreferNoSelect',
+  /** Placements that do not tolerate the taint keep the cluster if already selected, but select it no more. */
+  NO_SELECT_IF_NEW = 'NoSelectIfNew',
+}
 
+/** How a {@link Toleration} matches a taint (the values are OCM's). */
+export enum TolerationOperator {
+  /** The taint's key (and value) must equal the toleration's. */
+  EQUAL = 'Equal',
+  /** The taint's key must equal the toleration's, whatever its value; without a key, every taint matches. */
+  EXISTS = 'Exists',
+}
+
+/** A taint on a ManagedCluster: placements must tolerate it to select the cluster. */
 export interface Taint {
+  /** The taint key. */
   key: string;
+  /**
+   * The taint value.
+   * @default - none
+   */
   value?: string;
+  /** What the taint does to placements that do not tolerate it. */
   effect: TaintEffect;
 }
 
+/** A Placement's toleration of ManagedCluster taints. */
 export interface Toleration {
+  /**
+   * The taint key it tolerates.
+   * @default - every key (with `TolerationOperator.EXISTS`)
+   */
   key?: string;
-  operator?: 'Exists' | 'Equal';
+  /**
+   * How the taint is matched.
+   * @default TolerationOperator.EQUAL
+   */
+  operator?: TolerationOperator;
+  /**
+   * The taint value it tolerates (with `TolerationOperator.EQUAL`).
+   * @default - the empty value
+   */
   value?: string;
+  /**
+   * The taint effect it tolerates.
+   * @default - every effect
+   */
   effect?: TaintEffect;
+  /**
+   * How long the cluster stays selected after the taint appears, in seconds.
+   * @default - forever
+   */
   tolerationSeconds?: number;
 }
 
@@ -68,9 +107,9 @@ function predicateMatches(predicate: ClusterPredicate, cluster: InventoryCluster
 function tolerates(tolerations: readonly Toleration[], taint: Taint): boolean {
   return tolerations.some((t) => {
     if (t.effect && t.effect !== taint.effect) return false;
-    if (t.key === undefined || t.key === '') return t.operator === 'Exists';
+    if (t.key === undefined || t.key === '') return t.operator === TolerationOperator.EXISTS;
     if (t.key !== taint.key) return false;
-    return t.operator === 'Exists' || (t.value ?? '') === (taint.value ?? '');
+    return t.operator === TolerationOperator.EXISTS || (t.value ?? '') === (taint.value ?? '');
   });
 }
 
@@ -95,7 +134,7 @@ export function evaluatePlacement(
     .filter((c) => c.clusterSets.some((s) => eligible.has(s)))
     .filter((c) => predicates.length === 0 || predicates.some((p) => predicateMatches(p, c)))
     .filter((c) =>
-      (c.taints ?? []).every((taint) => taint.effect === 'PreferNoSelect' || tolerates(tolerations, taint)),
+      (c.taints ?? []).every((taint) => taint.effect === TaintEffect.PREFER_NO_SELECT || tolerates(tolerations, taint)),
     )
     .map((c) => c.name)
     .sort();

@@ -53,13 +53,11 @@ export function buildPlanState(hub: string, spokes: ReadonlyArray<InventoryClust
       ...(s.deliveryModel !== undefined ? { deliveryModel: s.deliveryModel } : {}),
       ...(s.works !== undefined
         ? {
-            works: [...s.works]
-              .sort(byName)
-              .map((w) => ({
-                name: w.name,
-                deleteOption: w.deleteOption,
-                ...(w.fromAgent ? { fromAgent: true } : {}),
-              })),
+            works: [...s.works].sort(byName).map((w) => ({
+              name: w.name,
+              deleteOption: w.deleteOption,
+              ...(w.fromAgent ? { fromAgent: true } : {}),
+            })),
           }
         : {}),
       ...(s.movingTo !== undefined ? { movingTo: s.movingTo } : {}),

@@ -47,10 +47,6 @@ import { canonicalJson } from '../core/canonical-json.js';
 import { matchesSelector } from '../core/selectors.js';
 import { kubeTime } from '../core/time.js';
 
-// Part of the public model API since before they had modules of their own.
-export { canonicalJson } from '../core/canonical-json.js';
-export { kubeTime } from '../core/time.js';
-
 /** The hub Application condition the controller sets when it cannot deliver (same value as the status model's). */
 const DELIVERY_ERROR_CONDITION_TYPE = 'DeliveryError';
 /** Feedback older than this makes a row Stale unless the caller chooses another threshold. */
@@ -712,7 +708,7 @@ export function fitRows(
   for (const candidate of dropOrder) {
     if (total <= maxBytes) break;
     dropped.add(candidate.index);
-    total -= sizes[candidate.index]!;
+    total -= sizes[candidate.index];
   }
   return { kept: rows.filter((_, index) => !dropped.has(index)), omitted: dropped.size };
 }

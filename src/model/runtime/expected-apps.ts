@@ -113,7 +113,7 @@ export function parseExpectedApplications(configMap: ConfigMapLike): ExpectedApp
   const names = new Set<string>();
   const lines = raw.split('\n');
   for (let index = 0; index < lines.length; index++) {
-    const name = lines[index]!.trim();
+    const name = lines[index].trim();
     if (name === '') continue;
     const problem = dnsSubdomainProblem(name);
     if (problem) {

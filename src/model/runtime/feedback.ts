@@ -85,7 +85,7 @@ export function readApplicationFeedback(
     const text = fieldValueText(fieldValue);
     if (text !== undefined && text !== '') feedback[key] = text;
   }
-  return feedback as ApplicationFeedback;
+  return feedback;
 }
 
 /** A condition of the work as a whole (`Applied`, `Available`, `Degraded`, …). */
@@ -131,5 +131,5 @@ export function validateApplicationFeedback(feedback: ApplicationFeedback | unde
     delete result[name];
     invalid.push({ name, value });
   }
-  return { feedback: result as ApplicationFeedback, invalid };
+  return { feedback: result, invalid };
 }

@@ -1,7 +1,7 @@
 /**
- * Hub Application status from ManifestWork feedback (DESIGN §2). Pure: given the hub app, the observed
- * work and the delivery problem (if any), compute the status the hub app should show and the merge patch
- * that gets it there (undefined when nothing changed, so no-op writes are skipped).
+ * Hub Application status from ManifestWork feedback (docs/controller/duties.md, "Status write-back"). Pure: given the
+ * hub app, the observed work and the delivery problem (if any), compute the status the hub app should show and the
+ * merge patch that gets it there (undefined when nothing changed, so no-op writes are skipped).
  */
 import {
   readApplicationFeedback,
@@ -187,7 +187,7 @@ export function desiredStatus(input: StatusInput): ApplicationStatus {
     };
     status.health = { status: feedback?.healthStatus ?? UNKNOWN };
     const forwarded = parseForwardedOperation(app);
-    const operation = (current.operationState?.operation as JsonObject | undefined) ?? {};
+    const operation = current.operationState?.operation ?? {};
     if (forwarded && app.operation !== undefined && !operationTaken(forwarded, feedback?.operationStateStartedAt)) {
       // Forwarded but not started on the spoke yet: show the sync as running so RollingSync sees Progressing.
       status.health = { status: 'Progressing' };
@@ -242,7 +242,7 @@ export function computeApplicationStatus(input: StatusInput): StatusResult {
         phase: want.phase,
         startedAt: want.startedAt,
         message: want.message ?? null,
-      } as JsonObject;
+      };
     }
   }
   const currentConditions = current.conditions ?? [];

@@ -147,7 +147,7 @@ export function computeTakeover(input: TakeoverInput): TakeoverPlan {
   const reverted = own ? legacy.filter((work) => !isOrphanWork(work)) : [];
   const legacyControllerActive =
     reverted.length > 0
-      ? `another controller rewrote or re-created ManifestWork ${reverted.map((work) => `${work.metadata.namespace}/${work.metadata.name}`).join(', ')} (deleteOption ${reverted[0]!.spec?.deleteOption?.propagationPolicy ?? 'Foreground'}) after pullfleet took this Application over: scale argocd-pull-integration or ACM's propagation controller down (pullfleet keeps the spoke Application and finishes the hand-over once it stops)`
+      ? `another controller rewrote or re-created ManifestWork ${reverted.map((work) => `${work.metadata.namespace}/${work.metadata.name}`).join(', ')} (deleteOption ${reverted[0].spec?.deleteOption?.propagationPolicy ?? 'Foreground'}) after pullfleet took this Application over: scale argocd-pull-integration or ACM's propagation controller down (pullfleet keeps the spoke Application and finishes the hand-over once it stops)`
       : undefined;
 
   const ready = legacy.filter((work) => isOrphanWork(work) && observedByAgent(work));
@@ -161,7 +161,7 @@ export function computeTakeover(input: TakeoverInput): TakeoverPlan {
           .filter((item) => !patching.has(`${item.namespace}/${item.name}`))
           .sort(byKey)
       : [];
-  const first = [...legacy].sort((a, b) => byKey(ref(a), ref(b)))[0]!;
+  const first = [...legacy].sort((a, b) => byKey(ref(a), ref(b)))[0];
 
   let waiting: string | undefined;
   if (!mayApply)

@@ -59,8 +59,8 @@ describe('pullfleet init in a folder with conflicts', () => {
     const files = contents(dir);
     expect(files['fleet.config.mts']).toBe(OUR_FLEET);
     expect(files['fleet.config.ts']).toBeUndefined();
-    expect(parse(files['cdk8s.yaml']!).app).toBe('node --import tsx fleet.config.mts');
-    expect(JSON.parse(files['tsconfig.json']!).include[0]).toBe('fleet.config.mts');
+    expect(parse(files['cdk8s.yaml']).app).toBe('node --import tsx fleet.config.mts');
+    expect(JSON.parse(files['tsconfig.json']).include[0]).toBe('fleet.config.mts');
   });
 
   test('GIVEN fleet.config.ts in an ES module package WHEN init runs THEN cdk8s.yaml runs that file and it is kept', () => {
@@ -70,7 +70,7 @@ describe('pullfleet init in a folder with conflicts', () => {
     const files = contents(dir);
     expect(files['fleet.config.ts']).toBe(OUR_FLEET);
     expect(files['fleet.config.mts']).toBeUndefined();
-    expect(parse(files['cdk8s.yaml']!).app).toBe('node --import tsx fleet.config.ts');
+    expect(parse(files['cdk8s.yaml']).app).toBe('node --import tsx fleet.config.ts');
   });
 
   test('GIVEN peer dependencies pinned to ranges pullfleet cannot use and a .gitignore that ignores dist/ WHEN init runs THEN it lists every conflict with its fix and writes nothing', () => {
@@ -103,7 +103,7 @@ describe('pullfleet init in a folder with conflicts', () => {
     const result = init(dir);
     expect(result.code).toBe(0);
     expect(result.out).toContain('kept as they were: dependencies.constructs');
-    expect(JSON.parse(contents(dir)['package.json']!).dependencies.constructs).toBe('^10.4.0');
+    expect(JSON.parse(contents(dir)['package.json']).dependencies.constructs).toBe('^10.4.0');
   });
 
   test("GIVEN a synth script of the user's own WHEN init runs THEN the next step names pullfleet synth, not npm run synth", () => {
@@ -115,6 +115,6 @@ describe('pullfleet init in a folder with conflicts', () => {
       'next: npm install, edit fleet.config.ts, npx pullfleet synth (scripts.synth is your own command)',
     );
     expect(result.out).not.toContain('npm run synth');
-    expect(JSON.parse(contents(dir)['package.json']!).scripts.synth).toBe('make synth');
+    expect(JSON.parse(contents(dir)['package.json']).scripts.synth).toBe('make synth');
   });
 });

@@ -62,7 +62,7 @@ describe('pullfleet init', () => {
     expect(files['package.json']).toBe(
       renderPackageJson({ name: packageNameFor(path.basename(dir)), esm: true, versions: currentVersions() }),
     );
-    expect(JSON.parse(files['package.json']!).dependencies.pullfleet).toBe(
+    expect(JSON.parse(files['package.json']).dependencies.pullfleet).toBe(
       `^${JSON.parse(fs.readFileSync('package.json', 'utf8')).version}`,
     );
     expect(files['fleet.config.ts']).toBe(renderFleetConfig());
@@ -71,7 +71,7 @@ describe('pullfleet init', () => {
       result.output
         .split('\n')
         .filter((l) => l.startsWith('wrote'))
-        .map((l) => l.split(/\s+/)[1]!.replace(/:$/, ''))
+        .map((l) => l.split(/\s+/)[1].replace(/:$/, ''))
         .sort(),
     ).toStrictEqual(FILES);
     expect(result.output).not.toContain('not in a git repository');
@@ -174,8 +174,8 @@ describe('pullfleet init', () => {
     const { write } = process.stdout;
     const { write: writeErr } = process.stderr;
     const out: string[] = [];
-    process.stdout.write = ((chunk: string) => out.push(chunk) > 0) as typeof process.stdout.write;
-    process.stderr.write = ((chunk: string) => out.push(chunk) > 0) as typeof process.stderr.write;
+    process.stdout.write = (chunk: string) => out.push(chunk) > 0;
+    process.stderr.write = (chunk: string) => out.push(chunk) > 0;
     try {
       process.exitCode = undefined;
       await main(['node', 'pullfleet', 'init', dir, '--name', 'Not A Name']);

@@ -8,7 +8,6 @@ import { renderOutput, statusExitCode } from '../../../src/cli/support/status-re
 import { type Application } from '../../../src/model/core/types.js';
 import { fleetReportCrd } from '../../../src/model/report/report-crd.js';
 import { computeFleetReport, type FleetReport } from '../../../src/model/report/report.js';
-import { type KubeObj } from '../../double/fake-apiserver.js';
 import { kubeconfigServer } from '../../support/kubeconfig-server.js';
 import { agentApp, agentAppSet, mirrored } from '../../model/report/agent-fixtures.js';
 import { applicationSet, decision, hubApp, work } from '../../model/report/fixtures.js';
@@ -142,18 +141,18 @@ describe('pullfleet status against an API server with agent-model Applications',
   const cli = kubeconfigServer('pullfleet-status-agent-');
 
   test('reads the mirrored autonomous Applications by their delivery-model label and leaves other apps out', async () => {
-    cli.server.store.create(fleetReportCrd() as unknown as KubeObj);
+    cli.server.store.create(fleetReportCrd());
     // (this path runs on the real clock: the agent reported just now)
     const now = new Date().toISOString();
     for (const app of autonomousApps())
-      cli.server.store.create({ ...app, status: { ...app.status, reconciledAt: now } } as unknown as KubeObj);
+      cli.server.store.create({ ...app, status: { ...app.status, reconciledAt: now } });
     const pushApp = hubApp('east', 'push');
     pushApp.metadata.labels = {};
     pushApp.metadata.ownerReferences = [];
     cli.server.store.create({
       ...pushApp,
       metadata: { ...pushApp.metadata, namespace: 'store-17' },
-    } as unknown as KubeObj);
+    });
 
     let out = '';
     const outSpy = jest.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {

@@ -9,7 +9,6 @@ import {
   EXPECTED_APPLICATIONS_LABEL,
   type ConfigMapLike,
 } from '../../../src/model/runtime/expected-apps.js';
-import { type KubeObj } from '../../double/fake-apiserver.js';
 import { kubeconfigServer } from '../../support/kubeconfig-server.js';
 import { agentApp, mirrored } from '../../model/report/agent-fixtures.js';
 
@@ -68,9 +67,9 @@ describe('pullfleet status with expected Applications of agent-autonomous spokes
     expect(rowsOf(groups)).toStrictEqual([
       ['AgentApplications', 'store-001', ['store-001/web-store-001:Missing', 'store-001/api-store-001:Healthy']],
     ]);
-    expect(groups[0]!.rows[0]!.message).toContain('dist/hub/spokes/store-001/');
-    expect(groups[0]!.rows[0]!.message).toContain('argocd/pullfleet-spoke-apps');
-    expect(groups[0]!.summary).toMatchObject({ clusters: 1, healthy: 1, missing: 1 });
+    expect(groups[0].rows[0].message).toContain('dist/hub/spokes/store-001/');
+    expect(groups[0].rows[0].message).toContain('argocd/pullfleet-spoke-apps');
+    expect(groups[0].summary).toMatchObject({ clusters: 1, healthy: 1, missing: 1 });
     expect(statusExitCode(groups)).toBe(1);
   });
 
@@ -101,7 +100,7 @@ describe('pullfleet status with expected Applications of agent-autonomous spokes
       ['AgentApplications', 'store-001', ['store-001/a:Missing']],
       ['AgentApplications', 'store-003', ['store-003/-:Unknown', 'store-003/x:Healthy']],
     ]);
-    expect(groups[1]!.rows[0]!.message).toMatch(
+    expect(groups[1].rows[0].message).toMatch(
       /^expected-Application list argocd\/pullfleet-expected-store-003 of spoke "store-003", line 2: "NOT valid" is not an Application name/,
     );
   });
@@ -128,9 +127,7 @@ describe('pullfleet status with expected Applications of agent-autonomous spokes
 describe('pullfleet status against an API server with expected-Application lists', () => {
   const cli = kubeconfigServer('pullfleet-status-autonomous-');
 
-  async function runJson(
-    args: string[],
-  ): Promise<{
+  async function runJson(args: string[]): Promise<{
     code: number;
     doc: {
       items: Array<{
@@ -161,17 +158,17 @@ describe('pullfleet status against an API server with expected-Application lists
   }
 
   test('reads the lists by label from the Argo CD namespace and reports the expected Application the principal does not mirror as Missing', async () => {
-    cli.server.store.create(fleetReportCrd() as unknown as KubeObj);
-    cli.server.store.create(expected('store-001', ['api-store-001', 'web-store-001']) as unknown as KubeObj);
+    cli.server.store.create(fleetReportCrd());
+    cli.server.store.create(expected('store-001', ['api-store-001', 'web-store-001']));
     // An unrelated ConfigMap in the same namespace is not read as a list.
     cli.server.store.create({
       apiVersion: 'v1',
       kind: 'ConfigMap',
       metadata: { name: 'other', namespace: 'argocd' },
       data: { applications: 'ghost\n' },
-    } as unknown as KubeObj);
+    });
     // (this path runs on the real clock: the agent reported just now)
-    cli.server.store.create(mirroredApp('store-001', 'api-store-001', new Date().toISOString()) as unknown as KubeObj);
+    cli.server.store.create(mirroredApp('store-001', 'api-store-001', new Date().toISOString()));
 
     const { code, doc } = await runJson([]);
     expect(code).toBe(1);
@@ -180,12 +177,12 @@ describe('pullfleet status against an API server with expected-Application lists
     ).toStrictEqual([
       ['AgentApplications', 'store-001', ['store-001/web-store-001:Missing', 'store-001/api-store-001:Healthy']],
     ]);
-    expect(doc.items[0]!.rows[0]!.message).toContain(
+    expect(doc.items[0].rows[0].message).toContain(
       'from its folder dist/hub/spokes/store-001/ (expected by argocd/pullfleet-expected-store-001)',
     );
 
     // Once the spoke's Argo CD creates the Application and the principal mirrors it, the row follows its status.
-    cli.server.store.create(mirroredApp('store-001', 'web-store-001', new Date().toISOString()) as unknown as KubeObj);
+    cli.server.store.create(mirroredApp('store-001', 'web-store-001', new Date().toISOString()));
     const after = await runJson(['-n', 'store-001']);
     expect(after.code).toBe(0);
     expect(after.doc.items.map((g) => g.rows.map((r) => `${r.cluster}/${r.application}:${r.state}`))).toStrictEqual([

@@ -170,7 +170,7 @@ describe('runStatus with a fake hub', () => {
       items: Array<{ rows: Array<{ cluster: string; state: string }> }>;
       problems: number;
     };
-    expect(doc.items[0]!.rows.map((r) => [r.cluster, r.state])).toStrictEqual([
+    expect(doc.items[0].rows.map((r) => [r.cluster, r.state])).toStrictEqual([
       ['west', 'Degraded'],
       ['east', 'Healthy'],
     ]);
@@ -220,7 +220,7 @@ describe('runStatus with a fake hub', () => {
     const app = staticApp('east');
     app.status = { sync: { status: 'Synced' }, health: { status: 'Healthy' } };
     const withoutWorks = await collectStatus(fakeSource({ apps: [app], works: undefined }), { now: NOW });
-    expect(withoutWorks[0]!.rows[0]).toMatchObject({
+    expect(withoutWorks[0].rows[0]).toMatchObject({
       state: 'Healthy',
       message: 'from the hub Application status (ManifestWorks not readable)',
     });
@@ -238,7 +238,7 @@ describe('runStatus --watch', () => {
     let call = 0;
     const source: StatusSource = {
       ...fakeSource({}),
-      listReports: async () => [states[Math.min(call++, states.length - 1)]!],
+      listReports: async () => [states[Math.min(call++, states.length - 1)]],
     };
     const c = capture(() => source, { stopAfterSleeps: 3 });
     // THEN the last state decides the exit code
@@ -286,20 +286,20 @@ describe('pullfleet status against the API double', () => {
 
   test('reads reports, static apps and their works through the kubeconfig', async () => {
     // GIVEN the CRD, a report with a missing cluster, and a static app with its work
-    server.store.create(fleetReportCrd() as unknown as KubeObj);
+    server.store.create(fleetReportCrd());
     const report = reportFor(['east', 'west'], { east: healthy });
-    const created = server.store.create<KubeObj>({ ...report, status: undefined } as unknown as KubeObj);
+    const created = server.store.create<KubeObj>({ ...report, status: undefined });
     server.store.updateStatus({ ...created, status: report.status });
     const app = staticApp('east');
     server.store.create({
       ...app,
       spec: { ...app.spec, source: { repoURL: 'https://git.example/apps', path: 'web' } },
-    } as unknown as KubeObj);
+    });
     // (this path runs on the real clock: the spoke reconciled just now)
     const staticWork = work('east', { ...healthy, reconciledAt: new Date().toISOString() }, { appSet: 'web' });
     staticWork.metadata.labels = { [DELIVERY_LABEL]: 'static' };
     staticWork.spec.workload.manifests = [{ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'web' } }];
-    const storedWork = server.store.create<KubeObj>({ ...staticWork, status: undefined } as unknown as KubeObj);
+    const storedWork = server.store.create<KubeObj>({ ...staticWork, status: undefined });
     server.store.updateStatus({ ...storedWork, status: staticWork.status });
 
     // WHEN status runs with -o json

@@ -147,17 +147,17 @@ describe('rendered files', () => {
       'Plan',
       'dist/ is what synth produces',
     ]);
-    expect(steps[2]!.run).toBe('npm ci');
-    expect(steps[3]!.run).toBe('npx pullfleet validate --strict');
-    const plan = steps[4]!;
+    expect(steps[2].run).toBe('npm ci');
+    expect(steps[3].run).toBe('npx pullfleet validate --strict');
+    const plan = steps[4];
     expect(plan.if).toBe("github.event_name == 'pull_request'");
     expect(plan.run).toContain(
       'npx pullfleet plan "$base/dist" -o text --fail-on-deletions --acknowledgements deletions.txt',
     );
     expect(plan.run).toContain('>>"$GITHUB_STEP_SUMMARY"');
     expect(plan.run).toContain('exit "$status"');
-    expect(steps[5]!.run).toContain('npx pullfleet synth -o "$RUNNER_TEMP/dist"');
-    expect(steps[5]!.run).toContain('diff -r dist "$RUNNER_TEMP/dist"');
+    expect(steps[5].run).toContain('npx pullfleet synth -o "$RUNNER_TEMP/dist"');
+    expect(steps[5].run).toContain('diff -r dist "$RUNNER_TEMP/dist"');
   });
 
   test('the workflow judges dist/ against the plan state it was synthesized from: the dist/ before its last change, read from the whole history', () => {
@@ -165,7 +165,7 @@ describe('rendered files', () => {
       jobs: { fleet: { steps: Array<{ name?: string; uses?: string; run?: string; with?: Record<string, unknown> }> } };
     };
     const steps = workflow.jobs.fleet.steps;
-    expect(steps[0]!.with).toStrictEqual({ 'fetch-depth': 0 });
+    expect(steps[0].with).toStrictEqual({ 'fetch-depth': 0 });
     const check = steps.find((s) => s.name === 'dist/ is what synth produces')!.run!;
     expect(check).toContain('last=$(git log -1 --format=%H -- dist)');
     expect(check).toContain('git archive "$last^" dist | tar -x -C "$judged"');
@@ -178,7 +178,7 @@ describe('rendered files', () => {
       program.commands.find((c) => c.name() === name)!.options.flatMap((o) => [o.long, o.short]);
     const used = `${renderWorkflow()}\n${Object.values(initScripts()).join('\n')}`;
     for (const [, command, args] of used.matchAll(/pullfleet (plan|synth)([^\n&|>]*)/g)) {
-      for (const flag of args!.match(/(?<=\s)--?[a-z-]+/g) ?? []) expect(flags(command!)).toContain(flag);
+      for (const flag of args.match(/(?<=\s)--?[a-z-]+/g) ?? []) expect(flags(command)).toContain(flag);
     }
   });
 });

@@ -109,7 +109,7 @@ describe('type-checking the fleet description', () => {
     const written: string[] = [];
     const write = process.stderr.write;
     const exitCode = process.exitCode;
-    process.stderr.write = ((chunk: string) => written.push(chunk) > 0) as typeof process.stderr.write;
+    process.stderr.write = (chunk: string) => written.push(chunk) > 0;
     try {
       expect(checkFleetTypes({ cwd: dir })).toBe(false);
       expect(process.exitCode).toBe(1);

@@ -310,13 +310,13 @@ describe('application reconciler and agent-model Applications', () => {
         annotations,
       },
       spec: { workload: { manifests: [payload] }, deleteOption: { propagationPolicy: 'Foreground' } },
-    } as ManifestWork);
+    });
     world.put('ManifestWork', {
       apiVersion: 'work.open-cluster-management.io/v1',
       kind: 'ManifestWork',
       metadata: { name: 'legacy-guestbook', namespace: 'spoke1', annotations },
       spec: { workload: { manifests: [payload] } },
-    } as ManifestWork);
+    });
     await world.settle(reconciler, KEY);
     expect(world.writes).toStrictEqual([]);
   });

@@ -1,5 +1,5 @@
 /**
- * Issue 7 regressions at the reconcile level: operations forwarded until taken, retargets that never lose
+ * Regression tests of the Application reconciler: operations forwarded until taken, retargets that never lose
  * delivery, removed fields reaching works, no leaks, no churn, conditions for what retrying cannot fix,
  * and events that only wake the apps they affect.
  */
@@ -13,12 +13,7 @@ import {
   PULL_LABEL,
   SKIP_RECONCILE_ANNOTATION,
 } from '../../../src/model/core/keys.js';
-import {
-  type Application,
-  type FieldValue,
-  type KubeObject,
-  type ManifestWork,
-} from '../../../src/model/core/types.js';
+import { FeedbackScrape, type Application, type FieldValue, type ManifestWork } from '../../../src/model/core/types.js';
 import { FORWARDED_OPERATION_ANNOTATION } from '../../../src/model/runtime/propagation.js';
 import {
   DELIVERY_ERROR_CONDITION,
@@ -117,7 +112,7 @@ function retarget(world: World, to: string): void {
   world.put('Application', current);
 }
 
-describe('reconcile hardening (issue 7)', () => {
+describe('reconcile hardening', () => {
   let world: World;
   let reconciler: Reconciler;
 
@@ -170,7 +165,7 @@ describe('reconcile hardening (issue 7)', () => {
       await world.settle(restarted, KEY);
       expect(payload(world).operation).toStrictEqual({ sync: { revision: 'v2' } });
       expect(hubApp(world).operation).toStrictEqual({ sync: { revision: 'v2' } });
-      expect(JSON.parse(hubApp(world).metadata.annotations![FORWARDED_OPERATION_ANNOTATION]!)).toMatchObject({
+      expect(JSON.parse(hubApp(world).metadata.annotations![FORWARDED_OPERATION_ANNOTATION])).toMatchObject({
         at: '2026-03-01T12:00:00Z',
         after: '2026-03-01T10:00:00Z',
       });
@@ -197,7 +192,7 @@ describe('reconcile hardening (issue 7)', () => {
     test('GIVEN an operation forwarded before any feedback WHEN the spoke first reports an older operation THEN it is not mistaken for this one', async () => {
       world.put('Application', { ...app(), operation: { sync: { revision: 'v2' } } });
       await world.settle(reconciler, KEY);
-      expect(JSON.parse(hubApp(world).metadata.annotations![FORWARDED_OPERATION_ANNOTATION]!)).toMatchObject({
+      expect(JSON.parse(hubApp(world).metadata.annotations![FORWARDED_OPERATION_ANNOTATION])).toMatchObject({
         after: '',
       });
       report(world, WORK1, { operationStatePhase: S('Succeeded'), operationStateStartedAt: S('2026-03-01T10:00:00Z') });
@@ -300,14 +295,12 @@ describe('reconcile hardening (issue 7)', () => {
   describe('defect 4: removed fields reach existing works', () => {
     test('GIVEN a work written with feedbackScrapeType Watch WHEN the hub switches back to Poll THEN the field leaves the work', async () => {
       world.put('Application', app());
-      const watch = world.reconciler(createApplicationReconciler, { feedbackScrapeType: 'Watch' });
+      const watch = world.reconciler(createApplicationReconciler, { feedbackScrapeType: FeedbackScrape.WATCH });
       await world.settle(watch, KEY);
-      expect(world.get<ManifestWork>('ManifestWork', WORK1)!.spec.manifestConfigs![0]!.feedbackScrapeType).toBe(
-        'Watch',
-      );
+      expect(world.get<ManifestWork>('ManifestWork', WORK1)!.spec.manifestConfigs![0].feedbackScrapeType).toBe('Watch');
       await world.settle(reconciler, KEY);
       expect(
-        world.get<ManifestWork>('ManifestWork', WORK1)!.spec.manifestConfigs![0]!.feedbackScrapeType,
+        world.get<ManifestWork>('ManifestWork', WORK1)!.spec.manifestConfigs![0].feedbackScrapeType,
       ).toBeUndefined();
     });
 
@@ -333,8 +326,8 @@ describe('reconcile hardening (issue 7)', () => {
       world.put('Application', app());
       await world.settle(reconciler, KEY);
       const work = world.get<ManifestWork>('ManifestWork', WORK1)!;
-      const config = work.spec.manifestConfigs![0]!;
-      config.feedbackScrapeType = 'Poll';
+      const config = work.spec.manifestConfigs![0];
+      config.feedbackScrapeType = FeedbackScrape.POLL;
       (config.updateStrategy as { serverSideApply: Record<string, unknown> }).serverSideApply.fieldManager =
         'work-agent';
       world.put('ManifestWork', work);
@@ -361,8 +354,8 @@ describe('reconcile hardening (issue 7)', () => {
       expect(stats.pendingExpectations()).toBeGreaterThan(0);
       const workWatch = reconciler.watches.find((watch) => watch.kind.id === 'ManifestWork')!;
       const appWatch = reconciler.watches.find((watch) => watch.kind.id === 'Application')!;
-      workWatch.keysFor(staleWork as KubeObject, undefined, 'delete');
-      appWatch.keysFor(staleApp as KubeObject, undefined, 'delete');
+      workWatch.keysFor(staleWork, undefined, 'delete');
+      appWatch.keysFor(staleApp, undefined, 'delete');
       expect(stats.pendingExpectations()).toBe(0);
     });
 
@@ -518,7 +511,7 @@ describe('reconcile hardening (issue 7)', () => {
     test('GIVEN a push-mode Application WHEN cached THEN only its metadata is kept (without the last-applied copy); WHEN it opts in THEN all of it is', async () => {
       const push = app({ annotations: { 'kubectl.kubernetes.io/last-applied-configuration': 'x'.repeat(10_000) } });
       delete push.metadata.labels![PULL_LABEL];
-      world.put('Application', { ...push, status: bulky } as Application);
+      world.put('Application', { ...push, status: bulky });
       expect(world.cache.get('Application', KEY)).toStrictEqual({
         apiVersion: 'argoproj.io/v1alpha1',
         kind: 'Application',
@@ -531,7 +524,7 @@ describe('reconcile hardening (issue 7)', () => {
       });
       await world.settle(reconciler, KEY);
       expect(world.cache.list('ManifestWork')).toHaveLength(0);
-      world.put('Application', { ...app(), status: bulky } as Application);
+      world.put('Application', { ...app(), status: bulky });
       const cached = world.cache.get<Application>('Application', KEY)!;
       expect(cached.spec).toStrictEqual(app().spec);
       expect(cached.status).toStrictEqual({

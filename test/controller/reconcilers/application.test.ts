@@ -165,8 +165,8 @@ describe('application reconciler', () => {
     expect(world.cache.list('ManifestWork')).toHaveLength(0);
     const conditions = world.get<Application>('Application', KEY)!.status?.conditions ?? [];
     expect(conditions).toHaveLength(1);
-    expect(conditions[0]!.type).toBe(DELIVERY_ERROR_CONDITION);
-    expect(conditions[0]!.message).toContain(message);
+    expect(conditions[0].type).toBe(DELIVERY_ERROR_CONDITION);
+    expect(conditions[0].message).toContain(message);
   });
 
   test('fails when the namespace has no binding to a set containing the cluster', async () => {
@@ -424,12 +424,12 @@ describe('application reconciler', () => {
     expect(first.map((c) => [c.type, c.lastTransitionTime])).toStrictEqual([
       [FEEDBACK_STALE_CONDITION, '2026-03-01T12:00:00Z'],
     ]);
-    expect(first[0]!.message).toBe(
+    expect(first[0].message).toBe(
       'spoke feedback is stale: the spoke Application last reconciled at 2026-03-01T11:00:00Z, more than 900 s before the hub last checked; check the work agent and Argo CD on cluster spoke1',
     );
     world.clock = new Date('2026-03-01T12:10:00Z');
     await world.settle(reconciler, KEY);
-    expect(world.get<Application>('Application', KEY)!.status!.conditions![0]!.lastTransitionTime).toBe(
+    expect(world.get<Application>('Application', KEY)!.status!.conditions![0].lastTransitionTime).toBe(
       '2026-03-01T12:00:00Z',
     );
     report(world, 'spoke1/argocd-guestbook', { healthStatus: S('Healthy'), reconciledAt: S('2026-03-01T12:09:00Z') });
@@ -442,7 +442,7 @@ describe('application reconciler', () => {
     await world.settle(reconciler, KEY);
     report(world, 'spoke1/argocd-guestbook', {}, 'False');
     await world.settle(reconciler, KEY);
-    expect(world.get<Application>('Application', KEY)!.status!.conditions![0]!.message).toBe(
+    expect(world.get<Application>('Application', KEY)!.status!.conditions![0].message).toBe(
       'ManifestWork spoke1/argocd-guestbook is not applied on the spoke: namespace argocd not found',
     );
   });
@@ -459,7 +459,7 @@ describe('application reconciler', () => {
     world.put('Application', app());
     world.failNext = { verb: 'apply', status: 422 };
     await reconciler.reconcile(KEY, { enqueuedAt: Date.now() });
-    expect(world.get<Application>('Application', KEY)!.status!.conditions![0]!.message).toContain(
+    expect(world.get<Application>('Application', KEY)!.status!.conditions![0].message).toContain(
       'the API server rejected ManifestWork spoke1/argocd-guestbook: apply: injected 422',
     );
   });

@@ -8,12 +8,9 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, test } from '@jest/globals';
 import { KubeConfig } from '@kubernetes/client-node';
 import { pino } from 'pino';
-import {
-  SECRET,
-  startController,
-  type ReconcilerFactory,
-  type RunningController,
-} from '../../../src/controller/index.js';
+import { SECRET } from '../../../src/kube/resources.js';
+import { startController, type RunningController } from '../../../src/controller/runtime/manager.js';
+import type { ReconcilerFactory } from '../../../src/controller/runtime/reconciler.js';
 import { startFakeApiServer, type FakeApiServer, type KubeObj } from '../../double/fake-apiserver.js';
 import { waitFor } from '../../support/wait.js';
 

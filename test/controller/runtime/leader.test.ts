@@ -34,6 +34,8 @@ function manualClock() {
   };
   const clock: ElectionClock & {
     advance(ms: number): Promise<void>;
+    /** Time passes inside a call (a slow request): the clock moves, no timer fires. */
+    pass(ms: number): void;
     flush(): Promise<void>;
     readonly now: () => number;
   } = {
@@ -46,6 +48,9 @@ function manualClock() {
       timers.delete(handle as number);
     },
     flush,
+    pass(ms: number) {
+      now += ms;
+    },
     async advance(ms: number) {
       const target = now + ms;
       await flush();
@@ -69,7 +74,7 @@ function manualClock() {
 type Mode = 'ok' | 'hang' | 'forbidden';
 
 /** One Lease in memory with resourceVersion checks; `mode` makes every call hang or fail with 403. */
-function leaseServer(initial?: LeaseObject['spec']) {
+function leaseServer(initial?: LeaseObject['spec'], onGet: () => void = () => undefined) {
   let lease: LeaseObject | undefined = initial
     ? {
         apiVersion: 'coordination.k8s.io/v1',
@@ -106,6 +111,7 @@ function leaseServer(initial?: LeaseObject['spec']) {
   const client: LeaseClient = {
     get: <T extends KubeObject>(_kind: unknown, _ns: unknown, _name: unknown, call?: CallOptions) =>
       gate(call, () => {
+        onGet();
         if (!lease) throw new KubeApiError(404, 'not found');
         return structuredClone(lease) as unknown as T;
       }),
@@ -219,6 +225,30 @@ describe('LeaderElector: expiry from observed time', () => {
     expect(events).toStrictEqual([]);
     expect(server.lease?.spec?.holderIdentity).toBe('other');
     expect(e.health().healthy).toBe(true);
+    await e.stop();
+  });
+
+  test('GIVEN Lease reads that take half a second WHEN a candidate takes the Lease THEN the acquireTime it writes is no earlier than the moment it judged the Lease expired', async () => {
+    const clock = manualClock();
+    const start = clock.now();
+    const wallAt = (monotonic: number) => new Date(Date.parse('2026-11-22T12:00:00Z') + monotonic - start);
+    const server = leaseServer(
+      heldBy(
+        'other',
+        wallAt(start)
+          .toISOString()
+          .replace(/\.(\d{3})Z$/, '.$1000Z'),
+      ),
+      () => clock.pass(500),
+    );
+    const { elector: e, events } = elector(server, clock, { wallClock: () => wallAt(clock.now()) });
+    await clock.advance(30_000);
+    expect(events).toHaveLength(1);
+    // The record was first seen when the first read returned (start + 500 ms); it is expired one lease
+    // duration after that, and the takeover is stamped at or after that instant.
+    const seen = start + 500;
+    expect(Date.parse(server.lease!.spec!.acquireTime!)).toBeGreaterThanOrEqual(wallAt(seen + 15_000).getTime());
+    expect(server.lease!.spec).toMatchObject({ holderIdentity: 'me', leaseTransitions: 4 });
     await e.stop();
   });
 

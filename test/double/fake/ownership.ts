@@ -102,7 +102,7 @@ function collect(value: Json, schema: Schema, segs: Segment[], out: Map<string, 
     for (const key of keys) {
       if (segs.length === 0 && (key === 'apiVersion' || key === 'kind')) continue;
       if (segs.length === 1 && segs[0] === 'metadata' && SERVER_META.has(key)) continue;
-      collect(value[key]!, childSchema(schema, key, segs.length), [...segs, key], out);
+      collect(value[key], childSchema(schema, key, segs.length), [...segs, key], out);
     }
     return;
   }
@@ -116,7 +116,7 @@ function collect(value: Json, schema: Schema, segs: Segment[], out: Map<string, 
       return;
     }
     if (listType === 'map' && Array.isArray(schema?.['x-kubernetes-list-map-keys'])) {
-      const mapKeys = schema!['x-kubernetes-list-map-keys'] as string[];
+      const mapKeys = schema['x-kubernetes-list-map-keys'] as string[];
       for (const item of value) {
         if (!isPlainObject(item)) continue;
         const k: Record<string, Json> = {};
@@ -153,7 +153,7 @@ function removePath(root: Json, segs: Segment[]): void {
     if (typeof seg === 'string') cursor = isPlainObject(cursor) ? cursor[seg] : undefined;
     else cursor = Array.isArray(cursor) ? cursor[findElement(cursor, seg)] : undefined;
   }
-  const last = segs[segs.length - 1]!;
+  const last = segs[segs.length - 1];
   if (typeof last === 'string') {
     if (isPlainObject(cursor)) delete cursor[last];
   } else if (Array.isArray(cursor)) {
@@ -180,7 +180,7 @@ function mergeApplied(live: Json | undefined, applied: Json, schema: Schema, dep
       return result;
     }
     if (listType === 'map' && Array.isArray(schema?.['x-kubernetes-list-map-keys'])) {
-      const mapKeys = schema!['x-kubernetes-list-map-keys'] as string[];
+      const mapKeys = schema['x-kubernetes-list-map-keys'] as string[];
       const result = [...live];
       for (const item of applied) {
         if (!isPlainObject(item)) continue;
@@ -308,7 +308,7 @@ export function recordUpdate(args: {
 }
 
 function pruneEmpty(entries: Ownership): void {
-  for (let i = entries.length - 1; i >= 0; i--) if (entries[i]!.fields.size === 0) entries.splice(i, 1);
+  for (let i = entries.length - 1; i >= 0; i--) if (entries[i].fields.size === 0) entries.splice(i, 1);
 }
 
 /** The managedFields list the API server would return for these entries. */

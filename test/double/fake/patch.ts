@@ -59,20 +59,20 @@ function parsePointer(pointer: string): string[] {
 function containerOf(doc: Json, parts: string[], op: string): { parent: Json; key: string } {
   let cursor: Json = doc;
   for (const part of parts.slice(0, -1)) {
-    if (Array.isArray(cursor)) cursor = cursor[Number(part)] as Json;
-    else if (isPlainObject(cursor)) cursor = cursor[part] as Json;
+    if (Array.isArray(cursor)) cursor = cursor[Number(part)];
+    else if (isPlainObject(cursor)) cursor = cursor[part];
     else cursor = undefined as unknown as Json;
     if (cursor === undefined)
       throw new PatchError(`${op} operation does not apply: doc is missing path: /${parts.join('/')}`, 422);
   }
-  return { parent: cursor, key: parts[parts.length - 1]! };
+  return { parent: cursor, key: parts[parts.length - 1] };
 }
 
 function readPointer(doc: Json, pointer: string, op: string): Json {
   let cursor: Json = doc;
   for (const part of parsePointer(pointer)) {
-    if (Array.isArray(cursor)) cursor = cursor[Number(part)] as Json;
-    else if (isPlainObject(cursor)) cursor = cursor[part] as Json;
+    if (Array.isArray(cursor)) cursor = cursor[Number(part)];
+    else if (isPlainObject(cursor)) cursor = cursor[part];
     else cursor = undefined as unknown as Json;
     if (cursor === undefined)
       throw new PatchError(`${op} operation does not apply: doc is missing path: ${pointer}`, 422);
@@ -89,7 +89,7 @@ function removeAt(doc: Json, pointer: string, op: string): Json {
     if (!Number.isInteger(index) || index < 0 || index >= parent.length) {
       throw new PatchError(`${op} operation does not apply: doc is missing path: ${pointer}`, 422);
     }
-    return parent.splice(index, 1)[0] as Json;
+    return parent.splice(index, 1)[0];
   }
   if (isPlainObject(parent) && key in parent) {
     const value = parent[key]!;

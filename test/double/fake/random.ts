@@ -26,7 +26,7 @@ export class SeededRandom {
   }
 
   pick<T>(items: readonly T[]): T {
-    return items[Math.floor(this.next() * items.length)]!;
+    return items[Math.floor(this.next() * items.length)];
   }
 
   /** An independent stream derived from this seed and a label (one per concern, so they do not disturb each other). */

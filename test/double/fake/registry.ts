@@ -129,8 +129,8 @@ function readDefinitions(dir: string): ResourceDefinition[] {
 }
 
 /** Definitions from an apiextensions.k8s.io/v1 CustomResourceDefinition object (one per served version). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a CRD object is read as untyped JSON
 export function definitionsFromCrd(crd: Record<string, any>): ResourceDefinition[] {
-  // eslint-disable-line @typescript-eslint/no-explicit-any
   const spec = crd.spec ?? {};
   const names = spec.names ?? {};
   return ((spec.versions ?? []) as Array<Record<string, any>>) // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -187,6 +187,6 @@ export class Registry {
     if (matches.length === 0) throw new Error(`fake apiserver: unknown resource ${JSON.stringify(ref)}`);
     if (groups.size > 1)
       throw new Error(`fake apiserver: resource ${JSON.stringify(ref)} is ambiguous; use plural.group`);
-    return matches[matches.length - 1]!;
+    return matches[matches.length - 1];
   }
 }

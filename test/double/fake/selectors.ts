@@ -38,18 +38,18 @@ export class SelectorError extends Error {}
 function parseLabelTerm(term: string): LabelRequirement {
   const setMatch = /^([^\s!=]+)\s+(in|notin)\s+\((.*)\)$/.exec(term);
   if (setMatch) {
-    const values = setMatch[3]!
+    const values = setMatch[3]
       .split(',')
       .map((v) => v.trim())
       .filter((v) => v.length > 0);
-    return setMatch[2] === 'in' ? { op: 'in', key: setMatch[1]!, values } : { op: 'notin', key: setMatch[1]!, values };
+    return setMatch[2] === 'in' ? { op: 'in', key: setMatch[1], values } : { op: 'notin', key: setMatch[1], values };
   }
   const neMatch = /^([^\s!=]+)\s*!=\s*(\S*)$/.exec(term);
-  if (neMatch) return { op: 'ne', key: neMatch[1]!, value: neMatch[2]! };
+  if (neMatch) return { op: 'ne', key: neMatch[1], value: neMatch[2] };
   const eqMatch = /^([^\s!=]+)\s*==?\s*(\S*)$/.exec(term);
-  if (eqMatch) return { op: 'eq', key: eqMatch[1]!, value: eqMatch[2]! };
+  if (eqMatch) return { op: 'eq', key: eqMatch[1], value: eqMatch[2] };
   const absent = /^!\s*([^\s!=]+)$/.exec(term);
-  if (absent) return { op: 'absent', key: absent[1]! };
+  if (absent) return { op: 'absent', key: absent[1] };
   if (/^[^\s!=(),]+$/.test(term)) return { op: 'exists', key: term };
   throw new SelectorError(`unable to parse requirement: ${term}`);
 }
@@ -67,9 +67,9 @@ export function parseLabelSelector(text: string | null | undefined): LabelSelect
         case 'ne':
           return !has || l[r.key] !== r.value;
         case 'in':
-          return has && r.values.includes(l[r.key]!);
+          return has && r.values.includes(l[r.key]);
         case 'notin':
-          return !has || !r.values.includes(l[r.key]!);
+          return !has || !r.values.includes(l[r.key]);
         case 'exists':
           return has;
         case 'absent':
@@ -94,9 +94,9 @@ export function parseFieldSelector(text: string | null | undefined): FieldSelect
   if (!text) return () => true;
   const terms = splitTerms(text).map((term) => {
     const ne = /^([^\s!=]+)\s*!=\s*(.*)$/.exec(term);
-    if (ne) return { path: ne[1]!, value: ne[2]!.trim(), equal: false };
+    if (ne) return { path: ne[1], value: ne[2].trim(), equal: false };
     const eq = /^([^\s!=]+)\s*==?\s*(.*)$/.exec(term);
-    if (eq) return { path: eq[1]!, value: eq[2]!.trim(), equal: true };
+    if (eq) return { path: eq[1], value: eq[2].trim(), equal: true };
     throw new SelectorError(`invalid field selector: ${term}`);
   });
   return (object) => terms.every((t) => (fieldAt(object, t.path) === t.value) === t.equal);

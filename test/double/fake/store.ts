@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { Ajv, type ValidateFunction } from 'ajv';
 import { parse as parseYaml } from 'yaml';
 import { applyConfiguration, ApplyConflict, managedFieldsOf, recordUpdate, type Ownership } from './ownership.js';
-import { clone, deepEqual, isPlainObject, jsonPatch, mergePatch, PatchError, type Json } from './patch.js';
+import { clone, deepEqual, isPlainObject, jsonPatch, mergePatch, PatchError } from './patch.js';
 import {
   apiVersionOf,
   definitionsFromCrd,
@@ -127,7 +127,7 @@ const QUALIFIED_NAME = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
 function qualifiedNameProblem(key: string): string | undefined {
   const parts = key.split('/');
   if (parts.length > 2) return 'a qualified name must have at most one "/"';
-  const [prefix, name] = parts.length === 2 ? parts : [undefined, parts[0]!];
+  const [prefix, name] = parts.length === 2 ? parts : [undefined, parts[0]];
   if (prefix !== undefined && (prefix.length === 0 || prefix.length > 253 || !DNS_SUBDOMAIN.test(prefix)))
     return 'prefix part must be a lowercase RFC 1123 subdomain';
   if (!name || name.length > 63 || !QUALIFIED_NAME.test(name))
@@ -295,7 +295,7 @@ export class FakeStore {
       items: page.map(([, o]) => o),
       resourceVersion: listRv,
       continue: more
-        ? Buffer.from(JSON.stringify({ k: page[page.length - 1]![0], rv: listRv })).toString('base64url')
+        ? Buffer.from(JSON.stringify({ k: page[page.length - 1][0], rv: listRv })).toString('base64url')
         : undefined,
     };
   }
@@ -388,7 +388,7 @@ export class FakeStore {
       throw new ApiError(
         400,
         'BadRequest',
-        `the name of the object (${meta.name}) does not match the name on the URL (${name})`,
+        `the name of the object (${String(meta.name)}) does not match the name on the URL (${name})`,
       );
     }
     if (meta.resourceVersion === undefined || meta.resourceVersion === '') {
@@ -437,7 +437,7 @@ export class FakeStore {
     if (!existing) throw this.notFound(def, name);
     let next: KubeObj;
     try {
-      if (type === 'json') next = jsonPatch(existing as Json, body) as KubeObj;
+      if (type === 'json') next = jsonPatch(existing, body) as KubeObj;
       else {
         if (!isPlainObject(body)) throw new ApiError(400, 'BadRequest', 'a merge patch must be a JSON object');
         next = mergePatch(existing, body) as KubeObj;
@@ -454,7 +454,7 @@ export class FakeStore {
       throw new ApiError(
         400,
         'BadRequest',
-        `the name of the object (${next.metadata.name}) does not match the name on the URL (${name})`,
+        `the name of the object (${String(next.metadata.name)}) does not match the name on the URL (${name})`,
       );
     return this.writeNext(def, existing, next, opts, 'Update');
   }
@@ -567,7 +567,7 @@ export class FakeStore {
     for (const w of this.watchers) {
       if (!filter(w.sink)) continue;
       const [group, version, plural] = w.key.split('/');
-      const def = this.registry.byPath(group!, version!, plural!);
+      const def = this.registry.byPath(group, version, plural);
       w.sink.send('BOOKMARK', {
         kind: def?.kind,
         apiVersion: def ? apiVersionOf(def) : undefined,
@@ -807,7 +807,7 @@ export class FakeStore {
       throw new ApiError(
         400,
         'BadRequest',
-        `the name of the object (${meta.name}) does not match the name on the URL (${name})`,
+        `the name of the object (${String(meta.name)}) does not match the name on the URL (${name})`,
       );
     }
     const statusSub = opts.subresource === 'status';
@@ -1023,7 +1023,7 @@ export class FakeStore {
     this.history.push(event);
     if (this.history.length > this.historyLimit) {
       const dropped = this.history.splice(0, this.history.length - this.historyLimit);
-      this.compactedRv = dropped[dropped.length - 1]!.rv;
+      this.compactedRv = dropped[dropped.length - 1].rv;
     }
     for (const watcher of [...this.watchers]) {
       if (watcher.key === event.key) this.deliver(watcher, event);

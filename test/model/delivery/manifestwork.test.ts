@@ -14,7 +14,7 @@ import {
   SKIP_RECONCILE_ANNOTATION,
   SPOKE_APP_NAMESPACE_ANNOTATION,
 } from '../../../src/model/core/keys.js';
-import { type Application, type ManifestWork } from '../../../src/model/core/types.js';
+import { FeedbackScrape, type Application, type ManifestWork } from '../../../src/model/core/types.js';
 import { applyAgentHandback } from '../../../src/model/delivery/hub-application.js';
 import {
   isStandBy,
@@ -50,7 +50,7 @@ function hubApp(
   };
 }
 
-describe('payload Application (DESIGN §2, rule by rule)', () => {
+describe('payload Application (rule by rule)', () => {
   test('GIVEN a minimal pull app WHEN wrapped THEN the payload is exactly the rewritten copy', () => {
     expect(buildPayloadApplication(hubApp())).toStrictEqual({
       apiVersion: 'argoproj.io/v1alpha1',
@@ -194,7 +194,7 @@ describe('ManifestWork', () => {
   });
 
   test('asks for every feedback path and ignores .operation on spoke change', () => {
-    const config = buildManifestWork(hubApp(), { feedbackScrapeType: 'Watch' }).spec.manifestConfigs![0];
+    const config = buildManifestWork(hubApp(), { feedbackScrapeType: FeedbackScrape.WATCH }).spec.manifestConfigs![0];
     expect(config.resourceIdentifier).toStrictEqual({
       group: 'argoproj.io',
       resource: 'applications',
@@ -238,7 +238,7 @@ describe('workUpToDate (exact on what pullfleet owns)', () => {
   test('GIVEN the work as built WHEN compared THEN it is up to date, also with the CRD defaults filled in and foreign labels added', () => {
     const observed = structuredClone(owned());
     observed.metadata.labels!['team.example.com/owner'] = 'payments';
-    observed.spec.manifestConfigs![0]!.feedbackScrapeType = 'Poll';
+    observed.spec.manifestConfigs![0].feedbackScrapeType = FeedbackScrape.POLL;
     expect(workUpToDate(observed, owned())).toBe(true);
   });
 
@@ -253,11 +253,11 @@ describe('workUpToDate (exact on what pullfleet owns)', () => {
     ],
     [
       'feedbackScrapeType Watch when Poll is wanted',
-      (work: ManifestWork) => (work.spec.manifestConfigs![0]!.feedbackScrapeType = 'Watch'),
+      (work: ManifestWork) => (work.spec.manifestConfigs![0].feedbackScrapeType = FeedbackScrape.WATCH),
     ],
     [
       'an extra manifestConfig',
-      (work: ManifestWork) => work.spec.manifestConfigs!.push(structuredClone(work.spec.manifestConfigs![0]!)),
+      (work: ManifestWork) => work.spec.manifestConfigs!.push(structuredClone(work.spec.manifestConfigs![0])),
     ],
     ['another delete option', (work: ManifestWork) => (work.spec.deleteOption = { propagationPolicy: 'Orphan' })],
   ])('fails when the observed work carries %s', (_case, change) => {
@@ -280,9 +280,9 @@ describe('a hand-back from argocd-agent (step 1: the agent may still hold the sp
   test('GIVEN the adopt annotation THEN the work orphans on delete, only creates the Application if missing and keeps the agent destination', () => {
     const work = buildManifestWork(adopting());
     expect(work.spec.deleteOption).toStrictEqual({ propagationPolicy: 'Orphan' });
-    expect(work.spec.manifestConfigs![0]!.updateStrategy).toStrictEqual({ type: 'CreateOnly' });
+    expect(work.spec.manifestConfigs![0].updateStrategy).toStrictEqual({ type: 'CreateOnly' });
     // feedback still flows back
-    expect(work.spec.manifestConfigs![0]!.feedbackRules![0]!.jsonPaths).toHaveLength(FEEDBACK_PATHS.length);
+    expect(work.spec.manifestConfigs![0].feedbackRules![0].jsonPaths).toHaveLength(FEEDBACK_PATHS.length);
     const payload = work.spec.workload.manifests.at(-1) as unknown as Application;
     expect(payload.spec.destination).toStrictEqual({ name: 'in-cluster', namespace: 'guestbook' });
     expect(payload.metadata.annotations?.[STAND_BY_ANNOTATION]).toBeUndefined();
@@ -374,7 +374,7 @@ describe('a hand-back from argocd-agent (step 1: the agent may still hold the sp
     });
     expect(autonomous.metadata.annotations?.[DESTINATION_NAME_ANNOTATION]).toBeUndefined();
     expect(objectRuleFindings(autonomous as never).filter((f) => f.severity === 'error')).toStrictEqual([]);
-    expect(buildManifestWork(autonomous).spec.manifestConfigs![0]!.updateStrategy).toStrictEqual({
+    expect(buildManifestWork(autonomous).spec.manifestConfigs![0].updateStrategy).toStrictEqual({
       type: 'CreateOnly',
     });
   });

@@ -121,8 +121,8 @@ export function fleetCluster(i: number): ReturnType<typeof managedCluster> {
   const openshift = i % 3 === 0;
   return managedCluster(name, {
     labels: {
-      [CLUSTERSET]: ['prod', 'staging', 'dev'][i % 3]!,
-      region: ['us-east-1', 'us-west-2', 'eu-central-1', 'ap-south-1'][i % 4]!,
+      [CLUSTERSET]: ['prod', 'staging', 'dev'][i % 3],
+      region: ['us-east-1', 'us-west-2', 'eu-central-1', 'ap-south-1'][i % 4],
       env: i % 3 === 2 ? 'dev' : 'prod',
       vendor: openshift ? 'OpenShift' : 'EKS',
       'feature.open-cluster-management.io/addon-work-manager': 'available',

@@ -174,8 +174,8 @@ describe('inventory diff', () => {
     live.clusters.push(
       managedCluster('new-1', { labels: { 'cluster.open-cluster-management.io/clusterset': 'prod' } }),
     );
-    (live.clusters[0]!.metadata.labels as Record<string, string>).region = 'eu-west-1';
-    (live.clusters[0]!.spec.taints as unknown[]).push({ key: 'maintenance', effect: 'NoSelect' });
+    (live.clusters[0].metadata.labels as Record<string, string>).region = 'eu-west-1';
+    (live.clusters[0].spec.taints as unknown[]).push({ key: 'maintenance', effect: 'NoSelect' });
     const diff = diffInventory(committed, inventoryFromHub('hub', live.clusters, live.sets));
     expect(diff.clustersAdded).toStrictEqual(['new-1']);
     expect(diff.clustersRemoved).toStrictEqual(['edge-1']);

@@ -1,7 +1,9 @@
 import { describe, expect, test } from '@jest/globals';
-import { matchesSelector } from '../../../src/model/core/selectors.js';
+import { matchesSelector, SelectorOperator } from '../../../src/model/core/selectors.js';
 import {
   evaluatePlacement,
+  TaintEffect,
+  TolerationOperator,
   type InventoryCluster,
   type PlacementSpec,
 } from '../../../src/model/placement/placement.js';
@@ -24,7 +26,7 @@ const inventory: InventoryCluster[] = [
     name: 'tainted',
     labels: { env: 'prod' },
     clusterSets: ['prod'],
-    taints: [{ key: 'maintenance', effect: 'NoSelect' }],
+    taints: [{ key: 'maintenance', effect: TaintEffect.NO_SELECT }],
   },
   { name: 'local-cluster', labels: { env: 'prod' }, clusterSets: ['prod'] },
 ];
@@ -74,7 +76,7 @@ describe('evaluatePlacement', () => {
             labelSelector: { matchLabels: { env: 'prod' } },
             claimSelector: {
               matchExpressions: [
-                { key: 'platform.open-cluster-management.io', operator: 'In' as const, values: ['AWS'] },
+                { key: 'platform.open-cluster-management.io', operator: SelectorOperator.IN, values: ['AWS'] },
               ],
             },
           },
@@ -86,12 +88,16 @@ describe('evaluatePlacement', () => {
 
   test('NoSelect taints exclude a cluster unless tolerated', () => {
     expect(
-      evaluatePlacement({ tolerations: [{ key: 'maintenance', operator: 'Exists' }] }, inventory, ['prod']),
-    ).toStrictEqual(['east', 'tainted', 'west']);
-    expect(
-      evaluatePlacement({ tolerations: [{ key: 'maintenance', operator: 'Equal', value: 'other' }] }, inventory, [
+      evaluatePlacement({ tolerations: [{ key: 'maintenance', operator: TolerationOperator.EXISTS }] }, inventory, [
         'prod',
       ]),
+    ).toStrictEqual(['east', 'tainted', 'west']);
+    expect(
+      evaluatePlacement(
+        { tolerations: [{ key: 'maintenance', operator: TolerationOperator.EQUAL, value: 'other' }] },
+        inventory,
+        ['prod'],
+      ),
     ).toStrictEqual(['east', 'west']);
   });
 

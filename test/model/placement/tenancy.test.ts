@@ -1,4 +1,5 @@
 import { describe, expect, test } from '@jest/globals';
+import { SelectorOperator } from '../../../src/model/core/selectors.js';
 import {
   tenancyProblem,
   type ManagedCluster,
@@ -37,7 +38,7 @@ const inventory: TenancyInventory = {
     set('eu', {
       clusterSelector: {
         selectorType: 'LabelSelector',
-        labelSelector: { matchExpressions: [{ key: 'region', operator: 'In', values: ['eu'] }] },
+        labelSelector: { matchExpressions: [{ key: 'region', operator: SelectorOperator.IN, values: ['eu'] }] },
       },
     }),
     set('global', { clusterSelector: { selectorType: 'LabelSelector', labelSelector: {} } }),

@@ -113,7 +113,7 @@ describe('agent-model report rows', () => {
 
   test.each(cases)('GIVEN an agent-managed Application WHEN reported THEN $name', ({ status, created, expected }) => {
     const result = report([agentApp('spoke-a', status, created ? { created } : {})], ['spoke-a'])!;
-    const row = result.report.status!.clusters[0]!;
+    const row = result.report.status!.clusters[0];
     expect(row).toMatchObject({ cluster: 'spoke-a', application: 'spoke-a-guestbook', ...expected });
     expect(row.manifestWork).toBeUndefined();
     expect(row.workApplied).toBeUndefined();
@@ -182,7 +182,7 @@ describe('agent-model report rows', () => {
       ['spoke-a'],
       { staleAfterSeconds: 0 },
     )!;
-    expect(result.report.status!.clusters[0]!.state).toBe('Healthy');
+    expect(result.report.status!.clusters[0].state).toBe('Healthy');
   });
 });
 
@@ -242,7 +242,7 @@ describe('mixed ApplicationSet report', () => {
   test('GIVEN an agent Application that also carries the pull label WHEN reported THEN its row still comes from its own status, not a work', () => {
     const app = agentApp('spoke-a', mirrored({ sync: 'Synced', health: 'Healthy', reconciledAt: FRESH }));
     app.metadata.labels!['apps.open-cluster-management.io/pull-to-ocm-managed-cluster'] = 'true';
-    const row = report([app], ['spoke-a'])!.report.status!.clusters[0]!;
+    const row = report([app], ['spoke-a'])!.report.status!.clusters[0];
     expect(row).toMatchObject({ state: 'Healthy' });
     expect(row.manifestWork).toBeUndefined();
   });
@@ -263,7 +263,7 @@ describe('agent Applications outside ApplicationSets', () => {
       }),
       { ...hubApp('not-agent'), metadata: { ...hubApp('not-agent').metadata, namespace: NS } },
     ];
-    expect(reportCluster(apps[0]!)).toBe('spoke-b');
+    expect(reportCluster(apps[0])).toBe('spoke-b');
     const rows = agentApplicationRows(apps, NOW);
     expect(rows.map((row) => [row.cluster, row.application, row.state])).toStrictEqual([
       ['spoke-a', 'y-guestbook', 'Degraded'],

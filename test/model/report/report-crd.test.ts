@@ -24,7 +24,7 @@ function undeclared(value: unknown, schema: Schema, path = ''): string[] {
   if (value && typeof value === 'object') {
     if (!schema.properties) return [];
     return Object.entries(value).flatMap(([key, inner]) =>
-      schema.properties![key] ? undeclared(inner, schema.properties![key]!, `${path}.${key}`) : [`${path}.${key}`],
+      schema.properties![key] ? undeclared(inner, schema.properties![key], `${path}.${key}`) : [`${path}.${key}`],
     );
   }
   return [];
@@ -95,13 +95,13 @@ describe('FleetReport CRD', () => {
       categories: ['pullfleet'],
     });
     const [version] = crd.spec.versions;
-    expect([version!.name, version!.served, version!.storage, version!.subresources]).toStrictEqual([
+    expect([version.name, version.served, version.storage, version.subresources]).toStrictEqual([
       'v1alpha1',
       true,
       true,
       { status: {} },
     ]);
-    expect(version!.additionalPrinterColumns.map((c) => `${c.name}=${c.jsonPath}`)).toStrictEqual([
+    expect(version.additionalPrinterColumns.map((c) => `${c.name}=${c.jsonPath}`)).toStrictEqual([
       'Clusters=.status.summary.clusters',
       'Synced=.status.summary.synced',
       'Healthy=.status.summary.healthy',
@@ -137,7 +137,7 @@ describe('FleetReport CRD', () => {
       status: { summary: { clusters: unknown }; clusters: Array<{ state: string }> };
     };
     broken.status.summary.clusters = '4';
-    broken.status.clusters[0]!.state = 'Fine';
+    broken.status.clusters[0].state = 'Fine';
     expect(validate(broken)).toBe(false);
     expect(validate.errors!.map((e) => e.instancePath).sort()).toStrictEqual([
       '/status/clusters/0/state',

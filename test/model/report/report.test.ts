@@ -485,7 +485,7 @@ describe('the report across the fleet', () => {
     const app = hubApp('east');
     app.metadata.deletionTimestamp = '2026-01-01T00:59:00Z';
     expect(
-      status({ decisions: [decision('d', ['east'])], applications: [app], works: [work('east', healthy)] }).clusters[0]!
+      status({ decisions: [decision('d', ['east'])], applications: [app], works: [work('east', healthy)] }).clusters[0]
         .state,
     ).toBe('Missing');
   });
@@ -511,7 +511,7 @@ describe('the report across the fleet', () => {
       }),
     );
     expect(result!.report.spec).toStrictEqual({ applicationSet: APPSET });
-    expect([result!.report.status!.clusters[0]!.state, result!.recheckAt]).toStrictEqual(['Healthy', undefined]);
+    expect([result!.report.status!.clusters[0].state, result!.recheckAt]).toStrictEqual(['Healthy', undefined]);
   });
 
   test('a custom stale threshold is used and recorded in the spec', () => {
@@ -524,7 +524,7 @@ describe('the report across the fleet', () => {
       }),
     );
     expect(result!.report.spec.staleAfterSeconds).toBe(30);
-    expect(result!.report.status!.clusters[0]!.state).toBe('Stale');
+    expect(result!.report.status!.clusters[0].state).toBe('Stale');
   });
 });
 
@@ -609,7 +609,7 @@ describe('report size limit', () => {
       { cluster: 'f', state: 'Progressing' },
     ];
     const size = (r: FleetReportRow[]) => r.reduce((n, row) => n + JSON.stringify(row).length + 1, 2);
-    const budget = size([rows[1]!, rows[4]!, rows[5]!]);
+    const budget = size([rows[1], rows[4], rows[5]]);
     const { kept, omitted } = fitRows(rows, budget);
     expect(kept.map((row) => row.cluster)).toStrictEqual(['b', 'e', 'f']);
     expect(omitted).toBe(3);

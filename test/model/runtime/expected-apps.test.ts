@@ -161,7 +161,7 @@ describe('report rows of agent-autonomous spokes with expected lists', () => {
       ['store-001', 'api-store-001', 'Healthy'],
       ['store-001', 'web-store-001', 'Missing'],
     ]);
-    expect(rows[1]!.message).toBe(
+    expect(rows[1].message).toBe(
       "the argocd-agent principal mirrors no Application store-001/web-store-001: the spoke's Argo CD has not created it from its folder dist/hub/spokes/store-001/ (expected by argocd/pullfleet-expected-store-001); on spoke store-001 check the bootstrap Application argocd/pullfleet-spoke-apps (synced, pointing at that folder) and that the agent is connected to the principal",
     );
   });
