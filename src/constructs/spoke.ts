@@ -245,10 +245,8 @@ export class Spoke extends Construct implements ISpoke {
   public readonly openshift: boolean;
   /** The exclusive cluster set, if any. */
   public readonly clusterSet?: IClusterSet;
-  /** ClusterClaims of the spoke. */
-  public readonly claims: Record<string, string>;
-  /** Taints on the ManagedCluster. */
-  public readonly taints: readonly Taint[];
+  private readonly claimMap: Record<string, string>;
+  private readonly taintList: readonly Taint[];
   private readonly parts: HubParts;
   private readonly labelMap: Record<string, string>;
   private readonly controllerOverride: { readonly serviceAccount?: string; readonly namespace?: string };
@@ -274,8 +272,8 @@ export class Spoke extends Construct implements ISpoke {
     this.name = nameFromId(this, id);
     this.openshift = props.openshift ?? false;
     this.clusterSet = props.clusterSet;
-    this.claims = { ...(props.claims ?? {}) };
-    this.taints = [...(props.taints ?? [])];
+    this.claimMap = { ...(props.claims ?? {}) };
+    this.taintList = (props.taints ?? []).map((t) => ({ ...t }));
     this.controllerOverride = {
       serviceAccount: props.argoControllerServiceAccount,
       namespace: props.argoControllerNamespace,
@@ -310,6 +308,16 @@ export class Spoke extends Construct implements ISpoke {
       );
       this.parts.order.afterRender(() => this.renderBootstrap());
     }
+  }
+
+  /** ClusterClaims of the spoke: a copy, which changes nothing rendered. */
+  public get claims(): Record<string, string> {
+    return { ...this.claimMap };
+  }
+
+  /** Taints on the ManagedCluster: a copy, which changes nothing rendered. */
+  public get taints(): Taint[] {
+    return this.taintList.map((t) => ({ ...t }));
   }
 
   /**

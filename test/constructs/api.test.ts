@@ -12,7 +12,10 @@ import {
   Prioritizer,
   PullApplication,
   PullApplicationSet,
+  SelectorOperator,
   Spoke,
+  TaintEffect,
+  TolerationOperator,
   type IHub,
   type InventoryCluster,
   type ISpoke,
@@ -307,6 +310,34 @@ describe('getters return copies', () => {
       clusterSelector: { labelSelector: { matchLabels: { region: 'us-east' } } },
     });
     expect(workIn(fleet, 'east').metadata.name).toBe('argocd-guestbook-east');
+  });
+
+  test("GIVEN a spoke's claims and taints WHEN a caller changes what the getters return THEN placement still sees the declared values", () => {
+    const { hub, prod } = smallFleet();
+    const spoke = new Spoke(hub, 'edge', {
+      clusterSet: prod,
+      claims: { 'platform.open-cluster-management.io': 'AWS' },
+      taints: [{ key: 'maintenance', effect: TaintEffect.NO_SELECT }],
+    });
+    const placement = new Placement(hub, 'aws', {
+      clusterSets: [prod],
+      predicates: [
+        {
+          claimExpressions: [
+            { key: 'platform.open-cluster-management.io', operator: SelectorOperator.IN, values: ['AWS'] },
+          ],
+        },
+      ],
+      tolerations: [{ key: 'maintenance', operator: TolerationOperator.EXISTS }],
+    });
+
+    spoke.claims['platform.open-cluster-management.io'] = 'GCP';
+    spoke.taints[0].key = 'other';
+    spoke.taints.length = 0;
+
+    expect(spoke.claims).toStrictEqual({ 'platform.open-cluster-management.io': 'AWS' });
+    expect(spoke.taints).toStrictEqual([{ key: 'maintenance', effect: TaintEffect.NO_SELECT }]);
+    expect(placement.selectedSpokes().map((s) => s.name)).toStrictEqual(['edge']);
   });
 
   test('GIVEN an agent-autonomous GitOpsCluster THEN its spokeFolderSource is a copy', () => {
