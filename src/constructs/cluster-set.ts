@@ -229,7 +229,9 @@ export class ClusterSet extends Construct implements IClusterSet {
     return new ImportedClusterSet(scope, id, Hub.of(scope), name, options);
   }
 
+  /** The ManagedClusterSet name (the `id` given to the constructor). */
   public readonly name: string;
+  /** The hub the set lives on. */
   public readonly hub: Hub;
   private readonly labelSelector?: Record<string, string>;
   private readonly bindingList: string[] = [];

@@ -258,8 +258,11 @@ export class Placement extends Construct implements IPlacement {
     return new ImportedPlacement(scope, id, Hub.of(scope), name, options);
   }
 
+  /** The Placement name (the `id` given to the constructor). */
   public readonly name: string;
+  /** The Placement namespace: `props.namespace`, else the hub's Argo CD namespace. */
   public readonly namespace: string;
+  /** The hub the Placement lives on. */
   public readonly hub: Hub;
   /** Always true: synth evaluates a declared Placement against the hub's spokes. */
   public readonly evaluatedOffline = true;

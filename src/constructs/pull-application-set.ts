@@ -26,6 +26,7 @@ import type { IPlacement } from './interfaces.js';
 import { handOut, placeObject, reserveObject, settleApplicationSet } from './_hatch.js';
 import { hubParts } from './_hub-parts.js';
 
+/** Settings of a {@link PullApplicationSet}: the app, and the Placement that chooses its spokes at runtime. */
 export interface PullApplicationSetProps extends PullAppOptions {
   /** The Placement whose decisions (at runtime) choose the spokes. Must be in the hub's Argo CD namespace. */
   readonly placement: IPlacement;

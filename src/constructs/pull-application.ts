@@ -21,6 +21,7 @@ import { appObjectHatch, placeObject, scopeFor, settleAppHatches } from './_hatc
 import { hubParts } from './_hub-parts.js';
 import { assertNotRendered } from './_render-order.js';
 
+/** Settings of a {@link PullApplication}: the app, and the spokes it is delivered to. */
 export interface PullApplicationProps extends PullAppOptions {
   /**
    * Spokes to deliver to.

@@ -239,9 +239,11 @@ export class Spoke extends Construct implements ISpoke {
     return new ImportedSpoke(scope, id, hubOf(scope).hub, name, options);
   }
 
+  /** The ManagedCluster name (the `id` given to the constructor; also the cluster's namespace on the hub). */
   public readonly name: string;
   /** The hub the spoke is registered with. */
   public readonly hub: IHub;
+  /** The spoke runs OpenShift (`props.openshift`). */
   public readonly openshift: boolean;
   /** The exclusive cluster set, if any. */
   public readonly clusterSet?: IClusterSet;

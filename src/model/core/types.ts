@@ -3,36 +3,68 @@
  * everything else passes through as JSON.
  */
 
+/** Any JSON value (null, boolean, number, string, array or object), for manifest fields pullfleet leaves untyped. */
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+/** A JSON object, for manifest parts pullfleet passes through without typing them, such as an Argo CD source. */
 export type JsonObject = { [key: string]: JsonValue };
 
+/** The Kubernetes `metadata` of an object (the fields pullfleet reads or writes). */
 export interface ObjectMeta {
+  /** The object's name, unique per kind within its namespace. */
   name: string;
+  /** The namespace the object lives in; absent for a cluster-scoped object. */
   namespace?: string;
+  /** The unique ID the API server gave the object when it created it; owner references point at it. */
   uid?: string;
+  /** The API server's version of the object, for optimistic concurrency; opaque to clients. */
   resourceVersion?: string;
+  /** The API server's count of changes to the object's desired state (`spec`); `observedGeneration` fields echo it. */
   generation?: number;
+  /** When the API server created the object (RFC 3339, UTC). */
   creationTimestamp?: string;
+  /** When deletion of the object was requested (RFC 3339, UTC); the object stays until its finalizers are gone. */
   deletionTimestamp?: string;
+  /** Labels: identifying key-value pairs that selectors (and `kubectl get -l`) match. */
   labels?: Record<string, string>;
+  /** Annotations: non-identifying key-value data for tools, such as the settings pullfleet and Argo CD read. */
   annotations?: Record<string, string>;
+  /** Finalizers: keys that must all be removed before the API server deletes the object. */
   finalizers?: string[];
+  /** The objects this one belongs to; Kubernetes garbage-collects it once they are all gone. */
   ownerReferences?: OwnerReference[];
+  /** Which field manager owns which fields (server-side apply bookkeeping); pullfleet passes it through untouched. */
   managedFields?: unknown[];
 }
 
+/** An entry of `metadata.ownerReferences`: the object that owns this one, for garbage collection. */
 export interface OwnerReference {
+  /** API version of the owner, such as `argoproj.io/v1alpha1`. */
   apiVersion: string;
+  /** Kind of the owner, such as `ApplicationSet`. */
   kind: string;
+  /** Name of the owner, in the same namespace as the owned object. */
   name: string;
+  /** UID of the owner: the reference holds only while an object with this UID exists. */
   uid: string;
+  /**
+   * Whether the owner is the managing controller of this object (at most one reference may say so).
+   * @default false
+   */
   controller?: boolean;
+  /**
+   * Whether foreground deletion of the owner waits until this object is deleted.
+   * @default false
+   */
   blockOwnerDeletion?: boolean;
 }
 
+/** What every Kubernetes object has: its type (`apiVersion` and `kind`) and its `metadata`. */
 export interface KubeObject {
+  /** The API group and version of the object's type, such as `pullfleet.io/v1alpha1`. */
   apiVersion: string;
+  /** The object's type within that API version, such as `FleetReport`. */
   kind: string;
+  /** The object's name, namespace, labels, annotations and other metadata. */
   metadata: ObjectMeta;
 }
 
@@ -115,12 +147,25 @@ export interface ManifestConfig {
   };
 }
 
+/**
+ * A status condition in the standard Kubernetes shape (metav1.Condition), as FleetReports and
+ * ManifestWorks carry them in `status.conditions`.
+ */
 export interface Condition {
+  /**
+   * What the condition is about, such as `Ready` or `Degraded` on a FleetReport, `Applied` or
+   * `Available` on a ManifestWork.
+   */
   type: string;
+  /** Whether the condition holds: `True`, `False`, or `Unknown` when that cannot be told. */
   status: 'True' | 'False' | 'Unknown';
+  /** A machine-readable CamelCase word for the last transition, such as `AllSyncedAndHealthy`. */
   reason?: string;
+  /** A human-readable explanation of the status. */
   message?: string;
+  /** When `status` last changed (RFC 3339, UTC); unchanged while the status stays the same. */
   lastTransitionTime?: string;
+  /** The `metadata.generation` the condition was computed from (on a FleetReport, the ApplicationSet's). */
   observedGeneration?: number;
 }
 

@@ -164,7 +164,9 @@ export const SPOKE_APPS_APPLICATION = 'pullfleet-spoke-apps';
 
 /** Where an autonomous spoke's own folder lives in the fleet repository. */
 export interface SpokeFolderSource {
+  /** The fleet repository holding the synth output (`dist/`), which the spoke's own Argo CD syncs its folder from. */
   readonly repoURL: string;
+  /** The branch, tag or commit of that repository the spoke syncs. */
   readonly targetRevision: string;
   /** The folder holding `dist/` in the repository (`dist` at its root). */
   readonly outputPath: string;

@@ -31,14 +31,22 @@ export const FLEET_APP_LABEL = 'pullfleet.io/app';
 export interface AppDefinition {
   /** The fleet app name (a DNS label). */
   readonly name: string;
+  /** The Argo CD AppProject the app's Applications belong to (`spec.project`). */
   readonly project: string;
   /** One source, or several (multi-source Application). */
   readonly sources: readonly JsonObject[];
+  /** The namespace on the spoke the app deploys into (`spec.destination.namespace`). */
   readonly destinationNamespace: string;
+  /** The Applications' `spec.syncPolicy` (automated sync, sync options); absent for manual sync with no options. */
   readonly syncPolicy?: JsonObject;
   /** Delete the app's workload when the Application is deleted (Argo CD resources finalizer). */
   readonly pruneOnDelete?: boolean;
+  /** Labels put on every Application rendered for the app, beside pullfleet's own (which win on a clash). */
   readonly labels?: Record<string, string>;
+  /**
+   * Annotations put on every Application rendered for the app, beside pullfleet's own (which win on a
+   * clash); PullApplication and PullApplicationSet set none.
+   */
   readonly annotations?: Record<string, string>;
 }
 

@@ -36,9 +36,16 @@ export interface InventoryClusterSet {
 
 /** One ManagedCluster as the inventory records it. */
 export interface InventorySpoke {
+  /** The ManagedCluster name (also its namespace on the hub). */
   readonly name: string;
+  /**
+   * The ManagedCluster's labels, sorted by key, without the add-on health labels OCM keeps rewriting
+   * (`feature.open-cluster-management.io/addon-<name>`).
+   */
   readonly labels: Readonly<Record<string, string>>;
+  /** The cluster's ClusterClaims (`status.clusterClaims` of the ManagedCluster), name to value, sorted by name. */
   readonly claims: Readonly<Record<string, string>>;
+  /** Taints on the ManagedCluster (`spec.taints`, without their `timeAdded`), sorted. */
   readonly taints: readonly Taint[];
   /** Names of the ManagedClusterSets that select this cluster, sorted. */
   readonly clusterSets: readonly string[];

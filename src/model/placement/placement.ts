@@ -8,10 +8,26 @@ import { matchesSelector, type LabelSelector, type SelectorRequirement } from '.
 
 export { matchesSelector, type LabelSelector, SelectorOperator, type SelectorRequirement } from '../core/selectors.js';
 
+/** One entry of a Placement's `spec.predicates`: a cluster is selected when any predicate matches it. */
 export interface ClusterPredicate {
+  /** The selectors a cluster must match for this predicate; when both are given, both must match. */
   requiredClusterSelector: {
+    /**
+     * Selector over the ManagedCluster's labels.
+     * @default - every cluster matches
+     */
     labelSelector?: LabelSelector;
-    claimSelector?: { matchExpressions?: SelectorRequirement[] };
+    /**
+     * Selector over the cluster's ClusterClaims (by claim name and value), written as label expressions.
+     * @default - every cluster matches
+     */
+    claimSelector?: {
+      /**
+       * Expressions that must all hold.
+       * @default []
+       */
+      matchExpressions?: SelectorRequirement[];
+    };
   };
 }
 
@@ -75,27 +91,102 @@ export interface Toleration {
   tolerationSeconds?: number;
 }
 
+/** One entry of a Placement's `spec.prioritizerPolicy.configurations`: a score and its weight. */
 export interface PrioritizerConfiguration {
-  scoreCoordinate: { type: 'BuiltIn' | 'AddOn'; builtIn?: string; addOn?: { resourceName: string; scoreName: string } };
+  /** Where the score comes from: a prioritizer built into OCM, or a score an add-on publishes. */
+  scoreCoordinate: {
+    /** `BuiltIn` to read `builtIn`, `AddOn` to read `addOn`. */
+    type: 'BuiltIn' | 'AddOn';
+    /** Name of the built-in prioritizer (with `BuiltIn`), such as `Balance`, `Steady` or `ResourceAllocatableCPU`. */
+    builtIn?: string;
+    /** The add-on score (with `AddOn`): an AddOnPlacementScore resource and a score in it. */
+    addOn?: {
+      /** Name of the AddOnPlacementScore resource in each cluster's namespace on the hub. */
+      resourceName: string;
+      /** Name of the score within that resource. */
+      scoreName: string;
+    };
+  };
+  /**
+   * How much this score counts in a cluster's total score, from -10 to 10.
+   * @default 1
+   */
   weight?: number;
 }
 
 /** The `spec` of a cluster.open-cluster-management.io/v1beta1 Placement (the fields pullfleet renders). */
 export interface PlacementSpec {
+  /**
+   * ManagedClusterSets to select from; only those bound to the Placement's namespace count.
+   * @default - every cluster set bound to the namespace
+   */
   clusterSets?: string[];
+  /**
+   * How many clusters to select. On the hub the prioritizers choose which; synth's offline evaluation
+   * keeps the first ones by name.
+   * @default - every matching cluster
+   */
   numberOfClusters?: number;
+  /**
+   * Predicates; a cluster is selected when any of them matches.
+   * @default - every cluster of the sets
+   */
   predicates?: ClusterPredicate[];
+  /**
+   * Tolerations of ManagedCluster taints.
+   * @default - none (see {@link TaintEffect} for what an untolerated taint does)
+   */
   tolerations?: Toleration[];
-  prioritizerPolicy?: { mode?: 'Additive' | 'Exact'; configurations?: PrioritizerConfiguration[] };
-  decisionStrategy?: { groupStrategy?: { clustersPerDecisionGroup?: number | string } };
+  /**
+   * How clusters are scored when `numberOfClusters` leaves a choice.
+   * @default - OCM's default prioritizers, in `Additive` mode
+   */
+  prioritizerPolicy?: {
+    /**
+     * `Additive` adds the configured prioritizers to OCM's defaults; `Exact` uses only them.
+     * @default 'Additive'
+     */
+    mode?: 'Additive' | 'Exact';
+    /**
+     * The prioritizers and their weights.
+     * @default []
+     */
+    configurations?: PrioritizerConfiguration[];
+  };
+  /**
+   * How decisions are split into groups for a progressive rollout; pullfleet renders none.
+   * @default - one decision group holding every selected cluster
+   */
+  decisionStrategy?: {
+    /** How clusters are grouped. */
+    groupStrategy?: {
+      /**
+       * Most clusters in one decision group: a number, or a percentage of the selected clusters such as
+       * `'25%'`.
+       * @default '100%'
+       */
+      clustersPerDecisionGroup?: number | string;
+    };
+  };
 }
 
 /** A spoke as the hub sees it: its ManagedCluster labels, claims, cluster sets and taints. */
 export interface InventoryCluster {
+  /** The ManagedCluster name. */
   name: string;
+  /** The ManagedCluster labels that placement label selectors match. */
   labels: Record<string, string>;
+  /**
+   * The cluster's ClusterClaims (name to value) that placement claim selectors match.
+   * @default {}
+   */
   claims?: Record<string, string>;
+  /** Names of the ManagedClusterSets the cluster belongs to. */
   clusterSets: readonly string[];
+  /**
+   * Taints on the ManagedCluster, which placements must tolerate to select it.
+   * @default []
+   */
   taints?: readonly Taint[];
 }
 

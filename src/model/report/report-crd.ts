@@ -5,13 +5,21 @@
  */
 import type { JsonObject } from '../core/types.js';
 
+/** The API group of the FleetReport custom resource. */
 export const FLEET_REPORT_GROUP = 'pullfleet.io';
+/** The API version of FleetReport within its group (the only version the CRD serves). */
 export const FLEET_REPORT_VERSION = 'v1alpha1';
+/** The `kind` of a FleetReport object. */
 export const FLEET_REPORT_KIND = 'FleetReport';
+/** The `kind` of a list of FleetReports, as the API server returns it. */
 export const FLEET_REPORT_LIST_KIND = 'FleetReportList';
+/** The resource name of FleetReports in API paths and RBAC rules (`kubectl get fleetreports`). */
 export const FLEET_REPORT_PLURAL = 'fleetreports';
+/** The singular resource name (`kubectl get fleetreport <name>`). */
 export const FLEET_REPORT_SINGULAR = 'fleetreport';
+/** The short name `kubectl` accepts for FleetReports (`kubectl get fr`). */
 export const FLEET_REPORT_SHORT_NAME = 'fr';
+/** The `apiVersion` of a FleetReport object: `pullfleet.io/v1alpha1`. */
 export const FLEET_REPORT_API_VERSION = `${FLEET_REPORT_GROUP}/${FLEET_REPORT_VERSION}`;
 /** Name of the CustomResourceDefinition object (`<plural>.<group>`). */
 export const FLEET_REPORT_CRD_NAME = `${FLEET_REPORT_PLURAL}.${FLEET_REPORT_GROUP}`;

@@ -61,7 +61,9 @@ export const MAX_ROWS_BYTES = 1_000_000;
 /** Longest operation message kept in a row (a report holds hundreds of rows; objects are capped at ~1.5 MB). */
 export const MAX_ROW_MESSAGE_LENGTH = 512;
 
+/** The state of a report row: one of {@link FLEET_REPORT_STATES}, worst first. */
 export type ReportState = (typeof FLEET_REPORT_STATES)[number];
+/** The status of a {@link Condition}: `True`, `False` or `Unknown`. */
 export type ConditionStatus = Condition['status'];
 
 /** The label selector of a clusterDecisionResource generator. */
@@ -96,48 +98,102 @@ export interface PlacementDecision extends KubeObject {
   status?: { decisions?: Array<{ clusterName: string; reason?: string }> };
 }
 
+/**
+ * One row of a FleetReport (`status.clusters[]`): a hub Application on one cluster the ApplicationSet's
+ * placements selected, or a selected cluster that has none.
+ */
 export interface FleetReportRow {
+  /** The ManagedCluster (spoke) the row is about. */
   cluster: string;
+  /** The row's state, decided from what the hub sees; sync status is a separate facet (`syncStatus`). */
   state: ReportState;
+  /** Name of the hub Application delivering to the cluster; absent when the ApplicationSet generated none for it. */
   application?: string;
+  /**
+   * Name of the ManifestWork (in the cluster's namespace on the hub) that carries the hub Application to
+   * the spoke, or the name it should have when it is missing; absent without a hub Application, and in
+   * rows of the agent models (they have no ManifestWork).
+   */
   manifestWork?: string;
+  /** The spoke Application's Argo CD sync status (`status.sync.status`, such as `Synced`), as last reported. */
   syncStatus?: string;
+  /** The spoke Application's Argo CD health status (`status.health.status`, such as `Healthy`), as last reported. */
   healthStatus?: string;
+  /** The revision the spoke Application last synced to (`status.sync.revision`), such as a Git commit SHA. */
   revision?: string;
+  /** Phase of the spoke Application's last sync operation (`status.operationState.phase`, such as `Failed`). */
   operationPhase?: string;
+  /** When that sync operation started (`status.operationState.startedAt`). */
   operationStartedAt?: string;
+  /**
+   * The message of that sync operation (`status.operationState.message`): the spoke's own error text, cut
+   * to 512 characters.
+   */
   operationMessage?: string;
+  /** Status of the ManifestWork's `Applied` condition: whether the work agent applied the Application on the spoke. */
   workApplied?: ConditionStatus;
+  /** Status of the ManifestWork's `Available` condition: whether the Application it applied exists on the spoke. */
   workAvailable?: ConditionStatus;
+  /** When the spoke's Argo CD last reconciled the Application (`status.reconciledAt`); staleness is judged by it. */
   lastFeedbackTime?: string;
+  /** Why the row is in its state and what to check, when the hub can tell (such as a missing ManifestWork). */
   message?: string;
 }
 
+/**
+ * Counts over a report's rows (`status.summary`), taken before any row is left out for size. With one
+ * Application per cluster, the counts by state add up to `clusters`.
+ */
 export interface FleetReportSummary {
+  /** How many distinct clusters the ApplicationSet is expected to reach (its placements' decisions). */
   clusters: number;
+  /** Rows whose current feedback (the row neither Missing nor Stale) says `Synced`. */
   synced: number;
+  /** Rows whose current feedback (the row neither Missing nor Stale) says `OutOfSync`. */
   outOfSync: number;
+  /** Rows in state `Healthy`. */
   healthy: number;
+  /** Rows in state `Progressing`. */
   progressing: number;
+  /** Rows in state `Degraded`. */
   degraded: number;
+  /** Rows in state `Missing`. */
   missing: number;
+  /** Rows in state `Stale`. */
   stale: number;
+  /** Rows in state `Unknown`. */
   unknown: number;
 }
 
+/** The `status` of a FleetReport, which the hub controller writes through the status subresource. */
 export interface FleetReportStatus {
+  /** The ApplicationSet's `metadata.generation` the report was computed from. */
   observedGeneration?: number;
+  /** Names of the Placements whose decisions the ApplicationSet's clusterDecisionResource generators read, sorted. */
   placements?: string[];
+  /** Counts over every row, including the ones left out of `clusters`. */
   summary: FleetReportSummary;
+  /** The rows, sorted by cluster and then application, without the ones counted in `omittedRows`. */
   clusters: FleetReportRow[];
   /** Rows left out to keep the object under the size limit (see {@link MAX_ROWS_BYTES}); absent when none. */
   omittedRows?: number;
+  /** `Ready` (every cluster synced and healthy) and `Degraded` (some cluster degraded, missing or stale). */
   conditions: Condition[];
 }
 
 /** A FleetReport object (pullfleet.io/v1alpha1). */
 export interface FleetReport extends KubeObject {
-  spec: { applicationSet: string; staleAfterSeconds?: number };
+  /** What the report describes: the ApplicationSet, and the staleness threshold its rows were judged by. */
+  spec: {
+    /** Name of the ApplicationSet the report describes, in the same namespace (the report has its name too). */
+    applicationSet: string;
+    /**
+     * Seconds without feedback after which a row is `Stale` (the controller's `--stale-after`); absent
+     * when staleness checks are switched off.
+     */
+    staleAfterSeconds?: number;
+  };
+  /** Rows, summary and conditions, as the hub controller last wrote them; absent until its first write. */
   status?: FleetReportStatus;
 }
 

@@ -20,6 +20,7 @@ export const DEFAULT_WORK_SIZE_BUDGET = 500 * 1024;
 
 /** Thrown by synth when the fleet description has problems; nothing has been written. */
 export class FleetValidationError extends Error {
+  /** Every problem found, each with the construct path at fault and the fix. */
   public readonly problems: readonly FleetProblem[];
   /** Warnings found beside the problems (legal but almost certainly wrong). */
   public readonly warnings: readonly FleetProblem[];
