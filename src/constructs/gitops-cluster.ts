@@ -143,10 +143,18 @@ export interface AcmGitOpsClusterProps extends GitOpsClusterCommonProps {
    * @default true
    */
   readonly propagateHubCA?: boolean;
+  /**
+   * Only agent-autonomous spokes sync a folder of their own: see {@link AcmAutonomousGitOpsClusterProps}.
+   * @default - none: the compiler refuses it here
+   */
+  readonly spokeFolderRepository?: never;
 }
 
 /** Props of an ACM GitOpsCluster ({@link GitOpsCluster.acm}) whose spokes run the agent-autonomous model. */
-export interface AcmAutonomousGitOpsClusterProps extends Omit<AcmGitOpsClusterProps, 'model'> {
+export interface AcmAutonomousGitOpsClusterProps extends Omit<
+  AcmGitOpsClusterProps,
+  'model' | 'spokeFolderRepository'
+> {
   /** The delivery model of every spoke the placement selects: agent-autonomous. */
   readonly model: DeliveryModel.AGENT_AUTONOMOUS;
   /** The repository the spokes' own Argo CD syncs their folder (`dist/<hub>/spokes/<spoke>/`) from. */
@@ -174,10 +182,18 @@ export interface OcmGitOpsClusterProps extends GitOpsClusterCommonProps {
    * @default 'argocd-operator-system'
    */
   readonly operatorNamespace?: string;
+  /**
+   * Only agent-autonomous spokes sync a folder of their own: see {@link OcmAutonomousGitOpsClusterProps}.
+   * @default - none: the compiler refuses it here
+   */
+  readonly spokeFolderRepository?: never;
 }
 
 /** Props of an OCM GitOpsCluster ({@link GitOpsCluster.ocm}) whose spokes run the agent-autonomous model. */
-export interface OcmAutonomousGitOpsClusterProps extends Omit<OcmGitOpsClusterProps, 'model'> {
+export interface OcmAutonomousGitOpsClusterProps extends Omit<
+  OcmGitOpsClusterProps,
+  'model' | 'spokeFolderRepository'
+> {
   /** The delivery model of every spoke the placement selects: agent-autonomous. */
   readonly model: DeliveryModel.AGENT_AUTONOMOUS;
   /** The repository the spokes' own Argo CD syncs their folder (`dist/<hub>/spokes/<spoke>/`) from. */
@@ -185,13 +201,13 @@ export interface OcmAutonomousGitOpsClusterProps extends Omit<OcmGitOpsClusterPr
 }
 
 /** Every key an ACM factory accepts, as the runtime checks see them (any model). */
-type AcmAnyProps = Omit<AcmGitOpsClusterProps, 'model'> & {
+type AcmAnyProps = Omit<AcmGitOpsClusterProps, 'model' | 'spokeFolderRepository'> & {
   readonly model?: DeliveryModel;
   readonly spokeFolderRepository?: SpokeFolderRepository;
 };
 
 /** Every key an OCM factory accepts, as the runtime checks see them (any model). */
-type OcmAnyProps = Omit<OcmGitOpsClusterProps, 'model'> & {
+type OcmAnyProps = Omit<OcmGitOpsClusterProps, 'model' | 'spokeFolderRepository'> & {
   readonly model?: DeliveryModel;
   readonly spokeFolderRepository?: SpokeFolderRepository;
 };

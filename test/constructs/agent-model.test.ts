@@ -241,6 +241,7 @@ describe('GitOpsCluster', () => {
     const { fleet, hub, edgePlacement, corePlacement } = fleetOf(HubFlavor.OCM);
     // @ts-expect-error spokeFolderRepository is required with DeliveryModel.AGENT_AUTONOMOUS
     GitOpsCluster.ocm(hub, 'a', { placement: edgePlacement, model: DeliveryModel.AGENT_AUTONOMOUS });
+    // @ts-expect-error spokeFolderRepository is only taken with DeliveryModel.AGENT_AUTONOMOUS
     GitOpsCluster.ocm(hub, 'b', { placement: corePlacement, spokeFolderRepository: REPO });
     const message = synthError(fleet);
     expect(message).toContain(
