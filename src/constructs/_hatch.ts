@@ -14,22 +14,16 @@
  */
 import { ApiObject, Lazy } from 'cdk8s';
 import { Construct, type IConstruct } from 'constructs';
-import {
-  ARGOCD_API_VERSION,
-  CONSTRUCT_PATH_ANNOTATION,
-  MANAGED_BY_LABEL,
-  MANAGED_BY_VALUE,
-  WORK_API_VERSION,
-} from '../model/core/keys.js';
+import { ARGOCD_API_VERSION, CONSTRUCT_PATH_ANNOTATION, WORK_API_VERSION } from '../model/core/keys.js';
 import { manifestWorkName } from '../model/core/names.js';
 import { DeliveryModel } from '../model/delivery/delivery-model.js';
 import { staticHubApplicationName } from '../model/delivery/hub-application.js';
 import type { IHub, ISpoke } from './interfaces.js';
 import { hubParts } from './_hub-parts.js';
 import {
+  addProvenance,
   apiObjectFrom,
   keepNulls,
-  markStamped,
   OutputFiles,
   routeOutput,
   sortChildrenInOutput,
@@ -135,13 +129,11 @@ export function fillObject(obj: ApiObject, content: PlainObject): void {
     if (given.annotations?.[key] === undefined) obj.metadata.addAnnotation(key, value);
   if (finalizers?.length) obj.metadata.addFinalizers(...finalizers);
   for (const [key, value] of Object.entries(more)) obj.metadata.add(key, value);
-  if (obj.metadata.getLabel(MANAGED_BY_LABEL) === undefined) obj.metadata.addLabel(MANAGED_BY_LABEL, MANAGED_BY_VALUE);
-  if (
-    annotations?.[CONSTRUCT_PATH_ANNOTATION] === undefined &&
-    given.annotations?.[CONSTRUCT_PATH_ANNOTATION] === undefined
-  )
-    obj.metadata.addAnnotation(CONSTRUCT_PATH_ANNOTATION, obj.node.path);
-  markStamped(obj);
+  addProvenance(
+    obj,
+    annotations?.[CONSTRUCT_PATH_ANNOTATION] !== undefined ||
+      given.annotations?.[CONSTRUCT_PATH_ANNOTATION] !== undefined,
+  );
 }
 
 /** The child `id` of `scope`, created (and routed to `file`) when it does not exist yet. */

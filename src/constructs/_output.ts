@@ -97,10 +97,18 @@ const stamped = new WeakSet<ApiObject>();
  * was not made through {@link apiObjectFrom}. Idempotent.
  */
 export function stampProvenance(obj: ApiObject): void {
-  if (stamped.has(obj)) return;
+  if (!stamped.has(obj)) addProvenance(obj, false);
+}
+
+/**
+ * Adds provenance to `obj` once: the managed-by label unless it carries one, and the construct-path
+ * annotation (its own path) unless `pathGiven` (a hub Application and its work both name the
+ * PullApplication target that made them). {@link stampProvenance} then leaves it alone.
+ */
+export function addProvenance(obj: ApiObject, pathGiven: boolean): void {
   stamped.add(obj);
   if (obj.metadata.getLabel(MANAGED_BY_LABEL) === undefined) obj.metadata.addLabel(MANAGED_BY_LABEL, MANAGED_BY_VALUE);
-  obj.metadata.addAnnotation(CONSTRUCT_PATH_ANNOTATION, obj.node.path);
+  if (!pathGiven) obj.metadata.addAnnotation(CONSTRUCT_PATH_ANNOTATION, obj.node.path);
 }
 
 /**
@@ -129,9 +137,14 @@ function replaceNulls(value: unknown, from: unknown, to: unknown): unknown {
  */
 export function keepNulls<T>(apiObject: ApiObject, value: T): T {
   if (!hasNull(value)) return value;
+  renderNullsBack(apiObject);
+  return replaceNulls(value, null, NULL_PLACEHOLDER) as T;
+}
+
+/** Makes `apiObject` render the placeholder as `null`. */
+function renderNullsBack(apiObject: ApiObject): void {
   const render = apiObject.toJson.bind(apiObject);
   apiObject.toJson = () => replaceNulls(render(), NULL_PLACEHOLDER, null);
-  return replaceNulls(value, null, NULL_PLACEHOLDER) as T;
 }
 
 /** An object built by src/model, as the construct library renders it. */
@@ -140,11 +153,6 @@ export type PlainObject = {
   kind: string;
   metadata: { name: string; namespace?: string; annotations?: Record<string, string> };
 };
-
-/** Provenance was added to `obj` (by {@link apiObjectFrom}, or when its content was filled in): leave it. */
-export function markStamped(obj: ApiObject): void {
-  stamped.add(obj);
-}
 
 /**
  * An ApiObject from a plain object built by src/model; a `null` in it is rendered as `null` (cdk8s
@@ -155,14 +163,7 @@ export function markStamped(obj: ApiObject): void {
 export function apiObjectFrom<T extends PlainObject>(scope: IConstruct, id: string, obj: T): ApiObject {
   const keepsNull = hasNull(obj);
   const apiObject = new ApiObject(scope, id, (keepsNull ? replaceNulls(obj, null, NULL_PLACEHOLDER) : obj) as never);
-  if (keepsNull) {
-    const render = apiObject.toJson.bind(apiObject);
-    apiObject.toJson = () => replaceNulls(render(), NULL_PLACEHOLDER, null);
-  }
-  stamped.add(apiObject);
-  if (apiObject.metadata.getLabel(MANAGED_BY_LABEL) === undefined)
-    apiObject.metadata.addLabel(MANAGED_BY_LABEL, MANAGED_BY_VALUE);
-  if (obj.metadata.annotations?.[CONSTRUCT_PATH_ANNOTATION] === undefined)
-    apiObject.metadata.addAnnotation(CONSTRUCT_PATH_ANNOTATION, apiObject.node.path);
+  if (keepsNull) renderNullsBack(apiObject);
+  addProvenance(apiObject, obj.metadata.annotations?.[CONSTRUCT_PATH_ANNOTATION] !== undefined);
   return apiObject;
 }
