@@ -1,6 +1,7 @@
 /**
- * The example fleet: an OCM hub with three basic spokes (one OpenShift), guestbook delivered statically
- * and podinfo through an ApplicationSet, plus an agent-autonomous store group; and an ACM hub whose
+ * The example fleet: an OCM hub with three basic spokes (one OpenShift), guestbook delivered statically,
+ * payments statically in waves, and podinfo through an ApplicationSet in waves (RollingSync), plus an
+ * agent-autonomous store group; and an ACM hub whose
  * GitOpsClusters run argocd-agent in managed mode for retail clusters and keep branches on the basic model.
  * `npm run synth` type-checks it and renders it into dist/. Edit it freely: the tests render fleets of
  * their own (test/fixtures/), and CI checks that dist/ is what synth makes of this file.
@@ -18,9 +19,12 @@ import {
   Placement,
   PullApplication,
   PullApplicationSet,
+  Rollout,
   Spoke,
+  WaveLimit,
   type FleetProps,
 } from 'pullfleet';
+import { Duration } from 'cdk8s';
 
 /** Builds the example fleet (without writing anything; `synth()` writes it). */
 export function buildFleet(props: FleetProps = {}): Fleet {
@@ -32,9 +36,9 @@ export function buildFleet(props: FleetProps = {}): Fleet {
   const prod = new ClusterSet(hub, 'prod');
   const openshift = new ClusterSet(hub, 'openshift', { matchLabels: { vendor: 'OpenShift' } });
 
-  new Spoke(hub, 'prod-east', { clusterSet: prod, labels: { region: 'us-east-1', env: 'prod' } });
-  new Spoke(hub, 'prod-west', { clusterSet: prod, labels: { region: 'us-west-2', env: 'prod' } });
-  new Spoke(hub, 'ocp-edge', { openshift: true, labels: { region: 'eu-central-1', env: 'prod' } });
+  const prodEast = new Spoke(hub, 'prod-east', { clusterSet: prod, labels: { region: 'us-east-1', env: 'prod' } });
+  const prodWest = new Spoke(hub, 'prod-west', { clusterSet: prod, labels: { region: 'us-west-2', env: 'prod' } });
+  const ocpEdge = new Spoke(hub, 'ocp-edge', { openshift: true, labels: { region: 'eu-central-1', env: 'prod' } });
 
   const east = new Placement(hub, 'prod-us-east', {
     clusterSets: [prod],
@@ -60,6 +64,28 @@ export function buildFleet(props: FleetProps = {}): Fleet {
     ],
   });
 
+  // Static delivery in waves: the controller writes each spoke's work when its wave comes, halting on a failure.
+  new PullApplication(hub, 'payments', {
+    source: AppSource.git({
+      repoURL: 'https://github.com/argoproj/argocd-example-apps.git',
+      path: 'helm-guestbook',
+      targetRevision: 'HEAD',
+    }),
+    destinationNamespace: 'payments',
+    spokes: [prodEast, prodWest, ocpEdge],
+    resources: [
+      { apiGroup: '', resources: ['services'] },
+      { apiGroup: 'apps', resources: ['deployments'] },
+    ],
+    rollout: Rollout.waves(
+      [
+        { name: 'canary', spokes: [ocpEdge], soak: Duration.minutes(15) },
+        { name: 'us', rest: true, maxInFlight: WaveLimit.count(1), soak: Duration.minutes(5) },
+      ],
+      { progressDeadline: Duration.minutes(10) },
+    ),
+  });
+
   // Dynamic delivery: the ApplicationSet follows the placement's decisions at runtime.
   new PullApplicationSet(hub, 'podinfo', {
     source: AppSource.helm({
@@ -71,6 +97,11 @@ export function buildFleet(props: FleetProps = {}): Fleet {
     destinationNamespace: 'podinfo',
     placement: allProd,
     syncOptions: ['ServerSideApply=true'],
+    // Argo CD's RollingSync: the edge cluster first, then the US clusters one at a time.
+    rollout: Rollout.waves([
+      { name: 'edge', labels: { region: 'eu-central-1' } },
+      { name: 'us', rest: true, maxInFlight: WaveLimit.count(1) },
+    ]),
     resources: [
       { apiGroup: '', resources: ['configmaps', 'services'] },
       { apiGroup: 'apps', resources: ['deployments'] },

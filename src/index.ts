@@ -19,6 +19,8 @@ export {
   GitOpsCluster,
   ControllerInstall,
   Inventory,
+  Rollout,
+  WaveLimit,
   type IHub,
   type ISpoke,
   type IClusterSet,
@@ -47,6 +49,9 @@ export type {
   PullAppOptions,
   PullApplicationProps,
   PullApplicationSetProps,
+  RolloutWaveProps,
+  RolloutOptions,
+  RolloutWave,
   GitOpsClusterCommonProps,
   AcmGitOpsClusterProps,
   AcmAutonomousGitOpsClusterProps,
@@ -61,7 +66,15 @@ export type {
 } from './constructs/index.js';
 
 // Enums the props take.
-export { HubFlavor, FeedbackScrape, PrioritizerMode, DeliveryModel, InstallPlanApproval } from './constructs/index.js';
+export {
+  HubFlavor,
+  FeedbackScrape,
+  PrioritizerMode,
+  DeliveryModel,
+  InstallPlanApproval,
+  RolloutFailureAction,
+  DeletionOrder,
+} from './constructs/index.js';
 export { SelectorOperator } from './model/core/selectors.js';
 export { TaintEffect, TolerationOperator } from './model/placement/placement.js';
 

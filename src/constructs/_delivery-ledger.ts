@@ -139,9 +139,21 @@ export class DeliveryLedger {
    * A ManifestWork synth renders for spoke `spoke` (recorded in the plan state); `fromAgent`: its
    * Application was taken back from a managed agent and keeps the agent's destination.
    */
-  public addRenderedWork(spoke: string, name: string, deleteOption: DeleteOption, fromAgent = false): void {
+  public addRenderedWork(
+    spoke: string,
+    name: string,
+    deleteOption: DeleteOption,
+    fromAgent = false,
+    rollout: { readonly waved?: boolean; readonly pruneProtected?: boolean } = {},
+  ): void {
     const list = this.renderedWorks.get(spoke) ?? [];
-    list.push({ name, deleteOption, ...(fromAgent ? { fromAgent: true } : {}) });
+    list.push({
+      name,
+      deleteOption,
+      ...(fromAgent ? { fromAgent: true } : {}),
+      ...(rollout.waved ? { waved: true } : {}),
+      ...(rollout.pruneProtected ? { pruneProtected: true } : {}),
+    });
     this.renderedWorks.set(spoke, list);
   }
 

@@ -1,9 +1,20 @@
 /**
- * Where each object lands under `dist/<hub>/`, and the provenance every object carries. Internal to
- * the construct library except {@link routeOutput}, which lets other constructs (the controller
- * install) choose their file.
+ * Where each object lands under `dist/<hub>/`, the provenance every object carries, and the writer that
+ * puts files into a new output folder while the fleet is validated. Internal to the construct library
+ * except {@link routeOutput}, which lets other constructs (the controller install) choose their file.
  */
-import { ApiObject } from 'cdk8s';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
+import {
+  ApiObject,
+  ApiObjectMetadataDefinition,
+  App,
+  ImplicitTokenResolver,
+  Lazy,
+  LazyResolver,
+  NumberStringUnionResolver,
+} from 'cdk8s';
 import type { IConstruct } from 'constructs';
 import { CONSTRUCT_PATH_ANNOTATION, MANAGED_BY_LABEL, MANAGED_BY_VALUE } from '../model/core/keys.js';
 
@@ -82,9 +93,8 @@ export function inOutputOrder(root: IConstruct): IConstruct[] {
 
 /** The output file of an API object. */
 export function outputFileOf(obj: IConstruct): string {
-  const scopes = obj.node.scopes;
-  for (let i = scopes.length - 1; i >= 0; i--) {
-    const file = routes.get(scopes[i]);
+  for (let at: IConstruct | undefined = obj; at; at = at.node.scope) {
+    const file = routes.get(at);
     if (file) return file;
   }
   return OutputFiles.DEFAULT;
@@ -118,12 +128,6 @@ export function addProvenance(obj: ApiObject, pathGiven: boolean): void {
  */
 const NULL_PLACEHOLDER = '\u0000pullfleet:null\u0000';
 
-function hasNull(value: unknown): boolean {
-  if (value === null) return true;
-  if (typeof value !== 'object') return false;
-  return Array.isArray(value) ? value.some(hasNull) : Object.values(value).some(hasNull);
-}
-
 function replaceNulls(value: unknown, from: unknown, to: unknown): unknown {
   if (value === from) return to;
   if (typeof value !== 'object' || value === null) return value;
@@ -131,12 +135,57 @@ function replaceNulls(value: unknown, from: unknown, to: unknown): unknown {
   return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, replaceNulls(item, from, to)]));
 }
 
+/** Strings at least this long are held once per fleet, however many objects hold them. */
+const LONG_STRING = 256;
+const longStringPools = new WeakMap<IConstruct, Map<string, string>>();
+
+/** The long strings held by the fleet (the root construct) that `scope` belongs to. */
+function longStringsOf(scope: IConstruct): Map<string, string> {
+  const root = scope.node.root;
+  let pool = longStringPools.get(root);
+  if (!pool) {
+    pool = new Map();
+    longStringPools.set(root, pool);
+  }
+  return pool;
+}
+
+/**
+ * Whether `value` holds a `null` anywhere; on the way, each long string member of it is
+ * replaced by the equal string the fleet already holds, if any. The model builds the same long strings
+ * for every object of a kind (the CEL expression of each ManifestWork, Helm values given as text), and a
+ * fleet of thousands of spokes would otherwise hold each of them tens of thousands of times. Replacing a
+ * string with an equal one changes nothing but memory; frozen objects are left as they are.
+ */
+function shareLongStrings(value: unknown, pool: Map<string, string>): boolean {
+  if (value === null) return true;
+  if (typeof value !== 'object') return false;
+  const record = value as Record<string, unknown>;
+  const writable = !Object.isFrozen(value);
+  let holdsNull = false;
+  for (const key of Object.keys(record)) {
+    const item = record[key];
+    if (typeof item === 'string') {
+      if (item.length < LONG_STRING) continue;
+      const held = pool.get(item);
+      if (held === undefined) pool.set(item, item);
+      else if (writable) record[key] = held;
+    } else if (item !== null && typeof item === 'object') {
+      if (shareLongStrings(item, pool)) holdsNull = true;
+    } else if (item === null) {
+      holdsNull = true;
+    }
+  }
+  return holdsNull;
+}
+
 /**
  * `value` ready to be held by an ApiObject: when it holds a `null`, a copy with the placeholder in its
- * place, and `apiObject` renders the placeholder back to `null`.
+ * place, and `apiObject` renders the placeholder back to `null`. Long strings in it are shared with the
+ * rest of the fleet ({@link shareLongStrings}).
  */
 export function keepNulls<T>(apiObject: ApiObject, value: T): T {
-  if (!hasNull(value)) return value;
+  if (!shareLongStrings(value, longStringsOf(apiObject))) return value;
   renderNullsBack(apiObject);
   return replaceNulls(value, null, NULL_PLACEHOLDER) as T;
 }
@@ -161,9 +210,427 @@ export type PlainObject = {
  * both name the PullApplication target that made them).
  */
 export function apiObjectFrom<T extends PlainObject>(scope: IConstruct, id: string, obj: T): ApiObject {
-  const keepsNull = hasNull(obj);
-  const apiObject = new ApiObject(scope, id, (keepsNull ? replaceNulls(obj, null, NULL_PLACEHOLDER) : obj) as never);
+  const keepsNull = shareLongStrings(obj, longStringsOf(scope));
+  const props = (keepsNull ? replaceNulls(obj, null, NULL_PLACEHOLDER) : obj) as PlainObject & {
+    metadata: { labels?: Record<string, string> };
+  };
+  // Labels and annotations go straight into the object's metadata: given in props, cdk8s would keep the
+  // given maps as well as its own copies of them (the rendered object is the same either way).
+  const { labels, annotations, ...metadata } = props.metadata;
+  const apiObject = new ApiObject(scope, id, { ...props, metadata });
+  for (const [key, value] of Object.entries(labels ?? {})) apiObject.metadata.addLabel(key, value);
+  for (const [key, value] of Object.entries(annotations ?? {})) apiObject.metadata.addAnnotation(key, value);
   if (keepsNull) renderNullsBack(apiObject);
   addProvenance(apiObject, obj.metadata.annotations?.[CONSTRUCT_PATH_ANNOTATION] !== undefined);
   return apiObject;
+}
+
+/**
+ * The thread that writes files for an {@link OutputWriter} while synth goes on rendering and checking the
+ * next ones (creating thousands of files costs the kernel time that would otherwise add to synth's own).
+ * Plain CommonJS, run without the loaders of the main thread. `counters[0]` counts the files handled,
+ * `counters[1]` becomes 1 after a failure, whose message goes to the `errors` port first. Files come in parts
+ * (the first creates the file, the last closes it); `closeAll` closes what is open.
+ */
+const WRITER_THREAD = `
+const { parentPort, workerData } = require('node:worker_threads');
+const fs = require('node:fs');
+const path = require('node:path');
+const counters = new Int32Array(workerData.counters);
+const folders = new Set();
+const open = new Map();
+parentPort.on('message', ({ target, text, first, last, closeAll }) => {
+  if (closeAll) {
+    for (const fd of open.values()) fs.closeSync(fd);
+    open.clear();
+  } else if (Atomics.load(counters, 1) === 0) {
+    try {
+      let fd = open.get(target);
+      if (first) {
+        const folder = path.dirname(target);
+        if (!folders.has(folder)) {
+          fs.mkdirSync(folder, { recursive: true });
+          folders.add(folder);
+        }
+        fd = fs.openSync(target, 'w');
+        open.set(target, fd);
+      }
+      fs.writeSync(fd, text);
+      if (last) {
+        open.delete(target);
+        fs.closeSync(fd);
+      }
+    } catch (error) {
+      workerData.errors.postMessage(error instanceof Error ? error.message : String(error));
+      Atomics.store(counters, 1, 1);
+    }
+  }
+  Atomics.add(counters, 0, 1);
+  Atomics.notify(counters, 0);
+});
+`;
+
+/** From this many files on, they are written by a thread of their own. */
+const THREAD_FROM_FILES = 200;
+/** Parts of files handed to the writing thread and not yet written, at most (this bounds the memory they hold). */
+const IN_FLIGHT = 16;
+/** A file is written in parts of about this many characters, so that a large one is never held whole. */
+const PART = 1 << 16;
+/** A writing thread that handles no file for this long has stopped: synth fails rather than wait forever. */
+const STALLED_MS = 120_000;
+
+/** The writing thread of an {@link OutputWriter}, once started. */
+interface WriterThread {
+  readonly thread: Worker;
+  readonly counters: Int32Array;
+  readonly errors: MessagePort;
+  posted: number;
+}
+
+/**
+ * Writes a fleet's files into an output folder that is missing or empty while the fleet is still being
+ * validated, so each object is rendered once and a file goes to disk as soon as its last object passed.
+ * Should anything be wrong, {@link OutputWriter.discard} removes every file and folder it made, which leaves
+ * the folder as it was: missing, or empty. A folder that already holds files is never written this way
+ * (see {@link OutputWriter.open}): there synth validates everything first and writes afterwards.
+ * Many files are written by a thread of their own ({@link OutputWriter.expect}); {@link OutputWriter.finish}
+ * waits for the last of them and throws what failed.
+ */
+export class OutputWriter {
+  /** Folders known to exist (made here, or found). */
+  private readonly folders = new Set<string>();
+  /** The entries of the output folder this writer made (the first part of each file written). */
+  private readonly made = new Set<string>();
+  /** Files being written part by part (without the writing thread). */
+  private readonly open = new Map<string, number>();
+  private discarded = false;
+  private writer?: WriterThread;
+
+  private constructor(
+    private readonly outdir: string,
+    /** Whether the output folder existed (empty) before this writer made anything. */
+    private readonly existed: boolean,
+  ) {}
+
+  /** A writer for `outdir` when it is missing or an empty folder; undefined otherwise. */
+  public static open(outdir: string): OutputWriter | undefined {
+    let entries: string[];
+    try {
+      entries = fs.readdirSync(outdir);
+    } catch (error) {
+      return (error as NodeJS.ErrnoException).code === 'ENOENT' ? new OutputWriter(outdir, false) : undefined;
+    }
+    return entries.length === 0 ? new OutputWriter(outdir, true) : undefined;
+  }
+
+  /** Says how many files are coming: from {@link THREAD_FROM_FILES} on, a thread of their own writes them. */
+  public expect(files: number): void {
+    if (this.writer || files < THREAD_FROM_FILES) return;
+    const counters = new Int32Array(new SharedArrayBuffer(2 * Int32Array.BYTES_PER_ELEMENT));
+    const { port1, port2 } = new MessageChannel();
+    const thread = new Worker(WRITER_THREAD, {
+      eval: true,
+      execArgv: [],
+      workerData: { counters: counters.buffer, errors: port2 },
+      transferList: [port2],
+      // It only holds the few files in flight: a small young generation keeps its memory small.
+      resourceLimits: { maxYoungGenerationSizeMb: 2 },
+    });
+    thread.unref();
+    this.writer = { thread, counters, errors: port1, posted: 0 };
+  }
+
+  /** Writes `text` into `file` (relative to the output folder), making its folders first. */
+  public write(file: string, text: string): void {
+    const out = this.file(file);
+    out.add(text);
+    out.close();
+  }
+
+  /**
+   * A file (relative to the output folder) written part by part: what is added goes to disk about every
+   * {@link PART} characters, and the rest on `close()`.
+   */
+  public file(file: string): { add(text: string): void; close(): void } {
+    if (this.discarded) throw new Error(`${file}: the output was discarded`);
+    const target = path.join(this.outdir, file);
+    this.made.add(file.split('/')[0]);
+    let parts: string[] = [];
+    let size = 0;
+    let first = true;
+    const flush = (last: boolean) => {
+      this.writePart(target, parts.join(''), first, last);
+      first = false;
+      parts = [];
+      size = 0;
+    };
+    return {
+      add: (text: string) => {
+        parts.push(text);
+        size += text.length;
+        if (size >= PART) flush(false);
+      },
+      close: () => flush(true),
+    };
+  }
+
+  /** Writes one part of a file: the first one creates it (and its folders), the last one closes it. */
+  private writePart(target: string, text: string, first: boolean, last: boolean): void {
+    if (this.discarded) throw new Error(`${target}: the output was discarded`);
+    const writer = this.writer;
+    if (writer) {
+      this.waitFor(writer.posted - IN_FLIGHT + 1);
+      this.throwFailure();
+      writer.thread.postMessage({ target, text, first, last });
+      writer.posted++;
+      return;
+    }
+    let fd = this.open.get(target);
+    if (first) {
+      const folder = path.dirname(target);
+      if (!this.folders.has(folder)) {
+        fs.mkdirSync(folder, { recursive: true });
+        this.folders.add(folder);
+      }
+      fd = fs.openSync(target, 'w');
+      this.open.set(target, fd);
+    }
+    try {
+      fs.writeSync(fd!, text);
+    } finally {
+      if (last) {
+        this.open.delete(target);
+        fs.closeSync(fd!);
+      }
+    }
+  }
+
+  /** Waits until every file is written; throws the first failure of the writing thread. */
+  public finish(): void {
+    const writer = this.writer;
+    if (!writer) return;
+    this.waitFor(writer.posted);
+    this.throwFailure();
+    this.stopThread();
+  }
+
+  /** Removes everything written: the output folder is missing again, or empty again. */
+  public discard(): void {
+    if (this.discarded) return;
+    this.discarded = true;
+    for (const fd of this.open.values()) fs.closeSync(fd);
+    this.open.clear();
+    const writer = this.writer;
+    if (writer) {
+      try {
+        // Nothing may land after the removal, and no file the thread opened stays open.
+        writer.thread.postMessage({ closeAll: true });
+        writer.posted++;
+        this.waitFor(writer.posted);
+      } finally {
+        this.stopThread();
+      }
+    }
+    if (!this.existed) {
+      fs.rmSync(this.outdir, { recursive: true, force: true });
+      return;
+    }
+    for (const entry of this.made) fs.rmSync(path.join(this.outdir, entry), { recursive: true, force: true });
+  }
+
+  /** Blocks until the writing thread has handled `files` files. */
+  private waitFor(files: number): void {
+    const writer = this.writer;
+    if (!writer) return;
+    let handled = Atomics.load(writer.counters, 0);
+    let since = Date.now();
+    while (handled < files) {
+      Atomics.wait(writer.counters, 0, handled, 1000);
+      const now = Atomics.load(writer.counters, 0);
+      if (now !== handled) since = Date.now();
+      else if (Date.now() - since > STALLED_MS)
+        throw new Error(
+          `writing the output into ${this.outdir} stopped: no file was written for ${STALLED_MS / 1000} s`,
+        );
+      handled = now;
+    }
+  }
+
+  private throwFailure(): void {
+    const writer = this.writer;
+    if (!writer || Atomics.load(writer.counters, 1) === 0) return;
+    const message = receiveMessageOnPort(writer.errors)?.message as string | undefined;
+    throw new Error(`writing the output into ${this.outdir} failed: ${message ?? 'unknown error'}`);
+  }
+
+  private stopThread(): void {
+    const writer = this.writer;
+    if (!writer) return;
+    this.writer = undefined;
+    writer.errors.close();
+    void writer.thread.terminate();
+  }
+}
+
+/** Returned by {@link plainJson} for a value that is not plain JSON data. */
+const NOT_PLAIN = Symbol('not plain');
+
+/** How cdk8s sanitizes a value: sorted keys, and for metadata, empty arrays and objects dropped too. */
+interface Sanitize {
+  readonly sortKeys: boolean;
+  readonly filterEmpty: boolean;
+}
+
+/**
+ * `value` as cdk8s renders it when it is JSON data, `Lazy` values included (resolving such a value is a copy
+ * in which each `Lazy` is replaced by what it produces; sanitizing then drops `null` and `undefined` members,
+ * and sorts keys), or {@link NOT_PLAIN} when it holds anything else: another class instance (a token), a
+ * function, an object without the plain prototype.
+ */
+function plainJson(value: unknown, how: Sanitize): unknown {
+  if (value === null || value === undefined) return undefined;
+  switch (typeof value) {
+    case 'string':
+    case 'number':
+    case 'boolean':
+      return value;
+    case 'object':
+      break;
+    default:
+      return NOT_PLAIN;
+  }
+  if (Array.isArray(value)) {
+    if (Object.getPrototypeOf(value) !== Array.prototype) return NOT_PLAIN;
+    if (how.filterEmpty && value.length === 0) return undefined;
+    const out: unknown[] = new Array(value.length);
+    for (let i = 0; i < value.length; i++) {
+      const item = plainJson(value[i], how);
+      if (item === NOT_PLAIN) return NOT_PLAIN;
+      out[i] = item;
+    }
+    return out;
+  }
+  if (Object.getPrototypeOf(value) !== Object.prototype)
+    return value instanceof Lazy ? plainJson(value.produce(), how) : NOT_PLAIN;
+  const keys = Object.keys(value);
+  if (how.sortKeys) keys.sort();
+  const out: Record<string, unknown> = {};
+  let members = 0;
+  for (const key of keys) {
+    const item = plainJson((value as Record<string, unknown>)[key], how);
+    if (item === NOT_PLAIN) return NOT_PLAIN;
+    if (item !== undefined && item !== null) {
+      out[key] = item;
+      members++;
+    }
+  }
+  return how.filterEmpty && members === 0 ? undefined : out;
+}
+
+/** Whether each app resolves values with cdk8s's own resolvers only (a plain value is then left as it is). */
+const defaultResolvers = new WeakMap<App, boolean>();
+
+function resolvesOnlyTokens(app: App): boolean {
+  let only = defaultResolvers.get(app);
+  if (only === undefined) {
+    const kinds = [LazyResolver, ImplicitTokenResolver, NumberStringUnionResolver];
+    only = app.resolvers.length === kinds.length && app.resolvers.every((r, i) => r.constructor === kinds[i]);
+    defaultResolvers.set(app, only);
+  }
+  return only;
+}
+
+/**
+ * The metadata of an object as `ApiObjectMetadataDefinition.toJson` renders it (the fields it holds, resolved
+ * and sanitized with empty arrays and objects dropped, keys always sorted), or {@link NOT_PLAIN} when it is not cdk8s's own
+ * rendering or its fields are not as expected.
+ */
+function metadataJson(metadata: ApiObjectMetadataDefinition): unknown {
+  if (metadata.toJson !== ApiObjectMetadataDefinition.prototype.toJson) return NOT_PLAIN;
+  const field = (name: string): unknown => Reflect.get(metadata, name);
+  const additional = field('_additionalAttributes');
+  const labels = field('labels');
+  const annotations = field('annotations');
+  const finalizers = field('finalizers');
+  const ownerReferences = field('ownerReferences');
+  if (
+    typeof additional !== 'object' ||
+    additional === null ||
+    typeof labels !== 'object' ||
+    typeof annotations !== 'object' ||
+    !Array.isArray(finalizers) ||
+    !Array.isArray(ownerReferences)
+  )
+    return NOT_PLAIN;
+  return plainJson(
+    {
+      ...additional,
+      name: metadata.name,
+      namespace: metadata.namespace,
+      annotations,
+      finalizers,
+      ownerReferences,
+      labels,
+    },
+    { sortKeys: true, filterEmpty: true },
+  );
+}
+
+/**
+ * Objects whose quick rendering is compared with `toJson()` before it is trusted: should cdk8s render
+ * differently (another version), the quick rendering is switched off for the rest of the process.
+ */
+let probesLeft = 64;
+let quickRendering = true;
+
+function quickJson(obj: ApiObject, props: object, sortKeys: boolean): Record<string, unknown> | undefined {
+  const metadata = metadataJson(obj.metadata);
+  if (metadata === NOT_PLAIN) return undefined;
+  const data = plainJson({ ...props, metadata }, { sortKeys, filterEmpty: false });
+  if (data === NOT_PLAIN || typeof data !== 'object' || data === null) return undefined;
+  // apiVersion, kind and metadata first, then the rest (as ApiObject.toJson orders them).
+  const json = data as Record<string, unknown>;
+  const result: Record<string, unknown> = {};
+  for (const key of ['apiVersion', 'kind', 'metadata', ...Object.keys(json)]) if (key in json) result[key] = json[key];
+  return result;
+}
+
+/**
+ * The JSON of `obj`, exactly as `obj.toJson()` renders it, in less time for the usual case: an ApiObject
+ * whose rendering is cdk8s's own (no subclass or instance override of toJson, no JSON patches, the app's
+ * default resolvers) and whose props and metadata are JSON data (`Lazy` values included). cdk8s resolves
+ * every value into a copy of itself, looking the app up once per value, and then sanitizes the copy; here
+ * both happen in one walk. Anything else (a token, an escape-hatch patch) is rendered by `obj.toJson()`,
+ * and so are the first objects of a process, whose quick rendering is checked against it. What cdk8s does
+ * is in cdk8s-team/cdk8s-core `src/api-object.ts` (`toJson`), `src/metadata.ts` (`toJson`), `src/resolve.ts`
+ * and `src/_util.ts` (`sanitizeValue`).
+ */
+export function renderJson(obj: ApiObject): Record<string, unknown> {
+  const props: unknown = Reflect.get(obj, 'props');
+  const patches: unknown = Reflect.get(obj, 'patches');
+  if (
+    !quickRendering ||
+    obj.toJson !== ApiObject.prototype.toJson ||
+    !Array.isArray(patches) ||
+    patches.length > 0 ||
+    typeof props !== 'object' ||
+    props === null ||
+    !resolvesOnlyTokens(App.of(obj))
+  ) {
+    return obj.toJson() as Record<string, unknown>;
+  }
+  let quick: Record<string, unknown> | undefined;
+  try {
+    quick = quickJson(obj, props, !process.env.CDK8S_DISABLE_SORT);
+  } catch {
+    quick = undefined; // toJson says what went wrong, naming the construct
+  }
+  if (quick === undefined) return obj.toJson() as Record<string, unknown>;
+  if (probesLeft > 0) {
+    probesLeft--;
+    const json = obj.toJson() as Record<string, unknown>;
+    if (JSON.stringify(json) !== JSON.stringify(quick)) quickRendering = false;
+    return json;
+  }
+  return quick;
 }

@@ -292,6 +292,15 @@ export function placementRef<T>(): Check<T> {
   );
 }
 
+/** A Rollout (`Rollout.waves([...])`). */
+export function rolloutRef<T>(): Check<T> {
+  return ref<T>(
+    (v) => hasMethods(v, '_declarations', '_problems'),
+    'a Rollout',
+    "use Rollout.waves([{ labels: { ring: 'canary' } }, { rest: true }]) (import { Rollout } from 'pullfleet')",
+  );
+}
+
 /** A cdk8s Duration. */
 export function duration<T>(): Check<T> {
   return ref<T>(

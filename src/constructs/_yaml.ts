@@ -1,6 +1,7 @@
 /**
  * A small, fast YAML emitter for the JSON data synth writes (the general-purpose YAML library spent
- * most of synth time on a large fleet). Output is block-style YAML that YAML 1.1 and 1.2 parsers read
+ * most of synth time on a large fleet): lines go straight into one list, and the text of strings seen
+ * before is looked up instead of worked out again. Output is block-style YAML that YAML 1.1 and 1.2 parsers read
  * back as the same JSON: a string is written plain only when it cannot be mistaken for anything else
  * (no booleans, nulls, numbers, dates, indicators); every other string is written as a JSON string,
  * which is a valid double-quoted YAML scalar. JSON leaves DEL, the C1 controls (U+0080–U+009F) and a few
@@ -23,9 +24,22 @@ function escapeUnsafe(char: string): string {
   return `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`;
 }
 
+/**
+ * Strings already written, and how (keys, kinds, API versions and most values repeat across thousands of
+ * objects); the first ones up to a bound, short ones only.
+ */
+const written = new Map<string, string>();
+const WRITTEN_LIMIT = 20_000;
+
 function scalarString(value: string): string {
-  if (PLAIN.test(value) && !RESERVED.has(value.toLowerCase()) && !value.endsWith(':')) return value;
-  return JSON.stringify(value).replace(UNSAFE, escapeUnsafe);
+  const known = written.get(value);
+  if (known !== undefined) return known;
+  const text =
+    PLAIN.test(value) && !RESERVED.has(value.toLowerCase()) && !value.endsWith(':')
+      ? value
+      : JSON.stringify(value).replace(UNSAFE, escapeUnsafe);
+  if (written.size < WRITTEN_LIMIT && value.length <= 200) written.set(value, text);
+  return text;
 }
 
 function scalar(value: unknown): string {
@@ -52,29 +66,32 @@ function emptyFlow(value: object): string {
   return Array.isArray(value) ? '[]' : '{}';
 }
 
-function emit(value: unknown, indent: string, out: string[]): void {
+/**
+ * Appends the lines of `value` (a non-empty collection) to `out`, indented by `indent`; the first line starts
+ * with `lead` instead (as long as `indent`: the `- ` of the sequence item it opens, or `indent` itself).
+ */
+function emit(value: object, indent: string, lead: string, out: string[]): void {
+  const inner = `${indent}  `;
   if (Array.isArray(value)) {
-    for (const item of value) {
-      if (isCollection(item) && !isEmpty(item)) {
-        const lines: string[] = [];
-        emit(item, `${indent}  `, lines);
-        // The first line of the item follows "- " instead of its indentation.
-        lines[0] = `${indent}- ${lines[0].slice(indent.length + 2)}`;
-        out.push(...lines);
-      } else {
-        out.push(`${indent}- ${isCollection(item) ? emptyFlow(item) : scalar(item)}`);
-      }
+    for (let i = 0; i < value.length; i++) {
+      const item: unknown = value[i];
+      const dash = `${i === 0 ? lead : indent}- `;
+      if (isCollection(item) && !isEmpty(item)) emit(item, inner, dash, out);
+      else out.push(`${dash}${isCollection(item) ? emptyFlow(item) : scalar(item)}`);
     }
     return;
   }
-  for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
+  let first = true;
+  for (const key of Object.keys(value)) {
+    const item: unknown = (value as Record<string, unknown>)[key];
     if (item === undefined) continue;
-    const k = scalarString(key);
+    const start = `${first ? lead : indent}${scalarString(key)}:`;
+    first = false;
     if (isCollection(item) && !isEmpty(item)) {
-      out.push(`${indent}${k}:`);
-      emit(item, `${indent}  `, out);
+      out.push(start);
+      emit(item, inner, inner, out);
     } else {
-      out.push(`${indent}${k}: ${isCollection(item) ? emptyFlow(item) : scalar(item)}`);
+      out.push(`${start} ${isCollection(item) ? emptyFlow(item) : scalar(item)}`);
     }
   }
 }
@@ -83,7 +100,7 @@ function emit(value: unknown, indent: string, out: string[]): void {
 export function toYaml(doc: object): string {
   if (isEmpty(doc)) return `${emptyFlow(doc)}\n`;
   const out: string[] = [];
-  emit(doc, '', out);
+  emit(doc, '', '', out);
   return `${out.join('\n')}\n`;
 }
 

@@ -39,10 +39,16 @@ export interface ControllerInstallProps {
    */
   readonly imageTag?: string;
   /**
-   * Replicas (one leads through a Lease; the others stand by).
-   * @default 2
+   * Replicas (one leads through a Lease, or with `shards` each holds shards; the others stand by).
+   * @default 2, or `shards` + 1 with more than one shard
    */
   readonly replicas?: number;
+  /**
+   * Shards the fleet's clusters are split into (`--shards`): each has a Lease of its own and the replicas
+   * share them out, so several replicas reconcile at once, each for its clusters (docs/controller/scale.md).
+   * @default 1
+   */
+  readonly shards?: number;
   /**
    * Feedback scrape type put on the works the controller writes.
    * @default FeedbackScrape.POLL
@@ -64,8 +70,8 @@ export interface ControllerInstallProps {
    */
   readonly resync?: Duration;
   /**
-   * Concurrent Application reconciles.
-   * @default 8
+   * Concurrent Application reconciles (each has at most one API request in flight).
+   * @default 32
    */
   readonly workers?: number;
   /**
@@ -87,6 +93,7 @@ export const CONTROLLER_INSTALL_PROPS = propsOf<ControllerInstallProps>('Control
   imageRepository: str(),
   imageTag: str(),
   replicas: num('a whole number'),
+  shards: num('a whole number'),
   feedbackScrape: enumOf(FeedbackScrape, 'FeedbackScrape'),
   staleAfter: duration(),
   relaxTenancy: bool(),
@@ -133,8 +140,10 @@ export class ControllerInstall extends Construct {
   public readonly argoNamespace: string;
   /** Full image reference `<repository>:<tag>`. */
   public readonly image: string;
-  /** Replicas (one leads, the others stand by). */
+  /** Replicas (one leads, or with shards each holds some; the others stand by). */
   public readonly replicas: number;
+  /** Shards the clusters are split into, each with its own Lease. */
+  public readonly shards: number;
   /** How work agents report status (the controller reads either). */
   public readonly feedbackScrape: FeedbackScrape;
   /** Feedback older than this raises a FeedbackStaleWarning on the hub app. */
@@ -179,7 +188,10 @@ export class ControllerInstall extends Construct {
     if (tag === 'latest')
       problems.push(`imageTag "latest" makes the install unreproducible: pin a version such as "0.1.0"`);
     this.image = `${repository}:${tag}`;
-    this.replicas = props.replicas ?? 2;
+    this.shards = props.shards ?? 1;
+    if (!Number.isInteger(this.shards) || this.shards < 1 || this.shards > 64)
+      problems.push(`shards ${this.shards} must be an integer from 1 to 64: use 1 (one active replica) or more`);
+    this.replicas = props.replicas ?? (this.shards > 1 ? this.shards + 1 : 2);
     if (!Number.isInteger(this.replicas) || this.replicas < 1)
       problems.push(`replicas ${this.replicas} must be an integer >= 1: use 1 or more (the default is 2)`);
     this.feedbackScrape = props.feedbackScrape ?? FeedbackScrape.POLL;
@@ -188,9 +200,9 @@ export class ControllerInstall extends Construct {
     this.resync = props.resync ?? Duration.minutes(5);
     if (this.resync.toSeconds() < 10)
       problems.push(`resync ${this.resync.toSeconds()}s is too short: use at least 10 seconds`);
-    this.workers = props.workers ?? 8;
+    this.workers = props.workers ?? 32;
     if (!Number.isInteger(this.workers) || this.workers < 1)
-      problems.push(`workers ${this.workers} must be an integer >= 1: use 1 or more (the default is 8)`);
+      problems.push(`workers ${this.workers} must be an integer >= 1: use 1 or more (the default is 32)`);
     this.multiclusterReports = props.multiclusterReports ?? false;
     this.logLevel = props.logLevel ?? 'info';
     if (!LOG_LEVELS.includes(this.logLevel))
@@ -221,11 +233,13 @@ export class ControllerInstall extends Construct {
         roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: this.name },
         subjects: [{ kind: 'ServiceAccount', name: this.name, namespace: this.namespace }],
       }),
-      // Cluster Secrets: only in the Argo CD namespace.
+      // Cluster Secrets and the rollout ConfigMaps of waved apps (policy read, state written): only in the
+      // Argo CD namespace.
       new k8s.KubeRole(this, 'ArgoRole', {
         metadata: { name: `${this.name}-cluster-secrets`, namespace: this.argoNamespace, labels },
         rules: [
           { apiGroups: [''], resources: ['secrets'], verbs: ['create', 'delete', 'get', 'list', 'patch', 'watch'] },
+          { apiGroups: [''], resources: ['configmaps'], verbs: ['create', 'delete', 'get', 'list', 'patch', 'watch'] },
         ],
       }),
       new k8s.KubeRoleBinding(this, 'ArgoRoleBinding', {
@@ -233,7 +247,8 @@ export class ControllerInstall extends Construct {
         roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: `${this.name}-cluster-secrets` },
         subjects: [{ kind: 'ServiceAccount', name: this.name, namespace: this.namespace }],
       }),
-      // Leader election: only the controller's own Lease.
+      // Leader election: Leases in the controller's own namespace only (one, or one per shard; not limited
+      // by name, so `--lease-name` keeps working), and only the verbs the election uses.
       new k8s.KubeRole(this, 'LeaseRole', {
         metadata: { name: `${this.name}-leader-election`, namespace: this.namespace, labels },
         rules: [{ apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['create', 'get', 'update'] }],
@@ -251,10 +266,18 @@ export class ControllerInstall extends Construct {
         spec: {
           replicas: this.replicas,
           selector: { matchLabels: APP_LABELS },
-          strategy: {
-            type: 'RollingUpdate',
-            rollingUpdate: { maxUnavailable: k8s.IntOrString.fromNumber(0), maxSurge: k8s.IntOrString.fromNumber(1) },
-          },
+          // Sharded, replicas started with another shard count would split the clusters another way while
+          // the old ones still run: a rollout stops every old replica before the new ones start.
+          strategy:
+            this.shards > 1
+              ? { type: 'Recreate' }
+              : {
+                  type: 'RollingUpdate',
+                  rollingUpdate: {
+                    maxUnavailable: k8s.IntOrString.fromNumber(0),
+                    maxSurge: k8s.IntOrString.fromNumber(1),
+                  },
+                },
           template: {
             metadata: { labels },
             spec: {
@@ -349,6 +372,7 @@ export class ControllerInstall extends Construct {
       `--relax-tenancy=${this.relaxTenancy}`,
       `--resync=${this.resync.toSeconds()}`,
       `--workers=${this.workers}`,
+      ...(this.shards > 1 ? [`--shards=${this.shards}`] : []),
       `--multicluster-reports=${this.multiclusterReports}`,
       `--port=${PORT}`,
       `--log-level=${this.logLevel}`,

@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import { ApiObject, App, Chart } from 'cdk8s';
 import { MANIFEST_FILE, renderManifest } from '../model/core/output-manifest.js';
 import { parsePlanState, PLAN_STATE_FILE } from '../model/plan/state.js';
-import { type PlainObject } from '../model/validation/object-rules.js';
+import { type ObjectFinding, type PlainObject } from '../model/validation/object-rules.js';
 import {
   collisionProblems,
   FleetValidationError,
@@ -14,11 +14,11 @@ import { checkObject } from '../validate/schema.js';
 import { Hub } from './hub.js';
 import { hubParts } from './_hub-parts.js';
 import { kindOf } from './_ids.js';
-import { inOutputOrder, outputFileOf, stampProvenance } from './_output.js';
+import { inOutputOrder, OutputWriter, outputFileOf, renderJson, stampProvenance } from './_output.js';
 import { recordedProblems, recordProblem } from './_problems.js';
 import { markFleetRendering } from './_render-order.js';
 import { planStateFiles } from './_plan-state.js';
-import { toYamlDocuments } from './_yaml.js';
+import { toYaml, toYamlDocuments } from './_yaml.js';
 import { bool, checkProps, fn, propsOf, recordedPropProblems, str } from './_props-check.js';
 
 /** Settings of a {@link Fleet}. */
@@ -71,6 +71,29 @@ export const REPORT_FILE_ENV = 'PULLFLEET_REPORT_FILE';
 export const STRICT_ENV = 'PULLFLEET_STRICT';
 /** Environment variable: the output folder of the previous synth (`pullfleet synth` sets it before the swap). */
 export const PREVIOUS_OUTPUT_ENV = 'PULLFLEET_PREVIOUS_OUTPUT';
+/** Environment variable: when set, synth writes where its time went there as JSON (`pullfleet synth --verbose`). */
+export const TIMINGS_FILE_ENV = 'PULLFLEET_TIMINGS_FILE';
+
+/** Where the time of {@link Fleet.synth} went, in milliseconds (written to $PULLFLEET_TIMINGS_FILE). */
+export interface SynthTimings {
+  /** From the start of the process to the Fleet's constructor: node, module loading, the fleet's own code before it. */
+  readonly start: number;
+  /** From the Fleet's constructor to its first rendering: the fleet description building its construct tree. */
+  readonly constructs: number;
+  /** Late objects and provenance (the hubs render once, just before validation). */
+  readonly render: number;
+  /** Objects turned into JSON (cdk8s resolves every value). */
+  readonly json: number;
+  /** Schema and rule checks of every object, and the fleet-wide checks. */
+  readonly validate: number;
+  /** YAML of every file. */
+  readonly yaml: number;
+  /** Writing the files: the writes themselves, or the wait for the thread that writes them. */
+  readonly write: number;
+  /** Objects and files written. */
+  readonly objects: number;
+  readonly files: number;
+}
 
 /** The first line of every generated file. */
 export const GENERATED_HEADER =
@@ -82,7 +105,7 @@ export const GENERATED_HEADER =
  * Argo CD syncs) and `<outdir>/<hub>/bootstrap/<spoke>.yaml` (the first manual apply on each spoke).
  */
 function renderYaml(objects: readonly ApiObject[]): string {
-  return GENERATED_HEADER + toYamlDocuments(objects.map((o) => o.toJson() as object));
+  return GENERATED_HEADER + toYamlDocuments(objects.map((o) => renderJson(o)));
 }
 
 /** The construct a rendered object is reported under: the nearest pullfleet construct (Spoke, PullApplication...). */
@@ -90,6 +113,34 @@ function ownerPath(obj: ApiObject): string {
   const scopes = obj.node.scopes;
   for (let i = scopes.length - 2; i >= 0; i--) if (kindOf(scopes[i]) !== undefined) return scopes[i].node.path;
   return obj.node.path;
+}
+
+/** An object's identity for the collision check; its construct path is worked out only for a collision. */
+class Identity implements ObjectIdentity {
+  public readonly apiVersion: string;
+  public readonly kind: string;
+  public readonly namespace?: string;
+  public readonly name: string;
+  public readonly target: string;
+
+  constructor(
+    private readonly obj: ApiObject,
+    file: string,
+  ) {
+    this.apiVersion = obj.apiVersion;
+    this.kind = obj.kind;
+    this.namespace = obj.metadata.namespace;
+    this.name = obj.name;
+    this.target = file.startsWith('bootstrap/')
+      ? `spoke ${path.basename(file, '.yaml')}`
+      : file.startsWith('spokes/')
+        ? `spoke ${file.split('/')[1]}`
+        : 'hub';
+  }
+
+  public get path(): string {
+    return this.obj.node.path;
+  }
 }
 
 /** Files written between two progress lines during synth. */
@@ -102,7 +153,14 @@ const PROGRESS_EVERY_FILES = 1000;
  */
 export class Fleet extends App {
   private prepared = false;
-  private cachedFindings?: FleetFindings;
+  /** The findings and the objects of each output file, once checked. */
+  private scanned?: { findings: FleetFindings; files: Array<[string, ApiObject[]]> };
+  /** When the Fleet was made, in milliseconds since the process started. */
+  private readonly createdAt = performance.now();
+  /** When the fleet was first rendered or checked (its construct tree was complete by then). */
+  private treeBuiltAt?: number;
+  /** Milliseconds spent in each part of synth so far. */
+  private readonly timing = { render: 0, json: 0, validate: 0, yaml: 0, write: 0 };
   private readonly progress: (message: string) => void;
   /** Warnings are errors. */
   public readonly strict: boolean;
@@ -193,8 +251,21 @@ export class Fleet extends App {
 
   /** Errors and warnings, computed once. */
   public findings(): FleetFindings {
-    if (this.cachedFindings) return this.cachedFindings;
+    this.scanned ??= this.scan();
+    return this.scanned.findings;
+  }
+
+  /**
+   * Checks the whole fleet (see {@link problems}) and groups its objects by output file (`<hub>/<file>`,
+   * sorted). Every object is turned into JSON once; with `writer`, each file is written as YAML as soon as
+   * its last object passed, for as long as nothing is wrong (the caller discards the files otherwise).
+   */
+  private scan(writer?: OutputWriter): { findings: FleetFindings; files: Array<[string, ApiObject[]]> } {
+    const rendering = performance.now();
+    this.treeBuiltAt ??= rendering;
     this.prepare();
+    this.timing.render += performance.now() - rendering;
+    const checking = performance.now();
     const errors: FleetProblem[] = [...recordedPropProblems(this).errors, ...recordedProblems(this)];
     const warnings: FleetProblem[] = [...recordedPropProblems(this).warnings];
     for (const c of this.node.findAll()) {
@@ -217,34 +288,90 @@ export class Fleet extends App {
       else constructMessages.set(p.path, [p.message]);
     }
     const allConstructMessages = [...constructMessages.values()].flat();
-    for (const hub of this.hubs) {
+    // A construct with a problem renders nothing (docs/reference/errors.md): synth writes none of its
+    // objects, so they are neither checked nor counted; its own problem is the one reported.
+    const unchecked = new Set<ApiObject>();
+    const byFile = new Map<string, { hub: Hub; objects: ApiObject[] }>();
+    const hubs = this.hubs.map((hub) => {
+      const objects = this.objectsOf(hub);
       const identities: ObjectIdentity[] = [];
+      for (const obj of objects) {
+        const file = outputFileOf(obj);
+        const key = `${hub.name}/${file}`;
+        const group = byFile.get(key);
+        if (group) group.objects.push(obj);
+        else byFile.set(key, { hub, objects: [obj] });
+        if (constructMessages.size > 0 && constructMessages.has(ownerPath(obj))) {
+          unchecked.add(obj);
+          continue;
+        }
+        identities.push(new Identity(obj, file));
+      }
+      for (const runtime of hubParts(hub).ledger.runtimeObjects) identities.push({ ...runtime, target: 'hub' });
+      return { hub, objects, collisions: collisionProblems(identities) };
+    });
+    const files = [...byFile.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    // Every object once, file by file: its JSON is checked and, while nothing is wrong, written with its file.
+    const found = new Map<ApiObject, ObjectFinding[]>();
+    const looping = performance.now();
+    this.timing.validate += looping - checking;
+    writer?.expect(files.length);
+    let written = 0;
+    let clean =
+      errors.length === 0 && hubs.every((h) => h.collisions.length === 0) && !(this.strict && warnings.length > 0);
+    for (const [file, { hub, objects }] of files) {
+      let out = clean && writer ? writer.file(file) : undefined;
+      out?.add(GENERATED_HEADER);
+      let documents = 0;
+      for (const obj of objects) {
+        if (unchecked.has(obj)) continue;
+        const at = performance.now();
+        const json = renderJson(obj) as PlainObject;
+        const rendered = performance.now();
+        this.timing.json += rendered - at;
+        const objectFindings = checkObject(json, { sizeBudget: hub.workSizeBudget });
+        if (objectFindings.length > 0) {
+          found.set(obj, objectFindings);
+          if (objectFindings.some((f) => f.severity === 'error' || this.strict)) clean = false;
+        }
+        const checked = performance.now();
+        this.timing.validate += checked - rendered;
+        if (!clean) out = undefined;
+        if (out) {
+          const text = toYaml(json);
+          const emitted = performance.now();
+          this.timing.yaml += emitted - checked;
+          out.add(documents++ === 0 ? text : `---\n${text}`);
+          this.timing.write += performance.now() - emitted;
+        }
+      }
+      if (out) {
+        const at = performance.now();
+        out.close();
+        this.timing.write += performance.now() - at;
+        if (++written % PROGRESS_EVERY_FILES === 0 && written < files.length)
+          this.progress(`wrote ${written}/${files.length} files (${process.uptime().toFixed(1)} s since start)`);
+      }
+    }
+    if (clean && writer) {
+      const at = performance.now();
+      writer.finish();
+      this.timing.write += performance.now() - at;
+    }
+    const assembling = performance.now();
+    for (const { objects, collisions } of hubs) {
       // One message per owner construct and problem, however many objects repeat it.
       const repeats = new Map<string, { problem: FleetProblem; more: number; list: FleetProblem[] }>();
-      for (const obj of this.objectsOf(hub)) {
+      for (const obj of objects) {
+        const objectFindings = found.get(obj);
+        if (!objectFindings) continue;
         const owner = ownerPath(obj);
-        // A construct with a problem renders nothing (docs/reference/errors.md): synth writes none of its
-        // objects, so they are neither checked nor counted; its own problem is the one reported.
-        if (constructMessages.has(owner)) continue;
-        const file = outputFileOf(obj);
-        identities.push({
-          apiVersion: obj.apiVersion,
-          kind: obj.kind,
-          namespace: obj.metadata.namespace,
-          name: obj.name,
-          target: file.startsWith('bootstrap/')
-            ? `spoke ${path.basename(file, '.yaml')}`
-            : file.startsWith('spokes/')
-              ? `spoke ${file.split('/')[1]}`
-              : 'hub',
-          path: obj.node.path,
-        });
         // A bad value a construct already reported (with its fix) is not reported again for every
         // object made from it, whichever construct made the object (an app's namespace lands in each
         // spoke's bootstrap); synth fails on the construct's problem either way.
         // An empty value matches too much (`""` is in every message about any empty value): it counts as
         // reported only by the construct that made the object.
-        for (const finding of checkObject(obj.toJson() as PlainObject, { sizeBudget: hub.workSizeBudget })) {
+        for (const finding of objectFindings) {
           const value = finding.value;
           const already = value === '' ? (constructMessages.get(owner) ?? []) : allConstructMessages;
           if (
@@ -273,11 +400,10 @@ export class Fleet extends App {
             : problem,
         );
       }
-      for (const runtime of hubParts(hub).ledger.runtimeObjects) identities.push({ ...runtime, target: 'hub' });
-      errors.push(...collisionProblems(identities));
+      errors.push(...collisions);
     }
-    this.cachedFindings = { errors, warnings };
-    return this.cachedFindings;
+    this.timing.validate += performance.now() - assembling;
+    return { findings: { errors, warnings }, files: files.map(([file, { objects }]) => [file, objects]) };
   }
 
   /** Writes the findings as JSON to $PULLFLEET_REPORT_FILE, when set (read by `pullfleet validate`). */
@@ -297,16 +423,7 @@ export class Fleet extends App {
     const problems = this.problems();
     this.writeReport();
     if (problems.length > 0) throw new FleetValidationError(problems, this.strict ? [] : this.warnings());
-    const files = new Map<string, ApiObject[]>();
-    for (const hub of this.hubs) {
-      for (const obj of this.objectsOf(hub)) {
-        const file = `${hub.name}/${outputFileOf(obj)}`;
-        const list = files.get(file);
-        if (list) list.push(obj);
-        else files.set(file, [obj]);
-      }
-    }
-    return [...files.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return this.scanned!.files;
   }
 
   /**
@@ -315,9 +432,7 @@ export class Fleet extends App {
    * Throws {@link FleetValidationError} listing every problem.
    */
   public renderObjects(): Map<string, Array<Record<string, unknown>>> {
-    return new Map(
-      this.objectsByFile().map(([file, objects]) => [file, objects.map((o) => o.toJson() as Record<string, unknown>)]),
-    );
+    return new Map(this.objectsByFile().map(([file, objects]) => [file, objects.map((o) => renderJson(o))]));
   }
 
   /** Every file synth writes: the objects as YAML (like {@link renderObjects}), then each hub's plan state. */
@@ -328,23 +443,52 @@ export class Fleet extends App {
     ]);
   }
 
-  /** Validates the whole fleet, then writes every file into `outdir`. Nothing is written on failure. */
+  /**
+   * Validates the whole fleet and writes every file into `outdir`; nothing is written on failure. A new or
+   * empty output folder is written while the fleet is validated (each object is rendered once, and any
+   * problem removes what was written); into a folder that holds files, nothing is written before the whole
+   * fleet has passed.
+   */
   public override synth(): void {
-    // Validate everything first; then render and write one file at a time to keep memory flat.
     const elapsed = () => `${process.uptime().toFixed(1)} s since start`;
-    const files = this.objectsByFile();
+    this.treeBuiltAt ??= performance.now();
+    const writer = this.scanned ? undefined : OutputWriter.open(this.outdir);
+    let files: Array<[string, ApiObject[]]>;
+    if (writer) {
+      try {
+        this.scanned = this.scan(writer);
+        files = this.objectsByFile();
+      } catch (error) {
+        writer.discard();
+        throw error;
+      }
+    } else {
+      files = this.objectsByFile();
+    }
     for (const w of this.strict ? [] : this.warnings()) this.progress(`warning: [${w.path}] ${w.message}`);
     const objects = files.reduce((sum, [, list]) => sum + list.length, 0);
     this.progress(`validated ${this.hubs.length} hub(s), ${objects} objects in ${files.length} files (${elapsed()})`);
-    let written = 0;
-    for (const [file, list] of files) {
-      const target = path.join(this.outdir, file);
-      fs.mkdirSync(path.dirname(target), { recursive: true });
-      fs.writeFileSync(target, renderYaml(list), 'utf8');
-      written++;
-      if (written % PROGRESS_EVERY_FILES === 0 && written < files.length)
-        this.progress(`wrote ${written}/${files.length} files (${elapsed()})`);
+    if (!writer) {
+      // Render and write one file at a time to keep memory flat.
+      let written = 0;
+      for (const [file, list] of files) {
+        let at = performance.now();
+        const json = list.map((o) => renderJson(o));
+        this.timing.json += performance.now() - at;
+        at = performance.now();
+        const text = GENERATED_HEADER + toYamlDocuments(json);
+        this.timing.yaml += performance.now() - at;
+        at = performance.now();
+        const target = path.join(this.outdir, file);
+        fs.mkdirSync(path.dirname(target), { recursive: true });
+        fs.writeFileSync(target, text, 'utf8');
+        this.timing.write += performance.now() - at;
+        written++;
+        if (written % PROGRESS_EVERY_FILES === 0 && written < files.length)
+          this.progress(`wrote ${written}/${files.length} files (${elapsed()})`);
+      }
     }
+    const at = performance.now();
     const states = planStateFiles(this.hubs);
     for (const [file, text] of states) {
       fs.mkdirSync(path.dirname(path.join(this.outdir, file)), { recursive: true });
@@ -356,6 +500,7 @@ export class Fleet extends App {
       renderManifest([...files.map(([file]) => file), ...states.keys()]),
       'utf8',
     );
+    this.timing.write += performance.now() - at;
     this.progress(`wrote ${files.length} files (${elapsed()})`);
     for (const hub of this.hubs) {
       const own = files.filter(([file]) => file.startsWith(`${hub.name}/`));
@@ -363,5 +508,25 @@ export class Fleet extends App {
       const works = all.filter((o) => o.kind === 'ManifestWork').length;
       this.progress(`${hub.name}: ${all.length} objects (${works} ManifestWorks) in ${own.length} files`);
     }
+    this.writeTimings(objects, files.length + states.size + 1);
+  }
+
+  /** Writes where the time of synth went as JSON to $PULLFLEET_TIMINGS_FILE, when set (`pullfleet synth --verbose`). */
+  private writeTimings(objects: number, files: number): void {
+    const file = process.env[TIMINGS_FILE_ENV];
+    if (!file) return;
+    const round = (ms: number) => Math.round(ms * 10) / 10;
+    const timings: SynthTimings = {
+      start: round(this.createdAt),
+      constructs: round((this.treeBuiltAt ?? this.createdAt) - this.createdAt),
+      render: round(this.timing.render),
+      json: round(this.timing.json),
+      validate: round(this.timing.validate),
+      yaml: round(this.timing.yaml),
+      write: round(this.timing.write),
+      objects,
+      files,
+    };
+    fs.writeFileSync(file, `${JSON.stringify(timings)}\n`, 'utf8');
   }
 }

@@ -69,3 +69,5 @@ export { Inventory, type AddInventoryOptions, type SpokeOverride } from './inven
 
 // Where rendered objects land under dist/<hub>/.
 export { OutputFiles, routeOutput } from './_output.js';
+export { Rollout, WaveLimit, RolloutFailureAction, DeletionOrder } from './rollout.js';
+export type { RolloutWaveProps, RolloutOptions, RolloutWave } from './rollout.js';

@@ -20,7 +20,9 @@ import {
   type TransitionDecision,
 } from '../model/delivery/transition.js';
 import { PULL_APP_CHECKS, PullAppBase, type PullAppOptions } from './app-props.js';
-import { checkedProps, num, placementRef, propReported, propsOf } from './_props-check.js';
+import { checkedProps, num, placementRef, propReported, propsOf, rolloutRef } from './_props-check.js';
+import type { Rollout } from './rollout.js';
+import { assignWaves, type RolloutWave } from '../model/rollout/policy.js';
 import { apiObjectFrom, OutputFiles, routeOutput } from './_output.js';
 import type { IPlacement } from './interfaces.js';
 import { handOut, placeObject, reserveObject, settleApplicationSet } from './_hatch.js';
@@ -35,6 +37,14 @@ export interface PullApplicationSetProps extends PullAppOptions {
    * @default 180
    */
   readonly requeueAfterSeconds?: number;
+  /**
+   * Roll changes out in waves: rendered as Argo CD's RollingSync (`spec.strategy`), whose steps list the
+   * clusters of each wave as synth resolves them against the spokes the placement selects; the last
+   * wave also takes clusters the placement selects at runtime that the fleet does not declare. The hub's
+   * applicationset-controller needs progressive syncs enabled (docs/concepts/rollouts.md).
+   * @default - no waves: every generated Application updates at once
+   */
+  readonly rollout?: Rollout;
 }
 
 /** The runtime type of every {@link PullApplicationSetProps} key (see props-check.ts). */
@@ -42,6 +52,7 @@ const PULL_APPLICATION_SET_PROPS = propsOf<PullApplicationSetProps>('PullApplica
   ...PULL_APP_CHECKS,
   placement: placementRef<IPlacement>(),
   requeueAfterSeconds: num('a whole number of seconds'),
+  rollout: rolloutRef<Rollout>(),
 });
 
 /**
@@ -55,6 +66,8 @@ export class PullApplicationSet extends PullAppBase {
   public readonly placement: IPlacement;
   /** How often the generator re-reads placement decisions, in seconds. */
   public readonly requeueAfterSeconds: number;
+  /** The rollout waves, if any. */
+  public readonly rollout?: Rollout;
   private renderedApplicationSet?: ApiObject;
 
   /**
@@ -75,6 +88,7 @@ export class PullApplicationSet extends PullAppBase {
     props = checkedProps<PullApplicationSetProps>(this);
     this.placement = props.placement;
     this.requeueAfterSeconds = props.requeueAfterSeconds ?? DEFAULT_REQUEUE_AFTER_SECONDS;
+    if (props.rollout) this.rollout = props.rollout;
     if (!(Number.isInteger(this.requeueAfterSeconds) && this.requeueAfterSeconds > 0)) {
       this.problems.push(
         `requeueAfterSeconds ${props.requeueAfterSeconds} must be a whole number of seconds > 0: use the default ${DEFAULT_REQUEUE_AFTER_SECONDS} or another positive number`,
@@ -134,9 +148,40 @@ export class PullApplicationSet extends PullAppBase {
         constructPath: path,
         model,
         handback,
+        ...(this.rolloutWaves ? { waves: this.rolloutWaves } : {}),
+        ...(this.rollout?.deletionOrder ? { deletionOrder: this.rollout.deletionOrder } : {}),
       }),
     );
     this.node.defaultChild = this.renderedApplicationSet;
+  }
+
+  private rolloutWaves?: readonly RolloutWave[];
+
+  /**
+   * The waves resolved against the spokes the placement selects offline (problems reported); undefined
+   * without a rollout or when the rollout has problems.
+   */
+  private resolveWaves(): readonly RolloutWave[] | undefined {
+    if (!this.rollout) return undefined;
+    const problems = this.rollout._problems(true);
+    if (!this.placement.evaluatedOffline)
+      problems.push(
+        `rollout: placement "${this.placement.namespace}/${this.placement.name}" is imported, so synth cannot put its spokes in waves: declare the placement in the fleet, or drop the rollout`,
+      );
+    if (problems.length) {
+      this.problems.push(...problems);
+      return undefined;
+    }
+    const spokes = this.placement
+      .selectedSpokes()
+      .filter((spoke) => spoke.hub === this.hub)
+      .map((spoke) => ({ name: spoke.name, labels: spoke.labels }));
+    const assignment = assignWaves(this.rollout._declarations(), spokes, 'rollout');
+    if (assignment.problems.length) {
+      this.problems.push(...assignment.problems);
+      return undefined;
+    }
+    return assignment.waves;
   }
 
   /** The work the controller writes for the app generated for `spoke` (basic model). */
@@ -228,6 +273,11 @@ export class PullApplicationSet extends PullAppBase {
     if (this.placement.hub !== this.hub) return;
     const { ledger, registry } = hubParts(this.hub);
     const { model, handback, decisions, clear } = this.rendering();
+    this.rolloutWaves = this.resolveWaves();
+    if (this.rollout && model === DeliveryModel.AGENT_AUTONOMOUS)
+      this.problems.push(
+        "rollout: the placement's spokes run the agent-autonomous model, where each spoke syncs its own folder and the hub renders no ApplicationSet to roll out: drop the rollout",
+      );
     // Step 2 of basic → agent-managed: the ApplicationSet goes, with its generated apps and their works
     // (which delete the spoke copies step 1 left without the resources finalizer); step 3 brings it back.
     if (model !== DeliveryModel.AGENT_AUTONOMOUS && !clear) this.renderApplicationSet(model, handback);

@@ -11,10 +11,19 @@ import {
   staticHubApplicationName,
 } from '../model/delivery/hub-application.js';
 import { buildManifestWork, spokeAppNamespace, wrapProblem } from '../model/delivery/manifestwork.js';
+import { manifestWorkName } from '../model/core/names.js';
 import { DeleteOption, handbackOf } from '../model/delivery/transition.js';
 import { localClusterRule, workSizeRule } from '../model/validation/rules.js';
 import { PULL_APP_CHECKS, PullAppBase, type PullAppOptions } from './app-props.js';
-import { checkedProps, listOf, placementRef, propsOf, spokeRef } from './_props-check.js';
+import { checkedProps, listOf, placementRef, propsOf, rolloutRef, spokeRef } from './_props-check.js';
+import type { Rollout } from './rollout.js';
+import { assignWaves, type RolloutPolicy } from '../model/rollout/policy.js';
+import {
+  buildRolloutPolicyConfigMap,
+  buildWavedHubApplication,
+  protectFromPrune,
+  rolloutRevision,
+} from '../model/rollout/static.js';
 import { apiObjectFrom, OutputFiles, routeOutput } from './_output.js';
 import type { IPlacement, ISpoke } from './interfaces.js';
 import { appObjectHatch, placeObject, scopeFor, settleAppHatches } from './_hatch.js';
@@ -34,6 +43,15 @@ export interface PullApplicationProps extends PullAppOptions {
    * @default - none
    */
   readonly placement?: IPlacement;
+  /**
+   * Roll changes out in waves, driven by the hub controller: synth renders the hub Applications and the
+   * rollout policy, and the controller writes each spoke's ManifestWork when the spoke's wave comes,
+   * within the wave's in-flight limit, after the previous wave is healthy and has soaked, halting on
+   * failures (docs/concepts/rollouts.md). Making an existing app waved takes two synths (the works are
+   * handed to the controller, never deleted). Basic model only.
+   * @default - no waves: the works are rendered into dist/ and every spoke gets a change at once
+   */
+  readonly rollout?: Rollout;
 }
 
 /** The runtime type of every {@link PullApplicationProps} key (see props-check.ts). */
@@ -41,6 +59,7 @@ const PULL_APPLICATION_PROPS = propsOf<PullApplicationProps>('PullApplication', 
   ...PULL_APP_CHECKS,
   spokes: listOf(spokeRef<ISpoke>(), '[east, west]'),
   placement: placementRef<IPlacement>(),
+  rollout: rolloutRef<Rollout>(),
 });
 
 /**
@@ -53,13 +72,53 @@ export class PullApplication extends PullAppBase {
   private readonly spokeSet = new Set<ISpoke>();
   private readonly placements: IPlacement[] = [];
   private delivered = 0;
+  /** The rollout waves, if any. */
+  public readonly rollout?: Rollout;
+  private rolloutPolicy?: RolloutPolicy;
 
   constructor(scope: Construct, id: string, props: PullApplicationProps) {
     super(scope, id, props, 'PullApplication', PULL_APPLICATION_PROPS);
     props = checkedProps<PullApplicationProps>(this);
     for (const spoke of props.spokes ?? []) this.deployTo(spoke);
     if (props.placement) this.deployToPlacement(props.placement);
+    if (props.rollout) this.rollout = props.rollout;
     hubParts(this.hub).order.register(this);
+  }
+
+  /** The resolved rollout policy (problems reported); undefined without a rollout or with problems. */
+  private resolveRollout(): RolloutPolicy | undefined {
+    if (!this.rollout) return undefined;
+    const problems = this.rollout._problems(false);
+    const spokes = this.targets()
+      .filter((spoke) => spoke.hub === this.hub)
+      .map((spoke) => ({ name: spoke.name, labels: spoke.labels }));
+    const assignment = assignWaves(this.rollout._declarations(), spokes, 'rollout');
+    problems.push(...assignment.problems);
+    if (problems.length) {
+      this.problems.push(...problems);
+      return undefined;
+    }
+    return {
+      app: this.name,
+      waves: assignment.waves,
+      maxFailures: this.rollout.maxFailures,
+      progressDeadlineSeconds: this.rollout._progressDeadlineSeconds(),
+      onFailure: this.rollout._failureAction(),
+    };
+  }
+
+  /**
+   * Whether the waved app renders step 1 of becoming waved: some spoke still has the static work the
+   * previous synth rendered without Prune=false (plan state). Its works are rendered once more, protected,
+   * so that Argo CD leaves them in place when they leave dist/ in step 2.
+   */
+  private becomingWaved(): boolean {
+    const { ledger } = hubParts(this.hub);
+    return this.targets().some((spoke) => {
+      const name = manifestWorkName(this.hub.argoNamespace, staticHubApplicationName(this.name, spoke.name));
+      const previous = ledger.previousSpoke(spoke.name)?.works?.find((work) => work.name === name);
+      return previous !== undefined && !previous.waved && !previous.pruneProtected;
+    });
   }
 
   /** Adds target spokes. A spoke added twice is a reported problem. */
@@ -109,6 +168,25 @@ export class PullApplication extends PullAppBase {
   public _render(): void {
     const { ledger, registry } = hubParts(this.hub);
     for (const placement of this.placements) this.placementOnThisHub(placement);
+    this.rolloutPolicy = this.resolveRollout();
+    const waved = this.rolloutPolicy !== undefined && !this.becomingWaved();
+    if (this.rolloutPolicy && !waved)
+      this.warnings.push(
+        `app "${this.name}" becomes waved: this synth is step 1 of 2: its works are rendered once more with Argo CD's Prune=false, so they stay when they leave dist/; commit, let the hub's Argo CD apply it, then synthesize again (step 2 hands the works to the controller's rollout)`,
+      );
+    if (this.rolloutPolicy && waved) {
+      const scope = new Construct(this, 'RolloutPolicy');
+      placeObject(
+        scopeFor(scope, 'ConfigMap', OutputFiles.APPLICATIONS),
+        'ConfigMap',
+        buildRolloutPolicyConfigMap(
+          this.rolloutPolicy,
+          this.hub.argoNamespace,
+          scope.node.path,
+          rolloutRevision(this.app, this.rolloutPolicy),
+        ),
+      );
+    }
     for (const spoke of this.targets()) {
       if (spoke.hub !== this.hub) {
         this.problems.push(
@@ -125,6 +203,12 @@ export class PullApplication extends PullAppBase {
       const decision = ledger.decisionFor(spoke.name);
       const model = decision.model;
       const target = { cluster: spoke.name, namespace: this.hub.argoNamespace, constructPath: scope.node.path };
+      if (this.rollout && (model !== DeliveryModel.BASIC || decision.moveStep !== undefined || decision.clear)) {
+        this.problems.push(
+          `rollout: spoke "${spoke.name}" ${model !== DeliveryModel.BASIC ? `runs the ${model} model` : 'is moving between delivery models'}; static apps are rolled out in waves on basic spokes only: finish the move or drop the rollout`,
+        );
+        continue;
+      }
       ledger.claimSpokeApplication(
         spoke.name,
         this.hub.argoNamespace,
@@ -179,11 +263,23 @@ export class PullApplication extends PullAppBase {
         this.delivered++;
         continue;
       }
-      const work = buildManifestWork(hubApp, { feedbackScrapeType: this.hub.workFeedbackScrapeType });
+      let work = buildManifestWork(hubApp, { feedbackScrapeType: this.hub.workFeedbackScrapeType });
       // During a move between models the work orphans the spoke Application when it is deleted.
       if (decision.deleteOption === DeleteOption.ORPHAN)
         work.spec.deleteOption = { propagationPolicy: DeleteOption.ORPHAN };
-      ledger.addRenderedWork(spoke.name, work.metadata.name, decision.deleteOption, decision.fromAgent === true);
+      if (waved) {
+        // The controller writes this work when the spoke's wave comes; synth renders the hub Application only.
+        const wavedApp = buildWavedHubApplication(this.app, target, rolloutRevision(this.app, this.rolloutPolicy!));
+        ledger.addRenderedWork(spoke.name, work.metadata.name, decision.deleteOption, false, { waved: true });
+        placeObject(scopeFor(scope, 'HubApplication', OutputFiles.APPLICATIONS), 'Application', wavedApp);
+        registry.deliverTo(spoke.name, this.delivery());
+        this.delivered++;
+        continue;
+      }
+      if (this.rolloutPolicy) work = protectFromPrune(work);
+      ledger.addRenderedWork(spoke.name, work.metadata.name, decision.deleteOption, decision.fromAgent === true, {
+        ...(this.rolloutPolicy ? { pruneProtected: true } : {}),
+      });
       const sizeProblem = workSizeRule(work.metadata.name, spoke.name, work, this.hub.workSizeBudget);
       if (sizeProblem) this.problems.push(sizeProblem);
       placeObject(scopeFor(scope, 'HubApplication', OutputFiles.APPLICATIONS), 'Application', hubApp);

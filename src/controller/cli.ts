@@ -131,10 +131,17 @@ export function buildCommand(env: NodeJS.ProcessEnv = process.env): Command {
       }),
     )
     .addOption(
-      o('--workers <n>', 'concurrent Application reconciles', {
+      o('--workers <n>', 'concurrent Application reconciles (each has at most one API request in flight)', {
         env: ['PULLFLEET_WORKERS'],
         parse: int,
         fallback: d.workers,
+      }),
+    )
+    .addOption(
+      o('--shards <n>', 'split the clusters into this many shards, each with its own Lease (replicas share them)', {
+        env: ['PULLFLEET_SHARDS'],
+        parse: int,
+        fallback: d.shards,
       }),
     )
     .addOption(
@@ -233,6 +240,7 @@ export function configFromOptions(options: Record<string, unknown>): Partial<Con
     relaxTenancy: options.relaxTenancy as boolean,
     resyncSeconds: options.resync as number,
     workers: options.workers as number,
+    shards: options.shards as number,
     clusterSecrets: options.clusterSecrets as boolean,
     fleetReports: options.fleetReports as boolean,
     multiclusterReports: options.multiclusterReports as boolean,

@@ -4,7 +4,10 @@
  * kubeconfig's `proxy-url`) come from a client-node KubeConfig (kubeconfig file or in-cluster service
  * account), afresh for every request, so rotated credentials are used at once; connections are kept alive
  * and reused while the TLS material stays the same. Every request has a timeout (watches: their
- * server-side timeout plus a grace period), and 429 answers are retried after their Retry-After, bounded.
+ * server-side timeout plus a grace period). Requests in flight are bounded by an adaptive limit
+ * (src/kube/limiter.ts) that halves on throttling answers and grows back as the server accepts requests;
+ * 429 answers (and 5xx ones with a Retry-After) are retried after their Retry-After, bounded, and hold
+ * every other request back for that long too.
  */
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -17,6 +20,7 @@ export type { KubeConfig };
 import { FIELD_MANAGER } from '../model/core/keys.js';
 import { type KubeObject } from '../model/core/types.js';
 import { resourcePath, type ResourceKind, type WatchScope } from './resources.js';
+import { AdaptiveLimiter, type LimiterState } from './limiter.js';
 import { abortableSleep } from './timers.js';
 
 /** Where {@link loadKubeConfig} looks for credentials. */
@@ -129,6 +133,17 @@ export function parseRetryAfter(value: string | string[] | undefined, now = Date
   return Number.isNaN(at) ? undefined : Math.max(0, at - now);
 }
 
+/**
+ * A throttling answer: 429, or a 5xx that says when to come back (Retry-After), which is when client-go
+ * retries too.
+ */
+export function isThrottled(error: unknown): error is KubeApiError {
+  return (
+    error instanceof KubeApiError &&
+    (error.statusCode === 429 || (error.statusCode >= 500 && error.retryAfterMs !== undefined))
+  );
+}
+
 export function isNotFound(error: unknown): boolean {
   return error instanceof KubeApiError && error.statusCode === 404;
 }
@@ -184,6 +199,51 @@ export interface CallOptions {
   readonly timeoutMs?: number;
   /** Aborts the request (and any Retry-After wait). */
   readonly signal?: AbortSignal;
+  /** Not held back by the in-flight limit or a Retry-After pause (the leader Lease). @default false */
+  readonly exempt?: boolean;
+}
+
+/** One answered request, for metrics. */
+export interface ResponseInfo {
+  /** create, get, list, update, apply, patch or delete. */
+  readonly verb: string;
+  /** Plural resource, with the subresource (`manifestworks/status`). */
+  readonly resource: string;
+  /** HTTP status; 0 when no answer came (timeout, connection error). */
+  readonly code: number;
+  readonly seconds: number;
+  /** The answer carried API Priority and Fairness headers (X-Kubernetes-PF-FlowSchema-UID). */
+  readonly apf: boolean;
+}
+
+/** The verb and resource of a request path, for metrics (`/apis/g/v/namespaces/ns/plural/name/status`). */
+export function describeRequest(
+  method: string,
+  path: string,
+  contentType?: string,
+): Pick<ResponseInfo, 'verb' | 'resource'> {
+  const parts = path.split('?')[0].split('/').filter(Boolean);
+  let at = parts[0] === 'api' ? 2 : parts[0] === 'apis' ? 3 : parts.length;
+  if (parts[at] === 'namespaces' && parts.length > at + 2) at += 2;
+  const plural = parts[at] ?? 'unknown';
+  const named = parts.length > at + 1;
+  const sub = parts[at + 2];
+  const resource = sub ? `${plural}/${sub}` : plural;
+  const verb =
+    method === 'GET'
+      ? named
+        ? 'get'
+        : 'list'
+      : method === 'POST'
+        ? 'create'
+        : method === 'PUT'
+          ? 'update'
+          : method === 'DELETE'
+            ? 'delete'
+            : contentType === 'application/apply-patch+yaml'
+              ? 'apply'
+              : 'patch';
+  return { verb, resource };
 }
 
 interface RequestOptions extends CallOptions {
@@ -203,6 +263,10 @@ export interface KubeClientOptions {
   readonly maxRetryAfterMs?: number;
   /** Wait used for Retry-After (tests). */
   readonly sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** Most requests in flight (watches and exempt requests not counted); the adaptive limit starts here. @default 32 */
+  readonly maxInFlight?: number;
+  /** Called for every answered (or failed) request except watches. */
+  readonly onResponse?: (info: ResponseInfo) => void;
 }
 
 type Pem = string | Buffer | Array<string | Buffer | { buf: string | Buffer }>;
@@ -253,7 +317,9 @@ export class KubeClient implements KubeWriter {
   writes = 0;
 
   readonly requestTimeoutMs: number;
-  private readonly settings: Required<Omit<KubeClientOptions, 'requestTimeoutMs'>>;
+  private readonly settings: Required<Omit<KubeClientOptions, 'requestTimeoutMs' | 'maxInFlight' | 'onResponse'>>;
+  private readonly limiter: AdaptiveLimiter;
+  private readonly maxInFlight: number;
 
   constructor(
     private readonly kubeConfig: KubeConfig,
@@ -269,6 +335,16 @@ export class KubeClient implements KubeWriter {
       maxRetryAfterMs: options.maxRetryAfterMs ?? 30000,
       sleep: options.sleep ?? abortableSleep,
     };
+    this.maxInFlight = options.maxInFlight ?? 32;
+    this.limiter = new AdaptiveLimiter({ max: this.maxInFlight, sleep: this.settings.sleep });
+    this.onResponse = options.onResponse;
+  }
+
+  private readonly onResponse?: (info: ResponseInfo) => void;
+
+  /** The adaptive in-flight limit as it stands (metrics). */
+  get limit(): LimiterState {
+    return this.limiter.state;
   }
 
   /** The API server URL (for messages). */
@@ -288,9 +364,10 @@ export class KubeClient implements KubeWriter {
     const key = transportKey(opts, this.kubeConfig.getCurrentCluster()?.proxyUrl);
     const current = this.agents.get(use);
     if (current?.key === key) return current.agent;
-    // client-node's agents close every connection after one request: keep them (requests: 32 at most).
+    // client-node's agents close every connection after one request: keep them (requests: one socket per
+    // request the limiter lets through, plus room for exempt ones).
     (fresh as http.Agent & { keepAlive: boolean }).keepAlive = true;
-    if (use === 'request') fresh.maxSockets = 32;
+    if (use === 'request') fresh.maxSockets = this.maxInFlight + 4;
     this.agents.set(use, { key, agent: fresh });
     if (current) retire(current.agent);
     return fresh;
@@ -323,21 +400,16 @@ export class KubeClient implements KubeWriter {
 
   /**
    * One request; resolves with the parsed JSON body, rejects with KubeApiError on a non-2xx answer and
-   * with KubeTimeoutError when no full answer arrives within the timeout. A 429 is retried after its
-   * Retry-After (bounded by maxRetryAfterMs, at most maxRetries times).
+   * with KubeTimeoutError when no full answer arrives within the timeout. A throttling answer (429, or a
+   * 5xx with Retry-After) halves the in-flight limit and is retried after its Retry-After (bounded by
+   * maxRetryAfterMs, at most maxRetries times); other requests are held back as long.
    */
   async request<T = unknown>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
     for (let attempt = 0; ; attempt++) {
       try {
-        return await this.requestOnce<T>(method, path, options);
+        return await this.requestOnce<T>(method, path, options, attempt > 0);
       } catch (error) {
-        if (
-          !(error instanceof KubeApiError) ||
-          error.statusCode !== 429 ||
-          attempt >= this.settings.maxRetries ||
-          options.signal?.aborted
-        )
-          throw error;
+        if (!isThrottled(error) || attempt >= this.settings.maxRetries || options.signal?.aborted) throw error;
         const wait = Math.min(this.settings.maxRetryAfterMs, error.retryAfterMs ?? 1000 * 2 ** attempt);
         await this.settings.sleep(wait, options.signal);
         if (options.signal?.aborted) throw error;
@@ -345,7 +417,7 @@ export class KubeClient implements KubeWriter {
     }
   }
 
-  private async requestOnce<T>(method: string, path: string, options: RequestOptions): Promise<T> {
+  private async requestOnce<T>(method: string, path: string, options: RequestOptions, retry = false): Promise<T> {
     const opts = await this.options(method, path + KubeClient.query(options.query), false);
     const payload =
       options.body === undefined
@@ -359,6 +431,11 @@ export class KubeClient implements KubeWriter {
     }
     const timeoutMs = options.timeoutMs ?? this.requestTimeoutMs;
     const transport = this.server.protocol === 'https:' ? https : http;
+    // A retry has just waited out its Retry-After: it does not wait for the pause it caused a second time.
+    const release = options.exempt ? () => undefined : await this.limiter.acquire(options.signal, { pastGate: retry });
+    const started = performance.now();
+    let code = 0;
+    let apf = false;
     return new Promise<T>((resolve, reject) => {
       let settled = false;
       const finish = (error: Error | undefined, value?: T) => {
@@ -366,10 +443,20 @@ export class KubeClient implements KubeWriter {
         settled = true;
         clearTimeout(timer);
         options.signal?.removeEventListener('abort', abort);
+        release();
+        if (error === undefined) this.limiter.succeeded();
+        else if (isThrottled(error))
+          this.limiter.throttled(Math.min(this.settings.maxRetryAfterMs, error.retryAfterMs ?? 1000));
+        if (this.onResponse) {
+          const { verb, resource } = describeRequest(method, path, options.contentType);
+          this.onResponse({ verb, resource, code, seconds: (performance.now() - started) / 1000, apf });
+        }
         if (error) reject(error);
         else resolve(value as T);
       };
       const req = transport.request(opts, (res) => {
+        code = res.statusCode ?? 0;
+        apf = res.headers['x-kubernetes-pf-flowschema-uid'] !== undefined;
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
         res.on('error', (error) => finish(error));
@@ -385,10 +472,18 @@ export class KubeClient implements KubeWriter {
           if (status >= 200 && status < 300) finish(undefined, body as T);
           else {
             const statusBody = body as { message?: string; reason?: string } | undefined;
+            // A 429 with APF headers was refused by API Priority and Fairness (its queues for this flow
+            // were full or the wait timed out); without them, by the server's max-in-flight filter.
+            const why =
+              status === 429
+                ? apf
+                  ? ` (API Priority and Fairness: flow schema ${String(res.headers['x-kubernetes-pf-flowschema-uid'])}, priority level ${String(res.headers['x-kubernetes-pf-prioritylevel-uid'])})`
+                  : ' (the server is at its max-in-flight limit)'
+                : '';
             finish(
               new KubeApiError(
                 status,
-                `${method} ${path}: ${status} ${statusBody?.message ?? text}`,
+                `${method} ${path}: ${status} ${statusBody?.message ?? text}${why}`,
                 statusBody?.reason,
                 parseRetryAfter(res.headers['retry-after']),
               ),

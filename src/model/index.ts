@@ -26,6 +26,8 @@ export type {
   FleetReportStatus,
   FleetReportRow,
   FleetReportSummary,
+  ReportResource,
+  ReportResourceCounts,
   ReportState,
   ConditionStatus,
 } from './report/report.js';

@@ -94,6 +94,7 @@ describe('ControllerInstall', () => {
       // The report reconciler keeps its own state and never reads reports back (src/model/report/report-crd.ts).
       'cluster:pullfleet.io/fleetreports': 'create,delete,patch',
       'cluster:pullfleet.io/fleetreports/status': 'patch',
+      'argocd:core/configmaps': 'create,delete,get,list,patch,watch',
       'argocd:core/secrets': 'create,delete,get,list,patch,watch',
       'pullfleet-system:coordination.k8s.io/leases': 'create,get,update',
     });
@@ -122,7 +123,7 @@ describe('ControllerInstall', () => {
       '--stale-after=300',
       '--relax-tenancy=true',
       '--resync=600',
-      '--workers=8',
+      '--workers=32',
       '--multicluster-reports=false',
       '--port=8080',
       '--log-level=info',

@@ -67,6 +67,33 @@ describe('toYaml', () => {
     );
   });
 
+  test('GIVEN sequences in sequences and mappings in them THEN each item opens with its dash, nested ones on one line', () => {
+    expect(toYaml({ a: [[1, [2, { b: [{ c: 'd', e: [] }] }]], { f: 1, g: { h: 2 } }], i: [[]] })).toBe(
+      [
+        'a:',
+        '  - - 1',
+        '    - - 2',
+        '      - b:',
+        '          - c: d',
+        '            e: []',
+        '  - f: 1',
+        '    g:',
+        '      h: 2',
+        'i:',
+        '  - []',
+        '',
+      ].join('\n'),
+    );
+    expect(toYaml([[['x']]])).toBe('- - - x\n');
+  });
+
+  test('GIVEN the same strings in many objects THEN each is written the same way every time', () => {
+    const doc = { 'key: x': 'on', plain: 'value', quoted: 'yes' };
+    const once = toYaml(doc);
+    expect(once).toBe('"key: x": "on"\nplain: value\nquoted: "yes"\n');
+    for (let i = 0; i < 3; i++) expect(toYaml(doc)).toBe(once);
+  });
+
   test.each(['1.1', '1.2'] as const)(
     'every tricky string reads back unchanged as a value and as a key (YAML %s)',
     (version) => {

@@ -152,7 +152,11 @@ describe('reconcile hardening through the real controller', () => {
     // Nobody touches anything while the controller is down; a new process must carry on from the hub app alone.
     await start();
     expect(hubApp(server, 'a')!.operation).toStrictEqual({ sync: { revision: 'v2' } });
-    expect(payloadOperation(server, 'spoke1', 'a')).toStrictEqual({ sync: { revision: 'v2' } });
+    // Forwarded with the controller's mark, which the spoke's operation state echoes back.
+    expect(payloadOperation(server, 'spoke1', 'a')).toStrictEqual({
+      sync: { revision: 'v2' },
+      info: [{ name: 'pullfleet.io/forwarded', value: expect.stringMatching(/^[0-9a-f]{12}$/) }],
+    });
 
     agentReports(server, 'spoke1', 'a', kubeTime(new Date()));
     await waitFor(

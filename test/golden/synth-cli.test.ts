@@ -1,12 +1,21 @@
 /**
- * `pullfleet synth` (npm run synth) through the real cdk8s CLI: success replaces the output folder,
- * failure leaves the previous one untouched, and the fixture fleet synthesizes to what the library renders.
+ * `pullfleet synth` (npm run synth) with a real fleet program: success replaces the output folder, failure
+ * leaves the previous one untouched, the fixture fleet synthesizes to what the library renders, the app runs
+ * as the cdk8s CLI runs it (through that CLI when cdk8s.yaml asks it for more), and `--verbose` shows where
+ * the time went.
  */
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, describe, expect, test } from '@jest/globals';
-import { runSynth } from '../../src/cli/commands/synth.js';
+import {
+  fleetProgramCommand,
+  runFleetProgram,
+  runSynth,
+  TIMINGS_FILE_ENV as CLI_TIMINGS_FILE_ENV,
+} from '../../src/cli/commands/synth.js';
+import { TIMINGS_FILE_ENV } from '../../src/constructs/fleet.js';
 import { readTree, runPlan } from '../../src/cli/commands/plan.js';
 import { buildProgram } from '../../src/cli/main.js';
 import { buildFleet } from '../fixtures/example-fleet.js';
@@ -63,7 +72,7 @@ describe('pullfleet synth', () => {
     expect(fs.readdirSync(dir).sort()).toStrictEqual(['app.mjs', 'cdk8s.yaml', 'dist']);
   });
 
-  test('the fixture fleet, type-checked and synthesized by the cdk8s CLI in a child process, equals the in-process render', async () => {
+  test('the fixture fleet, type-checked and synthesized in a child process, equals the in-process render', async () => {
     const out = fs.mkdtempSync(path.join(os.tmpdir(), 'pullfleet-example-'));
     scratch.push(out);
     const result = await runSynth({
@@ -73,6 +82,7 @@ describe('pullfleet synth', () => {
     });
     expect(result.output).toContain('pullfleet: hub:');
     expect(result.ok).toBe(true);
+    expect(result.timings).toBeUndefined(); // only with verbose
     expect(result.typecheck?.errors).toStrictEqual([]);
     expect(result.typecheck?.file).toBe(path.resolve('test/fixtures/example-fleet.ts'));
     const expected = [...buildFleet().renderObjects().entries()].flatMap(([file, list]) =>
@@ -124,6 +134,88 @@ describe('pullfleet synth', () => {
       'DELETIONS ON SPOKES (1): the work agent removes these from the spoke when the hub applies the change',
     );
     expect(fs.existsSync(path.join(dir, 'dist', 'hub', 'hub', 'works', 'east.yaml'))).toBe(true);
+  });
+
+  test('GIVEN a plain cdk8s.yaml THEN synth runs the app itself; GIVEN one asking the cdk8s CLI for more THEN it runs `cdk8s synth`', async () => {
+    const app =
+      "import fs from 'node:fs'; fs.mkdirSync(process.env.CDK8S_OUTDIR + '/hub', { recursive: true }); fs.writeFileSync(process.env.CDK8S_OUTDIR + '/hub/new.yaml', `outdir: ${JSON.stringify(process.env.CDK8S_OUTDIR)}\\nmetadata: ${process.env.CDK8S_RECORD_CONSTRUCT_METADATA}\\n`);\n";
+    const direct = project(app);
+    expect(fleetProgramCommand('/out', direct, undefined)).toStrictEqual({
+      command: 'node app.mjs',
+      args: [],
+      shell: true,
+      direct: true,
+    });
+    const first = await runSynth({ cwd: direct });
+    expect(first.ok).toBe(true);
+    expect(first.output).not.toContain('Synthesizing application');
+    // What the cdk8s CLI hands the app: the output folder (the staging folder, here), no construct metadata.
+    expect(fs.readFileSync(path.join(direct, 'dist', 'hub', 'new.yaml'), 'utf8')).toMatch(
+      /^outdir: ".*\/\.dist\.staging-\d+-\w{6}"\nmetadata: false\n$/,
+    );
+
+    const throughCli = project(app);
+    fs.appendFileSync(path.join(throughCli, 'cdk8s.yaml'), 'synthConfig:\n  format: plain\n');
+    expect(fleetProgramCommand('/out', throughCli, undefined)).toMatchObject({
+      command: process.execPath,
+      direct: false,
+    });
+    const second = await runSynth({ cwd: throughCli });
+    expect(second.ok).toBe(true);
+    expect(second.output).toContain('Synthesizing application');
+    expect(fs.readFileSync(path.join(throughCli, 'dist', 'hub', 'new.yaml'), 'utf8')).toMatch(/metadata: false\n$/);
+  });
+
+  test('GIVEN an app that exits without writing its output folder THEN validate-style runs say so', async () => {
+    const dir = project('process.exit(0);\n');
+    const out = path.join(dir, 'never-written');
+    const result = await runFleetProgram(out, { cwd: dir });
+    expect(result.ok).toBe(false);
+    expect(result.output).toContain(
+      `the fleet app (node app.mjs) exited without writing its output folder ${out} (CDK8S_OUTDIR): declare at least one Hub, and leave Fleet's outdir unset`,
+    );
+  });
+
+  test('synth --verbose through the binary shows where the time went, with the parts the fleet program measured itself', () => {
+    const out = fs.mkdtempSync(path.join(os.tmpdir(), 'pullfleet-verbose-'));
+    scratch.push(out);
+    const args = [
+      '-o',
+      path.join(out, 'dist'),
+      '--app',
+      `${process.execPath} --import tsx test/fixtures/example-fleet.ts`,
+    ];
+    const verbose = spawnSync(process.execPath, ['bin/pullfleet.js', 'synth', ...args, '--verbose'], {
+      encoding: 'utf8',
+      env: { ...process.env, NO_COLOR: '1' },
+    });
+    expect(verbose.status).toBe(0);
+    expect(CLI_TIMINGS_FILE_ENV).toBe(TIMINGS_FILE_ENV); // the CLI names it without loading the constructs
+    const table = verbose.stderr.slice(verbose.stderr.indexOf('pullfleet synth: where the time went'));
+    const labels = table
+      .split('\n')
+      .slice(1)
+      .filter((line) => line.trim() !== '')
+      .map((line) => line.replace(/\s+\d+\.\d\d(?:\s+\(.*\))?$/, '').trim());
+    expect(labels).toStrictEqual([
+      'pullfleet start (node, tsx, the CLI)',
+      'output folder checks, staging folder',
+      'fleet program (its own process)',
+      'start (node, tsx, loading pullfleet and cdk8s)',
+      'construct tree (the fleet description)',
+      'render (late objects, provenance)',
+      'JSON of every object (cdk8s resolve)',
+      'validation (schemas, rules, the whole fleet)',
+      'YAML',
+      'write',
+      'process start and exit, the rest',
+      'type-check (beside the fleet program)',
+      'manifest and swap into the output folder',
+      'total',
+    ]);
+    expect(table.split('\n')[0]).toMatch(
+      /^pullfleet synth: where the time went, in seconds \(\d+ objects, \d+ files\)$/,
+    );
   });
 
   test('the pullfleet program registers synth, validate and plan', async () => {

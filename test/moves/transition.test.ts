@@ -418,6 +418,7 @@ describe('moving a spoke between models', () => {
     );
     expect(appSet(start.files).spec.template.metadata.finalizers).toStrictEqual([
       'resources-finalizer.argocd.argoproj.io',
+      'pullfleet.io/manifestwork-cleanup',
     ]);
 
     const step1 = commit(edgeFleet(start.dir, DeliveryModel.AGENT_MANAGED, { move: DeliveryModel.AGENT_MANAGED }));
@@ -426,7 +427,8 @@ describe('moving a spoke between models', () => {
     expect(t1.metadata.annotations['argocd.argoproj.io/skip-reconcile']).toBe('true');
     expect(t1.metadata.annotations['argocd.argoproj.io/source-uid-mismatch-policy']).toBeUndefined();
     expect(t1.metadata.annotations['pullfleet.io/stand-by']).toBeUndefined();
-    expect(t1.metadata.finalizers).toBeUndefined();
+    // Only the resources finalizer goes: the controller's cleanup finalizer stays in the template.
+    expect(t1.metadata.finalizers).toStrictEqual(['pullfleet.io/manifestwork-cleanup']);
     expect(parsePlanState(step1.files.get('hub/plan-state.json')!, 'plan-state.json').spokes[0]).toMatchObject({
       moveStep: 1,
       handOver: ['openshift-gitops/s1-web'],

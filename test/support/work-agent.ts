@@ -4,10 +4,12 @@
  * `resourceStatus.manifests[]` with a resourceMeta per manifest and, for manifests with feedback rules,
  * `statusFeedback.values` of any fieldValue type.
  */
-import { WORK_API_VERSION } from '../../src/model/core/keys.js';
+import { SPEC_HASH_ANNOTATION, WORK_API_VERSION } from '../../src/model/core/keys.js';
 import { type Condition, type FieldValue, type ManifestStatus, type ManifestWork } from '../../src/model/core/types.js';
 import { FEEDBACK_PATHS } from '../../src/model/delivery/manifestwork.js';
 import { errorCode, type TestCluster } from './cluster.js';
+import { evaluateConditionRule } from './cel.js';
+import type { ConditionRule } from '../../src/model/runtime/resource-summary.js';
 
 /** What the spoke Argo CD reports for the payload Application (names follow FEEDBACK_PATHS). */
 export interface SpokeApplicationState {
@@ -18,6 +20,13 @@ export interface SpokeApplicationState {
   operationStateStartedAt?: string;
   operationStateMessage?: string;
   reconciledAt?: string;
+  /**
+   * The spec hash the spoke Application carries. @default - the one the applied payload carries (the
+   * spoke runs what the work delivered); give another to play a spoke that has not taken the work yet
+   */
+  specHash?: string;
+  /** The forwarding mark in the `info` of the operation the spoke ran last (`pullfleet.io/forwarded`). */
+  operationForwardId?: string;
 }
 
 export interface ReportOptions {
@@ -31,6 +40,15 @@ export interface ReportOptions {
   values?: Array<{ name: string; fieldValue: FieldValue }>;
   /** List manifests in reverse order (consumers must match by resourceMeta, not position). @default false */
   reverse?: boolean;
+  /**
+   * The spoke Application the agent evaluates the work's `conditionRules` against, as an agent of OCM 1.0 or later
+   * does (CEL, test/support/cel.ts): each rule's condition on the manifest, and copied onto the work when one
+   * manifest carries it. Without it (and without `ruleError`) the agent writes no rule conditions, like agents
+   * before OCM 1.0.
+   */
+  spokeApplication?: Record<string, unknown>;
+  /** The agent cannot evaluate the rules: each rule's condition is False with this message (an expression error). */
+  ruleError?: string;
 }
 
 const PLURALS: Record<string, string> = {
@@ -132,8 +150,12 @@ export class WorkAgent {
       };
       if (rules && applied) {
         const values: Array<{ name: string; fieldValue: FieldValue }> = [];
+        // The spoke Application carries the annotations the work delivered: its spec hash comes back as such.
+        const delivered = (manifest.metadata as { annotations?: Record<string, string> } | undefined)?.annotations?.[
+          SPEC_HASH_ANNOTATION
+        ];
         for (const [name] of FEEDBACK_PATHS) {
-          const value = state[name as keyof SpokeApplicationState];
+          const value = state[name as keyof SpokeApplicationState] ?? (name === 'specHash' ? delivered : undefined);
           if (value !== undefined) values.push({ name, fieldValue: { type: 'String', string: value } });
         }
         for (const extra of opts.values ?? []) {
@@ -144,10 +166,36 @@ export class WorkAgent {
         status.statusFeedback = { values };
         status.conditions!.push(condition('StatusFeedbackSynced', true, 'StatusFeedbackSynced', '', undefined, now));
       }
+      const conditionRules = (rules as { conditionRules?: ConditionRule[] } | undefined)?.conditionRules ?? [];
+      if (applied && (opts.spokeApplication || opts.ruleError !== undefined)) {
+        for (const rule of conditionRules) {
+          const result =
+            opts.ruleError !== undefined
+              ? { status: 'False' as const, reason: 'ConditionRuleExpressionError', message: opts.ruleError }
+              : evaluateConditionRule(rule, opts.spokeApplication!);
+          const before = work.status?.resourceStatus?.manifests
+            ?.find((m) => m.resourceMeta?.ordinal === ordinal)
+            ?.conditions?.find((c) => c.type === rule.condition);
+          status.conditions!.push({
+            type: rule.condition,
+            status: result.status,
+            reason: result.reason,
+            message: result.message,
+            lastTransitionTime:
+              before?.status === result.status && before.lastTransitionTime ? before.lastTransitionTime : iso(now),
+            ...(generation !== undefined ? { observedGeneration: generation } : {}),
+          });
+        }
+      }
       return status;
     });
     if (opts.reverse) manifests.reverse();
     const previous = work.status?.conditions;
+    // Newer agents copy a rule's condition onto the work, verbatim when one manifest carries it.
+    const ruleConditions = manifests
+      .flatMap((m) => m.conditions ?? [])
+      .filter((c) => c.reason?.startsWith('ConditionRule'))
+      .map((c) => ({ ...c, reason: 'ConditionRulesAggregated' }));
     return {
       conditions: [
         condition(
@@ -168,6 +216,7 @@ export class WorkAgent {
           now,
           previous,
         ),
+        ...ruleConditions,
       ],
       resourceStatus: { manifests },
     };

@@ -227,38 +227,53 @@ describe('fleet validation', () => {
     fs.rmSync(path.dirname(outdir), { recursive: true, force: true });
   });
 
-  test('GIVEN a valid fleet WHEN synthesized THEN progress reports validation and every 1,000 files written', () => {
-    const outdir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'pullfleet-progress-')), 'dist');
-    const progress: string[] = [];
-    const fleet = new Fleet({ outdir, onProgress: (m) => progress.push(m.replace(/\([\d.]+ s since start\)/, '(t)')) });
-    const hub = new Hub(fleet, 'hub', { controller: { enabled: false } });
-    const spokes = Array.from({ length: 1200 }, (_, i) => new Spoke(hub, `s${i}`));
-    new PullApplication(hub, 'web', {
-      source,
-      destinationNamespace: 'web',
-      spokes,
-      resources: [{ apiGroup: 'apps', resources: ['deployments'] }],
-    });
-    fleet.synth();
-    // YAML files only: dist/<hub>/plan-state.json is written beside them for pullfleet plan
-    const written = fs
-      .readdirSync(outdir, { recursive: true, withFileTypes: true })
-      .filter((e) => e.isFile() && e.name.endsWith('.yaml'));
-    const objects = written.reduce(
-      (sum, e) => sum + (fs.readFileSync(path.join(e.parentPath, e.name), 'utf8').match(/^kind: /gm)?.length ?? 0),
-      0,
-    );
-    // per spoke: a bootstrap file and a works file; plus cluster-secrets.yaml and applications.yaml
-    expect(written.length).toBe(2402);
-    expect(progress).toStrictEqual([
-      `validated 1 hub(s), ${objects} objects in 2402 files (t)`,
-      'wrote 1000/2402 files (t)',
-      'wrote 2000/2402 files (t)',
-      'wrote 2402 files (t)',
-      // two works per spoke: the app's and the bootstrap
-      `hub: ${objects} objects (2400 ManifestWorks) in 2402 files`,
-    ]);
-    expect(fs.readdirSync(path.join(outdir, 'hub', 'hub', 'works')).length).toBe(1200);
-    fs.rmSync(path.dirname(outdir), { recursive: true, force: true });
-  });
+  test.each([
+    ['a new output folder (written while it is validated)', false],
+    ['an output folder that holds files (written once all of it is validated)', true],
+  ])(
+    'GIVEN a valid fleet WHEN synthesized into %s THEN progress reports validation and every 1,000 files written',
+    (_, holdsFiles) => {
+      const outdir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'pullfleet-progress-')), 'dist');
+      if (holdsFiles) {
+        fs.mkdirSync(outdir, { recursive: true });
+        fs.writeFileSync(path.join(outdir, 'notes.txt'), 'kept\n');
+      }
+      const progress: string[] = [];
+      const fleet = new Fleet({
+        outdir,
+        onProgress: (m) => progress.push(m.replace(/\([\d.]+ s since start\)/, '(t)')),
+      });
+      const hub = new Hub(fleet, 'hub', { controller: { enabled: false } });
+      const spokes = Array.from({ length: 1200 }, (_, i) => new Spoke(hub, `s${i}`));
+      new PullApplication(hub, 'web', {
+        source,
+        destinationNamespace: 'web',
+        spokes,
+        resources: [{ apiGroup: 'apps', resources: ['deployments'] }],
+      });
+      fleet.synth();
+      // YAML files only: dist/<hub>/plan-state.json is written beside them for pullfleet plan
+      const written = fs
+        .readdirSync(outdir, { recursive: true, withFileTypes: true })
+        .filter((e) => e.isFile() && e.name.endsWith('.yaml'));
+      const objects = written.reduce(
+        (sum, e) => sum + (fs.readFileSync(path.join(e.parentPath, e.name), 'utf8').match(/^kind: /gm)?.length ?? 0),
+        0,
+      );
+      // per spoke: a bootstrap file and a works file; plus cluster-secrets.yaml and applications.yaml
+      expect(written.length).toBe(2402);
+      const validated = `validated 1 hub(s), ${objects} objects in 2402 files (t)`;
+      expect(progress).toStrictEqual([
+        ...(holdsFiles ? [validated] : []),
+        'wrote 1000/2402 files (t)',
+        'wrote 2000/2402 files (t)',
+        ...(holdsFiles ? [] : [validated]),
+        'wrote 2402 files (t)',
+        // two works per spoke: the app's and the bootstrap
+        `hub: ${objects} objects (2400 ManifestWorks) in 2402 files`,
+      ]);
+      expect(fs.readdirSync(path.join(outdir, 'hub', 'hub', 'works')).length).toBe(1200);
+      fs.rmSync(path.dirname(outdir), { recursive: true, force: true });
+    },
+  );
 });

@@ -11,15 +11,23 @@ import { Option, type Command } from 'commander';
 import { KubeApiError, KubeClient, KubeTimeoutError, loadKubeConfig } from '../../kube/client.js';
 import { APPLICATION, CONFIG_MAP, MANIFEST_WORK } from '../../kube/resources.js';
 import { FLEET_REPORT } from '../../kube/resources.js';
-import { DELIVERY_ANNOTATION, DELIVERY_LABEL, DELIVERY_STATIC, PULL_LABEL } from '../../model/core/keys.js';
+import {
+  DELIVERY_ANNOTATION,
+  DELIVERY_LABEL,
+  DELIVERY_STATIC,
+  DELIVERY_WAVED,
+  HOSTING_APPSET_ANNOTATION,
+  PULL_LABEL,
+} from '../../model/core/keys.js';
 import { type Application, type ManifestWork } from '../../model/core/types.js';
 import { type ConfigMapObject } from '../../model/delivery/appset.js';
-import { isPullApplication, owningApplicationSet } from '../../model/delivery/manifestwork.js';
+import { isPullApplication, owningApplicationSet, targetCluster } from '../../model/delivery/manifestwork.js';
 import { FLEET_REPORT_CRD_NAME } from '../../model/report/report-crd.js';
 import {
   REPORT_DELIVERY_MODEL_LABEL,
   agentApplicationRows,
   isAgentModel,
+  reportCluster,
   staticApplicationRows,
   type FleetReportRow,
   type FleetReport,
@@ -32,6 +40,14 @@ import {
 } from '../../model/runtime/expected-apps.js';
 import {
   EXIT_ERROR,
+  appResourcesFromApplication,
+  appResourcesFromWork,
+  renderResourceOutput,
+  resourceExitCode,
+  resourceQueryProblem,
+  resourceRows,
+  type AppResources,
+  type ResourceQuery,
   groupFromAgentRows,
   groupFromReport,
   groupFromStaticRows,
@@ -42,6 +58,9 @@ import {
   type StatusGroup,
 } from '../support/status-render.js';
 import { abortableSleep } from '../../kube/timers.js';
+import { ROLLOUT_KIND_LABEL } from '../../model/rollout/policy.js';
+import { isWavedApplication } from '../../model/rollout/static.js';
+import { rolloutSummaries } from '../support/rollout-status.js';
 
 /** Where status comes from: the hub API in real use, a fake in tests. */
 export interface StatusSource {
@@ -60,6 +79,13 @@ export interface StatusSource {
    * those of spoke `cluster`; none when left out.
    */
   listExpectedApplications?(cluster?: string): Promise<ConfigMapLike[]>;
+  /**
+   * The pull ManifestWorks in a cluster's namespace (their resource summaries); undefined when not allowed to list
+   * them. Left out: `--cluster` then reads the hub Applications instead.
+   */
+  listClusterWorks?(cluster: string): Promise<ManifestWork[] | undefined>;
+  /** The rollout state ConfigMaps of waved static apps (label `pullfleet.io/rollout-kind=state`); none when left out. */
+  listRolloutStates?(namespace?: string): Promise<ConfigMapObject[]>;
   close(): void;
 }
 
@@ -181,10 +207,32 @@ export function kubeStatusSource(kubeConfig: KubeConfig, options: { timeoutMs?: 
         throw explainError(error, 'ConfigMaps (expected Applications of agent-autonomous spokes)', hub);
       }
     },
+    async listClusterWorks(cluster) {
+      try {
+        return (await client.list<ManifestWork>(MANIFEST_WORK, { namespace: cluster, labelSelector: PULL_LABEL }))
+          .items;
+      } catch (error) {
+        if (error instanceof KubeApiError && (error.statusCode === 403 || error.statusCode === 404)) return undefined;
+        throw explainError(error, `ManifestWorks in namespace ${cluster}`, hub);
+      }
+    },
+    async listRolloutStates(namespace) {
+      try {
+        const scope = { labelSelector: `${ROLLOUT_KIND_LABEL}=state`, ...(namespace ? { namespace } : {}) };
+        return (await client.list<ConfigMapObject>(CONFIG_MAP, scope)).items;
+      } catch (error) {
+        // Not allowed to read ConfigMaps: the waved apps are still shown, without their rollout.
+        if (error instanceof KubeApiError && (error.statusCode === 404 || error.statusCode === 403)) return [];
+        throw explainError(error, 'ConfigMaps (rollout state of waved apps)', hub);
+      }
+    },
     async listStaticWorks() {
       try {
+        // Static works and the works the controller writes for waved static apps.
         return (
-          await client.list<ManifestWork>(MANIFEST_WORK, { labelSelector: `${DELIVERY_LABEL}=${DELIVERY_STATIC}` })
+          await client.list<ManifestWork>(MANIFEST_WORK, {
+            labelSelector: `${DELIVERY_LABEL} in (${DELIVERY_STATIC},${DELIVERY_WAVED})`,
+          })
         ).items;
       } catch (error) {
         if (error instanceof KubeApiError && (error.statusCode === 403 || error.statusCode === 404)) return undefined;
@@ -216,18 +264,24 @@ export async function collectStatus(source: StatusSource, options: CollectOption
     );
   }
   if (options.includeStatic !== false && !options.name) {
-    const apps = (await source.listPullApplications(options.namespace)).filter(
-      (app) => app.metadata.annotations?.[DELIVERY_ANNOTATION] === DELIVERY_STATIC,
+    const apps = (await source.listPullApplications(options.namespace)).filter((app) =>
+      [DELIVERY_STATIC, DELIVERY_WAVED].includes(app.metadata.annotations?.[DELIVERY_ANNOTATION] ?? ''),
     );
     if (apps.length > 0) {
       const works = await source.listStaticWorks();
+      const rollouts = apps.some(isWavedApplication)
+        ? rolloutSummaries((await source.listRolloutStates?.(options.namespace)) ?? [])
+        : [];
       const byNamespace = new Map<string, Application[]>();
       for (const app of apps) {
         const ns = app.metadata.namespace ?? '';
         byNamespace.set(ns, [...(byNamespace.get(ns) ?? []), app]);
       }
-      for (const [ns, nsApps] of byNamespace)
-        groups.push(groupFromStaticRows(ns, staticApplicationRows(nsApps, works, options.now)));
+      for (const [ns, nsApps] of byNamespace) {
+        const group = groupFromStaticRows(ns, staticApplicationRows(nsApps, works, options.now));
+        const here = rollouts.filter((rollout) => rollout.namespace === ns);
+        groups.push(here.length ? { ...group, rollouts: here } : group);
+      }
     }
     // Agent-model apps an ApplicationSet generates are rows of its report; the others (autonomous agents'
     // Applications the principal mirrors, managed ones rendered one by one) get a table per namespace.
@@ -269,6 +323,46 @@ export async function collectStatus(source: StatusSource, options: CollectOption
   return groups;
 }
 
+/**
+ * Every app `query` is about, with its resources: for `--cluster`, from the summaries on the cluster's works (or
+ * the hub Applications targeting it when works cannot be read) plus the agent-model apps of that cluster; else from
+ * the hub Applications (pull and agent-model) and the lists in their status.
+ */
+export async function collectResources(
+  source: StatusSource,
+  query: ResourceQuery,
+  namespace?: string,
+): Promise<AppResources[]> {
+  const wanted = (app: { application: string; namespace: string }, owner?: string): boolean =>
+    (namespace === undefined || app.namespace === namespace) &&
+    (query.app === undefined || app.application === query.app || owner === query.app);
+  const apps: AppResources[] = [];
+  const agentApps = (await source.listAgentApplications?.(namespace)) ?? [];
+  const ownerName = (app: Application) => owningApplicationSet(app)?.split('/')[1];
+  const works = query.cluster !== undefined ? await source.listClusterWorks?.(query.cluster) : undefined;
+  if (works) {
+    for (const work of works) {
+      const resources = appResourcesFromWork(work);
+      const owner = work.metadata.annotations?.[HOSTING_APPSET_ANNOTATION]?.split('/')[1];
+      if (resources && wanted(resources, owner)) apps.push(resources);
+    }
+  } else {
+    for (const app of await source.listPullApplications(namespace)) {
+      const cluster = targetCluster(app) ?? '';
+      if (query.cluster !== undefined && cluster !== query.cluster) continue;
+      const resources = appResourcesFromApplication(app, cluster);
+      if (wanted(resources, ownerName(app))) apps.push(resources);
+    }
+  }
+  for (const app of agentApps) {
+    const cluster = reportCluster(app) ?? '';
+    if (query.cluster !== undefined && cluster !== query.cluster) continue;
+    const resources = appResourcesFromApplication(app, cluster);
+    if (wanted(resources, ownerName(app))) apps.push(resources);
+  }
+  return apps;
+}
+
 /** Default of `--timeout`. */
 export const DEFAULT_TIMEOUT_SECONDS = 10;
 
@@ -286,6 +380,14 @@ export interface StatusOptions {
   readonly includeStatic?: boolean;
   /** false forces colour off (--no-color). */
   readonly color?: boolean;
+  /** Show the resources of the apps on this cluster (one table, problems first). */
+  readonly cluster?: string;
+  /** Show the resources of this application (hub Application name, or the ApplicationSet generating it). */
+  readonly app?: string;
+  /** Show where this resource runs: `kind/name` or `kind/namespace/name`. */
+  readonly resource?: string;
+  /** Show where images containing this text run. */
+  readonly image?: string;
 }
 
 export interface StatusIo {
@@ -317,9 +419,23 @@ export async function runStatus(options: StatusOptions, io: StatusIo): Promise<n
     return EXIT_ERROR;
   }
   const color = options.color !== false && options.output === 'table' && useColor(io.stdout, io.env);
+  const query: ResourceQuery = {
+    ...(options.cluster !== undefined ? { cluster: options.cluster } : {}),
+    ...(options.app !== undefined ? { app: options.app } : {}),
+    ...(options.resource !== undefined ? { resource: options.resource } : {}),
+    ...(options.image !== undefined ? { image: options.image } : {}),
+  };
+  const resourceView = Object.keys(query).length > 0;
   const snapshot = async (): Promise<{ text: string; code: number }> => {
     const now = io.now();
     try {
+      if (resourceView) {
+        const apps = await collectResources(source, query, options.namespace);
+        return {
+          text: renderResourceOutput(apps, query, options.output, { now, color }),
+          code: resourceExitCode(resourceRows(apps, query), query),
+        };
+      }
       const groups = await collectStatus(source, {
         namespace: options.namespace,
         name: options.name,
@@ -396,6 +512,24 @@ export function registerStatus(program: Command): void {
       'leave out applications no ApplicationSet generates (statically delivered and agent-model ones)',
     )
     .option('--no-color', 'never colour the table')
+    .option(
+      '--cluster <cluster>',
+      "show the resources of every app on this cluster, problems first (reads the cluster's ManifestWorks)",
+    )
+    .option(
+      '--app <name>',
+      'show the resources of this app on every cluster (a hub Application, or the ApplicationSet generating it)',
+    )
+    .option(
+      '--resource <kind/name>',
+      'show where this resource runs: kind/name or kind/namespace/name',
+      (value: string) => {
+        const problem = resourceQueryProblem(value);
+        if (problem) throw new Error(problem);
+        return value;
+      },
+    )
+    .option('--image <text>', 'show where images containing this text run')
     .action(
       async (
         name: string | undefined,
@@ -409,6 +543,10 @@ export function registerStatus(program: Command): void {
           timeout?: number;
           static: boolean;
           color: boolean;
+          cluster?: string;
+          app?: string;
+          resource?: string;
+          image?: string;
         },
       ) => {
         const controller = new AbortController();
@@ -427,6 +565,10 @@ export function registerStatus(program: Command): void {
               timeout: opts.timeout,
               includeStatic: opts.static,
               color: opts.color,
+              ...(opts.cluster !== undefined ? { cluster: opts.cluster } : {}),
+              ...(opts.app !== undefined ? { app: opts.app } : {}),
+              ...(opts.resource !== undefined ? { resource: opts.resource } : {}),
+              ...(opts.image !== undefined ? { image: opts.image } : {}),
             },
             {
               stdout: process.stdout,

@@ -1,15 +1,16 @@
 /**
  * `pullfleet synth`: checks that the output folder may be replaced, type-checks the fleet description
- * while `cdk8s synth` runs it into a staging folder beside the output folder, and only when both
- * succeed (and every folder involved is writable) swaps the staging folder in. A refused or failed
- * synth leaves the previous output exactly as it was.
+ * while the fleet program runs into a staging folder beside the output folder (as `cdk8s synth` runs it,
+ * see {@link fleetProgramCommand}), and only when both succeed (and every folder involved is writable) swaps
+ * the staging folder in. A refused or failed synth leaves the previous output exactly as it was.
  */
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import { createRequire } from 'node:module';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
-import { readCdk8sConfig } from '../support/cdk8s-config.js';
+import { readCdk8sConfig, type Cdk8sConfig } from '../support/cdk8s-config.js';
 import { fleetProgramEnv } from '../support/fleet-module.js';
 import { Progress } from '../support/progress.js';
 import {
@@ -55,6 +56,8 @@ export interface SynthOptions {
    * @default - the output folder being replaced
    */
   readonly planState?: string;
+  /** Measure where the time goes ({@link SynthResult.timings}). @default false */
+  readonly verbose?: boolean;
 }
 
 /** Seconds synth, validate and plan give the type-check and the fleet program by default. */
@@ -80,6 +83,60 @@ export interface SynthResult {
   readonly notes: string[];
   /** The type-check, when one ran. */
   readonly typecheck?: TypecheckResult;
+  /** Where the time went, with `verbose` (a successful synth). */
+  readonly timings?: SynthTimingReport;
+}
+
+/**
+ * Environment variable the fleet program writes its own timings to (`TIMINGS_FILE_ENV` of
+ * src/constructs/fleet.ts; the CLI does not load the construct library to read the name).
+ */
+export const TIMINGS_FILE_ENV = 'PULLFLEET_TIMINGS_FILE';
+
+/** What the fleet program reports of its own time, in milliseconds (`SynthTimings` of src/constructs/fleet.ts). */
+export interface FleetProgramTimings {
+  readonly start: number;
+  readonly constructs: number;
+  readonly render: number;
+  readonly json: number;
+  readonly validate: number;
+  readonly yaml: number;
+  readonly write: number;
+  readonly objects: number;
+  readonly files: number;
+}
+
+/** Where the time of a synth went, in milliseconds of wall-clock time. */
+export interface SynthTimingReport {
+  /** From the start of runSynth to the fleet program's start (output folder checks, staging folder). */
+  readonly prepare: number;
+  /** From starting the fleet program to its exit. */
+  readonly program: number;
+  /** What the fleet program measured itself (a program that writes no timings, such as a plain cdk8s app, has none). */
+  readonly fleet?: FleetProgramTimings;
+  /** The type-check, which runs beside the fleet program (undefined when none ran). */
+  readonly typecheck?: number;
+  /** Whether the type-check result was reused (nothing changed since the last clean check). */
+  readonly typecheckCached?: boolean;
+  /** From the fleet program's exit to the end: the manifest and the swap into the output folder. */
+  readonly swap: number;
+  /** The whole of runSynth. */
+  readonly total: number;
+}
+
+/** The timings a fleet program wrote to `file`, if it wrote any (a missing or unreadable file is none). */
+function readProgramTimings(file: string | undefined): FleetProgramTimings | undefined {
+  if (!file) return undefined;
+  try {
+    const value = JSON.parse(fs.readFileSync(file, 'utf8')) as Partial<FleetProgramTimings>;
+    return typeof value.start === 'number' && typeof value.validate === 'number'
+      ? (value as FleetProgramTimings)
+      : undefined;
+  } catch {
+    return undefined;
+  } finally {
+    fs.rmSync(file, { force: true });
+  }
 }
 
 /** Absolute path of the cdk8s CLI installed with pullfleet. */
@@ -93,6 +150,31 @@ function synthArgs(dir: string, app: string | undefined): string[] {
   const args = [cdk8sCli(), 'synth', '--no-check-upgrade', '-o', dir];
   if (app) args.push('--app', app);
   return args;
+}
+
+/**
+ * How the fleet program is started: the app command itself, in a shell with CDK8S_OUTDIR set, exactly as
+ * `cdk8s synth` runs it (which saves starting the cdk8s CLI, a node process of its own); through `cdk8s synth`
+ * when cdk8s.yaml asks that CLI for more (validation plugins, Helm chart output) or no app command is known.
+ * What `cdk8s synth` does for a plain app: cdk8s-team/cdk8s-cli `src/util.ts` (`synthApp`: the command in a
+ * shell, `CDK8S_OUTDIR`, `CDK8S_RECORD_CONSTRUCT_METADATA` `false` unless validation plugins run) and
+ * `src/cli/cmds/synth.ts` (`validations`, `synthConfig`).
+ */
+export function fleetProgramCommand(
+  dir: string,
+  cwd: string,
+  app: string | undefined,
+): { readonly command: string; readonly args: readonly string[]; readonly shell: boolean; readonly direct: boolean } {
+  let config: Cdk8sConfig = {};
+  try {
+    config = readCdk8sConfig(cwd);
+  } catch {
+    // the cdk8s CLI reports a cdk8s.yaml it cannot read
+  }
+  const command = app ?? config.app;
+  if (command !== undefined && config.cdk8sCliKeys === undefined)
+    return { command, args: [], shell: true, direct: true };
+  return { command: process.execPath, args: synthArgs(dir, app), shell: false, direct: false };
 }
 
 /**
@@ -145,8 +227,8 @@ export function withoutCliNoise(text: string): string {
 }
 
 interface RunningSynth {
-  /** Resolves when cdk8s has exited (or was stopped). */
-  readonly done: Promise<{ ok: boolean; output: string }>;
+  /** Resolves when the fleet program has exited (or was stopped); `exited` is performance.now() then. */
+  readonly done: Promise<{ ok: boolean; output: string; exited: number }>;
   /** After the type-check: passed, show what the app printed so far and stream the rest; failed, stop the app and drop its output. */
   settle(typesOk: boolean): void;
   /** Ends the run as timed out in `phase`: stops the app (and what it started). */
@@ -159,15 +241,15 @@ interface RunningSynth {
 const WRITING_STARTS = /(?:^|\n)pullfleet: validated /;
 
 /**
- * Runs `cdk8s synth --no-check-upgrade -o <dir>` without blocking: the caller type-checks while cdk8s runs. With
- * `streamStderr`, the app's stderr is held back until {@link RunningSynth.settle}, so a type error is
- * not buried under the app's own failure. With `timeout`, the app is stopped once that many seconds
+ * Runs the fleet program into `dir` ({@link fleetProgramCommand}) without blocking: the caller type-checks
+ * while it runs. With `streamStderr`, the app's stderr is held back until {@link RunningSynth.settle}, so a
+ * type error is not buried under the app's own failure. With `timeout`, the app is stopped once that many seconds
  * have passed since `started`; with `progress`, its phase moves to "writing the output" when the app
  * says it has validated the fleet.
  */
 function startSynth(
   dir: string,
-  options: SynthOptions & { cwd: string; previousOutput?: string; started?: number },
+  options: SynthOptions & { cwd: string; previousOutput?: string; started?: number; timingsFile?: string },
 ): RunningSynth {
   const chunks: string[] = [];
   const held: string[] = [];
@@ -176,13 +258,24 @@ function startSynth(
   const streamed = new CliNoiseFilter((text) => (progress ? progress.write(text) : process.stderr.write(text)));
   // Its own process group, so that stopping it also stops the app cdk8s started.
   // The app reads the previous output's plan state (moves between delivery models go step by step from it).
-  const base = options.previousOutput
-    ? { ...process.env, PULLFLEET_PREVIOUS_OUTPUT: options.previousOutput }
-    : process.env;
+  const base = {
+    ...process.env,
+    ...(options.previousOutput ? { PULLFLEET_PREVIOUS_OUTPUT: options.previousOutput } : {}),
+    ...(options.timingsFile ? { [TIMINGS_FILE_ENV]: options.timingsFile } : {}),
+  };
+  const program = fleetProgramCommand(dir, options.cwd, options.app);
   const env = fleetProgramEnv(options.app, options.cwd, base);
-  const child = spawn(process.execPath, synthArgs(dir, options.app), {
+  const child = spawn(program.command, program.args, {
     cwd: options.cwd,
-    env,
+    // What `cdk8s synth` sets for the app it runs (metadata for validation plugins, which only it runs).
+    env: program.direct
+      ? {
+          ...env,
+          CDK8S_OUTDIR: dir,
+          CDK8S_RECORD_CONSTRUCT_METADATA: env.CDK8S_RECORD_CONSTRUCT_METADATA ?? 'false',
+        }
+      : env,
+    shell: program.shell,
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });
@@ -220,9 +313,12 @@ function startSynth(
   }
   options.signal?.addEventListener('abort', stop, { once: true });
   if (options.signal?.aborted) stop();
-  const done = new Promise<{ ok: boolean; output: string }>((resolve) => {
-    child.on('error', (error) => resolve({ ok: false, output: `${chunks.join('')}${String(error)}` }));
+  const done = new Promise<{ ok: boolean; output: string; exited: number }>((resolve) => {
+    child.on('error', (error) =>
+      resolve({ ok: false, output: `${chunks.join('')}${String(error)}`, exited: performance.now() }),
+    );
     child.on('close', (code) => {
+      const exitedAt = performance.now();
       exited = true;
       clearTimeout(deadline);
       options.signal?.removeEventListener('abort', stop);
@@ -232,9 +328,16 @@ function startSynth(
         clearTimeout(killer);
         signalGroup('SIGKILL');
       }
+      const made = fs.existsSync(dir);
+      // `cdk8s synth` says this itself; run directly, the app's silence is put into words here.
+      if (code === 0 && !made && program.direct)
+        chunks.push(
+          `the fleet app (${program.command}) exited without writing its output folder ${dir} (CDK8S_OUTDIR): declare at least one Hub, and leave Fleet's outdir unset\n`,
+        );
       resolve({
-        ok: code === 0 && fs.existsSync(dir) && !options.signal?.aborted && timedOutIn === undefined,
+        ok: code === 0 && made && !options.signal?.aborted && timedOutIn === undefined,
         output: chunks.join(''),
+        exited: exitedAt,
       });
     });
   });
@@ -299,8 +402,8 @@ export async function runFleetProgram(
 ): Promise<{ ok: boolean; output: string; timedOutIn?: string }> {
   options.progress?.enter(PHASE.program);
   const run = startSynth(dir, { ...options, streamStderr: false });
-  const result = await run.done;
-  return run.timedOutIn === undefined ? result : { ...result, ok: false, timedOutIn: run.timedOutIn };
+  const { ok, output } = await run.done;
+  return run.timedOutIn === undefined ? { ok, output } : { ok: false, output, timedOutIn: run.timedOutIn };
 }
 
 /** Parses `--timeout <seconds>`: a positive number (0 turns the limit off). */
@@ -327,6 +430,7 @@ export function resolveOutdir(cwd: string, outdir: string | undefined): string {
  */
 export async function runSynth(options: SynthOptions = {}): Promise<SynthResult> {
   const started = Date.now();
+  const startedAt = performance.now();
   const cwd = options.cwd ?? process.cwd();
   let outdir: string;
   let app: string | undefined;
@@ -383,10 +487,22 @@ export async function runSynth(options: SynthOptions = {}): Promise<SynthResult>
   }
   const progress = options.progress;
   const timeout = options.timeout ?? DEFAULT_TIMEOUT_SECONDS;
+  const timingsFile = options.verbose
+    ? path.join(os.tmpdir(), `pullfleet-timings-${process.pid}-${path.basename(staging)}.json`)
+    : undefined;
   try {
     const checking = options.typecheck !== false && app !== undefined && runsTypeScript(app, cwd);
     progress?.enter(checking ? PHASE.typecheck : PHASE.program);
-    const synth = startSynth(staging, { ...options, cwd, app, previousOutput: planState, timeout, started });
+    const spawnedAt = performance.now();
+    const synth = startSynth(staging, {
+      ...options,
+      cwd,
+      app,
+      previousOutput: planState,
+      timeout,
+      started,
+      timingsFile,
+    });
     let typecheck: TypecheckResult | undefined;
     let typecheckError: string | undefined;
     try {
@@ -433,8 +549,21 @@ export async function runSynth(options: SynthOptions = {}): Promise<SynthResult>
       );
     }
     succeeded = true;
-    return { ok: true, outdir, output: result.output, notes, typecheck };
+    const finishedAt = performance.now();
+    const timings: SynthTimingReport | undefined = options.verbose
+      ? {
+          prepare: spawnedAt - startedAt,
+          program: result.exited - spawnedAt,
+          fleet: readProgramTimings(timingsFile),
+          typecheck: typecheck?.ms,
+          typecheckCached: typecheck?.cached === true,
+          swap: finishedAt - result.exited,
+          total: finishedAt - startedAt,
+        }
+      : undefined;
+    return { ok: true, outdir, output: result.output, notes, typecheck, ...(timings ? { timings } : {}) };
   } finally {
+    if (timingsFile) fs.rmSync(timingsFile, { force: true });
     fs.rmSync(staging, { recursive: true, force: true });
     if (!succeeded) removeEmptyFolders(parent, created);
   }
@@ -451,6 +580,50 @@ function removeEmptyFolders(dir: string, created: string | undefined): void {
     }
     if (at === created) return;
   }
+}
+
+/**
+ * Where the time of a synth went, for `--verbose`: one line per part, in seconds. `cliStart` is the time
+ * from the start of the process to the command (node, tsx and the CLI's modules).
+ */
+export function formatTimings(report: SynthTimingReport, cliStart: number): string {
+  const lines: Array<[string, number, string?]> = [['pullfleet start (node, tsx, the CLI)', cliStart]];
+  lines.push(['output folder checks, staging folder', report.prepare]);
+  lines.push(['fleet program (its own process)', report.program]);
+  const fleet = report.fleet;
+  if (fleet) {
+    const parts: Array<[string, number]> = [
+      ['  start (node, tsx, loading pullfleet and cdk8s)', fleet.start],
+      ['  construct tree (the fleet description)', fleet.constructs],
+      ['  render (late objects, provenance)', fleet.render],
+      ['  JSON of every object (cdk8s resolve)', fleet.json],
+      ['  validation (schemas, rules, the whole fleet)', fleet.validate],
+      ['  YAML', fleet.yaml],
+      ['  write', fleet.write],
+    ];
+    const inside = parts.reduce((sum, [, ms]) => sum + ms, 0);
+    lines.push(...parts, ['  process start and exit, the rest', Math.max(0, report.program - inside)]);
+  }
+  if (report.typecheck !== undefined)
+    lines.push([
+      'type-check (beside the fleet program)',
+      report.typecheck,
+      report.typecheckCached ? 'nothing changed since the last clean check' : undefined,
+    ]);
+  lines.push(['manifest and swap into the output folder', report.swap]);
+  lines.push(['total', cliStart + report.total]);
+  const width = Math.max(...lines.map(([label]) => label.length));
+  const counted = fleet ? ` (${fleet.objects} objects, ${fleet.files} files)` : '';
+  return (
+    `pullfleet synth: where the time went, in seconds${counted}\n` +
+    lines
+      .map(
+        ([label, ms, note]) =>
+          `  ${label.padEnd(width)}  ${(ms / 1000).toFixed(2).padStart(6)}${note ? `  (${note})` : ''}`,
+      )
+      .join('\n') +
+    '\n'
+  );
 }
 
 export function registerSynth(program: Command): void {
@@ -472,48 +645,64 @@ export function registerSynth(program: Command): void {
       '--plan-state <dir or file>',
       'the committed plan state moves between delivery models are judged against: an output folder or a <hub>/plan-state.json (default: the output folder)',
     )
-    .action(async (opts: { output?: string; app?: string; strict?: boolean; timeout: number; planState?: string }) => {
-      if (opts.strict) process.env.PULLFLEET_STRICT = '1';
-      const started = Date.now();
-      let result: SynthResult;
-      const progress = new Progress('pullfleet synth');
-      // Ctrl-C or a SIGTERM stops the app; synth then removes its staging folder and leaves the output as it was.
-      const interrupt = new AbortController();
-      const onSignal = () => interrupt.abort();
-      process.once('SIGINT', onSignal).once('SIGTERM', onSignal);
-      try {
-        result = await runSynth({
-          outdir: opts.output,
-          app: opts.app,
-          streamStderr: true,
-          signal: interrupt.signal,
-          timeout: opts.timeout,
-          progress,
-          planState: opts.planState,
-        });
-      } catch (error) {
+    .option(
+      '--verbose',
+      'show where the time went: start-up, type-check, construct tree, validation, YAML, writing, swap',
+    )
+    .action(
+      async (opts: {
+        output?: string;
+        app?: string;
+        strict?: boolean;
+        timeout: number;
+        planState?: string;
+        verbose?: boolean;
+      }) => {
+        const cliStart = performance.now();
+        if (opts.strict) process.env.PULLFLEET_STRICT = '1';
+        const started = Date.now();
+        let result: SynthResult;
+        const progress = new Progress('pullfleet synth');
+        // Ctrl-C or a SIGTERM stops the app; synth then removes its staging folder and leaves the output as it was.
+        const interrupt = new AbortController();
+        const onSignal = () => interrupt.abort();
+        process.once('SIGINT', onSignal).once('SIGTERM', onSignal);
+        try {
+          result = await runSynth({
+            outdir: opts.output,
+            app: opts.app,
+            streamStderr: true,
+            signal: interrupt.signal,
+            timeout: opts.timeout,
+            progress,
+            planState: opts.planState,
+            verbose: opts.verbose === true,
+          });
+        } catch (error) {
+          progress.stop();
+          // Everything runSynth does before the swap leaves the output alone, and the swap puts it back or says where it is.
+          process.stderr.write(`pullfleet synth failed: ${(error as Error).message}\n`);
+          process.exitCode = 1;
+          return;
+        } finally {
+          process.off('SIGINT', onSignal).off('SIGTERM', onSignal);
+        }
         progress.stop();
-        // Everything runSynth does before the swap leaves the output alone, and the swap puts it back or says where it is.
-        process.stderr.write(`pullfleet synth failed: ${(error as Error).message}\n`);
-        process.exitCode = 1;
-        return;
-      } finally {
-        process.off('SIGINT', onSignal).off('SIGTERM', onSignal);
-      }
-      progress.stop();
-      for (const note of result.notes) process.stderr.write(`pullfleet: ${note}\n`);
-      const relative = path.relative(process.cwd(), result.outdir);
-      const where = relative === '' ? '.' : relative.startsWith('..') ? result.outdir : relative;
-      if (!result.ok) {
-        process.stderr.write(withoutCliNoise(result.output));
-        process.stderr.write(`\npullfleet synth failed: ${where} was left as it was\n`);
-        process.exitCode = interrupt.signal.aborted ? 130 : 1;
-        return;
-      }
-      const seconds = ((Date.now() - started) / 1000).toFixed(1);
-      const checked = result.typecheck
-        ? `, type-checked ${path.relative(process.cwd(), result.typecheck.file)} in ${(result.typecheck.ms / 1000).toFixed(1)} s`
-        : '';
-      process.stdout.write(`synthesized into ${where} in ${seconds} s${checked}\n`);
-    });
+        for (const note of result.notes) process.stderr.write(`pullfleet: ${note}\n`);
+        const relative = path.relative(process.cwd(), result.outdir);
+        const where = relative === '' ? '.' : relative.startsWith('..') ? result.outdir : relative;
+        if (!result.ok) {
+          process.stderr.write(withoutCliNoise(result.output));
+          process.stderr.write(`\npullfleet synth failed: ${where} was left as it was\n`);
+          process.exitCode = interrupt.signal.aborted ? 130 : 1;
+          return;
+        }
+        const seconds = ((Date.now() - started) / 1000).toFixed(1);
+        const checked = result.typecheck
+          ? `, type-checked ${path.relative(process.cwd(), result.typecheck.file)} in ${(result.typecheck.ms / 1000).toFixed(1)} s`
+          : '';
+        process.stdout.write(`synthesized into ${where} in ${seconds} s${checked}\n`);
+        if (result.timings) process.stderr.write(formatTimings(result.timings, cliStart));
+      },
+    );
 }

@@ -1,6 +1,7 @@
 /**
- * The project's cdk8s.yaml, as far as pullfleet reads it: `app` (the command that runs the fleet) and
- * `output` (the output folder when `pullfleet synth` is given no -o).
+ * The project's cdk8s.yaml, as far as pullfleet reads it: `app` (the command that runs the fleet),
+ * `output` (the output folder when `pullfleet synth` is given no -o), and whether it asks the cdk8s CLI for
+ * more than running the app.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -11,7 +12,15 @@ export interface Cdk8sConfig {
   readonly app?: string;
   /** Output folder, relative to the project folder. */
   readonly output?: string;
+  /**
+   * Keys that ask the cdk8s CLI for more than running the app (`validations` plugins, a Helm chart through
+   * `synthConfig`); without any, synth runs the app itself, as the cdk8s CLI would.
+   */
+  readonly cdk8sCliKeys?: readonly string[];
 }
+
+/** cdk8s.yaml keys only the cdk8s CLI acts on (validation plugins, Helm chart output). */
+const CDK8S_CLI_KEYS = ['validations', 'synthConfig'] as const;
 
 /** Reads `<cwd>/cdk8s.yaml` ({} when there is none). Throws a message naming the file and key on bad content. */
 export function readCdk8sConfig(cwd: string): Cdk8sConfig {
@@ -26,7 +35,7 @@ export function readCdk8sConfig(cwd: string): Cdk8sConfig {
   if (doc === null || doc === undefined) return {};
   if (typeof doc !== 'object' || Array.isArray(doc))
     throw new Error('cdk8s.yaml must be a mapping (app: ..., output: ...): fix the file');
-  const out: { app?: string; output?: string } = {};
+  const out: { app?: string; output?: string; cdk8sCliKeys?: string[] } = {};
   for (const key of ['app', 'output'] as const) {
     const value = (doc as Record<string, unknown>)[key];
     if (value === undefined || value === null) continue;
@@ -34,5 +43,10 @@ export function readCdk8sConfig(cwd: string): Cdk8sConfig {
       throw new Error(`cdk8s.yaml: ${key} is ${JSON.stringify(value)}: give a non-empty string`);
     out[key] = value;
   }
+  const cliKeys = CDK8S_CLI_KEYS.filter((key) => {
+    const value = (doc as Record<string, unknown>)[key];
+    return value !== undefined && value !== null;
+  });
+  if (cliKeys.length > 0) out.cdk8sCliKeys = cliKeys;
   return out;
 }

@@ -2,6 +2,7 @@
  * `pullfleet status` rendering: pure functions from fleet reports to text, JSON or YAML, and the exit
  * code. Reading the hub lives in status.ts; everything here is golden-testable.
  */
+import { rolloutHasProblems, rolloutLines, type RolloutSummary } from './rollout-status.js';
 import { stringify as toYaml } from 'yaml';
 import {
   isProblemRow,
@@ -11,7 +12,20 @@ import {
   type FleetReportRow,
   type FleetReportSummary,
 } from '../../model/report/report.js';
-import type { Condition } from '../../model/core/types.js';
+import { ARGOCD_GROUP, HUB_APP_NAME_ANNOTATION, HUB_APP_NAMESPACE_ANNOTATION } from '../../model/core/keys.js';
+import type { Application, Condition, ManifestWork } from '../../model/core/types.js';
+import { readApplicationFeedback } from '../../model/runtime/feedback.js';
+import {
+  RESOURCE_LIST_TRUNCATED_CONDITION,
+  RESOURCE_SUMMARY_WARNING_CONDITION,
+  imagesFromStatus,
+  isProblemResource,
+  omittedText,
+  readResourceSummary,
+  resourceRank,
+  resourcesFromStatus,
+  type SummaryResource,
+} from '../../model/runtime/resource-summary.js';
 
 /**
  * One table: a FleetReport of an ApplicationSet, the statically delivered Applications of a namespace,
@@ -29,6 +43,8 @@ export interface StatusGroup {
   readonly rows: readonly FleetReportRow[];
   /** Rows the report left out to stay under the object size limit (the summary still counts them). */
   readonly omittedRows?: number;
+  /** Static applications: the rollouts of the waved ones in this namespace. */
+  readonly rollouts?: readonly RolloutSummary[];
 }
 
 /** Exit codes: 0 all fine, 1 something degraded, missing or stale, 2 the hub could not be read. */
@@ -78,7 +94,7 @@ const GROUP_SORT_SUFFIX: Record<StatusGroup['kind'], string | undefined> = {
 };
 
 function groupHasProblems(group: StatusGroup): boolean {
-  return group.rows.some(isProblemRow);
+  return group.rows.some(isProblemRow) || (group.rollouts ?? []).some(rolloutHasProblems);
 }
 
 /** Groups in display order: groups with problems first, then by namespace and name. */
@@ -268,6 +284,8 @@ export function renderGroup(group: StatusGroup, options: RenderOptions): string 
     ];
   });
   lines.push(...renderTable(header, cells, color));
+  for (const rollout of group.rollouts ?? [])
+    lines.push(...rolloutLines(rollout, (since) => formatAge(now.getTime() - Date.parse(since))));
   return lines.join('\n');
 }
 
@@ -282,7 +300,14 @@ export function renderStatus(groups: readonly StatusGroup[], options: RenderOpti
 /** The machine-readable document for `-o json|yaml`. */
 export function statusDocument(groups: readonly StatusGroup[]): { items: StatusGroup[]; problems: number } {
   const sorted = sortGroups(groups);
-  return { items: sorted, problems: sorted.reduce((n, group) => n + group.rows.filter(isProblemRow).length, 0) };
+  return {
+    items: sorted,
+    problems: sorted.reduce(
+      (n, group) =>
+        n + group.rows.filter(isProblemRow).length + (group.rollouts ?? []).filter(rolloutHasProblems).length,
+      0,
+    ),
+  };
 }
 
 export type OutputFormat = 'table' | 'json' | 'yaml';
@@ -304,4 +329,369 @@ export function useColor(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv): b
   if (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== '0' && env.FORCE_COLOR !== 'false') return true;
   if (env.TERM === 'dumb') return false;
   return stream.isTTY === true;
+}
+
+/**
+ * An app's resources on one cluster, for `pullfleet status --cluster/--app/--resource/--image`: from the resource
+ * summary on its ManifestWork, or from the hub Application's status (what the controller wrote back, or what the
+ * argocd-agent principal mirrors).
+ */
+export interface AppResources {
+  readonly cluster: string;
+  /** The hub Application. */
+  readonly application: string;
+  /** Its namespace on the hub. */
+  readonly namespace: string;
+  /** Where the list comes from: the summary on the work, or the hub Application's status. */
+  readonly source: 'ManifestWork' | 'Application';
+  /** The app's own health and sync, as last reported. */
+  readonly health?: string;
+  readonly sync?: string;
+  /** The app's resources, as the source lists them. */
+  readonly resources: readonly SummaryResource[];
+  readonly images: readonly string[];
+  /** What the list leaves out ("and 312 more, 3 of them Degraded"), and its rank (1 when Degraded ones are left out). */
+  readonly omitted?: { readonly text: string; readonly rank: number; readonly problems: boolean };
+  /** Why the list is missing or incomplete (the agent cannot build the summary, no summary yet, health not kept). */
+  readonly note?: string;
+}
+
+/** What to show of the resources: filters given on the command line. */
+export interface ResourceQuery {
+  readonly cluster?: string;
+  readonly app?: string;
+  /** `kind/name` or `kind/namespace/name`; kind compared without case. */
+  readonly resource?: string;
+  /** Part of an image reference. */
+  readonly image?: string;
+}
+
+/** One line of the resource table (also the shape of `-o json|yaml`). */
+export interface ResourceRow {
+  readonly cluster: string;
+  readonly application: string;
+  readonly kind?: string;
+  readonly namespace?: string;
+  readonly name?: string;
+  readonly group?: string;
+  readonly version?: string;
+  readonly health?: string;
+  readonly sync?: string;
+  readonly image?: string;
+  readonly message?: string;
+  /** 1 Degraded, 2 Missing, 3 OutOfSync, 4 other attention, 5 fine (the display order). */
+  readonly rank: number;
+  /** Whether the row makes the exit code 1: a Degraded or Missing resource, or such ones left out. */
+  readonly problem: boolean;
+}
+
+/** Why `--resource` does not parse, or undefined. */
+export function resourceQueryProblem(resource: string): string | undefined {
+  const parts = resource.split('/');
+  if ((parts.length === 2 || parts.length === 3) && parts.every((part) => part.length > 0)) return undefined;
+  return `--resource must be kind/name or kind/namespace/name (such as deployment/cart or Deployment/shop/cart), got "${resource}"`;
+}
+
+function matchesResource(resource: SummaryResource, query: string): boolean {
+  const parts = query.split('/');
+  const kind = parts[0].toLowerCase();
+  const name = parts[parts.length - 1];
+  const namespace = parts.length === 3 ? parts[1] : undefined;
+  return (
+    resource.kind.toLowerCase() === kind &&
+    resource.name === name &&
+    (namespace === undefined || resource.namespace === namespace)
+  );
+}
+
+/** The rows to show for `apps` under `query`, problems first. */
+export function resourceRows(apps: readonly AppResources[], query: ResourceQuery): ResourceRow[] {
+  const rows: ResourceRow[] = [];
+  const filtering = query.resource !== undefined || query.image !== undefined;
+  for (const app of apps) {
+    const base = { cluster: app.cluster, application: app.application };
+    if (query.image !== undefined) {
+      for (const image of app.images)
+        if (image.includes(query.image)) rows.push({ ...base, image, rank: 5, problem: false });
+    } else {
+      for (const resource of app.resources) {
+        if (query.resource !== undefined && !matchesResource(resource, query.resource)) continue;
+        const rank = resourceRank(resource);
+        rows.push({
+          ...base,
+          kind: resource.kind,
+          ...(resource.namespace ? { namespace: resource.namespace } : {}),
+          name: resource.name,
+          ...(resource.group ? { group: resource.group } : {}),
+          ...(resource.version ? { version: resource.version } : {}),
+          ...(resource.health ? { health: resource.health } : {}),
+          ...(resource.sync ? { sync: resource.sync } : {}),
+          ...(resource.message ? { message: resource.message } : {}),
+          rank,
+          problem: isProblemResource(resource),
+        });
+      }
+      if (app.omitted && (!filtering || app.omitted.problems))
+        rows.push({ ...base, message: app.omitted.text, rank: app.omitted.rank, problem: app.omitted.problems });
+    }
+    // What the hub cannot see is said, also under a filter: the resource or image may be there.
+    if (app.note) rows.push({ ...base, message: app.note, rank: 4, problem: false });
+  }
+  const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+  return rows
+    .map((row, index) => ({ row, index }))
+    .sort(
+      (a, b) =>
+        a.row.rank - b.row.rank ||
+        compare(a.row.cluster, b.row.cluster) ||
+        compare(a.row.application, b.row.application) ||
+        a.index - b.index,
+    )
+    .map(({ row }) => row);
+}
+
+/** 1 when a row is a problem, or a `--resource` / `--image` filter matched nothing; else 0. */
+export function resourceExitCode(rows: readonly ResourceRow[], query: ResourceQuery): number {
+  if (rows.some((row) => row.problem)) return EXIT_PROBLEMS;
+  if (query.resource !== undefined && !rows.some((row) => row.kind !== undefined)) return EXIT_PROBLEMS;
+  if (query.image !== undefined && !rows.some((row) => row.image !== undefined)) return EXIT_PROBLEMS;
+  return EXIT_OK;
+}
+
+function queryTitle(query: ResourceQuery): string {
+  const where = [
+    ...(query.app !== undefined ? [`of application ${query.app}`] : []),
+    ...(query.cluster !== undefined ? [`on cluster ${query.cluster}`] : []),
+  ].join(' ');
+  if (query.image !== undefined) return `Where images matching "${query.image}" run${where ? ` (apps ${where})` : ''}`;
+  if (query.resource !== undefined) return `Where ${query.resource} runs${where ? ` (apps ${where})` : ''}`;
+  return `Resources ${where}`;
+}
+
+function resourceSummaryLine(apps: readonly AppResources[], rows: readonly ResourceRow[]): string {
+  const resources = rows.filter((row) => row.kind !== undefined);
+  const count = (test: (row: ResourceRow) => boolean) => resources.filter(test).length;
+  const clusters = new Set(apps.map((app) => app.cluster)).size;
+  const parts = [
+    `${apps.length} ${apps.length === 1 ? 'application' : 'applications'} on ${clusters} ${clusters === 1 ? 'cluster' : 'clusters'}`,
+  ];
+  const states = [
+    [count((row) => row.health === 'Degraded'), 'Degraded'],
+    [count((row) => row.health === 'Missing'), 'Missing'],
+    [count((row) => row.health === 'Progressing'), 'Progressing'],
+    [count((row) => row.sync === 'OutOfSync'), 'OutOfSync'],
+  ] as const;
+  const stateText = states.filter(([n]) => n > 0).map(([n, what]) => `${n} ${what}`);
+  const images = new Set(apps.flatMap((app) => app.images)).size;
+  const matching = new Set(rows.filter((row) => row.image !== undefined).map((row) => row.image)).size;
+  parts.push(
+    rows.some((row) => row.image !== undefined)
+      ? `${matching} matching ${matching === 1 ? 'image' : 'images'}`
+      : `${resources.length} ${resources.length === 1 ? 'resource' : 'resources'}${stateText.length ? `: ${stateText.join(', ')}` : ''}`,
+  );
+  if (resources.length > 0) parts.push(`${images} ${images === 1 ? 'image' : 'images'}`);
+  return parts.join(' · ');
+}
+
+/** The resource view as one table, problems first (`--image`: which cluster and app run which matching image). */
+export function renderResources(apps: readonly AppResources[], query: ResourceQuery, options: RenderOptions): string {
+  const { color } = options;
+  const width = options.messageWidth ?? 80;
+  const rows = resourceRows(apps, query);
+  const title = color ? paint('bold', queryTitle(query)) : queryTitle(query);
+  const lines = [title, resourceSummaryLine(apps, rows)];
+  if (apps.length === 0) {
+    lines.push('no application found');
+    return `${lines.join('\n')}\n`;
+  }
+  if (rows.length === 0) {
+    lines.push(
+      query.image !== undefined
+        ? 'no matching image'
+        : query.resource !== undefined
+          ? 'no matching resource'
+          : 'no resources reported',
+    );
+    return `${lines.join('\n')}\n`;
+  }
+  const withCluster = query.cluster === undefined;
+  const withApp = !(query.app !== undefined && new Set(apps.map((app) => app.application)).size === 1);
+  const header = [
+    ...(withCluster ? ['CLUSTER'] : []),
+    ...(withApp ? ['APPLICATION'] : []),
+    ...(query.image !== undefined ? ['IMAGE'] : ['KIND', 'NAMESPACE', 'NAME', 'HEALTH', 'SYNC']),
+    'MESSAGE',
+  ];
+  const cells = rows.map((row): Cell[] => {
+    const health = row.health ?? '-';
+    const sync = row.sync ?? '-';
+    const resourceCells: Cell[] =
+      query.image !== undefined
+        ? [{ text: row.image ?? '-' }]
+        : [
+            { text: row.kind ?? '-' },
+            { text: row.namespace ?? '-' },
+            { text: row.name ?? '-' },
+            { text: health, style: HEALTH_STYLE[health] },
+            { text: sync, style: SYNC_STYLE[sync] },
+          ];
+    return [
+      ...(withCluster ? [{ text: row.cluster || '-' }] : []),
+      ...(withApp ? [{ text: row.application }] : []),
+      ...resourceCells,
+      { text: clip(oneLine(row.message ?? ''), width) },
+    ];
+  });
+  lines.push(...renderTable(header, cells, color));
+  if (query.image === undefined && query.resource === undefined) {
+    const withImages = [...apps]
+      .filter((app) => app.images.length > 0)
+      .sort((a, b) => (`${a.cluster}/${a.application}` < `${b.cluster}/${b.application}` ? -1 : 1));
+    if (withImages.length > 0) {
+      lines.push('');
+      lines.push(
+        ...renderTable(
+          [...(withCluster ? ['CLUSTER'] : []), 'APPLICATION', 'IMAGES'],
+          withImages.map((app) => [
+            ...(withCluster ? [{ text: app.cluster }] : []),
+            { text: app.application },
+            { text: app.images.join(' ') },
+          ]),
+          color,
+        ),
+      );
+    }
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** The resource view in any output format. */
+export function renderResourceOutput(
+  apps: readonly AppResources[],
+  query: ResourceQuery,
+  format: OutputFormat,
+  options: RenderOptions,
+): string {
+  if (format === 'table') return renderResources(apps, query, options);
+  const rows = resourceRows(apps, query);
+  const document = { query, rows, problems: rows.filter((row) => row.problem).length };
+  return format === 'json' ? `${JSON.stringify(document, null, 2)}\n` : toYaml(document);
+}
+
+/** Rank of a "left out" line from its text: 1 when Degraded resources were left out, 2 Missing, 3 OutOfSync, else 5. */
+function omittedRank(text: string): { rank: number; problems: boolean } {
+  if (/\b[1-9]\d* (of them )?Degraded\b/.test(text)) return { rank: 1, problems: true };
+  if (/\b[1-9]\d* (of them )?Missing\b/.test(text)) return { rank: 2, problems: true };
+  if (/\b[1-9]\d* (of them )?OutOfSync\b/.test(text)) return { rank: 3, problems: false };
+  return { rank: 5, problems: false };
+}
+
+/** The Application a ManifestWork delivers: its identity on the spoke (from the work's feedback config) and on the hub. */
+function deliveredApplication(
+  work: ManifestWork,
+): { spokeNamespace: string; spokeName: string; hubNamespace: string; hubName: string } | undefined {
+  const config = (work.spec?.manifestConfigs ?? []).find(
+    (c) => c.resourceIdentifier.group === ARGOCD_GROUP && c.resourceIdentifier.resource === 'applications',
+  );
+  if (!config) return undefined;
+  const spokeNamespace = config.resourceIdentifier.namespace ?? '';
+  const spokeName = config.resourceIdentifier.name;
+  const annotations = work.metadata.annotations ?? {};
+  return {
+    spokeNamespace,
+    spokeName,
+    hubNamespace: annotations[HUB_APP_NAMESPACE_ANNOTATION] ?? spokeNamespace,
+    hubName: annotations[HUB_APP_NAME_ANNOTATION] ?? spokeName,
+  };
+}
+
+const APP_TREE_NOTE =
+  "the spoke's Argo CD keeps no per-resource health (status.resourceHealthSource appTree, the Argo CD 3 default): set controller.resource.health.persist=true in argocd-cmd-params-cm there to see which resource is unhealthy";
+
+/** An app's resources from the summary on its ManifestWork; undefined for a work that delivers no Application. */
+export function appResourcesFromWork(work: ManifestWork): AppResources | undefined {
+  const app = deliveredApplication(work);
+  if (!app) return undefined;
+  const feedback = readApplicationFeedback(work, app.spokeNamespace, app.spokeName);
+  const base = {
+    cluster: work.metadata.namespace ?? '',
+    application: app.hubName,
+    namespace: app.hubNamespace,
+    source: 'ManifestWork' as const,
+    ...(feedback?.healthStatus ? { health: feedback.healthStatus } : {}),
+    ...(feedback?.syncStatus ? { sync: feedback.syncStatus } : {}),
+  };
+  const reading = readResourceSummary(work, app.spokeNamespace, app.spokeName);
+  switch (reading.state) {
+    case 'Reported': {
+      const summary = reading.summary;
+      const more = omittedText(summary);
+      const appTree =
+        summary.healthSource === 'appTree' &&
+        feedback?.healthStatus !== undefined &&
+        feedback.healthStatus !== 'Healthy';
+      return {
+        ...base,
+        resources: summary.resources,
+        images: summary.images,
+        ...(more ? { omitted: { text: more, ...omittedRank(more) } } : {}),
+        ...(appTree ? { note: APP_TREE_NOTE } : {}),
+      };
+    }
+    case 'Rejected':
+      return {
+        ...base,
+        resources: [],
+        images: [],
+        note: `the work agent could not build the resource summary: ${reading.message}`,
+      };
+    case 'Unsupported':
+      return {
+        ...base,
+        resources: [],
+        images: [],
+        note: 'the work agent reports status but no resource summary: conditionRules need OCM 1.0 or later on the spoke (and a hub CRD that has them)',
+      };
+    case 'Pending':
+      return {
+        ...base,
+        resources: [],
+        images: [],
+        note: 'no resource summary yet: the work agent has not reported on this version of the work',
+      };
+    default:
+      return {
+        ...base,
+        resources: [],
+        images: [],
+        note: 'this ManifestWork asks for no resource summary (written by another tool, or before pullfleet asked for one)',
+      };
+  }
+}
+
+/** An app's resources from its own status: what the controller wrote back, or what the argocd-agent principal mirrors. */
+export function appResourcesFromApplication(app: Application, cluster: string): AppResources {
+  const status = app.status;
+  const conditions = status?.conditions ?? [];
+  const warning = conditions.find((c) => c.type === RESOURCE_SUMMARY_WARNING_CONDITION)?.message;
+  const truncated = conditions.find((c) => c.type === RESOURCE_LIST_TRUNCATED_CONDITION)?.message;
+  const more = truncated?.includes('): ') ? truncated.slice(truncated.lastIndexOf('): ') + 3) : truncated;
+  const listed = Array.isArray(status?.resources);
+  const note =
+    warning ??
+    (listed
+      ? undefined
+      : 'the hub Application lists no resources (status.resources): no summary has reached the hub yet');
+  return {
+    cluster,
+    application: app.metadata.name,
+    namespace: app.metadata.namespace ?? '',
+    source: 'Application',
+    ...(status?.health?.status ? { health: status.health.status } : {}),
+    ...(status?.sync?.status ? { sync: status.sync.status } : {}),
+    resources: resourcesFromStatus(status),
+    images: imagesFromStatus(status),
+    ...(more ? { omitted: { text: more, ...omittedRank(more) } } : {}),
+    ...(note ? { note } : {}),
+  };
 }

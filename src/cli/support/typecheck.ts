@@ -5,7 +5,9 @@
  * config and the fleet's own modules are checked (the pullfleet library and declarations only lend types),
  * with the project's tsconfig.json (unused-variable checks off, `skipLibCheck` on). An incremental
  * build-info file and the content hashes of the last clean program are kept in
- * node_modules/.cache/pullfleet (PULLFLEET_CACHE_DIR overrides), so an unchanged fleet is not checked twice.
+ * node_modules/.cache/pullfleet (PULLFLEET_CACHE_DIR overrides), so an unchanged fleet is not checked twice:
+ * when the compiler version, the tsconfig.json files and every file of the last clean program are unchanged,
+ * its result is reused without even loading the compiler.
  */
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
@@ -24,6 +26,8 @@ export interface TypecheckResult {
   readonly files: number;
   /** Wall time of the check in milliseconds. */
   readonly ms: number;
+  /** True when the program was byte-identical to that of the last clean check, whose result was reused. */
+  readonly cached?: boolean;
 }
 
 const TS_FILE = /\.(?:m|c)?tsx?$/;
@@ -50,12 +54,49 @@ function loadTypescript(): typeof TS {
 }
 
 /** Options from the tsconfig.json nearest to `file`, adjusted for a quick, error-only check. */
+/** The tsconfig.json nearest to `file` (its folder or one above), as the compiler finds it; undefined when none. */
+function nearestConfig(file: string): string | undefined {
+  for (let at = path.dirname(file); ; at = path.dirname(at)) {
+    const candidate = path.join(at, 'tsconfig.json');
+    if (fs.existsSync(candidate)) return candidate;
+    if (path.dirname(at) === at) return undefined;
+  }
+}
+
+/** Where the build-info file of the check of `file` (with `configPath`) is kept; the stamp sits beside it. */
+function buildInfoFile(file: string, configPath: string | undefined, cwd: string): string {
+  const cacheDir = process.env.PULLFLEET_CACHE_DIR || path.join(cwd, 'node_modules', '.cache', 'pullfleet');
+  const key = createHash('sha256')
+    .update(`${configPath ?? ''}\0${file}`)
+    .digest('hex')
+    .slice(0, 16);
+  return path.join(cacheDir, `typecheck-${key}.tsbuildinfo`);
+}
+
+/** The version of the TypeScript compiler pullfleet checks with, read without loading the compiler. */
+function typescriptVersion(): string | undefined {
+  try {
+    const require = createRequire(import.meta.url);
+    const manifest = require.resolve('typescript/package.json');
+    return (JSON.parse(fs.readFileSync(manifest, 'utf8')) as { version?: string }).version;
+  } catch {
+    return undefined;
+  }
+}
+
 function compilerOptions(
   ts: typeof TS,
   file: string,
   cwd: string,
-): { options: TS.CompilerOptions; diagnostics: readonly TS.Diagnostic[]; configPath?: string } {
+): {
+  options: TS.CompilerOptions;
+  diagnostics: readonly TS.Diagnostic[];
+  configPath?: string;
+  /** Every configuration file read (the tsconfig.json and those it extends). */
+  configFiles: string[];
+} {
   const configPath = ts.findConfigFile(path.dirname(file), (f) => ts.sys.fileExists(f));
+  const configFiles = new Set<string>(configPath ? [configPath] : []);
   let options: TS.CompilerOptions = {
     target: ts.ScriptTarget.ES2022,
     lib: ['lib.es2022.d.ts'],
@@ -70,18 +111,20 @@ function compilerOptions(
     const parsed = ts.getParsedCommandLineOfConfigFile(
       configPath,
       {},
-      { ...ts.sys, onUnRecoverableConfigFileDiagnostic: (d) => (diagnostics = [d]) },
+      {
+        ...ts.sys,
+        readFile: (f) => {
+          configFiles.add(path.resolve(f));
+          return ts.sys.readFile(f);
+        },
+        onUnRecoverableConfigFileDiagnostic: (d) => (diagnostics = [d]),
+      },
     );
     if (parsed) {
       options = parsed.options;
       diagnostics = parsed.errors.filter((d) => d.code !== 18003); // "no inputs found" does not matter: the config file is the input
     }
   }
-  const cacheDir = process.env.PULLFLEET_CACHE_DIR ?? path.join(cwd, 'node_modules', '.cache', 'pullfleet');
-  const key = createHash('sha256')
-    .update(`${configPath ?? ''}\0${file}`)
-    .digest('hex')
-    .slice(0, 16);
   return {
     options: {
       ...options,
@@ -94,10 +137,11 @@ function compilerOptions(
       sourceMap: false,
       composite: false,
       incremental: true,
-      tsBuildInfoFile: path.join(cacheDir, `typecheck-${key}.tsbuildinfo`),
+      tsBuildInfoFile: buildInfoFile(file, configPath, cwd),
     },
     diagnostics,
     configPath,
+    configFiles: [...configFiles],
   };
 }
 
@@ -111,8 +155,18 @@ function formatDiagnostic(ts: typeof TS, d: TS.Diagnostic, cwd: string): string 
 
 interface Stamp {
   readonly key: string;
-  /** Every file of the last clean program with the SHA-256 of its content. */
+  /**
+   * What the check depends on besides file contents (the compiler version, the file, its tsconfig.json and
+   * where the cache is), known without loading the compiler.
+   */
+  readonly probe?: string;
+  /** Every file of the last clean program, configuration files included, with the SHA-256 of its content. */
   readonly files: Array<[string, string]>;
+}
+
+/** The probe of a check of `file` ({@link Stamp.probe}). */
+function probeOf(version: string, file: string, configPath: string | undefined, buildInfo: string): string {
+  return JSON.stringify([version, file, configPath ?? null, buildInfo]);
 }
 
 function digest(file: string): string | undefined {
@@ -123,16 +177,35 @@ function digest(file: string): string | undefined {
   }
 }
 
-/** The number of files of the last clean check, when none of them changed since; undefined otherwise. */
-function unchangedSinceLastClean(stampFile: string, key: string): number | undefined {
+/**
+ * The number of files of the last clean check, when it was made with `key` (or, without a key, `probe`)
+ * and none of its files changed since; undefined otherwise.
+ */
+function unchangedSinceLastClean(stampFile: string, match: { key?: string; probe?: string }): number | undefined {
   let stamp: Stamp;
   try {
     stamp = JSON.parse(fs.readFileSync(stampFile, 'utf8')) as Stamp;
   } catch {
     return undefined;
   }
-  if (stamp.key !== key || !Array.isArray(stamp.files)) return undefined;
+  if (!Array.isArray(stamp.files)) return undefined;
+  if (match.key !== undefined ? stamp.key !== match.key : match.probe === undefined || stamp.probe !== match.probe)
+    return undefined;
   return stamp.files.every(([file, hash]) => digest(file) === hash) ? stamp.files.length : undefined;
+}
+
+/**
+ * The result of the last clean check when nothing it depends on changed, found without loading the compiler
+ * (loading it takes longer than the rest of such a check); undefined when the check has to run.
+ */
+function reusedCleanCheck(file: string, cwd: string, started: number): TypecheckResult | undefined {
+  const version = typescriptVersion();
+  if (version === undefined) return undefined;
+  const configPath = nearestConfig(file);
+  const buildInfo = buildInfoFile(file, configPath, cwd);
+  const stampFile = buildInfo.replace(/\.tsbuildinfo$/, '.clean.json');
+  const files = unchangedSinceLastClean(stampFile, { probe: probeOf(version, file, configPath, buildInfo) });
+  return files === undefined ? undefined : { file, errors: [], files, ms: performance.now() - started, cached: true };
 }
 
 /**
@@ -141,12 +214,14 @@ function unchangedSinceLastClean(stampFile: string, key: string): number | undef
  */
 export function typecheckFile(file: string, cwd: string = process.cwd()): TypecheckResult {
   const started = performance.now();
+  const reused = reusedCleanCheck(file, cwd, started);
+  if (reused) return reused;
   const ts = loadTypescript();
-  const { options, diagnostics: configDiagnostics, configPath } = compilerOptions(ts, file, cwd);
+  const { options, diagnostics: configDiagnostics, configPath, configFiles } = compilerOptions(ts, file, cwd);
   const stampFile = options.tsBuildInfoFile!.replace(/\.tsbuildinfo$/, '.clean.json');
   const key = JSON.stringify([ts.version, file, options]);
-  const cached = configDiagnostics.length === 0 ? unchangedSinceLastClean(stampFile, key) : undefined;
-  if (cached !== undefined) return { file, errors: [], files: cached, ms: performance.now() - started };
+  const cached = configDiagnostics.length === 0 ? unchangedSinceLastClean(stampFile, { key }) : undefined;
+  if (cached !== undefined) return { file, errors: [], files: cached, ms: performance.now() - started, cached: true };
   const host = ts.createIncrementalCompilerHost(options);
   const program = ts.createIncrementalProgram({ rootNames: [file], options, host });
   // The fleet's own files are checked; declarations and the pullfleet library (checked by its own CI)
@@ -169,11 +244,9 @@ export function typecheckFile(file: string, cwd: string = process.cwd()): Typech
     fs.mkdirSync(path.dirname(stampFile), { recursive: true });
     program.emit(); // noEmit: writes only the build-info file
     if (diagnostics.length === 0) {
-      const files = [...(configPath ? [configPath] : []), ...sources].map((f): [string, string] => [
-        f,
-        digest(f) ?? '',
-      ]);
-      fs.writeFileSync(stampFile, JSON.stringify({ key, files } satisfies Stamp));
+      const files = [...new Set([...configFiles, ...sources])].map((f): [string, string] => [f, digest(f) ?? '']);
+      const probe = probeOf(ts.version, file, configPath, options.tsBuildInfoFile!);
+      fs.writeFileSync(stampFile, JSON.stringify({ key, probe, files } satisfies Stamp));
     } else {
       fs.rmSync(stampFile, { force: true });
     }

@@ -55,9 +55,16 @@ import {
   orphanPatch,
 } from '../../model/runtime/takeover.js';
 import { canonicalJson } from '../../model/core/canonical-json.js';
+import { RESOURCES_DIGEST_FIELD, resourcesDigest, trimWorkSummary } from '../../model/runtime/resource-summary.js';
 import { kubeTime } from '../../model/core/time.js';
 import { objectKey, splitKey, type CacheReader } from '../../kube/cache.js';
 import { WriteExpectations } from '../runtime/expectations.js';
+import { applicationShard, writablePlan } from '../runtime/shards.js';
+import { FLEET_APP_LABEL } from '../../model/delivery/hub-application.js';
+import { ROLLOUT_APP_LABEL, ROLLOUT_RESUME_ANNOTATION } from '../../model/rollout/policy.js';
+import { gateOf, type RolloutGate } from '../../model/rollout/runtime.js';
+import { isWavedApplication, rolloutPolicyName } from '../../model/rollout/static.js';
+import { ROLLOUT_APP_INDEX, rolloutConfigMapScope, rolloutKeyOf, rolloutReader } from './rollout.js';
 import { KubeApiError } from '../../kube/client.js';
 import type {
   Reconciler,
@@ -68,6 +75,7 @@ import type {
 } from '../runtime/reconciler.js';
 import {
   APPLICATION,
+  CONFIG_MAP,
   MANAGED_CLUSTER,
   MANAGED_CLUSTER_SET,
   MANAGED_CLUSTER_SET_BINDING,
@@ -89,6 +97,8 @@ export const BINDING_SET_INDEX = 'cluster-set';
 export const AGENT_PULL_CONFLICT_CONDITION = DELIVERY_MODEL_CONFLICT_CONDITION;
 /** A reconcile that finds the cache behind its own last write comes back after this long (the watch event usually comes first). */
 export const LAGGING_REQUEUE_MS = 250;
+/** Longest a new app's first write (finalizer and first status) waits behind a burst of other keys. */
+export const FIRST_WRITE_WAIT_MS = 30_000;
 
 function tenancyInventory(cache: CacheReader) {
   return {
@@ -152,6 +162,12 @@ export function trimApplication(object: KubeObject): KubeObject {
     summary: _summary,
     ...status
   } = app.status as ApplicationStatus & Record<string, unknown>;
+  // The resource list pullfleet writes back is kept as a digest only: enough to skip unchanged writes.
+  if (_resources !== undefined || _summary !== undefined)
+    status[RESOURCES_DIGEST_FIELD] = resourcesDigest(
+      _resources,
+      (_summary as { images?: unknown } | undefined)?.images,
+    );
   if (status.operationState) {
     const { syncResult: _syncResult, ...operationState } = status.operationState as NonNullable<
       ApplicationStatus['operationState']
@@ -161,6 +177,9 @@ export function trimApplication(object: KubeObject): KubeObject {
   }
   return { ...app, status } as KubeObject;
 }
+
+/** What the cache keeps of a ManifestWork: one copy of the resource summary (see trimWorkSummary). */
+const trimWork = (object: KubeObject): KubeObject => trimWorkSummary(object as ManifestWork);
 
 const namespaceOf = (object: KubeObject) => (object.metadata.namespace ? [object.metadata.namespace] : []);
 const boundSet = (object: KubeObject) => {
@@ -176,6 +195,12 @@ export function createApplicationReconciler(
   const inventoryNow = () => (inventory ??= tenancyInventory(cache));
 
   const expectations = new WriteExpectations();
+  /** Keys whose first app write (finalizer and first status) waits behind a burst, since when (ms epoch). */
+  const firstWriteWaiting = new Map<string, number>();
+  const sharding = context.sharding;
+  /** Sharded, a replica writes only the ManifestWorks and hub Applications of the shards it holds. */
+  const mayWrite = (kind: typeof APPLICATION, namespace: string | undefined, name: string) =>
+    sharding?.mayWrite(kind, namespace, name) ?? true;
 
   async function patchApp(app: Application, patch: object): Promise<Application> {
     const written = await writer.mergePatch<Application>(APPLICATION, app.metadata.namespace, app.metadata.name, patch);
@@ -199,7 +224,12 @@ export function createApplicationReconciler(
     if (works.some((work) => expectations.lagging(MANIFEST_WORK.id, work.metadata.namespace, work.metadata.name, work)))
       return { requeueAfterMs: LAGGING_REQUEUE_MS };
     const model = app.metadata.labels?.[REPORT_DELIVERY_MODEL_LABEL]?.trim();
-    const handoff = computeAgentHandoff(app, works, (work) => isControllerWorkFor(work, namespace, name));
+    const computed = computeAgentHandoff(app, works, (work) => isControllerWorkFor(work, namespace, name));
+    const handoff = {
+      ...computed,
+      orphan: computed.orphan.filter((ref) => mayWrite(MANIFEST_WORK, ref.namespace, ref.name)),
+      deletes: computed.deletes.filter((ref) => mayWrite(MANIFEST_WORK, ref.namespace, ref.name)),
+    };
     // Step 1: deleting the work must not delete the spoke Application. Guarded by the resourceVersion the
     // plan judged: a concurrent rewrite gives a 409 and a fresh look.
     for (const ref of handoff.orphan) {
@@ -277,8 +307,27 @@ export function createApplicationReconciler(
         patch.status = { conditions: rest.length > 0 ? rest : null };
       }
     }
-    if (Object.keys(patch).length > 0) await patchApp(app, patch);
+    if (Object.keys(patch).length > 0 && mayWrite(APPLICATION, namespace, name)) await patchApp(app, patch);
     // The work agent's report on an orphaned work (or its removal) is a ManifestWork event for this key.
+  }
+
+  const rollouts = rolloutReader(cache);
+
+  /** What the rollout of a waved app lets the work on `cluster` carry now (hold without a policy or state). */
+  function rolloutGateFor(app: Application, cluster: string): RolloutGate {
+    const namespace = app.metadata.namespace ?? '';
+    const fleetApp = app.metadata.labels?.[FLEET_APP_LABEL] ?? '';
+    return gateOf(rollouts.policy(namespace, fleetApp), rollouts.state(namespace, fleetApp).state, cluster);
+  }
+
+  /** The halt of a waved app's rollout, as a condition message (nothing while it runs). */
+  function rolloutHaltedOf(app: Application): { rolloutHalted?: string } {
+    const fleetApp = app.metadata.labels?.[FLEET_APP_LABEL] ?? '';
+    const halted = rollouts.state(app.metadata.namespace ?? '', fleetApp).state?.halted;
+    if (!halted) return {};
+    return {
+      rolloutHalted: `the rollout of app ${fleetApp} halted at ${halted.at}: ${halted.reason}; failed clusters: ${halted.clusters.join(', ')}. Every other cluster keeps the revision it has. Fix the spec (a new revision starts a new rollout), or set annotation ${ROLLOUT_RESUME_ANNOTATION} on ConfigMap ${app.metadata.namespace ?? ''}/${rolloutPolicyName(fleetApp)} to a new value to retry them`,
+    };
   }
 
   async function reconcile(key: string, info: ReconcileInfo): Promise<void | ReconcileResult> {
@@ -302,7 +351,10 @@ export function createApplicationReconciler(
     // The same for legacy works this controller orphaned in a hand-over.
     if (works.some((work) => expectations.lagging(MANIFEST_WORK.id, work.metadata.namespace, work.metadata.name, work)))
       return { requeueAfterMs: LAGGING_REQUEUE_MS };
+    // A waved static app: its work carries what the app's rollout lets it carry now (rollout.ts keeps the state).
+    const rolloutGate = app && isWavedApplication(app) && cluster ? rolloutGateFor(app, cluster) : undefined;
     let plan: PropagationPlan = computePropagation({
+      ...(rolloutGate ? { rolloutGate } : {}),
       namespace,
       name,
       ...(app ? { app } : {}),
@@ -314,6 +366,8 @@ export function createApplicationReconciler(
         config.feedbackScrapeType === FeedbackScrape.WATCH ? { feedbackScrapeType: FeedbackScrape.WATCH } : {},
       now: context.now(),
     });
+    // Sharded: the works of clusters of other shards are theirs to write (a retarget's old work included).
+    if (sharding) plan = writablePlan(plan, (ref) => mayWrite(MANIFEST_WORK, ref.namespace, ref.name));
 
     // Hand-over from another controller's work, step 1: make deleting it harmless to the spoke. Each patch
     // is guarded by the resourceVersion the plan judged, so a concurrent rewrite gives a 409 and a fresh look.
@@ -349,6 +403,21 @@ export function createApplicationReconciler(
     if (plan.apply && jsonSize(plan.apply) > MAX_WORK_BYTES) {
       plan = refused(
         `the ManifestWork would be ${jsonSize(plan.apply)} bytes; the limit is ${MAX_WORK_BYTES}: make the Application smaller`,
+      );
+    }
+
+    // A waved app takes over the work synth rendered before: Argo CD's tracking marks go first.
+    if (plan.adopt && plan.apply) {
+      const adopted = await writer.mergePatch<ManifestWork>(
+        MANIFEST_WORK,
+        plan.adopt.namespace,
+        plan.adopt.name,
+        plan.adopt.patch,
+      );
+      expectations.wrote(MANIFEST_WORK.id, adopted);
+      logger.info(
+        { app: key, work: `${plan.adopt.namespace}/${plan.adopt.name}` },
+        'took over the ManifestWork synth rendered for this app (now waved)',
       );
     }
 
@@ -394,7 +463,11 @@ export function createApplicationReconciler(
       (plan.target
         ? cache.get<ManifestWork>(MANIFEST_WORK.id, `${plan.target.namespace}/${plan.target.name}`)
         : undefined);
-    if (!app) return;
+    if (!app) {
+      firstWriteWaiting.delete(key);
+      return;
+    }
+    if (!mayWrite(APPLICATION, namespace, name)) return;
 
     // One write to the hub app carries everything: the finalizer change, the forwarded-operation
     // bookkeeping, the removal of the refresh annotation, and the status. Changes to metadata or
@@ -495,6 +568,7 @@ export function createApplicationReconciler(
         staleAfterMs: config.staleAfterSeconds * 1000,
         operationTimeoutMs: config.operationTimeoutSeconds * 1000,
         ...(legacy.message ? { legacyController: legacy.message } : {}),
+        ...(isWavedApplication(view) ? rolloutHaltedOf(view) : {}),
       });
       conditions = result.desired.conditions;
       if (result.recheckAt && (!recheckAt || result.recheckAt < recheckAt)) recheckAt = result.recheckAt;
@@ -507,6 +581,25 @@ export function createApplicationReconciler(
       ? { requeueAfterMs: Math.max(0, recheckAt.getTime() - context.now().getTime()) }
       : undefined;
     if (Object.keys(patch).length === 0) return requeue;
+    // A burst of new apps (other keys waiting): the work went out with this reconcile; the app's first write
+    // (the cleanup finalizer and the first status) waits until no other key does, so the works of the burst
+    // go out first (FIRST_WRITE_WAIT_MS at the longest). An agent report meanwhile is folded into the same
+    // write. An app deleted before it carries the finalizer has its work swept all the same.
+    const firstWriteOnly =
+      plan.finalizer === 'add' &&
+      !plan.problem &&
+      !('operation' in patch) &&
+      Object.keys(metadata).every((field) => field === 'finalizers');
+    const waitingSince = firstWriteOnly ? firstWriteWaiting.get(key) : undefined;
+    if (firstWriteOnly && (info.backlog ?? 0) > 0 && (waitingSince !== undefined || appliedWork)) {
+      const since = waitingSince ?? Date.now();
+      const left = since + FIRST_WRITE_WAIT_MS - Date.now();
+      if (left > 0) {
+        firstWriteWaiting.set(key, since);
+        return { whenIdle: true, requeueAfterMs: left };
+      }
+    }
+    firstWriteWaiting.delete(key);
     try {
       await patchApp(app, patch);
     } catch (error) {
@@ -558,14 +651,32 @@ export function createApplicationReconciler(
       {
         kind: APPLICATION,
         trim: trimApplication,
-        indexes: { [APP_CLUSTER_INDEX]: appTarget, [APP_NAMESPACE_INDEX]: namespaceOf },
+        indexes: {
+          [APP_CLUSTER_INDEX]: appTarget,
+          [APP_NAMESPACE_INDEX]: namespaceOf,
+          [ROLLOUT_APP_INDEX]: rolloutKeyOf,
+        },
         keysFor: (object, _previous, type) => {
           observe(APPLICATION.id, object, type);
           return [objectKey(object)];
         },
       },
       {
+        // A waved app's rollout state decides what its work may carry: a change re-runs its hub Applications.
+        kind: CONFIG_MAP,
+        scope: rolloutConfigMapScope(config.argoNamespace),
+        keysFor: (object) => {
+          const fleetApp = object.metadata.labels?.[ROLLOUT_APP_LABEL];
+          if (!fleetApp) return [];
+          return cache
+            .byIndex<Application>(APPLICATION.id, ROLLOUT_APP_INDEX, `${object.metadata.namespace ?? ''}/${fleetApp}`)
+            .map((hubApp) => objectKey(hubApp));
+        },
+      },
+      {
         kind: MANIFEST_WORK,
+        // Newer agents copy the resource summary onto the work as well: the cache keeps one copy.
+        trim: trimWork,
         indexes: { [WORK_OWNER_INDEX]: ownerKeys },
         keysFor: (object, previous, type) => {
           observe(MANIFEST_WORK.id, object, type);
@@ -628,6 +739,16 @@ export function createApplicationReconciler(
           (type ?? (previous ? 'update' : 'add')) === 'add' ? appsTargeting(object.metadata.name) : [],
       },
     ],
+    shardsOf: (key) => {
+      const app = cache.get<Application>(APPLICATION.id, key);
+      const shards = new Set<number>();
+      if (!sharding) return [0];
+      if (app) shards.add(applicationShard(app, sharding.count));
+      for (const work of cache.byIndex<ManifestWork>(MANIFEST_WORK.id, WORK_OWNER_INDEX, key))
+        shards.add(sharding.shardOfCluster(work.metadata.namespace ?? ''));
+      if (shards.size === 0) shards.add(sharding.shardOfKey(key));
+      return [...shards];
+    },
     resyncKeys: () => {
       const keys = new Set(cache.list<Application>(APPLICATION.id).map((app) => objectKey(app)));
       // Works whose hub app is gone are swept by reconciling their owner key.

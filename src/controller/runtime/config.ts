@@ -19,8 +19,13 @@ export interface ControllerConfig {
   relaxTenancy: boolean;
   /** Every key is reconciled again at least this often (level-triggered safety net). @default 300 */
   resyncSeconds: number;
-  /** Concurrent reconciles for hub Applications. @default 8 */
+  /** Concurrent reconciles for hub Applications (each has at most one API request in flight). @default 32 */
   workers: number;
+  /**
+   * Shards the fleet's clusters are split into; each shard has a Lease of its own
+   * (`<leaseName>-shard-<i>`) and replicas share them out. 1: one Lease, one active replica. @default 1
+   */
+  shards: number;
   /** Keep blank Argo CD cluster Secrets for clusters pull ApplicationSets may select. @default true */
   clusterSecrets: boolean;
   /** Keep a FleetReport per pull ApplicationSet (needs the FleetReport CRD installed). @default true */
@@ -58,7 +63,8 @@ export function defaultConfig(): ControllerConfig {
     operationTimeoutSeconds: 600,
     relaxTenancy: false,
     resyncSeconds: 300,
-    workers: 8,
+    workers: 32,
+    shards: 1,
     clusterSecrets: true,
     fleetReports: true,
     multiclusterReports: false,
@@ -97,6 +103,12 @@ export function resolveConfig(overrides: Partial<ControllerConfig> = {}): Contro
   }
   if (!Number.isInteger(config.workers) || config.workers < 1)
     problems.push(`workers must be an integer >= 1, got ${config.workers}`);
+  if (!Number.isInteger(config.shards) || config.shards < 1 || config.shards > 64)
+    problems.push(`shards must be an integer from 1 to 64, got ${config.shards}`);
+  else if (config.shards > 1 && !config.leaderElection)
+    problems.push(
+      `shards ${config.shards} needs leader election: each shard's Lease is what keeps two replicas off the same clusters; remove --leader-elect=false or use one shard`,
+    );
   if (config.leaderElection && config.renewDeadlineSeconds >= config.leaseDurationSeconds) {
     problems.push(
       `renewDeadlineSeconds (${config.renewDeadlineSeconds}) must be shorter than leaseDurationSeconds (${config.leaseDurationSeconds})`,

@@ -60,6 +60,17 @@ export interface LeaderElectionOptions {
 /** A monotonic clock and its timers (injectable for tests). */
 export type ElectionClock = Timers;
 
+/**
+ * Whether a candidate may take a Lease that is free (absent, released or expired) now. Sharded replicas
+ * use it so a replica that already holds shards lets one holding fewer take a free shard first.
+ */
+export interface AcquireGate {
+  /** `freeForMs`: how long this candidate has seen the Lease free. False: not yet (try again next period). */
+  shouldAcquire(freeForMs: number): boolean;
+  /** The attempt `shouldAcquire` allowed has ended (acquired or not). */
+  attemptDone(acquired: boolean): void;
+}
+
 export interface LeaderElectorDeps {
   /** @default performance.now with setTimeout */
   readonly clock?: ElectionClock;
@@ -69,6 +80,8 @@ export interface LeaderElectorDeps {
   readonly random?: () => number;
   /** Called on every failed Lease request (metrics). */
   readonly onError?: (error: unknown) => void;
+  /** Asked before a free Lease is taken. @default - always take it */
+  readonly gate?: AcquireGate;
 }
 
 export interface LeaderElectionHealth {
@@ -83,7 +96,12 @@ function message(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-type Attempt = { result: 'acquired' } | { result: 'held'; holder: string } | { result: 'conflict' };
+type Attempt =
+  | { result: 'acquired' }
+  | { result: 'held'; holder: string }
+  | { result: 'conflict' }
+  /** Free, but the gate said not yet. */
+  | { result: 'waiting' };
 
 class Timeout extends Error {}
 
@@ -99,6 +117,8 @@ export class LeaderElector {
   /** Monotonic start of the last successful acquire or renew. */
   private renewedAt = 0;
   private lastSuccess: number;
+  /** Monotonic time since which this candidate has seen the Lease free (for the gate). */
+  private freeSince?: number;
   private lastError?: string;
   private lastStatus?: number;
   private failuresSinceLog = 0;
@@ -184,7 +204,9 @@ export class LeaderElector {
     });
     limit.catch(() => undefined);
     try {
-      return await Promise.race([work({ signal: controller.signal, timeoutMs: Math.max(1, ms) }), limit]);
+      // Exempt from the client's in-flight limit and Retry-After pauses: reconciles the server throttles
+      // must never keep the Lease from being renewed.
+      return await Promise.race([work({ signal: controller.signal, timeoutMs: Math.max(1, ms), exempt: true }), limit]);
     } finally {
       this.clock.clearTimeout(handle);
       this.abort.signal.removeEventListener('abort', stop);
@@ -320,6 +342,13 @@ export class LeaderElector {
     }
   }
 
+  /** Asks the gate (when there is one) whether to take the free Lease now; remembers since when it is free. */
+  private mayTake(): boolean {
+    const now = this.clock.now();
+    this.freeSince ??= now;
+    return this.deps.gate?.shouldAcquire(now - this.freeSince) ?? true;
+  }
+
   private async tryAcquireOrRenew(call: CallOptions): Promise<Attempt> {
     const { namespace, name, identity, leaseDurationSeconds } = this.options;
     // The times written are taken when the read has returned, the instant the decision is made: a slow
@@ -330,7 +359,9 @@ export class LeaderElector {
       lease = await this.client.get<LeaseObject>(LEASE, namespace, name, call);
     } catch (error) {
       if (!isNotFound(error)) throw error;
+      if (!this.mayTake()) return { result: 'waiting' };
       const now = wallNow();
+      let acquired = false;
       try {
         const spec = {
           holderIdentity: identity,
@@ -345,10 +376,14 @@ export class LeaderElector {
           call,
         );
         this.observe(spec);
+        acquired = true;
+        this.freeSince = undefined;
         return { result: 'acquired' };
       } catch (createError) {
         if (isConflict(createError)) return { result: 'conflict' };
         throw createError;
+      } finally {
+        this.deps.gate?.attemptDone(acquired);
       }
     }
     const spec = lease.spec ?? {};
@@ -356,8 +391,12 @@ export class LeaderElector {
     const holder = spec.holderIdentity;
     const duration = (spec.leaseDurationSeconds ?? leaseDurationSeconds) * 1000;
     const expired = !holder || this.clock.now() >= this.observedAt + duration;
-    if (holder && holder !== identity && !expired) return { result: 'held', holder };
+    if (holder && holder !== identity && !expired) {
+      this.freeSince = undefined;
+      return { result: 'held', holder };
+    }
     const takeover = holder !== identity;
+    if (takeover && !this.mayTake()) return { result: 'waiting' };
     const now = wallNow();
     const nextSpec = {
       ...spec,
@@ -366,13 +405,18 @@ export class LeaderElector {
       renewTime: now,
       ...(takeover ? { acquireTime: now, leaseTransitions: (spec.leaseTransitions ?? 0) + 1 } : {}),
     };
+    let acquired = false;
     try {
       await this.client.replace(LEASE, { ...lease, spec: nextSpec }, call);
+      acquired = true;
     } catch (error) {
       if (isConflict(error)) return { result: 'conflict' };
       throw error;
+    } finally {
+      if (takeover) this.deps.gate?.attemptDone(acquired);
     }
     this.observe(nextSpec);
+    this.freeSince = undefined;
     return { result: 'acquired' };
   }
 

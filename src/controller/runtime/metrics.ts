@@ -48,6 +48,67 @@ export class ControllerMetrics {
     labelNames: ['resource', 'verb'],
     registers: [this.registry],
   });
+  readonly skippedWrites = new Counter({
+    name: 'pullfleet_api_writes_skipped_total',
+    help: 'Merge patches not sent because the cached object already had every value they set.',
+    labelNames: ['resource'],
+    registers: [this.registry],
+  });
+  readonly requests = new Counter({
+    name: 'pullfleet_api_requests_total',
+    help: 'Requests sent to the API server (watches excepted) by verb, resource and HTTP status (0: no answer).',
+    labelNames: ['verb', 'resource', 'code'],
+    registers: [this.registry],
+  });
+  readonly requestDuration = new Histogram({
+    name: 'pullfleet_api_request_duration_seconds',
+    help: 'Time from sending a request to its answer (watches excepted), by verb.',
+    labelNames: ['verb'],
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [this.registry],
+  });
+  /** Source of the client limiter gauges (set by the manager). */
+  clientState?: () => { limit: number; inFlight: number; waiting: number; throttled: number };
+  readonly clientLimit = new Gauge({
+    name: 'pullfleet_api_client_limit',
+    help: 'Requests the client lets into flight at once now (adaptive: halved on 429, grows back on success).',
+    registers: [this.registry],
+    collect: () => {
+      this.clientLimit.set(this.clientState?.().limit ?? 0);
+    },
+  });
+  readonly clientInFlight = new Gauge({
+    name: 'pullfleet_api_client_in_flight',
+    help: 'Requests in flight (watches and Lease requests excepted).',
+    registers: [this.registry],
+    collect: () => {
+      this.clientInFlight.set(this.clientState?.().inFlight ?? 0);
+    },
+  });
+  readonly clientWaiting = new Gauge({
+    name: 'pullfleet_api_client_waiting',
+    help: 'Requests held back by the client (in-flight limit reached or a Retry-After pause).',
+    registers: [this.registry],
+    collect: () => {
+      this.clientWaiting.set(this.clientState?.().waiting ?? 0);
+    },
+  });
+  readonly caughtUp = new Gauge({
+    name: 'pullfleet_caught_up',
+    help: '1 once every key queued when this replica started leading (or took a shard) has been reconciled.',
+    registers: [this.registry],
+  });
+  readonly shardsHeld = new Gauge({
+    name: 'pullfleet_shards_held',
+    help: 'Shards whose Lease this replica holds (with --shards > 1).',
+    registers: [this.registry],
+  });
+  readonly shardLeader = new Gauge({
+    name: 'pullfleet_shard_leader',
+    help: '1 for each shard whose Lease this replica holds.',
+    labelNames: ['shard'],
+    registers: [this.registry],
+  });
   readonly relists = new Counter({
     name: 'pullfleet_watch_relists_total',
     help: 'Full relists after a watch expired or failed.',

@@ -3,7 +3,8 @@
  * key already waiting collapse into one, a key added while it is being processed runs once more afterwards,
  * and failures retry with exponential backoff plus jitter (capped), so a failing key never spins hot.
  * Keys added in the background lane (periodic resync) wait behind every event-driven key, so a full
- * resync of thousands of keys never delays a real change.
+ * resync of thousands of keys never delays a real change; keys added to the idle lane wait until no other
+ * key does (work that may wait until a burst has been served).
  */
 import { SYSTEM_TIMERS, type Timers } from '../../kube/timers.js';
 export interface QueueOptions {
@@ -70,13 +71,20 @@ class DeadlineHeap {
   }
 }
 
+type Lane = 'fg' | 'bg' | 'idle';
+const LANES: readonly Lane[] = ['fg', 'bg', 'idle'];
+const LANE_RANK: Record<Lane, number> = { fg: 0, bg: 1, idle: 2 };
+
 export class WorkQueue {
-  private readonly lanes: Record<'fg' | 'bg', { order: string[]; head: number }> = {
+  private readonly lanes: Record<Lane, { order: string[]; head: number }> = {
     fg: { order: [], head: 0 },
     bg: { order: [], head: 0 },
+    idle: { order: [], head: 0 },
   };
   /** Waiting keys and the lane each waits in. */
-  private readonly waiting = new Map<string, 'fg' | 'bg'>();
+  private readonly waiting = new Map<string, Lane>();
+  /** Waiting keys per lane. */
+  private readonly counts: Record<Lane, number> = { fg: 0, bg: 0, idle: 0 };
   private readonly processing = new Set<string>();
   private readonly dirty = new Set<string>();
   private readonly failures = new Map<string, number>();
@@ -105,22 +113,32 @@ export class WorkQueue {
     return this.waiting.size;
   }
 
+  /** Keys waiting in the event-driven and background lanes (the idle lane waits for these). */
+  get busyDepth(): number {
+    return this.counts.fg + this.counts.bg;
+  }
+
   get inFlight(): number {
     return this.processing.size;
   }
 
-  /** Queues `key`; `background` puts it behind every event-driven key (resync). */
-  add(key: string, options: { background?: boolean } = {}): void {
+  /**
+   * Queues `key`; `background` puts it behind every event-driven key (resync), `idle` behind every key
+   * (it runs once no other key waits). A key already waiting moves to the more urgent lane of the two.
+   */
+  add(key: string, options: { background?: boolean; idle?: boolean } = {}): void {
     if (this.shuttingDown) return;
-    const lane = options.background ? 'bg' : 'fg';
+    const lane: Lane = options.idle ? 'idle' : options.background ? 'bg' : 'fg';
     if (this.processing.has(key)) {
       this.dirty.add(key);
       if (!this.dirtyAt.has(key)) this.dirtyAt.set(key, Date.now());
       return;
     }
     const current = this.waiting.get(key);
-    if (current === 'fg' || current === lane) return;
-    // New, or promoted from the background lane (its old entry is skipped when reached).
+    if (current !== undefined && LANE_RANK[current] <= LANE_RANK[lane]) return;
+    // New, or promoted to a more urgent lane (its old entry is skipped when reached).
+    if (current !== undefined) this.counts[current]--;
+    this.counts[lane]++;
     this.waiting.set(key, lane);
     if (!this.addedAt.has(key)) this.addedAt.set(key, Date.now());
     const waiter = this.waiters.shift();
@@ -129,7 +147,7 @@ export class WorkQueue {
   }
 
   private next(): string | undefined {
-    for (const lane of ['fg', 'bg'] as const) {
+    for (const lane of LANES) {
       const queue = this.lanes[lane];
       while (queue.head < queue.order.length) {
         const key = queue.order[queue.head++];
@@ -224,6 +242,8 @@ export class WorkQueue {
   }
 
   private take(key: string, resolve: (key: string) => void): void {
+    const lane = this.waiting.get(key);
+    if (lane !== undefined) this.counts[lane]--;
     this.waiting.delete(key);
     this.processing.add(key);
     resolve(key);

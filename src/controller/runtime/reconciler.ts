@@ -7,6 +7,23 @@ import type { KubeClient, KubeWriter } from '../../kube/client.js';
 import type { ControllerMetrics } from './metrics.js';
 import type { ResourceKind, WatchScope } from '../../kube/resources.js';
 
+/**
+ * Which shards this replica handles (`--shards`): a cluster belongs to shard `fnv1a32(name) % count`, a hub
+ * Application to the shard of the cluster it targets, a ManifestWork to the shard of its cluster
+ * (namespace). With one shard everything is this replica's while it leads.
+ */
+export interface Sharding {
+  /** Number of shards (1: not sharded). */
+  readonly count: number;
+  shardOfCluster(cluster: string): number;
+  /** The shard of a reconcile key that names no cluster (an ApplicationSet, the cluster Secrets). */
+  shardOfKey(key: string): number;
+  /** Whether this replica holds the Lease of `shard` now. */
+  holds(shard: number): boolean;
+  /** Whether this replica may write the object now (a ManifestWork or hub Application of a shard it holds). */
+  mayWrite(kind: ResourceKind, namespace: string | undefined, name: string): boolean;
+}
+
 export interface ReconcilerContext {
   readonly cache: CacheReader;
   readonly writer: KubeWriter;
@@ -17,6 +34,8 @@ export interface ReconcilerContext {
   readonly metrics: ControllerMetrics;
   /** Current time (injected so tests control it). */
   now(): Date;
+  /** The shards this replica handles; undefined in pure tests (everything is theirs). */
+  readonly sharding?: Sharding;
 }
 
 /** What happened to an informed object. */
@@ -47,12 +66,16 @@ export interface WatchSpec {
 export interface ReconcileInfo {
   /** When the key was queued (ms epoch), for latency metrics. */
   readonly enqueuedAt: number;
+  /** Keys of this reconciler waiting (event-driven and resync; not those waiting for idle), when the manager knows. */
+  readonly backlog?: number;
 }
 
 /** What a reconcile may ask of the manager afterwards. */
 export interface ReconcileResult {
   /** Reconcile this key again after this many milliseconds (time-driven changes, such as feedback going stale). */
   readonly requeueAfterMs?: number;
+  /** Reconcile this key again once no other key of this reconciler waits (work a burst may delay). */
+  readonly whenIdle?: boolean;
 }
 
 export interface Reconciler {
@@ -63,6 +86,11 @@ export interface Reconciler {
   readonly workers: number;
   /** Every key that exists now (periodic resync and start-up). */
   resyncKeys(): string[];
+  /**
+   * The shards a key concerns (sharded replicas reconcile it when they hold any of them); by default the
+   * shard of the key itself.
+   */
+  shardsOf?(key: string): readonly number[];
   /** Brings the world in line for `key`; throws to be retried with backoff. */
   reconcile(key: string, info: ReconcileInfo): Promise<void | ReconcileResult>;
 }

@@ -87,12 +87,40 @@ export const STAND_BY_ANNOTATION = `${PULLFLEET_PREFIX}stand-by`;
 /** The destination name argocd-agent gives the Applications it writes on a spoke. */
 export const AGENT_SPOKE_DESTINATION = 'in-cluster';
 export const DELIVERY_DYNAMIC = 'dynamic';
+/**
+ * `pullfleet.io/delivery: waved`: a static app rolled out in waves. Synth renders its hub Applications and
+ * rollout policy; the controller writes the works, wave by wave (docs/concepts/rollouts.md).
+ */
+export const DELIVERY_WAVED = 'waved';
+/** Argo CD's per-resource sync options annotation. */
+export const ARGOCD_SYNC_OPTIONS_ANNOTATION = 'argocd.argoproj.io/sync-options';
 /** Work annotation: UID of the hub Application the controller propagated (runtime only). */
 export const HUB_APP_UID_ANNOTATION = `${PULLFLEET_PREFIX}hub-application-uid`;
 /** Label on objects the controller creates, so it never touches what it did not create. */
 export const CONTROLLER_OWNED_LABEL = `${PULLFLEET_PREFIX}controller`;
 /** Finalizer the controller puts on opted-in hub Applications. */
 export const CLEANUP_FINALIZER = `${PULLFLEET_PREFIX}manifestwork-cleanup`;
+/**
+ * Annotation on every payload Application: a hash of the spec the hub asks the spoke to run. The work
+ * agent feeds it back (`specHash`), so the hub knows when the spoke Application runs the current spec.
+ */
+export const SPEC_HASH_ANNOTATION = `${PULLFLEET_PREFIX}spec-hash`;
+/**
+ * Annotation the controller leaves on a hub app when it forwards `operation` (see
+ * src/model/runtime/propagation.ts).
+ */
+export const FORWARDED_OPERATION_ANNOTATION = `${PULLFLEET_PREFIX}forwarded-operation`;
+/** Annotation the controller leaves on a hub app while an old propagation controller fights its hand-over (takeover.ts). */
+export const LEGACY_CONTROLLER_SEEN_ANNOTATION = `${PULLFLEET_PREFIX}legacy-controller-seen`;
+/**
+ * Annotations the controller writes on hub Applications. A pull ApplicationSet lists them in
+ * `spec.preservedFields.annotations`: the applicationset-controller otherwise replaces a generated
+ * Application's annotations with the template's on every update.
+ */
+export const CONTROLLER_APP_ANNOTATIONS: readonly string[] = [
+  FORWARDED_OPERATION_ANNOTATION,
+  LEGACY_CONTROLLER_SEEN_ANNOTATION,
+];
 /** Field manager for every write the controller makes. */
 export const FIELD_MANAGER = 'pullfleet-controller';
 

@@ -5,7 +5,9 @@
  */
 import {
   ARGOCD_API_VERSION,
+  CLEANUP_FINALIZER,
   CONSTRUCT_PATH_ANNOTATION,
+  CONTROLLER_APP_ANNOTATIONS,
   DELIVERY_ANNOTATION,
   DELIVERY_DYNAMIC,
   MANAGED_BY_LABEL,
@@ -27,6 +29,8 @@ import {
   type AppDefinition,
 } from './hub-application.js';
 import { sortKeys } from '../core/records.js';
+import { ROLLOUT_CLUSTER_LABEL, type RolloutWave } from '../rollout/policy.js';
+import { rollingSyncStrategy } from '../rollout/rolling-sync.js';
 import type { JsonObject, KubeObject } from '../core/types.js';
 
 /** Name of the generator ConfigMap (one per Argo CD namespace). */
@@ -103,6 +107,17 @@ export interface PullApplicationSetOptions {
    * @default - no hand-back
    */
   readonly handback?: AgentHandback;
+  /**
+   * Rollout waves, resolved against the spokes the placement selects offline: rendered as Argo CD's
+   * RollingSync (`spec.strategy`), each generated Application labelled with its cluster.
+   * @default - no strategy (Argo CD updates every Application at once)
+   */
+  readonly waves?: readonly RolloutWave[];
+  /**
+   * With waves: `strategy.deletionOrder` (`Reverse` or `AllAtOnce`).
+   * @default - not rendered
+   */
+  readonly deletionOrder?: string;
 }
 
 /** Name pattern of the Applications the ApplicationSet generates: `{{name}}-<app>`. */
@@ -132,6 +147,7 @@ export function buildPullApplicationSet(
     [FLEET_APP_LABEL]: def.name,
     [MANAGED_BY_LABEL]: MANAGED_BY_VALUE,
     ...(managed ? {} : { [PULL_LABEL]: 'true' }),
+    ...(options.waves?.length ? { [ROLLOUT_CLUSTER_LABEL]: CLUSTER_NAME_PARAM } : {}),
   });
   const templateAnnotations = sortKeys({
     ...(def.annotations ?? {}),
@@ -144,13 +160,19 @@ export function buildPullApplicationSet(
         }),
   });
   const spec = applicationSpec(def);
+  // The applicationset-controller sets a generated Application's finalizers to the template's on every
+  // update: the controller's cleanup finalizer is in the template so that it is kept, not fought over.
+  const finalizers = [
+    ...(def.pruneOnDelete ? ['resources-finalizer.argocd.argoproj.io'] : []),
+    ...(managed ? [] : [CLEANUP_FINALIZER]),
+  ];
   if (managed) spec.destination = { name: CLUSTER_NAME_PARAM, namespace: def.destinationNamespace };
   let template: { metadata: JsonObject & { annotations?: Record<string, string> }; spec: JsonObject } = {
     metadata: {
       name: applicationSetAppNamePattern(def.name),
       labels: templateLabels,
       ...(Object.keys(templateAnnotations).length ? { annotations: templateAnnotations } : {}),
-      ...(def.pruneOnDelete ? { finalizers: ['resources-finalizer.argocd.argoproj.io'] } : {}),
+      ...(finalizers.length ? { finalizers } : {}),
     },
     spec,
   };
@@ -175,6 +197,9 @@ export function buildPullApplicationSet(
         },
       ],
       template: template,
+      // The annotations the controller writes on generated Applications survive the applicationset-controller's updates.
+      ...(managed ? {} : { preservedFields: { annotations: [...CONTROLLER_APP_ANNOTATIONS] } }),
+      ...(options.waves?.length ? { strategy: rollingSyncStrategy(options.waves, options.deletionOrder) } : {}),
     },
   };
 }

@@ -28,11 +28,15 @@ import {
   PULLFLEET_PREFIX,
   PULL_LABEL,
   SKIP_RECONCILE_ANNOTATION,
+  SPEC_HASH_ANNOTATION,
   SPOKE_APP_NAMESPACE_ANNOTATION,
   STAND_BY_ANNOTATION,
   WORK_API_VERSION,
 } from '../core/keys.js';
+import { createHash } from 'node:crypto';
+import { canonicalJson } from '../core/canonical-json.js';
 import { dnsLabelProblem, manifestWorkName, parseBool } from '../core/names.js';
+import { resourceSummaryRule, type ConditionRule } from '../runtime/resource-summary.js';
 import { sortKeys } from '../core/records.js';
 import {
   type Application,
@@ -63,7 +67,19 @@ export const FEEDBACK_PATHS: ReadonlyArray<readonly [string, string]> = [
   ['operationStateStartedAt', '.status.operationState.startedAt'],
   ['operationStateMessage', '.status.operationState.message'],
   ['reconciledAt', '.status.reconciledAt'],
+  // The spec the spoke Application runs (the payload's annotation; `\.` escapes the dot of the key).
+  ['specHash', `.metadata.annotations.${SPEC_HASH_ANNOTATION.replaceAll('.', '\\.')}`],
+  // The forwarding mark of the operation the spoke ran last (see FORWARD_INFO_NAME in runtime/propagation.ts).
+  ['operationForwardId', `.status.operationState.operation.info[?(@.name=="${PULLFLEET_PREFIX}forwarded")].value`],
 ];
+
+/**
+ * The hash the payload carries in {@link SPEC_HASH_ANNOTATION}: of the payload's spec (canonical JSON),
+ * so the hub can tell when the spoke Application runs the spec it asks for.
+ */
+export function payloadSpecHash(spec: Application['spec']): string {
+  return createHash('sha256').update(canonicalJson(spec)).digest('hex').slice(0, 16);
+}
 
 export interface WrapOptions {
   /**
@@ -178,7 +194,8 @@ export function buildPayloadApplication(app: Application): Application {
     (key) => HUB_ONLY_ANNOTATIONS.has(key) || key === HOSTING_APPSET_ANNOTATION || key.startsWith(PULLFLEET_PREFIX),
   );
   if (appSet) payloadAnnotations = sortKeys({ ...payloadAnnotations, [HOSTING_APPSET_ANNOTATION]: appSet });
-  if (payloadAnnotations) metadata.annotations = payloadAnnotations;
+  const spec = { ...clone(app.spec), destination };
+  metadata.annotations = sortKeys({ ...(payloadAnnotations ?? {}), [SPEC_HASH_ANNOTATION]: payloadSpecHash(spec) });
   if (app.metadata.finalizers?.length)
     metadata.finalizers = app.metadata.finalizers.filter((f) => !f.startsWith(PULLFLEET_PREFIX));
   if (metadata.finalizers?.length === 0) delete metadata.finalizers;
@@ -187,14 +204,15 @@ export function buildPayloadApplication(app: Application): Application {
     apiVersion: ARGOCD_API_VERSION,
     kind: 'Application',
     metadata,
-    spec: { ...clone(app.spec), destination },
+    spec,
   };
   if (app.operation) payload.operation = clone(app.operation);
   return payload;
 }
 
 /**
- * The manifest config that asks the work agent for the spoke Application's status. `createOnly` (a work
+ * The manifest config that asks the work agent for the spoke Application's status: the scalar feedback and the
+ * resource summary condition (docs/controller/resource-summaries.md). `createOnly` (a work
  * standing by during a move between delivery models) makes the work agent create the Application only
  * when it is missing and never write the running one.
  */
@@ -203,12 +221,13 @@ export function applicationManifestConfig(
   namespace: string,
   scrape?: FeedbackScrape,
   createOnly = false,
-): ManifestConfig {
+): ManifestConfig & { conditionRules: ConditionRule[] } {
   return {
     resourceIdentifier: { group: ARGOCD_GROUP, resource: 'applications', namespace, name },
     feedbackRules: [
       { type: 'JSONPaths', jsonPaths: FEEDBACK_PATHS.map(([feedbackName, path]) => ({ name: feedbackName, path })) },
     ],
+    conditionRules: [resourceSummaryRule()],
     ...(scrape ? { feedbackScrapeType: scrape } : {}),
     updateStrategy: createOnly
       ? { type: 'CreateOnly' }

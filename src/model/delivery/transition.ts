@@ -38,6 +38,10 @@ export interface PreviousWork {
   readonly deleteOption: DeleteOption;
   /** Its Application was taken back from a managed argocd-agent: the work keeps the agent's destination. */
   readonly fromAgent?: boolean;
+  /** A waved static app's work: the controller writes it, wave by wave; synth renders none. */
+  readonly waved?: boolean;
+  /** Rendered with Argo CD's `Prune=false` (step 1 of making its app waved): it stays when it leaves dist/. */
+  readonly pruneProtected?: boolean;
 }
 
 /** A spoke as the previous synth left it (plan state). */

@@ -4,6 +4,9 @@
  * (plan-deletion.ts), and include the works the hub will delete at runtime for ApplicationSet-generated
  * apps (plan-runtime.ts). Every change line carries a compact field diff (plan-diff.ts).
  */
+import { FLEET_APP_LABEL } from '../delivery/hub-application.js';
+import { ROLLOUT_APP_LABEL, ROLLOUT_KIND_LABEL } from '../rollout/policy.js';
+import { parseRolloutPolicy } from '../rollout/static.js';
 import { diffFields, formatFieldChange, type FieldChange } from './diff.js';
 import {
   deleteOptionOf,
@@ -14,7 +17,13 @@ import {
   workResources,
   type SpokeRemoval,
 } from './deletion.js';
-import { AGENT_SPOKE_DESTINATION, ARGOCD_GROUP, ARGOCD_RESOURCES_FINALIZER } from '../core/keys.js';
+import {
+  AGENT_SPOKE_DESTINATION,
+  ARGOCD_GROUP,
+  ARGOCD_RESOURCES_FINALIZER,
+  SPEC_HASH_ANNOTATION,
+  ARGOCD_SYNC_OPTIONS_ANNOTATION,
+} from '../core/keys.js';
 import { PLAN_STATE_FILE } from './state.js';
 import { describeTransition } from '../delivery/transition.js';
 import { compareRuntime, hubOfFile, type PlannedObject, type PlanSide, type RuntimeDeletion } from './runtime.js';
@@ -68,6 +77,8 @@ export interface FleetPlan {
   readonly notes: string[];
   /** Spokes moving between delivery models: the step, the reason and what comes next. */
   readonly transitions: string[];
+  /** Changed apps rolled out in waves: the waves, in order, with the spokes of each. */
+  readonly rollouts: string[];
 }
 
 function identity(entry: PlannedObject): PlanChange {
@@ -132,6 +143,7 @@ export function planFleet(before: PlanSide, after: PlanSide): FleetPlan {
     changed: [],
     added: [],
     notes: [],
+    rollouts: [],
     transitions: [],
   };
   for (const [hub, state] of after.states ?? []) {
@@ -148,7 +160,10 @@ export function planFleet(before: PlanSide, after: PlanSide): FleetPlan {
       plan.added.push(entry.change);
       continue;
     }
-    const fields = diffFields(prior.object, entry.object);
+    // The payload's spec hash follows its spec: the spec lines say what changed, the hash line would only repeat it.
+    const fields = diffFields(prior.object, entry.object).filter(
+      (change) => !change.path.endsWith(`.annotations.${SPEC_HASH_ANNOTATION}`),
+    );
     if (fields.length === 0) continue;
     let note: string | undefined;
     if (isHubWork(entry.change)) {
@@ -215,6 +230,14 @@ export function planFleet(before: PlanSide, after: PlanSide): FleetPlan {
       if (!agentRoute(entry.change.file, entry.object)) plan.removed.push(entry.change);
       continue;
     }
+    if (isPruneProtected(entry.object)) {
+      // Step 2 of making an app waved: Argo CD leaves the work in place, and the controller takes it over.
+      plan.removed.push({
+        ...entry.change,
+        note: 'rendered with Argo CD Prune=false: Argo CD leaves it on the hub; the controller takes it over for the rollout of a waved app, and nothing leaves the spoke',
+      });
+      continue;
+    }
     const removals = workDeletionRemovals(entry.object as never);
     const policy = deleteOptionOf(entry.object as never).policy;
     if (removals.length === 0) {
@@ -274,7 +297,75 @@ export function planFleet(before: PlanSide, after: PlanSide): FleetPlan {
   plan.changed.sort(byKey);
   plan.removed.sort(byKey);
   plan.spokeDeletions.sort(byId);
+  plan.rollouts.push(...rolloutLines(next, new Set([...plan.changed, ...plan.added].map((c) => c.key))));
   return plan;
+}
+
+type Indexed = Map<string, { change: PlanChange; object: unknown }>;
+
+/** The waves of every changed waved app and RollingSync ApplicationSet of the new output, in order. */
+function rolloutLines(next: Indexed, changed: ReadonlySet<string>): string[] {
+  const lines: string[] = [];
+  const changedApps = new Set<string>();
+  for (const [key, entry] of next) {
+    if (!changed.has(key)) continue;
+    const labels = (entry.object as { metadata?: { labels?: Record<string, string> } }).metadata?.labels ?? {};
+    const app = labels[ROLLOUT_APP_LABEL] ?? labels[FLEET_APP_LABEL];
+    if (app) changedApps.add(`${hubOfFile(entry.change.file)}|${app}`);
+  }
+  const seconds = (n: number) => (n >= 60 && n % 60 === 0 ? `${n / 60} min` : `${n} s`);
+  for (const entry of next.values()) {
+    const object = entry.object as {
+      kind?: string;
+      metadata: { name: string; namespace?: string; labels?: Record<string, string> };
+      data?: Record<string, string>;
+      spec?: { strategy?: { type?: string; rollingSync?: { steps?: unknown[] } } };
+    };
+    const hub = hubOfFile(entry.change.file);
+    if (object.kind === 'ConfigMap' && object.metadata.labels?.[ROLLOUT_KIND_LABEL] === 'policy') {
+      const { policy } = parseRolloutPolicy(object);
+      if (!policy || !changedApps.has(`${hub}|${policy.app}`)) continue;
+      const waves = policy.waves.map((wave, i) => {
+        const limit = wave.maxInFlight
+          ? 'count' in wave.maxInFlight
+            ? `, ${wave.maxInFlight.count} at a time`
+            : `, ${wave.maxInFlight.percent}% at a time`
+          : '';
+        const soak = wave.soakSeconds > 0 ? `, soak ${seconds(wave.soakSeconds)}` : '';
+        return `    ${i + 1}. ${wave.name}: ${wave.clusters.join(', ')}${limit}${soak}`;
+      });
+      lines.push(
+        [
+          `${hub}: app ${policy.app} (static, rolled out by the controller; halts after ${policy.maxFailures} failed cluster${policy.maxFailures === 1 ? '' : 's'}, deadline ${seconds(policy.progressDeadlineSeconds)}, then ${policy.onFailure === 'rollback' ? 'rolls back' : 'pauses'}):`,
+          ...waves,
+        ].join('\n'),
+      );
+    }
+    if (object.kind === 'ApplicationSet' && object.spec?.strategy?.type === 'RollingSync') {
+      const app = object.metadata.labels?.[FLEET_APP_LABEL] ?? object.metadata.name;
+      if (!changedApps.has(`${hub}|${app}`)) continue;
+      const steps = (object.spec.strategy.rollingSync?.steps ?? []) as Array<{
+        matchExpressions?: Array<{ operator?: string; values?: string[] }>;
+        maxUpdate?: number | string;
+      }>;
+      const described = steps.map((step, i) => {
+        const expression = step.matchExpressions?.[0];
+        const who =
+          expression?.operator === 'NotIn'
+            ? `every other cluster the placement selects${expression.values?.length ? ` (not ${expression.values.join(', ')})` : ''}`
+            : (expression?.values ?? []).join(', ');
+        const limit = step.maxUpdate !== undefined ? `, ${step.maxUpdate} at a time` : '';
+        return `    ${i + 1}. ${who}${limit}`;
+      });
+      lines.push(
+        [
+          `${hub}: ApplicationSet ${object.metadata.namespace ?? ''}/${object.metadata.name} (Argo CD RollingSync):`,
+          ...described,
+        ].join('\n'),
+      );
+    }
+  }
+  return lines.sort();
 }
 
 /** Every deletion id a plan holds (spoke and runtime), sorted. */
@@ -362,6 +453,10 @@ export function formatPlan(plan: FleetPlan, options: FormatOptions = {}): string
   if (plan.transitions.length) {
     lines.push(`MOVES BETWEEN DELIVERY MODELS (${plan.transitions.length}):`);
     for (const t of plan.transitions) lines.push(`  > ${t}`);
+  }
+  if (plan.rollouts.length) {
+    lines.push(`ROLLOUTS (${plan.rollouts.length}): the changed apps reach their spokes in these waves, in order`);
+    for (const r of plan.rollouts) lines.push(`  > ${r}`);
   }
   if (plan.spokeDeletions.length) {
     const byAgent = plan.spokeDeletions.some((d) => d.reason === 'agent told to delete')
@@ -454,4 +549,12 @@ export function planJson(
     transitions: plan.transitions,
     unusedAcknowledgements: ack.unused,
   };
+}
+
+/** Whether an object carries Argo CD's `Prune=false` sync option (Argo CD never deletes it when it leaves git). */
+function isPruneProtected(object: unknown): boolean {
+  const options = (object as { metadata?: { annotations?: Record<string, string> } }).metadata?.annotations?.[
+    ARGOCD_SYNC_OPTIONS_ANNOTATION
+  ];
+  return (options ?? '').split(',').some((option) => option.trim() === 'Prune=false');
 }

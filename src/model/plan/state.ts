@@ -57,6 +57,8 @@ export function buildPlanState(hub: string, spokes: ReadonlyArray<InventoryClust
               name: w.name,
               deleteOption: w.deleteOption,
               ...(w.fromAgent ? { fromAgent: true } : {}),
+              ...(w.waved ? { waved: true } : {}),
+              ...(w.pruneProtected ? { pruneProtected: true } : {}),
             })),
           }
         : {}),
@@ -120,11 +122,13 @@ export function parsePlanState(text: string, file: string): PlanState {
           w &&
           typeof w.name === 'string' &&
           (w.deleteOption === 'Foreground' || w.deleteOption === 'Orphan') &&
-          (w.fromAgent === undefined || typeof w.fromAgent === 'boolean'),
+          (w.fromAgent === undefined || typeof w.fromAgent === 'boolean') &&
+          (w.waved === undefined || typeof w.waved === 'boolean') &&
+          (w.pruneProtected === undefined || typeof w.pruneProtected === 'boolean'),
       )
     ) {
       fail(
-        `spokes[${i}].works must be a list of { name, deleteOption: Foreground | Orphan } (fromAgent, if present, true or false)`,
+        `spokes[${i}].works must be a list of { name, deleteOption: Foreground | Orphan } (fromAgent, waved and pruneProtected, if present, true or false)`,
       );
     }
     return {
@@ -140,6 +144,8 @@ export function parsePlanState(text: string, file: string): PlanState {
               name: w.name,
               deleteOption: w.deleteOption,
               ...(w.fromAgent === true ? { fromAgent: true } : {}),
+              ...(w.waved === true ? { waved: true } : {}),
+              ...(w.pruneProtected === true ? { pruneProtected: true } : {}),
             })),
           }
         : {}),

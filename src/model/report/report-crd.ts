@@ -65,6 +65,28 @@ function rowSchema(): JsonObject {
       workAvailable: { type: 'string', enum: ['True', 'False', 'Unknown'] },
       lastFeedbackTime: str(),
       message: str(),
+      resources: {
+        type: 'object',
+        required: ['total'],
+        properties: Object.fromEntries(
+          ['total', 'healthy', 'progressing', 'degraded', 'suspended', 'missing', 'unknown', 'outOfSync'].map((key) => [
+            key,
+            int(),
+          ]),
+        ),
+      },
+      problemResources: {
+        type: 'array',
+        maxItems: 3,
+        'x-kubernetes-list-type': 'atomic',
+        items: {
+          type: 'object',
+          required: ['kind', 'name'],
+          properties: { kind: str(), namespace: str(), name: str(), health: str(), sync: str(), message: str() },
+        },
+      },
+      images: { type: 'array', maxItems: 10, items: str(), 'x-kubernetes-list-type': 'atomic' },
+      resourceMessage: str(),
     },
   };
 }
@@ -112,6 +134,7 @@ export function fleetReportSchema(): JsonObject {
           summary: summarySchema(),
           clusters: { type: 'array', items: rowSchema(), 'x-kubernetes-list-type': 'atomic' },
           omittedRows: { type: 'integer', format: 'int32', minimum: 0 },
+          omittedResourceDetails: { type: 'integer', format: 'int32', minimum: 0 },
           conditions: {
             type: 'array',
             items: conditionSchema(),

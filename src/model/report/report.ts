@@ -46,6 +46,17 @@ import type { ExpectedApplications } from '../runtime/expected-apps.js';
 import { canonicalJson } from '../core/canonical-json.js';
 import { matchesSelector } from '../core/selectors.js';
 import { kubeTime } from '../core/time.js';
+import {
+  countResources,
+  imagesFromStatus,
+  omittedText,
+  readResourceSummary,
+  resourceRank,
+  resourcesFromStatus,
+  type ResourceCounts,
+  type ResourceSummaryReading,
+  type SummaryResource,
+} from '../runtime/resource-summary.js';
 
 /** The hub Application condition the controller sets when it cannot deliver (same value as the status model's). */
 const DELIVERY_ERROR_CONDITION_TYPE = 'DeliveryError';
@@ -60,6 +71,12 @@ export const DEFAULT_STALE_AFTER_SECONDS = 900;
 export const MAX_ROWS_BYTES = 1_000_000;
 /** Longest operation message kept in a row (a report holds hundreds of rows; objects are capped at ~1.5 MB). */
 export const MAX_ROW_MESSAGE_LENGTH = 512;
+/** Most resources a row names in `problemResources` (the first Degraded, Missing and OutOfSync ones). */
+export const MAX_ROW_PROBLEM_RESOURCES = 3;
+/** Most images a row lists. */
+export const MAX_ROW_IMAGES = 10;
+/** Longest health message kept per resource in a row. */
+export const MAX_ROW_RESOURCE_MESSAGE_LENGTH = 120;
 
 /** The state of a report row: one of {@link FLEET_REPORT_STATES}, worst first. */
 export type ReportState = (typeof FLEET_REPORT_STATES)[number];
@@ -138,6 +155,53 @@ export interface FleetReportRow {
   lastFeedbackTime?: string;
   /** Why the row is in its state and what to check, when the hub can tell (such as a missing ManifestWork). */
   message?: string;
+  /**
+   * Counts of the app's resources on the spoke, from the resource summary the work agent reports (only the
+   * counts that are not zero, and `total`); absent when the hub has none.
+   */
+  resources?: ReportResourceCounts;
+  /** The first resources that are Degraded, Missing or OutOfSync, worst first (at most 3). */
+  problemResources?: ReportResource[];
+  /** Images the app runs on the spoke (`status.summary.images` there; at most 10). */
+  images?: string[];
+  /** Why the resource data is absent or partial (the agent cannot build the summary, or the list was cut). */
+  resourceMessage?: string;
+}
+
+/** Resource counts of a report row: how many of the app's resources are in each health state, and out of sync. */
+export interface ReportResourceCounts {
+  /** Every resource of the app. */
+  total: number;
+  /** Resources whose health is `Healthy`. */
+  healthy?: number;
+  /** Resources whose health is `Progressing`. */
+  progressing?: number;
+  /** Resources whose health is `Degraded`. */
+  degraded?: number;
+  /** Resources whose health is `Suspended`. */
+  suspended?: number;
+  /** Resources whose health is `Missing`. */
+  missing?: number;
+  /** Resources whose health is `Unknown`. */
+  unknown?: number;
+  /** Resources whose sync status is `OutOfSync`. */
+  outOfSync?: number;
+}
+
+/** A resource named in a report row. */
+export interface ReportResource {
+  /** The resource's kind, such as `Deployment`. */
+  kind: string;
+  /** Its namespace on the spoke; absent for cluster-scoped kinds. */
+  namespace?: string;
+  /** Its name. */
+  name: string;
+  /** Its Argo CD health, when the spoke reports one. */
+  health?: string;
+  /** Its Argo CD sync status. */
+  sync?: string;
+  /** Its health message (cut to 120 characters). */
+  message?: string;
 }
 
 /**
@@ -177,6 +241,11 @@ export interface FleetReportStatus {
   clusters: FleetReportRow[];
   /** Rows left out to keep the object under the size limit (see {@link MAX_ROWS_BYTES}); absent when none. */
   omittedRows?: number;
+  /**
+   * Rows whose resource details (`problemResources`, `images`) were left out to stay under the size limit before
+   * any row was; their counts stay. Absent when none.
+   */
+  omittedResourceDetails?: number;
   /** `Ready` (every cluster synced and healthy) and `Degraded` (some cluster degraded, missing or stale). */
   conditions: Condition[];
 }
@@ -398,6 +467,80 @@ function copyFeedback(row: FleetReportRow, feedback: ApplicationFeedback): void 
   if (opMessage) row.operationMessage = opMessage;
 }
 
+/** Row counts: `total` and every count that is not zero. */
+function rowCounts(counts: ResourceCounts): ReportResourceCounts {
+  const row: ReportResourceCounts = { total: counts.total };
+  const keys = ['healthy', 'progressing', 'degraded', 'suspended', 'missing', 'unknown', 'outOfSync'] as const;
+  for (const key of keys) if (counts[key] > 0) row[key] = counts[key];
+  return row;
+}
+
+/** The resources a row names: the first Degraded, Missing and OutOfSync ones, worst first. */
+function problemResourcesOf(resources: readonly SummaryResource[]): ReportResource[] {
+  // Only problems are ranked and sorted (this runs for every row of every report).
+  const problems: Array<{ resource: SummaryResource; index: number; rank: number }> = [];
+  resources.forEach((resource, index) => {
+    const rank = resourceRank(resource);
+    if (rank <= 3) problems.push({ resource, index, rank });
+  });
+  return problems
+    .sort((a, b) => a.rank - b.rank || a.index - b.index)
+    .slice(0, MAX_ROW_PROBLEM_RESOURCES)
+    .map(({ resource }) => ({
+      kind: resource.kind,
+      ...(resource.namespace ? { namespace: resource.namespace } : {}),
+      name: resource.name,
+      ...(resource.health ? { health: resource.health } : {}),
+      ...(resource.sync ? { sync: resource.sync } : {}),
+      ...(resource.message ? { message: truncate(resource.message, MAX_ROW_RESOURCE_MESSAGE_LENGTH)! } : {}),
+    }));
+}
+
+function setResources(
+  row: FleetReportRow,
+  counts: ResourceCounts,
+  resources: readonly SummaryResource[],
+  images: readonly string[],
+): void {
+  row.resources = rowCounts(counts);
+  const problems = problemResourcesOf(resources);
+  if (problems.length > 0) row.problemResources = problems;
+  if (images.length > 0) row.images = images.slice(0, MAX_ROW_IMAGES);
+}
+
+/** Copies what the work agent's resource summary says into a row (counts, first problems, images, notes). */
+function copyResourceSummary(
+  row: FleetReportRow,
+  reading: ResourceSummaryReading,
+  appHealth: string | undefined,
+): void {
+  const notes: string[] = [];
+  if (reading.state === 'Reported') {
+    const summary = reading.summary;
+    setResources(row, summary.counts, summary.resources, summary.images);
+    if (summary.healthSource === 'appTree' && appHealth !== undefined && appHealth !== 'Healthy')
+      notes.push(
+        "the spoke's Argo CD keeps no per-resource health (resourceHealthSource appTree): set controller.resource.health.persist=true there",
+      );
+    const more = omittedText(summary);
+    if (more) notes.push(`the summary lists ${summary.resources.length} of ${summary.counts.total} resources, ${more}`);
+  } else if (reading.state === 'Rejected') {
+    notes.push(`the work agent could not build the resource summary: ${reading.message}`);
+  } else if (reading.state === 'Unsupported') {
+    notes.push(
+      'the work agent reports no resource summary (conditionRules need OCM 1.0 or later); scalar status still flows',
+    );
+  }
+  if (notes.length > 0) row.resourceMessage = truncate(notes.join('; '));
+}
+
+/** Resource data of an Application whose own status lists its resources (agent-model apps; hub apps pullfleet wrote). */
+function copyStatusResources(row: FleetReportRow, app: Pick<Application, 'status'>): void {
+  if (!Array.isArray(app.status?.resources)) return;
+  const resources = resourcesFromStatus(app.status);
+  setResources(row, countResources(resources), resources, imagesFromStatus(app.status));
+}
+
 export function feedbackState(feedback: ApplicationFeedback | undefined): ReportState {
   if (!feedback) return 'Unknown';
   const phase = feedback.operationStatePhase;
@@ -454,6 +597,11 @@ export function computeRow(
 
   const feedback = readApplicationFeedback(work, spokeAppNamespace(app), app.metadata.name);
   if (feedback) copyFeedback(row, feedback);
+  copyResourceSummary(
+    row,
+    readResourceSummary(work, spokeAppNamespace(app), app.metadata.name),
+    feedback?.healthStatus,
+  );
   const lastFeedback = parseTime(feedback?.reconciledAt);
   if (lastFeedback !== undefined) row.lastFeedbackTime = kubeTime(new Date(lastFeedback));
 
@@ -552,6 +700,7 @@ export function computeAgentRow(cluster: string, app: Application, now: Date, st
   const row: FleetReportRow = { cluster, state: 'Unknown', application: app.metadata.name };
   const feedback = applicationStatusFeedback(app);
   if (feedback) copyFeedback(row, feedback);
+  copyStatusResources(row, app);
   const lastReconcile = parseTime(feedback?.reconciledAt);
   if (lastReconcile !== undefined) row.lastFeedbackTime = kubeTime(new Date(lastReconcile));
   const thresholdMs = staleAfterSeconds * 1000;
@@ -755,18 +904,33 @@ export function sortRowsProblemsFirst<T extends FleetReportRow>(rows: readonly T
 export function fitRows(
   rows: readonly FleetReportRow[],
   maxBytes: number,
-): { kept: FleetReportRow[]; omitted: number } {
-  const sizes = rows.map((row) => Buffer.byteLength(JSON.stringify(row), 'utf8') + 1);
+): { kept: FleetReportRow[]; omitted: number; omittedDetails: number } {
+  const sizeOf = (row: FleetReportRow) => Buffer.byteLength(JSON.stringify(row), 'utf8') + 1;
+  const sizes = rows.map(sizeOf);
   let total = sizes.reduce((sum, size) => sum + size, 2);
-  if (total <= maxBytes) return { kept: [...rows], omitted: 0 };
+  if (total <= maxBytes) return { kept: [...rows], omitted: 0, omittedDetails: 0 };
   const dropOrder = sortRowsProblemsFirst(rows.map((row, index) => ({ ...row, index }))).reverse();
+  // First the resource details (names of resources, images) of the least interesting rows go; their counts stay.
+  const slim = [...rows];
+  let omittedDetails = 0;
+  for (const candidate of dropOrder) {
+    if (total <= maxBytes) break;
+    const row = slim[candidate.index];
+    if (!row.problemResources && !row.images) continue;
+    const { problemResources: _problems, images: _images, ...rest } = row;
+    slim[candidate.index] = rest;
+    const size = sizeOf(rest);
+    total -= sizes[candidate.index] - size;
+    sizes[candidate.index] = size;
+    omittedDetails++;
+  }
   const dropped = new Set<number>();
   for (const candidate of dropOrder) {
     if (total <= maxBytes) break;
     dropped.add(candidate.index);
     total -= sizes[candidate.index];
   }
-  return { kept: rows.filter((_, index) => !dropped.has(index)), omitted: dropped.size };
+  return { kept: slim.filter((_, index) => !dropped.has(index)), omitted: dropped.size, omittedDetails };
 }
 
 /** The rows and status for an ApplicationSet, given everything observed. */
@@ -810,13 +974,14 @@ export function computeFleetReportStatus(input: FleetReportInput & { application
   }
   const sorted = sortRowsByCluster(rows);
   const summary = summarize(sorted);
-  const { kept, omitted } = fitRows(sorted, input.maxRowsBytes ?? MAX_ROWS_BYTES);
+  const { kept, omitted, omittedDetails } = fitRows(sorted, input.maxRowsBytes ?? MAX_ROWS_BYTES);
   const status: FleetReportStatus = {
     ...(appSet.metadata.generation === undefined ? {} : { observedGeneration: appSet.metadata.generation }),
     placements: placementNames(appSet),
     summary,
     clusters: kept,
     ...(omitted > 0 ? { omittedRows: omitted } : {}),
+    ...(omittedDetails > 0 ? { omittedResourceDetails: omittedDetails } : {}),
     conditions: reportConditions(sorted, summary, input.previous?.conditions, input.now, appSet.metadata.generation),
   };
   return recheck === undefined ? { status } : { status, recheckAt: new Date(recheck) };
@@ -907,6 +1072,7 @@ export function staticApplicationRows(
       state: feedbackState(Object.keys(feedback).length ? feedback : undefined),
     };
     copyFeedback(row, feedback);
+    copyStatusResources(row, app);
     row.message = 'from the hub Application status (ManifestWorks not readable)';
     rows.push(row);
   }

@@ -12,6 +12,10 @@ export interface ApplicationFeedback {
   readonly operationStateStartedAt?: string;
   readonly operationStateMessage?: string;
   readonly reconciledAt?: string;
+  /** The spec hash the spoke Application carries (SPEC_HASH_ANNOTATION): which spec it runs. */
+  readonly specHash?: string;
+  /** The forwarding mark of the operation the spoke runs or ran last (FORWARD_INFO_NAME in its operation's info). */
+  readonly operationForwardId?: string;
 }
 
 const FEEDBACK_NAMES = new Set<keyof ApplicationFeedback>([
@@ -22,6 +26,8 @@ const FEEDBACK_NAMES = new Set<keyof ApplicationFeedback>([
   'operationStateStartedAt',
   'operationStateMessage',
   'reconciledAt',
+  'specHash',
+  'operationForwardId',
 ]);
 
 /**

@@ -24,7 +24,15 @@ import {
   PULL_LABEL,
   REFRESH_ANNOTATION,
   SKIP_RECONCILE_ANNOTATION,
+  FORWARDED_OPERATION_ANNOTATION,
+  ARGOCD_TRACKING_ANNOTATION,
+  LAST_APPLIED_ANNOTATION,
 } from '../core/keys.js';
+import { gatedWork, type RolloutGate } from '../rollout/runtime.js';
+import { isWavedApplication } from '../rollout/static.js';
+
+/** The label Argo CD's label-based resource tracking sets on what it applies. */
+const ARGOCD_INSTANCE_LABEL = 'app.kubernetes.io/instance';
 import {
   buildManifestWork,
   isStandBy,
@@ -45,7 +53,7 @@ import type { Application, JsonObject, ManifestWork } from '../core/types.js';
  * {@link ForwardedOperation}). The operation itself stays on the hub app, and so in the work payload, until
  * the spoke's feedback shows it started; this record is what survives a controller restart.
  */
-export const FORWARDED_OPERATION_ANNOTATION = `${PULLFLEET_PREFIX}forwarded-operation`;
+export { FORWARDED_OPERATION_ANNOTATION };
 
 /** The record left on a hub app when the controller forwards an `operation` (annotation {@link FORWARDED_OPERATION_ANNOTATION}). */
 export interface ForwardedOperation {
@@ -86,7 +94,13 @@ export const CLOCK_SKEW_ALLOWANCE_MS = 5 * 60_000;
  * the one seen when forwarding. When nothing was seen then (no feedback yet), a `startedAt` clearly older
  * than the forwarding is an earlier operation reported late, not this one.
  */
-export function operationTaken(record: ForwardedOperation, spokeStartedAt: string | undefined): boolean {
+export function operationTaken(
+  record: ForwardedOperation,
+  spokeStartedAt: string | undefined,
+  spokeForwardId?: string,
+): boolean {
+  // The spoke runs (or ran) exactly this forwarding: its operation state carries the mark.
+  if (spokeForwardId !== undefined && spokeForwardId === forwardId(record)) return true;
   if (spokeStartedAt === undefined || spokeStartedAt === '' || spokeStartedAt === record.after) return false;
   if (record.after === '') {
     const started = Date.parse(spokeStartedAt);
@@ -95,6 +109,33 @@ export function operationTaken(record: ForwardedOperation, spokeStartedAt: strin
       return false;
   }
   return true;
+}
+
+/**
+ * Name of the `operation.info` entry the controller adds to a forwarded operation in the payload: its value
+ * ({@link forwardId}) comes back through feedback (`operationForwardId`) from the spoke's
+ * `operationState.operation`, so a forwarding is known taken even when the spoke starts it in the same second
+ * as the one before (a `startedAt` has whole seconds only).
+ */
+export const FORWARD_INFO_NAME = `${PULLFLEET_PREFIX}forwarded`;
+
+/** The mark of one forwarding: the operation, when it was forwarded and what the spoke had run before. */
+export function forwardId(record: ForwardedOperation): string {
+  return createHash('sha256').update(`${record.id}|${record.at}|${record.after}`).digest('hex').slice(0, 12);
+}
+
+/** The hub app with its operation marked as forwarded by `record` (the mark travels in the payload only). */
+function withForwardMark(app: Application, record: ForwardedOperation): Application {
+  const operation = app.operation;
+  if (!operation) return app;
+  const entries: unknown[] = Array.isArray(operation.info) ? operation.info : [];
+  const info = entries.filter(
+    (entry) => (entry as { name?: unknown } | null)?.name !== FORWARD_INFO_NAME,
+  ) as JsonObject[];
+  return {
+    ...app,
+    operation: { ...operation, info: [...info, { name: FORWARD_INFO_NAME, value: forwardId(record) }] },
+  };
 }
 
 export interface WorkRef {
@@ -121,6 +162,12 @@ export interface PropagationInput {
   readonly wrapOptions?: WrapOptions;
   /** Current time (recorded when an operation is first forwarded). @default new Date() */
   readonly now?: Date;
+  /**
+   * A waved static app: which payload its work may carry now, from the app's rollout state (hold when
+   * there is none yet).
+   * @default hold
+   */
+  readonly rolloutGate?: RolloutGate;
 }
 
 /** What to do about the hub app's `operation`. */
@@ -159,6 +206,13 @@ export interface PropagationPlan {
   readonly legacyControllerActive?: string;
   /** What a hand-over from another controller's work waits for (for logs). */
   readonly takeoverWaiting?: string;
+  /**
+   * A waved app takes over the work synth rendered for it before (left in place by Argo CD's Prune=false):
+   * a merge patch removing Argo CD's tracking marks from it, so the hub's Argo CD forgets it.
+   */
+  readonly adopt?: { readonly namespace: string; readonly name: string; readonly patch: JsonObject };
+  /** A waved app whose work waits for its wave (nothing is written for it now). */
+  readonly heldByRollout?: boolean;
 }
 
 /** Whether a hub Application's work is rendered by synth (the controller never writes such works). */
@@ -377,7 +431,13 @@ export function computePropagation(input: PropagationInput): PropagationPlan {
 
   const existing = input.workAtTarget;
   const targetName = manifestWorkName(app.metadata.namespace ?? 'argocd', app.metadata.name);
-  if (existing && !isControllerWorkFor(existing, namespace, name)) {
+  const waved = isWavedApplication(app);
+  const adopt = waved && existing && isStaticWorkFor(existing, namespace, name) ? adoptionPatch(existing) : undefined;
+  if (
+    existing &&
+    !isControllerWorkFor(existing, namespace, name) &&
+    !(waved && isStaticWorkFor(existing, namespace, name))
+  ) {
     return {
       deletes: [],
       problem: `ManifestWork ${existing.metadata.namespace}/${targetName} already exists and ${describeOwner(existing)}: refusing to take it over; delete it or rename the Application`,
@@ -392,31 +452,42 @@ export function computePropagation(input: PropagationInput): PropagationPlan {
   let operation: OperationAction | undefined;
   let payloadApp = app;
   const record = parseForwardedOperation(app);
-  const spokeStartedAt = existing
-    ? readApplicationFeedback(existing, spokeAppNamespace(app), app.metadata.name)?.operationStateStartedAt
+  const spokeFeedback = existing
+    ? readApplicationFeedback(existing, spokeAppNamespace(app), app.metadata.name)
     : undefined;
+  const spokeStartedAt = spokeFeedback?.operationStateStartedAt;
   if (standBy) {
     const { operation: _principals, ...rest } = app;
     payloadApp = rest;
   } else if (app.operation !== undefined) {
     const id = operationId(app.operation);
     if (!record || record.id !== id) {
-      operation = {
-        kind: 'record',
-        record: { id, at: kubeTime(input.now ?? new Date()), after: spokeStartedAt ?? '' },
-      };
-    } else if (operationTaken(record, spokeStartedAt)) {
+      const fresh = { id, at: kubeTime(input.now ?? new Date()), after: spokeStartedAt ?? '' };
+      operation = { kind: 'record', record: fresh };
+      payloadApp = withForwardMark(app, fresh);
+    } else if (operationTaken(record, spokeStartedAt, spokeFeedback?.operationForwardId)) {
       operation = { kind: 'clear' };
       const { operation: _taken, ...rest } = app;
       payloadApp = rest;
-    }
+    } else payloadApp = withForwardMark(app, record);
   } else if (record) {
     // Withdrawn from the hub app (or already cleared): the record has nothing left to track.
     operation = { kind: 'clear' };
   }
 
-  const desired = buildManifestWork(payloadApp, input.wrapOptions);
+  let desired: ManifestWork | undefined = buildManifestWork(payloadApp, input.wrapOptions);
   const target = { namespace: desired.metadata.namespace!, name: desired.metadata.name };
+  // A waved app's work carries what its rollout allows: nothing new until the cluster's wave comes.
+  let heldByRollout = false;
+  if (waved) {
+    desired = gatedWork(desired, existing, input.rolloutGate ?? { kind: 'hold' }, app.metadata.name);
+    if (!desired) {
+      heldByRollout = true;
+      // Nothing reaches the spoke now: the operation and the refresh wait on the hub app with the spec.
+      operation = undefined;
+    }
+  }
+  const adoption = adopt ? { adopt: { namespace: target.namespace, name: target.name, patch: adopt } } : {};
 
   // Works another controller left for this app are handed over orphan-first (see takeover.ts): until each
   // is Orphan and the agent saw it, pullfleet writes nothing of its own and the legacy work keeps delivering.
@@ -432,10 +503,16 @@ export function computePropagation(input: PropagationInput): PropagationPlan {
     return { deletes: [], target, ...handover, ...finalizer };
   }
 
-  const clearRefresh = !standBy && app.metadata.annotations?.[REFRESH_ANNOTATION] !== undefined;
+  const clearRefresh =
+    !standBy &&
+    !heldByRollout &&
+    app.metadata.annotations?.[REFRESH_ANNOTATION] !== undefined &&
+    spokeReconciledSince(app, existing);
   const deletes = [...(newTargetReady(existing, namespace, name) ? deletable(owned, target) : []), ...takeover.deletes];
   return {
-    ...(existing && workUpToDate(existing, desired) ? {} : { apply: desired }),
+    ...(!desired || (existing && workUpToDate(existing, desired)) ? {} : { apply: desired }),
+    ...adoption,
+    ...(heldByRollout ? { heldByRollout } : {}),
     deletes,
     ...(operation ? { operation } : {}),
     ...(clearRefresh ? { clearRefresh } : {}),
@@ -443,4 +520,48 @@ export function computePropagation(input: PropagationInput): PropagationPlan {
     ...handover,
     ...finalizer,
   };
+}
+
+/** Whether a work is the one synth rendered for the app `namespace/name` (static delivery). */
+function isStaticWorkFor(work: ManifestWork, namespace: string, name: string): boolean {
+  const annotations = work.metadata.annotations ?? {};
+  return (
+    work.metadata.labels?.[MANAGED_BY_LABEL] === MANAGED_BY_VALUE &&
+    work.metadata.labels?.[DELIVERY_LABEL] === DELIVERY_STATIC &&
+    annotations[HUB_APP_NAMESPACE_ANNOTATION] === namespace &&
+    annotations[HUB_APP_NAME_ANNOTATION] === name
+  );
+}
+
+/** Argo CD's tracking marks on a work synth rendered, removed when a waved app takes it over (undefined: none). */
+function adoptionPatch(work: ManifestWork): JsonObject | undefined {
+  const annotations: JsonObject = {};
+  const labels: JsonObject = {};
+  for (const key of [ARGOCD_TRACKING_ANNOTATION, LAST_APPLIED_ANNOTATION])
+    if (work.metadata.annotations?.[key] !== undefined) annotations[key] = null;
+  if (work.metadata.labels?.[ARGOCD_INSTANCE_LABEL] !== undefined) labels[ARGOCD_INSTANCE_LABEL] = null;
+  if (Object.keys(annotations).length === 0 && Object.keys(labels).length === 0) return undefined;
+  return {
+    metadata: {
+      ...(Object.keys(annotations).length ? { annotations } : {}),
+      ...(Object.keys(labels).length ? { labels } : {}),
+    },
+  };
+}
+
+/**
+ * Whether a forwarded refresh may leave the hub app: once the spoke reports a `reconciledAt` other than the
+ * one the hub app shows (the spoke reconciled since: compared for a change, not an order, so a spoke clock
+ * behind the hub's does not hold it), or at once when either is unknown. Removing it then is a change the
+ * applicationset-controller requeues on, at the moment the app's `reconciledAt` says what RollingSync waits
+ * for (a `reconciledAt` change alone requeues nothing). A reconcile in the same second as the last one is
+ * caught by the spoke's next periodic one.
+ */
+function spokeReconciledSince(app: Application, work: ManifestWork | undefined): boolean {
+  const reported = work
+    ? readApplicationFeedback(work, spokeAppNamespace(app), app.metadata.name)?.reconciledAt
+    : undefined;
+  const shown = app.status?.reconciledAt;
+  if (!reported || !shown) return true;
+  return reported !== shown;
 }

@@ -10,11 +10,24 @@ import {
   type ApplicationFeedback,
   type InvalidFeedback,
 } from './feedback.js';
-import { SKIP_RECONCILE_ANNOTATION } from '../core/keys.js';
-import { spokeAppNamespace } from '../delivery/manifestwork.js';
+import { SKIP_RECONCILE_ANNOTATION, SPEC_HASH_ANNOTATION } from '../core/keys.js';
+import { buildPayloadApplication, isStandBy, payloadSpecHash, spokeAppNamespace } from '../delivery/manifestwork.js';
 import { operationTaken, parseForwardedOperation } from './propagation.js';
 import { LEGACY_CONTROLLER_CONDITION } from './takeover.js';
+import { ROLLOUT_HALTED_CONDITION } from '../rollout/policy.js';
 import { kubeTime } from '../core/time.js';
+import {
+  MAX_SUMMARY_CHARS,
+  RESOURCE_LIST_TRUNCATED_CONDITION,
+  RESOURCE_SUMMARY_CONDITION,
+  RESOURCE_SUMMARY_WARNING_CONDITION,
+  currentResourcesDigest,
+  omittedText,
+  readResourceSummary,
+  resourcesDigest,
+  toArgoResources,
+  type ResourceSummaryReading,
+} from './resource-summary.js';
 import type { Application, ApplicationCondition, ApplicationStatus, JsonObject, ManifestWork } from '../core/types.js';
 
 /** Condition type for anything that stops delivery (cluster missing, namespace not allowed, work not applied). */
@@ -37,6 +50,9 @@ const OWN_CONDITIONS = new Set([
   SKIP_RECONCILE_CONDITION,
   LEGACY_CONTROLLER_CONDITION,
   DELIVERY_MODEL_CONFLICT_CONDITION,
+  ROLLOUT_HALTED_CONDITION,
+  RESOURCE_SUMMARY_WARNING_CONDITION,
+  RESOURCE_LIST_TRUNCATED_CONDITION,
 ]);
 
 /** The sync / health value written while the spoke has not reported one. */
@@ -56,6 +72,8 @@ export interface StatusInput {
   readonly operationTimeoutMs?: number;
   /** An old propagation controller fighting the hand-over of this app's work; becomes a LegacyControllerWarning condition. */
   readonly legacyController?: string;
+  /** The rollout of this waved app halted on failures (the message names the clusters); becomes a RolloutHalted condition. */
+  readonly rolloutHalted?: string;
 }
 
 export interface StatusResult {
@@ -75,6 +93,51 @@ function feedbackOf(input: StatusInput): { feedback: ApplicationFeedback | undef
   );
 }
 
+/** The resource summary the app's work carries, if the app has a work. */
+function summaryOf(input: StatusInput): ResourceSummaryReading | undefined {
+  const { app, work } = input;
+  return work ? readResourceSummary(work, spokeAppNamespace(app), app.metadata.name) : undefined;
+}
+
+/** Conditions about the resource summary: why there is none, or that the list is cut. */
+function summaryConditions(
+  reading: ResourceSummaryReading | undefined,
+  cluster: string,
+  appHealth: string | undefined,
+): Map<string, string> {
+  const messages = new Map<string, string>();
+  const kept =
+    'status.resources and status.summary.images keep their last values, and sync, health and operation still come through status feedback';
+  if (reading?.state === 'Rejected') {
+    const said = reading.message.length > 300 ? `${reading.message.slice(0, 299)}…` : reading.message;
+    messages.set(
+      RESOURCE_SUMMARY_WARNING_CONDITION,
+      `the work agent on cluster ${cluster} could not build the resource summary (condition ${RESOURCE_SUMMARY_CONDITION}): ${said}; ${kept}`,
+    );
+  } else if (reading?.state === 'Unsupported') {
+    messages.set(
+      RESOURCE_SUMMARY_WARNING_CONDITION,
+      `the work agent on cluster ${cluster} reports status feedback but no resource summary (condition ${RESOURCE_SUMMARY_CONDITION}): work agents before OCM 1.0 do not evaluate conditionRules, and a hub whose ManifestWork CRD predates them drops the rule; upgrade the klusterlet there (and the hub) to see the app's resources; ${kept}`,
+    );
+  } else if (reading?.state === 'Reported') {
+    const summary = reading.summary;
+    if (summary.healthSource === 'appTree' && appHealth !== undefined && appHealth !== 'Healthy') {
+      messages.set(
+        RESOURCE_SUMMARY_WARNING_CONDITION,
+        `the app is ${appHealth}, but the Argo CD on cluster ${cluster} does not keep the health of single resources in the Application (status.resourceHealthSource: appTree, the Argo CD 3 default), so status.resources shows sync status only; set controller.resource.health.persist: "true" in argocd-cmd-params-cm there to see which resource is unhealthy`,
+      );
+    }
+    const more = omittedText(summary);
+    if (more) {
+      messages.set(
+        RESOURCE_LIST_TRUNCATED_CONDITION,
+        `status.resources lists ${summary.resources.length} of ${summary.counts.total} resources, problems first (the spoke's summary is capped at ${MAX_SUMMARY_CHARS} characters): ${more}`,
+      );
+    }
+  }
+  return messages;
+}
+
 /** The first moment after `now` at which time alone changes the status, if any. */
 function recheckAt(input: StatusInput, feedback: ApplicationFeedback | undefined): Date | undefined {
   const now = input.now.getTime();
@@ -88,7 +151,7 @@ function recheckAt(input: StatusInput, feedback: ApplicationFeedback | undefined
     forwarded &&
     input.app.operation !== undefined &&
     (input.operationTimeoutMs ?? 0) > 0 &&
-    !operationTaken(forwarded, feedback?.operationStateStartedAt)
+    !operationTaken(forwarded, feedback?.operationStateStartedAt, feedback?.operationForwardId)
   ) {
     const due = Date.parse(forwarded.at) + input.operationTimeoutMs! + 1;
     if (!Number.isNaN(due) && due > now) moments.push(due);
@@ -101,8 +164,10 @@ function conditionsFor(
   feedback: ApplicationFeedback | undefined,
   invalid: readonly InvalidFeedback[],
 ): ApplicationCondition[] {
-  const messages = new Map<string, string>();
   const work = input.work;
+  const messages = work
+    ? summaryConditions(summaryOf(input), work.metadata.namespace ?? 'the target cluster', feedback?.healthStatus)
+    : new Map<string, string>();
   if (input.problem) messages.set(DELIVERY_ERROR_CONDITION, input.problem);
   else if (work) {
     const applied = workCondition(work, 'Applied');
@@ -129,7 +194,7 @@ function conditionsFor(
     forwarded &&
     input.app.operation !== undefined &&
     timeout > 0 &&
-    !operationTaken(forwarded, feedback?.operationStateStartedAt)
+    !operationTaken(forwarded, feedback?.operationStateStartedAt, feedback?.operationForwardId)
   ) {
     const at = Date.parse(forwarded.at);
     if (!Number.isNaN(at) && input.now.getTime() - at > timeout) {
@@ -156,6 +221,7 @@ function conditionsFor(
     );
   }
   if (input.legacyController) messages.set(LEGACY_CONTROLLER_CONDITION, input.legacyController);
+  if (input.rolloutHalted) messages.set(ROLLOUT_HALTED_CONDITION, input.rolloutHalted);
   if (input.app.metadata.annotations?.[SKIP_RECONCILE_ANNOTATION] !== 'true') {
     messages.set(
       SKIP_RECONCILE_CONDITION,
@@ -186,23 +252,61 @@ export function desiredStatus(input: StatusInput): ApplicationStatus {
       ...(feedback?.syncRevision ? { revision: feedback.syncRevision } : {}),
     };
     status.health = { status: feedback?.healthStatus ?? UNKNOWN };
-    const forwarded = parseForwardedOperation(app);
+    const summary = summaryOf(input);
+    if (summary?.state === 'Reported') {
+      // Only a summary the agent reported replaces what the hub shows; otherwise the last one stays.
+      status.resources = toArgoResources(summary.summary);
+      status.summary = { images: [...summary.summary.images] };
+    }
+    // The spoke's operation state, copied as it is: never a phase or a startedAt the spoke did not report
+    // (ApplicationSet RollingSync takes a later startedAt for a sync that happened). Until the spoke reports
+    // one, the last one stays.
     const operation = current.operationState?.operation ?? {};
-    if (forwarded && app.operation !== undefined && !operationTaken(forwarded, feedback?.operationStateStartedAt)) {
-      // Forwarded but not started on the spoke yet: show the sync as running so RollingSync sees Progressing.
-      status.health = { status: 'Progressing' };
-      status.operationState = { operation, phase: 'Running', startedAt: forwarded.at };
-    } else if (feedback?.operationStatePhase) {
+    if (feedback?.operationStatePhase && feedback.operationStateStartedAt) {
       status.operationState = {
         operation,
         phase: feedback.operationStatePhase,
-        startedAt: feedback.operationStateStartedAt ?? current.operationState?.startedAt ?? kubeTime(input.now),
+        startedAt: feedback.operationStateStartedAt,
         ...(feedback.operationStateMessage ? { message: feedback.operationStateMessage } : {}),
       };
     }
+    if (feedback?.reconciledAt) status.reconciledAt = feedback.reconciledAt;
+    // A sync status only once the spoke runs the spec the hub asks for now: RollingSync takes a Synced and
+    // Healthy app whose spec just changed as done without syncing it. Unknown until then, so the spoke's first
+    // word on the new spec (OutOfSync until it syncs) is a change the applicationset-controller requeues on.
+    if (!spokeRunsCurrentSpec(app, work, feedback)) status.sync = { ...status.sync, status: UNKNOWN };
   }
   status.conditions = conditionsFor(input, feedback, invalid);
   return status;
+}
+
+/**
+ * Whether the spoke Application runs the spec the hub Application asks for now: its fed-back spec hash
+ * equals the hash of the payload the hub app makes. A work whose payload carries no spec hash (written
+ * before pullfleet added it, or another controller's in a hand-over) cannot tell, and counts as running it,
+ * as does a standing-by work (it never writes the spoke Application).
+ */
+export function spokeRunsCurrentSpec(
+  app: Application,
+  work: ManifestWork,
+  feedback: ApplicationFeedback | undefined,
+): boolean {
+  // A standing-by work (a move between models) never writes the running spoke Application: its spec is not
+  // the hub's to judge, and the spoke's own sync status stands.
+  if (isStandBy(app)) return true;
+  const carried = findPayload(work, app.metadata.name)?.metadata?.annotations?.[SPEC_HASH_ANNOTATION];
+  if (carried === undefined) return true;
+  return feedback?.specHash === payloadSpecHash(buildPayloadApplication(app).spec);
+}
+
+function findPayload(
+  work: ManifestWork,
+  name: string,
+): { metadata?: { annotations?: Record<string, string> } } | undefined {
+  return (
+    work.spec?.workload?.manifests as
+      Array<{ kind?: string; metadata?: { name?: string; annotations?: Record<string, string> } }> | undefined
+  )?.find((m) => m.kind === 'Application' && m.metadata?.name === name);
 }
 
 function same(a: unknown, b: unknown): boolean {
@@ -212,7 +316,9 @@ function same(a: unknown, b: unknown): boolean {
 /**
  * Desired status plus the merge patch from the current status. Only fields pullfleet owns appear in the
  * patch: `sync.status`, `sync.revision`, `health.status`, `operationState` (operation, phase, startedAt,
- * message) and `conditions`. Fields pullfleet did not compute are left as they are.
+ * message), `reconciledAt` (the spoke's, as reported), `conditions`, and `resources` with `summary.images` when the spoke reported a resource summary
+ * (compared by digest, so an unchanged list is never rewritten). Fields pullfleet did not compute are left as
+ * they are.
  */
 export function computeApplicationStatus(input: StatusInput): StatusResult {
   const desired = desiredStatus(input);
@@ -227,6 +333,8 @@ export function computeApplicationStatus(input: StatusInput): StatusResult {
   }
   if (desired.health && current.health?.status !== desired.health.status)
     patch.health = { status: desired.health.status ?? UNKNOWN };
+  if (desired.reconciledAt !== undefined && current.reconciledAt !== desired.reconciledAt)
+    patch.reconciledAt = desired.reconciledAt;
   if (desired.operationState) {
     const want = desired.operationState;
     const have = current.operationState;
@@ -243,6 +351,14 @@ export function computeApplicationStatus(input: StatusInput): StatusResult {
         startedAt: want.startedAt,
         message: want.message ?? null,
       };
+    }
+  }
+  if (Array.isArray(desired.resources)) {
+    const images = (desired.summary as { images?: string[] } | undefined)?.images ?? [];
+    if (resourcesDigest(desired.resources, images) !== currentResourcesDigest(current)) {
+      // Lists are replaced whole by a merge patch; empty ones are removed rather than written empty.
+      patch.resources = desired.resources.length > 0 ? desired.resources : null;
+      patch.summary = { images: images.length > 0 ? images : null };
     }
   }
   const currentConditions = current.conditions ?? [];

@@ -20,6 +20,7 @@ import {
   MANAGED_BY_LABEL,
   MANAGED_BY_VALUE,
   PULLFLEET_PREFIX,
+  LEGACY_CONTROLLER_SEEN_ANNOTATION,
 } from '../core/keys.js';
 import { spokeAppNamespace, targetCluster } from '../delivery/manifestwork.js';
 import { kubeTime } from '../core/time.js';
@@ -29,7 +30,7 @@ import type { Application, ManifestWork } from '../core/types.js';
 export const TAKEOVER_LABEL = `${PULLFLEET_PREFIX}takeover`;
 export const TAKEOVER_ORPHANED = 'orphaned';
 /** Annotation on a hub app: hub time the controller last saw the old controller rewrite a legacy work. */
-export const LEGACY_CONTROLLER_SEEN_ANNOTATION = `${PULLFLEET_PREFIX}legacy-controller-seen`;
+export { LEGACY_CONTROLLER_SEEN_ANNOTATION };
 /** Condition on a hub app while an old propagation controller is seen fighting the hand-over. */
 export const LEGACY_CONTROLLER_CONDITION = 'LegacyControllerWarning';
 /** How long the condition stays after the old controller was last seen writing. */

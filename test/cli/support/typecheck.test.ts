@@ -89,12 +89,34 @@ describe('type-checking the fleet description', () => {
     const dir = project(fleetSource("destinationNamespace: 'web',"));
     const first = typecheckApp('node --import tsx fleet.ts', dir);
     expect(first?.errors).toStrictEqual([]);
+    expect(first?.cached).toBeUndefined();
     const stamps = fs.readdirSync(cacheDir).filter((f) => f.endsWith('.clean.json'));
     expect(stamps.length).toBeGreaterThan(0);
     const second = typecheckApp('node --import tsx fleet.ts', dir);
-    expect(second).toMatchObject({ errors: [], files: first!.files + 1 }); // the stamp also lists tsconfig.json
+    // the stamp also lists the tsconfig.json files (the project's and the one it extends)
+    expect(second).toMatchObject({ errors: [], files: first!.files + 2, cached: true });
     fs.writeFileSync(path.join(dir, 'fleet.ts'), fleetSource('destinationNamespace: 7,'));
-    expect(typecheckApp('node --import tsx fleet.ts', dir)?.errors).toHaveLength(1);
+    const changed = typecheckApp('node --import tsx fleet.ts', dir);
+    expect(changed?.errors).toHaveLength(1);
+    expect(changed?.cached).toBeUndefined();
+  });
+
+  test('GIVEN a clean check WHEN a tsconfig.json it extends changes THEN the fleet is checked again', () => {
+    const dir = project(fleetSource("destinationNamespace: 'web',"));
+    const base = path.join(dir, 'base.json');
+    fs.writeFileSync(base, JSON.stringify({ extends: path.join(repo, 'tsconfig.json') }));
+    const config = JSON.parse(fs.readFileSync(path.join(dir, 'tsconfig.json'), 'utf8')) as Record<string, unknown>;
+    fs.writeFileSync(path.join(dir, 'tsconfig.json'), JSON.stringify({ ...config, extends: base }));
+    expect(typecheckApp('node --import tsx fleet.ts', dir)?.cached).toBeUndefined();
+    expect(typecheckApp('node --import tsx fleet.ts', dir)?.cached).toBe(true);
+    fs.writeFileSync(
+      base,
+      JSON.stringify({ extends: path.join(repo, 'tsconfig.json'), compilerOptions: { noImplicitOverride: true } }),
+    );
+    const changed = typecheckApp('node --import tsx fleet.ts', dir);
+    expect(changed).toMatchObject({ errors: [] });
+    expect(changed?.cached).toBeUndefined();
+    expect(typecheckApp('node --import tsx fleet.ts', dir)?.cached).toBe(true);
   });
 
   test('the app command names the file to check; a command running no TypeScript file checks nothing', () => {

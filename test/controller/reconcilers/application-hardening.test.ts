@@ -1,3 +1,4 @@
+import { SPEC_HASH_ANNOTATION } from '../../../src/model/core/keys.js';
 /**
  * Regression tests of the Application reconciler: operations forwarded until taken, retargets that never lose
  * delivery, removed fields reaching works, no leaks, no churn, conditions for what retrying cannot fix,
@@ -23,6 +24,7 @@ import {
   SKIP_RECONCILE_CONDITION,
 } from '../../../src/model/runtime/status.js';
 import { World } from '../../support/world.js';
+import { RESOURCES_DIGEST_FIELD } from '../../../src/model/runtime/resource-summary.js';
 
 const NS = 'argocd';
 const KEY = `${NS}/guestbook`;
@@ -77,6 +79,8 @@ function report(
   applied: 'True' | 'False' = 'True',
 ): void {
   const work = world.get<ManifestWork>('ManifestWork', workKey)!;
+  // The spoke runs what the work delivered: its spec hash comes back unless the test says otherwise.
+  values = { ...deliveredSpecHash(work), ...values };
   work.status = {
     conditions: [
       { type: 'Applied', status: applied, reason: 'x', message: applied === 'True' ? 'applied' : 'refused' },
@@ -159,17 +163,21 @@ describe('reconcile hardening', () => {
         operationStateStartedAt: S('2026-03-01T10:00:00Z'),
       });
       await world.settle(reconciler, KEY);
-      expect(payload(world).operation).toStrictEqual({ sync: { revision: 'v2' } });
+      expect(payload(world).operation).toStrictEqual(forwarded({ sync: { revision: 'v2' } }));
       // A new controller process (nothing in memory) keeps forwarding it.
       const restarted = world.reconciler(createApplicationReconciler);
       await world.settle(restarted, KEY);
-      expect(payload(world).operation).toStrictEqual({ sync: { revision: 'v2' } });
+      expect(payload(world).operation).toStrictEqual(forwarded({ sync: { revision: 'v2' } }));
       expect(hubApp(world).operation).toStrictEqual({ sync: { revision: 'v2' } });
       expect(JSON.parse(hubApp(world).metadata.annotations![FORWARDED_OPERATION_ANNOTATION])).toMatchObject({
         at: '2026-03-01T12:00:00Z',
         after: '2026-03-01T10:00:00Z',
       });
-      expect(hubApp(world).status!.operationState!.phase).toBe('Running');
+      // Not started on the spoke: the hub keeps the operation state the spoke reported, as it was.
+      expect(hubApp(world).status!.operationState).toMatchObject({
+        phase: 'Succeeded',
+        startedAt: '2026-03-01T10:00:00Z',
+      });
     });
 
     test('GIVEN a forwarded operation WHEN the spoke reports a new startedAt THEN it leaves the hub app and the payload', async () => {
@@ -197,7 +205,7 @@ describe('reconcile hardening', () => {
       });
       report(world, WORK1, { operationStatePhase: S('Succeeded'), operationStateStartedAt: S('2026-03-01T10:00:00Z') });
       await world.settle(reconciler, KEY);
-      expect(payload(world).operation).toStrictEqual({ sync: { revision: 'v2' } });
+      expect(payload(world).operation).toStrictEqual(forwarded({ sync: { revision: 'v2' } }));
       report(world, WORK1, { operationStatePhase: S('Running'), operationStateStartedAt: S('2026-03-01T11:59:30Z') });
       await world.settle(reconciler, KEY);
       expect(payload(world).operation).toBeUndefined();
@@ -214,7 +222,7 @@ describe('reconcile hardening', () => {
       expect(condition(world, OPERATION_PENDING_CONDITION)!.message).toContain(
         'the operation forwarded at 2026-03-01T12:00:00Z has not been started by the spoke within 600 s',
       );
-      expect(payload(world).operation).toStrictEqual({ sync: { revision: 'v2' } });
+      expect(payload(world).operation).toStrictEqual(forwarded({ sync: { revision: 'v2' } }));
       // Taken late: the warning goes.
       report(world, WORK1, {
         healthStatus: S('Healthy'),
@@ -435,12 +443,9 @@ describe('reconcile hardening', () => {
       });
       await world.settle(reconciler, KEY);
       const status = hubApp(world).status!;
-      expect([status.health!.status, status.sync!.status, status.operationState!.phase]).toStrictEqual([
-        'Healthy',
-        'Synced',
-        'Succeeded',
-      ]);
-      expect(status.operationState!.startedAt).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/);
+      expect([status.health!.status, status.sync!.status]).toStrictEqual(['Healthy', 'Synced']);
+      // No startedAt the spoke did not give: the operation state is left out rather than invented.
+      expect(status.operationState).toBeUndefined();
       expect(condition(world, INVALID_FEEDBACK_CONDITION)!.message).toContain(
         'operationStateStartedAt "{\\"not\\":\\"a time\\"}"',
       );
@@ -531,6 +536,8 @@ describe('reconcile hardening', () => {
         sync: { status: 'Synced' },
         health: { status: 'Healthy' },
         operationState: { operation: { sync: {} }, phase: 'Succeeded', startedAt: '2026-03-01T11:00:00Z' },
+        // The resource list is kept as a digest only (to skip unchanged resource write-backs).
+        [RESOURCES_DIGEST_FIELD]: expect.any(String),
       });
     });
 
@@ -599,3 +606,16 @@ describe('reconcile hardening', () => {
     });
   });
 });
+
+/** The spec hash feedback of the payload a work delivered, as the spoke Application would report it. */
+function deliveredSpecHash(work: ManifestWork): Record<string, FieldValue> {
+  const payload = work.spec.workload.manifests.find((m) => m.kind === 'Application') as
+    { metadata?: { annotations?: Record<string, string> } } | undefined;
+  const hash = payload?.metadata?.annotations?.[SPEC_HASH_ANNOTATION];
+  return hash ? { specHash: { type: 'String', string: hash } } : {};
+}
+
+/** An operation as forwarded in the payload: with the controller's forwarding mark in its info. */
+function forwarded(operation: Record<string, unknown>): Record<string, unknown> {
+  return { ...operation, info: [{ name: 'pullfleet.io/forwarded', value: expect.stringMatching(/^[0-9a-f]{12}$/) }] };
+}

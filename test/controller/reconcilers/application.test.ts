@@ -1,3 +1,4 @@
+import { SPEC_HASH_ANNOTATION } from '../../../src/model/core/keys.js';
 import { beforeEach, describe, expect, test } from '@jest/globals';
 import { createApplicationReconciler } from '../../../src/controller/reconcilers/application.js';
 import type { Reconciler } from '../../../src/controller/runtime/reconciler.js';
@@ -14,6 +15,7 @@ import { buildManifestWork } from '../../../src/model/delivery/manifestwork.js';
 import { FORWARDED_OPERATION_ANNOTATION } from '../../../src/model/runtime/propagation.js';
 import { DELIVERY_ERROR_CONDITION, FEEDBACK_STALE_CONDITION } from '../../../src/model/runtime/status.js';
 import { World } from '../../support/world.js';
+import { RESOURCE_SUMMARY_CONDITION, RESOURCE_SUMMARY_HEADER } from '../../../src/model/runtime/resource-summary.js';
 
 const NS = 'argocd';
 const KEY = `${NS}/guestbook`;
@@ -67,6 +69,8 @@ function report(
   applied: 'True' | 'False' = 'True',
 ): void {
   const work = world.get<ManifestWork>('ManifestWork', workKey)!;
+  // The spoke runs what the work delivered: its spec hash comes back unless the test says otherwise.
+  values = { ...deliveredSpecHash(work), ...values };
   work.status = {
     conditions: [
       {
@@ -101,6 +105,15 @@ function report(
             ordinal: 1,
           },
           statusFeedback: { values: feedbackValues(values) },
+          // An agent that evaluates conditionRules (OCM 1.0 and later): an app without resources yet.
+          conditions: [
+            {
+              type: RESOURCE_SUMMARY_CONDITION,
+              status: 'True',
+              reason: 'ConditionRuleEvaluated',
+              message: `${RESOURCE_SUMMARY_HEADER} resources=0 images=0\nimages \n\nend`,
+            },
+          ],
         },
       ],
     },
@@ -400,17 +413,25 @@ describe('application reconciler', () => {
     });
   });
 
-  test('GIVEN partial feedback without startedAt WHEN the clock moves on THEN startedAt stays the same', async () => {
+  test('GIVEN partial feedback without startedAt WHEN reconciled THEN no operation state is invented; WHEN the spoke reports its startedAt THEN it is copied as it is', async () => {
     world.put('Application', app());
     await world.settle(reconciler, KEY);
     report(world, 'spoke1/argocd-guestbook', { healthStatus: S('Progressing'), operationStatePhase: S('Running') });
     await world.settle(reconciler, KEY);
-    const first = world.get<Application>('Application', KEY)!.status!.operationState!.startedAt;
+    expect(world.get<Application>('Application', KEY)!.status!.operationState).toBeUndefined();
     world.clock = new Date('2026-03-01T12:30:00Z');
-    report(world, 'spoke1/argocd-guestbook', { healthStatus: S('Healthy'), operationStatePhase: S('Succeeded') });
+    report(world, 'spoke1/argocd-guestbook', {
+      healthStatus: S('Healthy'),
+      operationStatePhase: S('Succeeded'),
+      operationStateStartedAt: S('2026-03-01T11:58:07Z'),
+    });
     await world.settle(reconciler, KEY);
     const status = world.get<Application>('Application', KEY)!.status!;
-    expect(status.operationState!.startedAt).toBe(first);
+    expect(status.operationState).toStrictEqual({
+      operation: {},
+      phase: 'Succeeded',
+      startedAt: '2026-03-01T11:58:07Z',
+    });
     expect(status.sync).toStrictEqual({ status: 'Unknown' });
     expect(status.health).toStrictEqual({ status: 'Healthy' });
   });
@@ -464,7 +485,7 @@ describe('application reconciler', () => {
     );
   });
 
-  test('GIVEN an operation and a refresh on the hub app WHEN reconciled THEN the refresh is forwarded once, the operation until the spoke takes it, and RollingSync sees Progressing then Healthy', async () => {
+  test('GIVEN an operation and a refresh on the hub app WHEN reconciled THEN the refresh is forwarded once, the operation until the spoke takes it, and the hub shows only the operation states the spoke reported', async () => {
     world.put('Application', app());
     await world.settle(reconciler, KEY);
     report(world, 'spoke1/argocd-guestbook', {
@@ -484,8 +505,13 @@ describe('application reconciler', () => {
     const hub = world.get<Application>('Application', KEY)!;
     expect(hub.metadata.annotations?.[REFRESH_ANNOTATION]).toBeUndefined();
     expect(hub.operation).toStrictEqual({ sync: { revision: 'HEAD' } });
-    expect(payload().operation).toStrictEqual({ sync: { revision: 'HEAD' } });
-    expect([hub.status!.health!.status, hub.status!.operationState!.phase]).toStrictEqual(['Progressing', 'Running']);
+    expect(payload().operation).toStrictEqual(forwarded({ sync: { revision: 'HEAD' } }));
+    // Forwarded, not started yet: the hub shows what the spoke last reported, never a sync it did not run.
+    expect([
+      hub.status!.health!.status,
+      hub.status!.operationState!.phase,
+      hub.status!.operationState!.startedAt,
+    ]).toStrictEqual(['Healthy', 'Succeeded', '2026-03-01T10:00:00Z']);
     report(world, 'spoke1/argocd-guestbook', {
       healthStatus: S('Healthy'),
       syncStatus: S('Synced'),
@@ -504,3 +530,16 @@ describe('application reconciler', () => {
     ]).toStrictEqual(['Healthy', 'Succeeded', '2026-03-01T12:00:05Z']);
   });
 });
+
+/** The spec hash feedback of the payload a work delivered, as the spoke Application would report it. */
+function deliveredSpecHash(work: ManifestWork): Record<string, FieldValue> {
+  const payload = work.spec.workload.manifests.find((m) => m.kind === 'Application') as
+    { metadata?: { annotations?: Record<string, string> } } | undefined;
+  const hash = payload?.metadata?.annotations?.[SPEC_HASH_ANNOTATION];
+  return hash ? { specHash: { type: 'String', string: hash } } : {};
+}
+
+/** An operation as forwarded in the payload: with the controller's forwarding mark in its info. */
+function forwarded(operation: Record<string, unknown>): Record<string, unknown> {
+  return { ...operation, info: [{ name: 'pullfleet.io/forwarded', value: expect.stringMatching(/^[0-9a-f]{12}$/) }] };
+}

@@ -58,6 +58,23 @@ describe('WorkQueue lanes', () => {
     expect(order).toStrictEqual(['event', 'r3', 'r1', 'r2']);
     expect(queue.depth).toBe(0);
   });
+
+  test('GIVEN a key waiting for idle WHEN other keys wait THEN it comes last, is not counted as busy, and an event promotes it', async () => {
+    const queue = new WorkQueue();
+    queue.add('later', { idle: true });
+    queue.add('r1', { background: true });
+    queue.add('event');
+    expect([queue.depth, queue.busyDepth]).toStrictEqual([3, 2]);
+    expect([await queue.get(), await queue.get(), await queue.get()]).toStrictEqual(['event', 'r1', 'later']);
+    for (const key of ['event', 'r1', 'later']) queue.done(key);
+    queue.add('later', { idle: true });
+    queue.add('r2', { background: true });
+    queue.add('later');
+    queue.add('later', { idle: true });
+    expect([queue.depth, queue.busyDepth]).toStrictEqual([2, 2]);
+    expect([await queue.get(), await queue.get()]).toStrictEqual(['later', 'r2']);
+    expect(queue.busyDepth).toBe(0);
+  });
 });
 
 /** A manual clock: timers fire only when the test advances time. */

@@ -49,12 +49,18 @@ describe('ApplicationSet for pull', () => {
           'argocd.argoproj.io/skip-reconcile': 'true',
           'pullfleet.io/delivery': 'dynamic',
         },
+        // Kept by the applicationset-controller on every update, so the controller need not add it.
+        finalizers: ['pullfleet.io/manifestwork-cleanup'],
       },
       spec: {
         project: 'default',
         source: { repoURL: 'https://stefanprodan.github.io/podinfo', chart: 'podinfo', targetRevision: '6.7.1' },
         destination: { server: 'https://kubernetes.default.svc', namespace: 'podinfo' },
       },
+    });
+    // The applicationset-controller keeps these annotations the controller writes on generated Applications.
+    expect(set.spec.preservedFields).toStrictEqual({
+      annotations: ['pullfleet.io/forwarded-operation', 'pullfleet.io/legacy-controller-seen'],
     });
   });
 

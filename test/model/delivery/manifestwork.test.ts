@@ -12,6 +12,7 @@ import {
   MANAGED_CLUSTER_ANNOTATION,
   PULL_LABEL,
   SKIP_RECONCILE_ANNOTATION,
+  SPEC_HASH_ANNOTATION,
   SPOKE_APP_NAMESPACE_ANNOTATION,
 } from '../../../src/model/core/keys.js';
 import { FeedbackScrape, type Application, type ManifestWork } from '../../../src/model/core/types.js';
@@ -22,6 +23,7 @@ import {
   buildManifestWork,
   buildPayloadApplication,
   FEEDBACK_PATHS,
+  payloadSpecHash,
   wrapProblem,
 } from '../../../src/model/delivery/manifestwork.js';
 import { workUpToDate } from '../../../src/model/runtime/propagation.js';
@@ -52,16 +54,35 @@ function hubApp(
 
 describe('payload Application (rule by rule)', () => {
   test('GIVEN a minimal pull app WHEN wrapped THEN the payload is exactly the rewritten copy', () => {
+    const spec = {
+      project: 'default',
+      source: { repoURL: 'https://example.com/repo.git', path: 'guestbook', targetRevision: 'HEAD' },
+      destination: { server: IN_CLUSTER_SERVER, namespace: 'guestbook' },
+    };
     expect(buildPayloadApplication(hubApp())).toStrictEqual({
       apiVersion: 'argoproj.io/v1alpha1',
       kind: 'Application',
-      metadata: { name: 'guestbook', namespace: 'argocd', labels: { team: 'web' } },
-      spec: {
-        project: 'default',
-        source: { repoURL: 'https://example.com/repo.git', path: 'guestbook', targetRevision: 'HEAD' },
-        destination: { server: IN_CLUSTER_SERVER, namespace: 'guestbook' },
+      metadata: {
+        name: 'guestbook',
+        namespace: 'argocd',
+        labels: { team: 'web' },
+        annotations: { [SPEC_HASH_ANNOTATION]: payloadSpecHash(spec) },
       },
+      spec,
     });
+  });
+
+  test('GIVEN two hub apps WHEN wrapped THEN the spec hash follows the payload spec only', () => {
+    const a = buildPayloadApplication(hubApp());
+    const relabelled = buildPayloadApplication(hubApp({ labels: { team: 'api' } }));
+    const changed = hubApp();
+    changed.spec.source = { ...changed.spec.source, targetRevision: 'v2' };
+    expect(relabelled.metadata.annotations?.[SPEC_HASH_ANNOTATION]).toBe(
+      a.metadata.annotations?.[SPEC_HASH_ANNOTATION],
+    );
+    expect(buildPayloadApplication(changed).metadata.annotations?.[SPEC_HASH_ANNOTATION]).not.toBe(
+      a.metadata.annotations?.[SPEC_HASH_ANNOTATION],
+    );
   });
 
   test('keeps the name and uses the app-namespace annotation for the namespace', () => {
@@ -88,9 +109,9 @@ describe('payload Application (rule by rule)', () => {
         'notifications.argoproj.io/subscribe': 'slack',
       },
     });
-    expect(buildPayloadApplication(app).metadata.annotations).toStrictEqual({
-      'notifications.argoproj.io/subscribe': 'slack',
-    });
+    const { [SPEC_HASH_ANNOTATION]: hash, ...rest } = buildPayloadApplication(app).metadata.annotations ?? {};
+    expect(rest).toStrictEqual({ 'notifications.argoproj.io/subscribe': 'slack' });
+    expect(hash).toMatch(/^[0-9a-f]{16}$/);
   });
 
   test('copies finalizers and operation', () => {
@@ -149,7 +170,10 @@ describe('payload Application (rule by rule)', () => {
     const work = buildManifestWork(app);
     const payload = work.spec.workload.manifests.find((m) => m.kind === 'Application') as unknown as Application;
     expect(payload.metadata.labels).toStrictEqual({ [APPLICATION_SET_LABEL]: 'true', team: 'web' });
-    expect(payload.metadata.annotations).toStrictEqual({ [HOSTING_APPSET_ANNOTATION]: 'argocd/guestbook-set' });
+    expect(payload.metadata.annotations).toStrictEqual({
+      [HOSTING_APPSET_ANNOTATION]: 'argocd/guestbook-set',
+      [SPEC_HASH_ANNOTATION]: payloadSpecHash(payload.spec),
+    });
     expect(work.metadata.labels![APPLICATION_SET_LABEL]).toBe('true');
     expect(work.metadata.annotations![HOSTING_APPSET_ANNOTATION]).toBe('argocd/guestbook-set');
     expect(buildPayloadApplication(app)).toStrictEqual(payload);
@@ -163,7 +187,7 @@ describe('payload Application (rule by rule)', () => {
     });
     const payload = buildPayloadApplication(app);
     expect(payload.metadata.labels).toBeUndefined();
-    expect(payload.metadata.annotations).toBeUndefined();
+    expect(Object.keys(payload.metadata.annotations ?? {})).toStrictEqual([SPEC_HASH_ANNOTATION]);
   });
 
   test('is a fresh object: mutating the payload never touches the hub app', () => {

@@ -596,7 +596,7 @@ describe('no report', () => {
 describe('report size limit', () => {
   test('rows that fit are all kept', () => {
     const rows: FleetReportRow[] = [{ cluster: 'a', state: 'Healthy', syncStatus: 'Synced' }];
-    expect(fitRows(rows, 1000)).toStrictEqual({ kept: rows, omitted: 0 });
+    expect(fitRows(rows, 1000)).toStrictEqual({ kept: rows, omitted: 0, omittedDetails: 0 });
   });
 
   test('over budget, rows go in reverse display order (synced healthy, out-of-sync healthy, progressing, ...); problems stay', () => {

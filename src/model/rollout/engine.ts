@@ -1,0 +1,555 @@
+/**
+ * The rollout state machine of a static app's waves: from the policy, the state persisted last time, what
+ * every targeted cluster reports now and the hub clock, it decides which clusters' ManifestWorks get which
+ * payload, and the state to persist. Pure and deterministic: no I/O, no clock (only `input.now`), no
+ * randomness; the controller calls {@link stepRollout} on every relevant event and at `recheckAt`.
+ *
+ * @remarks
+ * The rules, in the order one step applies them:
+ *
+ * 1. **Identity.** `target` hashes the sorted (cluster, desired) pairs. A new rollout starts when there
+ *    is no previous state, or when a cluster this rollout moved (one in `previous.clusters` it wrote to)
+ *    now desires something other than what it was moved to (a cluster it only found already there does
+ *    not count: it is dropped and waits in its wave): the state starts afresh (a halt of the old
+ *    rollout is cleared, so a fixed spec continues; only the last resume token carries over). A change of
+ *    membership alone (a cluster joins, the app leaves a cluster) or of the payload of clusters not
+ *    touched yet continues the rollout: `target` is updated, the clusters that left are dropped from the
+ *    state (nothing is written for them) and joiners wait in their wave.
+ * 2. **Resume.** A resume token that is defined and differs from `state.resumeToken` while the rollout is
+ *    halted retries every failed cluster: each goes back to waiting and is promoted again under the
+ *    in-flight limit with a new `promotedAt`; the halt is cleared and the token recorded. A token seen
+ *    while not halted is only recorded, so an annotation left in place never resumes a later halt. An
+ *    absent token leaves the recorded one as it is.
+ * 3. **Convergence and failure.** A cluster is converged at hash H when its work carries H
+ *    (`delivered === H`), the spoke reports running it (`sawDelivered`), and the spoke Application is
+ *    `Healthy` and `Synced`. An in-flight cluster (promoted, neither done nor failed) that converges at its
+ *    target is done. Otherwise it fails when `now` is past `promotedAt + progressDeadlineSeconds` (an
+ *    offline cluster never converges and fails there), or at once when the spoke runs the target and
+ *    reports an operation `Failed` or `Error` whose `operationStartedAt` is strictly later than
+ *    `promotedAt`. The two instants come from different clocks: a spoke clock behind the hub's makes a new
+ *    operation look older, which only delays its detection to the deadline; an operation is blamed at once
+ *    only when it looks newer than the promotion, so a spoke clock ahead by k seconds could blame an
+ *    operation that began less than k seconds before the promotion and is still reported next to the new
+ *    payload (Argo CD replaces it as soon as it starts the next sync). A cluster not touched yet that is
+ *    already converged at what it desires counts as done at once and is never written.
+ * 4. **Failures and halt.** Failed clusters stay failed (no retry) and count as finished for their wave
+ *    while their number is at most `maxFailures`. One more halts the rollout: nothing is promoted, lost
+ *    writes are not re-emitted, in-flight clusters are still watched until they converge or fail. With
+ *    `rollback` every failed cluster that had a work before gets its previous payload (`from`) back; one
+ *    that had none keeps the new payload, since nothing is ever deleted. With `pause` nothing is written.
+ *    A halt also ends when its failed clusters leave the app (the count falls back within tolerance).
+ * 5. **Waves.** Waves run in the policy's order; a targeted cluster in no wave (a runtime joiner) belongs
+ *    to the last wave, and one listed in two belongs to the first. When every cluster of a wave is done or
+ *    failed within tolerance (while halted no failure is), the wave completes: `waveCompletedAt` records that instant once (it is
+ *    dropped again if the wave gains an unfinished cluster). The next wave starts when the soak has passed
+ *    since then; a wave this rollout wrote nothing to (every cluster was already there) does not soak, and
+ *    a wave without targeted clusters is passed over. The first wave that is unfinished, or that still
+ *    soaks, is the gate: later waves wait. In the gate wave, waiting clusters (no entry in the state) are
+ *    promoted in name order while fewer than {@link inFlightLimit} of its clusters are in flight; a limit
+ *    of 0 holds the wave. Promoting records `{ target: desired, from: delivered, promotedAt: now }` and
+ *    writes `desired`, unless the work already carries it.
+ * 6. **Lost writes.** A promoted cluster whose work does not carry its target yet (a write lost to a
+ *    restart, or not yet in the cache) gets the same write again, with its `promotedAt` unchanged.
+ * 7. **Completion.** The rollout is complete when it is not halted and every cluster is done or failed
+ *    (within tolerance); `completedAt` records the instant once and is dropped if a cluster joins.
+ *
+ * Timestamps are written with {@link kubeTime} (whole seconds, truncated), and deadlines and soaks are
+ * measured from the stored, parsed instants, so the same state gives the same decision after a restart.
+ * A second call with the returned state, the same observations with the writes applied (the works carry
+ * the written hashes, not yet seen by the spokes) and the same `now` gives no write and a deep-equal state.
+ */
+import { createHash } from 'node:crypto';
+import { kubeTime } from '../core/time.js';
+import { ROLLOUT_RESUME_ANNOTATION, inFlightLimit, type RolloutPolicy, type RolloutWave } from './policy.js';
+
+/** What one step of a rollout is given. */
+export interface RolloutInput {
+  /** The app's resolved policy. */
+  readonly policy: RolloutPolicy;
+  /** The state as persisted last time (JSON round-tripped); undefined the first time. */
+  readonly previous?: RolloutState;
+  /** One per cluster the app targets now; a repeated cluster keeps its first observation. */
+  readonly observations: readonly ClusterObservation[];
+  /** The hub clock. */
+  readonly now: Date;
+  /** The value of the resume annotation ({@link ROLLOUT_RESUME_ANNOTATION}), if any. */
+  readonly resumeToken?: string;
+}
+
+/** What the hub sees of one targeted cluster. */
+export interface ClusterObservation {
+  readonly cluster: string;
+  /** Hash of the payload the hub Application asks for now. */
+  readonly desired: string;
+  /** Hash of the payload the cluster's ManifestWork carries now; undefined when it has no work. */
+  readonly delivered?: string;
+  /** The spoke Application reports it runs `delivered` (its feedback spec hash equals it). */
+  readonly sawDelivered: boolean;
+  /** The spoke Application's `health.status` (Healthy, Progressing, Degraded, Missing, Unknown…). */
+  readonly health?: string;
+  /** The spoke Application's `sync.status` (Synced, OutOfSync, Unknown). */
+  readonly sync?: string;
+  /** The spoke Application's `operationState.phase` (Running, Succeeded, Failed, Error, Terminating). */
+  readonly operationPhase?: string;
+  /** The spoke Application's `operationState.startedAt`, RFC 3339 on the spoke's clock. */
+  readonly operationStartedAt?: string;
+}
+
+/** A rollout as the controller persists it (JSON in a ConfigMap). */
+export interface RolloutState {
+  /** The identity of the rollout: a hash over the sorted (cluster, desired) pairs it moves to. */
+  readonly target: string;
+  /** When the rollout started (RFC 3339, hub time). */
+  readonly startedAt: string;
+  /** Every cluster this rollout promoted or found already there, by name. */
+  readonly clusters: Readonly<Record<string, ClusterRollout>>;
+  /** Set while the rollout is halted: since when, the failed clusters, and why. */
+  readonly halted?: { readonly at: string; readonly clusters: readonly string[]; readonly reason: string };
+  /** The last resume token seen (see the module's rules). */
+  readonly resumeToken?: string;
+  /** When every cluster was first seen done or failed within tolerance. */
+  readonly completedAt?: string;
+  /** Wave name → when its last cluster finished (the soak starts there). */
+  readonly waveCompletedAt?: Readonly<Record<string, string>>;
+}
+
+/** One cluster of a rollout. */
+export interface ClusterRollout {
+  /** The hash this cluster is moved to. */
+  readonly target: string;
+  /** The hash its work carried when it was promoted; undefined when it had no work. */
+  readonly from?: string;
+  /** Hub time the controller decided to write `target` (or found it already there). */
+  readonly promotedAt: string;
+  /** Hub time it was first seen converged at `target`. */
+  readonly doneAt?: string;
+  /** Hub time it was found failed. */
+  readonly failedAt?: string;
+  /** Why it failed, one line, for conditions and status. */
+  readonly failure?: string;
+}
+
+/** One write to a cluster's ManifestWork: the payload with hash `hash`. */
+export interface RolloutWrite {
+  readonly cluster: string;
+  readonly hash: string;
+  readonly reason: 'promote' | 'rollback';
+}
+
+/** What one step decides. */
+export interface RolloutDecision {
+  /** The state to persist; deep-equal to the previous one when nothing changed (skip the write then). */
+  readonly state: RolloutState;
+  /** The works to write, sorted by cluster. */
+  readonly writes: readonly RolloutWrite[];
+  /** Set while halted: the failed clusters, and a message naming them, their failures and how to resume. */
+  readonly halted?: { readonly clusters: readonly string[]; readonly message: string };
+  /** The earliest moment time alone changes the decision (a soak ends, a deadline passes). */
+  readonly recheckAt?: Date;
+  /** Every wave of the policy, in order, for `pullfleet status` and plan. */
+  readonly waves: readonly WaveProgress[];
+  readonly phase: RolloutPhase;
+}
+
+/** Where a rollout stands: no targeted cluster, moving, waiting out a soak, stopped on failures, finished. */
+export type RolloutPhase = 'idle' | 'progressing' | 'soaking' | 'halted' | 'complete';
+
+/** One wave's progress. */
+export interface WaveProgress {
+  readonly name: string;
+  /** Targeted clusters in the wave (runtime joiners included in the last wave). */
+  readonly clusters: number;
+  readonly done: number;
+  readonly inFlight: number;
+  readonly failed: number;
+  readonly waiting: number;
+  readonly state: 'waiting' | 'progressing' | 'soaking' | 'done' | 'halted';
+  /**
+   * When it entered that state (RFC 3339 hub time), when known: its first promotion (progressing), the
+   * halt (halted), its last cluster finishing (soaking, done).
+   */
+  readonly since?: string;
+}
+
+/** The identity of a rollout to `observations`: a SHA-256 over the sorted (cluster, desired) pairs. */
+export function rolloutTarget(observations: readonly Pick<ClusterObservation, 'cluster' | 'desired'>[]): string {
+  // The first observation of a repeated cluster wins, as in stepRollout.
+  const first = new Map<string, string>();
+  for (const o of observations) if (!first.has(o.cluster)) first.set(o.cluster, o.desired);
+  const sorted = [...first.entries()].sort(([a], [b]) => byName(a, b));
+  return createHash('sha256').update(JSON.stringify(sorted)).digest('hex');
+}
+
+/** One step of the rollout: see the module's rules. */
+export function stepRollout(input: RolloutInput): RolloutDecision {
+  const { policy, now } = input;
+  const nowMs = now.getTime();
+  const stamp = kubeTime(now);
+  const observed = firstByCluster(input.observations);
+  const target = rolloutTarget(input.observations);
+
+  const previous = input.previous && continues(input.previous, target, observed) ? input.previous : undefined;
+  const wasHalted = previous?.halted !== undefined;
+  const resuming = wasHalted && input.resumeToken !== undefined && input.resumeToken !== input.previous?.resumeToken;
+  const resumeToken =
+    input.resumeToken !== undefined && (!wasHalted || resuming) ? input.resumeToken : input.previous?.resumeToken;
+
+  // The entries of clusters still targeted; a resume sends failed clusters back to waiting.
+  const entries = new Map<string, ClusterRollout>();
+  for (const [cluster, entry] of Object.entries(previous?.clusters ?? {})) {
+    if (!observed.has(cluster)) continue;
+    if (resuming && entry.failedAt !== undefined) continue;
+    // Found there at an older payload: it now waits in its wave for the new one.
+    if (foundThere(entry) && observed.get(cluster)!.desired !== entry.target) continue;
+    entries.set(cluster, entry);
+  }
+
+  // Convergence and failure of in-flight clusters; clusters already there count as done.
+  const deadlineMs = policy.progressDeadlineSeconds * 1000;
+  for (const [cluster, observation] of observed) {
+    const entry = entries.get(cluster);
+    if (!entry) {
+      if (converged(observation, observation.desired))
+        entries.set(cluster, {
+          target: observation.desired,
+          from: observation.desired,
+          promotedAt: stamp,
+          doneAt: stamp,
+        });
+      continue;
+    }
+    if (!inFlight(entry)) continue;
+    if (converged(observation, entry.target)) {
+      entries.set(cluster, { ...entry, doneAt: stamp });
+      continue;
+    }
+    const failure = failureOf(entry, observation, nowMs, deadlineMs, policy.progressDeadlineSeconds);
+    if (failure !== undefined) entries.set(cluster, { ...entry, failedAt: stamp, failure });
+  }
+
+  const failed = [...entries.entries()].filter(([, entry]) => entry.failedAt !== undefined).map(([c]) => c);
+  failed.sort(byName);
+  const halted = failed.length > policy.maxFailures;
+
+  // Waves: completion, soak, the gate, promotions.
+  const waves = policy.waves.length > 0 ? policy.waves : [IMPLICIT_WAVE];
+  const members = membersOf(waves, [...observed.keys()]);
+  // Done, or failed within tolerance: while halted, failures are beyond it.
+  const finished = (cluster: string): boolean => {
+    const entry = entries.get(cluster);
+    return entry !== undefined && (entry.doneAt !== undefined || (entry.failedAt !== undefined && !halted));
+  };
+  const waveCompletedAt: Record<string, string> = {};
+  let gate: { readonly index: number; readonly soakEnd?: number } | undefined;
+  waves.forEach((wave, index) => {
+    const clusters = members[index] ?? [];
+    if (clusters.length === 0) return;
+    if (!clusters.every(finished)) {
+      gate ??= { index };
+      return;
+    }
+    const completedAt = previous?.waveCompletedAt?.[wave.name] ?? stamp;
+    waveCompletedAt[wave.name] = completedAt;
+    const moved = clusters.some((cluster) => {
+      const entry = entries.get(cluster);
+      return entry !== undefined && entry.from !== entry.target;
+    });
+    const soakEnd = Date.parse(completedAt) + wave.soakSeconds * 1000;
+    if (gate === undefined && moved && nowMs < soakEnd) gate = { index, soakEnd };
+  });
+  const complete = !halted && observed.size > 0 && [...observed.keys()].every(finished);
+
+  const current = gate;
+  if (!halted && !complete && current !== undefined && current.soakEnd === undefined) {
+    const wave = waves[current.index];
+    const clusters = members[current.index] ?? [];
+    const limit = inFlightLimit(wave.maxInFlight, clusters.length);
+    let flying = clusters.filter((cluster) => {
+      const entry = entries.get(cluster);
+      return entry !== undefined && inFlight(entry);
+    }).length;
+    for (const cluster of clusters) {
+      if (flying >= limit) break;
+      if (entries.has(cluster)) continue;
+      const observation = observed.get(cluster) as ClusterObservation;
+      entries.set(cluster, {
+        target: observation.desired,
+        ...(observation.delivered !== undefined ? { from: observation.delivered } : {}),
+        promotedAt: stamp,
+      });
+      flying += 1;
+    }
+  }
+
+  // Writes: promotions and lost writes while not halted; rollbacks while halted.
+  const writes: RolloutWrite[] = [];
+  for (const [cluster, entry] of entries) {
+    const delivered = observed.get(cluster)?.delivered;
+    if (!halted && inFlight(entry) && delivered !== entry.target)
+      writes.push({ cluster, hash: entry.target, reason: 'promote' });
+    if (
+      halted &&
+      policy.onFailure === 'rollback' &&
+      entry.failedAt !== undefined &&
+      entry.from !== undefined &&
+      delivered !== entry.from
+    )
+      writes.push({ cluster, hash: entry.from, reason: 'rollback' });
+  }
+  writes.sort((a, b) => byName(a.cluster, b.cluster));
+
+  // recheckAt: deadlines of in-flight clusters, and the soak end while a soak holds the next wave.
+  let recheck = Number.POSITIVE_INFINITY;
+  for (const entry of entries.values())
+    if (inFlight(entry)) recheck = Math.min(recheck, Date.parse(entry.promotedAt) + deadlineMs + 1);
+  const soaking = !halted && !complete && current?.soakEnd !== undefined;
+  if (soaking && current?.soakEnd !== undefined) recheck = Math.min(recheck, current.soakEnd);
+
+  const phase: RolloutPhase =
+    observed.size === 0 ? 'idle' : halted ? 'halted' : complete ? 'complete' : soaking ? 'soaking' : 'progressing';
+
+  const reason = halted ? haltReason(failed, entries, policy.maxFailures) : undefined;
+  const haltedAt = resuming ? undefined : previous?.halted?.at;
+  const clusters: Record<string, ClusterRollout> = {};
+  for (const cluster of [...entries.keys()].sort(byName)) clusters[cluster] = entries.get(cluster) as ClusterRollout;
+  const state: RolloutState = {
+    target,
+    startedAt: previous?.startedAt ?? stamp,
+    clusters,
+    ...(halted && reason !== undefined ? { halted: { at: haltedAt ?? stamp, clusters: failed, reason } } : {}),
+    ...(resumeToken !== undefined ? { resumeToken } : {}),
+    ...(complete ? { completedAt: previous?.completedAt ?? stamp } : {}),
+    ...(Object.keys(waveCompletedAt).length > 0 ? { waveCompletedAt } : {}),
+  };
+
+  return {
+    state,
+    writes,
+    ...(halted && reason !== undefined
+      ? { halted: { clusters: failed, message: haltMessage(policy, reason, failed, entries) } }
+      : {}),
+    ...(Number.isFinite(recheck) ? { recheckAt: new Date(recheck) } : {}),
+    waves: waves.map((wave, index) =>
+      progressOf(wave, members[index] ?? [], entries, {
+        isGate: current?.index === index,
+        halted,
+        idle: observed.size === 0,
+        haltedAt: haltedAt ?? stamp,
+        completedAt: waveCompletedAt[wave.name],
+        soaking: soaking && current?.index === index,
+      }),
+    ),
+    phase,
+  };
+}
+
+/** The outcome of reading a persisted state: the state, or why it cannot be used. */
+export type ParsedRolloutState =
+  { readonly ok: true; readonly state: RolloutState } | { readonly ok: false; readonly problem: string };
+
+/**
+ * Reads a state persisted as JSON, checking its shape. A state that cannot be used (hand-edited,
+ * truncated) gives a problem naming `where` and the fix; without a previous state the next step starts
+ * a fresh rollout, in which clusters already converged count as done and nothing is deleted.
+ */
+export function parseRolloutState(text: string, where: string): ParsedRolloutState {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    return bad(where, `it is not JSON (${error instanceof Error ? error.message : String(error)})`);
+  }
+  if (!isRecord(value)) return bad(where, 'it is not a JSON object');
+  for (const key of ['target', 'startedAt'] as const)
+    if (typeof value[key] !== 'string') return bad(where, `"${key}" is not a string`);
+  for (const key of ['resumeToken', 'completedAt'] as const)
+    if (value[key] !== undefined && typeof value[key] !== 'string') return bad(where, `"${key}" is not a string`);
+  if (!isRecord(value.clusters)) return bad(where, '"clusters" is not an object');
+  for (const [cluster, entry] of Object.entries(value.clusters)) {
+    if (!isRecord(entry) || typeof entry.target !== 'string' || typeof entry.promotedAt !== 'string')
+      return bad(where, `cluster "${cluster}" lacks a string "target" or "promotedAt"`);
+    for (const key of ['from', 'doneAt', 'failedAt', 'failure'] as const)
+      if (entry[key] !== undefined && typeof entry[key] !== 'string')
+        return bad(where, `"${key}" of cluster "${cluster}" is not a string`);
+  }
+  const halted = value.halted;
+  if (
+    halted !== undefined &&
+    (!isRecord(halted) ||
+      typeof halted.at !== 'string' ||
+      typeof halted.reason !== 'string' ||
+      !Array.isArray(halted.clusters) ||
+      !halted.clusters.every((c) => typeof c === 'string'))
+  )
+    return bad(where, '"halted" needs a string "at", a string "reason" and a list of cluster names');
+  const waves = value.waveCompletedAt;
+  if (waves !== undefined && (!isRecord(waves) || !Object.values(waves).every((v) => typeof v === 'string')))
+    return bad(where, '"waveCompletedAt" is not an object of wave names to times');
+  return { ok: true, state: value as unknown as RolloutState };
+}
+
+/** The wave of a policy that lists none: every cluster at once, no soak. */
+const IMPLICIT_WAVE: RolloutWave = { name: 'all', clusters: [], soakSeconds: 0 };
+
+const byName = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+function bad(where: string, why: string): ParsedRolloutState {
+  return {
+    ok: false,
+    problem: `rollout state in ${where} cannot be read: ${why}; delete it to start the rollout afresh (clusters already converged count as done, nothing is deleted)`,
+  };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function firstByCluster(observations: readonly ClusterObservation[]): Map<string, ClusterObservation> {
+  const byCluster = new Map<string, ClusterObservation>();
+  for (const observation of observations)
+    if (!byCluster.has(observation.cluster)) byCluster.set(observation.cluster, observation);
+  return byCluster;
+}
+
+/**
+ * Whether `previous` is the same rollout: see rule 1 of the module. A cluster the rollout only found already
+ * there (`from === target`: it wrote nothing to it) never pins it: when its hub Application changes, the
+ * cluster waits in its wave of the rollout under way (hub Applications change one at a time as Argo CD
+ * applies a commit).
+ */
+function continues(previous: RolloutState, target: string, observed: ReadonlyMap<string, ClusterObservation>): boolean {
+  if (previous.target === target) return true;
+  return Object.entries(previous.clusters).every(([cluster, entry]) => {
+    if (foundThere(entry)) return true;
+    const observation = observed.get(cluster);
+    return observation === undefined || observation.desired === entry.target;
+  });
+}
+
+/** An entry the rollout found already converged: it wrote nothing to that cluster. */
+function foundThere(entry: ClusterRollout): boolean {
+  return entry.from === entry.target;
+}
+
+function inFlight(entry: ClusterRollout): boolean {
+  return entry.doneAt === undefined && entry.failedAt === undefined;
+}
+
+function converged(observation: ClusterObservation, hash: string): boolean {
+  return (
+    observation.delivered === hash &&
+    observation.sawDelivered &&
+    observation.health === 'Healthy' &&
+    observation.sync === 'Synced'
+  );
+}
+
+/** Why an in-flight cluster failed, or undefined while it may still converge. */
+function failureOf(
+  entry: ClusterRollout,
+  observation: ClusterObservation,
+  nowMs: number,
+  deadlineMs: number,
+  deadlineSeconds: number,
+): string | undefined {
+  const promotedMs = Date.parse(entry.promotedAt);
+  const runsTarget = observation.delivered === entry.target && observation.sawDelivered;
+  const phase = observation.operationPhase;
+  if (runsTarget && (phase === 'Failed' || phase === 'Error') && observation.operationStartedAt !== undefined) {
+    const startedMs = Date.parse(observation.operationStartedAt);
+    if (Number.isFinite(startedMs) && startedMs > promotedMs)
+      return `sync operation ${phase} (started ${observation.operationStartedAt} on the spoke)`;
+  }
+  if (nowMs <= promotedMs + deadlineMs) return undefined;
+  if (observation.delivered !== entry.target)
+    return `its ManifestWork did not carry the new payload within the ${deadlineSeconds}s progress deadline`;
+  if (!observation.sawDelivered)
+    return `the spoke did not report running the new payload within the ${deadlineSeconds}s progress deadline (work agent or spoke Argo CD not answering)`;
+  return `not Healthy and Synced within the ${deadlineSeconds}s progress deadline (health ${observation.health ?? 'unknown'}, sync ${observation.sync ?? 'unknown'})`;
+}
+
+/** The targeted clusters of each wave, sorted; a cluster in no wave joins the last one. */
+function membersOf(waves: readonly RolloutWave[], clusters: readonly string[]): string[][] {
+  const waveOf = new Map<string, number>();
+  waves.forEach((wave, index) => {
+    for (const cluster of wave.clusters) if (!waveOf.has(cluster)) waveOf.set(cluster, index);
+  });
+  const members = waves.map((): string[] => []);
+  for (const cluster of clusters) members[waveOf.get(cluster) ?? waves.length - 1]?.push(cluster);
+  for (const list of members) list.sort(byName);
+  return members;
+}
+
+function haltReason(
+  failed: readonly string[],
+  entries: ReadonlyMap<string, ClusterRollout>,
+  maxFailures: number,
+): string {
+  const count = failed.length === 1 ? '1 cluster failed' : `${failed.length} clusters failed`;
+  const list = failed.map((cluster) => `${cluster}: ${entries.get(cluster)?.failure ?? 'failed'}`).join('; ');
+  return `${count}, more than the ${maxFailures} tolerated: ${list}`;
+}
+
+function haltMessage(
+  policy: RolloutPolicy,
+  reason: string,
+  failed: readonly string[],
+  entries: ReadonlyMap<string, ClusterRollout>,
+): string {
+  let action = 'every cluster keeps the payload it has';
+  if (policy.onFailure === 'rollback') {
+    const fresh = failed.filter((cluster) => entries.get(cluster)?.from === undefined);
+    action =
+      'the failed clusters get their previous payload back' +
+      (fresh.length > 0 ? ` (${fresh.join(', ')} had none and keep the new one)` : '') +
+      ', every other cluster keeps the payload it has';
+  }
+  return (
+    `rollout of app "${policy.app}" halted: ${reason}. Nothing more is promoted; ${action}. ` +
+    `Fix the spec (a new revision starts a new rollout) or set annotation ${ROLLOUT_RESUME_ANNOTATION} on the rollout ConfigMap to a new value to retry them.`
+  );
+}
+
+function progressOf(
+  wave: RolloutWave,
+  clusters: readonly string[],
+  entries: ReadonlyMap<string, ClusterRollout>,
+  at: {
+    readonly isGate: boolean;
+    readonly halted: boolean;
+    readonly idle: boolean;
+    readonly haltedAt: string;
+    readonly completedAt: string | undefined;
+    readonly soaking: boolean;
+  },
+): WaveProgress {
+  let done = 0;
+  let flying = 0;
+  let failed = 0;
+  let firstPromotion: string | undefined;
+  for (const cluster of clusters) {
+    const entry = entries.get(cluster);
+    if (!entry) continue;
+    if (entry.doneAt !== undefined) done += 1;
+    else if (entry.failedAt !== undefined) failed += 1;
+    else flying += 1;
+    if (firstPromotion === undefined || Date.parse(entry.promotedAt) < Date.parse(firstPromotion))
+      firstPromotion = entry.promotedAt;
+  }
+  const counts = {
+    name: wave.name,
+    clusters: clusters.length,
+    done,
+    inFlight: flying,
+    failed,
+    waiting: clusters.length - done - flying - failed,
+  };
+  const since = (value: string | undefined) => (value !== undefined ? { since: value } : {});
+  if (at.idle) return { ...counts, state: 'waiting' };
+  if (clusters.length === 0) return { ...counts, state: 'done' };
+  if (at.completedAt !== undefined)
+    return { ...counts, state: at.soaking ? 'soaking' : 'done', ...since(at.completedAt) };
+  if (at.halted && (at.isGate || failed > 0)) return { ...counts, state: 'halted', since: at.haltedAt };
+  if (at.isGate && !at.halted) return { ...counts, state: 'progressing', ...since(firstPromotion) };
+  return { ...counts, state: 'waiting' };
+}

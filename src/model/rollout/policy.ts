@@ -1,0 +1,174 @@
+/**
+ * Rollout waves: the policy a fleet declares for an app (ordered waves of clusters, in-flight limits,
+ * soak times, failure tolerance) and how synth resolves it against the spokes an app targets. The same
+ * policy drives both delivery paths: ApplicationSet RollingSync steps (`rolling-sync.ts`) and the
+ * controller's own waves for static apps (`engine.ts`). Pure: no I/O.
+ */
+import { PULLFLEET_PREFIX } from '../core/keys.js';
+import { matchesSelector, type LabelSelector } from '../core/selectors.js';
+
+/** Annotation on a waved hub Application naming the ConfigMap that holds its app's rollout policy. */
+export const ROLLOUT_ANNOTATION = `${PULLFLEET_PREFIX}rollout`;
+/** Label on rollout ConfigMaps (policy and state) naming the fleet app. */
+export const ROLLOUT_APP_LABEL = `${PULLFLEET_PREFIX}rollout-app`;
+/** Label on a rollout ConfigMap: `policy` (rendered by synth) or `state` (written by the controller). */
+export const ROLLOUT_KIND_LABEL = `${PULLFLEET_PREFIX}rollout-kind`;
+/** Key of the policy JSON in the policy ConfigMap. */
+export const ROLLOUT_POLICY_KEY = 'policy.json';
+/** Key of the state JSON in the state ConfigMap. */
+export const ROLLOUT_STATE_KEY = 'state.json';
+/**
+ * Annotation on the policy ConfigMap that resumes a halted rollout: any new value (for example a
+ * timestamp) retries the failed clusters once.
+ */
+export const ROLLOUT_RESUME_ANNOTATION = `${PULLFLEET_PREFIX}rollout-resume`;
+/** Label the ApplicationSet template puts on every generated Application: the decision's cluster name. */
+export const ROLLOUT_CLUSTER_LABEL = `${PULLFLEET_PREFIX}rollout-cluster`;
+/**
+ * Annotation synth puts on a waved app's hub Applications and its policy ConfigMap: one hash per synth of
+ * the app. The controller steps a rollout only when all of them carry the policy's (Argo CD applies a
+ * commit's objects one at a time: a wave must not pass while some hub Applications still show the old spec).
+ */
+export const ROLLOUT_REVISION_ANNOTATION = `${PULLFLEET_PREFIX}rollout-revision`;
+/** Condition type on hub Applications of a rollout that stopped on failures. */
+export const ROLLOUT_HALTED_CONDITION = 'RolloutHalted';
+
+/** How many clusters of a wave may update at once: a count, or a percentage of the wave's clusters. */
+export type WaveLimit = { readonly count: number } | { readonly percent: number };
+
+/** One wave of a resolved policy. */
+export interface RolloutWave {
+  /** Shown in plan and status. */
+  readonly name: string;
+  /** The clusters of this wave, sorted. */
+  readonly clusters: readonly string[];
+  /** At most this many clusters of the wave in flight at once; undefined: all of them. */
+  readonly maxInFlight?: WaveLimit;
+  /** Seconds to wait once every cluster of the wave is done before the next wave starts. */
+  readonly soakSeconds: number;
+}
+
+/** What happens to the clusters that failed when a rollout halts. */
+export type FailureAction = 'pause' | 'rollback';
+
+/** A rollout policy with every wave resolved to cluster names (what synth renders, what the controller reads). */
+export interface RolloutPolicy {
+  /** The fleet app the policy belongs to. */
+  readonly app: string;
+  readonly waves: readonly RolloutWave[];
+  /** Failed clusters tolerated in one rollout; one more halts it. */
+  readonly maxFailures: number;
+  /** A promoted cluster that has not converged after this many seconds counts as failed. */
+  readonly progressDeadlineSeconds: number;
+  /** pause: failed clusters keep what they got; rollback: they get their previous payload back. */
+  readonly onFailure: FailureAction;
+}
+
+/** The default progress deadline: 10 minutes. */
+export const DEFAULT_PROGRESS_DEADLINE_SECONDS = 600;
+
+/**
+ * The number of clusters a wave of `size` clusters may have in flight. A count is capped at the size; a
+ * percentage rounds down but never below one cluster when it is above 0 % (as Argo CD scales `maxUpdate`).
+ */
+export function inFlightLimit(limit: WaveLimit | undefined, size: number): number {
+  if (!limit) return size;
+  if ('count' in limit) return Math.max(0, Math.min(limit.count, size));
+  const scaled = Math.floor((size * limit.percent) / 100);
+  return limit.percent > 0 ? Math.max(1, Math.min(scaled, size)) : 0;
+}
+
+/** A wave as declared: a label selector over spokes and/or explicit spokes. */
+export interface WaveDeclaration {
+  readonly name: string;
+  readonly selector?: LabelSelector;
+  readonly spokes?: readonly string[];
+  /** Takes every targeted spoke no other wave selects (at most one wave of a policy). */
+  readonly rest?: boolean;
+  readonly maxInFlight?: WaveLimit;
+  readonly soakSeconds: number;
+}
+
+/** A spoke as wave selectors see it. */
+export interface WaveSpoke {
+  readonly name: string;
+  readonly labels: Readonly<Record<string, string>>;
+}
+
+/** The waves resolved against the targeted spokes, and every problem found (empty when the policy is sound). */
+export interface WaveAssignment {
+  readonly waves: readonly RolloutWave[];
+  readonly problems: readonly string[];
+}
+
+/**
+ * Resolves declared waves against the spokes an app targets. Problems: a targeted spoke in no wave or in
+ * two, a wave that selects nothing, a wave naming a spoke the app does not target, duplicate wave names.
+ */
+export function assignWaves(
+  declared: readonly WaveDeclaration[],
+  targeted: readonly WaveSpoke[],
+  subject: string,
+): WaveAssignment {
+  const problems: string[] = [];
+  const targetedNames = new Set(targeted.map((spoke) => spoke.name));
+  const waveOf = new Map<string, string[]>();
+  const seenNames = new Set<string>();
+  const selected = new Set<string>();
+  for (const wave of declared) {
+    if (wave.rest) continue;
+    for (const name of wave.spokes ?? []) selected.add(name);
+    for (const spoke of targeted)
+      if (wave.selector && matchesSelector(wave.selector, spoke.labels)) selected.add(spoke.name);
+  }
+  if (declared.filter((wave) => wave.rest).length > 1)
+    problems.push(`${subject}: more than one wave takes the rest: keep one (the last wave, usually)`);
+  const waves = declared.map((wave) => {
+    if (seenNames.has(wave.name))
+      problems.push(`${subject}: two waves are named "${wave.name}": give each wave its own name`);
+    seenNames.add(wave.name);
+    const members = new Set<string>();
+    for (const name of wave.spokes ?? []) {
+      if (!targetedNames.has(name)) {
+        problems.push(
+          `${subject}: wave "${wave.name}" names spoke "${name}", which the app does not target: remove it from the wave or deliver the app to it`,
+        );
+        continue;
+      }
+      members.add(name);
+    }
+    if (wave.selector) {
+      for (const spoke of targeted) if (matchesSelector(wave.selector, spoke.labels)) members.add(spoke.name);
+    }
+    if (wave.rest) for (const spoke of targeted) if (!selected.has(spoke.name)) members.add(spoke.name);
+    const clusters = [...members].sort();
+    if (clusters.length === 0)
+      problems.push(
+        `${subject}: wave "${wave.name}" selects no spoke the app targets: fix its selector or spokes, or remove the wave`,
+      );
+    for (const cluster of clusters) waveOf.set(cluster, [...(waveOf.get(cluster) ?? []), wave.name]);
+    return {
+      name: wave.name,
+      clusters,
+      ...(wave.maxInFlight ? { maxInFlight: wave.maxInFlight } : {}),
+      soakSeconds: wave.soakSeconds,
+    };
+  });
+  for (const spoke of [...targeted].sort((a, b) => (a.name < b.name ? -1 : 1))) {
+    const in_ = waveOf.get(spoke.name) ?? [];
+    if (in_.length === 0)
+      problems.push(
+        `${subject}: spoke "${spoke.name}" is targeted but falls in no wave: add it to a wave, or end with a wave that takes the rest`,
+      );
+    else if (in_.length > 1)
+      problems.push(
+        `${subject}: spoke "${spoke.name}" falls in waves ${in_.map((w) => `"${w}"`).join(' and ')}: a spoke belongs to exactly one wave; narrow the selectors`,
+      );
+  }
+  return { waves, problems };
+}
+
+/** The wave a cluster belongs to (index), or -1. */
+export function waveIndexOf(policy: Pick<RolloutPolicy, 'waves'>, cluster: string): number {
+  return policy.waves.findIndex((wave) => wave.clusters.includes(cluster));
+}

@@ -1,0 +1,125 @@
+/**
+ * The application reconciler carries the resource summary the work agent reports into the hub Application's
+ * status (status.resources, status.summary.images), writes it once, and keeps scalar feedback flowing when the
+ * agent rejects the rule or returns none.
+ */
+import { beforeEach, describe, expect, test } from '@jest/globals';
+import { createApplicationReconciler } from '../../../src/controller/reconcilers/application.js';
+import type { Reconciler } from '../../../src/controller/runtime/reconciler.js';
+import { MANAGED_CLUSTER_ANNOTATION, PULL_LABEL } from '../../../src/model/core/keys.js';
+import { type Application, type ManifestWork } from '../../../src/model/core/types.js';
+import { RESOURCE_SUMMARY_WARNING_CONDITION } from '../../../src/model/runtime/resource-summary.js';
+import { World } from '../../support/world.js';
+import { WorkAgent, type ReportOptions } from '../../support/work-agent.js';
+import { spokeApplication, type SpokeAppOptions } from '../../support/spoke-apps.js';
+
+const NS = 'argocd';
+const KEY = `${NS}/shop`;
+const WORK_KEY = 'spoke1/argocd-shop';
+
+function hubApp(): Application {
+  return {
+    apiVersion: 'argoproj.io/v1alpha1',
+    kind: 'Application',
+    metadata: {
+      name: 'shop',
+      namespace: NS,
+      labels: { [PULL_LABEL]: 'true' },
+      annotations: { [MANAGED_CLUSTER_ANNOTATION]: 'spoke1', 'argocd.argoproj.io/skip-reconcile': 'true' },
+    },
+    spec: {
+      project: 'default',
+      destination: { server: 'https://kubernetes.default.svc', namespace: 'shop' },
+      source: { repoURL: 'https://git.example/apps', path: 'shop' },
+    },
+  };
+}
+
+describe('application reconciler and resource summaries', () => {
+  let world: World;
+  let reconciler: Reconciler;
+  const agent = new WorkAgent(undefined as never, () => new Date('2026-03-01T12:00:00Z'));
+
+  /** The work agent reports on the work as it is in the world (the spoke app, or no summary / an error). */
+  function report(spoke: SpokeAppOptions | undefined, opts: ReportOptions = {}): void {
+    const work = world.get<ManifestWork>('ManifestWork', WORK_KEY)!;
+    const app = spoke ? spokeApplication(spoke) : undefined;
+    const health = (app?.object.status as { health?: { status: string } } | undefined)?.health?.status ?? 'Healthy';
+    work.status = agent.statusFor(
+      work,
+      { healthStatus: health, syncStatus: 'Synced', reconciledAt: '2026-03-01T11:59:00Z' },
+      { ...(app ? { spokeApplication: app.object } : {}), ...opts },
+    );
+    world.put('ManifestWork', work);
+  }
+
+  /** The hub app's status as the API server holds it: every status patch written so far, merged. */
+  function serverStatus(): Record<string, unknown> {
+    const status: Record<string, unknown> = {};
+    for (const write of world.writes) {
+      if (write.resource !== 'applications' || write.key !== KEY) continue;
+      for (const [key, value] of Object.entries((write.body as { status?: Record<string, unknown> }).status ?? {})) {
+        if (value === null) delete status[key];
+        else status[key] = value;
+      }
+    }
+    return status;
+  }
+
+  beforeEach(async () => {
+    world = new World();
+    world.put('ManagedCluster', {
+      apiVersion: 'cluster.open-cluster-management.io/v1',
+      kind: 'ManagedCluster',
+      metadata: { name: 'spoke1', labels: { 'cluster.open-cluster-management.io/clusterset': 'prod' } },
+    });
+    reconciler = world.reconciler(createApplicationReconciler, { relaxTenancy: true });
+    world.put('Application', hubApp());
+    await world.settle(reconciler, KEY);
+  });
+
+  test('GIVEN the agent reports a summary WHEN reconciled THEN status.resources and summary.images carry it in one write, and a rerun writes nothing', async () => {
+    report({ resources: 6, degraded: 1, images: ['nginx:1.25'] });
+    const writes = world.writes.length;
+    await world.settle(reconciler, KEY);
+    expect(world.writes.length - writes).toBe(1);
+    const status = serverStatus() as Application['status'] & Record<string, unknown>;
+    expect((status.resources as Array<{ kind: string; name: string }>).map((r) => `${r.kind}/${r.name}`)).toStrictEqual(
+      [
+        'Deployment/component-0',
+        'Service/component-1',
+        'ConfigMap/component-2',
+        'ServiceAccount/component-3',
+        'Deployment/component-4',
+        'Service/component-5',
+      ],
+    );
+    expect(status.summary).toStrictEqual({ images: ['nginx:1.25'] });
+    expect(status.health).toStrictEqual({ status: 'Degraded' });
+    // The cache holds a digest, not the list; an unchanged summary is not written again.
+    expect(world.get<Application>('Application', KEY)!.status!.resources).toBeUndefined();
+    report({ resources: 6, degraded: 1, images: ['nginx:1.25'] });
+    const again = world.writes.length;
+    await world.settle(reconciler, KEY);
+    expect(world.writes.length).toBe(again);
+  });
+
+  test('GIVEN a summary on the hub WHEN the agent starts rejecting the rule THEN scalar status still changes, the list stays, and a warning says why', async () => {
+    report({ resources: 2, images: ['nginx:1.25'] });
+    await world.settle(reconciler, KEY);
+    report(undefined, { ruleError: 'no such key: resources' });
+    const work = world.get<ManifestWork>('ManifestWork', WORK_KEY)!;
+    work.status!.resourceStatus!.manifests![0].statusFeedback!.values![0] = {
+      name: 'healthStatus',
+      fieldValue: { type: 'String', string: 'Progressing' },
+    };
+    world.put('ManifestWork', work);
+    await world.settle(reconciler, KEY);
+    const status = serverStatus() as Application['status'] & Record<string, unknown>;
+    expect(status.health).toStrictEqual({ status: 'Progressing' });
+    expect(status.resources).toHaveLength(2);
+    expect(status.conditions!.find((c) => c.type === RESOURCE_SUMMARY_WARNING_CONDITION)!.message).toContain(
+      'could not build the resource summary (condition pullfleet.io/ResourceSummary): no such key: resources',
+    );
+  });
+});

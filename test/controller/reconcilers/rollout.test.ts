@@ -1,0 +1,299 @@
+/**
+ * Waved static apps through both reconcilers on an in-memory world: the rollout reconciler keeps the
+ * state, the Application reconciler writes each cluster's work when the state promotes it. The test plays
+ * the work agent and the spoke Argo CD (the spoke runs what its work delivered and reports it Healthy and
+ * Synced, or not) and moves the clock; it asserts the works the world holds after every step.
+ */
+import { beforeEach, describe, expect, test } from '@jest/globals';
+import { Duration } from 'cdk8s';
+import { createApplicationReconciler } from '../../../src/controller/reconcilers/application.js';
+import { createRolloutReconciler } from '../../../src/controller/reconcilers/rollout.js';
+import type { Reconciler } from '../../../src/controller/runtime/reconciler.js';
+import {
+  AppSource,
+  ClusterSet,
+  Fleet,
+  Hub,
+  PullApplication,
+  Rollout,
+  RolloutFailureAction,
+  Spoke,
+  WaveLimit,
+} from '../../../src/constructs/index.js';
+import { SPEC_HASH_ANNOTATION } from '../../../src/model/core/keys.js';
+import type { Application, FieldValue, KubeObject, ManifestWork } from '../../../src/model/core/types.js';
+import { ROLLOUT_HALTED_CONDITION, ROLLOUT_RESUME_ANNOTATION } from '../../../src/model/rollout/policy.js';
+import { PREVIOUS_PAYLOAD_ANNOTATION } from '../../../src/model/rollout/runtime.js';
+import { World } from '../../support/world.js';
+
+const NS = 'argocd';
+const CLUSTERS = ['c1', 'c2', 'c3', 'c4', 'c5'];
+const ROLLOUT_KEY = `${NS}/web`;
+
+/** The hub objects synth renders for app `web` at `revision`, waved: canary c1, then c2+c3 one at a time, then the rest. */
+function render(revision: string, onFailure = RolloutFailureAction.PAUSE): KubeObject[] {
+  const fleet = new Fleet({ outdir: '/nonexistent/never-written' });
+  const hub = new Hub(fleet, 'hub', { argoNamespace: NS });
+  const set = new ClusterSet(hub, 'prod');
+  const spokes = CLUSTERS.map(
+    (name, i) =>
+      new Spoke(hub, name, { clusterSet: set, labels: { ring: i === 0 ? 'canary' : i < 3 ? 'early' : 'late' } }),
+  );
+  new PullApplication(hub, 'web', {
+    source: AppSource.git({ repoURL: 'https://git.example/apps.git', path: 'web', targetRevision: revision }),
+    destinationNamespace: 'web',
+    spokes,
+    rollout: Rollout.waves(
+      [
+        { name: 'canary', labels: { ring: 'canary' }, soak: Duration.minutes(1) },
+        { name: 'early', labels: { ring: 'early' }, maxInFlight: WaveLimit.count(1) },
+        { name: 'late', rest: true },
+      ],
+      { progressDeadline: Duration.minutes(10), onFailure },
+    ),
+  });
+  const objects: KubeObject[] = [];
+  for (const [file, list] of fleet.renderObjects())
+    if (file.endsWith('applications.yaml')) objects.push(...(list as unknown as KubeObject[]));
+  return objects;
+}
+
+const workKey = (cluster: string) => `${cluster}/${NS}-web-${cluster}`;
+const revisionOf = (work: ManifestWork | undefined) =>
+  (work?.spec.workload.manifests.find((m) => m.kind === 'Application') as Application | undefined)?.spec.source
+    ?.targetRevision;
+const S = (string: string): FieldValue => ({ type: 'String', string });
+
+describe('rollout waves of a static app', () => {
+  let world: World;
+  let apps: Reconciler;
+  let rollouts: Reconciler;
+  /** Clusters whose spoke never becomes healthy at a new revision. */
+  let broken: Set<string>;
+
+  function start(): void {
+    apps = world.reconciler(createApplicationReconciler, { relaxTenancy: true, argoNamespace: NS });
+    rollouts = world.reconciler(createRolloutReconciler, { relaxTenancy: true, argoNamespace: NS });
+  }
+
+  function commit(objects: KubeObject[]): void {
+    for (const object of objects) {
+      const kindId = object.kind === 'ConfigMap' ? 'ConfigMap' : 'Application';
+      const existing = world.get<KubeObject>(kindId, `${NS}/${object.metadata.name}`);
+      // Argo CD applies what git holds and leaves what others wrote (finalizers, status, other annotations).
+      world.put(kindId, {
+        ...existing,
+        ...object,
+        metadata: {
+          ...existing?.metadata,
+          ...object.metadata,
+          annotations: { ...existing?.metadata.annotations, ...object.metadata.annotations },
+        },
+        ...(existing && 'status' in existing ? { status: (existing as Application).status } : {}),
+      });
+    }
+  }
+
+  /** The work agent and spoke Argo CD: every work's spoke runs its payload and reports it (healthy unless broken). */
+  function spokesReport(): void {
+    for (const cluster of CLUSTERS) {
+      const work = world.get<ManifestWork>('ManifestWork', workKey(cluster));
+      if (!work) continue;
+      const payload = work.spec.workload.manifests.find((m) => m.kind === 'Application') as unknown as Application;
+      const healthy = !broken.has(cluster);
+      const values: Record<string, FieldValue> = {
+        specHash: S(payload.metadata.annotations![SPEC_HASH_ANNOTATION]),
+        healthStatus: S(healthy ? 'Healthy' : 'Degraded'),
+        syncStatus: S('Synced'),
+        syncRevision: S(String(payload.spec.source?.targetRevision)),
+        reconciledAt: S(world.clock.toISOString().replace(/\.\d{3}Z$/, 'Z')),
+      };
+      const status = {
+        conditions: [{ type: 'Applied', status: 'True', reason: 'AppliedManifestWorkComplete', message: 'applied' }],
+        resourceStatus: {
+          manifests: [
+            {
+              resourceMeta: {
+                group: 'argoproj.io',
+                version: 'v1alpha1',
+                kind: 'Application',
+                resource: 'applications',
+                name: payload.metadata.name,
+                namespace: payload.metadata.namespace,
+                ordinal: work.spec.workload.manifests.indexOf(payload as never),
+              },
+              statusFeedback: { values: Object.entries(values).map(([name, fieldValue]) => ({ name, fieldValue })) },
+            },
+          ],
+        },
+      };
+      if (JSON.stringify(work.status) !== JSON.stringify(status))
+        world.put('ManifestWork', { ...work, status } as never);
+    }
+  }
+
+  /** One round: the rollout decides, every hub app reconciles, the spokes report. */
+  async function round(): Promise<void> {
+    await world.settle(rollouts, ROLLOUT_KEY);
+    for (const cluster of CLUSTERS) await world.settle(apps, `${NS}/web-${cluster}`);
+    spokesReport();
+    await world.settle(rollouts, ROLLOUT_KEY);
+  }
+
+  const revisions = () =>
+    CLUSTERS.map((cluster) => revisionOf(world.get<ManifestWork>('ManifestWork', workKey(cluster))));
+  const advance = (seconds: number) => {
+    world.clock = new Date(world.clock.getTime() + seconds * 1000);
+  };
+
+  beforeEach(() => {
+    world = new World();
+    world.clock = new Date('2026-03-01T12:00:00Z');
+    for (const name of CLUSTERS)
+      world.put('ManagedCluster', {
+        apiVersion: 'cluster.open-cluster-management.io/v1',
+        kind: 'ManagedCluster',
+        metadata: { name },
+      });
+    broken = new Set();
+    start();
+  });
+
+  test('GIVEN a new waved app WHEN it rolls out THEN the canary goes first, then early one at a time after the soak, then the rest', async () => {
+    commit(render('v1'));
+    await round();
+    expect(revisions()).toStrictEqual(['v1', undefined, undefined, undefined, undefined]);
+    // Healthy, but soaking: nothing more for a minute.
+    await round();
+    advance(30);
+    await round();
+    expect(revisions()).toStrictEqual(['v1', undefined, undefined, undefined, undefined]);
+    advance(31);
+    await round();
+    expect(revisions()).toStrictEqual(['v1', 'v1', undefined, undefined, undefined]);
+    await round();
+    expect(revisions()).toStrictEqual(['v1', 'v1', 'v1', undefined, undefined]);
+    await round();
+    await round();
+    expect(revisions()).toStrictEqual(['v1', 'v1', 'v1', 'v1', 'v1']);
+    const state = world.get<KubeObject & { data: Record<string, string> }>(
+      'ConfigMap',
+      `${NS}/pullfleet-rollout-web-state`,
+    )!;
+    expect(JSON.parse(state.data['progress.json'])).toMatchObject({ phase: 'complete' });
+  });
+
+  test('GIVEN a rolled-out app WHEN a new revision is committed THEN each wave gets it only after the previous one is healthy, and the rest keeps v1 meanwhile', async () => {
+    commit(render('v1'));
+    for (let i = 0; i < 8; i++) {
+      await round();
+      advance(61);
+    }
+    expect(revisions()).toStrictEqual(['v1', 'v1', 'v1', 'v1', 'v1']);
+    commit(render('v2'));
+    await round();
+    expect(revisions()).toStrictEqual(['v2', 'v1', 'v1', 'v1', 'v1']);
+    // The hub apps not yet promoted report the spoke as it is: not yet running the hub's spec.
+    const held = world.get<Application>('Application', `${NS}/web-c5`)!;
+    expect(held.status?.sync?.status).toBe('Unknown');
+    advance(61);
+    await round();
+    expect(revisions()).toStrictEqual(['v2', 'v2', 'v1', 'v1', 'v1']);
+    await round();
+    await round();
+    await round();
+    expect(revisions()).toStrictEqual(['v2', 'v2', 'v2', 'v2', 'v2']);
+    // Each work kept the payload it replaced, for a rollback.
+    expect(
+      world.get<ManifestWork>('ManifestWork', workKey('c3'))!.metadata.annotations?.[PREVIOUS_PAYLOAD_ANNOTATION],
+    ).toContain('"targetRevision":"v1"');
+  });
+
+  test('GIVEN a cluster of wave 2 that never becomes healthy WHEN its deadline passes THEN the rollout halts with a condition naming it, nothing later is written, and a resume retries it', async () => {
+    commit(render('v1'));
+    for (let i = 0; i < 8; i++) {
+      await round();
+      advance(61);
+    }
+    broken.add('c2');
+    commit(render('v2'));
+    await round();
+    advance(61);
+    await round();
+    expect(revisions()).toStrictEqual(['v2', 'v2', 'v1', 'v1', 'v1']);
+    advance(601);
+    await round();
+    await round();
+    expect(revisions()).toStrictEqual(['v2', 'v2', 'v1', 'v1', 'v1']);
+    const halted = world
+      .get<Application>('Application', `${NS}/web-c4`)!
+      .status!.conditions!.find((c) => c.type === ROLLOUT_HALTED_CONDITION);
+    expect(halted?.message).toContain('c2');
+    expect(CLUSTERS.every((cluster) => world.get<ManifestWork>('ManifestWork', workKey(cluster)))).toBe(true);
+    // A restart (new reconcilers, nothing in memory) keeps the halt.
+    start();
+    await round();
+    expect(revisions()).toStrictEqual(['v2', 'v2', 'v1', 'v1', 'v1']);
+    // Fixed on the spoke, then resumed: the rollout goes on and the condition clears.
+    broken.delete('c2');
+    const policy = world.get<KubeObject>('ConfigMap', `${NS}/pullfleet-rollout-web`)!;
+    world.put('ConfigMap', {
+      ...policy,
+      metadata: {
+        ...policy.metadata,
+        annotations: { ...policy.metadata.annotations, [ROLLOUT_RESUME_ANNOTATION]: '1' },
+      },
+    });
+    for (let i = 0; i < 6; i++) await round();
+    expect(revisions()).toStrictEqual(['v2', 'v2', 'v2', 'v2', 'v2']);
+    expect(
+      world
+        .get<Application>('Application', `${NS}/web-c4`)!
+        .status!.conditions?.some((c) => c.type === ROLLOUT_HALTED_CONDITION),
+    ).toBe(false);
+  });
+
+  test('GIVEN a commit applied one object at a time WHEN only some hub Applications show the new revision THEN nothing moves until all do, and no wave passes early', async () => {
+    commit(render('v1'));
+    for (let i = 0; i < 8; i++) {
+      await round();
+      advance(61);
+    }
+    const v2 = render('v2');
+    // Argo CD has applied the policy and the hub Application of c4 (a late wave) only.
+    commit(v2.filter((o) => o.kind === 'ConfigMap' || o.metadata.name === 'web-c4'));
+    await round();
+    advance(61);
+    await round();
+    expect(revisions()).toStrictEqual(['v1', 'v1', 'v1', 'v1', 'v1']);
+    commit(v2);
+    await round();
+    expect(revisions()).toStrictEqual(['v2', 'v1', 'v1', 'v1', 'v1']);
+  });
+
+  test('GIVEN rollback on failure WHEN the rollout halts THEN the failed cluster gets its previous payload back and the others keep theirs', async () => {
+    commit(render('v1', RolloutFailureAction.ROLLBACK));
+    for (let i = 0; i < 8; i++) {
+      await round();
+      advance(61);
+    }
+    broken.add('c2');
+    commit(render('v2', RolloutFailureAction.ROLLBACK));
+    await round();
+    advance(61);
+    await round();
+    advance(601);
+    for (let i = 0; i < 3; i++) await round();
+    expect(revisions()).toStrictEqual(['v2', 'v1', 'v1', 'v1', 'v1']);
+  });
+
+  test('GIVEN a restart between a promotion and its write WHEN the controller starts again THEN the write is made once, with nothing lost', async () => {
+    commit(render('v1'));
+    await world.settle(rollouts, ROLLOUT_KEY);
+    // The state promotes c1, the process dies before its work is written.
+    expect(world.get<ManifestWork>('ManifestWork', workKey('c1'))).toBeUndefined();
+    start();
+    await round();
+    expect(revisions()).toStrictEqual(['v1', undefined, undefined, undefined, undefined]);
+  });
+});

@@ -1,0 +1,116 @@
+/**
+ * What the manager's writer sends: a merge patch that changes nothing in the cached object is not sent
+ * (key order, equal values), one that removes something always is; and a burst of new apps gets every work
+ * written before the apps' own first writes (cleanup finalizer, first status), with two writes per app in
+ * all. Runs the real controller against the in-process API double.
+ */
+import { afterEach, beforeEach, describe, expect, test } from '@jest/globals';
+import { pino } from 'pino';
+import {
+  patchChangesNothing,
+  startController,
+  type RunningController,
+} from '../../../src/controller/runtime/manager.js';
+import { CLEANUP_FINALIZER, MANAGED_CLUSTER_ANNOTATION, PULL_LABEL } from '../../../src/model/core/keys.js';
+import { startFakeApiServer, type FakeApiServer, type KubeObj } from '../../double/fake-apiserver.js';
+import { waitFor } from '../../support/wait.js';
+
+const silent = pino({ level: 'silent' });
+
+describe('patchChangesNothing', () => {
+  const app = {
+    metadata: { name: 'a', resourceVersion: '7', finalizers: ['x'] },
+    status: {
+      sync: { status: 'Synced', revision: 'abc' },
+      conditions: [{ type: 'T', message: 'm', lastTransitionTime: 't' }],
+    },
+  };
+
+  test('GIVEN a patch of values the object has, in another key order THEN it changes nothing', () => {
+    expect(
+      patchChangesNothing(app, {
+        metadata: { resourceVersion: '6', finalizers: ['x'] },
+        status: { conditions: [{ lastTransitionTime: 't', message: 'm', type: 'T' }], sync: { revision: 'abc' } },
+      }),
+    ).toBe(true);
+  });
+
+  test('GIVEN a new value, a removal or a missing object THEN it changes something', () => {
+    expect(patchChangesNothing(app, { status: { sync: { revision: 'def' } } })).toBe(false);
+    expect(patchChangesNothing(app, { status: { health: null } })).toBe(false);
+    expect(patchChangesNothing(app, { status: { health: { status: 'Healthy' } } })).toBe(false);
+    expect(patchChangesNothing(undefined, { status: {} })).toBe(false);
+  });
+});
+
+describe('writes of a burst of new apps', () => {
+  let server: FakeApiServer;
+  const running: RunningController[] = [];
+
+  beforeEach(async () => {
+    server = await startFakeApiServer({ implicitNamespaces: true });
+    const store = server.store;
+    store.create({
+      apiVersion: 'cluster.open-cluster-management.io/v1beta2',
+      kind: 'ManagedClusterSet',
+      metadata: { name: 'prod' },
+      spec: {},
+    });
+    store.create({
+      apiVersion: 'cluster.open-cluster-management.io/v1beta2',
+      kind: 'ManagedClusterSetBinding',
+      metadata: { name: 'prod', namespace: 'argocd' },
+      spec: { clusterSet: 'prod' },
+    });
+    store.create({
+      apiVersion: 'cluster.open-cluster-management.io/v1',
+      kind: 'ManagedCluster',
+      metadata: { name: 'east', labels: { 'cluster.open-cluster-management.io/clusterset': 'prod' } },
+      spec: { hubAcceptsClient: true },
+    });
+    for (let i = 0; i < 20; i++)
+      store.create({
+        apiVersion: 'argoproj.io/v1alpha1',
+        kind: 'Application',
+        metadata: {
+          name: `app-${i}`,
+          namespace: 'argocd',
+          labels: { [PULL_LABEL]: 'true' },
+          annotations: { [MANAGED_CLUSTER_ANNOTATION]: 'east', 'argocd.argoproj.io/skip-reconcile': 'true' },
+        },
+        spec: {
+          project: 'default',
+          destination: { server: 'https://kubernetes.default.svc', namespace: `app-${i}` },
+          source: { repoURL: 'https://git.example/apps', path: `app-${i}` },
+        },
+      });
+  });
+
+  afterEach(async () => {
+    await Promise.all(running.splice(0).map((controller) => controller.stop()));
+    await server.close();
+  });
+
+  test('GIVEN 20 new apps WHEN one worker delivers them THEN every work is written before the first app write, and each app costs two writes', async () => {
+    const controller = await startController({
+      kubeConfig: server.kubeConfig(),
+      config: { leaderElection: false, workers: 1, clusterSecrets: false, fleetReports: false },
+      logger: silent,
+    });
+    running.push(controller);
+    await controller.ready();
+    await waitFor(
+      'every app with its finalizer and a status',
+      () =>
+        server.store
+          .list<KubeObj>('applications')
+          .every((app) => (app.metadata.finalizers ?? []).includes(CLEANUP_FINALIZER) && app.status?.sync?.status),
+      { timeoutMs: 20_000 },
+    );
+    const writes = server.requestLog({ verb: ['patch', 'create', 'update', 'delete'] });
+    const firstAppWrite = writes.findIndex((r) => r.resource.startsWith('applications'));
+    expect(writes.slice(0, firstAppWrite).filter((r) => r.resource.startsWith('manifestworks'))).toHaveLength(20);
+    expect(server.writeCount('manifestworks')).toBe(20);
+    expect(server.writeCount('applications')).toBe(20);
+  });
+});
