@@ -663,43 +663,6 @@ describeRealServer('rollout waves', (kubeconfigPath) => {
     for (const app of await hubApps(run.e)) expect(app.metadata.finalizers).toContain(CLEANUP_FINALIZER);
   }, 240_000);
 
-  // Pending (docs/concepts/rollouts.md, "Known limits"): Argo CD moves an app from Pending only on a startedAt
-  // strictly after the Pending transition, both to the second, so a sync that starts in the same second is
-  // never counted; pullfleet copies the spoke's startedAt and does not hold operations back to the next second.
-  test.failing(
-    'a RollingSync rollout completes when the spokes sync in the same second they are asked to [pending: forwarding held to the next second]',
-    async () => {
-      // GIVEN the same ApplicationSet, with spokes that start a sync at once: the first sync's startedAt can
-      // fall in the second of the Pending transition (not later), so RollingSync asks again and the spoke must
-      // get the operation again
-      // WHEN it rolls out v1, then v2
-      const run = await runAppSet({});
-
-      // THEN it completes step by step, and pullfleet invented no startedAt along the way
-      expect(run.outOfOrder).toStrictEqual([]);
-      expect(inventedStartedAt(run)).toStrictEqual([]);
-    },
-    240_000,
-  );
-
-  // Pending (docs/concepts/rollouts.md, "Known limits"): a spoke clock behind the hub's makes its reconciledAt
-  // look older than the transition RollingSync waits past; a real spoke Argo CD's periodic reconcile moves it on
-  // within its resync interval, which this double does not play.
-  test.failing(
-    'a RollingSync rollout completes when a spoke clock runs 2 s behind the hub [pending: the double has no periodic reconcile]',
-    async () => {
-      // GIVEN the same ApplicationSet, with the last step's spoke clock 2 s behind the hub's (its reconciledAt
-      // and startedAt look older than the applicationset-controller's transitions until it reconciles again)
-      // WHEN it rolls out v1, then v2
-      const run = await runAppSet(SYNC_LATENCY, { c1: { skewMs: -2000 } });
-
-      // THEN it completes step by step, and pullfleet invented no startedAt along the way
-      expect(run.outOfOrder).toStrictEqual([]);
-      expect(inventedStartedAt(run)).toStrictEqual([]);
-    },
-    240_000,
-  );
-
   test('a new template revision starts rolling out without waiting for the generator requeue when spokes take a moment to compare', async () => {
     // GIVEN the same ApplicationSet, with spoke Argo CDs that take 1.5 s to compare a new spec (as a repo
     // fetch and a diff do): the hub sees the new spec OutOfSync before the spoke reports the new revision

@@ -41,6 +41,7 @@ import * as path from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import type { Fleet } from '../../src/constructs/index.js';
 import {
+  CLEANUP_FINALIZER,
   ARGOCD_API_VERSION,
   ARGOCD_RESOURCES_FINALIZERS,
   MANAGED_CLUSTER_ANNOTATION,
@@ -261,6 +262,15 @@ export class PullDeliverySim {
           spec: template.spec,
         };
         wanted.add(app.metadata.name);
+        // An Application being deleted is not updated: the API server refuses the finalizers the template would
+        // add back (upstream's update fails and is retried until the Application is gone).
+        const live = await this.cluster.get<Application>({
+          apiVersion: ARGOCD_API_VERSION,
+          kind: 'Application',
+          namespace: this.hubNs,
+          name: app.metadata.name as string,
+        });
+        if (live?.metadata.deletionTimestamp) continue;
         await this.cluster.apply(app, 'applicationset-controller');
       }
     }
@@ -288,7 +298,11 @@ export class PullDeliverySim {
               name: manifestWorkName(this.hubNs, app.metadata.name),
             })
           : undefined;
-        if (!work && app.metadata.finalizers?.some((f) => ARGOCD_RESOURCES_FINALIZERS.includes(f)))
+        // (and its own cleanup finalizer, which ApplicationSet templates carry)
+        if (
+          !work &&
+          app.metadata.finalizers?.some((f) => ARGOCD_RESOURCES_FINALIZERS.includes(f) || f === CLEANUP_FINALIZER)
+        )
           await this.cluster.mergePatch(refOf(app as Obj), { metadata: { finalizers: null } });
         continue;
       }
