@@ -3,7 +3,7 @@
  *
  *   model ◀── validate, migrate, kube ◀── controller
  *     ▲            ▲                        (cli may use kube, never controller)
- *     └── constructs ◀── cli
+ *     └── constructs ◀── cli   (cli: only the names in constructs/synth-env.ts)
  *
  * - src/model is pure: it imports nothing outside src/model but `yaml` and node:crypto.
  * - only src/kube and src/controller import @kubernetes/client-node.
@@ -77,6 +77,14 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/constructs/' },
       to: { path: '^src/(cli|kube|migrate)/' },
+    },
+    {
+      name: 'cli-runs-fleet-programs-apart',
+      severity: 'error',
+      comment:
+        'The CLI runs the fleet program in a process of its own: it reads only the names of the variables they share (src/constructs/synth-env.ts), so a command never loads the construct library.',
+      from: { path: '^src/cli/' },
+      to: { path: '^src/constructs/', pathNot: '^src/constructs/synth-env\\.ts$' },
     },
     {
       name: 'package-entry-from-outside-only',

@@ -137,27 +137,49 @@ function replaceNulls(value: unknown, from: unknown, to: unknown): unknown {
 
 /** Strings at least this long are held once per fleet, however many objects hold them. */
 const LONG_STRING = 256;
-const longStringPools = new WeakMap<IConstruct, Map<string, string>>();
+/**
+ * Members under these keys are held once per fleet when equal: the RBAC rules, subjects and role
+ * references every spoke's bootstrap repeats for each app (tens of thousands of equal small objects in a
+ * fleet of a thousand spokes). They are frozen once shared.
+ */
+const SHARED_MEMBERS: ReadonlySet<string> = new Set(['rules', 'subjects', 'roleRef']);
 
-/** The long strings held by the fleet (the root construct) that `scope` belongs to. */
-function longStringsOf(scope: IConstruct): Map<string, string> {
+/** What a fleet holds once: long strings, and equal values of {@link SHARED_MEMBERS}. */
+interface SharedPool {
+  readonly strings: Map<string, string>;
+  readonly members: Map<string, object>;
+}
+const sharedPools = new WeakMap<IConstruct, SharedPool>();
+
+/** What the fleet (the root construct) that `scope` belongs to holds once. */
+function sharedPoolOf(scope: IConstruct): SharedPool {
   const root = scope.node.root;
-  let pool = longStringPools.get(root);
+  let pool = sharedPools.get(root);
   if (!pool) {
-    pool = new Map();
-    longStringPools.set(root, pool);
+    pool = { strings: new Map(), members: new Map() };
+    sharedPools.set(root, pool);
   }
   return pool;
 }
 
+/** `value`, and everything in it, frozen. */
+function freezeDeep<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    for (const item of Object.values(value)) freezeDeep(item);
+    Object.freeze(value);
+  }
+  return value;
+}
+
 /**
- * Whether `value` holds a `null` anywhere; on the way, each long string member of it is
- * replaced by the equal string the fleet already holds, if any. The model builds the same long strings
- * for every object of a kind (the CEL expression of each ManifestWork, Helm values given as text), and a
- * fleet of thousands of spokes would otherwise hold each of them tens of thousands of times. Replacing a
- * string with an equal one changes nothing but memory; frozen objects are left as they are.
+ * Whether `value` holds a `null` anywhere; on the way, each long string member of it is replaced by the
+ * equal string the fleet already holds, if any, and each member under a {@link SHARED_MEMBERS} key by the
+ * equal value the fleet holds (frozen). The model builds the same long strings for every object of a kind
+ * (the CEL expression of each ManifestWork, Helm values given as text) and the same RBAC parts for every
+ * spoke, and a fleet of thousands of spokes would otherwise hold each of them tens of thousands of times.
+ * Replacing a value with an equal one changes nothing but memory; frozen objects are left as they are.
  */
-function shareLongStrings(value: unknown, pool: Map<string, string>): boolean {
+function shareEqualParts(value: unknown, pool: SharedPool): boolean {
   if (value === null) return true;
   if (typeof value !== 'object') return false;
   const record = value as Record<string, unknown>;
@@ -167,11 +189,18 @@ function shareLongStrings(value: unknown, pool: Map<string, string>): boolean {
     const item = record[key];
     if (typeof item === 'string') {
       if (item.length < LONG_STRING) continue;
-      const held = pool.get(item);
-      if (held === undefined) pool.set(item, item);
+      const held = pool.strings.get(item);
+      if (held === undefined) pool.strings.set(item, item);
       else if (writable) record[key] = held;
     } else if (item !== null && typeof item === 'object') {
-      if (shareLongStrings(item, pool)) holdsNull = true;
+      if (shareEqualParts(item, pool)) holdsNull = true;
+      else if (writable && SHARED_MEMBERS.has(key)) {
+        // Only null-free values are shared: a value holding a null is copied with a placeholder later.
+        const id = `${key}\u0000${JSON.stringify(item)}`;
+        const held = pool.members.get(id);
+        if (held === undefined) pool.members.set(id, freezeDeep(item));
+        else record[key] = held;
+      }
     } else if (item === null) {
       holdsNull = true;
     }
@@ -182,10 +211,10 @@ function shareLongStrings(value: unknown, pool: Map<string, string>): boolean {
 /**
  * `value` ready to be held by an ApiObject: when it holds a `null`, a copy with the placeholder in its
  * place, and `apiObject` renders the placeholder back to `null`. Long strings in it are shared with the
- * rest of the fleet ({@link shareLongStrings}).
+ * rest of the fleet ({@link shareEqualParts}).
  */
 export function keepNulls<T>(apiObject: ApiObject, value: T): T {
-  if (!shareLongStrings(value, longStringsOf(apiObject))) return value;
+  if (!shareEqualParts(value, sharedPoolOf(apiObject))) return value;
   renderNullsBack(apiObject);
   return replaceNulls(value, null, NULL_PLACEHOLDER) as T;
 }
@@ -210,7 +239,7 @@ export type PlainObject = {
  * both name the PullApplication target that made them).
  */
 export function apiObjectFrom<T extends PlainObject>(scope: IConstruct, id: string, obj: T): ApiObject {
-  const keepsNull = shareLongStrings(obj, longStringsOf(scope));
+  const keepsNull = shareEqualParts(obj, sharedPoolOf(scope));
   const props = (keepsNull ? replaceNulls(obj, null, NULL_PLACEHOLDER) : obj) as PlainObject & {
     metadata: { labels?: Record<string, string> };
   };

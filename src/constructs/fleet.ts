@@ -11,6 +11,7 @@ import {
   type ObjectIdentity,
 } from '../model/validation/rules.js';
 import { checkObject } from '../validate/schema.js';
+import { PREVIOUS_OUTPUT_ENV, REPORT_FILE_ENV, STRICT_ENV, TIMINGS_FILE_ENV } from './synth-env.js';
 import { Hub } from './hub.js';
 import { hubParts } from './_hub-parts.js';
 import { kindOf } from './_ids.js';
@@ -65,14 +66,7 @@ export interface FleetFindings {
   readonly warnings: FleetProblem[];
 }
 
-/** Environment variable: when set, synth writes its findings there as JSON (`pullfleet validate -o json`). */
-export const REPORT_FILE_ENV = 'PULLFLEET_REPORT_FILE';
-/** Environment variable: `1` turns warnings into errors (`--strict`). */
-export const STRICT_ENV = 'PULLFLEET_STRICT';
-/** Environment variable: the output folder of the previous synth (`pullfleet synth` sets it before the swap). */
-export const PREVIOUS_OUTPUT_ENV = 'PULLFLEET_PREVIOUS_OUTPUT';
-/** Environment variable: when set, synth writes where its time went there as JSON (`pullfleet synth --verbose`). */
-export const TIMINGS_FILE_ENV = 'PULLFLEET_TIMINGS_FILE';
+export { PREVIOUS_OUTPUT_ENV, REPORT_FILE_ENV, STRICT_ENV, TIMINGS_FILE_ENV };
 
 /** Where the time of {@link Fleet.synth} went, in milliseconds (written to $PULLFLEET_TIMINGS_FILE). */
 export interface SynthTimings {

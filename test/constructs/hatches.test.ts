@@ -118,6 +118,37 @@ describe('escape hatches never render', () => {
   });
 });
 
+describe('equal parts held once', () => {
+  test('GIVEN two spokes with the same app, whose equal RBAC the fleet holds once, WHEN one spoke bootstrap is patched THEN the other spoke and both bootstrap works stay as they were', () => {
+    const fleet = new Fleet({ outdir: '/nonexistent/never-written' });
+    const hub = new Hub(fleet, 'hub');
+    const prod = new ClusterSet(hub, 'prod');
+    const east = new Spoke(hub, 'east', { clusterSet: prod });
+    const west = new Spoke(hub, 'west', { clusterSet: prod });
+    new PullApplication(hub, 'guestbook', {
+      source,
+      destinationNamespace: 'guestbook',
+      spokes: [east, west],
+      resources: [{ apiGroup: 'apps', resources: ['deployments'] }],
+    });
+    east.editBootstrapObjects((objects) => {
+      const role = objects.find((o) => o.kind === 'Role')!;
+      role.addJsonPatch(JsonPatch.add('/rules/0/resources/-', 'statefulsets'));
+    });
+
+    const roles = allObjects(fleet)
+      .filter(({ obj }) => obj.kind === 'Role' && obj.metadata.namespace === 'guestbook')
+      .map(({ obj }) => obj);
+    const resources = (o: Obj) => (o as unknown as { rules: Array<{ resources: string[] }> }).rules[0].resources;
+    expect(roles.map(resources)).toStrictEqual([['deployments', 'statefulsets'], ['deployments']]);
+    for (const spoke of ['east', 'west']) {
+      const work = find(fleet, 'ManifestWork', 'pullfleet-bootstrap', spoke);
+      const role = (work.spec as { workload: { manifests: Obj[] } }).workload.manifests.find((m) => m.kind === 'Role')!;
+      expect(resources(role)).toStrictEqual(['deployments']);
+    }
+  });
+});
+
 describe('escape hatches whose object the fleet does not render', () => {
   test('fails synth when clusterSecret was used and a GitOpsCluster registers the cluster', () => {
     const { fleet, hub, prod, east } = smallFleet();

@@ -10,6 +10,7 @@ import { createRequire } from 'node:module';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
+import { PREVIOUS_OUTPUT_ENV, STRICT_ENV, TIMINGS_FILE_ENV } from '../../constructs/synth-env.js';
 import { readCdk8sConfig, type Cdk8sConfig } from '../support/cdk8s-config.js';
 import { fleetProgramEnv } from '../support/fleet-module.js';
 import { Progress } from '../support/progress.js';
@@ -86,12 +87,6 @@ export interface SynthResult {
   /** Where the time went, with `verbose` (a successful synth). */
   readonly timings?: SynthTimingReport;
 }
-
-/**
- * Environment variable the fleet program writes its own timings to (`TIMINGS_FILE_ENV` of
- * src/constructs/fleet.ts; the CLI does not load the construct library to read the name).
- */
-export const TIMINGS_FILE_ENV = 'PULLFLEET_TIMINGS_FILE';
 
 /** What the fleet program reports of its own time, in milliseconds (`SynthTimings` of src/constructs/fleet.ts). */
 export interface FleetProgramTimings {
@@ -260,7 +255,7 @@ function startSynth(
   // The app reads the previous output's plan state (moves between delivery models go step by step from it).
   const base = {
     ...process.env,
-    ...(options.previousOutput ? { PULLFLEET_PREVIOUS_OUTPUT: options.previousOutput } : {}),
+    ...(options.previousOutput ? { [PREVIOUS_OUTPUT_ENV]: options.previousOutput } : {}),
     ...(options.timingsFile ? { [TIMINGS_FILE_ENV]: options.timingsFile } : {}),
   };
   const program = fleetProgramCommand(dir, options.cwd, options.app);
@@ -659,7 +654,7 @@ export function registerSynth(program: Command): void {
         verbose?: boolean;
       }) => {
         const cliStart = performance.now();
-        if (opts.strict) process.env.PULLFLEET_STRICT = '1';
+        if (opts.strict) process.env[STRICT_ENV] = '1';
         const started = Date.now();
         let result: SynthResult;
         const progress = new Progress('pullfleet synth');

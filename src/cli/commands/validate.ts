@@ -10,7 +10,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Command } from 'commander';
 import { parseAllDocuments } from 'yaml';
-import { REPORT_FILE_ENV, STRICT_ENV } from '../../constructs/fleet.js';
+import { REPORT_FILE_ENV, STRICT_ENV } from '../../constructs/synth-env.js';
 import { ETCD_OBJECT_LIMIT, type PlainObject } from '../../model/validation/object-rules.js';
 import { DEFAULT_WORK_SIZE_BUDGET } from '../../model/validation/rules.js';
 import { checkObject, objectLabel } from '../../validate/schema.js';

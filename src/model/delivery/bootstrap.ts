@@ -372,7 +372,7 @@ export function buildBootstrapWork(
       annotations: { [CONSTRUCT_PATH_ANNOTATION]: constructPath },
     },
     spec: {
-      workload: { manifests: objects.map((o) => JSON.parse(JSON.stringify(o)) as JsonObject) },
+      workload: { manifests: [...objects] },
       deleteOption: { propagationPolicy: 'Orphan' },
     },
   };

@@ -222,20 +222,48 @@ export function applicationManifestConfig(
   scrape?: FeedbackScrape,
   createOnly = false,
 ): ManifestConfig & { conditionRules: ConditionRule[] } {
+  sharedConfigParts ??= {
+    feedbackRules: frozen([
+      { type: 'JSONPaths', jsonPaths: FEEDBACK_PATHS.map(([feedbackName, path]) => ({ name: feedbackName, path })) },
+    ]),
+    conditionRules: frozen([resourceSummaryRule()]),
+    serverSideApply: frozen({
+      type: 'ServerSideApply',
+      serverSideApply: { force: true, ignoreFields: [{ condition: 'OnSpokeChange', jsonPaths: ['.operation'] }] },
+    }),
+    createOnly: frozen({ type: 'CreateOnly' }),
+  };
+  const shared = sharedConfigParts;
   return {
     resourceIdentifier: { group: ARGOCD_GROUP, resource: 'applications', namespace, name },
-    feedbackRules: [
-      { type: 'JSONPaths', jsonPaths: FEEDBACK_PATHS.map(([feedbackName, path]) => ({ name: feedbackName, path })) },
-    ],
-    conditionRules: [resourceSummaryRule()],
+    feedbackRules: shared.feedbackRules,
+    conditionRules: shared.conditionRules,
     ...(scrape ? { feedbackScrapeType: scrape } : {}),
-    updateStrategy: createOnly
-      ? { type: 'CreateOnly' }
-      : {
-          type: 'ServerSideApply',
-          serverSideApply: { force: true, ignoreFields: [{ condition: 'OnSpokeChange', jsonPaths: ['.operation'] }] },
-        },
+    updateStrategy: createOnly ? shared.createOnly : shared.serverSideApply,
   };
+}
+
+/**
+ * The parts every application manifest config has in common, built once and frozen: a fleet of thousands
+ * of works holds one copy of them (they are a fifth of a work's memory during synth), and a caller that
+ * tried to change one for a single work would throw instead of changing them all.
+ */
+let sharedConfigParts:
+  | {
+      feedbackRules: NonNullable<ManifestConfig['feedbackRules']>;
+      conditionRules: ConditionRule[];
+      serverSideApply: NonNullable<ManifestConfig['updateStrategy']>;
+      createOnly: NonNullable<ManifestConfig['updateStrategy']>;
+    }
+  | undefined;
+
+/** `value`, and everything in it, frozen. */
+function frozen<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    for (const item of Object.values(value)) frozen(item);
+    Object.freeze(value);
+  }
+  return value;
 }
 
 /**
@@ -291,7 +319,53 @@ export function buildManifestWork(app: Application, options: WrapOptions = {}): 
   };
 }
 
-/** Size of an object as the API server stores it (JSON bytes), for the ManifestWork size budget. */
+/**
+ * Size of an object as the API server stores it: the UTF-8 bytes of `JSON.stringify(value)`, counted
+ * without building that string (synth checks the size of every object it renders, and the strings were most
+ * of its garbage). `undefined` if JSON.stringify gives nothing (`undefined`, a function).
+ */
 export function jsonSize(value: unknown): number {
-  return Buffer.byteLength(JSON.stringify(value), 'utf8');
+  return countJson(value, false) ?? 0;
+}
+
+/** Strings JSON writes as they are (printable ASCII without `"` and `\\`): two quotes added. */
+const PLAIN_JSON_STRING = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
+
+/** The UTF-8 bytes JSON.stringify writes for `value` (in an array when `inArray`), undefined when none. */
+function countJson(value: unknown, inArray: boolean): number | undefined {
+  switch (typeof value) {
+    case 'string':
+      return PLAIN_JSON_STRING.test(value) ? value.length + 2 : Buffer.byteLength(JSON.stringify(value), 'utf8');
+    case 'number':
+      return Number.isFinite(value) ? String(value).length : 4;
+    case 'boolean':
+      return value ? 4 : 5;
+    case 'object': {
+      if (value === null) return 4;
+      if (typeof (value as { toJSON?: unknown }).toJSON === 'function') {
+        const text = JSON.stringify(value);
+        return text === undefined ? undefined : Buffer.byteLength(text, 'utf8');
+      }
+      if (Array.isArray(value)) {
+        let size = 2 + Math.max(0, value.length - 1);
+        for (const item of value) size += countJson(item, true) ?? 4;
+        return size;
+      }
+      let size = 2;
+      let members = 0;
+      for (const key of Object.keys(value)) {
+        const item = countJson((value as Record<string, unknown>)[key], false);
+        if (item === undefined) continue;
+        size += (countJson(key, false) as number) + 1 + item;
+        members++;
+      }
+      return size + Math.max(0, members - 1);
+    }
+    case 'bigint':
+      // JSON.stringify throws on a bigint; so does this.
+      return Buffer.byteLength(JSON.stringify(value), 'utf8');
+    default:
+      // undefined, functions and symbols: left out of objects, null in arrays.
+      return inArray ? 4 : undefined;
+  }
 }

@@ -23,6 +23,7 @@ import {
   buildManifestWork,
   buildPayloadApplication,
   FEEDBACK_PATHS,
+  jsonSize,
   payloadSpecHash,
   wrapProblem,
 } from '../../../src/model/delivery/manifestwork.js';
@@ -247,6 +248,20 @@ describe('ManifestWork', () => {
     expect(work.metadata.name).toMatch(/^argocd-a+-[0-9a-f]{8}$/);
   });
 
+  test('every work shares one frozen copy of the feedback, condition and update parts, so no caller changes them for one work', () => {
+    const one = buildManifestWork(hubApp({ name: 'one' })).spec.manifestConfigs![0];
+    const two = buildManifestWork(hubApp({ name: 'two' })).spec.manifestConfigs![0];
+    expect(two.feedbackRules).toBe(one.feedbackRules);
+    expect(two.updateStrategy).toBe(one.updateStrategy);
+    expect(Object.isFrozen(one.feedbackRules![0].jsonPaths![0])).toBe(true);
+    expect(() => {
+      one.feedbackRules![0].jsonPaths!.push({ name: 'extra', path: '.x' });
+    }).toThrow(TypeError);
+    // The identifier names the work's own Application.
+    expect(one.resourceIdentifier).not.toBe(two.resourceIdentifier);
+    expect(Object.isFrozen(one.resourceIdentifier)).toBe(false);
+  });
+
   test('fails when the target cluster is local-cluster', () => {
     const app = hubApp({ annotations: { [MANAGED_CLUSTER_ANNOTATION]: 'local-cluster' } });
     expect(wrapProblem(app)).toBe(
@@ -401,5 +416,39 @@ describe('a hand-back from argocd-agent (step 1: the agent may still hold the sp
     expect(buildManifestWork(autonomous).spec.manifestConfigs![0].updateStrategy).toStrictEqual({
       type: 'CreateOnly',
     });
+  });
+});
+
+describe('jsonSize', () => {
+  const bytes = (value: unknown) => {
+    const text = JSON.stringify(value);
+    return text === undefined ? 0 : Buffer.byteLength(text, 'utf8');
+  };
+
+  test.each([
+    ['plain strings', 'guestbook'],
+    ['escapes, control characters, multi-byte and lone surrogates', 'a"b\\c\n\t\u0001é€😀\ud800'],
+    ['numbers', [0, -0, 1.5, -1e-7, 1e21, NaN, Infinity]],
+    ['booleans and null', [true, false, null]],
+    ['holes JSON writes as null in arrays', [undefined, () => 1, Symbol('s'), 3]],
+    ['members JSON leaves out', { a: undefined, b: () => 1, c: 1 }],
+    ['keys that need escaping', { 'k"é\n': [1, {}], '': [] }],
+    ['toJSON', { at: new Date(0) }],
+    ['empty containers', [{}, [], '']],
+  ])('counts %s as the bytes of JSON.stringify', (_name, value) => {
+    expect(jsonSize(value)).toBe(bytes(value));
+  });
+
+  test('counts a ManifestWork as the bytes of its JSON', () => {
+    const work = buildManifestWork(
+      hubApp({
+        annotations: {
+          [MANAGED_CLUSTER_ANNOTATION]: 'east',
+          [SKIP_RECONCILE_ANNOTATION]: 'true',
+          'example.com/note': 'ünïcode "quoted"',
+        },
+      }),
+    );
+    expect(jsonSize(work)).toBe(bytes(work));
   });
 });
