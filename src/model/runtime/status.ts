@@ -15,6 +15,7 @@ import { buildPayloadApplication, isStandBy, payloadSpecHash, spokeAppNamespace 
 import { operationTaken, parseForwardedOperation } from './propagation.js';
 import { LEGACY_CONTROLLER_CONDITION } from './takeover.js';
 import { ROLLOUT_HALTED_CONDITION } from '../rollout/policy.js';
+import { canonicalJson } from '../core/canonical-json.js';
 import { kubeTime } from '../core/time.js';
 import {
   MAX_SUMMARY_CHARS,
@@ -309,8 +310,9 @@ function findPayload(
   )?.find((m) => m.kind === 'Application' && m.metadata?.name === name);
 }
 
+/** Equal as JSON, whatever the order of keys (the API server returns the keys of stored objects sorted). */
 function same(a: unknown, b: unknown): boolean {
-  return JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
+  return canonicalJson(a ?? null) === canonicalJson(b ?? null);
 }
 
 /**

@@ -133,6 +133,19 @@ describe('resource summaries in the hub Application status', () => {
     expect(desired.conditions![0].message).toContain('work agents before OCM 1.0 do not evaluate conditionRules');
   });
 
+  test('GIVEN the stored conditions with their keys in another order (the server returns them sorted) THEN no patch rewrites them', () => {
+    const warned = applied(hubApp(), statusFrom(hubApp(), reported(undefined)).patch);
+    const sortedKeys = (o: object) =>
+      Object.fromEntries(Object.entries(o).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+    const reordered = {
+      ...warned,
+      status: { ...warned.status, conditions: warned.status!.conditions!.map(sortedKeys) },
+    };
+    expect(Object.keys(reordered.status.conditions[0])).not.toStrictEqual(Object.keys(warned.status!.conditions![0]));
+    const { patch } = statusFrom(reordered as Application, reported(undefined));
+    expect(patch?.status.conditions).toBeUndefined();
+  });
+
   test('GIVEN a summary again after a warning THEN the warning goes', () => {
     const warned = applied(hubApp(), statusFrom(hubApp(), reported(undefined)).patch);
     expect(warned.status!.conditions).toHaveLength(1);
