@@ -158,10 +158,22 @@ export class World implements KubeWriter {
     return this.put(kind.id, next);
   }
 
-  async delete(kind: ResourceKind, namespace: string | undefined, name: string): Promise<void> {
+  async delete(
+    kind: ResourceKind,
+    namespace: string | undefined,
+    name: string,
+    preconditions: { uid?: string } = {},
+  ): Promise<void> {
     this.fail('delete');
     const key = namespace ? `${namespace}/${name}` : name;
     this.writes.push({ verb: 'delete', resource: kind.plural, key });
+    const existing = this.cache.get(kind.id, key);
+    // As the API server: a delete whose uid precondition names another object is refused.
+    if (existing && preconditions.uid !== undefined && existing.metadata.uid !== preconditions.uid)
+      throw new KubeApiError(
+        409,
+        `Precondition failed: UID in precondition: ${preconditions.uid}, UID in object meta: ${existing.metadata.uid}`,
+      );
     this.remove(kind.id, key);
   }
 

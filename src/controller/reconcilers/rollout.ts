@@ -84,30 +84,42 @@ export function rolloutStateOf(
     : { problem: (parsed as { problem?: string }).problem };
 }
 
+/** An app's rollout policy as read from its ConfigMap: the policy, or why it cannot be read. */
+export interface ParsedRolloutPolicy {
+  readonly policy?: RolloutPolicy;
+  readonly problem?: string;
+}
+
 /**
- * Reads an app's rollout policy and state from the cache, parsing each ConfigMap once per version (every hub
- * Application of a rollout reads both on each of its reconciles).
+ * Reads an app's rollout policy and state from the cache, parsing each ConfigMap once per version: every hub
+ * Application of a rollout reads both on each of its reconciles, and the rollout reconciler on each report
+ * of any of its clusters (a policy lists every cluster, so parsing it each time would cost a rollout over n
+ * clusters n² work).
  */
 export function rolloutReader(cache: CacheReader): {
+  /** The policy, or why it cannot be read; undefined when the app has no policy ConfigMap. */
+  parsedPolicy(namespace: string, app: string): ParsedRolloutPolicy | undefined;
   policy(namespace: string, app: string): RolloutPolicy | undefined;
   state(namespace: string, app: string): { state?: RolloutState; problem?: string };
 } {
-  const policies = new Map<string, { version: string; policy: RolloutPolicy | undefined }>();
+  const policies = new Map<string, { version: string; parsed: ParsedRolloutPolicy | undefined }>();
   const states = new Map<string, { version: string; value: { state?: RolloutState; problem?: string } }>();
   const versionOf = (object: KubeObject | undefined) =>
     object ? `${object.metadata.uid ?? ''}/${object.metadata.resourceVersion ?? ''}` : 'none';
+  const parsedPolicy = (namespace: string, app: string): ParsedRolloutPolicy | undefined => {
+    const key = `${namespace}/${rolloutPolicyName(app)}`;
+    const map = cache.get<ConfigMapLike>(CONFIG_MAP.id, key);
+    const version = versionOf(map);
+    const hit = policies.get(key);
+    if (hit && hit.version === version && version !== '/') return hit.parsed;
+    const parsed = map ? parseRolloutPolicy(map) : undefined;
+    if (policies.size > 4096) policies.clear();
+    policies.set(key, { version, parsed });
+    return parsed;
+  };
   return {
-    policy(namespace, app) {
-      const key = `${namespace}/${rolloutPolicyName(app)}`;
-      const map = cache.get<ConfigMapLike>(CONFIG_MAP.id, key);
-      const version = versionOf(map);
-      const hit = policies.get(key);
-      if (hit && hit.version === version && version !== '/') return hit.policy;
-      const policy = map ? parseRolloutPolicy(map).policy : undefined;
-      if (policies.size > 4096) policies.clear();
-      policies.set(key, { version, policy });
-      return policy;
-    },
+    parsedPolicy,
+    policy: (namespace, app) => parsedPolicy(namespace, app)?.policy,
     state(namespace, app) {
       const key = `${namespace}/${rolloutStateName(app)}`;
       const version = versionOf(cache.get<ConfigMapLike>(CONFIG_MAP.id, key));
@@ -154,6 +166,7 @@ export function buildRolloutStateConfigMap(
 export function createRolloutReconciler(context: ReconcilerContext): Reconciler {
   const { cache, writer, config, logger } = context;
   const scope = rolloutConfigMapScope(config.argoNamespace);
+  const rollouts = rolloutReader(cache);
   // Every feedback report of every cluster re-runs an app's rollout: the payload hashes are kept per
   // object version (a hub app's resourceVersion, a work's generation), so a run over 1,000 clusters
   // mostly reads feedback. Entries of objects that are gone are dropped when the map grows past its bound.
@@ -206,7 +219,7 @@ export function createRolloutReconciler(context: ReconcilerContext): Reconciler 
       }
       return;
     }
-    const { policy, problem } = parseRolloutPolicy(policyMap);
+    const { policy, problem } = rollouts.parsedPolicy(namespace, app) ?? {};
     if (!policy) {
       logger.warn({ rollout: key, problem }, 'rollout policy unreadable: nothing is promoted until it is fixed');
       return;
@@ -242,7 +255,7 @@ export function createRolloutReconciler(context: ReconcilerContext): Reconciler 
         ),
       ];
     });
-    const previous = rolloutStateOf(cache, namespace, app);
+    const previous = rollouts.state(namespace, app);
     if (previous.problem)
       logger.warn({ rollout: key, problem: previous.problem }, 'rollout state unreadable: starting afresh');
     const resumeToken = policyMap.metadata.annotations?.[ROLLOUT_RESUME_ANNOTATION];

@@ -24,6 +24,7 @@ import { SPEC_HASH_ANNOTATION } from '../../../src/model/core/keys.js';
 import type { Application, FieldValue, KubeObject, ManifestWork } from '../../../src/model/core/types.js';
 import { ROLLOUT_HALTED_CONDITION, ROLLOUT_RESUME_ANNOTATION } from '../../../src/model/rollout/policy.js';
 import { PREVIOUS_PAYLOAD_ANNOTATION } from '../../../src/model/rollout/runtime.js';
+import { rolloutPolicyName, rolloutStateName } from '../../../src/model/rollout/static.js';
 import { World } from '../../support/world.js';
 
 const NS = 'argocd';
@@ -285,6 +286,26 @@ describe('rollout waves of a static app', () => {
     advance(601);
     for (let i = 0; i < 3; i++) await round();
     expect(revisions()).toStrictEqual(['v2', 'v1', 'v1', 'v1', 'v1']);
+  });
+
+  test('GIVEN a rolled-out app WHEN its waves are removed THEN the rollout state stays while a waved hub Application is left, and goes once none is', async () => {
+    commit(render('v1'));
+    for (let i = 0; i < 8; i++) {
+      await round();
+      advance(61);
+    }
+    const stateKey = `${NS}/${rolloutStateName('web')}`;
+    expect(world.get('ConfigMap', stateKey)).toBeDefined();
+    // The commit without waves reaches the policy first (Argo CD applies one object at a time).
+    world.remove('ConfigMap', `${NS}/${rolloutPolicyName('web')}`);
+    await world.settle(rollouts, ROLLOUT_KEY);
+    expect(world.get('ConfigMap', stateKey)).toBeDefined();
+    expect(world.writes.filter((w) => w.verb === 'delete')).toStrictEqual([]);
+    // Then every hub Application stops being waved (here: the app is removed from the fleet).
+    for (const cluster of CLUSTERS) world.remove('Application', `${NS}/web-${cluster}`);
+    await world.settle(rollouts, ROLLOUT_KEY);
+    expect(world.get('ConfigMap', stateKey)).toBeUndefined();
+    expect(world.writes.filter((w) => w.verb === 'delete').map((w) => w.key)).toStrictEqual([stateKey]);
   });
 
   test('GIVEN a restart between a promotion and its write WHEN the controller starts again THEN the write is made once, with nothing lost', async () => {
