@@ -8,6 +8,9 @@
  * The invariants are checked over the whole history of every ManifestWork, as one watch delivered it in the
  * order the API server stored the versions (status reports included), never by timing.
  */
+import { spawnSync } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, expect, test } from '@jest/globals';
 import { KubeConfig } from '@kubernetes/client-node';
 import { Duration } from 'cdk8s';
@@ -51,6 +54,19 @@ import {
   type WorkVersion,
 } from '../support/spoke-argocd.js';
 import { waitFor } from '../support/wait.js';
+
+const BIN = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'bin', 'pullfleet.js');
+
+/** `pullfleet status -n <namespace>` through the binary, with the test's kubeconfig file. */
+function pullfleetStatus(kubeconfigPath: string, namespace: string): { code: number; out: string; err: string } {
+  const result = spawnSync(process.execPath, [BIN, 'status', '--kubeconfig', kubeconfigPath, '-n', namespace], {
+    encoding: 'utf8',
+    timeout: 60_000,
+    env: { ...process.env, NO_COLOR: '1' },
+  });
+  if (result.error) throw result.error;
+  return { code: result.status ?? -1, out: result.stdout, err: result.stderr };
+}
 
 const TIMEOUT_MS = 90_000;
 /** Bound for each ApplicationSet rollout (v1, then v2); each takes a few seconds when things work. */
@@ -432,6 +448,14 @@ describeRealServer('rollout waves', (kubeconfigPath) => {
     const halted = await rolloutState(e);
     expect(halted.progress).toMatchObject({ phase: 'halted', halted: { clusters: [e.clusters.b1] } });
     expect(halted.state!.clusters[e.clusters.b1].failure).toMatch(/sync operation Failed/);
+    // `pullfleet status`, run as users run it, shows the halt wave by wave and exits 1 (problems).
+    const shown = pullfleetStatus(kubeconfigPath, e.argoNamespace);
+    expect(shown.err).toBe('');
+    expect(shown.code).toBe(1);
+    const rolloutLines = shown.out.split('\n').filter((line) => /^\s*(Rollout of|wave \d|HALTED)/.test(line));
+    expect(rolloutLines[0]).toContain(`Rollout of ${APP}: halted`);
+    expect(rolloutLines.filter((line) => /^\s*wave \d/.test(line)).length).toBe(3);
+    expect(rolloutLines.find((line) => line.includes('HALTED'))).toContain(e.clusters.b1);
     const whileHalted = await works(e);
     expect(Object.fromEntries(Object.entries(whileHalted).map(([k, w]) => [k, revisionOf(w)]))).toStrictEqual({
       a1: 'v2',
