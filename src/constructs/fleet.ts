@@ -11,7 +11,7 @@ import {
   type ObjectIdentity,
 } from '../model/validation/rules.js';
 import { checkObject } from '../validate/schema.js';
-import { PREVIOUS_OUTPUT_ENV, REPORT_FILE_ENV, STRICT_ENV, TIMINGS_FILE_ENV } from './synth-env.js';
+import { PREVIOUS_OUTPUT_ENV, REPORT_FILE_ENV, STRICT_ENV, TIMINGS_FILE_ENV, type SynthTimings } from './synth-env.js';
 import { Hub } from './hub.js';
 import { hubParts } from './_hub-parts.js';
 import { kindOf } from './_ids.js';
@@ -66,28 +66,7 @@ export interface FleetFindings {
   readonly warnings: FleetProblem[];
 }
 
-export { PREVIOUS_OUTPUT_ENV, REPORT_FILE_ENV, STRICT_ENV, TIMINGS_FILE_ENV };
-
-/** Where the time of {@link Fleet.synth} went, in milliseconds (written to $PULLFLEET_TIMINGS_FILE). */
-export interface SynthTimings {
-  /** From the start of the process to the Fleet's constructor: node, module loading, the fleet's own code before it. */
-  readonly start: number;
-  /** From the Fleet's constructor to its first rendering: the fleet description building its construct tree. */
-  readonly constructs: number;
-  /** Late objects and provenance (the hubs render once, just before validation). */
-  readonly render: number;
-  /** Objects turned into JSON (cdk8s resolves every value). */
-  readonly json: number;
-  /** Schema and rule checks of every object, and the fleet-wide checks. */
-  readonly validate: number;
-  /** YAML of every file. */
-  readonly yaml: number;
-  /** Writing the files: the writes themselves, or the wait for the thread that writes them. */
-  readonly write: number;
-  /** Objects and files written. */
-  readonly objects: number;
-  readonly files: number;
-}
+export { PREVIOUS_OUTPUT_ENV, REPORT_FILE_ENV, STRICT_ENV, TIMINGS_FILE_ENV, type SynthTimings };
 
 /** The first line of every generated file. */
 export const GENERATED_HEADER =

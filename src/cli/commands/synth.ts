@@ -10,7 +10,7 @@ import { createRequire } from 'node:module';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
-import { PREVIOUS_OUTPUT_ENV, STRICT_ENV, TIMINGS_FILE_ENV } from '../../constructs/synth-env.js';
+import { PREVIOUS_OUTPUT_ENV, STRICT_ENV, TIMINGS_FILE_ENV, type SynthTimings } from '../../constructs/synth-env.js';
 import { readCdk8sConfig, type Cdk8sConfig } from '../support/cdk8s-config.js';
 import { fleetProgramEnv } from '../support/fleet-module.js';
 import { Progress } from '../support/progress.js';
@@ -88,19 +88,6 @@ export interface SynthResult {
   readonly timings?: SynthTimingReport;
 }
 
-/** What the fleet program reports of its own time, in milliseconds (`SynthTimings` of src/constructs/fleet.ts). */
-export interface FleetProgramTimings {
-  readonly start: number;
-  readonly constructs: number;
-  readonly render: number;
-  readonly json: number;
-  readonly validate: number;
-  readonly yaml: number;
-  readonly write: number;
-  readonly objects: number;
-  readonly files: number;
-}
-
 /** Where the time of a synth went, in milliseconds of wall-clock time. */
 export interface SynthTimingReport {
   /** From the start of runSynth to the fleet program's start (output folder checks, staging folder). */
@@ -108,7 +95,7 @@ export interface SynthTimingReport {
   /** From starting the fleet program to its exit. */
   readonly program: number;
   /** What the fleet program measured itself (a program that writes no timings, such as a plain cdk8s app, has none). */
-  readonly fleet?: FleetProgramTimings;
+  readonly fleet?: SynthTimings;
   /** The type-check, which runs beside the fleet program (undefined when none ran). */
   readonly typecheck?: number;
   /** Whether the type-check result was reused (nothing changed since the last clean check). */
@@ -120,13 +107,11 @@ export interface SynthTimingReport {
 }
 
 /** The timings a fleet program wrote to `file`, if it wrote any (a missing or unreadable file is none). */
-function readProgramTimings(file: string | undefined): FleetProgramTimings | undefined {
+function readProgramTimings(file: string | undefined): SynthTimings | undefined {
   if (!file) return undefined;
   try {
-    const value = JSON.parse(fs.readFileSync(file, 'utf8')) as Partial<FleetProgramTimings>;
-    return typeof value.start === 'number' && typeof value.validate === 'number'
-      ? (value as FleetProgramTimings)
-      : undefined;
+    const value = JSON.parse(fs.readFileSync(file, 'utf8')) as Partial<SynthTimings>;
+    return typeof value.start === 'number' && typeof value.validate === 'number' ? (value as SynthTimings) : undefined;
   } catch {
     return undefined;
   } finally {
