@@ -10,18 +10,26 @@
  *   npm run bench:controller                  # 1,000 clusters x 10 apps
  *   npm run bench:controller -- 100 10        # smaller
  */
-import { spawn } from 'node:child_process';
-import * as fs from 'node:fs';
-import * as os from 'node:os';
-import * as path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { APPLICATION } from '../src/kube/resources.js';
 import { KubeClient } from '../src/kube/client.js';
-import { MANAGED_CLUSTER_ANNOTATION, PULL_LABEL } from '../src/model/core/keys.js';
 import { manifestWorkName } from '../src/model/core/names.js';
 import { type Application } from '../src/model/core/types.js';
-import { fleetReportCrd } from '../src/model/report/report-crd.js';
-import { startFakeApiServer, type KubeObj } from '../test/double/fake-apiserver.js';
+import { type KubeObj } from '../test/double/fake-apiserver.js';
+import {
+  clusterName,
+  cpuMs,
+  createHubApplication,
+  createManagedCluster,
+  iso,
+  percentile,
+  samplePeakMemory,
+  sleep,
+  spawnController,
+  startBenchApiServer,
+  until,
+  waitForReadyz,
+  writeCount,
+} from './support.js';
 
 const CLUSTERS = Number(process.argv[2] ?? 1000);
 const APPS_PER_CLUSTER = Number(process.argv[3] ?? 10);
@@ -30,132 +38,32 @@ const CHANGE_INTERVAL_MS = 20;
 const RESYNC_SECONDS = 30;
 /** Every ManagedCluster's status update of one real minute, compressed into this window. */
 const STATUS_WINDOW_MS = 10_000;
-const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-async function until(
-  what: string,
-  check: () => boolean | Promise<boolean>,
-  timeoutMs: number,
-  everyMs = 100,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(everyMs);
-  }
-}
-const percentile = (values: number[], p: number) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-};
-
-const server = await startFakeApiServer({ implicitNamespaces: true });
+const server = await startBenchApiServer();
 const store = server.store;
-store.registerCrd(fleetReportCrd());
-store.create({
-  apiVersion: 'cluster.open-cluster-management.io/v1beta2',
-  kind: 'ManagedClusterSet',
-  metadata: { name: 'bench' },
-  spec: {},
-});
-store.create({
-  apiVersion: 'cluster.open-cluster-management.io/v1beta2',
-  kind: 'ManagedClusterSetBinding',
-  metadata: { name: 'bench', namespace: 'argocd' },
-  spec: { clusterSet: 'bench' },
-});
 const apps: Array<{ name: string; cluster: string }> = [];
 for (let c = 0; c < CLUSTERS; c++) {
-  const cluster = `cluster-${String(c).padStart(4, '0')}`;
-  store.create({
-    apiVersion: 'cluster.open-cluster-management.io/v1',
-    kind: 'ManagedCluster',
-    metadata: { name: cluster, labels: { 'cluster.open-cluster-management.io/clusterset': 'bench' } },
-    spec: { hubAcceptsClient: true },
-  });
+  const cluster = clusterName(c);
+  createManagedCluster(store, cluster);
   for (let a = 0; a < APPS_PER_CLUSTER; a++) {
-    const name = `${cluster}-app-${a}`;
-    apps.push({ name, cluster });
-    store.create({
-      apiVersion: 'argoproj.io/v1alpha1',
-      kind: 'Application',
-      metadata: {
-        name,
-        namespace: 'argocd',
-        labels: { [PULL_LABEL]: 'true' },
-        annotations: { [MANAGED_CLUSTER_ANNOTATION]: cluster, 'argocd.argoproj.io/skip-reconcile': 'true' },
-      },
-      spec: {
-        project: 'default',
-        destination: { server: 'https://kubernetes.default.svc', namespace: `app-${a}` },
-        source: { repoURL: 'https://git.example.com/apps.git', path: `apps/app-${a}`, targetRevision: 'main' },
-      },
-    });
+    apps.push({ name: createHubApplication(store, cluster, a).metadata.name, cluster });
   }
 }
 const total = apps.length;
-const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'pullfleet-bench-'));
-const kubeconfigPath = path.join(tmp, 'kubeconfig');
-fs.writeFileSync(kubeconfigPath, server.kubeConfigYaml());
 const port = 30000 + (process.pid % 20000);
-const controllerWrites = () =>
-  ['manifestworks', 'applications', 'secrets', 'fleetreports'].reduce(
-    (sum, resource) => sum + server.writeCount(resource),
-    0,
-  );
+const controllerWrites = () => writeCount(server);
 
 console.log(
   `pullfleet-controller benchmark: ${CLUSTERS} clusters x ${APPS_PER_CLUSTER} apps = ${total} hub Applications`,
 );
 const started = Date.now();
-const child = spawn(
-  process.execPath,
-  [
-    path.join(root, 'bin/pullfleet-controller.js'),
-    `--kubeconfig=${kubeconfigPath}`,
-    `--port=${port}`,
-    `--resync=${RESYNC_SECONDS}`,
-    '--log-level=warn',
-    '--identity=bench',
-  ],
-  {
-    cwd: root,
-    stdio: ['ignore', 'inherit', 'inherit'],
-    env: { ...process.env, PULLFLEET_NAMESPACE: 'pullfleet-system' },
-  },
-);
-let peakKiB = 0;
-/** User + system CPU of the controller process so far, in ms (from /proc, clock ticks of 10 ms). */
-function childCpuMs(): number {
-  try {
-    const fields = fs.readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  } catch {
-    return 0;
-  }
-}
-const memoryTimer = setInterval(() => {
-  try {
-    const status = fs.readFileSync(`/proc/${child.pid}/status`, 'utf8');
-    peakKiB = Math.max(peakKiB, Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0));
-  } catch {
-    // the process is gone
-  }
-}, 200);
+const controller = spawnController(server, port, { args: [`--resync=${RESYNC_SECONDS}`] });
+/** User + system CPU of the controller process so far, in ms. */
+const childCpuMs = () => cpuMs(controller.child.pid);
+const memory = samplePeakMemory(controller.child.pid);
 
 try {
-  await until(
-    'readyz',
-    async () => {
-      try {
-        return (await fetch(`http://127.0.0.1:${port}/readyz`)).ok;
-      } catch {
-        return false;
-      }
-    },
-    60000,
-  );
+  await waitForReadyz(port);
   const readyAt = Date.now();
   const cpuAtReady = { server: process.cpuUsage(), controller: childCpuMs() };
   const expected = new Set(apps.map((app) => `${app.cluster}/${manifestWorkName('argocd', app.name)}`));
@@ -318,13 +226,13 @@ try {
   const writesBeforeStatus = controllerWrites();
   const statusStart = performance.now();
   for (let c = 0; c < CLUSTERS; c++) {
-    const name = `cluster-${String(c).padStart(4, '0')}`;
+    const name = clusterName(c);
     const cluster = store.get<KubeObj>(
       { apiVersion: 'cluster.open-cluster-management.io/v1', kind: 'ManagedCluster' },
       undefined,
       name,
     );
-    const beat = new Date(Date.now()).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    const beat = iso(new Date(Date.now()));
     cluster.status = {
       conditions: [
         {
@@ -360,11 +268,9 @@ try {
     `ManagedCluster status updates: ${CLUSTERS} in ${(STATUS_WINDOW_MS / 1000).toFixed(0)} s (${(CLUSTERS / (STATUS_WINDOW_MS / 1000)).toFixed(0)}/s): ` +
       `${statusReconciles} reconciles (${(statusReconciles / statusSeconds).toFixed(2)}/s over ${statusSeconds.toFixed(1)} s), ${controllerWrites() - writesBeforeStatus} writes`,
   );
-  console.log(`controller peak memory (VmHWM): ${(peakKiB / 1024).toFixed(0)} MiB`);
+  console.log(`controller peak memory (VmHWM): ${(memory.peakKiB() / 1024).toFixed(0)} MiB`);
 } finally {
-  clearInterval(memoryTimer);
-  child.kill('SIGTERM');
-  await new Promise((resolve) => child.once('exit', resolve));
+  memory.stop();
+  await controller.stop();
   await server.close();
-  fs.rmSync(tmp, { recursive: true, force: true });
 }

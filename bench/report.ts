@@ -26,18 +26,11 @@ import {
 import { startFakeApiServer, type KubeObj } from '../test/double/fake-apiserver.js';
 import { applicationSet, APPSET, decision, generatedHubApp, hubApp, NS, work } from '../test/model/report/fixtures.js';
 import { agentApp, agentAppSet, mirrored } from '../test/model/report/agent-fixtures.js';
+import { clusterName, iso, percentile, sleep } from './support.js';
 
 const CLUSTERS = Number(process.argv[2] ?? 500);
 const CHANGES = Number(process.argv[3] ?? 100);
 const AGENT_CLUSTERS = Number(process.argv[4] ?? 2000);
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const percentile = (values: number[], p: number) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-};
-const clusterName = (i: number) => `cluster-${String(i).padStart(4, '0')}`;
-const iso = (date: Date) => date.toISOString().replace(/\.\d{3}Z$/, 'Z');
 
 async function until(what: string, check: () => boolean, timeoutMs: number, everyMs = 5): Promise<void> {
   const deadline = Date.now() + timeoutMs;

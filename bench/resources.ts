@@ -31,6 +31,7 @@ import { startFakeApiServer, type KubeObj } from '../test/double/fake-apiserver.
 import { evaluateCel } from '../test/support/cel.js';
 import { spokeApplication, type SpokeAppOptions } from '../test/support/spoke-apps.js';
 import { applicationSet, decision, generatedHubApp, NS } from '../test/model/report/fixtures.js';
+import { clusterName, iso, percentile, sleep } from './support.js';
 
 const CLUSTERS = Number(process.argv[2] ?? 2000);
 const APPS = Number(process.argv[3] ?? 5);
@@ -38,14 +39,7 @@ const RESOURCES = Number(process.argv[4] ?? 200);
 const CHANGES = Number(process.argv[5] ?? 200);
 const IMAGES = ['registry.example.com/shop/cart:1.4.2', 'registry.example.com/shop/web:2.0.1'];
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const percentile = (values: number[], p: number) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-};
-const clusterName = (i: number) => `cluster-${String(i).padStart(4, '0')}`;
 const appSetName = (a: number) => `app-${a + 1}`;
-const iso = (date: Date) => date.toISOString().replace(/\.\d{3}Z$/, 'Z');
 const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
 const ms = (start: bigint) => Number(process.hrtime.bigint() - start) / 1e6;
 

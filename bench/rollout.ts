@@ -10,26 +10,29 @@
  *   npm run bench:rollout                     # 1,000 clusters, 5 waves, 60 s soak
  *   npm run bench:rollout -- 200 5 10         # smaller and faster
  */
-import { spawn } from 'node:child_process';
-import * as fs from 'node:fs';
-import * as os from 'node:os';
-import * as path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Duration } from 'cdk8s';
 import { AppSource, ClusterSet, Fleet, Hub, PullApplication, Rollout, Spoke } from '../src/constructs/index.js';
 import { SPEC_HASH_ANNOTATION } from '../src/model/core/keys.js';
 import type { Application, KubeObject } from '../src/model/core/types.js';
 import { buildManifestWork } from '../src/model/delivery/manifestwork.js';
-import { fleetReportCrd } from '../src/model/report/report-crd.js';
-import { startFakeApiServer, type KubeObj } from '../test/double/fake-apiserver.js';
+import { type KubeObj } from '../test/double/fake-apiserver.js';
+import {
+  clusterName,
+  cpuMs,
+  createManagedCluster,
+  iso,
+  sleep,
+  spawnController,
+  startBenchApiServer,
+  until,
+  waitForReadyz,
+  writeCount,
+} from './support.js';
 
 const CLUSTERS = Number(process.argv[2] ?? 1000);
 const WAVES = Number(process.argv[3] ?? 5);
 const SOAK = Number(process.argv[4] ?? 60);
 const AGENT_DELAY_MS = 1000;
-const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const clusterName = (i: number) => `cluster-${String(i).padStart(4, '0')}`;
 const waveOf = (i: number) => Math.floor((i * WAVES) / CLUSTERS);
 
 /** The hub objects synth renders for the app at `revision` (hub Applications and the policy ConfigMap). */
@@ -60,28 +63,9 @@ function render(revision: string): KubeObject[] {
   return objects;
 }
 
-const server = await startFakeApiServer({ implicitNamespaces: true });
+const server = await startBenchApiServer();
 const store = server.store;
-store.registerCrd(fleetReportCrd());
-store.create({
-  apiVersion: 'cluster.open-cluster-management.io/v1beta2',
-  kind: 'ManagedClusterSet',
-  metadata: { name: 'bench' },
-  spec: {},
-});
-store.create({
-  apiVersion: 'cluster.open-cluster-management.io/v1beta2',
-  kind: 'ManagedClusterSetBinding',
-  metadata: { name: 'bench', namespace: 'argocd' },
-  spec: { clusterSet: 'bench' },
-});
-for (let i = 0; i < CLUSTERS; i++)
-  store.create({
-    apiVersion: 'cluster.open-cluster-management.io/v1',
-    kind: 'ManagedCluster',
-    metadata: { name: clusterName(i), labels: { 'cluster.open-cluster-management.io/clusterset': 'bench' } },
-    spec: { hubAcceptsClient: true },
-  });
+for (let i = 0; i < CLUSTERS; i++) createManagedCluster(store, clusterName(i));
 
 /** The spoke reports the payload its work carries: Healthy, Synced, at its spec hash. */
 function report(work: KubeObj): void {
@@ -91,9 +75,9 @@ function report(work: KubeObj): void {
     healthStatus: 'Healthy',
     syncStatus: 'Synced',
     syncRevision: String(payload.spec.source?.targetRevision),
-    reconciledAt: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+    reconciledAt: iso(new Date()),
   };
-  const at = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const at = iso(new Date());
   work.status = {
     conditions: [
       {
@@ -164,41 +148,10 @@ const agent = (async () => {
   }
 })();
 
-const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'pullfleet-bench-rollout-'));
-const kubeconfigPath = path.join(tmp, 'kubeconfig');
-fs.writeFileSync(kubeconfigPath, server.kubeConfigYaml());
 const port = 30000 + (process.pid % 20000);
-const child = spawn(
-  process.execPath,
-  [
-    path.join(root, 'bin/pullfleet-controller.js'),
-    `--kubeconfig=${kubeconfigPath}`,
-    `--port=${port}`,
-    '--log-level=warn',
-    '--identity=bench',
-  ],
-  {
-    cwd: root,
-    stdio: ['ignore', 'inherit', 'inherit'],
-    env: { ...process.env, PULLFLEET_NAMESPACE: 'pullfleet-system' },
-  },
-);
-function childCpuMs(): number {
-  try {
-    const fields = fs.readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  } catch {
-    return 0;
-  }
-}
-const writes = () => ['manifestworks', 'applications', 'configmaps'].reduce((sum, r) => sum + server.writeCount(r), 0);
-async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs: number, everyMs = 100) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(everyMs);
-  }
-}
+const controller = spawnController(server, port, { tmpPrefix: 'pullfleet-bench-rollout-' });
+const childCpuMs = () => cpuMs(controller.child.pid);
+const writes = () => writeCount(server, ['manifestworks', 'applications', 'configmaps']);
 const progress = () => {
   const state = store.find<KubeObj>('configmaps', 'argocd', 'pullfleet-rollout-web-state');
   return state ? (JSON.parse(state.data['progress.json'] as string) as { phase: string }) : undefined;
@@ -208,17 +161,7 @@ console.log(
   `rollout benchmark: ${CLUSTERS} clusters in ${WAVES} waves, soak ${SOAK} s, the spoke answering ${AGENT_DELAY_MS / 1000} s after its work changes`,
 );
 try {
-  await until(
-    'readyz',
-    async () => {
-      try {
-        return (await fetch(`http://127.0.0.1:${port}/readyz`)).ok;
-      } catch {
-        return false;
-      }
-    },
-    60_000,
-  );
+  await waitForReadyz(port);
   // The controller takes stock of v1 (every cluster done, nothing written).
   await until('the v1 rollout to be recorded complete', () => progress()?.phase === 'complete', 120_000, 200);
   const writesBefore = writes();
@@ -266,8 +209,6 @@ try {
 } finally {
   agentStop = true;
   await agent;
-  child.kill('SIGTERM');
-  await new Promise((resolve) => child.once('exit', resolve));
+  await controller.stop();
   await server.close();
-  fs.rmSync(tmp, { recursive: true, force: true });
 }

@@ -43,6 +43,7 @@ import { ENVTEST_SKIP_MESSAGE, startEnvtest, type Envtest } from '../test/suppor
 import { RawClient } from '../test/support/raw-client.js';
 import { shippedReplicas, type ReplicaProcess } from '../test/support/shipped-replicas.js';
 import { KubeConfig as ClientNodeKubeConfig } from '@kubernetes/client-node';
+import { cpuMs, sleep, until } from './support.js';
 
 // ---------------------------------------------------------------------------------------------- options
 
@@ -63,17 +64,9 @@ const SET = 'bench';
 
 // ---------------------------------------------------------------------------------------------- helpers
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const seconds = (ms: number) => (ms / 1000).toFixed(2);
 function say(line: string): void {
   process.stdout.write(`${line}\n`);
-}
-async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs: number, everyMs = 100) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(everyMs);
-  }
 }
 const percentile = (values: number[], p: number) => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -108,15 +101,6 @@ async function retrying<T>(fn: () => Promise<T>): Promise<T> {
   }
 }
 
-/** CPU time (user + system) of a process in ms, from /proc (clock ticks of 10 ms). */
-function cpuMs(pid: number): number {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  } catch {
-    return 0;
-  }
-}
 function memoryKiB(pid: number): { rss: number; hwm: number } {
   try {
     const status = readFileSync(`/proc/${pid}/status`, 'utf8');

@@ -15,40 +15,34 @@
  *   npm run bench:takeover                  # 500 clusters x 10 apps = 5,000
  *   npm run bench:takeover -- 100 10        # smaller
  */
-import { spawn } from 'node:child_process';
-import * as fs from 'node:fs';
-import * as os from 'node:os';
-import * as path from 'node:path';
 import { createServer } from 'node:net';
-import { fileURLToPath } from 'node:url';
 import { KubeClient } from '../src/kube/client.js';
 import { MANIFEST_WORK } from '../src/kube/resources.js';
 import {
   HUB_APP_NAME_ANNOTATION,
   MANAGED_BY_LABEL,
   MANAGED_CLUSTER_ANNOTATION,
-  PULL_LABEL,
   WORK_API_VERSION,
 } from '../src/model/core/keys.js';
 import { manifestWorkName } from '../src/model/core/names.js';
 import { type Application, type ManifestWork } from '../src/model/core/types.js';
-import { fleetReportCrd } from '../src/model/report/report-crd.js';
-import { startFakeApiServer, type FakeApiServer } from '../test/double/fake-apiserver.js';
 import { legacyWork } from '../test/support/takeover-legacy.js';
+import {
+  clusterName,
+  cpuMs,
+  createHubApplication,
+  createManagedCluster,
+  iso,
+  samplePeakMemory,
+  sleep,
+  spawnController,
+  startBenchApiServer,
+  until,
+  writeCount,
+} from './support.js';
 
 const CLUSTERS = Number(process.argv[2] ?? 500);
 const APPS_PER_CLUSTER = Number(process.argv[3] ?? 10);
-const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const iso = (date: Date) => date.toISOString().replace(/\.\d{3}Z$/, 'Z');
-
-async function until(what: string, check: () => boolean, timeoutMs: number, everyMs = 100): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(everyMs);
-  }
-}
 
 async function freePort(): Promise<number> {
   const probe = createServer();
@@ -112,47 +106,14 @@ interface Result {
 }
 
 async function run(scenario: 'fresh' | 'takeover'): Promise<Result> {
-  // The benchmark creates no namespaces (it measures the controller, not namespace admission).
-  const server: FakeApiServer = await startFakeApiServer({ implicitNamespaces: true });
+  const server = await startBenchApiServer();
   const store = server.store;
-  store.registerCrd(fleetReportCrd());
-  store.create({
-    apiVersion: 'cluster.open-cluster-management.io/v1beta2',
-    kind: 'ManagedClusterSet',
-    metadata: { name: 'bench' },
-    spec: {},
-  });
-  store.create({
-    apiVersion: 'cluster.open-cluster-management.io/v1beta2',
-    kind: 'ManagedClusterSetBinding',
-    metadata: { name: 'bench', namespace: 'argocd' },
-    spec: { clusterSet: 'bench' },
-  });
   const apps: Application[] = [];
   for (let c = 0; c < CLUSTERS; c++) {
-    const cluster = `cluster-${String(c).padStart(4, '0')}`;
-    store.create({
-      apiVersion: 'cluster.open-cluster-management.io/v1',
-      kind: 'ManagedCluster',
-      metadata: { name: cluster, labels: { 'cluster.open-cluster-management.io/clusterset': 'bench' } },
-      spec: { hubAcceptsClient: true },
-    });
+    const cluster = clusterName(c);
+    createManagedCluster(store, cluster);
     for (let a = 0; a < APPS_PER_CLUSTER; a++) {
-      const app = store.create<Application>({
-        apiVersion: 'argoproj.io/v1alpha1',
-        kind: 'Application',
-        metadata: {
-          name: `${cluster}-app-${a}`,
-          namespace: 'argocd',
-          labels: { [PULL_LABEL]: 'true' },
-          annotations: { [MANAGED_CLUSTER_ANNOTATION]: cluster, 'argocd.argoproj.io/skip-reconcile': 'true' },
-        },
-        spec: {
-          project: 'default',
-          destination: { server: 'https://kubernetes.default.svc', namespace: `app-${a}` },
-          source: { repoURL: 'https://git.example.com/apps.git', path: `apps/app-${a}`, targetRevision: 'main' },
-        },
-      });
+      const app = createHubApplication(store, cluster, a);
       apps.push(app);
       if (scenario === 'takeover') {
         const work = store.create<ManifestWork>(legacyWork(app, 'argocd-pull-integration'));
@@ -214,53 +175,12 @@ async function run(scenario: 'fresh' | 'takeover'): Promise<Result> {
     }
   })();
 
-  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'pullfleet-bench-'));
-  const kubeconfigPath = path.join(tmp, 'kubeconfig');
-  fs.writeFileSync(kubeconfigPath, server.kubeConfigYaml());
   // Other processes on the machine may hold a fixed port: let the OS pick a free one.
   const port = await freePort();
-  const writes = () =>
-    ['manifestworks', 'applications', 'secrets', 'fleetreports'].reduce(
-      (sum, resource) => sum + server.writeCount(resource),
-      0,
-    );
   const started = Date.now();
-  const child = spawn(
-    process.execPath,
-    [
-      path.join(root, 'bin/pullfleet-controller.js'),
-      `--kubeconfig=${kubeconfigPath}`,
-      `--port=${port}`,
-      '--log-level=warn',
-      '--identity=bench',
-    ],
-    {
-      cwd: root,
-      stdio: ['ignore', 'inherit', 'inherit'],
-      env: { ...process.env, PULLFLEET_NAMESPACE: 'pullfleet-system' },
-    },
-  );
+  const controller = spawnController(server, port);
   const cpuStart = process.cpuUsage();
-  /** User + system CPU of the controller process so far, in seconds (from /proc, clock ticks of 10 ms). */
-  const childCpu = () => {
-    try {
-      const fields = fs.readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
-      return (Number(fields[11]) + Number(fields[12])) / 100;
-    } catch {
-      return 0;
-    }
-  };
-  let peakKiB = 0;
-  const memoryTimer = setInterval(() => {
-    try {
-      peakKiB = Math.max(
-        peakKiB,
-        Number(/VmHWM:\s+(\d+)/.exec(fs.readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1] ?? 0),
-      );
-    } catch {
-      // gone
-    }
-  }, 200);
+  const memory = samplePeakMemory(controller.child.pid);
   try {
     const own = new Set(
       apps.map(
@@ -324,12 +244,12 @@ async function run(scenario: 'fresh' | 'takeover'): Promise<Result> {
     return {
       seconds,
       ownWorksSeconds: (ownWorksAt - started) / 1000,
-      writes: writes(),
+      writes: writeCount(server),
       harmfulDeletions,
       gaps,
       legacyLeft: store.count('manifestworks', {}, (work) => work.metadata.labels?.[MANAGED_BY_LABEL] !== 'pullfleet'),
-      peakMiB: peakKiB / 1024,
-      controllerCpu: childCpu(),
+      peakMiB: memory.peakKiB() / 1024,
+      controllerCpu: cpuMs(controller.child.pid) / 1000,
       serverCpu: (benchCpu.user + benchCpu.system) / 1e6,
       counts: Object.fromEntries(
         Object.entries(server.requestCounts()).filter(
@@ -339,16 +259,14 @@ async function run(scenario: 'fresh' | 'takeover'): Promise<Result> {
       ),
     };
   } finally {
-    clearInterval(memoryTimer);
-    child.kill('SIGTERM');
-    await new Promise((resolve) => child.once('exit', resolve));
+    memory.stop();
+    await controller.stop();
     agentRunning = false;
     await agent;
     abort.abort();
     await watchDone;
     client.close();
     await server.close();
-    fs.rmSync(tmp, { recursive: true, force: true });
   }
 }
 
