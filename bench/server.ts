@@ -41,7 +41,7 @@ import { buildManifestWork } from '../src/model/delivery/manifestwork.js';
 import { serviceAccountKubeconfig, installCrds, loadKubeConfig } from '../test/support/envtest-cluster.js';
 import { ENVTEST_SKIP_MESSAGE, startEnvtest, type Envtest } from '../test/support/envtest.js';
 import { RawClient } from '../test/support/raw-client.js';
-import { shippedReplicas, type ReplicaProcess } from '../test/support/shipped-replicas.js';
+import { shippedReplicas, type ReplicaProcess } from '../test/support/shipped-controller.js';
 import { KubeConfig as ClientNodeKubeConfig } from '@kubernetes/client-node';
 import { cpuMs, sleep, until } from './support.js';
 

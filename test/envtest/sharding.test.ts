@@ -28,7 +28,7 @@ import { shardLeaseName, shardOf } from '../../src/controller/runtime/shards.js'
 import { realCluster } from '../support/cluster.js';
 import { loadKubeConfig } from '../support/envtest-cluster.js';
 import { describeRealServer } from '../support/real-server.js';
-import { shippedReplicas, type ReplicaProcess } from '../support/shipped-replicas.js';
+import { shippedReplicas, type ReplicaProcess } from '../support/shipped-controller.js';
 import { waitFor } from '../support/wait.js';
 import { hubApp } from '../e2e/scenarios.js';
 import { workMatchesApp } from '../e2e/invariants.js';

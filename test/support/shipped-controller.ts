@@ -10,6 +10,10 @@
  * their own network; processes on one machine do not). A test's own settings (lease timings, an
  * identity) are passed as extra flags after the shipped ones, and the identity as POD_NAME, as the
  * Deployment's downward API would.
+ *
+ * `shippedControllerStarter` starts processes of the default install (what the shared scenarios use);
+ * `shippedReplicas` those of an install with settings of its own (replicas, shards, workers), for the
+ * sharding tests and `npm run bench:server`. Both start the same way.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -18,7 +22,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { Chart, Testing } from 'cdk8s';
-import { ControllerInstall } from '../../src/constructs/controller-install.js';
+import { ControllerInstall, type ControllerInstallProps } from '../../src/constructs/controller-install.js';
 import type { ControllerConfig } from '../../src/controller/runtime/config.js';
 import type { RunningController } from '../../src/controller/runtime/manager.js';
 import { RawClient, type RawObject } from './raw-client.js';
@@ -44,14 +48,14 @@ export interface ShippedInstall {
   readonly env: ReadonlyArray<{ name: string; value?: string; valueFrom?: { fieldRef?: { fieldPath: string } } }>;
 }
 
-/** Renders the controller install with pullfleet's ControllerInstall construct. */
-export function renderInstall(namespaces: InstallNamespaces): ShippedInstall {
+/**
+ * Renders the controller install with pullfleet's ControllerInstall construct: for the namespaces a test
+ * uses, and any other settings of the install (replicas, shards, workers).
+ */
+export function renderInstall(props: InstallNamespaces & ControllerInstallProps): ShippedInstall {
   const app = Testing.app();
   const chart = new Chart(app, 'hub');
-  new ControllerInstall(chart, 'Controller', {
-    namespace: namespaces.namespace,
-    argoNamespace: namespaces.argoNamespace,
-  });
+  new ControllerInstall(chart, 'Controller', props);
   const objects = Testing.synth(chart) as RawObject[];
   const deployment = objects.find((o) => o.kind === 'Deployment') as RawObject & {
     spec: {
@@ -140,32 +144,50 @@ export interface ProcessStartOptions {
   readonly readyTimeoutMs?: number;
 }
 
+/** A started process with its port (metrics) and pid (memory, CPU). */
+export interface ReplicaProcess extends ControllerProcess {
+  readonly port: number;
+}
+
+/** How one process of an install is started. */
+interface LaunchOptions extends ProcessStartOptions {
+  /** POD_NAME of the process. */
+  readonly identity: string;
+  /** Flags after the Deployment's args (the last occurrence of a flag wins, as on the command line). */
+  readonly extraArgs: readonly string[];
+  /** Pipe the output to this process's stderr as well (benchmarks). @default false */
+  readonly echo?: boolean;
+  /** Log lines kept for output() and forbidden(). @default 2,000 */
+  readonly keepLines?: number;
+}
+
 let podCounter = 0;
 
 /**
- * Starts controller processes for one install: tokens are minted once per starter, processes are
- * stopped by `stopAll`.
+ * Processes of one rendered install, authenticated as its ServiceAccount: the install's RBAC is applied and a
+ * token minted (valid for `tokenSeconds`) before the first start; `stopAll` stops what is still running.
  */
-export function shippedControllerStarter(admin: KubeConfig, namespaces: InstallNamespaces) {
-  const install = renderInstall(namespaces);
-  const running: ControllerProcess[] = [];
-  const started: ControllerProcess[] = [];
+function installProcesses(admin: KubeConfig, install: ShippedInstall, tokenSeconds?: number) {
+  const running: ReplicaProcess[] = [];
+  const started: ReplicaProcess[] = [];
   const scratch = mkdtempSync(join(tmpdir(), 'pullfleet-shipped-'));
   let kubeconfigFile: string | undefined;
-  let installed = false;
 
   async function kubeconfig(): Promise<string> {
-    if (!installed) {
-      await applyInstall(admin, install);
-      installed = true;
-    }
     if (!kubeconfigFile) {
-      kubeconfigFile = join(scratch, 'kubeconfig');
+      await applyInstall(admin, install);
+      const file = join(scratch, 'kubeconfig');
       writeFileSync(
-        kubeconfigFile,
-        await serviceAccountKubeconfig(admin, install.serviceAccount.namespace, install.serviceAccount.name),
+        file,
+        await serviceAccountKubeconfig(
+          admin,
+          install.serviceAccount.namespace,
+          install.serviceAccount.name,
+          ...(tokenSeconds !== undefined ? [tokenSeconds] : []),
+        ),
         { mode: 0o600 },
       );
+      kubeconfigFile = file;
     }
     return kubeconfigFile;
   }
@@ -185,17 +207,14 @@ export function shippedControllerStarter(admin: KubeConfig, namespaces: InstallN
     return env;
   }
 
-  async function start(
-    config: Partial<ControllerConfig> = {},
-    options: ProcessStartOptions = {},
-  ): Promise<ControllerProcess> {
+  async function launch(options: LaunchOptions): Promise<ReplicaProcess> {
     const file = await kubeconfig();
     const port = await freePort();
-    const identity = config.identity ?? `pullfleet-controller-${process.pid}-${++podCounter}`;
+    const { identity } = options;
     const args = [
       ...install.args.filter((a) => !a.startsWith('--port=') && a !== '--port'),
       `--port=${port}`,
-      ...flagsFor(config),
+      ...options.extraArgs,
     ];
     // The environment of a pod: nothing of the test runner's own except what node needs to run.
     const env: NodeJS.ProcessEnv = {
@@ -210,10 +229,12 @@ export function shippedControllerStarter(admin: KubeConfig, namespaces: InstallN
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
+    const keepLines = options.keepLines ?? 2_000;
     const lines: string[] = [];
     const keep = (chunk: Buffer) => {
+      if (options.echo) process.stderr.write(chunk);
       for (const line of chunk.toString('utf8').split('\n')) if (line) lines.push(line);
-      if (lines.length > 2_000) lines.splice(0, lines.length - 1_000);
+      if (lines.length > keepLines) lines.splice(0, lines.length - Math.ceil(keepLines / 2));
     };
     child.stdout!.on('data', keep);
     child.stderr!.on('data', keep);
@@ -223,9 +244,10 @@ export function shippedControllerStarter(admin: KubeConfig, namespaces: InstallN
     let gone = false;
     void exited.then(() => (gone = true));
     const output = (count = 40) => lines.slice(-count).join('\n');
+    const readyTimeoutMs = options.readyTimeoutMs ?? 120_000;
 
     const ready = async (): Promise<void> => {
-      const deadline = Date.now() + (options.readyTimeoutMs ?? 120_000);
+      const deadline = Date.now() + readyTimeoutMs;
       for (;;) {
         if (gone) throw new Error(`controller ${identity} exited before it was ready:\n${output()}`);
         try {
@@ -234,10 +256,8 @@ export function shippedControllerStarter(admin: KubeConfig, namespaces: InstallN
           // not listening yet
         }
         if (Date.now() > deadline)
-          throw new Error(
-            `controller ${identity} was not ready within ${options.readyTimeoutMs ?? 120_000} ms:\n${output()}`,
-          );
-        await new Promise((resolve) => setTimeout(resolve, 200));
+          throw new Error(`controller ${identity} was not ready within ${readyTimeoutMs} ms:\n${output()}`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
       }
     };
     const signalAndWait = async (signal: NodeJS.Signals, boundMs: number): Promise<void> => {
@@ -250,29 +270,29 @@ export function shippedControllerStarter(admin: KubeConfig, namespaces: InstallN
         throw new Error(`controller ${identity} did not exit within ${boundMs} ms of ${signal}:\n${output()}`);
       }
     };
-    const controller: ControllerProcess = {
+    const started_: ReplicaProcess = {
       identity,
       pid: child.pid!,
+      port,
       exited,
       output,
       ready,
       stop: () => signalAndWait('SIGTERM', 25_000),
       kill: () => signalAndWait('SIGKILL', 10_000),
       async metrics() {
-        const result = await probe(`http://127.0.0.1:${port}/metrics`);
+        const result = await probe(`http://127.0.0.1:${port}/metrics`, { timeoutMs: 10_000 });
         if (result.status !== 200) throw new Error(`GET /metrics answered ${result.status}`);
         return result.body;
       },
     };
-    running.push(controller);
-    started.push(controller);
+    running.push(started_);
+    started.push(started_);
     if (options.waitReady !== false) await ready();
-    return controller;
+    return started_;
   }
 
   return {
-    install,
-    start,
+    launch,
     /**
      * Log lines of every process started here that report a request the API server refused as
      * forbidden (403): the shipped RBAC lacks something the controller does.
@@ -293,5 +313,55 @@ export function shippedControllerStarter(admin: KubeConfig, namespaces: InstallN
       rmSync(scratch, { recursive: true, force: true });
       return stuck;
     },
+  };
+}
+
+/**
+ * Starts controller processes of the default install for `namespaces`, each with a test's settings as
+ * the controller's own flags: tokens are minted once per starter, processes are stopped by `stopAll`.
+ */
+export function shippedControllerStarter(admin: KubeConfig, namespaces: InstallNamespaces) {
+  const install = renderInstall(namespaces);
+  const processes = installProcesses(admin, install);
+  return {
+    install,
+    start: (config: Partial<ControllerConfig> = {}, options: ProcessStartOptions = {}): Promise<ControllerProcess> =>
+      processes.launch({
+        ...options,
+        identity: config.identity ?? `pullfleet-controller-${process.pid}-${++podCounter}`,
+        extraArgs: flagsFor(config),
+      }),
+    forbidden: processes.forbidden,
+    stopAll: processes.stopAll,
+  };
+}
+
+export interface ReplicaStartOptions extends ProcessStartOptions {
+  /** POD_NAME of the replica. @default a unique name */
+  readonly identity?: string;
+  /** Flags appended after the Deployment's args (they win). */
+  readonly extraArgs?: readonly string[];
+  /** Pipe the replica's output to this process's stderr as well (benchmarks). @default false */
+  readonly echo?: boolean;
+}
+
+/**
+ * Replicas of an install with settings of its own (replicas, shards, workers), for sharding tests and
+ * benchmarks: tokens last two hours, and each replica keeps up to 200,000 log lines.
+ */
+export function shippedReplicas(admin: KubeConfig, props: InstallNamespaces & ControllerInstallProps) {
+  const install = renderInstall(props);
+  const processes = installProcesses(admin, install, 7200);
+  return {
+    install,
+    start: (options: ReplicaStartOptions = {}): Promise<ReplicaProcess> =>
+      processes.launch({
+        ...options,
+        identity: options.identity ?? `pullfleet-controller-${process.pid}-r${++podCounter}`,
+        extraArgs: options.extraArgs ?? [],
+        keepLines: 200_000,
+      }),
+    forbidden: processes.forbidden,
+    stopAll: processes.stopAll,
   };
 }
