@@ -320,9 +320,17 @@ export function createApplicationReconciler(
     return gateOf(rollouts.policy(namespace, fleetApp), rollouts.state(namespace, fleetApp).state, cluster);
   }
 
-  /** The halt of a waved app's rollout, as a condition message (nothing while it runs). */
+  /**
+   * The halt of a waved app's rollout, as a condition message (nothing while it runs): halted by a failure,
+   * or held because its policy ConfigMap cannot be read (nothing is promoted until it is fixed).
+   */
   function rolloutHaltedOf(app: Application): { rolloutHalted?: string } {
     const fleetApp = app.metadata.labels?.[FLEET_APP_LABEL] ?? '';
+    const unreadable = rollouts.parsedPolicy(app.metadata.namespace ?? '', fleetApp)?.problem;
+    if (unreadable)
+      return {
+        rolloutHalted: `the rollout of app ${fleetApp} is held: ${unreadable}. Every cluster keeps the revision it has until then`,
+      };
     const halted = rollouts.state(app.metadata.namespace ?? '', fleetApp).state?.halted;
     if (!halted) return {};
     return {

@@ -308,6 +308,42 @@ describe('rollout waves of a static app', () => {
     expect(world.writes.filter((w) => w.verb === 'delete').map((w) => w.key)).toStrictEqual([stateKey]);
   });
 
+  test('GIVEN a policy ConfigMap edited into something pullfleet did not write WHEN the app reconciles THEN nothing is promoted or removed, its hub Applications say why, and a fixed policy lets the rollout go on', async () => {
+    commit(render('v1'));
+    for (let i = 0; i < 8; i++) {
+      await round();
+      advance(61);
+    }
+    expect(revisions()).toStrictEqual(['v1', 'v1', 'v1', 'v1', 'v1']);
+    const policyKey = `${NS}/${rolloutPolicyName('web')}`;
+    const policy = world.get<KubeObject & { data: Record<string, string> }>('ConfigMap', policyKey)!;
+    // WHEN v2 is committed and someone breaks the policy by hand
+    commit(render('v2'));
+    world.put('ConfigMap', { ...policy, data: { ...policy.data, 'policy.json': '{not json' } } as never);
+    for (let i = 0; i < 3; i++) {
+      await round();
+      advance(61);
+    }
+    // THEN every cluster keeps v1, no work is deleted, and each hub Application names the ConfigMap and the fix
+    expect(revisions()).toStrictEqual(['v1', 'v1', 'v1', 'v1', 'v1']);
+    expect(world.writes.filter((w) => w.verb === 'delete')).toStrictEqual([]);
+    for (const cluster of CLUSTERS) {
+      const held = world.get<Application>('Application', `${NS}/web-${cluster}`)!;
+      const condition = held.status?.conditions?.find((c) => c.type === ROLLOUT_HALTED_CONDITION);
+      expect(condition?.message).toContain(`ConfigMap ${policyKey}: policy.json is not JSON`);
+      expect(condition?.message).toContain('synthesize the fleet again and let the hub apply it');
+    }
+    // WHEN the hub applies the policy again THEN the rollout of v2 goes on and the condition goes
+    commit(render('v2'));
+    for (let i = 0; i < 8; i++) {
+      await round();
+      advance(61);
+    }
+    expect(revisions()).toStrictEqual(['v2', 'v2', 'v2', 'v2', 'v2']);
+    const fixed = world.get<Application>('Application', `${NS}/web-c1`)!;
+    expect(fixed.status?.conditions?.some((c) => c.type === ROLLOUT_HALTED_CONDITION)).toBe(false);
+  });
+
   test('GIVEN a restart between a promotion and its write WHEN the controller starts again THEN the write is made once, with nothing lost', async () => {
     commit(render('v1'));
     await world.settle(rollouts, ROLLOUT_KEY);
