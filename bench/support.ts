@@ -7,10 +7,10 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { MANAGED_CLUSTER_ANNOTATION, PULL_LABEL } from '../src/model/core/keys.js';
 import { type Application } from '../src/model/core/types.js';
 import { fleetReportCrd } from '../src/model/report/report-crd.js';
 import { startFakeApiServer, type FakeApiServer, type StoreClient } from '../test/double/fake-apiserver.js';
+import { seedClusterSet, seedManagedCluster, seedPullApplication } from '../test/double/hub-seed.js';
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 
@@ -56,31 +56,14 @@ export const iso = (date: Date) => date.toISOString().replace(/\.\d{3}Z$/, 'Z');
  */
 export async function startBenchApiServer(): Promise<FakeApiServer> {
   const server = await startFakeApiServer({ implicitNamespaces: true });
-  const store = server.store;
-  store.registerCrd(fleetReportCrd());
-  store.create({
-    apiVersion: 'cluster.open-cluster-management.io/v1beta2',
-    kind: 'ManagedClusterSet',
-    metadata: { name: 'bench' },
-    spec: {},
-  });
-  store.create({
-    apiVersion: 'cluster.open-cluster-management.io/v1beta2',
-    kind: 'ManagedClusterSetBinding',
-    metadata: { name: 'bench', namespace: 'argocd' },
-    spec: { clusterSet: 'bench' },
-  });
+  server.store.registerCrd(fleetReportCrd());
+  seedClusterSet(server.store, 'bench');
   return server;
 }
 
 /** Creates the ManagedCluster `name` in the set `bench`, accepted by the hub. */
 export function createManagedCluster(store: StoreClient, name: string): void {
-  store.create({
-    apiVersion: 'cluster.open-cluster-management.io/v1',
-    kind: 'ManagedCluster',
-    metadata: { name, labels: { 'cluster.open-cluster-management.io/clusterset': 'bench' } },
-    spec: { hubAcceptsClient: true },
-  });
+  seedManagedCluster(store, name, 'bench');
 }
 
 /**
@@ -88,20 +71,11 @@ export function createManagedCluster(store: StoreClient, name: string): void {
  * `app-<index>`, path `apps/app-<index>` of one Git repository), which the hub's Argo CD skips.
  */
 export function createHubApplication(store: StoreClient, cluster: string, index: number): Application {
-  return store.create<Application>({
-    apiVersion: 'argoproj.io/v1alpha1',
-    kind: 'Application',
-    metadata: {
-      name: `${cluster}-app-${index}`,
-      namespace: 'argocd',
-      labels: { [PULL_LABEL]: 'true' },
-      annotations: { [MANAGED_CLUSTER_ANNOTATION]: cluster, 'argocd.argoproj.io/skip-reconcile': 'true' },
-    },
-    spec: {
-      project: 'default',
-      destination: { server: 'https://kubernetes.default.svc', namespace: `app-${index}` },
-      source: { repoURL: 'https://git.example.com/apps.git', path: `apps/app-${index}`, targetRevision: 'main' },
-    },
+  return seedPullApplication(store, {
+    name: `${cluster}-app-${index}`,
+    cluster,
+    destinationNamespace: `app-${index}`,
+    source: { repoURL: 'https://git.example.com/apps.git', path: `apps/app-${index}`, targetRevision: 'main' },
   });
 }
 

@@ -6,10 +6,11 @@
 import { afterEach, beforeEach, describe, expect, test } from '@jest/globals';
 import { destination, pino } from 'pino';
 import { startController, type RunningController } from '../../src/controller/runtime/manager.js';
-import { CLEANUP_FINALIZER, MANAGED_CLUSTER_ANNOTATION, PULL_LABEL } from '../../src/model/core/keys.js';
+import { CLEANUP_FINALIZER } from '../../src/model/core/keys.js';
 import { fleetReportCrd } from '../../src/model/report/report-crd.js';
 import { kubeMicroTime } from '../../src/model/core/time.js';
 import { startFakeApiServer, type FakeApiServer, type KubeObj } from '../double/fake-apiserver.js';
+import { seedClusterSet, seedManagedCluster, seedPullApplication, seedWorkFeedback } from '../double/hub-seed.js';
 import { waitFor } from '../support/wait.js';
 
 const silent = pino({ level: process.env.E2E_LOG ?? 'silent' }, destination(2));
@@ -19,83 +20,17 @@ function seedHub(server: FakeApiServer, clusters: string[]): void {
   const store = server.store;
   // The controller's install ships this CRD; the fake serves it once registered.
   store.registerCrd(fleetReportCrd());
-  store.create({
-    apiVersion: 'cluster.open-cluster-management.io/v1beta2',
-    kind: 'ManagedClusterSet',
-    metadata: { name: 'prod' },
-    spec: {},
-  });
-  store.create({
-    apiVersion: 'cluster.open-cluster-management.io/v1beta2',
-    kind: 'ManagedClusterSetBinding',
-    metadata: { name: 'prod', namespace: 'argocd' },
-    spec: { clusterSet: 'prod' },
-  });
-  for (const name of clusters) {
-    store.create({
-      apiVersion: 'cluster.open-cluster-management.io/v1',
-      kind: 'ManagedCluster',
-      metadata: { name, labels: { 'cluster.open-cluster-management.io/clusterset': 'prod' } },
-      spec: { hubAcceptsClient: true },
-    });
-  }
+  seedClusterSet(store, 'prod');
+  for (const name of clusters) seedManagedCluster(store, name, 'prod');
 }
 
 function createApp(server: FakeApiServer, name: string, cluster: string): void {
-  server.store.create({
-    apiVersion: 'argoproj.io/v1alpha1',
-    kind: 'Application',
-    metadata: {
-      name,
-      namespace: 'argocd',
-      labels: { [PULL_LABEL]: 'true' },
-      annotations: { [MANAGED_CLUSTER_ANNOTATION]: cluster, 'argocd.argoproj.io/skip-reconcile': 'true' },
-    },
-    spec: {
-      project: 'default',
-      destination: { server: 'https://kubernetes.default.svc', namespace: name },
-      source: { repoURL: 'https://git.example/apps', path: name },
-    },
-  });
+  seedPullApplication(server.store, { name, cluster });
 }
 
 /** Plays the OCM work agent: writes feedback into the work status. */
 function agentReports(server: FakeApiServer, cluster: string, app: string, health: string): void {
-  const work = server.store.get<KubeObj>('manifestworks', cluster, `argocd-${app}`);
-  work.status = {
-    conditions: [
-      {
-        type: 'Applied',
-        status: 'True',
-        reason: 'AppliedManifestWorkComplete',
-        message: 'applied',
-        lastTransitionTime: '2026-03-01T12:00:00Z',
-      },
-    ],
-    resourceStatus: {
-      manifests: [
-        {
-          resourceMeta: {
-            group: 'argoproj.io',
-            version: 'v1alpha1',
-            kind: 'Application',
-            resource: 'applications',
-            name: app,
-            namespace: 'argocd',
-            ordinal: 0,
-          },
-          statusFeedback: {
-            values: [
-              { name: 'healthStatus', fieldValue: { type: 'String', string: health } },
-              { name: 'syncStatus', fieldValue: { type: 'String', string: 'Synced' } },
-            ],
-          },
-          conditions: [],
-        },
-      ],
-    },
-  };
-  server.store.updateStatus(work);
+  seedWorkFeedback(server.store, cluster, app, { healthStatus: health, syncStatus: 'Synced' });
 }
 
 const health = (server: FakeApiServer, app: string) =>

@@ -8,12 +8,18 @@
 import { afterEach, beforeEach, describe, expect, test } from '@jest/globals';
 import { destination, pino } from 'pino';
 import { startController, type RunningController } from '../../src/controller/runtime/manager.js';
-import { MANAGED_CLUSTER_ANNOTATION, PULL_LABEL } from '../../src/model/core/keys.js';
 import { fleetReportCrd } from '../../src/model/report/report-crd.js';
 import { FORWARDED_OPERATION_ANNOTATION } from '../../src/model/runtime/propagation.js';
 import { DELIVERY_ERROR_CONDITION } from '../../src/model/runtime/status.js';
 import { kubeTime } from '../../src/model/core/time.js';
 import { startFakeApiServer, type FakeApiServer, type KubeObj } from '../double/fake-apiserver.js';
+import {
+  seedClusterSet,
+  seedManagedCluster,
+  seedNamespaces,
+  seedPullApplication,
+  seedWorkFeedback,
+} from '../double/hub-seed.js';
 import { waitFor } from '../support/wait.js';
 
 const silent = pino({ level: process.env.E2E_LOG ?? 'silent' }, destination(2));
@@ -23,86 +29,22 @@ function seedHub(server: FakeApiServer): void {
   const store = server.store;
   store.registerCrd(fleetReportCrd());
   // As on a real hub: the Argo CD namespace and each accepted cluster's namespace exist.
-  for (const name of ['argocd', 'spoke1', 'spoke2'])
-    store.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
-  store.create({
-    apiVersion: 'cluster.open-cluster-management.io/v1beta2',
-    kind: 'ManagedClusterSet',
-    metadata: { name: 'prod' },
-    spec: {},
-  });
-  store.create({
-    apiVersion: 'cluster.open-cluster-management.io/v1beta2',
-    kind: 'ManagedClusterSetBinding',
-    metadata: { name: 'prod', namespace: 'argocd' },
-    spec: { clusterSet: 'prod' },
-  });
-  for (const name of ['spoke1', 'spoke2']) {
-    store.create({
-      ...CLUSTER,
-      metadata: { name, labels: { 'cluster.open-cluster-management.io/clusterset': 'prod' } },
-      spec: { hubAcceptsClient: true },
-    });
-  }
+  seedNamespaces(store, ['argocd', 'spoke1', 'spoke2']);
+  seedClusterSet(store, 'prod');
+  for (const name of ['spoke1', 'spoke2']) seedManagedCluster(store, name, 'prod');
 }
 
 function createApp(server: FakeApiServer, name: string, cluster: string, extra: Record<string, unknown> = {}): void {
-  server.store.create({
-    apiVersion: 'argoproj.io/v1alpha1',
-    kind: 'Application',
-    metadata: {
-      name,
-      namespace: 'argocd',
-      labels: { [PULL_LABEL]: 'true' },
-      annotations: { [MANAGED_CLUSTER_ANNOTATION]: cluster, 'argocd.argoproj.io/skip-reconcile': 'true' },
-    },
-    spec: {
-      project: 'default',
-      destination: { server: 'https://kubernetes.default.svc', namespace: name },
-      source: { repoURL: 'https://git.example/apps', path: name },
-    },
-    ...extra,
-  });
+  seedPullApplication(server.store, { name, cluster, extra });
 }
 
 /** Plays the OCM work agent: writes the spoke Application's operation state into the work's feedback. */
 function agentReports(server: FakeApiServer, cluster: string, app: string, startedAt: string): void {
-  const work = server.store.get<KubeObj>('manifestworks', cluster, `argocd-${app}`);
-  work.status = {
-    conditions: [
-      {
-        type: 'Applied',
-        status: 'True',
-        reason: 'AppliedManifestWorkComplete',
-        message: 'applied',
-        lastTransitionTime: '2026-03-01T12:00:00Z',
-      },
-    ],
-    resourceStatus: {
-      manifests: [
-        {
-          resourceMeta: {
-            group: 'argoproj.io',
-            version: 'v1alpha1',
-            kind: 'Application',
-            resource: 'applications',
-            name: app,
-            namespace: 'argocd',
-            ordinal: 0,
-          },
-          statusFeedback: {
-            values: [
-              { name: 'healthStatus', fieldValue: { type: 'String', string: 'Healthy' } },
-              { name: 'operationStatePhase', fieldValue: { type: 'String', string: 'Succeeded' } },
-              { name: 'operationStateStartedAt', fieldValue: { type: 'String', string: startedAt } },
-            ],
-          },
-          conditions: [],
-        },
-      ],
-    },
-  };
-  server.store.updateStatus(work);
+  seedWorkFeedback(server.store, cluster, app, {
+    healthStatus: 'Healthy',
+    operationStatePhase: 'Succeeded',
+    operationStateStartedAt: startedAt,
+  });
 }
 
 const hubApp = (server: FakeApiServer, name: string) => server.store.find<KubeObj>('applications', 'argocd', name);

@@ -11,8 +11,9 @@ import {
   startController,
   type RunningController,
 } from '../../../src/controller/runtime/manager.js';
-import { CLEANUP_FINALIZER, MANAGED_CLUSTER_ANNOTATION, PULL_LABEL } from '../../../src/model/core/keys.js';
+import { CLEANUP_FINALIZER } from '../../../src/model/core/keys.js';
 import { startFakeApiServer, type FakeApiServer, type KubeObj } from '../../double/fake-apiserver.js';
+import { seedClusterSet, seedManagedCluster, seedPullApplication } from '../../double/hub-seed.js';
 import { waitFor } from '../../support/wait.js';
 
 const silent = pino({ level: 'silent' });
@@ -50,40 +51,9 @@ describe('writes of a burst of new apps', () => {
   beforeEach(async () => {
     server = await startFakeApiServer({ implicitNamespaces: true });
     const store = server.store;
-    store.create({
-      apiVersion: 'cluster.open-cluster-management.io/v1beta2',
-      kind: 'ManagedClusterSet',
-      metadata: { name: 'prod' },
-      spec: {},
-    });
-    store.create({
-      apiVersion: 'cluster.open-cluster-management.io/v1beta2',
-      kind: 'ManagedClusterSetBinding',
-      metadata: { name: 'prod', namespace: 'argocd' },
-      spec: { clusterSet: 'prod' },
-    });
-    store.create({
-      apiVersion: 'cluster.open-cluster-management.io/v1',
-      kind: 'ManagedCluster',
-      metadata: { name: 'east', labels: { 'cluster.open-cluster-management.io/clusterset': 'prod' } },
-      spec: { hubAcceptsClient: true },
-    });
-    for (let i = 0; i < 20; i++)
-      store.create({
-        apiVersion: 'argoproj.io/v1alpha1',
-        kind: 'Application',
-        metadata: {
-          name: `app-${i}`,
-          namespace: 'argocd',
-          labels: { [PULL_LABEL]: 'true' },
-          annotations: { [MANAGED_CLUSTER_ANNOTATION]: 'east', 'argocd.argoproj.io/skip-reconcile': 'true' },
-        },
-        spec: {
-          project: 'default',
-          destination: { server: 'https://kubernetes.default.svc', namespace: `app-${i}` },
-          source: { repoURL: 'https://git.example/apps', path: `app-${i}` },
-        },
-      });
+    seedClusterSet(store, 'prod');
+    seedManagedCluster(store, 'east', 'prod');
+    for (let i = 0; i < 20; i++) seedPullApplication(store, { name: `app-${i}`, cluster: 'east' });
   });
 
   afterEach(async () => {
