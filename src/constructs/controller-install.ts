@@ -80,6 +80,13 @@ export interface ControllerInstallProps {
    */
   readonly multiclusterReports?: boolean;
   /**
+   * Works the controller writes ask work agents for a resource summary (`--resource-summaries`; a condition
+   * rule, OCM 1.0 and later). Set false for a hub whose cluster manager is older (its ManifestWork CRD has no
+   * `conditionRules`); left true, the controller notices such a hub by itself and leaves the rule out.
+   * @default true
+   */
+  readonly resourceSummaries?: boolean;
+  /**
    * Log level.
    * @default 'info'
    */
@@ -100,6 +107,7 @@ export const CONTROLLER_INSTALL_PROPS = propsOf<ControllerInstallProps>('Control
   resync: duration(),
   workers: num('a whole number'),
   multiclusterReports: bool(),
+  resourceSummaries: bool(),
   logLevel: str(),
 });
 
@@ -156,6 +164,8 @@ export class ControllerInstall extends Construct {
   public readonly workers: number;
   /** Also write ACM's MulticlusterApplicationSetReport. */
   public readonly multiclusterReports: boolean;
+  /** Works ask work agents for a resource summary. */
+  public readonly resourceSummaries: boolean;
   /** Log level. */
   public readonly logLevel: string;
   /** Name of the ServiceAccount (and of the Deployment, roles and Service). */
@@ -204,6 +214,7 @@ export class ControllerInstall extends Construct {
     if (!Number.isInteger(this.workers) || this.workers < 1)
       problems.push(`workers ${this.workers} must be an integer >= 1: use 1 or more (the default is 32)`);
     this.multiclusterReports = props.multiclusterReports ?? false;
+    this.resourceSummaries = props.resourceSummaries ?? true;
     this.logLevel = props.logLevel ?? 'info';
     if (!LOG_LEVELS.includes(this.logLevel))
       problems.push(`logLevel "${this.logLevel}" must be one of ${LOG_LEVELS.join(', ')}: use one of them`);
@@ -374,6 +385,7 @@ export class ControllerInstall extends Construct {
       `--workers=${this.workers}`,
       ...(this.shards > 1 ? [`--shards=${this.shards}`] : []),
       `--multicluster-reports=${this.multiclusterReports}`,
+      ...(this.resourceSummaries ? [] : ['--resource-summaries=false']),
       `--port=${PORT}`,
       `--log-level=${this.logLevel}`,
     ];

@@ -28,7 +28,10 @@ export { FeedbackScrape, HubFlavor };
  * Settings of the pullfleet controller installed on the hub (`dist/<hub>/hub/controller.yaml`). The
  * Argo CD namespace and the feedback scrape type come from the hub itself.
  */
-export interface HubControllerSettings extends Omit<ControllerInstallProps, 'argoNamespace' | 'feedbackScrape'> {
+export interface HubControllerSettings extends Omit<
+  ControllerInstallProps,
+  'argoNamespace' | 'feedbackScrape' | 'resourceSummaries'
+> {
   /**
    * Install the controller on this hub. Without it, pull ApplicationSets deliver nothing and hub
    * Applications get no status: turn it off only when the controller is installed some other way.
@@ -56,6 +59,14 @@ export interface HubProps {
    */
   readonly feedbackScrape?: FeedbackScrape;
   /**
+   * Works ask work agents for a resource summary of each app (a condition rule; OCM 1.0 and later), which
+   * the controller writes into the hub Application's `status.resources`. Set false on a hub whose cluster
+   * manager is older than OCM 1.0: its ManifestWork CRD has no `conditionRules`, and the API server refuses
+   * works that carry them (the works synth renders, and the controller's until it notices).
+   * @default true
+   */
+  readonly resourceSummaries?: boolean;
+  /**
    * Largest ManifestWork allowed, in bytes (JSON).
    * @default 512000 (500 KiB)
    */
@@ -70,6 +81,7 @@ export interface HubProps {
 const {
   argoNamespace: _argoNamespace,
   feedbackScrape: _feedbackScrape,
+  resourceSummaries: _resourceSummaries,
   ...controllerSettings
 } = CONTROLLER_INSTALL_PROPS.spec;
 
@@ -78,6 +90,7 @@ const HUB_PROPS = propsOf<HubProps>('Hub', {
   flavor: enumOf(HubFlavor, 'HubFlavor'),
   argoNamespace: str(),
   feedbackScrape: enumOf(FeedbackScrape, 'FeedbackScrape'),
+  resourceSummaries: bool(),
   workSizeBudget: num('a number of bytes'),
   controller: shape<HubControllerSettings>('controller settings', { enabled: bool(), ...controllerSettings }),
 });
@@ -115,6 +128,8 @@ export class Hub extends Chart implements IHub {
   public readonly argoNamespace: string;
   /** How work agents report status. */
   public readonly feedbackScrape: FeedbackScrape;
+  /** Works ask work agents for a resource summary (condition rules, OCM 1.0 and later). */
+  public readonly resourceSummaries: boolean;
   /** Largest ManifestWork allowed, in bytes (JSON). */
   public readonly workSizeBudget: number;
   /** The controller install, or undefined when `controller.enabled` is false. */
@@ -134,6 +149,7 @@ export class Hub extends Chart implements IHub {
     this.flavor = props.flavor ?? HubFlavor.OCM;
     this.argoNamespace = props.argoNamespace ?? (this.flavor === HubFlavor.ACM ? 'openshift-gitops' : 'argocd');
     this.feedbackScrape = props.feedbackScrape ?? FeedbackScrape.POLL;
+    this.resourceSummaries = props.resourceSummaries ?? true;
     this.workSizeBudget = props.workSizeBudget ?? DEFAULT_WORK_SIZE_BUDGET;
     const problems = [dnsLabelRule('hub name', this.name), dnsLabelRule('argoNamespace', this.argoNamespace)].filter(
       (p): p is string => !!p,
@@ -169,6 +185,7 @@ export class Hub extends Chart implements IHub {
         ...install,
         argoNamespace: this.argoNamespace,
         feedbackScrape: this.feedbackScrape,
+        resourceSummaries: this.resourceSummaries,
       });
     }
   }

@@ -263,7 +263,10 @@ export class PullApplication extends PullAppBase {
         this.delivered++;
         continue;
       }
-      let work = buildManifestWork(hubApp, { feedbackScrapeType: this.hub.workFeedbackScrapeType });
+      let work = buildManifestWork(hubApp, {
+        feedbackScrapeType: this.hub.workFeedbackScrapeType,
+        ...(this.hub.resourceSummaries ? {} : { resourceSummary: false }),
+      });
       // During a move between models the work orphans the spoke Application when it is deleted.
       if (decision.deleteOption === DeleteOption.ORPHAN)
         work.spec.deleteOption = { propagationPolicy: DeleteOption.ORPHAN };

@@ -166,6 +166,13 @@ export function buildCommand(env: NodeJS.ProcessEnv = process.env): Command {
       }),
     )
     .addOption(
+      o(
+        '--resource-summaries [bool]',
+        'ask work agents for a resource summary (OCM 1.0 and later; off for a hub whose ManifestWork CRD has no conditionRules)',
+        { env: ['PULLFLEET_RESOURCE_SUMMARIES'], parse: bool, fallback: d.resourceSummaries },
+      ),
+    )
+    .addOption(
       o('--leader-elect [bool]', 'leader election on a Lease', {
         env: ['PULLFLEET_LEADER_ELECT'],
         parse: bool,
@@ -244,6 +251,7 @@ export function configFromOptions(options: Record<string, unknown>): Partial<Con
     clusterSecrets: options.clusterSecrets as boolean,
     fleetReports: options.fleetReports as boolean,
     multiclusterReports: options.multiclusterReports as boolean,
+    resourceSummaries: options.resourceSummaries as boolean,
     leaderElection: options.leaderElect as boolean,
     leaseName: options.leaseName as string,
     leaseDurationSeconds: options.leaseDuration as number,

@@ -20,7 +20,7 @@ import {
   TolerationOperator,
 } from '../../src/constructs/index.js';
 import { CONSTRUCT_PATH_ANNOTATION, MANAGED_BY_LABEL } from '../../src/model/core/keys.js';
-import { type Application } from '../../src/model/core/types.js';
+import { type Application, type ManifestWork } from '../../src/model/core/types.js';
 import { buildManifestWork } from '../../src/model/delivery/manifestwork.js';
 import { allObjects, find, smallFleet, synthError } from './helpers.js';
 
@@ -353,6 +353,25 @@ describe('PullApplication', () => {
     expect(work).toStrictEqual(
       JSON.parse(JSON.stringify(sortDeep(buildManifestWork(hubApp, { feedbackScrapeType: FeedbackScrape.WATCH })))),
     );
+  });
+
+  test('GIVEN a hub before OCM 1.0 (resourceSummaries false) THEN its works ask for no resource summary and its controller starts with the rule off', () => {
+    const { fleet, hub, east } = smallFleet({ resourceSummaries: false });
+    new PullApplication(hub, 'guestbook', { source: guestbook, destinationNamespace: 'guestbook', spokes: [east] });
+    const work = find(fleet, 'ManifestWork', 'argocd-guestbook-east', 'east') as unknown as ManifestWork;
+    expect(work.spec.manifestConfigs![0].feedbackRules).toBeDefined();
+    expect(work.spec.manifestConfigs![0]).not.toHaveProperty('conditionRules');
+    expect(hub.controller!.args()).toContain('--resource-summaries=false');
+    // The default asks for it, and leaves the flag out.
+    const { fleet: current, hub: currentHub, east: currentEast } = smallFleet();
+    new PullApplication(currentHub, 'guestbook', {
+      source: guestbook,
+      destinationNamespace: 'guestbook',
+      spokes: [currentEast],
+    });
+    const asked = find(current, 'ManifestWork', 'argocd-guestbook-east', 'east') as unknown as ManifestWork;
+    expect(asked.spec.manifestConfigs![0]).toHaveProperty('conditionRules');
+    expect(currentHub.controller!.args().some((arg) => arg.startsWith('--resource-summaries'))).toBe(false);
   });
 
   test('placement targets are evaluated offline and merged with explicit spokes', () => {

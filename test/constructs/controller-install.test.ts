@@ -166,6 +166,7 @@ describe('ControllerInstall and the controller agree', () => {
       resync: Duration.minutes(2),
       workers: 3,
       multiclusterReports: true,
+      resourceSummaries: false,
       logLevel: 'debug',
     });
     const command = buildCommand().exitOverride();
@@ -178,6 +179,7 @@ describe('ControllerInstall and the controller agree', () => {
       resyncSeconds: 120,
       workers: 3,
       multiclusterReports: true,
+      resourceSummaries: false,
       httpPort: 8080,
     });
     expect(command.opts().logLevel).toBe('debug');

@@ -106,6 +106,7 @@ const FLAGS: Partial<Record<keyof ControllerConfig, string>> = {
   clusterSecrets: '--cluster-secrets',
   fleetReports: '--fleet-reports',
   multiclusterReports: '--multicluster-reports',
+  resourceSummaries: '--resource-summaries',
   leaderElection: '--leader-elect',
   leaseName: '--lease-name',
   leaseDurationSeconds: '--lease-duration',

@@ -61,6 +61,16 @@ export class World implements KubeWriter {
   private version = 1;
   /** Fail the next write of this verb with this HTTP status. */
   failNext?: { verb: WriteRecord['verb']; status: number };
+  /**
+   * What the server keeps of an applied object, as a CRD schema that lacks fields prunes them (the default
+   * `fieldValidation=Warn` drops unknown fields and answers with what it stored). Default: all of it.
+   */
+  storedAs?: (kindId: string, object: KubeObject) => KubeObject;
+  /**
+   * Why the server refuses a server-side apply of this object (a 500, as kube-apiserver answers an apply
+   * carrying a field its CRD does not declare: "field not declared in schema"), or undefined to accept it.
+   */
+  refusesApply?: (kindId: string, object: KubeObject) => string | undefined;
   clock = new Date('2026-03-01T12:00:00Z');
   /** Watch specs of the reconcilers built here: every change is reported to them, as the informer would. */
   private readonly watches: Array<{
@@ -116,6 +126,8 @@ export class World implements KubeWriter {
     this.fail('apply');
     const key = objectKey(object);
     this.writes.push({ verb: 'apply', resource: kind.plural, key, body: object });
+    const refusal = this.refusesApply?.(kind.id, object);
+    if (refusal) throw new KubeApiError(500, `PATCH ${key}: 500 ${refusal}`);
     const existing = this.cache.get(kind.id, key);
     const ownedKey = `${kind.id}:${key}`;
     const { status: _status, ...body } = structuredClone(object) as T & { status?: unknown };
@@ -130,7 +142,7 @@ export class World implements KubeWriter {
       if (existing.metadata.deletionTimestamp) merged.metadata.deletionTimestamp = existing.metadata.deletionTimestamp;
     }
     this.applied.set(ownedKey, body);
-    return this.put(kind.id, merged);
+    return this.put(kind.id, (this.storedAs ? this.storedAs(kind.id, merged) : merged) as T);
   }
 
   async mergePatch<T extends KubeObject>(

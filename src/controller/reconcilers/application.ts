@@ -20,11 +20,13 @@ import {
   type ManifestWork,
 } from '../../model/core/types.js';
 import {
+  isConditionRulesUnknown,
   isRoutedToAgent,
   isPullApplication,
   jsonSize,
   owningApplicationSet,
   targetCluster,
+  withoutResourceSummaryRule,
 } from '../../model/delivery/manifestwork.js';
 import {
   tenancyProblem,
@@ -55,7 +57,12 @@ import {
   orphanPatch,
 } from '../../model/runtime/takeover.js';
 import { canonicalJson } from '../../model/core/canonical-json.js';
-import { RESOURCES_DIGEST_FIELD, resourcesDigest, trimWorkSummary } from '../../model/runtime/resource-summary.js';
+import {
+  RESOURCES_DIGEST_FIELD,
+  requestsResourceSummary,
+  resourcesDigest,
+  trimWorkSummary,
+} from '../../model/runtime/resource-summary.js';
 import { kubeTime } from '../../model/core/time.js';
 import { objectKey, splitKey, type CacheReader } from '../../kube/cache.js';
 import { WriteExpectations } from '../runtime/expectations.js';
@@ -97,6 +104,9 @@ export const BINDING_SET_INDEX = 'cluster-set';
 export const AGENT_PULL_CONFLICT_CONDITION = DELIVERY_MODEL_CONFLICT_CONDITION;
 /** A reconcile that finds the cache behind its own last write comes back after this long (the watch event usually comes first). */
 export const LAGGING_REQUEUE_MS = 250;
+
+/** How long works leave out the resource summary rule after the hub dropped it, before the rule is tried again. */
+export const SUMMARY_RULE_RECHECK_MS = 3_600_000;
 /** Longest a new app's first write (finalizer and first status) waits behind a burst of other keys. */
 export const FIRST_WRITE_WAIT_MS = 30_000;
 
@@ -313,6 +323,50 @@ export function createApplicationReconciler(
 
   const rollouts = rolloutReader(cache);
 
+  // A hub whose ManifestWork CRD predates condition rules (cluster manager before OCM 1.0) drops them from
+  // every work it stores: a written work comes back without the rule. Asking for it would then make every
+  // work differ from what the hub holds, and be rewritten at each resync; the rule is left out instead (the
+  // apps say why) and tried again once an hour, so a hub that was upgraded gets it back.
+  let summaryRuleDroppedAt: number | undefined;
+  const summaryRuleOff = () =>
+    !config.resourceSummaries ||
+    (summaryRuleDroppedAt !== undefined && context.now().getTime() - summaryRuleDroppedAt < SUMMARY_RULE_RECHECK_MS);
+  function summaryRuleRefused(work: string): void {
+    if (summaryRuleDroppedAt === undefined)
+      logger.warn(
+        { work },
+        "the hub's ManifestWork CRD has no manifestConfigs[].conditionRules (a cluster manager before OCM 1.0): works ask for no resource summary until the hub takes the field (tried again every hour); upgrade the hub's cluster manager",
+      );
+    summaryRuleDroppedAt = context.now().getTime();
+  }
+  /**
+   * Server-side applies `work`. A hub without the rule in its CRD refuses the apply ("field not declared in
+   * schema"), or stores the work without it: the work is written without the rule, and so are the next ones.
+   */
+  async function applyWork(work: ManifestWork): Promise<ManifestWork> {
+    const name = `${work.metadata.namespace ?? ''}/${work.metadata.name}`;
+    let stored: ManifestWork;
+    try {
+      stored = await writer.apply<ManifestWork>(MANIFEST_WORK, work);
+    } catch (error) {
+      if (!(error instanceof KubeApiError && requestsResourceSummary(work) && isConditionRulesUnknown(error.message)))
+        throw error;
+      summaryRuleRefused(name);
+      return writer.apply<ManifestWork>(MANIFEST_WORK, withoutResourceSummaryRule(work));
+    }
+    if (requestsResourceSummary(work)) {
+      if (!requestsResourceSummary(stored)) summaryRuleRefused(name);
+      else if (summaryRuleDroppedAt !== undefined) {
+        summaryRuleDroppedAt = undefined;
+        logger.info(
+          { work: name },
+          'the hub takes manifestConfigs[].conditionRules again: works ask for resource summaries',
+        );
+      }
+    }
+    return stored;
+  }
+
   /** What the rollout of a waved app lets the work on `cluster` carry now (hold without a policy or state). */
   function rolloutGateFor(app: Application, cluster: string): RolloutGate {
     const namespace = app.metadata.namespace ?? '';
@@ -370,8 +424,10 @@ export function createApplicationReconciler(
       ...(workAtTarget ? { workAtTarget } : {}),
       ...(deliveryProblem ? { deliveryProblem } : {}),
       // Poll is the agent default: synth leaves it out, and so does the controller, so both works are identical.
-      wrapOptions:
-        config.feedbackScrapeType === FeedbackScrape.WATCH ? { feedbackScrapeType: FeedbackScrape.WATCH } : {},
+      wrapOptions: {
+        ...(config.feedbackScrapeType === FeedbackScrape.WATCH ? { feedbackScrapeType: FeedbackScrape.WATCH } : {}),
+        ...(summaryRuleOff() ? { resourceSummary: false } : {}),
+      },
       now: context.now(),
     });
     // Sharded: the works of clusters of other shards are theirs to write (a retarget's old work included).
@@ -432,7 +488,7 @@ export function createApplicationReconciler(
     let appliedWork: ManifestWork | undefined;
     if (plan.apply) {
       try {
-        appliedWork = await writer.apply<ManifestWork>(MANIFEST_WORK, plan.apply);
+        appliedWork = await applyWork(plan.apply);
         expectations.wrote(MANIFEST_WORK.id, appliedWork);
         metrics.propagationLatency.observe((Date.now() - info.enqueuedAt) / 1000);
       } catch (error) {
@@ -577,6 +633,7 @@ export function createApplicationReconciler(
         operationTimeoutMs: config.operationTimeoutSeconds * 1000,
         ...(legacy.message ? { legacyController: legacy.message } : {}),
         ...(isWavedApplication(view) ? rolloutHaltedOf(view) : {}),
+        ...(summaryRuleDroppedAt !== undefined ? { summaryRuleDroppedByHub: true } : {}),
       });
       conditions = result.desired.conditions;
       if (result.recheckAt && (!recheckAt || result.recheckAt < recheckAt)) recheckAt = result.recheckAt;

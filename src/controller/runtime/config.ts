@@ -32,6 +32,11 @@ export interface ControllerConfig {
   fleetReports: boolean;
   /** Also write ACM's MulticlusterApplicationSetReport per pull ApplicationSet (needs that CRD). @default false */
   multiclusterReports: boolean;
+  /**
+   * Works ask work agents for a resource summary (a condition rule, OCM 1.0 and later). Off for a hub whose
+   * ManifestWork CRD has no `conditionRules`; left on, the controller notices such a hub by itself. @default true
+   */
+  resourceSummaries: boolean;
   /** Only the holder of the Lease reconciles (safe with several replicas). @default true */
   leaderElection: boolean;
   /** Name of the coordination.k8s.io/v1 Lease. @default 'pullfleet-controller' */
@@ -68,6 +73,7 @@ export function defaultConfig(): ControllerConfig {
     clusterSecrets: true,
     fleetReports: true,
     multiclusterReports: false,
+    resourceSummaries: true,
     leaderElection: true,
     leaseName: 'pullfleet-controller',
     leaseDurationSeconds: 15,

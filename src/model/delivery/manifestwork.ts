@@ -90,6 +90,13 @@ export interface WrapOptions {
   readonly feedbackScrapeType?: FeedbackScrape;
   /** Objects placed before the payload in the work (for example the spoke Namespace and AppProject). */
   readonly prerequisites?: readonly JsonObject[];
+  /**
+   * Whether the work asks the agent for the resource summary (a condition rule). The controller leaves it
+   * out on a hub whose ManifestWork CRD drops `conditionRules` (a cluster manager before OCM 1.0), where
+   * asking would only make every work differ from what the hub stores.
+   * @default true
+   */
+  readonly resourceSummary?: boolean;
 }
 
 /** Whether a hub Application opts into pull delivery (pull label parsed like Go's ParseBool). */
@@ -221,7 +228,8 @@ export function applicationManifestConfig(
   namespace: string,
   scrape?: FeedbackScrape,
   createOnly = false,
-): ManifestConfig & { conditionRules: ConditionRule[] } {
+  resourceSummary = true,
+): ManifestConfig & { conditionRules?: ConditionRule[] } {
   sharedConfigParts ??= {
     feedbackRules: frozen([
       { type: 'JSONPaths', jsonPaths: FEEDBACK_PATHS.map(([feedbackName, path]) => ({ name: feedbackName, path })) },
@@ -237,7 +245,7 @@ export function applicationManifestConfig(
   return {
     resourceIdentifier: { group: ARGOCD_GROUP, resource: 'applications', namespace, name },
     feedbackRules: shared.feedbackRules,
-    conditionRules: shared.conditionRules,
+    ...(resourceSummary ? { conditionRules: shared.conditionRules } : {}),
     ...(scrape ? { feedbackScrapeType: scrape } : {}),
     updateStrategy: createOnly ? shared.createOnly : shared.serverSideApply,
   };
@@ -311,12 +319,39 @@ export function buildManifestWork(app: Application, options: WrapOptions = {}): 
           payload.metadata.namespace!,
           options.feedbackScrapeType,
           standBy,
+          options.resourceSummary ?? true,
         ),
       ],
       // Standing by during a move: removing this work must leave the spoke Application running.
       deleteOption: { propagationPolicy: standBy ? 'Orphan' : 'Foreground' },
     },
   };
+}
+
+/**
+ * `work` without the resource summary rule (a copy): what is written to a hub whose ManifestWork CRD has no
+ * `manifestConfigs[].conditionRules` (a cluster manager before OCM 1.0). The rest is left as it is.
+ */
+export function withoutResourceSummaryRule(work: ManifestWork): ManifestWork {
+  if (!work.spec.manifestConfigs?.some((config) => 'conditionRules' in config)) return work;
+  return {
+    ...work,
+    spec: {
+      ...work.spec,
+      manifestConfigs: work.spec.manifestConfigs.map((config) => {
+        const { conditionRules: _rules, ...rest } = config as ManifestConfig & { conditionRules?: unknown };
+        return rest;
+      }),
+    },
+  };
+}
+
+/**
+ * Whether the API server refused a ManifestWork because its CRD does not declare `conditionRules`: a server-side
+ * apply fails with "field not declared in schema" (and a strict create with "unknown field").
+ */
+export function isConditionRulesUnknown(message: string): boolean {
+  return /conditionRules/.test(message) && /field not declared in schema|unknown field/.test(message);
 }
 
 /**

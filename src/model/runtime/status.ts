@@ -75,6 +75,11 @@ export interface StatusInput {
   readonly legacyController?: string;
   /** The rollout of this waved app halted on failures (the message names the clusters); becomes a RolloutHalted condition. */
   readonly rolloutHalted?: string;
+  /**
+   * The hub's ManifestWork CRD drops `conditionRules` (a cluster manager before OCM 1.0), so the controller asks
+   * no work for a resource summary; a work without the rule then gets a ResourceSummaryWarning saying so.
+   */
+  readonly summaryRuleDroppedByHub?: boolean;
 }
 
 export interface StatusResult {
@@ -105,11 +110,17 @@ function summaryConditions(
   reading: ResourceSummaryReading | undefined,
   cluster: string,
   appHealth: string | undefined,
+  droppedByHub: boolean,
 ): Map<string, string> {
   const messages = new Map<string, string>();
   const kept =
     'status.resources and status.summary.images keep their last values, and sync, health and operation still come through status feedback';
-  if (reading?.state === 'Rejected') {
+  if (reading?.state === 'NotRequested' && droppedByHub) {
+    messages.set(
+      RESOURCE_SUMMARY_WARNING_CONDITION,
+      `the hub's ManifestWork CRD has no manifestConfigs[].conditionRules (a cluster manager before OCM 1.0): the API server refuses or drops the resource summary rule, so the work for cluster ${cluster} goes without it and status.resources is not written; upgrade the hub's cluster manager (the controller tries the rule again every hour, and synth leaves it out with the Hub prop resourceSummaries: false); sync, health and operation still come through status feedback`,
+    );
+  } else if (reading?.state === 'Rejected') {
     const said = reading.message.length > 300 ? `${reading.message.slice(0, 299)}…` : reading.message;
     messages.set(
       RESOURCE_SUMMARY_WARNING_CONDITION,
@@ -167,7 +178,12 @@ function conditionsFor(
 ): ApplicationCondition[] {
   const work = input.work;
   const messages = work
-    ? summaryConditions(summaryOf(input), work.metadata.namespace ?? 'the target cluster', feedback?.healthStatus)
+    ? summaryConditions(
+        summaryOf(input),
+        work.metadata.namespace ?? 'the target cluster',
+        feedback?.healthStatus,
+        input.summaryRuleDroppedByHub === true,
+      )
     : new Map<string, string>();
   if (input.problem) messages.set(DELIVERY_ERROR_CONDITION, input.problem);
   else if (work) {

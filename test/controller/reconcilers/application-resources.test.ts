@@ -4,10 +4,13 @@
  * agent rejects the rule or returns none.
  */
 import { beforeEach, describe, expect, test } from '@jest/globals';
-import { createApplicationReconciler } from '../../../src/controller/reconcilers/application.js';
+import {
+  createApplicationReconciler,
+  SUMMARY_RULE_RECHECK_MS,
+} from '../../../src/controller/reconcilers/application.js';
 import type { Reconciler } from '../../../src/controller/runtime/reconciler.js';
 import { MANAGED_CLUSTER_ANNOTATION, PULL_LABEL } from '../../../src/model/core/keys.js';
-import { type Application, type ManifestWork } from '../../../src/model/core/types.js';
+import { type Application, type KubeObject, type ManifestWork } from '../../../src/model/core/types.js';
 import { RESOURCE_SUMMARY_WARNING_CONDITION } from '../../../src/model/runtime/resource-summary.js';
 import { World } from '../../support/world.js';
 import { WorkAgent, type ReportOptions } from '../../support/work-agent.js';
@@ -121,5 +124,90 @@ describe('application reconciler and resource summaries', () => {
     expect(status.conditions!.find((c) => c.type === RESOURCE_SUMMARY_WARNING_CONDITION)!.message).toContain(
       'could not build the resource summary (condition pullfleet.io/ResourceSummary): no such key: resources',
     );
+  });
+});
+
+describe('application reconciler on a hub whose ManifestWork CRD drops conditionRules', () => {
+  const withoutRules = (kindId: string, object: KubeObject): KubeObject => {
+    if (kindId !== 'ManifestWork') return object;
+    const work = structuredClone(object) as ManifestWork;
+    for (const config of work.spec.manifestConfigs ?? [])
+      delete (config as { conditionRules?: unknown }).conditionRules;
+    return work;
+  };
+  const workWrites = (world: World) => world.writes.filter((w) => w.resource === 'manifestworks').length;
+
+  const refusesRules = (kindId: string, object: KubeObject): string | undefined =>
+    kindId === 'ManifestWork' &&
+    ((object as ManifestWork).spec.manifestConfigs ?? []).some((config) => 'conditionRules' in config)
+      ? `failed to create typed patch object (${objectKeyOf(object)}; work.open-cluster-management.io/v1, Kind=ManifestWork): .spec.manifestConfigs[0].conditionRules: field not declared in schema`
+      : undefined;
+  const objectKeyOf = (object: KubeObject) => `${object.metadata.namespace ?? ''}/${object.metadata.name}`;
+
+  test('GIVEN a hub that refuses a server-side apply carrying the rule WHEN an app reconciles THEN its work is written without it at once, later works are too, and the app says why', async () => {
+    const world = new World();
+    world.refusesApply = refusesRules;
+    world.put('ManagedCluster', {
+      apiVersion: 'cluster.open-cluster-management.io/v1',
+      kind: 'ManagedCluster',
+      metadata: { name: 'spoke1', labels: { 'cluster.open-cluster-management.io/clusterset': 'prod' } },
+    });
+    const reconciler = world.reconciler(createApplicationReconciler, { relaxTenancy: true });
+    world.put('Application', hubApp());
+    await world.settle(reconciler, KEY);
+    const stored = world.get<ManifestWork>('ManifestWork', WORK_KEY)!;
+    expect(stored.spec.manifestConfigs![0]).not.toHaveProperty('conditionRules');
+    expect(stored.spec.manifestConfigs![0].feedbackRules).toBeDefined();
+    // The refused apply and the one without the rule.
+    expect(workWrites(world)).toBe(2);
+    for (let i = 0; i < 3; i++) await world.settle(reconciler, KEY);
+    expect(workWrites(world)).toBe(2);
+    // A second app goes out without the rule in one write.
+    world.put('Application', { ...hubApp(), metadata: { ...hubApp().metadata, name: 'cart' } });
+    await world.settle(reconciler, `${NS}/cart`);
+    expect(workWrites(world)).toBe(3);
+    const warning = world
+      .get<Application>('Application', KEY)!
+      .status?.conditions?.find((c) => c.type === RESOURCE_SUMMARY_WARNING_CONDITION);
+    expect(warning?.message).toContain("the hub's ManifestWork CRD has no manifestConfigs[].conditionRules");
+  });
+
+  test('GIVEN the hub stores works without the rule WHEN apps reconcile again and again THEN each work is written once, the apps say why, and after an hour one write tries the rule again', async () => {
+    const world = new World();
+    world.clock = new Date('2026-03-01T12:00:00Z');
+    world.storedAs = withoutRules;
+    world.put('ManagedCluster', {
+      apiVersion: 'cluster.open-cluster-management.io/v1',
+      kind: 'ManagedCluster',
+      metadata: { name: 'spoke1', labels: { 'cluster.open-cluster-management.io/clusterset': 'prod' } },
+    });
+    const reconciler = world.reconciler(createApplicationReconciler, { relaxTenancy: true });
+    world.put('Application', hubApp());
+    await world.settle(reconciler, KEY);
+    expect(workWrites(world)).toBe(1);
+
+    // Resyncs: the stored work is what the controller now asks for, so nothing is written again.
+    for (let i = 0; i < 3; i++) await world.settle(reconciler, KEY);
+    expect(workWrites(world)).toBe(1);
+    const warning = world
+      .get<Application>('Application', KEY)!
+      .status?.conditions?.find((c) => c.type === RESOURCE_SUMMARY_WARNING_CONDITION);
+    expect(warning?.message).toContain("the hub's ManifestWork CRD has no manifestConfigs[].conditionRules");
+    expect(warning?.message).toContain("upgrade the hub's cluster manager");
+
+    // An hour later the rule is tried once more; the hub still drops it, so that one write is all.
+    world.clock = new Date(world.clock.getTime() + SUMMARY_RULE_RECHECK_MS + 1000);
+    for (let i = 0; i < 3; i++) await world.settle(reconciler, KEY);
+    expect(workWrites(world)).toBe(2);
+
+    // The hub's cluster manager is upgraded: the next try keeps the rule, and the warning goes.
+    world.storedAs = undefined;
+    world.clock = new Date(world.clock.getTime() + SUMMARY_RULE_RECHECK_MS + 1000);
+    for (let i = 0; i < 3; i++) await world.settle(reconciler, KEY);
+    expect(workWrites(world)).toBe(3);
+    const stored = world.get<ManifestWork>('ManifestWork', WORK_KEY)!;
+    expect(stored.spec.manifestConfigs![0]).toHaveProperty('conditionRules');
+    const after = world.get<Application>('Application', KEY)!.status?.conditions ?? [];
+    expect(after.some((c) => c.message?.includes('has no manifestConfigs[].conditionRules'))).toBe(false);
   });
 });
