@@ -124,10 +124,17 @@ function tenancyInventory(cache: CacheReader) {
 function isTerminal(error: unknown): error is KubeApiError {
   return (
     error instanceof KubeApiError &&
-    error.statusCode >= 400 &&
-    error.statusCode < 500 &&
-    ![404, 409, 429].includes(error.statusCode)
+    ((error.statusCode >= 400 && error.statusCode < 500 && ![404, 409, 429].includes(error.statusCode)) ||
+      isUndeclaredField(error))
   );
+}
+
+/**
+ * A server-side apply refused because the object carries a field its CRD does not declare: kube-apiserver
+ * answers 500, but trying again changes nothing until the CRD does.
+ */
+function isUndeclaredField(error: KubeApiError): boolean {
+  return error.statusCode === 500 && /field not declared in schema/.test(error.message);
 }
 
 const appTarget = (object: KubeObject) => {
@@ -502,7 +509,13 @@ export function createApplicationReconciler(
           );
         } else if (isTerminal(error)) {
           logger.warn({ app: key, err: error.message }, 'ManifestWork rejected by the API server');
-          plan = refused(`the API server rejected ManifestWork ${target}: ${error.message}`);
+          plan = refused(
+            `the API server rejected ManifestWork ${target}: ${error.message}${
+              isUndeclaredField(error)
+                ? ": the hub's ManifestWork CRD is older than the fields this work uses; upgrade the hub's cluster manager (or stop using the setting that needs the field)"
+                : ''
+            }`,
+          );
         } else {
           throw error;
         }

@@ -10,7 +10,7 @@ import {
 } from '../../../src/controller/reconcilers/application.js';
 import type { Reconciler } from '../../../src/controller/runtime/reconciler.js';
 import { MANAGED_CLUSTER_ANNOTATION, PULL_LABEL } from '../../../src/model/core/keys.js';
-import { type Application, type KubeObject, type ManifestWork } from '../../../src/model/core/types.js';
+import { FeedbackScrape, type Application, type KubeObject, type ManifestWork } from '../../../src/model/core/types.js';
 import { RESOURCE_SUMMARY_WARNING_CONDITION } from '../../../src/model/runtime/resource-summary.js';
 import { World } from '../../support/world.js';
 import { WorkAgent, type ReportOptions } from '../../support/work-agent.js';
@@ -209,5 +209,35 @@ describe('application reconciler on a hub whose ManifestWork CRD drops condition
     expect(stored.spec.manifestConfigs![0]).toHaveProperty('conditionRules');
     const after = world.get<Application>('Application', KEY)!.status?.conditions ?? [];
     expect(after.some((c) => c.message?.includes('has no manifestConfigs[].conditionRules'))).toBe(false);
+  });
+});
+
+describe('application reconciler and a CRD older than another field of the work', () => {
+  test('GIVEN a hub that refuses works carrying feedbackScrapeType (the controller set to Watch) WHEN an app reconciles THEN it gets a DeliveryError naming the field and the fix, and no reconcile fails', async () => {
+    const world = new World();
+    world.refusesApply = (kindId, object) =>
+      kindId === 'ManifestWork' &&
+      ((object as ManifestWork).spec.manifestConfigs ?? []).some((config) => 'feedbackScrapeType' in config)
+        ? 'failed to create typed patch object (spoke1/argocd-shop; work.open-cluster-management.io/v1, Kind=ManifestWork): .spec.manifestConfigs[0].feedbackScrapeType: field not declared in schema'
+        : undefined;
+    world.put('ManagedCluster', {
+      apiVersion: 'cluster.open-cluster-management.io/v1',
+      kind: 'ManagedCluster',
+      metadata: { name: 'spoke1', labels: { 'cluster.open-cluster-management.io/clusterset': 'prod' } },
+    });
+    const reconciler = world.reconciler(createApplicationReconciler, {
+      relaxTenancy: true,
+      feedbackScrapeType: FeedbackScrape.WATCH,
+    });
+    world.put('Application', hubApp());
+    // Each reconcile ends normally (no error, so no retry with backoff): the next try comes with the next
+    // change or resync.
+    for (let i = 0; i < 3; i++) await reconciler.reconcile(KEY, { enqueuedAt: Date.now() });
+    expect(world.get('ManifestWork', WORK_KEY)).toBeUndefined();
+    const error = world
+      .get<Application>('Application', KEY)!
+      .status?.conditions?.find((c) => c.type === 'DeliveryError');
+    expect(error?.message).toContain('feedbackScrapeType: field not declared in schema');
+    expect(error?.message).toContain("upgrade the hub's cluster manager");
   });
 });
