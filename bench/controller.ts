@@ -15,6 +15,7 @@ import { KubeClient } from '../src/kube/client.js';
 import { manifestWorkName } from '../src/model/core/names.js';
 import { type Application } from '../src/model/core/types.js';
 import { type KubeObj } from '../test/double/fake-apiserver.js';
+import { seedWorkFeedback } from '../test/double/hub-seed.js';
 import {
   clusterName,
   cpuMs,
@@ -142,44 +143,13 @@ try {
   const beforeChanges = controllerWrites();
   for (let i = 0; i < CHANGES; i++) {
     const app = apps[(i * 7919) % total];
-    const work = store.get<KubeObj>('manifestworks', app.cluster, manifestWorkName('argocd', app.name));
     const revision = `rev-${i}`;
-    work.status = {
-      conditions: [
-        {
-          type: 'Applied',
-          status: 'True',
-          reason: 'AppliedManifestWorkComplete',
-          message: 'applied',
-          lastTransitionTime: '2026-03-01T12:00:00Z',
-        },
-      ],
-      resourceStatus: {
-        manifests: [
-          {
-            resourceMeta: {
-              group: 'argoproj.io',
-              version: 'v1alpha1',
-              kind: 'Application',
-              resource: 'applications',
-              name: app.name,
-              namespace: 'argocd',
-              ordinal: 0,
-            },
-            statusFeedback: {
-              values: [
-                { name: 'healthStatus', fieldValue: { type: 'String', string: 'Healthy' } },
-                { name: 'syncStatus', fieldValue: { type: 'String', string: 'Synced' } },
-                { name: 'syncRevision', fieldValue: { type: 'String', string: revision } },
-              ],
-            },
-            conditions: [],
-          },
-        ],
-      },
-    };
     pending.set(app.name, { revision, at: performance.now() });
-    store.updateStatus(work);
+    seedWorkFeedback(store, app.cluster, app.name, {
+      healthStatus: 'Healthy',
+      syncStatus: 'Synced',
+      syncRevision: revision,
+    });
     await sleep(CHANGE_INTERVAL_MS);
   }
   await until('every change on its hub app', () => pending.size === 0, 60000, 50);

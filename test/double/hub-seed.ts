@@ -4,6 +4,7 @@
  * the feedback the work agent writes into a ManifestWork's status.
  */
 import { MANAGED_CLUSTER_ANNOTATION, PULL_LABEL } from '../../src/model/core/keys.js';
+import { manifestWorkName } from '../../src/model/core/names.js';
 import { type Application } from '../../src/model/core/types.js';
 import { type KubeObj, type StoreClient } from './fake-apiserver.js';
 
@@ -91,7 +92,7 @@ export function seedWorkFeedback(
   app: string,
   values: Readonly<Record<string, string>>,
 ): void {
-  const work = store.get<KubeObj>('manifestworks', cluster, `argocd-${app}`);
+  const work = store.get<KubeObj>('manifestworks', cluster, manifestWorkName('argocd', app));
   work.status = {
     conditions: [
       {

@@ -8,6 +8,7 @@ import {
   createApplicationReconciler,
   SUMMARY_RULE_RECHECK_MS,
 } from '../../../src/controller/reconcilers/application.js';
+import type { ControllerConfig } from '../../../src/controller/runtime/config.js';
 import type { Reconciler } from '../../../src/controller/runtime/reconciler.js';
 import { MANAGED_CLUSTER_ANNOTATION, PULL_LABEL } from '../../../src/model/core/keys.js';
 import { FeedbackScrape, type Application, type KubeObject, type ManifestWork } from '../../../src/model/core/types.js';
@@ -36,6 +37,26 @@ function hubApp(): Application {
       source: { repoURL: 'https://git.example/apps', path: 'shop' },
     },
   };
+}
+
+/**
+ * A world with cluster spoke1 and the app `shop` on it, and the application reconciler; `server` shapes what the
+ * API server refuses or keeps before anything is written.
+ */
+function worldWithApp(
+  server: (world: World) => void = () => undefined,
+  config: Partial<ControllerConfig> = {},
+): { world: World; reconciler: Reconciler } {
+  const world = new World();
+  server(world);
+  world.put('ManagedCluster', {
+    apiVersion: 'cluster.open-cluster-management.io/v1',
+    kind: 'ManagedCluster',
+    metadata: { name: 'spoke1', labels: { 'cluster.open-cluster-management.io/clusterset': 'prod' } },
+  });
+  const reconciler = world.reconciler(createApplicationReconciler, { relaxTenancy: true, ...config });
+  world.put('Application', hubApp());
+  return { world, reconciler };
 }
 
 describe('application reconciler and resource summaries', () => {
@@ -70,14 +91,7 @@ describe('application reconciler and resource summaries', () => {
   }
 
   beforeEach(async () => {
-    world = new World();
-    world.put('ManagedCluster', {
-      apiVersion: 'cluster.open-cluster-management.io/v1',
-      kind: 'ManagedCluster',
-      metadata: { name: 'spoke1', labels: { 'cluster.open-cluster-management.io/clusterset': 'prod' } },
-    });
-    reconciler = world.reconciler(createApplicationReconciler, { relaxTenancy: true });
-    world.put('Application', hubApp());
+    ({ world, reconciler } = worldWithApp());
     await world.settle(reconciler, KEY);
   });
 
@@ -145,15 +159,7 @@ describe('application reconciler on a hub whose ManifestWork CRD drops condition
   const objectKeyOf = (object: KubeObject) => `${object.metadata.namespace ?? ''}/${object.metadata.name}`;
 
   test('GIVEN a hub that refuses a server-side apply carrying the rule WHEN an app reconciles THEN its work is written without it at once, later works are too, and the app says why', async () => {
-    const world = new World();
-    world.refusesApply = refusesRules;
-    world.put('ManagedCluster', {
-      apiVersion: 'cluster.open-cluster-management.io/v1',
-      kind: 'ManagedCluster',
-      metadata: { name: 'spoke1', labels: { 'cluster.open-cluster-management.io/clusterset': 'prod' } },
-    });
-    const reconciler = world.reconciler(createApplicationReconciler, { relaxTenancy: true });
-    world.put('Application', hubApp());
+    const { world, reconciler } = worldWithApp((w) => (w.refusesApply = refusesRules));
     await world.settle(reconciler, KEY);
     const stored = world.get<ManifestWork>('ManifestWork', WORK_KEY)!;
     expect(stored.spec.manifestConfigs![0]).not.toHaveProperty('conditionRules');
@@ -173,16 +179,7 @@ describe('application reconciler on a hub whose ManifestWork CRD drops condition
   });
 
   test('GIVEN the hub stores works without the rule WHEN apps reconcile again and again THEN each work is written once, the apps say why, and after an hour one write tries the rule again', async () => {
-    const world = new World();
-    world.clock = new Date('2026-03-01T12:00:00Z');
-    world.storedAs = withoutRules;
-    world.put('ManagedCluster', {
-      apiVersion: 'cluster.open-cluster-management.io/v1',
-      kind: 'ManagedCluster',
-      metadata: { name: 'spoke1', labels: { 'cluster.open-cluster-management.io/clusterset': 'prod' } },
-    });
-    const reconciler = world.reconciler(createApplicationReconciler, { relaxTenancy: true });
-    world.put('Application', hubApp());
+    const { world, reconciler } = worldWithApp((w) => (w.storedAs = withoutRules));
     await world.settle(reconciler, KEY);
     expect(workWrites(world)).toBe(1);
 
@@ -214,22 +211,15 @@ describe('application reconciler on a hub whose ManifestWork CRD drops condition
 
 describe('application reconciler and a CRD older than another field of the work', () => {
   test('GIVEN a hub that refuses works carrying feedbackScrapeType (the controller set to Watch) WHEN an app reconciles THEN it gets a DeliveryError naming the field and the fix, and no reconcile fails', async () => {
-    const world = new World();
-    world.refusesApply = (kindId, object) =>
-      kindId === 'ManifestWork' &&
-      ((object as ManifestWork).spec.manifestConfigs ?? []).some((config) => 'feedbackScrapeType' in config)
-        ? 'failed to create typed patch object (spoke1/argocd-shop; work.open-cluster-management.io/v1, Kind=ManifestWork): .spec.manifestConfigs[0].feedbackScrapeType: field not declared in schema'
-        : undefined;
-    world.put('ManagedCluster', {
-      apiVersion: 'cluster.open-cluster-management.io/v1',
-      kind: 'ManagedCluster',
-      metadata: { name: 'spoke1', labels: { 'cluster.open-cluster-management.io/clusterset': 'prod' } },
-    });
-    const reconciler = world.reconciler(createApplicationReconciler, {
-      relaxTenancy: true,
-      feedbackScrapeType: FeedbackScrape.WATCH,
-    });
-    world.put('Application', hubApp());
+    const { world, reconciler } = worldWithApp(
+      (w) =>
+        (w.refusesApply = (kindId, object) =>
+          kindId === 'ManifestWork' &&
+          ((object as ManifestWork).spec.manifestConfigs ?? []).some((config) => 'feedbackScrapeType' in config)
+            ? 'failed to create typed patch object (spoke1/argocd-shop; work.open-cluster-management.io/v1, Kind=ManifestWork): .spec.manifestConfigs[0].feedbackScrapeType: field not declared in schema'
+            : undefined),
+      { feedbackScrapeType: FeedbackScrape.WATCH },
+    );
     // Each reconcile ends normally (no error, so no retry with backoff): the next try comes with the next
     // change or resync.
     for (let i = 0; i < 3; i++) await reconciler.reconcile(KEY, { enqueuedAt: Date.now() });
