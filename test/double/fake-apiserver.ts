@@ -12,7 +12,8 @@
  *
  * As the real server: a namespaced create (or apply) into a namespace that does not exist is 404
  * `namespaces "x" not found` (`implicitNamespaces: true` turns that off); custom resources lose fields
- * their structural schema does not specify (x-kubernetes-preserve-unknown-fields respected).
+ * their structural schema does not specify (x-kubernetes-preserve-unknown-fields respected), except that a
+ * server-side apply carrying one is refused (500 "field not declared in schema", no reason).
  * Choices: deleting a Namespace deletes its contents (honouring finalizers) and the Namespace at once;
  * strategic merge patch on core kinds is treated as a merge patch and refused with 415 for custom
  * resources, as the real server does; CRD objects are validated and defaulted against their OpenAPI

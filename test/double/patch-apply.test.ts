@@ -137,6 +137,28 @@ describe('server-side apply', () => {
       apply,
     );
 
+  test('fails when the applied configuration carries a field the schema does not declare: 500 naming the field, nothing stored', async () => {
+    const body = work({ a: '1' }) as { spec?: object };
+    const withUnknown = {
+      ...body,
+      spec: {
+        ...body.spec,
+        manifestConfigs: [
+          { resourceIdentifier: { resource: 'configmaps', name: 'cm', namespace: 'default' }, bogus: 1 },
+        ],
+      },
+    };
+
+    const { code, status } = await failure(applyWork(withUnknown, 'pullfleet-controller'));
+
+    expect(code).toBe(500);
+    expect(status.reason).toBeUndefined();
+    expect(status.message).toBe(
+      'failed to create typed patch object (cluster1/w; work.open-cluster-management.io/v1, Kind=ManifestWork): .spec.manifestConfigs[0].bogus: field not declared in schema',
+    );
+    expect(h.server.store.list('manifestworks')).toStrictEqual([]);
+  });
+
   test('GIVEN no object WHEN applied THEN it is created with the manager recorded in managedFields', async () => {
     const created = await applyWork(work({ a: '1' }), 'pullfleet-controller');
 

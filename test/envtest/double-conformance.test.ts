@@ -188,6 +188,33 @@ const CASES: Record<string, Observe> = {
     return Object.keys(created.spec).sort();
   },
 
+  'a server-side apply of a field the schema does not declare is a 500 naming it, with no reason (a create prunes it)':
+    async (c, ns) => {
+      const answers: unknown[] = [];
+      for (const object of [
+        app('a', ns, { spec: { ...(app('a', ns).spec as object), notInSchema: true } }),
+        {
+          ...work('w', ns),
+          spec: {
+            ...(work('w', ns).spec as object),
+            manifestConfigs: [
+              { resourceIdentifier: { resource: 'configmaps', name: 'cm', namespace: 'default' }, bogus: 1 },
+            ],
+          },
+        },
+      ]) {
+        try {
+          await c.apply(object, 'conformance');
+          answers.push({ ok: true });
+        } catch (e) {
+          if (!(e instanceof RawApiError)) throw e;
+          const body = JSON.parse(e.body) as { message?: string; reason?: string };
+          answers.push({ code: e.code, reason: body.reason, message: body.message });
+        }
+      }
+      return answers;
+    },
+
   'a list with limit pages with continue tokens, and label selectors with in / notin / !key select the same objects':
     async (c, ns) => {
       for (const [name, tier] of [

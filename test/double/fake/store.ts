@@ -44,7 +44,8 @@ export class ApiError extends Error {
       metadata: {},
       status: 'Failure',
       message: this.message,
-      reason: this.reason,
+      // Some answers of kube-apiserver carry no reason (a server-side apply of an undeclared field).
+      ...(this.reason ? { reason: this.reason } : {}),
       details: this.details,
       code: this.code,
     };
@@ -831,6 +832,15 @@ export class FakeStore {
         delete applied.status;
       }
     }
+    // kube-apiserver builds a typed object from the applied configuration before anything else, and refuses
+    // (500, no reason) a field its schema does not declare, where other writes prune it.
+    const undeclared = def.custom && def.schema ? undeclaredField(applied, def.schema, '', true) : undefined;
+    if (undeclared)
+      throw new ApiError(
+        500,
+        '',
+        `failed to create typed patch object (${namespace ? `${namespace}/` : ''}${name}; ${apiVersionOf(def)}, Kind=${def.kind}): ${undeclared}: field not declared in schema`,
+      );
     const entries = existing ? this.ownershipOf(def, existing).map((e) => ({ ...e, fields: new Set(e.fields) })) : [];
     let merged: KubeObj;
     try {
@@ -1075,6 +1085,42 @@ export function pruneUnknown(value: unknown, schema: unknown, root = false): voi
     else if (node.additionalProperties === true || preserve) continue;
     else delete obj[key];
   }
+}
+
+/**
+ * The path (`.spec.list[0].field`) of the first field of `value` its structural schema does not declare, as
+ * kube-apiserver names it when it refuses a server-side apply; undefined when every field is declared. Follows
+ * the same rules as {@link pruneUnknown}.
+ */
+export function undeclaredField(value: unknown, schema: unknown, path = '', root = false): string | undefined {
+  if (!isPlainObject(schema)) return undefined;
+  const node = schema as SchemaNode;
+  if (Array.isArray(value)) {
+    for (const [i, item] of value.entries()) {
+      const found = undeclaredField(item, node.items, `${path}[${i}]`);
+      if (found) return found;
+    }
+    return undefined;
+  }
+  if (!isPlainObject(value)) return undefined;
+  const obj = value as Record<string, unknown>;
+  const preserve = node['x-kubernetes-preserve-unknown-fields'] === true;
+  const embedded = root || node['x-kubernetes-embedded-resource'] === true;
+  const properties = isPlainObject(node.properties) ? (node.properties as Record<string, unknown>) : undefined;
+  const additional = isPlainObject(node.additionalProperties) ? node.additionalProperties : undefined;
+  for (const key of Object.keys(obj)) {
+    if (embedded && (key === 'apiVersion' || key === 'kind' || key === 'metadata')) continue;
+    const found =
+      properties && key in properties
+        ? undeclaredField(obj[key], properties[key], `${path}.${key}`)
+        : additional
+          ? undeclaredField(obj[key], additional, `${path}.${key}`)
+          : node.additionalProperties === true || preserve
+            ? undefined
+            : `${path}.${key}`;
+    if (found) return found;
+  }
+  return undefined;
 }
 
 /**
