@@ -454,43 +454,52 @@ export class KubeClient implements KubeWriter {
         if (error) reject(error);
         else resolve(value as T);
       };
-      const req = transport.request(opts, (res) => {
-        code = res.statusCode ?? 0;
-        apf = res.headers['x-kubernetes-pf-flowschema-uid'] !== undefined;
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('error', (error) => finish(error));
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          const status = res.statusCode ?? 0;
-          let body: unknown;
-          try {
-            body = text ? JSON.parse(text) : undefined;
-          } catch {
-            body = text;
-          }
-          if (status >= 200 && status < 300) finish(undefined, body as T);
-          else {
-            const statusBody = body as { message?: string; reason?: string } | undefined;
-            // A 429 with APF headers was refused by API Priority and Fairness (its queues for this flow
-            // were full or the wait timed out); without them, by the server's max-in-flight filter.
-            const why =
-              status === 429
-                ? apf
-                  ? ` (API Priority and Fairness: flow schema ${String(res.headers['x-kubernetes-pf-flowschema-uid'])}, priority level ${String(res.headers['x-kubernetes-pf-prioritylevel-uid'])})`
-                  : ' (the server is at its max-in-flight limit)'
-                : '';
-            finish(
-              new KubeApiError(
-                status,
-                `${method} ${path}: ${status} ${statusBody?.message ?? text}${why}`,
-                statusBody?.reason,
-                parseRetryAfter(res.headers['retry-after']),
-              ),
-            );
-          }
+      let req: http.ClientRequest;
+      try {
+        req = transport.request(opts, (res) => {
+          code = res.statusCode ?? 0;
+          apf = res.headers['x-kubernetes-pf-flowschema-uid'] !== undefined;
+          const chunks: Buffer[] = [];
+          res.on('data', (chunk: Buffer) => chunks.push(chunk));
+          res.on('error', (error) => finish(error));
+          res.on('end', () => {
+            const text = Buffer.concat(chunks).toString('utf8');
+            const status = res.statusCode ?? 0;
+            let body: unknown;
+            try {
+              body = text ? JSON.parse(text) : undefined;
+            } catch {
+              body = text;
+            }
+            if (status >= 200 && status < 300) finish(undefined, body as T);
+            else {
+              const statusBody = body as { message?: string; reason?: string } | undefined;
+              // A 429 with APF headers was refused by API Priority and Fairness (its queues for this flow
+              // were full or the wait timed out); without them, by the server's max-in-flight filter.
+              const why =
+                status === 429
+                  ? apf
+                    ? ` (API Priority and Fairness: flow schema ${String(res.headers['x-kubernetes-pf-flowschema-uid'])}, priority level ${String(res.headers['x-kubernetes-pf-prioritylevel-uid'])})`
+                    : ' (the server is at its max-in-flight limit)'
+                  : '';
+              finish(
+                new KubeApiError(
+                  status,
+                  `${method} ${path}: ${status} ${statusBody?.message ?? text}${why}`,
+                  statusBody?.reason,
+                  parseRetryAfter(res.headers['retry-after']),
+                ),
+              );
+            }
+          });
         });
-      });
+      } catch (error) {
+        // Refused before anything was sent (a header value Node will not send): the slot is given back.
+        settled = true;
+        release();
+        reject(error);
+        return;
+      }
       // The whole exchange (connect, headers, body) must finish in time: a server that accepts and never
       // answers must not hold a worker, a Lease renewal or `pullfleet status` forever.
       const timer = setTimeout(() => {

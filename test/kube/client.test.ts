@@ -167,3 +167,21 @@ describe('KubeClient Retry-After', () => {
     expect(parseRetryAfter(undefined)).toBeUndefined();
   });
 });
+
+describe('KubeClient requests Node refuses to send', () => {
+  test('GIVEN a token Node will not put in a header WHEN requests are made one after another THEN each fails with the reason and gives its slot back', async () => {
+    const port = await httpServer((_req, res) => res.end('{}'));
+    const kubeConfig = new KubeConfig();
+    kubeConfig.loadFromOptions({
+      clusters: [{ name: 'local', server: `http://127.0.0.1:${port}`, skipTLSVerify: true }],
+      users: [{ name: 'me', token: 'line\nbreak' }],
+      contexts: [{ name: 'local', cluster: 'local', user: 'me' }],
+      currentContext: 'local',
+    });
+    const client = new KubeClient(kubeConfig, { maxInFlight: 1 });
+    cleanups.push(() => client.close());
+    // With one slot, a slot kept by the first failure would leave the second waiting for ever.
+    for (let i = 0; i < 3; i++)
+      await expect(client.get(MANAGED_CLUSTER, undefined, 'east')).rejects.toThrow(/Invalid character in header/);
+  });
+});
