@@ -15,7 +15,6 @@
  *   npm run bench:takeover                  # 500 clusters x 10 apps = 5,000
  *   npm run bench:takeover -- 100 10        # smaller
  */
-import { createServer } from 'node:net';
 import { KubeClient } from '../src/kube/client.js';
 import { MANIFEST_WORK } from '../src/kube/resources.js';
 import {
@@ -26,6 +25,7 @@ import {
 } from '../src/model/core/keys.js';
 import { manifestWorkName } from '../src/model/core/names.js';
 import { type Application, type ManifestWork } from '../src/model/core/types.js';
+import { freePort } from '../test/support/envtest.js';
 import { legacyWork } from '../test/support/takeover-legacy.js';
 import {
   clusterName,
@@ -43,14 +43,6 @@ import {
 
 const CLUSTERS = Number(process.argv[2] ?? 500);
 const APPS_PER_CLUSTER = Number(process.argv[3] ?? 10);
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', () => resolve()));
-  const { port } = probe.address() as { port: number };
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
 
 function appliedStatus(work: ManifestWork): ManifestWork['status'] {
   const generation = work.metadata.generation;

@@ -5,8 +5,12 @@
  */
 import { MANAGED_CLUSTER_ANNOTATION, PULL_LABEL } from '../../src/model/core/keys.js';
 import { manifestWorkName } from '../../src/model/core/names.js';
-import { type Application } from '../../src/model/core/types.js';
+import { type Application, type ManifestWork } from '../../src/model/core/types.js';
+import { WorkAgent, type SpokeApplicationState } from '../support/work-agent.js';
 import { type KubeObj, type StoreClient } from './fake-apiserver.js';
+
+/** The work agent as a status builder only (it never reaches a cluster here). */
+const AGENT = new WorkAgent(undefined as never);
 
 /** Creates the Namespaces `names`, in order. */
 export function seedNamespaces(store: StoreClient, names: readonly string[]): void {
@@ -83,48 +87,11 @@ export function seedPullApplication(store: StoreClient, options: PullApplication
 }
 
 /**
- * Plays the OCM work agent for the work `argocd-<app>` in `cluster`: writes an Applied condition and, for
- * the Application manifest, `values` as String feedback (in their order) through the status subresource.
+ * Plays the OCM work agent for the work of `app` in `cluster`: the status test/support/work-agent.ts writes
+ * for a spoke Application in `state` (Applied, the feedback the work asks for), through the status subresource.
  */
-export function seedWorkFeedback(
-  store: StoreClient,
-  cluster: string,
-  app: string,
-  values: Readonly<Record<string, string>>,
-): void {
+export function seedWorkFeedback(store: StoreClient, cluster: string, app: string, state: SpokeApplicationState): void {
   const work = store.get<KubeObj>('manifestworks', cluster, manifestWorkName('argocd', app));
-  work.status = {
-    conditions: [
-      {
-        type: 'Applied',
-        status: 'True',
-        reason: 'AppliedManifestWorkComplete',
-        message: 'applied',
-        lastTransitionTime: '2026-03-01T12:00:00Z',
-      },
-    ],
-    resourceStatus: {
-      manifests: [
-        {
-          resourceMeta: {
-            group: 'argoproj.io',
-            version: 'v1alpha1',
-            kind: 'Application',
-            resource: 'applications',
-            name: app,
-            namespace: 'argocd',
-            ordinal: 0,
-          },
-          statusFeedback: {
-            values: Object.entries(values).map(([name, value]) => ({
-              name,
-              fieldValue: { type: 'String', string: value },
-            })),
-          },
-          conditions: [],
-        },
-      ],
-    },
-  };
+  work.status = AGENT.statusFor(work as unknown as ManifestWork, state);
   store.updateStatus(work);
 }
