@@ -12,7 +12,12 @@ import { manifestWorkName } from '../../model/core/names.js';
 import { sortKeys } from '../../model/core/records.js';
 import type { Application, KubeObject, ManifestWork } from '../../model/core/types.js';
 import { FLEET_APP_LABEL } from '../../model/delivery/hub-application.js';
-import { buildManifestWork, spokeAppNamespace, targetCluster } from '../../model/delivery/manifestwork.js';
+import {
+  buildPayloadApplication,
+  spokeAppNamespace,
+  targetCluster,
+  wrapProblem,
+} from '../../model/delivery/manifestwork.js';
 import { parseRolloutState, stepRollout, type RolloutDecision, type RolloutState } from '../../model/rollout/engine.js';
 import {
   type RolloutPolicy,
@@ -26,7 +31,6 @@ import {
   deliveredPayload,
   observeCluster,
   payloadHash,
-  workPayload,
   type DeliveredPayload,
 } from '../../model/rollout/runtime.js';
 import {
@@ -163,6 +167,9 @@ export function buildRolloutStateConfigMap(
   };
 }
 
+/** Entries a payload memo holds before it is cleared (entries of objects that are gone go with it). */
+const MEMO_BOUND = 200_000;
+
 export function createRolloutReconciler(context: ReconcilerContext): Reconciler {
   const { cache, writer, config, logger } = context;
   const scope = rolloutConfigMapScope(config.argoNamespace);
@@ -173,15 +180,16 @@ export function createRolloutReconciler(context: ReconcilerContext): Reconciler 
   const desiredMemo = new Map<string, { readonly version: string; readonly hash: string | undefined }>();
   const deliveredMemo = new Map<string, { readonly version: string; readonly payload: DeliveredPayload | undefined }>();
   const bounded = <V>(memo: Map<string, V>) => {
-    if (memo.size > 4 * Math.max(1024, cache.list(APPLICATION.id).length)) memo.clear();
+    if (memo.size > MEMO_BOUND) memo.clear();
   };
   const desiredHashOf = (hubApp: Application): string | undefined => {
     const key = `${hubApp.metadata.namespace ?? ''}/${hubApp.metadata.name}`;
     const version = `${hubApp.metadata.uid ?? ''}/${hubApp.metadata.resourceVersion ?? ''}`;
     const hit = desiredMemo.get(key);
     if (hit && hit.version === version && version !== '/') return hit.hash;
-    const desired = workPayload(buildManifestWork(hubApp), hubApp.metadata.name);
-    const hash = desired ? payloadHash(desired) : undefined;
+    // The payload alone (no work around it): an app the work cannot be built for gets no hash instead of
+    // failing the whole rollout, and its own reconcile says what is wrong with it.
+    const hash = wrapProblem(hubApp) ? undefined : payloadHash(buildPayloadApplication(hubApp));
     bounded(desiredMemo);
     desiredMemo.set(key, { version, hash });
     return hash;

@@ -20,7 +20,7 @@ import {
   Spoke,
   WaveLimit,
 } from '../../../src/constructs/index.js';
-import { SPEC_HASH_ANNOTATION } from '../../../src/model/core/keys.js';
+import { MANAGED_CLUSTER_ANNOTATION, SPEC_HASH_ANNOTATION } from '../../../src/model/core/keys.js';
 import type { Application, FieldValue, KubeObject, ManifestWork } from '../../../src/model/core/types.js';
 import { ROLLOUT_HALTED_CONDITION, ROLLOUT_RESUME_ANNOTATION } from '../../../src/model/rollout/policy.js';
 import { PREVIOUS_PAYLOAD_ANNOTATION } from '../../../src/model/rollout/runtime.js';
@@ -342,6 +342,20 @@ describe('rollout waves of a static app', () => {
     expect(revisions()).toStrictEqual(['v2', 'v2', 'v2', 'v2', 'v2']);
     const fixed = world.get<Application>('Application', `${NS}/web-c1`)!;
     expect(fixed.status?.conditions?.some((c) => c.type === ROLLOUT_HALTED_CONDITION)).toBe(false);
+  });
+
+  test('GIVEN one hub Application of the rollout that cannot be delivered (it targets local-cluster) WHEN the rollout runs THEN the other clusters still roll out', async () => {
+    commit(render('v1'));
+    const broken = world.get<Application>('Application', `${NS}/web-c5`)!;
+    world.put('Application', {
+      ...broken,
+      metadata: {
+        ...broken.metadata,
+        annotations: { ...broken.metadata.annotations, [MANAGED_CLUSTER_ANNOTATION]: 'local-cluster' },
+      },
+    });
+    await round();
+    expect(revisions().slice(0, 4)).toStrictEqual(['v1', undefined, undefined, undefined]);
   });
 
   test('GIVEN a restart between a promotion and its write WHEN the controller starts again THEN the write is made once, with nothing lost', async () => {
