@@ -103,6 +103,16 @@ describe('the pullfleet binary', () => {
     }
   });
 
+  test('status --resource that does not parse is a usage error (exit 2) saying what it must be, before any cluster is asked', () => {
+    const result = pullfleet(['status', '--kubeconfig', join(tmp, 'no-such-kubeconfig'), '--resource', 'deployment']);
+    expect(result.code).toBe(2);
+    expect(result.out).toBe('');
+    expect(result.err).toContain(
+      '--resource must be kind/name or kind/namespace/name (such as deployment/cart or Deployment/shop/cart), got "deployment"',
+    );
+    expect(result.err).not.toContain('    at ');
+  });
+
   test('migrate subscriptions translates ACM Subscription YAML from the binary into the golden code and report', () => {
     const output = join(tmp, 'migrated.ts');
     const report = join(tmp, 'report.txt');

@@ -7,7 +7,7 @@
  * degraded, missing or stale, 2 when the hub could not be read.
  */
 import type { KubeConfig } from '../../kube/client.js';
-import { Option, type Command } from 'commander';
+import { InvalidArgumentError, Option, type Command } from 'commander';
 import { KubeApiError, KubeClient, KubeTimeoutError, loadKubeConfig } from '../../kube/client.js';
 import { APPLICATION, CONFIG_MAP, MANIFEST_WORK } from '../../kube/resources.js';
 import { FLEET_REPORT } from '../../kube/resources.js';
@@ -525,7 +525,7 @@ export function registerStatus(program: Command): void {
       'show where this resource runs: kind/name or kind/namespace/name',
       (value: string) => {
         const problem = resourceQueryProblem(value);
-        if (problem) throw new Error(problem);
+        if (problem) throw new InvalidArgumentError(problem);
         return value;
       },
     )
