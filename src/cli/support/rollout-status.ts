@@ -3,10 +3,8 @@
  * keeps (`progress.json`), shown under the static applications of their namespace, one line per wave.
  */
 import type { WaveProgress } from '../../model/rollout/engine.js';
-import { ROLLOUT_APP_LABEL } from '../../model/rollout/policy.js';
+import { ROLLOUT_APP_LABEL, ROLLOUT_PROGRESS_KEY } from '../../model/rollout/policy.js';
 
-/** Key of the progress summary in a rollout state ConfigMap (written by the controller). */
-const PROGRESS_KEY = 'progress.json';
 
 /** Where one app's rollout stands, as `pullfleet status` shows it. */
 export interface RolloutSummary {
@@ -35,7 +33,7 @@ export function rolloutSummaries(configMaps: readonly ConfigMapLike[]): RolloutS
     if (!app) return [];
     const namespace = map.metadata.namespace ?? '';
     try {
-      const progress = JSON.parse(map.data?.[PROGRESS_KEY] ?? '') as Partial<RolloutSummary>;
+      const progress = JSON.parse(map.data?.[ROLLOUT_PROGRESS_KEY] ?? '') as Partial<RolloutSummary>;
       if (typeof progress.phase !== 'string' || !Array.isArray(progress.waves))
         throw new Error('not a progress summary');
       return [
@@ -54,7 +52,7 @@ export function rolloutSummaries(configMaps: readonly ConfigMapLike[]): RolloutS
           app,
           phase: 'unknown',
           waves: [],
-          problem: `ConfigMap ${namespace}/${map.metadata.name ?? ''} holds no readable ${PROGRESS_KEY} (${(error as Error).message}); the controller rewrites it on its next pass`,
+          problem: `ConfigMap ${namespace}/${map.metadata.name ?? ''} holds no readable ${ROLLOUT_PROGRESS_KEY} (${(error as Error).message}); the controller rewrites it on its next pass`,
         },
       ];
     }

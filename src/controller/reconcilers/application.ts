@@ -26,6 +26,7 @@ import {
   jsonSize,
   owningApplicationSet,
   targetCluster,
+  undeclaredFieldOf,
   withoutResourceSummaryRule,
 } from '../../model/delivery/manifestwork.js';
 import {
@@ -134,7 +135,7 @@ function isTerminal(error: unknown): error is KubeApiError {
  * answers 500, but trying again changes nothing until the CRD does.
  */
 function isUndeclaredField(error: KubeApiError): boolean {
-  return error.statusCode === 500 && /field not declared in schema/.test(error.message);
+  return error.statusCode === 500 && undeclaredFieldOf(error.message) !== undefined;
 }
 
 const appTarget = (object: KubeObject) => {

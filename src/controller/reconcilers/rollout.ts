@@ -25,6 +25,7 @@ import {
   ROLLOUT_KIND_LABEL,
   ROLLOUT_RESUME_ANNOTATION,
   ROLLOUT_REVISION_ANNOTATION,
+  ROLLOUT_PROGRESS_KEY,
   ROLLOUT_STATE_KEY,
 } from '../../model/rollout/policy.js';
 import {
@@ -47,8 +48,6 @@ import type { Reconciler, ReconcilerContext, ReconcileResult } from '../runtime/
 
 /** Index of waved hub Applications by `<namespace>/<app>` (their fleet app). */
 export const ROLLOUT_APP_INDEX = 'rollout-app';
-/** Key of the rollout progress summary in the state ConfigMap (read by `pullfleet status`). */
-export const ROLLOUT_PROGRESS_KEY = 'progress.json';
 
 /** What the controller informs of ConfigMaps: the rollout ones of the hub's Argo CD namespace. */
 export function rolloutConfigMapScope(argoNamespace: string): WatchScope {

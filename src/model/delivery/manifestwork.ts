@@ -347,11 +347,19 @@ export function withoutResourceSummaryRule(work: ManifestWork): ManifestWork {
 }
 
 /**
- * Whether the API server refused a ManifestWork because its CRD does not declare `conditionRules`: a server-side
- * apply fails with "field not declared in schema" (and a strict create with "unknown field").
+ * The field an API server refusal names as not in the object's schema (`.spec.manifestConfigs[0].conditionRules`):
+ * a server-side apply fails with "field not declared in schema", a strict write with "unknown field". Undefined for
+ * any other refusal.
  */
+export function undeclaredFieldOf(message: string): string | undefined {
+  return (
+    /(\.[\w.[\]]+): field not declared in schema/.exec(message)?.[1] ?? /unknown field "([^"]+)"/.exec(message)?.[1]
+  );
+}
+
+/** Whether the API server refused a ManifestWork because its CRD does not declare `conditionRules`. */
 export function isConditionRulesUnknown(message: string): boolean {
-  return /conditionRules/.test(message) && /field not declared in schema|unknown field/.test(message);
+  return undeclaredFieldOf(message)?.endsWith('conditionRules') === true;
 }
 
 /**

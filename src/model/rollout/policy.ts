@@ -17,6 +17,8 @@ export const ROLLOUT_KIND_LABEL = `${PULLFLEET_PREFIX}rollout-kind`;
 export const ROLLOUT_POLICY_KEY = 'policy.json';
 /** Key of the state JSON in the state ConfigMap. */
 export const ROLLOUT_STATE_KEY = 'state.json';
+/** Key of the progress summary in the state ConfigMap (written by the controller, read by `pullfleet status`). */
+export const ROLLOUT_PROGRESS_KEY = 'progress.json';
 /**
  * Annotation on the policy ConfigMap that resumes a halted rollout: any new value (for example a
  * timestamp) retries the failed clusters once.

@@ -25,6 +25,7 @@ import {
   FEEDBACK_PATHS,
   jsonSize,
   payloadSpecHash,
+  undeclaredFieldOf,
   wrapProblem,
 } from '../../../src/model/delivery/manifestwork.js';
 import { workUpToDate } from '../../../src/model/runtime/propagation.js';
@@ -450,5 +451,19 @@ describe('jsonSize', () => {
       }),
     );
     expect(jsonSize(work)).toBe(bytes(work));
+  });
+});
+
+describe('undeclaredFieldOf', () => {
+  test.each([
+    [
+      'a server-side apply kube-apiserver refused',
+      'PATCH /apis/work.open-cluster-management.io/v1/namespaces/c1/manifestworks/argocd-a: 500 failed to create typed patch object (c1/argocd-a; work.open-cluster-management.io/v1, Kind=ManifestWork): .spec.manifestConfigs[0].conditionRules: field not declared in schema',
+      '.spec.manifestConfigs[0].conditionRules',
+    ],
+    ['a strict write', 'strict decoding error: unknown field "spec.feedbackScrapeType"', 'spec.feedbackScrapeType'],
+    ['any other refusal', 'PATCH x: 500 etcdserver: request timed out', undefined],
+  ])('names the field of %s', (_what, message, field) => {
+    expect(undeclaredFieldOf(message)).toBe(field);
   });
 });
