@@ -174,17 +174,14 @@ export class PullApplication extends PullAppBase {
       this.warnings.push(
         `app "${this.name}" becomes waved: this synth is step 1 of 2: its works are rendered once more with Argo CD's Prune=false, so they stay when they leave dist/; commit, let the hub's Argo CD apply it, then synthesize again (step 2 hands the works to the controller's rollout)`,
       );
-    if (this.rolloutPolicy && waved) {
+    // The revision hashes every wave's clusters: computed once, not again for each spoke.
+    const revision = this.rolloutPolicy && waved ? rolloutRevision(this.app, this.rolloutPolicy) : undefined;
+    if (this.rolloutPolicy && revision !== undefined) {
       const scope = new Construct(this, 'RolloutPolicy');
       placeObject(
         scopeFor(scope, 'ConfigMap', OutputFiles.APPLICATIONS),
         'ConfigMap',
-        buildRolloutPolicyConfigMap(
-          this.rolloutPolicy,
-          this.hub.argoNamespace,
-          scope.node.path,
-          rolloutRevision(this.app, this.rolloutPolicy),
-        ),
+        buildRolloutPolicyConfigMap(this.rolloutPolicy, this.hub.argoNamespace, scope.node.path, revision),
       );
     }
     for (const spoke of this.targets()) {
@@ -263,6 +260,16 @@ export class PullApplication extends PullAppBase {
         this.delivered++;
         continue;
       }
+      if (revision !== undefined) {
+        // The controller writes this work when the spoke's wave comes; synth renders the hub Application only.
+        const wavedApp = buildWavedHubApplication(this.app, target, revision);
+        const workName = manifestWorkName(hubApp.metadata.namespace ?? this.hub.argoNamespace, hubApp.metadata.name);
+        ledger.addRenderedWork(spoke.name, workName, decision.deleteOption, false, { waved: true });
+        placeObject(scopeFor(scope, 'HubApplication', OutputFiles.APPLICATIONS), 'Application', wavedApp);
+        registry.deliverTo(spoke.name, this.delivery());
+        this.delivered++;
+        continue;
+      }
       let work = buildManifestWork(hubApp, {
         feedbackScrapeType: this.hub.workFeedbackScrapeType,
         ...(this.hub.resourceSummaries ? {} : { resourceSummary: false }),
@@ -270,15 +277,6 @@ export class PullApplication extends PullAppBase {
       // During a move between models the work orphans the spoke Application when it is deleted.
       if (decision.deleteOption === DeleteOption.ORPHAN)
         work.spec.deleteOption = { propagationPolicy: DeleteOption.ORPHAN };
-      if (waved) {
-        // The controller writes this work when the spoke's wave comes; synth renders the hub Application only.
-        const wavedApp = buildWavedHubApplication(this.app, target, rolloutRevision(this.app, this.rolloutPolicy!));
-        ledger.addRenderedWork(spoke.name, work.metadata.name, decision.deleteOption, false, { waved: true });
-        placeObject(scopeFor(scope, 'HubApplication', OutputFiles.APPLICATIONS), 'Application', wavedApp);
-        registry.deliverTo(spoke.name, this.delivery());
-        this.delivered++;
-        continue;
-      }
       if (this.rolloutPolicy) work = protectFromPrune(work);
       ledger.addRenderedWork(spoke.name, work.metadata.name, decision.deleteOption, decision.fromAgent === true, {
         ...(this.rolloutPolicy ? { pruneProtected: true } : {}),
