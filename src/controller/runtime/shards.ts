@@ -98,9 +98,11 @@ export class ShardElection {
           this.trying.add(shard);
           return true;
         },
-        attemptDone: (acquired: boolean) => {
+        // Held-ness comes from the elector alone (it leads, it renews, it gives up in time): a create that
+        // landed after its request timed out must not count, or the fence would let writes through for a Lease
+        // nobody renews.
+        attemptDone: () => {
           this.trying.delete(shard);
-          if (acquired) this.held.add(shard);
         },
       };
       this.electors.push(

@@ -238,4 +238,26 @@ describe('replicas sharing shard Leases', () => {
     expect(survivor.election.shards).toStrictEqual([0, 1]);
     await survivor.election.stop({ release: true });
   });
+
+  test('GIVEN a Lease create that lands after the request timed out THEN the replica does not count the shard as held until its elector leads it', async () => {
+    const clock = manualClock();
+    const { client } = leases();
+    // The create is stored at once, but its answer comes 6 s later, after the 5 s request timeout.
+    const slow: LeaseClient = {
+      ...client,
+      create: <T extends KubeObject>(kind: unknown, object: T, call?: CallOptions) =>
+        client
+          .create<T>(kind as never, object, call)
+          .then((stored) => new Promise<T>((resolve) => clock.setTimeout(() => resolve(stored), 6_000))),
+    };
+    const a = replica('a', slow, clock);
+    await clock.advance(6_100);
+    // Holding a shard lets the replica write; only a Lease its elector renews may.
+    expect(a.election.shards).toStrictEqual([]);
+    expect(a.events).toStrictEqual([]);
+    await clock.advance(10_000);
+    expect(a.election.shards.length).toBeGreaterThan(0);
+    expect(a.events.length).toBe(a.election.shards.length);
+    await a.election.stop({ release: true });
+  });
 });
