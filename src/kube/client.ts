@@ -607,66 +607,76 @@ export class KubeClient implements KubeWriter {
       );
       headerTimer.unref?.();
       streamTimer.unref?.();
-      const req = transport.request(opts, (res) => {
-        clearTimeout(headerTimer);
-        const status = res.statusCode ?? 0;
-        if (status < 200 || status >= 300) {
-          const chunks: Buffer[] = [];
-          res.on('data', (chunk: Buffer) => chunks.push(chunk));
-          res.on('end', () =>
-            finish(
-              new KubeApiError(
-                status,
-                `watch ${kind.plural}: ${status} ${Buffer.concat(chunks).toString('utf8')}`,
-                undefined,
-                parseRetryAfter(res.headers['retry-after']),
-              ),
-            ),
-          );
-          res.on('error', finish);
-          return;
-        }
-        let buffer = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => {
-          buffer += chunk;
-          let newline = buffer.indexOf('\n');
-          while (newline >= 0) {
-            const line = buffer.slice(0, newline).trim();
-            buffer = buffer.slice(newline + 1);
-            newline = buffer.indexOf('\n');
-            if (!line) continue;
-            let event: WatchEvent<T>;
-            try {
-              event = JSON.parse(line) as WatchEvent<T>;
-            } catch {
-              continue;
-            }
-            if (event.type === 'ERROR') {
-              const statusObject = event.object as unknown as { code?: number; message?: string; reason?: string };
-              req.destroy();
+      let req: http.ClientRequest;
+      try {
+        req = transport.request(opts, (res) => {
+          clearTimeout(headerTimer);
+          const status = res.statusCode ?? 0;
+          if (status < 200 || status >= 300) {
+            const chunks: Buffer[] = [];
+            res.on('data', (chunk: Buffer) => chunks.push(chunk));
+            res.on('end', () =>
               finish(
                 new KubeApiError(
-                  statusObject.code ?? 500,
-                  `watch ${kind.plural}: ${statusObject.message ?? 'error event'}`,
-                  statusObject.reason,
+                  status,
+                  `watch ${kind.plural}: ${status} ${Buffer.concat(chunks).toString('utf8')}`,
+                  undefined,
+                  parseRetryAfter(res.headers['retry-after']),
                 ),
-              );
-              return;
-            }
-            try {
-              onEvent(event);
-            } catch (error) {
-              req.destroy();
-              finish(error);
-              return;
-            }
+              ),
+            );
+            res.on('error', finish);
+            return;
           }
+          let buffer = '';
+          res.setEncoding('utf8');
+          res.on('data', (chunk: string) => {
+            buffer += chunk;
+            let newline = buffer.indexOf('\n');
+            while (newline >= 0) {
+              const line = buffer.slice(0, newline).trim();
+              buffer = buffer.slice(newline + 1);
+              newline = buffer.indexOf('\n');
+              if (!line) continue;
+              let event: WatchEvent<T>;
+              try {
+                event = JSON.parse(line) as WatchEvent<T>;
+              } catch {
+                continue;
+              }
+              if (event.type === 'ERROR') {
+                const statusObject = event.object as unknown as { code?: number; message?: string; reason?: string };
+                req.destroy();
+                finish(
+                  new KubeApiError(
+                    statusObject.code ?? 500,
+                    `watch ${kind.plural}: ${statusObject.message ?? 'error event'}`,
+                    statusObject.reason,
+                  ),
+                );
+                return;
+              }
+              try {
+                onEvent(event);
+              } catch (error) {
+                req.destroy();
+                finish(error);
+                return;
+              }
+            }
+          });
+          res.on('end', () => finish());
+          res.on('close', () => finish());
+          res.on('error', (error) => finish(error));
         });
-        res.on('end', () => finish());
-        res.on('close', () => finish());
-        res.on('error', (error) => finish(error));
-      });
+      } catch (error) {
+        // Refused before anything was sent (a header value Node will not send).
+        settled = true;
+        clearTimeout(headerTimer);
+        clearTimeout(streamTimer);
+        reject(error);
+        return;
+      }
       const abort = () => {
         req.destroy();
         finish();

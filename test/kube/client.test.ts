@@ -184,4 +184,24 @@ describe('KubeClient requests Node refuses to send', () => {
     for (let i = 0; i < 3; i++)
       await expect(client.get(MANAGED_CLUSTER, undefined, 'east')).rejects.toThrow(/Invalid character in header/);
   });
+
+  test('GIVEN the same token WHEN a watch is opened THEN it fails with the reason and leaves no timer behind to fire later', async () => {
+    const port = await httpServer((_req, res) => res.end('{}'));
+    const kubeConfig = new KubeConfig();
+    kubeConfig.loadFromOptions({
+      clusters: [{ name: 'local', server: `http://127.0.0.1:${port}`, skipTLSVerify: true }],
+      users: [{ name: 'me', token: 'line\nbreak' }],
+      contexts: [{ name: 'local', cluster: 'local', user: 'me' }],
+      currentContext: 'local',
+    });
+    const client = new KubeClient(kubeConfig, { requestTimeoutMs: 20 });
+    cleanups.push(() => client.close());
+    const done = new AbortController();
+    await expect(client.watch(MANAGED_CLUSTER, {}, '1', () => undefined, done.signal)).rejects.toThrow(
+      /Invalid character in header/,
+    );
+    // Past the header timeout: a timer left armed would now fire on a request that never existed.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    done.abort();
+  });
 });
