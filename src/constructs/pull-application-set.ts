@@ -22,7 +22,7 @@ import {
 import { PULL_APP_CHECKS, PullAppBase, type PullAppOptions } from './app-props.js';
 import { checkedProps, num, placementRef, propReported, propsOf, rolloutRef } from './_props-check.js';
 import type { Rollout } from './rollout.js';
-import { assignWaves, type RolloutWave } from '../model/rollout/policy.js';
+import { type RolloutWave } from '../model/rollout/policy.js';
 import { apiObjectFrom, OutputFiles, routeOutput } from './_output.js';
 import type { IPlacement } from './interfaces.js';
 import { handOut, placeObject, reserveObject, settleApplicationSet } from './_hatch.js';
@@ -163,25 +163,18 @@ export class PullApplicationSet extends PullAppBase {
    */
   private resolveWaves(): readonly RolloutWave[] | undefined {
     if (!this.rollout) return undefined;
-    const problems = this.rollout._problems(true);
-    if (!this.placement.evaluatedOffline)
-      problems.push(
-        `rollout: placement "${this.placement.namespace}/${this.placement.name}" is imported, so synth cannot put its spokes in waves: declare the placement in the fleet, or drop the rollout`,
-      );
-    if (problems.length) {
-      this.problems.push(...problems);
-      return undefined;
-    }
-    const spokes = this.placement
-      .selectedSpokes()
-      .filter((spoke) => spoke.hub === this.hub)
-      .map((spoke) => ({ name: spoke.name, labels: spoke.labels }));
-    const assignment = assignWaves(this.rollout._declarations(), spokes, 'rollout');
-    if (assignment.problems.length) {
-      this.problems.push(...assignment.problems);
-      return undefined;
-    }
-    return assignment.waves;
+    const imported = this.placement.evaluatedOffline
+      ? []
+      : [
+          `rollout: placement "${this.placement.namespace}/${this.placement.name}" is imported, so synth cannot put its spokes in waves: declare the placement in the fleet, or drop the rollout`,
+        ];
+    const { waves, problems } = this.rollout._resolve(
+      imported.length > 0 ? [] : this.placement.selectedSpokes().filter((spoke) => spoke.hub === this.hub),
+      true,
+      imported,
+    );
+    this.problems.push(...problems);
+    return waves;
   }
 
   /** The work the controller writes for the app generated for `spoke` (basic model). */

@@ -17,7 +17,7 @@ import { localClusterRule, workSizeRule } from '../model/validation/rules.js';
 import { PULL_APP_CHECKS, PullAppBase, type PullAppOptions } from './app-props.js';
 import { checkedProps, listOf, placementRef, propsOf, rolloutRef, spokeRef } from './_props-check.js';
 import type { Rollout } from './rollout.js';
-import { assignWaves, type RolloutPolicy } from '../model/rollout/policy.js';
+import { type RolloutPolicy } from '../model/rollout/policy.js';
 import {
   buildRolloutPolicyConfigMap,
   buildWavedHubApplication,
@@ -88,19 +88,15 @@ export class PullApplication extends PullAppBase {
   /** The resolved rollout policy (problems reported); undefined without a rollout or with problems. */
   private resolveRollout(): RolloutPolicy | undefined {
     if (!this.rollout) return undefined;
-    const problems = this.rollout._problems(false);
-    const spokes = this.targets()
-      .filter((spoke) => spoke.hub === this.hub)
-      .map((spoke) => ({ name: spoke.name, labels: spoke.labels }));
-    const assignment = assignWaves(this.rollout._declarations(), spokes, 'rollout');
-    problems.push(...assignment.problems);
-    if (problems.length) {
-      this.problems.push(...problems);
-      return undefined;
-    }
+    const { waves, problems } = this.rollout._resolve(
+      this.targets().filter((spoke) => spoke.hub === this.hub),
+      false,
+    );
+    this.problems.push(...problems);
+    if (!waves) return undefined;
     return {
       app: this.name,
-      waves: assignment.waves,
+      waves,
       maxFailures: this.rollout.maxFailures,
       progressDeadlineSeconds: this.rollout._progressDeadlineSeconds(),
       onFailure: this.rollout._failureAction(),

@@ -1,7 +1,10 @@
 import type { Duration } from 'cdk8s';
+import { dnsLabelProblem } from '../model/core/names.js';
 import { SelectorOperator, type SelectorRequirement } from '../model/core/selectors.js';
 import {
+  assignWaves,
   DEFAULT_PROGRESS_DEADLINE_SECONDS,
+  type RolloutWave as ResolvedWave,
   type FailureAction,
   type WaveDeclaration,
   type WaveLimit as ModelWaveLimit,
@@ -196,7 +199,7 @@ export class Rollout {
     if (this.waves.length === 0) problems.push('rollout has no waves: give Rollout.waves([...]) at least one wave');
     this.waves.forEach((wave, i) => {
       const where = `rollout wave ${i + 1} ("${wave.name}")`;
-      if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(wave.name) || wave.name.length > 63)
+      if (dnsLabelProblem(wave.name) !== undefined)
         problems.push(`${where}: name "${wave.name}" must be a DNS label (lower case letters, digits, '-')`);
       const selects = Object.keys(wave.labels).length > 0 || wave.labelExpressions.length > 0 || wave.spokes.length > 0;
       if (wave.rest && selects)
@@ -244,6 +247,27 @@ export class Rollout {
     if (!dynamic && this.deletionOrder)
       problems.push('rollout deletionOrder applies to PullApplicationSets only: drop it from this PullApplication');
     return problems;
+  }
+
+  /**
+   * The waves resolved against `spokes` (name and labels), or every problem: the rollout's own values first
+   * (then nothing is assigned, so one mistake is reported once), then the assignment's. @internal
+   */
+  public _resolve(
+    spokes: ReadonlyArray<Pick<ISpoke, 'name' | 'labels'>>,
+    dynamic: boolean,
+    more: readonly string[] = [],
+  ): { waves?: readonly ResolvedWave[]; problems: readonly string[] } {
+    const problems = [...this._problems(dynamic), ...more];
+    if (problems.length > 0) return { problems };
+    const assignment = assignWaves(
+      this._declarations(),
+      spokes.map((spoke) => ({ name: spoke.name, labels: spoke.labels })),
+      'rollout',
+    );
+    return assignment.problems.length > 0
+      ? { problems: assignment.problems }
+      : { waves: assignment.waves, problems: [] };
   }
 
   /** The waves as the model resolves them. @internal */
