@@ -114,8 +114,6 @@ function readProgramTimings(file: string | undefined): SynthTimings | undefined 
     return typeof value.start === 'number' && typeof value.validate === 'number' ? (value as SynthTimings) : undefined;
   } catch {
     return undefined;
-  } finally {
-    fs.rmSync(file, { force: true });
   }
 }
 
