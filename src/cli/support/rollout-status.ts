@@ -5,7 +5,6 @@
 import type { WaveProgress } from '../../model/rollout/engine.js';
 import { ROLLOUT_APP_LABEL, ROLLOUT_PROGRESS_KEY } from '../../model/rollout/policy.js';
 
-
 /** Where one app's rollout stands, as `pullfleet status` shows it. */
 export interface RolloutSummary {
   readonly namespace: string;

@@ -28,12 +28,7 @@ import {
   ROLLOUT_PROGRESS_KEY,
   ROLLOUT_STATE_KEY,
 } from '../../model/rollout/policy.js';
-import {
-  deliveredPayload,
-  observeCluster,
-  payloadHash,
-  type DeliveredPayload,
-} from '../../model/rollout/runtime.js';
+import { deliveredPayload, observeCluster, payloadHash, type DeliveredPayload } from '../../model/rollout/runtime.js';
 import {
   isWavedApplication,
   parseRolloutPolicy,
