@@ -18,6 +18,7 @@ import {
 import { type PlanState, type PlanStateSpoke } from '../model/plan/state.js';
 import type { IHub } from './interfaces.js';
 import { recordProblem } from './_problems.js';
+import { recordWarning } from './_props-check.js';
 import type { HubRegistry } from './_registry.js';
 import type { RenderOrder } from './_render-order.js';
 
@@ -52,7 +53,8 @@ export class DeliveryLedger {
   private previousState?: Map<string, PlanStateSpoke>;
   /** Why the Fleet found no plan state for this hub, when it looked. */
   private previousStateMissing?: string;
-  private readonly transitionWarnings: string[] = [];
+  /** Warnings about a spoke that is not declared here, reported under the hub. */
+  private readonly unplacedWarnings: string[] = [];
   private readonly renderedWorks = new Map<string, PreviousWork[]>();
   /** Spoke Applications (`<namespace>/<name>`) handed over to a managed agent, per spoke (basic → agent-managed). */
   private readonly handOverApps = new Map<string, Set<string>>();
@@ -105,7 +107,12 @@ export class DeliveryLedger {
     if (!final) return result;
     if (decision.problem)
       recordProblem(this.hub, this.registry.spokeNamed(name)?.node.path ?? this.hub.node.path, decision.problem);
-    if (decision.warning) this.transitionWarnings.push(decision.warning);
+    // A leftover moveTo is the spoke's: reported under its path, as its other findings are.
+    if (decision.warning) {
+      const spoke = this.registry.spokeNamed(name);
+      if (spoke) recordWarning(spoke, spoke.node.path, decision.warning);
+      else this.unplacedWarnings.push(`spoke "${name}": ${decision.warning}`);
+    }
     this.decisions.set(name, result);
     return result;
   }
@@ -185,9 +192,12 @@ export class DeliveryLedger {
     };
   }
 
-  /** Legal but almost certainly wrong: a finished move still declared, a move judged without a plan state. */
+  /**
+   * The hub's warnings (legal but almost certainly wrong): a move judged without a plan state. A finished
+   * move still declared is the spoke's warning, under its path.
+   */
   public warnings(): string[] {
-    return [...this.transitionWarnings, ...this.unjudgedMoves()];
+    return [...this.unplacedWarnings, ...this.unjudgedMoves()];
   }
 
   /**

@@ -5,6 +5,7 @@
  * construct holds its hub as an `IHub` and asks `hubParts(hub)` for what it needs, so no construct
  * imports another's class and the hub keeps a small public surface.
  */
+import { mistake } from './_cli-session.js';
 import { Construct, type IConstruct } from 'constructs';
 import {
   buildGeneratorConfigMap,
@@ -116,12 +117,29 @@ export function hubParts(hub: IHub): HubParts {
  * The parts of the hub `scope` belongs to (the nearest Hub among `scope` and its ancestors). Throws when
  * `scope` is not inside a Hub, as `Hub.of` does.
  */
-export function hubOf(scope: IConstruct): HubParts {
+export function hubOf(scope: IConstruct, made?: ConstructMade): HubParts {
   for (const s of [...scope.node.scopes].reverse()) {
     const parts = partsOfHub.get(s);
     if (parts) return parts;
   }
-  throw new Error(
-    `${scope.node.path || '<root>'} is not inside a Hub: create it with a Hub (or one of its constructs) as scope`,
+  throw notInsideHub(scope, made);
+}
+
+/** The construct being made, as a mistake about its scope names it: its class and the id given. */
+export interface ConstructMade {
+  readonly kind: string;
+  readonly id: string;
+}
+
+/**
+ * The mistake of making a construct (`made`, when known) in `scope`, which is not inside a Hub: names the
+ * construct, where it was made, and the call that would work.
+ */
+export function notInsideHub(scope: IConstruct, made?: ConstructMade): Error {
+  const where = scope.node.path ? `"${scope.node.path}"` : 'the Fleet itself';
+  return mistake(
+    made
+      ? `${made.kind} "${made.id}" is made in ${where}, which is not inside a Hub: give a Hub (or one of its constructs) as its scope, for example new ${made.kind}(hub, '${made.id}')`
+      : `${where} is not inside a Hub: give a Hub (or one of its constructs) as scope`,
   );
 }

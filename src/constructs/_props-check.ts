@@ -231,6 +231,16 @@ export function listOf<T>(item: Check<T>, example: string): Check<T[]> {
   };
 }
 
+/**
+ * Runs one check outside props (a value the library takes in a factory, such as a wave's spokes): the
+ * checked value, or undefined when it is wrong, and every problem found, each naming `at`.
+ */
+export function checkValue<T>(check: Check<T>, value: unknown, at: string): { value?: T; errors: string[] } {
+  const found: Findings = { errors: [], warnings: [] };
+  const checked = check.run(value, at, found);
+  return checked === INVALID ? { errors: found.errors } : { value: checked, errors: found.errors };
+}
+
 /** A reference to another object of the library (a construct, an AppSource...), recognised by `is`. */
 export function ref<T>(is: (value: unknown) => boolean, expected: string, fix: string): Check<T> {
   return { expected, run: (value, at, found) => (is(value) ? (value as T) : problem(at, value, expected, fix, found)) };

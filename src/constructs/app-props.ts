@@ -2,10 +2,11 @@ import { Construct } from 'constructs';
 import { type JsonObject } from '../model/core/types.js';
 import { type ResourceGrant, type SpokeDelivery } from '../model/delivery/bootstrap.js';
 import { type AppDefinition } from '../model/delivery/hub-application.js';
+import { grantProblems } from '../model/validation/grants.js';
 import { labelKeyRule } from '../model/validation/object-rules.js';
 import { appWarnings, destinationRule, dnsLabelRule, dnsSubdomainRule, labelRule } from '../model/validation/rules.js';
 import { APP_SOURCE_CHECK, type AppSource } from './app-source.js';
-import { Hub } from './hub.js';
+import { Hub, hubContaining } from './hub.js';
 import { claimId, markKind, nameFromId } from './_ids.js';
 import type { IPlacement } from './interfaces.js';
 import {
@@ -148,6 +149,7 @@ export function resolveApp(
     } else if (grant.apiGroup === '*') {
       problems.push('resources grant API group "*" is not allowed: declare each API group the app renders');
     } else {
+      problems.push(...grantProblems(grant));
       grants.push(grant);
     }
   }
@@ -214,7 +216,7 @@ export abstract class PullAppBase extends Construct {
   ) {
     super(scope, claimId(scope, kind, id));
     markKind(this, kind);
-    this.hub = Hub.of(scope);
+    this.hub = hubContaining(scope, { kind, id });
     // Subclasses read their own props back with checkedProps(this).
     props = checkProps(this, spec, props);
     for (const w of props.source?._warnings?.() ?? [])

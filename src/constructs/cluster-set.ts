@@ -9,7 +9,7 @@ import {
   ManagedClusterSetSpecClusterSelectorSelectorType,
 } from '../../imports/managedclusterset-cluster.open-cluster-management.io.js';
 import { ManagedClusterSetBinding as Binding } from '../../imports/managedclustersetbinding-cluster.open-cluster-management.io.js';
-import { Hub } from './hub.js';
+import { Hub, hubContaining } from './hub.js';
 import { hubParts } from './_hub-parts.js';
 import { claimId, kindOf, markKind, nameFromId } from './_ids.js';
 import { assertNotRendered } from './_render-order.js';
@@ -226,7 +226,7 @@ export class ClusterSet extends Construct implements IClusterSet {
     name: string,
     options: ClusterSetImportOptions = {},
   ): IClusterSet {
-    return new ImportedClusterSet(scope, id, Hub.of(scope), name, options);
+    return new ImportedClusterSet(scope, id, hubContaining(scope, { kind: 'ClusterSet', id }), name, options);
   }
 
   /** The ManagedClusterSet name (the `id` given to the constructor). */
@@ -241,7 +241,7 @@ export class ClusterSet extends Construct implements IClusterSet {
     super(scope, claimId(scope, 'ClusterSet', id));
     markKind(this, 'ClusterSet');
     props = checkProps(this, CLUSTER_SET_PROPS, props);
-    this.hub = Hub.of(scope);
+    this.hub = hubContaining(scope, { kind: 'ClusterSet', id });
     this.name = nameFromId(this, id);
     this.labelSelector = props.matchLabels ? { ...props.matchLabels } : undefined;
     const nameProblem = dnsLabelRule('cluster set name', this.name);

@@ -9,7 +9,7 @@ import {
   type SpokeFolderSource,
 } from '../model/delivery/delivery-model.js';
 import { dnsLabelRule } from '../model/validation/rules.js';
-import { Hub, HubFlavor } from './hub.js';
+import { Hub, hubContaining, HubFlavor } from './hub.js';
 import { hubParts } from './_hub-parts.js';
 import { claimId, markKind, nameFromId } from './_ids.js';
 import { apiObjectFrom, OutputFiles, routeOutput } from './_output.js';
@@ -362,7 +362,7 @@ export class GitOpsCluster extends Construct {
     const props: AnyProps = ocm
       ? checkProps(this, OCM_PROPS, foreign.props)
       : checkProps(this, ACM_PROPS, foreign.props);
-    this.hub = Hub.of(scope);
+    this.hub = hubContaining(scope, { kind: 'GitOpsCluster', id });
     this.name = nameFromId(this, id);
     this.flavor = flavor;
     this.placement = props.placement!;

@@ -17,7 +17,7 @@ import {
 import { HubFlavor, type IClusterSet, type IGitOpsCluster, type IHub } from './interfaces.js';
 import { ADD_INVENTORY_OPTIONS, addInventoryTo, type AddInventoryOptions, type Inventory } from './inventory.js';
 import type { Spoke } from './spoke.js';
-import { attachHubParts, HubParts } from './_hub-parts.js';
+import { attachHubParts, HubParts, notInsideHub, type ConstructMade } from './_hub-parts.js';
 import { claimId, markKind, nameFromId } from './_ids.js';
 import { bool, checkProps, enumOf, num, propsOf, shape, str } from './_props-check.js';
 import { HubRegistry } from './_registry.js';
@@ -112,12 +112,7 @@ export class Hub extends Chart implements IHub {
 
   /** The Hub a construct belongs to. Throws when `scope` is not inside a Hub. */
   public static of(scope: IConstruct): Hub {
-    for (const s of [...scope.node.scopes].reverse()) {
-      if (Hub.isHub(s)) return s;
-    }
-    throw new Error(
-      `${scope.node.path || '<root>'} is not inside a Hub: create it with a Hub (or one of its constructs) as scope`,
-    );
+    return hubContaining(scope);
   }
 
   /** The hub name (its folder under dist/). */
@@ -220,4 +215,15 @@ export class Hub extends Chart implements IHub {
   public addInventory(inventory: Inventory, options: AddInventoryOptions = {}): Spoke[] {
     return addInventoryTo(this, inventory, checkProps(this, ADD_INVENTORY_OPTIONS, options));
   }
+}
+
+/**
+ * The Hub `scope` belongs to, like {@link Hub.of}; the mistake it throws names `made`, the construct
+ * being made in `scope`.
+ */
+export function hubContaining(scope: IConstruct, made?: ConstructMade): Hub {
+  for (const s of [...scope.node.scopes].reverse()) {
+    if (Hub.isHub(s)) return s;
+  }
+  throw notInsideHub(scope, made);
 }

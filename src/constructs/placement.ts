@@ -11,7 +11,7 @@ import {
   type Toleration,
 } from '../model/placement/placement.js';
 import { dnsLabelRule } from '../model/validation/rules.js';
-import { Hub } from './hub.js';
+import { Hub, hubContaining } from './hub.js';
 import { claimId, kindOf, markKind, nameFromId } from './_ids.js';
 import type { IClusterSet, IPlacement, ISpoke } from './interfaces.js';
 import { apiObjectFrom, OutputFiles, routeOutput } from './_output.js';
@@ -255,7 +255,7 @@ export class Placement extends Construct implements IPlacement {
     name: string,
     options: PlacementImportOptions = {},
   ): IPlacement {
-    return new ImportedPlacement(scope, id, Hub.of(scope), name, options);
+    return new ImportedPlacement(scope, id, hubContaining(scope, { kind: 'Placement', id }), name, options);
   }
 
   /** The Placement name (the `id` given to the constructor). */
@@ -275,7 +275,7 @@ export class Placement extends Construct implements IPlacement {
     super(scope, claimId(scope, 'Placement', id));
     markKind(this, 'Placement');
     props = checkProps(this, PLACEMENT_PROPS, props);
-    this.hub = Hub.of(scope);
+    this.hub = hubContaining(scope, { kind: 'Placement', id });
     this.name = nameFromId(this, id);
     this.namespace = props.namespace ?? this.hub.argoNamespace;
     if (

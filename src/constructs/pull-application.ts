@@ -170,8 +170,8 @@ export class PullApplication extends PullAppBase {
       this.warnings.push(
         `app "${this.name}" becomes waved: this synth is step 1 of 2: its works are rendered once more with Argo CD's Prune=false, so they stay when they leave dist/; commit, let the hub's Argo CD apply it, then synthesize again (step 2 hands the works to the controller's rollout)`,
       );
-    // The revision hashes every wave's clusters: computed once, not again for each spoke.
-    const revision = this.rolloutPolicy && waved ? rolloutRevision(this.app, this.rolloutPolicy) : undefined;
+    // The revision hashes the definition only, so a spoke joining a wave leaves the other hub Applications alone.
+    const revision = this.rolloutPolicy && waved ? rolloutRevision(this.app) : undefined;
     if (this.rolloutPolicy && revision !== undefined) {
       const scope = new Construct(this, 'RolloutPolicy');
       placeObject(

@@ -10,6 +10,7 @@ import {
   type WaveLimit as ModelWaveLimit,
 } from '../model/rollout/policy.js';
 import type { ISpoke } from './interfaces.js';
+import { checkValue, listOf, spokeRef } from './_props-check.js';
 
 /** How many clusters of a wave may update at once. */
 export class WaveLimit {
@@ -173,12 +174,15 @@ export class Rollout {
   /** The ApplicationSet deletion order, if any. */
   public readonly deletionOrder?: DeletionOrder;
 
+  /** Wave spokes that are not spokes (undefined, a name...), each with the fix; they are left out of `waves`. */
+  private readonly spokeProblems: string[] = [];
+
   private constructor(waves: readonly RolloutWaveProps[], options: RolloutOptions) {
     this.waves = (Array.isArray(waves) ? waves : []).map((wave, i) => ({
       name: wave?.name ?? `wave-${i + 1}`,
       labels: { ...(wave?.labels ?? {}) },
       labelExpressions: [...(wave?.labelExpressions ?? [])],
-      spokes: [...(wave?.spokes ?? [])],
+      spokes: this.checkedSpokes(wave?.spokes, `rollout wave ${i + 1} ("${wave?.name ?? `wave-${i + 1}`}") spokes`),
       rest: wave?.rest === true,
       ...(wave?.maxInFlight ? { maxInFlight: wave.maxInFlight } : {}),
       ...(wave?.soak ? { soak: wave.soak } : {}),
@@ -189,13 +193,21 @@ export class Rollout {
     if (options.deletionOrder) this.deletionOrder = options.deletionOrder;
   }
 
+  /** The spokes of a wave that are spokes; every other item is a problem naming its place (`at[i]`) and the fix. */
+  private checkedSpokes(spokes: unknown, at: string): ISpoke[] {
+    if (spokes === undefined) return [];
+    const { value, errors } = checkValue(listOf(spokeRef<ISpoke>(), '[canaryA, canaryB]'), spokes, at);
+    this.spokeProblems.push(...errors);
+    return value ?? [];
+  }
+
   /**
    * Every problem with the rollout's own values (names, limits, durations), each naming the value and the
    * fix; `dynamic`: for a PullApplicationSet (RollingSync), which has neither soak times nor failure tolerance.
    * @internal
    */
   public _problems(dynamic: boolean): string[] {
-    const problems: string[] = [];
+    const problems: string[] = [...this.spokeProblems];
     if (this.waves.length === 0) problems.push('rollout has no waves: give Rollout.waves([...]) at least one wave');
     this.waves.forEach((wave, i) => {
       const where = `rollout wave ${i + 1} ("${wave.name}")`;
@@ -206,7 +218,7 @@ export class Rollout {
         problems.push(
           `${where}: a wave that takes the rest selects nothing itself: drop its labels, expressions and spokes`,
         );
-      if (!wave.rest && !selects)
+      if (!wave.rest && !selects && !this.spokeProblems.some((p) => p.startsWith(`${where} spokes`)))
         problems.push(`${where}: selects no spoke: give labels, labelExpressions or spokes, or rest: true`);
       const limit = wave.maxInFlight?._limit();
       if (limit && 'count' in limit && !(Number.isInteger(limit.count) && limit.count >= 1))

@@ -236,7 +236,7 @@ export class Spoke extends Construct implements ISpoke {
    * @param options the labels, claims, taints and exclusive cluster set of the cluster
    */
   public static fromSpokeName(scope: Construct, id: string, name: string, options: SpokeImportOptions = {}): ISpoke {
-    return new ImportedSpoke(scope, id, hubOf(scope).hub, name, options);
+    return new ImportedSpoke(scope, id, hubOf(scope, { kind: 'Spoke', id }).hub, name, options);
   }
 
   /** The ManagedCluster name (the `id` given to the constructor; also the cluster's namespace on the hub). */
@@ -269,7 +269,7 @@ export class Spoke extends Construct implements ISpoke {
     super(scope, claimId(scope, 'Spoke', id));
     markKind(this, 'Spoke');
     props = checkProps(this, SPOKE_PROPS, props);
-    this.parts = hubOf(scope);
+    this.parts = hubOf(scope, { kind: 'Spoke', id });
     this.hub = this.parts.hub;
     this.name = nameFromId(this, id);
     this.openshift = props.openshift ?? false;

@@ -33,3 +33,8 @@ export interface SynthTimings {
   readonly objects: number;
   readonly files: number;
 }
+
+/** Environment variable: set (to `1`) when a pullfleet command (synth, validate, plan) runs the fleet program. */
+export const CLI_ENV = 'PULLFLEET_CLI';
+/** Environment variable: the fleet description's file, relative to the project folder (named in generated files). */
+export const FLEET_FILE_ENV = 'PULLFLEET_FLEET_FILE';

@@ -11,6 +11,7 @@ import {
   Hub,
   Inventory,
   PullApplication,
+  Placement,
   routeOutput,
   Spoke,
 } from '../../src/index.js';
@@ -80,10 +81,13 @@ describe('mistakes in how the construct tree is built throw at once', () => {
     );
   });
 
-  test('a construct outside a hub throws, naming its scope', () => {
+  test('a construct outside a hub throws, naming itself, its scope and the call that works', () => {
     const fleet = new Fleet({ outdir: '/nonexistent/never-written' });
     expect(() => new Spoke(fleet, 'east')).toThrow(
-      '<root> is not inside a Hub: create it with a Hub (or one of its constructs) as scope',
+      `Spoke "east" is made in the Fleet itself, which is not inside a Hub: give a Hub (or one of its constructs) as its scope, for example new Spoke(hub, 'east')`,
+    );
+    expect(() => Placement.fromPlacementName(fleet, 'Shared', 'shared')).toThrow(
+      'Placement "Shared" is made in the Fleet itself, which is not inside a Hub',
     );
   });
 });

@@ -80,7 +80,57 @@ describe('PullApplicationSet rollout waves', () => {
     expect(appSet.spec.template.metadata.labels[ROLLOUT_CLUSTER_LABEL]).toBeUndefined();
   });
 
-  test('fails when a selected spoke falls in no wave or in two, and a wave selects nothing (all reported together)', () => {
+  test('GIVEN named canaries, then a region, then the rest WHEN a canary is in the region too THEN it stays in the first wave that selects it', () => {
+    const f = fleetWith(undefined);
+    new PullApplicationSet(f.hub, 'api', {
+      source,
+      destinationNamespace: 'api',
+      placement: new Placement(f.hub, 'prod-api', { clusterSets: [f.prod] }),
+      rollout: Rollout.waves([
+        { name: 'canaries', spokes: [f.east] },
+        { name: 'us', labelExpressions: [{ key: 'region', operator: 'In' as never, values: ['us-east', 'us-west'] }] },
+        { name: 'rest', rest: true },
+      ]),
+    });
+    const appSet = find(f.fleet, 'ApplicationSet', 'api') as unknown as AppSet;
+    expect(appSet.spec.strategy).toStrictEqual({
+      type: 'RollingSync',
+      rollingSync: {
+        steps: [
+          { matchExpressions: [{ key: ROLLOUT_CLUSTER_LABEL, operator: 'In', values: ['east'] }] },
+          { matchExpressions: [{ key: ROLLOUT_CLUSTER_LABEL, operator: 'In', values: ['west'] }] },
+          { matchExpressions: [{ key: ROLLOUT_CLUSTER_LABEL, operator: 'NotIn', values: ['east', 'west'] }] },
+        ],
+      },
+    });
+  });
+
+  test('fails when a wave selects spokes only earlier waves already hold, naming them', () => {
+    const { fleet } = fleetWith(
+      Rollout.waves([
+        { name: 'us', labelExpressions: [{ key: 'region', operator: 'In' as never, values: ['us-east', 'us-west'] }] },
+        { name: 'east', labels: { region: 'us-east' } },
+        { rest: true },
+      ]),
+    );
+    expect(synthError(fleet)).toContain(
+      'wave "east" gets no spoke: every spoke it selects (east) is in an earlier wave, and a spoke belongs to the first wave that selects it',
+    );
+  });
+
+  test('fails when a wave spoke is undefined (a variable not yet set), naming the wave and the position', () => {
+    const later: Spoke | undefined = undefined;
+    const { fleet } = fleetWith(
+      Rollout.waves([{ name: 'canary', spokes: [later as unknown as Spoke] }, { rest: true }]),
+    );
+    const message = synthError(fleet);
+    expect(message).toContain(
+      '[hub/PullApplicationSet:web] rollout wave 1 ("canary") spokes[0] is undefined (undefined): expected a Spoke',
+    );
+    expect(message).not.toContain('selects no spoke');
+  });
+
+  test('fails when a selected spoke falls in no wave, and a wave selects nothing (all reported together)', () => {
     const { fleet } = fleetWith(
       Rollout.waves([
         { name: 'canary', labels: { ring: 'canary' } },
@@ -90,7 +140,7 @@ describe('PullApplicationSet rollout waves', () => {
       ]),
     );
     const message = synthError(fleet);
-    expect(message).toContain('spoke "east" falls in waves "us" and "east"');
+    expect(message).toContain('wave "east" gets no spoke: every spoke it selects (east) is in an earlier wave');
     expect(message).toContain('wave "nowhere" selects no spoke the app targets');
     expect(message).not.toContain('spoke "west" is targeted but falls in no wave');
   });

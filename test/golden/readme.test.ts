@@ -9,6 +9,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, describe, expect, test } from '@jest/globals';
 import { buildFleet } from '../fixtures/example-fleet.js';
+import { CLI_ENV } from '../../src/constructs/synth-env.js';
 
 const repo = process.cwd();
 const readme = fs.readFileSync(path.join(repo, 'README.md'), 'utf8');
@@ -48,7 +49,8 @@ function runQuickStart(edit: (source: string) => string = (s) => s) {
   const run = spawnSync(process.execPath, ['--import', 'tsx', path.join(dir, 'fleet.config.ts')], {
     cwd: repo,
     encoding: 'utf8',
-    env: { ...process.env, CDK8S_OUTDIR: out },
+    // as `npm run synth` (pullfleet synth) runs it: the command tells the program it runs it
+    env: { ...process.env, CDK8S_OUTDIR: out, [CLI_ENV]: '1' },
   });
   const files = fs.existsSync(out)
     ? (fs.readdirSync(out, { recursive: true }) as string[])

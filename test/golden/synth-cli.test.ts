@@ -13,6 +13,7 @@ import { fleetProgramCommand, runFleetProgram, runSynth } from '../../src/cli/co
 import { readTree, runPlan } from '../../src/cli/commands/plan.js';
 import { buildProgram } from '../../src/cli/main.js';
 import { buildFleet } from '../fixtures/example-fleet.js';
+import { FLEET_FILE_ENV } from '../../src/constructs/synth-env.js';
 
 const scratch: string[] = [];
 // The type-check cache of these runs stays in a scratch folder.
@@ -93,8 +94,14 @@ describe('pullfleet synth', () => {
     }
 
     // A bare `cdk8s synth` (Fleet.synth) writes the same folder byte for byte, manifest included.
+    // (cdk8s runs the fleet file itself, and generated files name it, as they do under pullfleet synth.)
     const bare = path.join(out, 'bare');
-    buildFleet({ outdir: bare }).synth();
+    process.env[FLEET_FILE_ENV] = 'test/fixtures/example-fleet.ts';
+    try {
+      buildFleet({ outdir: bare }).synth();
+    } finally {
+      delete process.env[FLEET_FILE_ENV];
+    }
     const files = (dir: string) =>
       (fs.readdirSync(dir, { recursive: true }) as string[])
         .filter((f) => fs.statSync(path.join(dir, f)).isFile())

@@ -172,9 +172,11 @@ describe('moving a spoke between models', () => {
 
     // Once moved, a leftover moveTo is a warning, not a step.
     const after = fleetAt(step3.dir, true, DeliveryModel.AGENT_MANAGED);
-    expect(after.warnings().map((w) => w.message)).toContain(
-      'spoke "s1" already runs agent-managed, so the move is complete: remove spoke.moveTo(DeliveryModel.AGENT_MANAGED)',
-    );
+    expect(after.warnings()).toContainEqual({
+      path: 'hub/s1',
+      message:
+        'the spoke already runs agent-managed, so its move is complete: remove spoke.moveTo(DeliveryModel.AGENT_MANAGED)',
+    });
   });
 
   test('GIVEN agent-managed → basic THEN step 1 keeps the hub app routed to the agent and the work stands by (CreateOnly, Orphan); step 2 drops the routing and switches the work to Foreground; the agent destination stays', () => {

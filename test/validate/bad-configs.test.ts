@@ -212,7 +212,7 @@ const cases: Case[] = [
     '[hub/Placement:p] numberOfClusters -1 must be a whole number >= 0',
   ],
   [
-    'an RBAC apiGroup `Apps Group`',
+    'an RBAC apiGroup `Apps Group` (reported under the app)',
     ({ hub, east }) =>
       new PullApplication(hub, 'web', {
         source: git,
@@ -220,10 +220,10 @@ const cases: Case[] = [
         spokes: [east],
         resources: [{ apiGroup: 'Apps Group', resources: ['deployments'] }],
       }),
-    'rules[0] apiGroup "Apps Group" must consist of lower-case letters',
+    '[hub/PullApplication:web] resources grant API group "Apps Group" must consist of lower-case letters',
   ],
   [
-    'an RBAC resource that is not a resource name',
+    'an RBAC resource that is not a resource name (reported under the app)',
     ({ hub, east }) =>
       new PullApplication(hub, 'web', {
         source: git,
@@ -231,7 +231,7 @@ const cases: Case[] = [
         spokes: [east],
         resources: [{ apiGroup: 'apps', resources: ['Deployments'] }],
       }),
-    'resource "Deployments" is not a resource name: use the lower-case plural',
+    '[hub/PullApplication:web] resources grant for API group "apps" names "Deployments", which is not a resource of that group: did you mean "deployments"?',
   ],
   [
     'a wildcard RBAC resource',

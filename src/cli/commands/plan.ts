@@ -102,6 +102,12 @@ export interface PlanOptions {
   readonly allowDeletion?: readonly string[];
   /** A file of acknowledged deletion ids, one per line (`#` comments), relative to cwd. */
   readonly acknowledgements?: string;
+  /**
+   * There is no previous output (the fleet has never been synthesized): a missing or empty output folder
+   * is then a first synth instead of an error, and a folder that holds objects is an error.
+   * @default false
+   */
+  readonly firstSynth?: boolean;
   /** Synthesizes into a folder (tests inject one). @default - the fleet program through {@link runFleetProgram} */
   readonly synth?: (dir: string) => { ok: boolean; output: string };
 }
@@ -148,10 +154,11 @@ function planInputs(options: PlanOptions): PlanInputs | PlanResult {
   }
   const outdirName = options.outdir ?? 'dist';
   const outdir = path.resolve(cwd, outdirName);
-  if (fs.existsSync(outdir) && !fs.statSync(outdir).isDirectory())
-    return usage(`${outdirName} is not a folder: pass the folder synth writes (default dist)`);
+  const problem = outdirProblem(outdirName, outdir, options.firstSynth === true);
+  if (problem) return usage(problem);
+  let before: PlanSide;
   try {
-    return { cwd, format, patterns, outdirName, outdir, before: readSide(outdir) };
+    before = readSide(outdir);
   } catch (error) {
     return {
       exitCode: 1,
@@ -159,6 +166,29 @@ function planInputs(options: PlanOptions): PlanInputs | PlanResult {
       stderr: `pullfleet plan: cannot read ${outdirName}: ${(error as Error).message}\n`,
     };
   }
+  // A folder without objects would silently make a first synth (nothing deleted, every gate open).
+  if (before.objects.length === 0 && options.firstSynth !== true)
+    return usage(`output folder ${outdirName} holds no YAML objects (${outdir}): ${NOT_AN_OUTPUT_FIX}`);
+  if (before.objects.length > 0 && options.firstSynth === true)
+    return usage(
+      `--first-synth, but output folder ${outdirName} holds ${before.objects.length} objects: drop --first-synth to compare with them`,
+    );
+  return { cwd, format, patterns, outdirName, outdir, before };
+}
+
+const NOT_AN_OUTPUT_FIX =
+  'pass the folder synth writes (default dist), or --first-synth if this fleet has never been synthesized';
+
+/**
+ * Why the output folder cannot be compared with, before anything runs: it is a file, or it does not exist
+ * and the user did not say this is the first synth (a mistyped path must not open the deletion gate).
+ */
+function outdirProblem(outdirName: string, outdir: string, firstSynth: boolean): string | undefined {
+  if (!fs.existsSync(outdir))
+    return firstSynth ? undefined : `output folder ${outdirName} does not exist (${outdir}): ${NOT_AN_OUTPUT_FIX}`;
+  if (!fs.statSync(outdir).isDirectory())
+    return `${outdirName} is not a folder: pass the folder synth writes (default dist)`;
+  return undefined;
 }
 
 /** The plan of a fresh synth into `dir` against the output folder (or why there is none). */
@@ -255,6 +285,10 @@ export function registerPlan(program: Command): void {
     )
     .option('--acknowledgements <file>', 'file of acknowledged deletion ids, one per line (# comments)')
     .option(
+      '--first-synth',
+      'the fleet has never been synthesized: a missing or empty output folder is compared as nothing (an error otherwise)',
+    )
+    .option(
       '--timeout <seconds>',
       'stop the type-check and the fleet program after this long (0: no limit)',
       parseTimeout,
@@ -270,9 +304,17 @@ export function registerPlan(program: Command): void {
           failOnDeletions?: boolean;
           allowDeletion: string[];
           acknowledgements?: string;
+          firstSynth?: boolean;
           timeout: number;
         },
       ) => {
+        // Before the type-check: a mistyped output folder is a usage error, at once.
+        const problem = outdirProblem(dir, path.resolve(dir), opts.firstSynth === true);
+        if (problem) {
+          process.stderr.write(`pullfleet plan: ${problem}\n`);
+          process.exitCode = 2;
+          return;
+        }
         const started = Date.now();
         const progress = new Progress('pullfleet plan');
         try {
@@ -292,6 +334,7 @@ export function registerPlan(program: Command): void {
             failOnDeletions: opts.failOnDeletions,
             allowDeletion: opts.allowDeletion,
             acknowledgements: opts.acknowledgements,
+            firstSynth: opts.firstSynth,
             timeout: opts.timeout,
             started,
             progress,

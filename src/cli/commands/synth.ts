@@ -10,7 +10,14 @@ import { createRequire } from 'node:module';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
-import { PREVIOUS_OUTPUT_ENV, STRICT_ENV, TIMINGS_FILE_ENV, type SynthTimings } from '../../constructs/synth-env.js';
+import {
+  CLI_ENV,
+  FLEET_FILE_ENV,
+  PREVIOUS_OUTPUT_ENV,
+  STRICT_ENV,
+  TIMINGS_FILE_ENV,
+  type SynthTimings,
+} from '../../constructs/synth-env.js';
 import { readCdk8sConfig, type Cdk8sConfig } from '../support/cdk8s-config.js';
 import { fleetProgramEnv } from '../support/fleet-module.js';
 import { Progress } from '../support/progress.js';
@@ -26,7 +33,13 @@ import {
   writeManifest,
   type SwapFs,
 } from '../support/output-folder.js';
-import { formatTypeErrors, runsTypeScript, typecheckApp, type TypecheckResult } from '../support/typecheck.js';
+import {
+  configFileOf,
+  formatTypeErrors,
+  runsTypeScript,
+  typecheckApp,
+  type TypecheckResult,
+} from '../support/typecheck.js';
 
 export interface SynthOptions {
   /** Project folder holding cdk8s.yaml. @default process.cwd() */
@@ -213,6 +226,8 @@ interface RunningSynth {
   expire(phase: string): void;
   /** The phase the run timed out in, if it did. */
   readonly timedOutIn: string | undefined;
+  /** Whether the fleet program has said it validated the fleet and is writing its files. */
+  readonly writing: boolean;
 }
 
 /** The fleet program's own line that starts its writing (see Fleet.synth in src/constructs/fleet.ts). */
@@ -236,12 +251,17 @@ function startSynth(
   const streamed = new CliNoiseFilter((text) => (progress ? progress.write(text) : process.stderr.write(text)));
   // Its own process group, so that stopping it also stops the app cdk8s started.
   // The app reads the previous output's plan state (moves between delivery models go step by step from it).
+  const program = fleetProgramCommand(dir, options.cwd, options.app);
+  // The fleet program learns that a pullfleet command runs it (see src/constructs/_cli-session.ts), which
+  // file it is (named in generated files).
+  const fleetFile = options.app ? configFileOf(options.app, options.cwd) : undefined;
   const base = {
     ...process.env,
+    [CLI_ENV]: '1',
+    ...(fleetFile ? { [FLEET_FILE_ENV]: path.relative(options.cwd, fleetFile).split(path.sep).join('/') } : {}),
     ...(options.previousOutput ? { [PREVIOUS_OUTPUT_ENV]: options.previousOutput } : {}),
     ...(options.timingsFile ? { [TIMINGS_FILE_ENV]: options.timingsFile } : {}),
   };
-  const program = fleetProgramCommand(dir, options.cwd, options.app);
   const env = fleetProgramEnv(options.app, options.cwd, base);
   const child = spawn(program.command, program.args, {
     cwd: options.cwd,
@@ -258,8 +278,14 @@ function startSynth(
     detached: true,
   });
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => chunks.push(chunk));
+  // The fleet program starts writing once it has validated the fleet: the phase shown moves on then, but
+  // not before the type-check has passed (a failed one ends the synth before anything is written).
+  let writingSeen = false;
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-    if (progress && WRITING_STARTS.test(chunk)) progress.enter(PHASE.writing);
+    if (progress && !writingSeen && WRITING_STARTS.test(chunk)) {
+      writingSeen = true;
+      if (stderrMode === 'stream') progress.enter(PHASE.writing);
+    }
     if (!options.streamStderr) chunks.push(chunk);
     else if (stderrMode === 'hold') held.push(chunk);
     else if (stderrMode === 'stream') streamed.write(chunk);
@@ -331,6 +357,9 @@ function startSynth(
     expire,
     get timedOutIn() {
       return timedOutIn;
+    },
+    get writing() {
+      return writingSeen;
     },
   };
 }
@@ -493,6 +522,7 @@ export async function runSynth(options: SynthOptions = {}): Promise<SynthResult>
     const typesOk = !typecheckError && !(typecheck && typecheck.errors.length > 0);
     synth.settle(typesOk);
     if (typesOk) progress?.enter(PHASE.program);
+    if (typesOk && synth.writing) progress?.enter(PHASE.writing);
     const result = await synth.done;
     if (options.signal?.aborted) return refuse('synth was interrupted\n', notes, typecheck);
     // The command adds that the output folder was left as it was.

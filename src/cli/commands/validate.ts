@@ -12,7 +12,7 @@ import type { Command } from 'commander';
 import { parseAllDocuments } from 'yaml';
 import { REPORT_FILE_ENV, STRICT_ENV } from '../../constructs/synth-env.js';
 import { ETCD_OBJECT_LIMIT, type PlainObject } from '../../model/validation/object-rules.js';
-import { DEFAULT_WORK_SIZE_BUDGET } from '../../model/validation/rules.js';
+import { collapseProblems, countedPaths, DEFAULT_WORK_SIZE_BUDGET } from '../../model/validation/rules.js';
 import { checkObject, objectLabel } from '../../validate/schema.js';
 import {
   DEFAULT_TIMEOUT_SECONDS,
@@ -209,15 +209,49 @@ function where(f: ValidateFinding): string {
   return f.file !== undefined ? f.file : `[${f.path ?? ''}]`;
 }
 
-/** The text report: errors, then warnings, then a summary line. */
+/**
+ * One line per message: `<where> <message>` when it was found once, else the message with the count
+ * and the first construct paths (or files) it was found at, in the order found.
+ */
+function findingLines(findings: readonly ValidateFinding[]): string[] {
+  const byWhere = new Map<string, ValidateFinding>();
+  const located = findings.map((f) => {
+    const at = f.file ?? f.path ?? '';
+    if (!byWhere.has(at)) byWhere.set(at, f);
+    return { path: at, message: f.message };
+  });
+  return collapseProblems(located).map(({ message, paths }) => {
+    if (paths.length === 1) return `${where(byWhere.get(paths[0])!)} ${message}`;
+    const files = paths.every((at) => byWhere.get(at)!.file !== undefined);
+    return `${message} (${files ? countedPaths(paths, 'files') : countedPaths(paths)})`;
+  });
+}
+
+/** The last line: valid or not, and why, in terms that hold under --strict too. */
+function summaryLine(report: ValidateReport): string {
+  const count = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
+  const counted = report.objects !== undefined ? ` in ${report.objects} objects (${report.files} files)` : '';
+  if (report.strict && report.warnings.length > 0) {
+    const found =
+      report.errors.length > 0
+        ? `${count(report.errors.length, 'error')} and ${count(report.warnings.length, 'warning')}`
+        : count(report.warnings.length, 'warning');
+    return `invalid: ${found}${counted} (--strict treats warnings as errors)`;
+  }
+  const summary = `${count(report.errors.length, 'error')}, ${count(report.warnings.length, 'warning')}${counted}`;
+  return report.ok ? `valid: ${summary}` : `invalid: ${summary}`;
+}
+
+/**
+ * The text report: errors, then warnings, then a summary line. A message found at several construct
+ * paths (or files) is one line with their count.
+ */
 export function formatReport(report: ValidateReport): string {
   const lines: string[] = [];
-  for (const e of report.errors) lines.push(`error: ${where(e)} ${e.message}`);
-  for (const w of report.warnings)
-    lines.push(`${report.strict ? 'error (--strict)' : 'warning'}: ${where(w)} ${w.message}`);
-  const counted = report.objects !== undefined ? ` in ${report.objects} objects (${report.files} files)` : '';
-  const summary = `${report.errors.length} error${report.errors.length === 1 ? '' : 's'}, ${report.warnings.length} warning${report.warnings.length === 1 ? '' : 's'}${counted}`;
-  lines.push(report.ok ? `valid: ${summary}` : `invalid: ${summary}`);
+  for (const line of findingLines(report.errors)) lines.push(`error: ${line}`);
+  for (const line of findingLines(report.warnings))
+    lines.push(`${report.strict ? 'error (--strict)' : 'warning'}: ${line}`);
+  lines.push(summaryLine(report));
   return `${lines.join('\n')}\n`;
 }
 

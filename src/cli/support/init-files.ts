@@ -290,7 +290,7 @@ export function renderFleetConfig(): string {
  * \`npm run synth\` type-checks this file and writes dist/ (commit it); \`npm run plan\` shows what a
  * change does to the committed dist/ before it is merged.
  */
-import { AppSource, ClusterSet, Fleet, FleetValidationError, Hub, Placement, PullApplication, Spoke } from 'pullfleet';
+import { AppSource, ClusterSet, Fleet, Hub, Placement, PullApplication, Spoke } from 'pullfleet';
 
 const fleet = new Fleet();
 const hub = new Hub(fleet, 'hub', { argoNamespace: 'argocd' });
@@ -318,14 +318,9 @@ new PullApplication(hub, 'guestbook', {
   ],
 });
 
-// Every problem is listed at once and nothing is written; print the list, not a stack trace.
-try {
-  fleet.synth();
-} catch (error) {
-  if (!(error instanceof FleetValidationError)) throw error;
-  process.stderr.write(\`\${error.message}\\n\`);
-  process.exitCode = 1;
-}
+// Validates the whole fleet, then writes dist/. Under \`pullfleet synth\` a problem ends the run with the
+// list of every problem (no stack trace) and exit code 1; nothing is written.
+fleet.synth();
 `;
 }
 
@@ -379,20 +374,24 @@ jobs:
 
       # The plan compares the base branch's dist/ with a fresh synth of this branch, so reviewers see
       # what merging changes on the hubs and spokes. It goes to the job summary; a deletion on a
-      # spoke fails the job unless its id is listed in ${ACKNOWLEDGEMENTS_FILE}.
+      # spoke fails the job unless its id is listed in ${ACKNOWLEDGEMENTS_FILE}. Only a base branch
+      # without dist/ (the fleet's first synth) is planned with --first-synth.
       - name: Plan
         if: github.event_name == 'pull_request'
         env:
           BASE_REF: \${{ github.base_ref }}
         run: |
           base="$RUNNER_TEMP/base"
-          mkdir -p "$base/dist"
+          mkdir -p "$base"
           git fetch --no-tags --depth=1 origin "$BASE_REF"
+          first=""
           if git cat-file -e FETCH_HEAD:dist 2>/dev/null; then
             git archive FETCH_HEAD dist | tar -x -C "$base"
+          else
+            first="--first-synth"
           fi
           status=0
-          npx pullfleet plan "$base/dist" -o text --fail-on-deletions --acknowledgements ${ACKNOWLEDGEMENTS_FILE} \\
+          npx pullfleet plan "$base/dist" $first -o text --fail-on-deletions --acknowledgements ${ACKNOWLEDGEMENTS_FILE} \\
             >"$RUNNER_TEMP/plan.txt" 2>"$RUNNER_TEMP/plan.err" || status=$?
           {
             echo "## pullfleet plan against $BASE_REF"

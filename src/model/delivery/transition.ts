@@ -142,7 +142,7 @@ function decideStep(
     if (previous.movingTo === desired && !isAgentDeliveryModel(desired)) return { ...normal, step: 2 };
     return {
       ...normal,
-      warning: `spoke "${name}" already runs ${desired}, so the move is complete: remove ${call(desired)}`,
+      warning: `the spoke already runs ${desired}, so its move is complete: remove ${call(desired)}`,
     };
   }
   if (isAgentDeliveryModel(before) && isAgentDeliveryModel(desired)) {
@@ -250,10 +250,10 @@ function describeManagedHandOver(
 ): string | undefined {
   const works = `kubectl get manifestwork -n ${name}`;
   if (next.movingTo === DeliveryModel.AGENT_MANAGED && next.moveStep === 1) {
-    return `spoke ${name}: move basic → ${DeliveryModel.AGENT_MANAGED}, step 1 of 3: the works stay (server-side apply, deleteOption Foreground) and take the finalizer ${ARGOCD_RESOURCES_FINALIZER} off the spoke Applications ${listApps(next.handOver)}, so deleting them later prunes nothing; the hub Applications and ApplicationSets stay basic, nothing is unmanaged yet. Next: commit, let the hub apply it, and wait until the work agent has applied it: every work of the spoke reports Applied at its current generation (${works} -o jsonpath='{range .items[*]}{.metadata.name} {.metadata.generation} {.status.conditions[?(@.type=="Applied")].observedGeneration}{"\n"}{end}' shows the two numbers equal, usually within seconds); only then synthesize again. Synthesizing step 2 before that deletes Applications that still carry the finalizer, and their workloads with them.`;
+    return `spoke ${name}: move basic → ${DeliveryModel.AGENT_MANAGED}, step 1 of 3: the works stay (server-side apply, deleteOption Foreground) and take the finalizer ${ARGOCD_RESOURCES_FINALIZER} off the spoke Applications ${listApps(next.handOver)}, so deleting them later prunes nothing; the hub Applications and ApplicationSets stay basic, nothing is unmanaged yet. Next: commit, let the hub apply it, and wait until the work agent has applied it: every work of the spoke reports Applied at its current generation (${works} -o jsonpath='{range .items[*]}{.metadata.name} {.metadata.generation} {.status.conditions[?(@.type=="Applied")].observedGeneration}{"\\n"}{end}' shows the two numbers equal, usually within seconds); only then synthesize again. Synthesizing step 2 before that deletes Applications that still carry the finalizer, and their workloads with them.`;
   }
   if (next.movingTo === DeliveryModel.AGENT_MANAGED && next.moveStep === 2) {
-    return `spoke ${name}: move basic → ${DeliveryModel.AGENT_MANAGED}, step 2 of 3: the works and the basic hub Applications (and the ApplicationSets' generated ones, with the works the controller wrote) are removed; the work agent deletes the spoke Applications ${listApps(next.handOver ?? previous?.handOver)}, which no longer carry ${ARGOCD_RESOURCES_FINALIZER}, so their workloads keep running, unmanaged (no sync, no self-heal) until step 3 is applied. A managed agent refuses an Application it finds on the spoke without ${SOURCE_UID_ANNOTATION}, so the copies must be gone before the principal sends the app. Next: commit, let the hub apply it, and wait until none of those works is left on the hub (${works}: a Foreground work disappears only after the work agent deleted its Application; with the hub Argo CD's prune off, prune them), then synthesize again.`;
+    return `spoke ${name}: move basic → ${DeliveryModel.AGENT_MANAGED}, step 2 of 3: the works and the basic hub Applications (and the ApplicationSets' generated ones, with the works the controller wrote) are removed; the work agent deletes the spoke Applications ${listApps(next.handOver ?? previous?.handOver)}, which no longer carry ${ARGOCD_RESOURCES_FINALIZER}, so their workloads keep running, unmanaged (no sync, no self-heal) until step 3 is applied. A managed agent refuses an Application it finds on the spoke without ${SOURCE_UID_ANNOTATION}, so the copies must be gone before the principal sends the app. Next: commit, let the hub apply it, and wait until none of those works is left on the hub (${works} lists none of them; a Foreground work disappears only after the work agent deleted its Application; with the hub Argo CD's prune off, prune them), then synthesize again.`;
   }
   if (
     previous?.movingTo === DeliveryModel.AGENT_MANAGED &&

@@ -101,17 +101,89 @@ export function diffFields(before: unknown, after: unknown): FieldChange[] {
 /** Longest rendering of one value in a change line. */
 export const MAX_VALUE_CHARS = 60;
 
+/** Characters of what both sides share kept before the first difference when long values are cut. */
+const LEAD_CHARS = 16;
+
+/** Items of a list named one by one in a change line before "and N more". */
+const MAX_LIST_ITEMS = 5;
+
 /** A value as JSON, cut to `max` characters with "…". */
 export function compactValue(value: unknown, max = MAX_VALUE_CHARS): string {
   const text = JSON.stringify(value) ?? String(value);
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
 
-/** `path: old → new`, `path: added value`, `path: removed (was value)`. */
+/**
+ * Two values as JSON, each within `max` characters. Values that do not fit are cut around where the two
+ * texts first differ (the same start on both sides, with a little of what they share before it), so a
+ * difference past the first `max` characters is still visible.
+ */
+function compactPair(before: unknown, after: unknown, max = MAX_VALUE_CHARS): [string, string] {
+  const a = JSON.stringify(before) ?? String(before);
+  const b = JSON.stringify(after) ?? String(after);
+  if (a.length <= max && b.length <= max) return [a, b];
+  let prefix = 0;
+  while (prefix < a.length && prefix < b.length && a[prefix] === b[prefix]) prefix++;
+  // Start a little before the difference, or earlier when the longer side would not fill the line.
+  const start = Math.max(0, Math.min(prefix - LEAD_CHARS, Math.max(a.length, b.length) - max + 1));
+  const cut = (text: string) => {
+    const shown = start > 0 ? `…${text.slice(start)}` : text;
+    return shown.length > max ? `${shown.slice(0, max - 1)}…` : shown;
+  };
+  return [cut(a), cut(b)];
+}
+
+const isScalar = (v: unknown) => v === null || (typeof v !== 'object' && typeof v !== 'function');
+
+/** What `after` has that `before` lacks, counting repeats (a multiset difference), in `after`'s order. */
+function extra(before: readonly unknown[], after: readonly unknown[]): unknown[] {
+  const left = new Map<string, number>();
+  for (const item of before) {
+    const key = JSON.stringify(item);
+    left.set(key, (left.get(key) ?? 0) + 1);
+  }
+  return after.filter((item) => {
+    const key = JSON.stringify(item);
+    const n = left.get(key) ?? 0;
+    if (n > 0) left.set(key, n - 1);
+    return n === 0;
+  });
+}
+
+/**
+ * A long list of scalars (cluster names, label values) by its items: `30 → 31 items: + "spoke-31"`, or
+ * undefined when the items are the same, only ordered differently.
+ */
+function listDelta(before: readonly unknown[], after: readonly unknown[]): string | undefined {
+  const added = extra(before, after);
+  const removed = extra(after, before);
+  if (added.length === 0 && removed.length === 0) return undefined;
+  const items = (sign: string, list: unknown[]) => {
+    const shown = list.slice(0, MAX_LIST_ITEMS).map((item) => compactValue(item, MAX_VALUE_CHARS / 2));
+    const more = list.length > MAX_LIST_ITEMS ? ` and ${list.length - MAX_LIST_ITEMS} more` : '';
+    return `${sign} ${shown.join(', ')}${more}`;
+  };
+  const parts = [...(added.length ? [items('+', added)] : []), ...(removed.length ? [items('-', removed)] : [])];
+  return `${before.length} → ${after.length} items: ${parts.join('; ')}`;
+}
+
+/**
+ * `path: old → new`, `path: added value`, `path: removed (was value)`. Long values are cut where the two
+ * sides differ; a long list of scalars is shown by the items added and removed.
+ */
 export function formatFieldChange(change: FieldChange): string {
   const hasOld = Object.prototype.hasOwnProperty.call(change, 'old');
   const hasNew = Object.prototype.hasOwnProperty.call(change, 'new');
-  if (hasOld && hasNew) return `${change.path}: ${compactValue(change.old)} → ${compactValue(change.new)}`;
+  if (hasOld && hasNew) {
+    const { old, new: next } = change;
+    const long = [old, next].some((value) => (JSON.stringify(value) ?? '').length > MAX_VALUE_CHARS);
+    if (long && Array.isArray(old) && Array.isArray(next) && old.every(isScalar) && next.every(isScalar)) {
+      const delta = listDelta(old, next);
+      if (delta) return `${change.path}: ${delta}`;
+    }
+    const [before, after] = compactPair(old, next);
+    return `${change.path}: ${before} → ${after}`;
+  }
   if (hasNew) return `${change.path}: added ${compactValue(change.new)}`;
   return `${change.path}: removed (was ${compactValue(change.old)})`;
 }

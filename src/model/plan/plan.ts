@@ -332,7 +332,15 @@ function rolloutLines(next: Indexed, changed: ReadonlySet<string>): string[] {
             : `, ${wave.maxInFlight.percent}% at a time`
           : '';
         const soak = wave.soakSeconds > 0 ? `, soak ${seconds(wave.soakSeconds)}` : '';
-        return `    ${i + 1}. ${wave.name}: ${wave.clusters.join(', ')}${limit}${soak}`;
+        const shared = Object.entries(wave.alsoSelectedBy ?? {}).map(
+          ([cluster, later]) => `${cluster} (also selected by ${later.map((w) => `"${w}"`).join(', ')})`,
+        );
+        return (
+          `    ${i + 1}. ${wave.name}: ${wave.clusters.join(', ')}${limit}${soak}` +
+          (shared.length
+            ? `\n       a spoke belongs to the first wave that selects it: ${shared.join(', ')} stay${shared.length === 1 ? 's' : ''} in ${wave.name}`
+            : '')
+        );
       });
       lines.push(
         [

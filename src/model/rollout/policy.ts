@@ -27,9 +27,11 @@ export const ROLLOUT_RESUME_ANNOTATION = `${PULLFLEET_PREFIX}rollout-resume`;
 /** Label the ApplicationSet template puts on every generated Application: the decision's cluster name. */
 export const ROLLOUT_CLUSTER_LABEL = `${PULLFLEET_PREFIX}rollout-cluster`;
 /**
- * Annotation synth puts on a waved app's hub Applications and its policy ConfigMap: one hash per synth of
- * the app. The controller steps a rollout only when all of them carry the policy's (Argo CD applies a
- * commit's objects one at a time: a wave must not pass while some hub Applications still show the old spec).
+ * Annotation synth puts on a waved app's hub Applications and its policy ConfigMap: a hash of the app's
+ * definition (what the hub Applications carry). The controller steps a rollout only when all of them
+ * carry the policy's (Argo CD applies a commit's objects one at a time: a wave must not pass while some
+ * hub Applications still show the old spec). Wave membership is not covered: it is read from the policy
+ * alone, and a cluster whose hub Application arrives before the policy lists it waits in the last wave.
  */
 export const ROLLOUT_REVISION_ANNOTATION = `${PULLFLEET_PREFIX}rollout-revision`;
 /** Condition type on hub Applications of a rollout that stopped on failures. */
@@ -48,6 +50,11 @@ export interface RolloutWave {
   readonly maxInFlight?: WaveLimit;
   /** Seconds to wait once every cluster of the wave is done before the next wave starts. */
   readonly soakSeconds: number;
+  /**
+   * Clusters of this wave that later waves select too, each with those waves' names: a cluster belongs
+   * to the first wave that selects it. Undefined when there are none.
+   */
+  readonly alsoSelectedBy?: Readonly<Record<string, readonly string[]>>;
 }
 
 /** What happens to the clusters that failed when a rollout halts. */
@@ -104,8 +111,10 @@ export interface WaveAssignment {
 }
 
 /**
- * Resolves declared waves against the spokes an app targets. Problems: a targeted spoke in no wave or in
- * two, a wave that selects nothing, a wave naming a spoke the app does not target, duplicate wave names.
+ * Resolves declared waves against the spokes an app targets. A spoke that several waves select belongs to
+ * the first of them (the later ones list it in `alsoSelectedBy` of that wave). Problems: a targeted spoke in
+ * no wave, a wave that selects nothing or gets nothing, a wave naming a spoke the app does not target,
+ * duplicate wave names.
  */
 export function assignWaves(
   declared: readonly WaveDeclaration[],
@@ -114,7 +123,6 @@ export function assignWaves(
 ): WaveAssignment {
   const problems: string[] = [];
   const targetedNames = new Set(targeted.map((spoke) => spoke.name));
-  const waveOf = new Map<string, string[]>();
   const seenNames = new Set<string>();
   const selected = new Set<string>();
   for (const wave of declared) {
@@ -125,7 +133,10 @@ export function assignWaves(
   }
   if (declared.filter((wave) => wave.rest).length > 1)
     problems.push(`${subject}: more than one wave takes the rest: keep one (the last wave, usually)`);
-  const waves = declared.map((wave) => {
+  /** The wave (index) each spoke belongs to: the first that selects it. */
+  const waveOf = new Map<string, number>();
+  const alsoSelectedBy = declared.map(() => new Map<string, string[]>());
+  const waves = declared.map((wave, index) => {
     if (seenNames.has(wave.name))
       problems.push(`${subject}: two waves are named "${wave.name}": give each wave its own name`);
     seenNames.add(wave.name);
@@ -143,12 +154,26 @@ export function assignWaves(
       for (const spoke of targeted) if (matchesSelector(wave.selector, spoke.labels)) members.add(spoke.name);
     }
     if (wave.rest) for (const spoke of targeted) if (!selected.has(spoke.name)) members.add(spoke.name);
-    const clusters = [...members].sort();
-    if (clusters.length === 0)
+    const candidates = [...members].sort();
+    const clusters: string[] = [];
+    for (const cluster of candidates) {
+      const first = waveOf.get(cluster);
+      if (first === undefined) {
+        waveOf.set(cluster, index);
+        clusters.push(cluster);
+      } else {
+        const later = alsoSelectedBy[first];
+        later.set(cluster, [...(later.get(cluster) ?? []), wave.name]);
+      }
+    }
+    if (candidates.length === 0)
       problems.push(
         `${subject}: wave "${wave.name}" selects no spoke the app targets: fix its selector or spokes, or remove the wave`,
       );
-    for (const cluster of clusters) waveOf.set(cluster, [...(waveOf.get(cluster) ?? []), wave.name]);
+    else if (clusters.length === 0)
+      problems.push(
+        `${subject}: wave "${wave.name}" gets no spoke: every spoke it selects (${candidates.join(', ')}) is in an earlier wave, and a spoke belongs to the first wave that selects it: remove the wave, or narrow the earlier ones`,
+      );
     return {
       name: wave.name,
       clusters,
@@ -157,17 +182,19 @@ export function assignWaves(
     };
   });
   for (const spoke of [...targeted].sort((a, b) => (a.name < b.name ? -1 : 1))) {
-    const in_ = waveOf.get(spoke.name) ?? [];
-    if (in_.length === 0)
+    if (!waveOf.has(spoke.name))
       problems.push(
         `${subject}: spoke "${spoke.name}" is targeted but falls in no wave: add it to a wave, or end with a wave that takes the rest`,
       );
-    else if (in_.length > 1)
-      problems.push(
-        `${subject}: spoke "${spoke.name}" falls in waves ${in_.map((w) => `"${w}"`).join(' and ')}: a spoke belongs to exactly one wave; narrow the selectors`,
-      );
   }
-  return { waves, problems };
+  return {
+    waves: waves.map((wave, index) =>
+      alsoSelectedBy[index].size > 0
+        ? { ...wave, alsoSelectedBy: Object.fromEntries([...alsoSelectedBy[index].entries()].sort()) }
+        : wave,
+    ),
+    problems,
+  };
 }
 
 /** The wave a cluster belongs to (index), or -1. */

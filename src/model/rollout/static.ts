@@ -58,9 +58,14 @@ export function buildWavedHubApplication(
   return app;
 }
 
-/** The revision of a waved app as synth renders it: a hash of its definition and its policy. */
-export function rolloutRevision(def: AppDefinition, policy: RolloutPolicy): string {
-  return createHash('sha256').update(canonicalJson({ def, policy })).digest('hex').slice(0, 16);
+/**
+ * The revision of a waved app as synth renders it: a hash of its definition, which is all its hub
+ * Applications carry of it. The policy (waves, their clusters, limits, soaks) is not covered: it lives in
+ * the one policy ConfigMap, which the hub applies whole, so a spoke joining a wave or a changed soak
+ * leaves every other hub Application as it was.
+ */
+export function rolloutRevision(def: AppDefinition): string {
+  return createHash('sha256').update(canonicalJson({ def })).digest('hex').slice(0, 16);
 }
 
 /** Data key of wave `index` (0-based) in the policy ConfigMap: `wave-001-canary.json` (keys sort in wave order). */
@@ -93,6 +98,7 @@ export function buildRolloutPolicyConfigMap(
       ...(wave.maxInFlight ? { maxInFlight: wave.maxInFlight } : {}),
       soakSeconds: wave.soakSeconds,
       clusters: [...wave.clusters],
+      ...(wave.alsoSelectedBy ? { alsoSelectedBy: wave.alsoSelectedBy } : {}),
     });
   });
   return {

@@ -109,7 +109,8 @@ export const RBAC_VERBS: readonly string[] = [
   'sign',
   'attest',
 ];
-const RESOURCE_NAME = /^[a-z][a-z0-9]*(\/[a-z]+)?$/;
+/** An RBAC resource name: a lower-case plural, optionally with a subresource (`pods/log`). */
+export const RESOURCE_NAME = /^[a-z][a-z0-9]*(\/[a-z]+)?$/;
 
 /** Label-selector operators (Kubernetes and OCM). */
 export const SELECTOR_OPERATORS: readonly string[] = ['In', 'NotIn', 'Exists', 'DoesNotExist'];

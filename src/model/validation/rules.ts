@@ -32,17 +32,84 @@ export class FleetValidationError extends Error {
   }
 }
 
-/** The multi-line report for a list of problems, sorted by construct path for a stable order. */
-export function formatProblems(problems: readonly FleetProblem[]): string {
-  const sorted = [...problems].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  const lines = sorted.map((p) => `  [${p.path}] ${p.message}`);
-  return `fleet validation failed with ${problems.length} problem${problems.length === 1 ? '' : 's'} (nothing was written):\n${lines.join('\n')}`;
+/** One message and every construct path (or file) it was found at, in the order found. */
+export interface CollapsedProblem {
+  readonly message: string;
+  readonly paths: readonly string[];
 }
 
-/** The warning lines (legal but almost certainly wrong; errors with --strict), sorted by construct path. */
+/**
+ * Problems with the same message, collapsed into one entry listing their paths: entries in the order
+ * of their first problem, paths in the order found (each once).
+ */
+export function collapseProblems(problems: readonly FleetProblem[]): CollapsedProblem[] {
+  const byMessage = new Map<string, Set<string>>();
+  for (const p of problems) {
+    const paths = byMessage.get(p.message);
+    if (paths) paths.add(p.path);
+    else byMessage.set(p.message, new Set([p.path]));
+  }
+  return [...byMessage].map(([message, paths]) => ({ message, paths: [...paths] }));
+}
+
+/**
+ * What the construct paths name, for a count: `spokes` (a hub's child with a bare id), `hubs`, the
+ * kind of `Kind:name` ids (`PullApplications`), else `constructs`.
+ */
+function pathNoun(paths: readonly string[]): string {
+  const nouns = new Set(
+    paths.map((p) => {
+      const parts = p.split('/');
+      const last = parts[parts.length - 1] ?? '';
+      const colon = last.indexOf(':');
+      if (colon > 0) return `${last.slice(0, colon)}s`;
+      return parts.length === 1 ? 'hubs' : parts.length === 2 ? 'spokes' : 'constructs';
+    }),
+  );
+  return nouns.size === 1 ? [...nouns][0] : 'constructs';
+}
+
+/**
+ * A count and the first few of `paths`, for a collapsed line: `30 spokes: hub/a, hub/b, hub/c and 27
+ * more` (every path when there are at most four). `noun` defaults to what the construct paths name.
+ */
+export function countedPaths(paths: readonly string[], noun = pathNoun(paths)): string {
+  const shown = paths.length <= 4 ? paths : paths.slice(0, 3);
+  const rest = paths.length - shown.length;
+  const list =
+    rest > 0
+      ? `${shown.join(', ')} and ${rest} more`
+      : shown.length > 1
+        ? `${shown.slice(0, -1).join(', ')} and ${shown[shown.length - 1]}`
+        : (shown[0] ?? '');
+  return `${paths.length} ${noun}: ${list}`;
+}
+
+/** The report line of a collapsed problem: `[path] message`, or `message (N spokes: a, b, c and N-3 more)`. */
+export function problemLine(problem: CollapsedProblem): string {
+  return problem.paths.length === 1
+    ? `[${problem.paths[0]}] ${problem.message}`
+    : `${problem.message} (${countedPaths(problem.paths)})`;
+}
+
+/** Collapsed problems ordered by their first construct path, for a stable report. */
+function sortedLines(problems: readonly FleetProblem[]): string[] {
+  return collapseProblems(problems)
+    .sort((a, b) => (a.paths[0] < b.paths[0] ? -1 : a.paths[0] > b.paths[0] ? 1 : 0))
+    .map((p) => `  ${problemLine(p)}`);
+}
+
+/**
+ * The multi-line report for a list of problems, sorted by construct path for a stable order; a message
+ * found at several paths is one line listing them.
+ */
+export function formatProblems(problems: readonly FleetProblem[]): string {
+  return `fleet validation failed with ${problems.length} problem${problems.length === 1 ? '' : 's'} (nothing was written):\n${sortedLines(problems).join('\n')}`;
+}
+
+/** The warning lines (legal but almost certainly wrong; errors with --strict), as {@link formatProblems} lists problems. */
 export function formatWarnings(warnings: readonly FleetProblem[]): string {
-  const sorted = [...warnings].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  return `${warnings.length} warning${warnings.length === 1 ? '' : 's'} (errors with --strict):\n${sorted.map((w) => `  [${w.path}] ${w.message}`).join('\n')}`;
+  return `${warnings.length} warning${warnings.length === 1 ? '' : 's'} (errors with --strict):\n${sortedLines(warnings).join('\n')}`;
 }
 
 /** A name that must be a DNS-1123 label (cluster names, namespaces, most pullfleet names). */

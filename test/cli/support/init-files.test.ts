@@ -152,8 +152,9 @@ describe('rendered files', () => {
     const plan = steps[4];
     expect(plan.if).toBe("github.event_name == 'pull_request'");
     expect(plan.run).toContain(
-      'npx pullfleet plan "$base/dist" -o text --fail-on-deletions --acknowledgements deletions.txt',
+      'npx pullfleet plan "$base/dist" $first -o text --fail-on-deletions --acknowledgements deletions.txt',
     );
+    expect(plan.run).toContain('first="--first-synth"');
     expect(plan.run).toContain('>>"$GITHUB_STEP_SUMMARY"');
     expect(plan.run).toContain('exit "$status"');
     expect(steps[5].run).toContain('npx pullfleet synth -o "$RUNNER_TEMP/dist"');

@@ -31,15 +31,25 @@ const NS = 'argocd';
 const CLUSTERS = ['c1', 'c2', 'c3', 'c4', 'c5'];
 const ROLLOUT_KEY = `${NS}/web`;
 
-/** The hub objects synth renders for app `web` at `revision`, waved: canary c1, then c2+c3 one at a time, then the rest. */
-function render(revision: string, onFailure = RolloutFailureAction.PAUSE): KubeObject[] {
+/**
+ * The hub objects synth renders for app `web` at `revision`, waved: canary c1, then c2+c3 one at a time, then
+ * the rest; `joiners` are more spokes, each with its ring.
+ */
+function render(
+  revision: string,
+  onFailure = RolloutFailureAction.PAUSE,
+  joiners: Record<string, string> = {},
+): KubeObject[] {
   const fleet = new Fleet({ outdir: '/nonexistent/never-written' });
   const hub = new Hub(fleet, 'hub', { argoNamespace: NS });
   const set = new ClusterSet(hub, 'prod');
-  const spokes = CLUSTERS.map(
-    (name, i) =>
-      new Spoke(hub, name, { clusterSet: set, labels: { ring: i === 0 ? 'canary' : i < 3 ? 'early' : 'late' } }),
-  );
+  const spokes = [
+    ...CLUSTERS.map(
+      (name, i) =>
+        new Spoke(hub, name, { clusterSet: set, labels: { ring: i === 0 ? 'canary' : i < 3 ? 'early' : 'late' } }),
+    ),
+    ...Object.entries(joiners).map(([name, ring]) => new Spoke(hub, name, { clusterSet: set, labels: { ring } })),
+  ];
   new PullApplication(hub, 'web', {
     source: AppSource.git({ repoURL: 'https://git.example/apps.git', path: 'web', targetRevision: revision }),
     destinationNamespace: 'web',
@@ -71,6 +81,8 @@ describe('rollout waves of a static app', () => {
   let rollouts: Reconciler;
   /** Clusters whose spoke never becomes healthy at a new revision. */
   let broken: Set<string>;
+  /** The clusters the spokes and rounds play: CLUSTERS, and any a test adds. */
+  let clusters: string[];
 
   function start(): void {
     apps = world.reconciler(createApplicationReconciler, { relaxTenancy: true, argoNamespace: NS });
@@ -97,7 +109,7 @@ describe('rollout waves of a static app', () => {
 
   /** The work agent and spoke Argo CD: every work's spoke runs its payload and reports it (healthy unless broken). */
   function spokesReport(): void {
-    for (const cluster of CLUSTERS) {
+    for (const cluster of clusters) {
       const work = world.get<ManifestWork>('ManifestWork', workKey(cluster));
       if (!work) continue;
       const payload = work.spec.workload.manifests.find((m) => m.kind === 'Application') as unknown as Application;
@@ -136,13 +148,13 @@ describe('rollout waves of a static app', () => {
   /** One round: the rollout decides, every hub app reconciles, the spokes report. */
   async function round(): Promise<void> {
     await world.settle(rollouts, ROLLOUT_KEY);
-    for (const cluster of CLUSTERS) await world.settle(apps, `${NS}/web-${cluster}`);
+    for (const cluster of clusters) await world.settle(apps, `${NS}/web-${cluster}`);
     spokesReport();
     await world.settle(rollouts, ROLLOUT_KEY);
   }
 
   const revisions = () =>
-    CLUSTERS.map((cluster) => revisionOf(world.get<ManifestWork>('ManifestWork', workKey(cluster))));
+    clusters.map((cluster) => revisionOf(world.get<ManifestWork>('ManifestWork', workKey(cluster))));
   const advance = (seconds: number) => {
     world.clock = new Date(world.clock.getTime() + seconds * 1000);
   };
@@ -157,6 +169,7 @@ describe('rollout waves of a static app', () => {
         metadata: { name },
       });
     broken = new Set();
+    clusters = [...CLUSTERS];
     start();
   });
 
@@ -270,6 +283,40 @@ describe('rollout waves of a static app', () => {
     commit(v2);
     await round();
     expect(revisions()).toStrictEqual(['v2', 'v1', 'v1', 'v1', 'v1']);
+  });
+
+  test('GIVEN a rollout under way WHEN a spoke joins the canary wave, its hub Application applied before the policy lists it THEN it waits in the last wave, then goes with the canary, and no later wave moves early', async () => {
+    commit(render('v1'));
+    for (let i = 0; i < 8; i++) {
+      await round();
+      advance(61);
+    }
+    commit(render('v2'));
+    await round();
+    expect(revisions()).toStrictEqual(['v2', 'v1', 'v1', 'v1', 'v1']);
+    // c6 joins with ring canary: Argo CD has applied its hub Application, not yet the policy naming it.
+    world.put('ManagedCluster', {
+      apiVersion: 'cluster.open-cluster-management.io/v1',
+      kind: 'ManagedCluster',
+      metadata: { name: 'c6' },
+    });
+    clusters.push('c6');
+    const joined = render('v2', RolloutFailureAction.PAUSE, { c6: 'canary' });
+    commit(joined.filter((o) => o.metadata.name === 'web-c6'));
+    await round();
+    advance(30);
+    await round();
+    expect(revisions()).toStrictEqual(['v2', 'v1', 'v1', 'v1', 'v1', undefined]);
+    // The policy arrives: c6 is canary, so it goes now, and wave early waits for it and its soak.
+    commit(joined);
+    await round();
+    expect(revisions()).toStrictEqual(['v2', 'v1', 'v1', 'v1', 'v1', 'v2']);
+    advance(31);
+    await round();
+    expect(revisions()).toStrictEqual(['v2', 'v1', 'v1', 'v1', 'v1', 'v2']);
+    advance(61);
+    for (let i = 0; i < 4; i++) await round();
+    expect(revisions()).toStrictEqual(['v2', 'v2', 'v2', 'v2', 'v2', 'v2']);
   });
 
   test('GIVEN rollback on failure WHEN the rollout halts THEN the failed cluster gets its previous payload back and the others keep theirs', async () => {

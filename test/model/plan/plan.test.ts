@@ -349,6 +349,35 @@ describe('field diffs and first synth', () => {
     ]);
   });
 
+  test('GIVEN a long list of names that gains one and loses one THEN the change line names both items, not two lists cut alike', () => {
+    const spokes = Array.from({ length: 30 }, (_, i) => `spoke-${i + 1}`);
+    const before = { values: spokes };
+    const after = { values: [...spokes.filter((s) => s !== 'spoke-4'), 'spoke-31'] };
+    expect(diffFields(before, after).map(formatFieldChange)).toStrictEqual([
+      'values: 30 → 30 items: + "spoke-31"; - "spoke-4"',
+    ]);
+    const many = { values: [...spokes, ...Array.from({ length: 7 }, (_, i) => `new-${i + 1}`)] };
+    expect(diffFields(before, many).map(formatFieldChange)).toStrictEqual([
+      'values: 30 → 37 items: + "new-1", "new-2", "new-3", "new-4", "new-5" and 2 more',
+    ]);
+  });
+
+  test('GIVEN a long value that differs past the cut THEN both sides are cut around where they differ', () => {
+    const wave = (clusters: string[]) =>
+      JSON.stringify({ name: 'main', soakSeconds: 0, clusters: [...clusters].sort() });
+    const spokes = Array.from({ length: 30 }, (_, i) => `spoke-${String(i + 1).padStart(2, '0')}`);
+    const [line] = diffFields({ data: wave(spokes) }, { data: wave([...spokes, 'spoke-31']) }).map(formatFieldChange);
+    expect(line).toBe(
+      'data: …27\\",\\"spoke-28\\",\\"spoke-29\\",\\"spoke-30\\"]}" → …27\\",\\"spoke-28\\",\\"spoke-29\\",\\"spoke-30\\",\\"spoke-31\\"]}"',
+    );
+    // a difference in the middle: the window starts 16 characters before it, on both sides
+    const [middle] = diffFields(
+      { note: `${'x'.repeat(50)}OLD${'y'.repeat(50)}` },
+      { note: `${'x'.repeat(50)}NEW${'y'.repeat(50)}` },
+    ).map(formatFieldChange);
+    expect(middle).toBe(`note: …${'x'.repeat(16)}OLD${'y'.repeat(39)}… → …${'x'.repeat(16)}NEW${'y'.repeat(39)}…`);
+  });
+
   test('GIVEN a manifest inserted in a work THEN later manifests are matched by identity, not position', () => {
     const a = { manifests: [spokeApp('x')] };
     const b = { manifests: [namespace('n'), { ...spokeApp('x'), spec: { project: 'p' } }] };
