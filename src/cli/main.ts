@@ -2,7 +2,7 @@
  * The `pullfleet` program for in-process use: the tests and benchmarks run commands through it instead
  * of spawning bin/pullfleet.js. It is not a package entry point (the command line is the CLI's public
  * interface). Each command file exports one `registerX(program)`; the one list of them is in program.ts
- * (OFFLINE_COMMANDS, or clusterCommands when the command talks to a cluster), which the binary runs too.
+ * (COMMANDS, each loaded only when needed), which the binary runs too.
  */
 import type { Command } from 'commander';
 import { allCommands, programWith } from './program.js';

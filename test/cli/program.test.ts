@@ -7,6 +7,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, expect, test } from '@jest/globals';
 import { buildProgram, EXIT_USAGE, main } from '../../src/cli/main.js';
+import { CLUSTER_COMMAND_NAMES, commandsFor } from '../../src/cli/program.js';
 
 const version = (JSON.parse(fs.readFileSync('package.json', 'utf8')) as { version: string }).version;
 
@@ -55,6 +56,20 @@ describe('pullfleet program', () => {
     const result = await run(...args);
     expect(result.code).toBe(EXIT_USAGE);
     expect(result.err).toContain(message);
+  });
+
+  test('start-up loads only what the command given needs: nothing for --version, one command for a command, all for help', async () => {
+    expect(await commandsFor(['node', 'pullfleet', '--version'])).toHaveLength(0);
+    expect(await commandsFor(['node', 'pullfleet', 'status', '--cluster', 'east'])).toHaveLength(1);
+    expect(await commandsFor(['node', 'pullfleet', '--help'])).toHaveLength(7);
+    expect(await commandsFor(['node', 'pullfleet', 'bogus'])).toHaveLength(7);
+  });
+
+  test('the binary loads the Kubernetes client ahead of tsx for exactly the commands that talk to a cluster', () => {
+    const bin = fs.readFileSync('bin/pullfleet.js', 'utf8');
+    const listed = /^const CLUSTER_COMMANDS = new Set\(\[(.*)\]\);$/m.exec(bin)?.[1];
+    expect(listed?.split(',').map((name) => name.trim().replace(/'/g, ''))).toStrictEqual([...CLUSTER_COMMAND_NAMES]);
+    expect(CLUSTER_COMMAND_NAMES).toStrictEqual(['status', 'inventory', 'migrate']);
   });
 
   test('help exits 0 and lists every command', async () => {

@@ -1,7 +1,8 @@
 /**
  * The cluster-facing commands, run the way users run them (`node bin/pullfleet.js …` with a kubeconfig
  * file), against a real API server: `inventory pull` pages through 1,000 ManagedClusters, `inventory diff`
- * sees a label change made on the hub, and `status` reads FleetReports and exits by what they say.
+ * sees a label change made on the hub, and `status` reads FleetReports and exits by what they say, names a
+ * pull ApplicationSet without its report, and says which list a user without the RBAC for it could not read.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -10,11 +11,12 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import { describeRealServer } from '../support/real-server.js';
-import { loadKubeConfig } from '../support/envtest-cluster.js';
+import { loadKubeConfig, serviceAccountKubeconfig } from '../support/envtest-cluster.js';
 import { RawApiError, RawClient, type RawObject } from '../support/raw-client.js';
 import { fleetCluster, fleetSets } from '../model/placement/inventory-fixtures.js';
 import { applicationSet, decision, hubApp, work, type Feedback } from '../model/report/fixtures.js';
 import { computeFleetReport } from '../../src/model/report/report.js';
+import { buildExpectedApplicationsConfigMap } from '../../src/model/runtime/expected-apps.js';
 import { parseInventory } from '../../src/model/placement/inventory.js';
 
 const BIN = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'bin', 'pullfleet.js');
@@ -178,6 +180,68 @@ describeRealServer('pullfleet inventory and status through the binary', (kubecon
     const ok = pullfleet(['status', '--kubeconfig', kubeconfigPath, '-n', namespace, '--no-static']);
     expect({ code: ok.code, err: ok.err }).toEqual({ code: 0, err: '' });
     expect(ok.out).toContain('cluster-00001');
+  });
+
+  test('status as a user who may not list ConfigMaps says the Missing rows of autonomous spokes are not shown, with the 403; a pull ApplicationSet without its report is Unknown', async () => {
+    // GIVEN a namespace with a pull ApplicationSet that has no FleetReport, an autonomous spoke's expected
+    // list, and a ServiceAccount that may list FleetReports, ApplicationSets and Applications, not ConfigMaps
+    const namespace = 'cli-rbac';
+    const admin = loadKubeConfig(kubeconfigPath);
+    const ensure = async (object: RawObject) => {
+      try {
+        await client.create(object);
+      } catch (e) {
+        if (!(e instanceof RawApiError && e.code === 409)) throw e;
+      }
+    };
+    await ensure({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
+    await ensure({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'status-viewer', namespace } });
+    await ensure({
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRole',
+      metadata: { name: 'pullfleet-test-status-viewer' },
+      rules: [
+        { apiGroups: ['pullfleet.io'], resources: ['fleetreports'], verbs: ['list'] },
+        { apiGroups: ['argoproj.io'], resources: ['applications', 'applicationsets'], verbs: ['list'] },
+      ],
+    });
+    await ensure({
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRoleBinding',
+      metadata: { name: 'pullfleet-test-status-viewer' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'pullfleet-test-status-viewer' },
+      subjects: [{ kind: 'ServiceAccount', name: 'status-viewer', namespace }],
+    });
+    const appSet = applicationSet({ name: 'metrics' }) as unknown as RawObject;
+    await ensure({ ...appSet, metadata: { name: 'metrics', namespace } });
+    await ensure(
+      buildExpectedApplicationsConfigMap({
+        spoke: 'store-001',
+        namespace,
+        applications: ['api-store-001'],
+        folder: 'dist/hub/spokes/store-001',
+      }) as unknown as RawObject,
+    );
+    const viewer = join(dir, 'viewer.kubeconfig');
+    writeFileSync(viewer, await serviceAccountKubeconfig(admin, namespace, 'status-viewer'));
+
+    // WHEN status runs as that user
+    const result = pullfleet(['status', '--kubeconfig', viewer, '-n', namespace]);
+
+    // THEN the ApplicationSet is Unknown (exit 1) and stderr names the ConfigMaps the server refused
+    expect(result.code).toBe(1);
+    expect(result.out).toContain(`ApplicationSet ${namespace}/metrics (placement prod)`);
+    expect(result.out).toContain(`Unknown: no FleetReport for ApplicationSet ${namespace}/metrics`);
+    expect(result.err).toContain(
+      'pullfleet status: the Missing rows of agent-autonomous spokes (expected Applications the principal does not mirror) are not shown',
+    );
+    expect(result.err).toContain(
+      'not allowed to list ConfigMaps labelled pullfleet.io/expected-applications-for on the hub at https://127.0.0.1:',
+    );
+    expect(result.err).toContain(
+      `(403 Forbidden): GET /api/v1/configmaps: 403 configmaps is forbidden: User "system:serviceaccount:${namespace}:status-viewer" cannot list resource "configmaps" in API group "" at the cluster scope`,
+    );
+    expect(result.err.split('\n').filter(Boolean)).toHaveLength(1);
   });
 
   test('status against an API server that is not there exits 2 with a message naming it', () => {

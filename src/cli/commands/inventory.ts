@@ -25,6 +25,7 @@ import {
   type ManagedClusterSetObject,
 } from '../../model/placement/inventory.js';
 import { dnsLabelRule } from '../../model/validation/rules.js';
+import { positiveIntegerOption, secondsOption } from '../support/number-options.js';
 import { cannotWriteFileProblem } from '../support/output-folder.js';
 import { explainError, loadUserKubeConfig } from './status.js';
 
@@ -240,15 +241,6 @@ export async function runInventoryDiff(options: InventoryDiffOptions, io: Invent
   }
 }
 
-function positive(flag: string, integer: boolean): (value: string) => number {
-  return (value: string) => {
-    const n = Number(value);
-    if (!Number.isFinite(n) || n <= 0 || (integer && !Number.isInteger(n)))
-      throw new Error(`${flag} must be a positive ${integer ? 'integer' : 'number'}, got "${value}"`);
-    return n;
-  };
-}
-
 function connectionOptions(command: Command): Command {
   return command
     .option('--kubeconfig <path>', 'kubeconfig file of the hub (default: $KUBECONFIG or ~/.kube/config)')
@@ -256,12 +248,12 @@ function connectionOptions(command: Command): Command {
     .option(
       '--timeout <seconds>',
       `give up on the hub after this many seconds per request (default: ${DEFAULT_INVENTORY_TIMEOUT_SECONDS})`,
-      positive('--timeout', false),
+      secondsOption({ flag: '--timeout', example: DEFAULT_INVENTORY_TIMEOUT_SECONDS }),
     )
     .option(
       '--page-size <n>',
       `objects per list request (default: ${DEFAULT_PAGE_SIZE})`,
-      positive('--page-size', true),
+      positiveIntegerOption({ flag: '--page-size', example: DEFAULT_PAGE_SIZE }),
     );
 }
 

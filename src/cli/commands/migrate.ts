@@ -17,6 +17,7 @@ import {
   SUBSCRIPTION_GROUP,
 } from '../../migrate/subscriptions.js';
 import { type JsonObject, type KubeObject } from '../../model/core/types.js';
+import { secondsOption } from '../support/number-options.js';
 import { writeFileAtomic } from './inventory.js';
 import { explainError, loadUserKubeConfig } from './status.js';
 
@@ -32,6 +33,9 @@ export const SUBSCRIPTION = kind(SUBSCRIPTION_GROUP, 'v1', 'Subscription', 'subs
 export const CHANNEL = kind(SUBSCRIPTION_GROUP, 'v1', 'Channel', 'channels');
 export const PLACEMENT_RULE = kind(SUBSCRIPTION_GROUP, 'v1', 'PlacementRule', 'placementrules');
 export const OCM_PLACEMENT = kind('cluster.open-cluster-management.io', 'v1beta1', 'Placement', 'placements');
+
+/** Default of `--timeout` (seconds per request to the hub). */
+export const DEFAULT_MIGRATE_TIMEOUT_SECONDS = 30;
 
 export interface MigrateOptions {
   readonly files: readonly string[];
@@ -97,7 +101,7 @@ export async function readHubObjects(
   env: NodeJS.ProcessEnv,
 ): Promise<{ objects: JsonObject[]; hub: string }> {
   const client = new KubeClient(loadUserKubeConfig(options.kubeconfig, options.context, env), {
-    requestTimeoutMs: (options.timeout ?? 30) * 1000,
+    requestTimeoutMs: (options.timeout ?? DEFAULT_MIGRATE_TIMEOUT_SECONDS) * 1000,
   });
   const hub = client.serverUrl.replace(/\/$/, '');
   try {
@@ -196,12 +200,11 @@ export function registerMigrate(program: Command): void {
     .argument('[files...]', 'YAML files with Subscriptions, Channels, PlacementRules and Placements')
     .option('--kubeconfig <path>', 'read them from the hub with this kubeconfig instead of files')
     .option('--context <name>', 'kubeconfig context of the hub (implies reading from the hub)')
-    .option('--timeout <seconds>', 'seconds per request to the hub (default: 30)', (value: string) => {
-      const n = Number(value);
-      if (!Number.isFinite(n) || n <= 0)
-        throw new Error(`--timeout must be a positive number of seconds, got "${value}"`);
-      return n;
-    })
+    .option(
+      '--timeout <seconds>',
+      `seconds per request to the hub (default: ${DEFAULT_MIGRATE_TIMEOUT_SECONDS})`,
+      secondsOption({ flag: '--timeout', example: DEFAULT_MIGRATE_TIMEOUT_SECONDS }),
+    )
     .option('-o, --output <file>', 'write the code here (default: stdout); an existing file needs --force')
     .option('--report <file>', 'write the report here (default: stderr)')
     .option(

@@ -3,13 +3,15 @@
  * statically delivered apps, the pull-labelled hub Applications and their works; for agent-model apps no
  * ApplicationSet generates, the hub Applications the argocd-agent principal keeps, checked against the
  * expected-Application lists synth renders for agent-autonomous spokes) through the user's
- * kubeconfig; rendering is in status-render.ts. Exit code 0 when all is well, 1 when anything is
- * degraded, missing or stale, 2 when the hub could not be read.
+ * kubeconfig; rendering is in status-render.ts. Exit code 0 when all is well; 1 when anything is
+ * degraded, missing, stale or unknown (an ApplicationSet without its report), or a name given matches
+ * nothing; 2 when the hub could not be read. A list the user may not read (403) is left out with a line
+ * on stderr saying what is not shown.
  */
 import type { KubeConfig } from '../../kube/client.js';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { KubeApiError, KubeClient, KubeTimeoutError, loadKubeConfig } from '../../kube/client.js';
-import { APPLICATION, CONFIG_MAP, MANIFEST_WORK } from '../../kube/resources.js';
+import { APPLICATION, APPLICATION_SET, CONFIG_MAP, MANIFEST_WORK } from '../../kube/resources.js';
 import { FLEET_REPORT } from '../../kube/resources.js';
 import {
   DELIVERY_ANNOTATION,
@@ -22,13 +24,16 @@ import {
 import { type Application, type ManifestWork } from '../../model/core/types.js';
 import { type ConfigMapObject } from '../../model/delivery/appset.js';
 import { isPullApplication, owningApplicationSet, targetCluster } from '../../model/delivery/manifestwork.js';
+import { nearestName } from '../../model/core/nearest.js';
 import { FLEET_REPORT_CRD_NAME } from '../../model/report/report-crd.js';
 import {
   REPORT_DELIVERY_MODEL_LABEL,
   agentApplicationRows,
   isAgentModel,
+  isReportedApplicationSet,
   reportCluster,
   staticApplicationRows,
+  type ApplicationSet,
   type FleetReportRow,
   type FleetReport,
 } from '../../model/report/report.js';
@@ -40,6 +45,7 @@ import {
 } from '../../model/runtime/expected-apps.js';
 import {
   EXIT_ERROR,
+  EXIT_PROBLEMS,
   appResourcesFromApplication,
   appResourcesFromWork,
   renderResourceOutput,
@@ -51,6 +57,7 @@ import {
   groupFromAgentRows,
   groupFromReport,
   groupFromStaticRows,
+  groupFromUnreportedApplicationSet,
   renderOutput,
   statusExitCode,
   useColor,
@@ -61,6 +68,7 @@ import { abortableSleep } from '../../kube/timers.js';
 import { ROLLOUT_KIND_LABEL } from '../../model/rollout/policy.js';
 import { isWavedApplication } from '../../model/rollout/static.js';
 import { rolloutSummaries } from '../support/rollout-status.js';
+import { secondsOption } from '../support/number-options.js';
 
 /** Where status comes from: the hub API in real use, a fake in tests. */
 export interface StatusSource {
@@ -86,6 +94,8 @@ export interface StatusSource {
   listClusterWorks?(cluster: string): Promise<ManifestWork[] | undefined>;
   /** The rollout state ConfigMaps of waved static apps (label `pullfleet.io/rollout-kind=state`); none when left out. */
   listRolloutStates?(namespace?: string): Promise<ConfigMapObject[]>;
+  /** The ApplicationSets (to find pull ApplicationSets without a FleetReport); none when left out. */
+  listApplicationSets?(namespace?: string): Promise<ApplicationSet[]>;
   close(): void;
 }
 
@@ -94,6 +104,26 @@ export class StatusError extends Error {
   constructor(message: string) {
     super(message);
     this.name = 'StatusError';
+  }
+}
+
+/** A name given on the command line (an ApplicationSet, `--cluster`, `--app`) that matches nothing on the hub: exit 1. */
+export class StatusNotFoundError extends StatusError {
+  constructor(
+    message: string,
+    /** Lists the user may not read, which may be why nothing matched (see {@link StatusReading}). */
+    readonly unreadable: readonly string[] = [],
+  ) {
+    super(message);
+    this.name = 'StatusNotFoundError';
+  }
+}
+
+/** A list the user may not read (403 Forbidden): status goes on without it and says what it leaves out. */
+export class StatusForbiddenError extends StatusError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'StatusForbiddenError';
   }
 }
 
@@ -125,7 +155,9 @@ export function explainError(error: unknown, what: string, hub: string): StatusE
         `the hub at ${hub} rejected the credentials (401 Unauthorized): refresh your kubeconfig login`,
       );
     if (error.statusCode === 403)
-      return new StatusError(`not allowed to list ${what} on the hub at ${hub} (403 Forbidden): ${error.message}`);
+      return new StatusForbiddenError(
+        `not allowed to list ${what} on the hub at ${hub} (403 Forbidden): ${error.message}`,
+      );
     return new StatusError(`listing ${what} on the hub at ${hub} failed: ${error.message}`);
   }
   const code = (error as { code?: unknown } | undefined)?.code;
@@ -179,21 +211,21 @@ export function kubeStatusSource(kubeConfig: KubeConfig, options: { timeoutMs?: 
         const scope = { labelSelector: PULL_LABEL, ...(namespace ? { namespace } : {}) };
         return (await client.list<Application>(APPLICATION, scope)).items.filter(isPullApplication);
       } catch (error) {
-        // No Argo CD on this API server, or not allowed to read apps: there are no static apps to show.
-        if (error instanceof KubeApiError && (error.statusCode === 404 || error.statusCode === 403)) return [];
-        throw explainError(error, 'Applications', hub);
+        // No Argo CD on this API server: there are no static apps to show.
+        if (error instanceof KubeApiError && error.statusCode === 404) return [];
+        throw explainError(error, `Applications labelled ${PULL_LABEL}`, hub);
       }
     },
     async listAgentApplications(namespace) {
+      const scope = {
+        labelSelector: `${REPORT_DELIVERY_MODEL_LABEL} in (agent-managed,agent-autonomous)`,
+        ...(namespace ? { namespace } : {}),
+      };
       try {
-        const scope = {
-          labelSelector: `${REPORT_DELIVERY_MODEL_LABEL} in (agent-managed,agent-autonomous)`,
-          ...(namespace ? { namespace } : {}),
-        };
         return (await client.list<Application>(APPLICATION, scope)).items.filter((app) => isAgentModel(app));
       } catch (error) {
-        if (error instanceof KubeApiError && (error.statusCode === 404 || error.statusCode === 403)) return [];
-        throw explainError(error, 'Applications', hub);
+        if (error instanceof KubeApiError && error.statusCode === 404) return [];
+        throw explainError(error, `Applications labelled ${scope.labelSelector}`, hub);
       }
     },
     async listExpectedApplications(cluster) {
@@ -202,9 +234,8 @@ export function kubeStatusSource(kubeConfig: KubeConfig, options: { timeoutMs?: 
         const labelSelector = cluster ? `${EXPECTED_APPLICATIONS_LABEL}=${cluster}` : EXPECTED_APPLICATIONS_LABEL;
         return (await client.list<ConfigMapObject>(CONFIG_MAP, { labelSelector })).items;
       } catch (error) {
-        // Not allowed to read ConfigMaps: autonomous spokes are shown as before, from what the principal mirrors.
-        if (error instanceof KubeApiError && (error.statusCode === 404 || error.statusCode === 403)) return [];
-        throw explainError(error, 'ConfigMaps (expected Applications of agent-autonomous spokes)', hub);
+        if (error instanceof KubeApiError && error.statusCode === 404) return [];
+        throw explainError(error, `ConfigMaps labelled ${EXPECTED_APPLICATIONS_LABEL}`, hub);
       }
     },
     async listClusterWorks(cluster) {
@@ -221,9 +252,17 @@ export function kubeStatusSource(kubeConfig: KubeConfig, options: { timeoutMs?: 
         const scope = { labelSelector: `${ROLLOUT_KIND_LABEL}=state`, ...(namespace ? { namespace } : {}) };
         return (await client.list<ConfigMapObject>(CONFIG_MAP, scope)).items;
       } catch (error) {
-        // Not allowed to read ConfigMaps: the waved apps are still shown, without their rollout.
-        if (error instanceof KubeApiError && (error.statusCode === 404 || error.statusCode === 403)) return [];
-        throw explainError(error, 'ConfigMaps (rollout state of waved apps)', hub);
+        if (error instanceof KubeApiError && error.statusCode === 404) return [];
+        throw explainError(error, `ConfigMaps labelled ${ROLLOUT_KIND_LABEL}=state`, hub);
+      }
+    },
+    async listApplicationSets(namespace) {
+      try {
+        return (await client.list<ApplicationSet>(APPLICATION_SET, namespace ? { namespace } : {})).items;
+      } catch (error) {
+        // No Argo CD on this API server: no ApplicationSet can lack its report.
+        if (error instanceof KubeApiError && error.statusCode === 404) return [];
+        throw explainError(error, 'ApplicationSets', hub);
       }
     },
     async listStaticWorks() {
@@ -252,25 +291,107 @@ export interface CollectOptions {
   readonly now: Date;
 }
 
+/** What status read: the tables, and one line per list it was not allowed to read, saying what is left out. */
+export interface StatusReading {
+  readonly groups: StatusGroup[];
+  readonly unreadable: string[];
+}
+
+/** Reads through `source`, noting lists the user may not read (403) in `unreadable` instead of failing. */
+class Reader {
+  readonly unreadable: string[] = [];
+
+  /** `read()` (`fallback` when the source has no such list); on 403, `fallback` and a line saying that `leftOut`. */
+  async optional<T>(read: (() => Promise<T>) | undefined, fallback: T, leftOut: string): Promise<T> {
+    if (!read) return fallback;
+    try {
+      return await read();
+    } catch (error) {
+      if (!(error instanceof StatusForbiddenError)) throw error;
+      this.unreadable.push(`${leftOut}: ${error.message}`);
+      return fallback;
+    }
+  }
+}
+
+const LEFT_OUT = {
+  applicationSets:
+    'pull ApplicationSets without a FleetReport are not shown (grant list on applicationsets.argoproj.io to see them)',
+  pullApplications: 'statically delivered apps are not shown (grant list on applications.argoproj.io to see them)',
+  agentApplications:
+    'agent-model apps no ApplicationSet generates are not shown (grant list on applications.argoproj.io to see them)',
+  expectedApplications:
+    "the Missing rows of agent-autonomous spokes (expected Applications the principal does not mirror) are not shown (grant list on configmaps in the hub's Argo CD namespace to see them)",
+  rolloutStates: 'the rollouts of waved static apps are not shown (grant list on configmaps to see them)',
+} as const;
+
+const byName = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/** At most `max` names, sorted, then how many more. */
+function someNames(names: Iterable<string>, max = 10): string {
+  const sorted = [...new Set(names)].sort(byName);
+  const shown = sorted.slice(0, max).join(', ');
+  return sorted.length > max ? `${shown} and ${sorted.length - max} more` : shown;
+}
+
+/** `"given"`, with the known name it most likely stands for and the known ones (some), for a not-found message. */
+function didYouMean(given: string, known: Iterable<string>, what: string): string {
+  const names = [...new Set(known)];
+  if (names.length === 0) return `the hub has no ${what}`;
+  const near = nearestName(given, names);
+  return `${near ? `did you mean "${near}"? ` : ''}${what}: ${someNames(names)}`;
+}
+
 /** Every table to show: one per FleetReport, plus one per namespace of static applications. */
 export async function collectStatus(source: StatusSource, options: CollectOptions): Promise<StatusGroup[]> {
-  const reports = (await source.listReports(options.namespace)).filter(
-    (report) => !options.name || report.metadata.name === options.name || report.spec?.applicationSet === options.name,
+  return (await readStatus(source, options)).groups;
+}
+
+/**
+ * Every table to show: one per FleetReport and per pull ApplicationSet that has none (a problem), plus one per
+ * namespace of static applications and of agent-model applications no ApplicationSet generates. Throws
+ * {@link StatusNotFoundError} when `options.name` names no such ApplicationSet.
+ */
+export async function readStatus(source: StatusSource, options: CollectOptions): Promise<StatusReading> {
+  const reader = new Reader();
+  const allReports = await source.listReports(options.namespace);
+  const appSets = await reader.optional(
+    source.listApplicationSets && (() => source.listApplicationSets!(options.namespace)),
+    [],
+    LEFT_OUT.applicationSets,
   );
-  const groups = reports.map(groupFromReport);
-  if (options.name && groups.length === 0) {
-    throw new StatusError(
-      `no FleetReport for ApplicationSet "${options.name}"${options.namespace ? ` in namespace ${options.namespace}` : ''}: is it a pull ApplicationSet and is the controller running?`,
-    );
-  }
+  const key = (namespace: string | undefined, name: string) => `${namespace ?? ''}/${name}`;
+  const reportedName = (report: FleetReport) => report.spec?.applicationSet || report.metadata.name;
+  const withReport = new Set(allReports.map((report) => key(report.metadata.namespace, reportedName(report))));
+  const unreported = appSets.filter(
+    (appSet) =>
+      !appSet.metadata.deletionTimestamp &&
+      isReportedApplicationSet(appSet) &&
+      !withReport.has(key(appSet.metadata.namespace, appSet.metadata.name)),
+  );
+  const wanted = (name: string) => !options.name || name === options.name;
+  const groups = [
+    ...allReports.filter((report) => wanted(report.metadata.name) || wanted(reportedName(report))).map(groupFromReport),
+    ...unreported.filter((appSet) => wanted(appSet.metadata.name)).map(groupFromUnreportedApplicationSet),
+  ];
+  if (options.name && groups.length === 0)
+    throw unknownApplicationSet(source, options, allReports, appSets, reader.unreadable);
   if (options.includeStatic !== false && !options.name) {
-    const apps = (await source.listPullApplications(options.namespace)).filter((app) =>
+    const apps = (
+      await reader.optional(() => source.listPullApplications(options.namespace), [], LEFT_OUT.pullApplications)
+    ).filter((app) =>
       [DELIVERY_STATIC, DELIVERY_WAVED].includes(app.metadata.annotations?.[DELIVERY_ANNOTATION] ?? ''),
     );
     if (apps.length > 0) {
       const works = await source.listStaticWorks();
       const rollouts = apps.some(isWavedApplication)
-        ? rolloutSummaries((await source.listRolloutStates?.(options.namespace)) ?? [])
+        ? rolloutSummaries(
+            await reader.optional(
+              source.listRolloutStates && (() => source.listRolloutStates!(options.namespace)),
+              [],
+              LEFT_OUT.rolloutStates,
+            ),
+          )
         : [];
       const byNamespace = new Map<string, Application[]>();
       for (const app of apps) {
@@ -287,10 +408,18 @@ export async function collectStatus(source: StatusSource, options: CollectOption
     // Applications the principal mirrors, managed ones rendered one by one) get a table per namespace.
     // Agent-autonomous spokes' expected Applications (listed by synth) join the table of the namespace
     // the principal mirrors them into (the spoke's name): those it does not mirror are Missing.
-    const agentApps = ((await source.listAgentApplications?.(options.namespace)) ?? []).filter(
-      (app) => owningApplicationSet(app) === undefined,
+    const agentApps = (
+      await reader.optional(
+        source.listAgentApplications && (() => source.listAgentApplications!(options.namespace)),
+        [],
+        LEFT_OUT.agentApplications,
+      )
+    ).filter((app) => owningApplicationSet(app) === undefined);
+    const expectations = await reader.optional(
+      source.listExpectedApplications && (() => source.listExpectedApplications!(options.namespace)),
+      [],
+      LEFT_OUT.expectedApplications,
     );
-    const expectations = (await source.listExpectedApplications?.(options.namespace)) ?? [];
     const agentByNamespace = new Map<string, Application[]>();
     for (const app of agentApps) {
       const ns = app.metadata.namespace ?? '';
@@ -320,7 +449,33 @@ export async function collectStatus(source: StatusSource, options: CollectOption
       groups.push(groupFromAgentRows(ns, [...rows, ...(problemRows.get(ns) ?? [])]));
     }
   }
-  return groups;
+  return { groups, unreadable: reader.unreadable };
+}
+
+/** Why no table matches the ApplicationSet `options.name`: not a pull ApplicationSet, or no such name (with the known ones). */
+function unknownApplicationSet(
+  source: StatusSource,
+  options: CollectOptions,
+  reports: readonly FleetReport[],
+  appSets: readonly ApplicationSet[],
+  unreadable: readonly string[],
+): StatusNotFoundError {
+  const where = options.namespace ? ` in namespace ${options.namespace}` : '';
+  const other = appSets.find((appSet) => appSet.metadata.name === options.name);
+  if (other) {
+    return new StatusNotFoundError(
+      `ApplicationSet ${other.metadata.namespace ?? ''}/${other.metadata.name} is not a pull ApplicationSet (its template has no ${PULL_LABEL}: "true" label) nor an agent-managed one, so it has no FleetReport and status cannot show it: pass the name of a pull ApplicationSet, or leave the name out to see every one`,
+      unreadable,
+    );
+  }
+  const known = [
+    ...reports.map((report) => report.spec?.applicationSet || report.metadata.name),
+    ...appSets.filter(isReportedApplicationSet).map((appSet) => appSet.metadata.name),
+  ];
+  return new StatusNotFoundError(
+    `no pull ApplicationSet "${options.name}"${where} on the hub at ${source.description}: ${didYouMean(options.name ?? '', known, 'pull ApplicationSets')}`,
+    unreadable,
+  );
 }
 
 /**
@@ -333,38 +488,125 @@ export async function collectResources(
   query: ResourceQuery,
   namespace?: string,
 ): Promise<AppResources[]> {
+  return (await readResources(source, query, namespace)).apps;
+}
+
+/** One app the hub shows, whatever the query: for naming the known clusters and apps when nothing matches. */
+interface SeenApp {
+  readonly cluster: string;
+  readonly application: string;
+  /** The ApplicationSet generating it. */
+  readonly owner?: string;
+}
+
+const seenApp = (cluster: string, application: string, owner: string | undefined): SeenApp => ({
+  cluster,
+  application,
+  ...(owner ? { owner } : {}),
+});
+
+/**
+ * {@link collectResources}, plus the lists the user may not read. Throws {@link StatusNotFoundError} when
+ * `--cluster` or `--app` matches no app, naming the known ones.
+ */
+export async function readResources(
+  source: StatusSource,
+  query: ResourceQuery,
+  namespace?: string,
+): Promise<{ apps: AppResources[]; unreadable: string[] }> {
+  const reader = new Reader();
+  const inNamespace = (app: { namespace: string }) => namespace === undefined || app.namespace === namespace;
   const wanted = (app: { application: string; namespace: string }, owner?: string): boolean =>
-    (namespace === undefined || app.namespace === namespace) &&
-    (query.app === undefined || app.application === query.app || owner === query.app);
+    inNamespace(app) && (query.app === undefined || app.application === query.app || owner === query.app);
   const apps: AppResources[] = [];
-  const agentApps = (await source.listAgentApplications?.(namespace)) ?? [];
+  const seen: SeenApp[] = [];
+  const agentApps = await reader.optional(
+    source.listAgentApplications && (() => source.listAgentApplications!(namespace)),
+    [],
+    LEFT_OUT.agentApplications,
+  );
   const ownerName = (app: Application) => owningApplicationSet(app)?.split('/')[1];
-  const works = query.cluster !== undefined ? await source.listClusterWorks?.(query.cluster) : undefined;
+  // The cluster's works, unless they cannot be read or there are none yet: then the hub Applications targeting it.
+  const clusterWorks = query.cluster !== undefined ? await source.listClusterWorks?.(query.cluster) : undefined;
+  const works = clusterWorks?.length ? clusterWorks : undefined;
+  let pullApps: Application[] | undefined;
+  const readPullApps = async () =>
+    (pullApps ??= await reader.optional(() => source.listPullApplications(namespace), [], LEFT_OUT.pullApplications));
   if (works) {
     for (const work of works) {
       const resources = appResourcesFromWork(work);
       const owner = work.metadata.annotations?.[HOSTING_APPSET_ANNOTATION]?.split('/')[1];
+      if (resources && inNamespace(resources)) seen.push(seenApp(resources.cluster, resources.application, owner));
       if (resources && wanted(resources, owner)) apps.push(resources);
     }
   } else {
-    for (const app of await source.listPullApplications(namespace)) {
+    for (const app of await readPullApps()) {
       const cluster = targetCluster(app) ?? '';
+      const owner = ownerName(app);
+      if (inNamespace({ namespace: app.metadata.namespace ?? '' }))
+        seen.push(seenApp(cluster, app.metadata.name, owner));
       if (query.cluster !== undefined && cluster !== query.cluster) continue;
       const resources = appResourcesFromApplication(app, cluster);
-      if (wanted(resources, ownerName(app))) apps.push(resources);
+      if (wanted(resources, owner)) apps.push(resources);
     }
   }
   for (const app of agentApps) {
     const cluster = reportCluster(app) ?? '';
+    const owner = ownerName(app);
+    if (inNamespace({ namespace: app.metadata.namespace ?? '' })) seen.push(seenApp(cluster, app.metadata.name, owner));
     if (query.cluster !== undefined && cluster !== query.cluster) continue;
     const resources = appResourcesFromApplication(app, cluster);
-    if (wanted(resources, ownerName(app))) apps.push(resources);
+    if (wanted(resources, owner)) apps.push(resources);
   }
-  return apps;
+  if (apps.length === 0 && (query.cluster !== undefined || query.app !== undefined)) {
+    // Read from the cluster's works only: the other clusters come from the hub Applications.
+    if (works) {
+      for (const app of await readPullApps())
+        seen.push(seenApp(targetCluster(app) ?? '', app.metadata.name, ownerName(app)));
+    }
+    throw nothingFound(source, query, namespace, seen, reader.unreadable);
+  }
+  return { apps, unreadable: reader.unreadable };
+}
+
+/** Why `--cluster` / `--app` matched no app: which name is unknown, what it may stand for, the known ones. */
+function nothingFound(
+  source: StatusSource,
+  query: ResourceQuery,
+  namespace: string | undefined,
+  seen: readonly SeenApp[],
+  unreadable: readonly string[],
+): StatusNotFoundError {
+  const where = `${namespace ? ` in namespace ${namespace}` : ''} on the hub at ${source.description}`;
+  const clusters = new Set(seen.map((app) => app.cluster).filter(Boolean));
+  const names = new Set(seen.flatMap((app) => [app.application, ...(app.owner ? [app.owner] : [])]));
+  if (query.cluster !== undefined && !clusters.has(query.cluster)) {
+    return new StatusNotFoundError(
+      `no application runs on cluster "${query.cluster}"${where}: ${didYouMean(query.cluster, clusters, 'clusters with applications')}`,
+      unreadable,
+    );
+  }
+  if (query.app !== undefined && !names.has(query.app)) {
+    return new StatusNotFoundError(
+      `no application or ApplicationSet "${query.app}"${where}: ${didYouMean(query.app, names, 'applications and ApplicationSets')}`,
+      unreadable,
+    );
+  }
+  if (query.app === undefined)
+    return new StatusNotFoundError(`no application runs on cluster "${query.cluster}"${where}`, unreadable);
+  const runsOn = seen
+    .filter((app) => app.application === query.app || app.owner === query.app)
+    .map((app) => app.cluster);
+  return new StatusNotFoundError(
+    `application "${query.app}" has nothing on cluster "${query.cluster ?? ''}"${where}: it runs on ${someNames(runsOn)}`,
+    unreadable,
+  );
 }
 
 /** Default of `--timeout`. */
 export const DEFAULT_TIMEOUT_SECONDS = 10;
+/** Default of `--interval`. */
+export const DEFAULT_INTERVAL_SECONDS = 2;
 
 export interface StatusOptions {
   /** Seconds each request to the hub may take. @default 10 */
@@ -426,49 +668,62 @@ export async function runStatus(options: StatusOptions, io: StatusIo): Promise<n
     ...(options.image !== undefined ? { image: options.image } : {}),
   };
   const resourceView = Object.keys(query).length > 0;
-  const snapshot = async (): Promise<{ text: string; code: number }> => {
+  // One reading of the hub: what goes to stdout (the tables), to stderr (what could not be read, or why
+  // nothing could be shown) and the exit code.
+  const snapshot = async (): Promise<{ out: string; err: string; code: number }> => {
     const now = io.now();
+    const notes = (unreadable: readonly string[]) => unreadable.map((line) => `pullfleet status: ${line}\n`).join('');
     try {
       if (resourceView) {
-        const apps = await collectResources(source, query, options.namespace);
+        const { apps, unreadable } = await readResources(source, query, options.namespace);
         return {
-          text: renderResourceOutput(apps, query, options.output, { now, color }),
+          out: renderResourceOutput(apps, query, options.output, { now, color }),
+          err: notes(unreadable),
           code: resourceExitCode(resourceRows(apps, query), query),
         };
       }
-      const groups = await collectStatus(source, {
+      const { groups, unreadable } = await readStatus(source, {
         namespace: options.namespace,
         name: options.name,
         includeStatic: options.includeStatic,
         now,
       });
-      return { text: renderOutput(groups, options.output, { now, color }), code: statusExitCode(groups) };
+      return {
+        out: renderOutput(groups, options.output, { now, color }),
+        err: notes(unreadable),
+        code: statusExitCode(groups),
+      };
     } catch (error) {
+      if (error instanceof StatusNotFoundError)
+        return { out: '', err: `${notes(error.unreadable)}pullfleet status: ${error.message}\n`, code: EXIT_PROBLEMS };
       const message = explainError(error, 'fleet status', source.description).message;
-      return { text: `pullfleet status: ${message}\n`, code: EXIT_ERROR };
+      return { out: '', err: `pullfleet status: ${message}\n`, code: EXIT_ERROR };
     }
   };
   try {
     if (!options.watch) {
-      const { text, code } = await snapshot();
-      (code === EXIT_ERROR ? io.stderr : io.stdout).write(text);
+      const { out, err, code } = await snapshot();
+      io.stderr.write(err);
+      io.stdout.write(out);
       return code;
     }
-    // --watch: redraw in place on a terminal; elsewhere print each new state once.
-    const intervalMs = Math.max(0.5, options.interval ?? 2) * 1000;
+    // --watch: redraw in place on a terminal; elsewhere print each new state once (what could not be read
+    // is part of the screen).
+    const intervalMs = Math.max(0.5, options.interval ?? DEFAULT_INTERVAL_SECONDS) * 1000;
     const redraw = io.stdout.isTTY === true && options.output === 'table';
     let last = '';
     let code = EXIT_ERROR;
     while (!io.signal.aborted) {
       const result = await snapshot();
+      const text = result.out + result.err;
       code = result.code;
       if (redraw) {
         io.stdout.write(
-          `${CLEAR_SCREEN}${result.text}\nEvery ${intervalMs / 1000}s · ${io.now().toISOString().slice(11, 19)} UTC · Ctrl-C to stop\n`,
+          `${CLEAR_SCREEN}${text}\nEvery ${intervalMs / 1000}s · ${io.now().toISOString().slice(11, 19)} UTC · Ctrl-C to stop\n`,
         );
-      } else if (result.text !== last) {
-        io.stdout.write(result.text);
-        last = result.text;
+      } else if (text !== last) {
+        io.stdout.write(text);
+        last = text;
       }
       await io.sleep(intervalMs, io.signal);
     }
@@ -483,7 +738,7 @@ export function registerStatus(program: Command): void {
   program
     .command('status')
     .description(
-      'show what is running where: one table per pull ApplicationSet (and static apps), problems first; exits 1 when anything is degraded, missing or stale, 2 when the hub cannot be read',
+      'show what is running where: one table per pull ApplicationSet (and static apps), problems first; exits 1 when anything is degraded, missing, stale or unknown, or a name given matches nothing, 2 when the hub cannot be read',
     )
     .argument('[applicationset]', 'only this ApplicationSet')
     .option('--kubeconfig <path>', 'kubeconfig file (default: $KUBECONFIG or ~/.kube/config)')
@@ -491,21 +746,15 @@ export function registerStatus(program: Command): void {
     .option('-n, --namespace <namespace>', 'only this namespace (default: all namespaces)')
     .addOption(new Option('-o, --output <format>', 'output format').choices(['table', 'json', 'yaml']).default('table'))
     .option('-w, --watch', 'refresh until interrupted')
-    .option('--interval <seconds>', 'refresh interval for --watch', (value: string) => {
-      const seconds = Number(value);
-      if (!Number.isFinite(seconds) || seconds <= 0)
-        throw new Error(`--interval must be a positive number of seconds, got "${value}"`);
-      return seconds;
-    })
+    .option(
+      '--interval <seconds>',
+      `refresh interval for --watch (default: ${DEFAULT_INTERVAL_SECONDS})`,
+      secondsOption({ flag: '--interval', example: DEFAULT_INTERVAL_SECONDS }),
+    )
     .option(
       '--timeout <seconds>',
       `give up on the hub after this many seconds per request (default: ${DEFAULT_TIMEOUT_SECONDS})`,
-      (value: string) => {
-        const seconds = Number(value);
-        if (!Number.isFinite(seconds) || seconds <= 0)
-          throw new Error(`--timeout must be a positive number of seconds, got "${value}"`);
-        return seconds;
-      },
+      secondsOption({ flag: '--timeout', example: DEFAULT_TIMEOUT_SECONDS }),
     )
     .option(
       '--no-static',

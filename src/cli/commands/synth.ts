@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import { createRequire } from 'node:module';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { InvalidArgumentError, type Command } from 'commander';
+import { type Command } from 'commander';
 import {
   CLI_ENV,
   FLEET_FILE_ENV,
@@ -20,6 +20,7 @@ import {
 } from '../../constructs/synth-env.js';
 import { readCdk8sConfig, type Cdk8sConfig } from '../support/cdk8s-config.js';
 import { fleetProgramEnv } from '../support/fleet-module.js';
+import { secondsOption } from '../support/number-options.js';
 import { Progress } from '../support/progress.js';
 import {
   cannotWriteProblem,
@@ -413,15 +414,9 @@ export async function runFleetProgram(
   return run.timedOutIn === undefined ? { ok, output } : { ok: false, output, timedOutIn: run.timedOutIn };
 }
 
-/** Parses `--timeout <seconds>`: a positive number (0 turns the limit off). */
+/** Parses `--timeout <seconds>` of synth, validate and plan: a number of seconds (0 turns the limit off). */
 export function parseTimeout(value: string): number {
-  const seconds = Number(value);
-  if (value.trim() === '' || !Number.isFinite(seconds) || seconds < 0) {
-    throw new InvalidArgumentError(
-      `--timeout ${value} is not a number of seconds: give for example --timeout ${DEFAULT_TIMEOUT_SECONDS} (0 for no limit)`,
-    );
-  }
-  return seconds;
+  return secondsOption({ flag: '--timeout', example: DEFAULT_TIMEOUT_SECONDS, zero: 'no limit' })(value);
 }
 
 /** The output folder synth writes: `outdir`, else `output` of cdk8s.yaml, else dist (absolute). */

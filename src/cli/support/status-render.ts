@@ -6,8 +6,10 @@ import { rolloutHasProblems, rolloutLines, type RolloutSummary } from './rollout
 import { stringify as toYaml } from 'yaml';
 import {
   isProblemRow,
+  placementNames,
   sortRowsProblemsFirst,
   summarize,
+  type ApplicationSet,
   type FleetReport,
   type FleetReportRow,
   type FleetReportSummary,
@@ -45,9 +47,14 @@ export interface StatusGroup {
   readonly omittedRows?: number;
   /** Static applications: the rollouts of the waved ones in this namespace. */
   readonly rollouts?: readonly RolloutSummary[];
+  /** Why the table cannot be shown (an ApplicationSet without its FleetReport); the group counts as a problem. */
+  readonly problem?: string;
 }
 
-/** Exit codes: 0 all fine, 1 something degraded, missing or stale, 2 the hub could not be read. */
+/**
+ * Exit codes: 0 all fine; 1 something degraded, missing, stale or unknown, or a name given matches nothing;
+ * 2 the hub could not be read.
+ */
 export const EXIT_OK = 0;
 export const EXIT_PROBLEMS = 1;
 export const EXIT_ERROR = 2;
@@ -64,6 +71,22 @@ export function groupFromReport(report: FleetReport): StatusGroup {
     conditions: status?.conditions ?? [],
     rows: sortRowsProblemsFirst(rows),
     ...(status?.omittedRows ? { omittedRows: status.omittedRows } : {}),
+  };
+}
+
+/**
+ * An ApplicationSet that should have a FleetReport and has none: nothing is known of its clusters, so the
+ * group is a problem (Unknown) that says why.
+ */
+export function groupFromUnreportedApplicationSet(appSet: ApplicationSet): StatusGroup {
+  return {
+    kind: 'ApplicationSet',
+    namespace: appSet.metadata.namespace ?? '',
+    name: appSet.metadata.name,
+    placements: placementNames(appSet),
+    summary: summarize([]),
+    rows: [],
+    problem: `no FleetReport for ApplicationSet ${appSet.metadata.namespace ?? ''}/${appSet.metadata.name}, so the state of its clusters is unknown: the pullfleet controller writes one for every pull ApplicationSet; check that it runs on this hub (its install is in dist/<hub>/) and what its log says about this ApplicationSet`,
   };
 }
 
@@ -94,7 +117,9 @@ const GROUP_SORT_SUFFIX: Record<StatusGroup['kind'], string | undefined> = {
 };
 
 function groupHasProblems(group: StatusGroup): boolean {
-  return group.rows.some(isProblemRow) || (group.rollouts ?? []).some(rolloutHasProblems);
+  return (
+    group.problem !== undefined || group.rows.some(isProblemRow) || (group.rollouts ?? []).some(rolloutHasProblems)
+  );
 }
 
 /** Groups in display order: groups with problems first, then by namespace and name. */
@@ -106,7 +131,7 @@ export function sortGroups(groups: readonly StatusGroup[]): StatusGroup[] {
   );
 }
 
-/** 1 when any row is degraded, missing or stale, else 0. */
+/** 1 when any row is degraded, missing, stale or unknown (or an ApplicationSet has no report), else 0. */
 export function statusExitCode(groups: readonly StatusGroup[]): number {
   return groups.some(groupHasProblems) ? EXIT_PROBLEMS : EXIT_OK;
 }
@@ -252,7 +277,12 @@ export function renderGroup(group: StatusGroup, options: RenderOptions): string 
   const width = options.messageWidth ?? 80;
   const title = color ? paint('bold', groupTitle(group)) : groupTitle(group);
   const ready = conditionText(group);
-  const lines = [`${title}${ready ? `  ${ready}` : ''}`, summaryLine(group)];
+  const lines = [`${title}${ready ? `  ${ready}` : ''}`];
+  if (group.problem !== undefined) {
+    lines.push(`Unknown: ${group.problem}`);
+    return lines.join('\n');
+  }
+  lines.push(summaryLine(group));
   if (group.rows.length === 0) {
     lines.push('no clusters selected');
     return lines.join('\n');
@@ -304,7 +334,10 @@ export function statusDocument(groups: readonly StatusGroup[]): { items: StatusG
     items: sorted,
     problems: sorted.reduce(
       (n, group) =>
-        n + group.rows.filter(isProblemRow).length + (group.rollouts ?? []).filter(rolloutHasProblems).length,
+        n +
+        (group.problem !== undefined ? 1 : 0) +
+        group.rows.filter(isProblemRow).length +
+        (group.rollouts ?? []).filter(rolloutHasProblems).length,
       0,
     ),
   };
@@ -404,7 +437,12 @@ function matchesResource(resource: SummaryResource, query: string): boolean {
   );
 }
 
-/** The rows to show for `apps` under `query`, problems first. */
+/** Whether a row is a resource or an image (not a line about what the hub cannot see). */
+function isMatch(row: ResourceRow): boolean {
+  return row.kind !== undefined || row.image !== undefined;
+}
+
+/** The rows to show for `apps` under `query`, problems first; under `--resource` / `--image`, matches first. */
 export function resourceRows(apps: readonly AppResources[], query: ResourceQuery): ResourceRow[] {
   const rows: ResourceRow[] = [];
   const filtering = query.resource !== undefined || query.image !== undefined;
@@ -438,10 +476,13 @@ export function resourceRows(apps: readonly AppResources[], query: ResourceQuery
     if (app.note) rows.push({ ...base, message: app.note, rank: 4, problem: false });
   }
   const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+  // Under --resource or --image what matched comes first, then the apps the hub cannot see into.
+  const unmatched = (row: ResourceRow): number => (filtering && !isMatch(row) ? 1 : 0);
   return rows
     .map((row, index) => ({ row, index }))
     .sort(
       (a, b) =>
+        unmatched(a.row) - unmatched(b.row) ||
         a.row.rank - b.row.rank ||
         compare(a.row.cluster, b.row.cluster) ||
         compare(a.row.application, b.row.application) ||
@@ -453,8 +494,7 @@ export function resourceRows(apps: readonly AppResources[], query: ResourceQuery
 /** 1 when a row is a problem, or a `--resource` / `--image` filter matched nothing; else 0. */
 export function resourceExitCode(rows: readonly ResourceRow[], query: ResourceQuery): number {
   if (rows.some((row) => row.problem)) return EXIT_PROBLEMS;
-  if (query.resource !== undefined && !rows.some((row) => row.kind !== undefined)) return EXIT_PROBLEMS;
-  if (query.image !== undefined && !rows.some((row) => row.image !== undefined)) return EXIT_PROBLEMS;
+  if ((query.resource !== undefined || query.image !== undefined) && !rows.some(isMatch)) return EXIT_PROBLEMS;
   return EXIT_OK;
 }
 
@@ -468,7 +508,11 @@ function queryTitle(query: ResourceQuery): string {
   return `Resources ${where}`;
 }
 
-function resourceSummaryLine(apps: readonly AppResources[], rows: readonly ResourceRow[]): string {
+function resourceSummaryLine(
+  apps: readonly AppResources[],
+  rows: readonly ResourceRow[],
+  query: ResourceQuery,
+): string {
   const resources = rows.filter((row) => row.kind !== undefined);
   const count = (test: (row: ResourceRow) => boolean) => resources.filter(test).length;
   const clusters = new Set(apps.map((app) => app.cluster)).size;
@@ -490,6 +534,10 @@ function resourceSummaryLine(apps: readonly AppResources[], rows: readonly Resou
       : `${resources.length} ${resources.length === 1 ? 'resource' : 'resources'}${stateText.length ? `: ${stateText.join(', ')}` : ''}`,
   );
   if (resources.length > 0) parts.push(`${images} ${images === 1 ? 'image' : 'images'}`);
+  if (query.resource !== undefined || query.image !== undefined) {
+    const notes = rows.filter((row) => !isMatch(row)).length;
+    if (notes > 0) parts.push(`${notes} ${notes === 1 ? 'note' : 'notes'} on what the hub cannot see (listed last)`);
+  }
   return parts.join(' · ');
 }
 
@@ -499,7 +547,7 @@ export function renderResources(apps: readonly AppResources[], query: ResourceQu
   const width = options.messageWidth ?? 80;
   const rows = resourceRows(apps, query);
   const title = color ? paint('bold', queryTitle(query)) : queryTitle(query);
-  const lines = [title, resourceSummaryLine(apps, rows)];
+  const lines = [title, resourceSummaryLine(apps, rows, query)];
   if (apps.length === 0) {
     lines.push('no application found');
     return `${lines.join('\n')}\n`;

@@ -211,12 +211,6 @@ describe('pullfleet inventory pull', () => {
       err: 'pullfleet inventory pull: --hub "Prod_Hub" must consist of lower-case letters, digits and "-", and start and end with a letter or digit: use lower-case letters, digits and "-" (at most 63 characters) (the name of the Hub in fleet.config.ts)\n',
     });
   });
-
-  test('fails when --page-size is not a positive integer', async () => {
-    await expect(run(['pull', '--hub', 'hub', '--page-size', '1.5'])).rejects.toThrow(
-      '--page-size must be a positive integer, got "1.5"',
-    );
-  });
 });
 
 describe('pullfleet inventory diff', () => {
