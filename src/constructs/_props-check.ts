@@ -12,6 +12,7 @@
  * Value rules (a DNS label, a whole number >= 0, a known sync option...) stay with each construct.
  */
 import type { IConstruct } from 'constructs';
+import { nearestName } from '../model/core/nearest.js';
 import type { Taint } from '../model/placement/placement.js';
 
 const INVALID: unique symbol = Symbol('invalid');
@@ -344,35 +345,6 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return proto === Object.prototype || proto === null;
 }
 
-/** Edit distance (for "did you mean"). */
-function distance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    let diagonal = row[0];
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const above = row[j];
-      row[j] = Math.min(row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] === b[j - 1] ? 0 : 1));
-      diagonal = above;
-    }
-  }
-  return row[b.length];
-}
-
-/** The known key `key` most likely stands for, if any (a typo, another case, a missing letter). */
-function nearest(key: string, known: readonly string[]): string | undefined {
-  const lower = key.toLowerCase();
-  const same = known.find((k) => k.toLowerCase() === lower);
-  if (same) return same;
-  let best: { key: string; d: number } | undefined;
-  for (const k of known) {
-    const d = distance(lower, k.toLowerCase());
-    const limit = Math.max(1, Math.min(3, Math.floor(Math.min(k.length, key.length) / 4)));
-    if (d <= limit && (!best || d < best.d)) best = { key: k, d };
-  }
-  return best?.key;
-}
-
 function checkKeys<P>(
   name: string,
   spec: PropSpec<P>,
@@ -387,7 +359,7 @@ function checkKeys<P>(
   for (const [key, item] of Object.entries(value)) {
     const check = checks[key];
     if (!check) {
-      const near = nearest(key, known);
+      const near = nearestName(key, known);
       found.warnings.push(
         `${join(at, key)} is not a prop of ${name}, so ${shown(item)} is ignored: ${near ? `did you mean ${join(at, near)}?` : `remove it (the props are ${known.join(', ')})`}`,
       );

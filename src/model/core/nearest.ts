@@ -1,18 +1,22 @@
 /** "Did you mean": the known name a mistyped one most likely stands for. */
 
-/** Edit distance (Levenshtein) between `a` and `b`. */
+/**
+ * Edit distance between `a` and `b` (optimal string alignment): insertions, deletions, substitutions and
+ * swaps of neighbouring letters each count one.
+ */
 export function editDistance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
+  let before = Array.from({ length: b.length + 1 }, () => 0); // row i - 2
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j); // row i - 1
   for (let i = 1; i <= a.length; i++) {
-    let diagonal = row[0];
-    row[0] = i;
+    const row = [i];
     for (let j = 1; j <= b.length; j++) {
-      const above = row[j];
-      row[j] = Math.min(row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] === b[j - 1] ? 0 : 1));
-      diagonal = above;
+      row[j] = Math.min(previous[j] + 1, row[j - 1] + 1, previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        row[j] = Math.min(row[j], before[j - 2] + 1);
     }
+    [before, previous] = [previous, row];
   }
-  return row[b.length];
+  return previous[b.length];
 }
 
 /**

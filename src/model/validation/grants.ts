@@ -12,6 +12,7 @@
  *   CRDs and pass.
  */
 import { dnsSubdomainProblem } from '../core/names.js';
+import { editDistance } from '../core/nearest.js';
 import { BUILT_IN_API_RESOURCES, KNOWN_CUSTOM_API_RESOURCES, KUBERNETES_VERSIONS } from './api-resources.js';
 import { RESOURCE_NAME } from './object-rules.js';
 
@@ -25,24 +26,15 @@ const KNOWN_GROUPS = [...Object.keys(BUILT_IN_API_RESOURCES), ...Object.keys(KNO
 /** The most resources a message lists; a longer group points at `kubectl api-resources`. */
 const LISTED = 8;
 
-/** Optimal string alignment distance: insertions, deletions, substitutions and swaps of neighbours. */
-function editDistance(a: string, b: string): number {
-  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => [i, ...new Array<number>(b.length).fill(0)]);
-  for (let j = 1; j <= b.length; j++) d[0][j] = j;
-  for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
-        d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
-    }
-  }
-  return d[a.length][b.length];
-}
-
 /** The typos tolerated in a name of `length` characters: none in very short names, two in long ones. */
 function tolerance(length: number): number {
   return length < 4 ? 0 : length < 9 ? 1 : 2;
+}
+
+/** `name` in lower case and the plurals a kind or a singular makes (`Deployment`, `ingress`, `NetworkPolicy`). */
+function pluralForms(name: string): string[] {
+  const lower = name.toLowerCase();
+  return [lower, `${lower}s`, `${lower}es`, ...(lower.endsWith('y') ? [`${lower.slice(0, -1)}ies`] : [])];
 }
 
 /**
@@ -51,8 +43,7 @@ function tolerance(length: number): number {
  */
 function meant(given: string, names: readonly string[]): string | undefined {
   const lower = given.toLowerCase();
-  const forms = [lower, `${lower}s`, `${lower}es`, ...(lower.endsWith('y') ? [`${lower.slice(0, -1)}ies`] : [])];
-  const exact = forms.find((f) => names.includes(f));
+  const exact = pluralForms(given).find((f) => names.includes(f));
   if (exact !== undefined) return exact;
   let best: string | undefined;
   let bestDistance = tolerance(lower.length) + 1;
@@ -93,11 +84,10 @@ function groupProblem(group: string): string | undefined {
 
 /** Where a resource missing from its group is served instead: `[group, resource]`, built-in groups first. */
 function servedElsewhere(group: string, base: string): [string, string] | undefined {
+  const forms = pluralForms(base);
   for (const table of [BUILT_IN_API_RESOURCES, KNOWN_CUSTOM_API_RESOURCES]) {
     for (const other of Object.keys(table).sort()) {
       if (other === group) continue;
-      const lower = base.toLowerCase();
-      const forms = [lower, `${lower}s`, `${lower}es`, ...(lower.endsWith('y') ? [`${lower.slice(0, -1)}ies`] : [])];
       const found = forms.find((f) => table[other].includes(f));
       if (found !== undefined) return [other, found];
     }
