@@ -87,7 +87,8 @@ export function watchFleetProgram(): void {
     process.exit(1);
   });
   process.once('exit', (code) => {
-    if (code !== 0 || session.written) return;
+    // A failed synth the program went on from fails the command, even when another Fleet wrote its output.
+    if (code !== 0 || (session.written && !session.failure)) return;
     const file = fleetFileName();
     process.stderr.write(
       session.failure

@@ -51,6 +51,13 @@ describe('pullfleet synth of a fleet program that goes wrong', () => {
     expect(fs.existsSync(run.out)).toBe(false);
   });
 
+  test('GIVEN the program drops a failed synth and then synthesizes another Fleet THEN synth fails and writes nothing', () => {
+    const run = synth('second-fleet');
+    expect(run.code).toBe(1);
+    expect(run.err).toContain(`pullfleet: ${FIXTURE} caught this error of fleet.synth() and went on`);
+    expect(fs.existsSync(run.out)).toBe(false);
+  });
+
   test('GIVEN fleet.synth() is never called THEN synth says so, not that a Hub is missing', () => {
     const run = synth('no-synth');
     expect(run.code).toBe(1);
@@ -62,9 +69,14 @@ describe('pullfleet synth of a fleet program that goes wrong', () => {
 
   test('GIVEN a Spoke made with the Fleet as scope THEN the message names the Spoke, the fix and the line, with no stack trace', () => {
     const run = synth('stray');
+    const line =
+      fs
+        .readFileSync(FIXTURE, 'utf8')
+        .split('\n')
+        .findIndex((l) => l.includes("new Spoke(fleet, 'stray')")) + 1;
     expect(run.code).toBe(1);
     expect(run.err).toContain(
-      `pullfleet: Spoke "stray" is made in the Fleet itself, which is not inside a Hub: give a Hub (or one of its constructs) as its scope, for example new Spoke(hub, 'stray')\n  at ${FIXTURE}:16:`,
+      `pullfleet: Spoke "stray" is made in the Fleet itself, which is not inside a Hub: give a Hub (or one of its constructs) as its scope, for example new Spoke(hub, 'stray')\n  at ${FIXTURE}:${line}:`,
     );
     expectNoStack(run.err);
   });
