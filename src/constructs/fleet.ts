@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ApiObject, App, Chart } from 'cdk8s';
 import { MANIFEST_FILE, renderManifest } from '../model/core/output-manifest.js';
+import { counted } from '../model/core/words.js';
 import { parsePlanState, PLAN_STATE_FILE } from '../model/plan/state.js';
 import { type ObjectFinding, type PlainObject } from '../model/validation/object-rules.js';
 import {
@@ -121,11 +122,6 @@ class Identity implements ObjectIdentity {
   public get path(): string {
     return this.obj.node.path;
   }
-}
-
-/** `n thing` or `n things`. */
-function count(n: number, thing: string): string {
-  return `${n} ${thing}${n === 1 ? '' : 's'}`;
 }
 
 /** Files written between two progress lines during synth. */
@@ -457,7 +453,6 @@ export class Fleet extends App {
 
   /** Validates and writes every file (see {@link synth}). */
   private write(): void {
-    const elapsed = () => this.elapsed();
     this.treeBuiltAt ??= performance.now();
     const writer = this.scanned ? undefined : OutputWriter.open(this.outdir);
     let files: Array<[string, ApiObject[]]>;
@@ -475,7 +470,7 @@ export class Fleet extends App {
     for (const w of this.strict ? [] : collapseProblems(this.warnings())) this.progress(`warning: ${problemLine(w)}`);
     const objects = files.reduce((sum, [, list]) => sum + list.length, 0);
     this.progress(
-      `validated ${count(this.hubs.length, 'hub')}, ${count(objects, 'object')} in ${count(files.length, 'file')}${elapsed()}`,
+      `validated ${counted(this.hubs.length, 'hub')}, ${counted(objects, 'object')} in ${counted(files.length, 'file')}${this.elapsed()}`,
     );
     if (!writer) {
       // Render and write one file at a time to keep memory flat.
@@ -494,7 +489,7 @@ export class Fleet extends App {
         this.timing.write += performance.now() - at;
         written++;
         if (written % PROGRESS_EVERY_FILES === 0 && written < files.length)
-          this.progress(`wrote ${written}/${files.length} files${elapsed()}`);
+          this.progress(`wrote ${written}/${files.length} files${this.elapsed()}`);
       }
     }
     const at = performance.now();
@@ -511,14 +506,14 @@ export class Fleet extends App {
     );
     this.timing.write += performance.now() - at;
     this.progress(
-      `wrote ${count(files.length, 'file')} of objects, ${count(states.size, 'plan state')} and the manifest${elapsed()}`,
+      `wrote ${counted(files.length, 'file')} of objects, ${counted(states.size, 'plan state')} and the manifest${this.elapsed()}`,
     );
     for (const hub of this.hubs) {
       const own = files.filter(([file]) => file.startsWith(`${hub.name}/`));
       const all = own.flatMap(([, list]) => list);
       const works = all.filter((o) => o.kind === 'ManifestWork').length;
       this.progress(
-        `${hub.name}: ${count(all.length, 'object')} (${count(works, 'ManifestWork')}) in ${count(own.length, 'file')}`,
+        `${hub.name}: ${counted(all.length, 'object')} (${counted(works, 'ManifestWork')}) in ${counted(own.length, 'file')}`,
       );
     }
     this.writeTimings(objects, files.length + states.size + 1);

@@ -176,13 +176,15 @@ export class Rollout {
 
   /** Wave spokes that are not spokes (undefined, a name...), each with the fix; they are left out of `waves`. */
   private readonly spokeProblems: string[] = [];
+  /** The waves (index) whose `spokes` held something that is not a spoke. */
+  private readonly wavesWithBadSpokes = new Set<number>();
 
   private constructor(waves: readonly RolloutWaveProps[], options: RolloutOptions) {
     this.waves = (Array.isArray(waves) ? waves : []).map((wave, i) => ({
       name: wave?.name ?? `wave-${i + 1}`,
       labels: { ...(wave?.labels ?? {}) },
       labelExpressions: [...(wave?.labelExpressions ?? [])],
-      spokes: this.checkedSpokes(wave?.spokes, `rollout wave ${i + 1} ("${wave?.name ?? `wave-${i + 1}`}") spokes`),
+      spokes: this.checkedSpokes(i, wave?.spokes, `rollout wave ${i + 1} ("${wave?.name ?? `wave-${i + 1}`}") spokes`),
       rest: wave?.rest === true,
       ...(wave?.maxInFlight ? { maxInFlight: wave.maxInFlight } : {}),
       ...(wave?.soak ? { soak: wave.soak } : {}),
@@ -194,10 +196,11 @@ export class Rollout {
   }
 
   /** The spokes of a wave that are spokes; every other item is a problem naming its place (`at[i]`) and the fix. */
-  private checkedSpokes(spokes: unknown, at: string): ISpoke[] {
+  private checkedSpokes(wave: number, spokes: unknown, at: string): ISpoke[] {
     if (spokes === undefined) return [];
     const { value, errors } = checkValue(listOf(spokeRef<ISpoke>(), '[canaryA, canaryB]'), spokes, at);
     this.spokeProblems.push(...errors);
+    if (errors.length > 0) this.wavesWithBadSpokes.add(wave);
     return value ?? [];
   }
 
@@ -218,7 +221,8 @@ export class Rollout {
         problems.push(
           `${where}: a wave that takes the rest selects nothing itself: drop its labels, expressions and spokes`,
         );
-      if (!wave.rest && !selects && !this.spokeProblems.some((p) => p.startsWith(`${where} spokes`)))
+      // A wave whose spokes were all wrong has its problems already.
+      if (!wave.rest && !selects && !this.wavesWithBadSpokes.has(i))
         problems.push(`${where}: selects no spoke: give labels, labelExpressions or spokes, or rest: true`);
       const limit = wave.maxInFlight?._limit();
       if (limit && 'count' in limit && !(Number.isInteger(limit.count) && limit.count >= 1))

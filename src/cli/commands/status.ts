@@ -301,15 +301,15 @@ export interface StatusReading {
 class Reader {
   readonly unreadable: string[] = [];
 
-  /** `read()` (`fallback` when the source has no such list); on 403, `fallback` and a line saying that `leftOut`. */
-  async optional<T>(read: (() => Promise<T>) | undefined, fallback: T, leftOut: string): Promise<T> {
-    if (!read) return fallback;
+  /** `read(arg)` (none when the source has no such list); on 403, none and a line saying that `leftOut`. */
+  async list<A, T>(read: ((arg: A) => Promise<T[]>) | undefined, arg: A, leftOut: string): Promise<T[]> {
+    if (!read) return [];
     try {
-      return await read();
+      return await read(arg);
     } catch (error) {
       if (!(error instanceof StatusForbiddenError)) throw error;
       this.unreadable.push(`${leftOut}: ${error.message}`);
-      return fallback;
+      return [];
     }
   }
 }
@@ -355,9 +355,9 @@ export async function collectStatus(source: StatusSource, options: CollectOption
 export async function readStatus(source: StatusSource, options: CollectOptions): Promise<StatusReading> {
   const reader = new Reader();
   const allReports = await source.listReports(options.namespace);
-  const appSets = await reader.optional(
-    source.listApplicationSets && (() => source.listApplicationSets!(options.namespace)),
-    [],
+  const appSets = await reader.list(
+    source.listApplicationSets?.bind(source),
+    options.namespace,
     LEFT_OUT.applicationSets,
   );
   const key = (namespace: string | undefined, name: string) => `${namespace ?? ''}/${name}`;
@@ -378,7 +378,7 @@ export async function readStatus(source: StatusSource, options: CollectOptions):
     throw unknownApplicationSet(source, options, allReports, appSets, reader.unreadable);
   if (options.includeStatic !== false && !options.name) {
     const apps = (
-      await reader.optional(() => source.listPullApplications(options.namespace), [], LEFT_OUT.pullApplications)
+      await reader.list(source.listPullApplications.bind(source), options.namespace, LEFT_OUT.pullApplications)
     ).filter((app) =>
       [DELIVERY_STATIC, DELIVERY_WAVED].includes(app.metadata.annotations?.[DELIVERY_ANNOTATION] ?? ''),
     );
@@ -386,11 +386,7 @@ export async function readStatus(source: StatusSource, options: CollectOptions):
       const works = await source.listStaticWorks();
       const rollouts = apps.some(isWavedApplication)
         ? rolloutSummaries(
-            await reader.optional(
-              source.listRolloutStates && (() => source.listRolloutStates!(options.namespace)),
-              [],
-              LEFT_OUT.rolloutStates,
-            ),
+            await reader.list(source.listRolloutStates?.bind(source), options.namespace, LEFT_OUT.rolloutStates),
           )
         : [];
       const byNamespace = new Map<string, Application[]>();
@@ -409,15 +405,11 @@ export async function readStatus(source: StatusSource, options: CollectOptions):
     // Agent-autonomous spokes' expected Applications (listed by synth) join the table of the namespace
     // the principal mirrors them into (the spoke's name): those it does not mirror are Missing.
     const agentApps = (
-      await reader.optional(
-        source.listAgentApplications && (() => source.listAgentApplications!(options.namespace)),
-        [],
-        LEFT_OUT.agentApplications,
-      )
+      await reader.list(source.listAgentApplications?.bind(source), options.namespace, LEFT_OUT.agentApplications)
     ).filter((app) => owningApplicationSet(app) === undefined);
-    const expectations = await reader.optional(
-      source.listExpectedApplications && (() => source.listExpectedApplications!(options.namespace)),
-      [],
+    const expectations = await reader.list(
+      source.listExpectedApplications?.bind(source),
+      options.namespace,
       LEFT_OUT.expectedApplications,
     );
     const agentByNamespace = new Map<string, Application[]>();
@@ -520,9 +512,9 @@ export async function readResources(
     inNamespace(app) && (query.app === undefined || app.application === query.app || owner === query.app);
   const apps: AppResources[] = [];
   const seen: SeenApp[] = [];
-  const agentApps = await reader.optional(
-    source.listAgentApplications && (() => source.listAgentApplications!(namespace)),
-    [],
+  const agentApps = await reader.list(
+    source.listAgentApplications?.bind(source),
+    namespace,
     LEFT_OUT.agentApplications,
   );
   const ownerName = (app: Application) => owningApplicationSet(app)?.split('/')[1];
@@ -531,7 +523,7 @@ export async function readResources(
   const works = clusterWorks?.length ? clusterWorks : undefined;
   let pullApps: Application[] | undefined;
   const readPullApps = async () =>
-    (pullApps ??= await reader.optional(() => source.listPullApplications(namespace), [], LEFT_OUT.pullApplications));
+    (pullApps ??= await reader.list(source.listPullApplications.bind(source), namespace, LEFT_OUT.pullApplications));
   if (works) {
     for (const work of works) {
       const resources = appResourcesFromWork(work);

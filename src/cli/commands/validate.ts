@@ -12,6 +12,7 @@ import type { Command } from 'commander';
 import { parseAllDocuments } from 'yaml';
 import { REPORT_FILE_ENV, STRICT_ENV } from '../../constructs/synth-env.js';
 import { ETCD_OBJECT_LIMIT, type PlainObject } from '../../model/validation/object-rules.js';
+import { counted } from '../../model/core/words.js';
 import { collapseProblems, countedPaths, DEFAULT_WORK_SIZE_BUDGET } from '../../model/validation/rules.js';
 import { checkObject, objectLabel } from '../../validate/schema.js';
 import {
@@ -229,16 +230,15 @@ function findingLines(findings: readonly ValidateFinding[]): string[] {
 
 /** The last line: valid or not, and why, in terms that hold under --strict too. */
 function summaryLine(report: ValidateReport): string {
-  const count = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
-  const counted = report.objects !== undefined ? ` in ${report.objects} objects (${report.files} files)` : '';
+  const scope = report.objects !== undefined ? ` in ${report.objects} objects (${report.files} files)` : '';
   if (report.strict && report.warnings.length > 0) {
     const found =
       report.errors.length > 0
-        ? `${count(report.errors.length, 'error')} and ${count(report.warnings.length, 'warning')}`
-        : count(report.warnings.length, 'warning');
-    return `invalid: ${found}${counted} (--strict treats warnings as errors)`;
+        ? `${counted(report.errors.length, 'error')} and ${counted(report.warnings.length, 'warning')}`
+        : counted(report.warnings.length, 'warning');
+    return `invalid: ${found}${scope} (--strict treats warnings as errors)`;
   }
-  const summary = `${count(report.errors.length, 'error')}, ${count(report.warnings.length, 'warning')}${counted}`;
+  const summary = `${counted(report.errors.length, 'error')}, ${counted(report.warnings.length, 'warning')}${scope}`;
   return report.ok ? `valid: ${summary}` : `invalid: ${summary}`;
 }
 

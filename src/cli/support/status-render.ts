@@ -494,7 +494,8 @@ export function resourceRows(apps: readonly AppResources[], query: ResourceQuery
 /** 1 when a row is a problem, or a `--resource` / `--image` filter matched nothing; else 0. */
 export function resourceExitCode(rows: readonly ResourceRow[], query: ResourceQuery): number {
   if (rows.some((row) => row.problem)) return EXIT_PROBLEMS;
-  if ((query.resource !== undefined || query.image !== undefined) && !rows.some(isMatch)) return EXIT_PROBLEMS;
+  if (query.resource !== undefined && !rows.some((row) => row.kind !== undefined)) return EXIT_PROBLEMS;
+  if (query.image !== undefined && !rows.some((row) => row.image !== undefined)) return EXIT_PROBLEMS;
   return EXIT_OK;
 }
 

@@ -5,6 +5,7 @@
 import { IN_CLUSTER_SERVER, LOCAL_CLUSTER, MANAGED_BY_LABEL, PULLFLEET_PREFIX } from '../core/keys.js';
 import type { AppDefinition } from '../delivery/hub-application.js';
 import { dnsLabelProblem, dnsSubdomainProblem, labelValueProblem } from '../core/names.js';
+import { counted } from '../core/words.js';
 import { jsonSize } from '../delivery/manifestwork.js';
 
 /** One problem found in a fleet description. */
@@ -104,12 +105,12 @@ function sortedLines(problems: readonly FleetProblem[]): string[] {
  * found at several paths is one line listing them.
  */
 export function formatProblems(problems: readonly FleetProblem[]): string {
-  return `fleet validation failed with ${problems.length} problem${problems.length === 1 ? '' : 's'} (nothing was written):\n${sortedLines(problems).join('\n')}`;
+  return `fleet validation failed with ${counted(problems.length, 'problem')} (nothing was written):\n${sortedLines(problems).join('\n')}`;
 }
 
 /** The warning lines (legal but almost certainly wrong; errors with --strict), as {@link formatProblems} lists problems. */
 export function formatWarnings(warnings: readonly FleetProblem[]): string {
-  return `${warnings.length} warning${warnings.length === 1 ? '' : 's'} (errors with --strict):\n${sortedLines(warnings).join('\n')}`;
+  return `${counted(warnings.length, 'warning')} (errors with --strict):\n${sortedLines(warnings).join('\n')}`;
 }
 
 /** A name that must be a DNS-1123 label (cluster names, namespaces, most pullfleet names). */
