@@ -1,5 +1,6 @@
 /**
- * When a hub renders. Spokes, cluster sets and placements render as they are declared; apps render late,
+ * When a hub renders. Spokes, cluster sets and placements render as they are declared (a placement adds
+ * at render time only what the whole hub decides: the tolerations an OCM GitOpsCluster on it adds); apps render late,
  * once the whole hub is declared (an app's objects depend on every spoke, placement and GitOpsCluster),
  * and spokes' bootstraps after the apps (a bootstrap carries every app's namespace). Only the Fleet
  * renders, once, when it synthesizes or validates: escape hatches never do (see _hatch.ts). After that,
@@ -8,7 +9,7 @@
  */
 import type { IConstruct } from 'constructs';
 
-/** A construct that renders once the whole hub is declared (PullApplication, PullApplicationSet). */
+/** A construct that renders once the whole hub is declared (PullApplication, PullApplicationSet, Placement). */
 export interface Renderable extends IConstruct {
   /** @internal renders the construct's objects; called once, by the hub's render order. */
   _render(): void;

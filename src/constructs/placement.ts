@@ -1,5 +1,7 @@
+import { ApiObject, JsonPatch } from 'cdk8s';
 import { Construct } from 'constructs';
 import { PLACEMENT_API_VERSION } from '../model/core/keys.js';
+import { withOcmGitOpsClusterTolerations } from '../model/delivery/delivery-model.js';
 import { SelectorOperator, type SelectorRequirement } from '../model/core/selectors.js';
 import {
   evaluatePlacement,
@@ -11,7 +13,8 @@ import {
   type Toleration,
 } from '../model/placement/placement.js';
 import { dnsLabelRule } from '../model/validation/rules.js';
-import { Hub, hubContaining } from './hub.js';
+import { Hub, hubContaining, HubFlavor } from './hub.js';
+import { hubParts } from './_hub-parts.js';
 import { claimId, kindOf, markKind, nameFromId } from './_ids.js';
 import type { IClusterSet, IPlacement, ISpoke } from './interfaces.js';
 import { apiObjectFrom, OutputFiles, routeOutput } from './_output.js';
@@ -267,6 +270,7 @@ export class Placement extends Construct implements IPlacement {
   /** Always true: synth evaluates a declared Placement against the hub's spokes. */
   public readonly evaluatedOffline = true;
   private readonly renderedSpec: PlacementSpec;
+  private readonly rendered: ApiObject;
   private readonly clusterSetRefs: readonly IClusterSet[];
   private readonly problems: string[] = [];
   private readonly numberOfClusters?: number;
@@ -324,17 +328,39 @@ export class Placement extends Construct implements IPlacement {
     this.node.addValidation({ validate: () => [...this.problems, ...this.bindingProblems()] });
 
     routeOutput(this, OutputFiles.PLACEMENTS);
-    this.node.defaultChild = apiObjectFrom(this, 'Placement', {
+    this.rendered = apiObjectFrom(this, 'Placement', {
       apiVersion: PLACEMENT_API_VERSION,
       kind: 'Placement',
       metadata: { name: this.name, namespace: this.namespace },
       spec: JSON.parse(JSON.stringify(spec)) as object,
     });
+    this.node.defaultChild = this.rendered;
+    hubParts(this.hub).order.register(this);
+  }
+
+  /**
+   * The spec as it is rendered and evaluated offline: when an OCM GitOpsCluster reads this Placement, with
+   * the tolerations its controller adds (so the hub Argo CD and that controller do not rewrite the
+   * Placement against each other, and a spoke that goes unreachable keeps its delivery model).
+   */
+  private convergedSpec(): PlacementSpec {
+    const gitOpsCluster = hubParts(this.hub).registry.gitOpsClusterOfPlacement(this);
+    if (gitOpsCluster?.flavor !== HubFlavor.OCM) return this.renderedSpec;
+    return { ...this.renderedSpec, tolerations: withOcmGitOpsClusterTolerations(this.renderedSpec.tolerations ?? []) };
+  }
+
+  /** @internal renders what the whole hub decides: the tolerations an OCM GitOpsCluster adds. */
+  public _render(): void {
+    const tolerations = this.convergedSpec().tolerations;
+    if (tolerations && tolerations.length !== (this.renderedSpec.tolerations?.length ?? 0))
+      this.rendered.addJsonPatch(
+        JsonPatch.add('/spec/tolerations', JSON.parse(JSON.stringify(tolerations)) as unknown),
+      );
   }
 
   /** The rendered spec (a copy: changing it changes neither the Placement nor what synth selects). */
   public get spec(): PlacementSpec {
-    return JSON.parse(JSON.stringify(this.renderedSpec)) as PlacementSpec;
+    return JSON.parse(JSON.stringify(this.convergedSpec())) as PlacementSpec;
   }
 
   /** @internal legal but almost certainly wrong (shown by synth and validate; errors with --strict). */
@@ -379,7 +405,7 @@ export class Placement extends Construct implements IPlacement {
     const spokes = this.hub.spokes;
     const names = new Set(
       evaluatePlacement(
-        this.renderedSpec,
+        this.convergedSpec(),
         spokes.map((s) => s.inventoryEntry()),
         this.boundSets(),
       ),

@@ -3,6 +3,7 @@ import type { Construct } from 'constructs';
 import { Construct as PlainConstruct } from 'constructs';
 import { ARGOCD_API_VERSION } from '../model/core/keys.js';
 import { manifestWorkName, MAX_LABEL_LENGTH } from '../model/core/names.js';
+import { counted } from '../model/core/words.js';
 import {
   applicationSetAppNamePattern,
   buildPullApplicationSet,
@@ -241,7 +242,44 @@ export class PullApplicationSet extends PullAppBase {
         `placement "${this.placement.namespace}/${this.placement.name}" is imported, so synth cannot tell which spokes it selects: their bootstraps get no namespace "${this.app.destinationNamespace}" or RBAC for app "${this.name}"; create them on those spokes some other way`,
       );
     }
+    warnings.push(...this.modelMismatches());
     return warnings;
+  }
+
+  /**
+   * The spokes this ApplicationSet delivers to in a model other than their own: an ApplicationSet takes
+   * the model of the GitOpsCluster on its own placement, and one template serves every spoke, so a spoke
+   * some other GitOpsCluster puts on another model still gets this app the ApplicationSet's way. Said
+   * once, with every such spoke, rather than delivered the other way without a word.
+   */
+  private modelMismatches(): string[] {
+    if (
+      !this.placement ||
+      typeof this.placement.selectedSpokes !== 'function' ||
+      this.placement.hub !== this.hub ||
+      !this.placement.evaluatedOffline
+    )
+      return [];
+    const own = this.model;
+    const ledger = hubParts(this.hub).ledger;
+    const others = new Map<string, { model: DeliveryModel; gitOpsCluster?: string; spokes: string[] }>();
+    for (const spoke of this.placement.selectedSpokes()) {
+      if (spoke.hub !== this.hub) continue;
+      const decision = ledger.decisionFor(spoke.name);
+      if (decision.model === own) continue;
+      const key = `${decision.model} ${decision.gitOpsCluster ?? ''}`;
+      const entry = others.get(key) ?? { model: decision.model, gitOpsCluster: decision.gitOpsCluster, spokes: [] };
+      entry.spokes.push(spoke.name);
+      others.set(key, entry);
+    }
+    const name = this.placement.name;
+    return [...others.values()].map(({ model, gitOpsCluster, spokes }) => {
+      const them = spokes.length === 1 ? 'it' : 'them';
+      const fix = gitOpsCluster
+        ? `give the ApplicationSet the placement of ${gitOpsCluster}, or leave ${spokes.length === 1 ? 'that spoke' : 'those spokes'} out of placement "${name}"`
+        : `leave ${spokes.length === 1 ? 'that spoke' : 'those spokes'} out of placement "${name}"`;
+      return `placement "${name}" selects ${counted(spokes.length, 'spoke')} on the ${model} model${gitOpsCluster ? ` (GitOpsCluster ${gitOpsCluster})` : ''}: ${spokes.join(', ')}; an ApplicationSet takes the model of the GitOpsCluster on its own placement (${own} here), so it delivers to ${them} the ${own} way, not the ${model} way: ${fix}`;
+    });
   }
 
   /**

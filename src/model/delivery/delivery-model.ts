@@ -18,6 +18,7 @@ import {
   PULLFLEET_PREFIX,
 } from '../core/keys.js';
 import type { Application, JsonObject, KubeObject } from '../core/types.js';
+import { type Toleration, TolerationOperator } from '../placement/placement.js';
 
 /** How apps reach a spoke. */
 export enum DeliveryModel {
@@ -134,6 +135,30 @@ export function buildAcmGitOpsCluster(options: AcmGitOpsClusterOptions): KubeObj
     metadata: gitOpsClusterMetadata(options),
     spec,
   };
+}
+
+/**
+ * The tolerations the OCM GitOpsCluster controller puts on the Placement it reads: a cluster that is
+ * unreachable or unavailable stays selected (so its agent and its apps stay where they are). It appends
+ * each one the Placement lacks, in this order, and counts one as present when a toleration with the same
+ * key and operator exists, whatever its effect, value or seconds (argocd-pull-integration v0.23.0 and
+ * later, `ensurePlacementTolerations`; see the upstream contract page).
+ */
+export const OCM_GITOPS_CLUSTER_TOLERATIONS: readonly Toleration[] = [
+  { key: 'cluster.open-cluster-management.io/unreachable', operator: TolerationOperator.EXISTS },
+  { key: 'cluster.open-cluster-management.io/unavailable', operator: TolerationOperator.EXISTS },
+];
+
+/**
+ * The tolerations an OCM GitOpsCluster's Placement converges to, given the ones it declares: those, then
+ * each of {@link OCM_GITOPS_CLUSTER_TOLERATIONS} they lack. An operator left out is OCM's default, `Equal`.
+ */
+export function withOcmGitOpsClusterTolerations(declared: readonly Toleration[]): Toleration[] {
+  const operatorOf = (t: Toleration): TolerationOperator => t.operator ?? TolerationOperator.EQUAL;
+  const missing = OCM_GITOPS_CLUSTER_TOLERATIONS.filter(
+    (required) => !declared.some((t) => t.key === required.key && operatorOf(t) === operatorOf(required)),
+  );
+  return [...declared.map((t) => ({ ...t })), ...missing.map((t) => ({ ...t }))];
 }
 
 /** The OCM `v1alpha1` GitOpsCluster: the argocd-agent add-on on every placement cluster. */
