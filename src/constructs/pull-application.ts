@@ -17,7 +17,7 @@ import { localClusterRule, workSizeRule } from '../model/validation/rules.js';
 import { PULL_APP_CHECKS, PullAppBase, type PullAppOptions } from './app-props.js';
 import { checkedProps, listOf, placementRef, propsOf, rolloutRef, spokeRef } from './_props-check.js';
 import type { Rollout } from './rollout.js';
-import { type RolloutPolicy } from '../model/rollout/policy.js';
+import { outsideWaves, withOutsideWaves, type OutsideWaves, type RolloutPolicy } from '../model/rollout/policy.js';
 import {
   buildRolloutPolicyConfigMap,
   buildWavedHubApplication,
@@ -48,7 +48,9 @@ export interface PullApplicationProps extends PullAppOptions {
    * rollout policy, and the controller writes each spoke's ManifestWork when the spoke's wave comes,
    * within the wave's in-flight limit, after the previous wave is healthy and has soaked, halting on
    * failures (docs/concepts/rollouts.md). Making an existing app waved takes two synths (the works are
-   * handed to the controller, never deleted). Basic model only.
+   * handed to the controller, never deleted). Waves hold back basic spokes only: a spoke moving between
+   * delivery models gets the app with each step of its move, and a spoke on an argocd-agent model as soon as
+   * the hub applies a change (`pullfleet plan` names them; docs/concepts/moves.md, "Moves and waves").
    * @default - no waves: the works are rendered into dist/ and every spoke gets a change at once
    */
   readonly rollout?: Rollout;
@@ -103,18 +105,64 @@ export class PullApplication extends PullAppBase {
     };
   }
 
+  /** The work of this app on spoke `spoke` as the previous synth left it (plan state), if any. */
+  private previousWork(spoke: ISpoke) {
+    const name = manifestWorkName(this.hub.argoNamespace, staticHubApplicationName(this.name, spoke.name));
+    return hubParts(this.hub)
+      .ledger.previousSpoke(spoke.name)
+      ?.works?.find((work) => work.name === name);
+  }
+
   /**
-   * Whether the waved app renders step 1 of becoming waved: some spoke still has the static work the
-   * previous synth rendered without Prune=false (plan state). Its works are rendered once more, protected,
-   * so that Argo CD leaves them in place when they leave dist/ in step 2.
+   * Which target spokes of a waved app stay out of its waves now, and why (see {@link outsideWaves}): those
+   * moving between delivery models (each step of the move delivers the app to them), those on an argocd-agent
+   * model, and those back on basic whose static work the previous synth rendered unprotected while the app was
+   * waved elsewhere (they rejoin their wave through Prune=false, as a whole app does when it becomes waved).
    */
-  private becomingWaved(): boolean {
+  private spokesOutsideWaves(): Map<string, OutsideWaves> {
     const { ledger } = hubParts(this.hub);
+    const targets = this.targets().filter((spoke) => spoke.hub === this.hub);
+    const wavedBefore = targets.some((spoke) => this.previousWork(spoke)?.waved === true);
+    const outside = new Map<string, OutsideWaves>();
+    for (const spoke of targets) {
+      const previous = this.previousWork(spoke);
+      const rejoin = wavedBefore && previous !== undefined && !previous.waved && !previous.pruneProtected;
+      const why = outsideWaves(ledger.decisionFor(spoke.name), rejoin);
+      if (why) outside.set(spoke.name, why);
+    }
+    return outside;
+  }
+
+  /**
+   * Whether the waved app renders step 1 of becoming waved: some spoke in its waves still has the static work
+   * the previous synth rendered without Prune=false (plan state), and the app was waved nowhere before. Its
+   * works are rendered once more, protected, so that Argo CD leaves them in place when they leave dist/ in
+   * step 2. Spokes outside the waves (`outside`) do not count: a move renders their works as its steps need.
+   */
+  private becomingWaved(outside: ReadonlyMap<string, OutsideWaves>): boolean {
     return this.targets().some((spoke) => {
-      const name = manifestWorkName(this.hub.argoNamespace, staticHubApplicationName(this.name, spoke.name));
-      const previous = ledger.previousSpoke(spoke.name)?.works?.find((work) => work.name === name);
+      if (outside.has(spoke.name)) return false;
+      const previous = this.previousWork(spoke);
       return previous !== undefined && !previous.waved && !previous.pruneProtected;
     });
+  }
+
+  /** Warnings for waves that spokes outside the waves left without a cluster (the controller passes over them). */
+  private emptiedWaveWarnings(policy: RolloutPolicy): string[] {
+    return policy.waves
+      .filter((wave) => wave.clusters.length === 0 && wave.outside)
+      .map((wave) => {
+        const why = Object.entries(wave.outside ?? {})
+          .map(([cluster, o]) =>
+            o.reason === 'agent'
+              ? `${cluster} runs ${o.model}`
+              : o.reason === 'moving'
+                ? `${cluster} moves to ${o.model}`
+                : `${cluster} rejoins with the next synth`,
+          )
+          .join(', ');
+        return `rollout of app "${this.name}": wave "${wave.name}" has no spoke rolled out in it now (${why}, outside the waves), so the controller passes over it and the next wave starts at once: hold changes of the app until the spokes are back in the wave, or add a basic spoke to it`;
+      });
   }
 
   /** Adds target spokes. A spoke added twice is a reported problem. */
@@ -165,7 +213,13 @@ export class PullApplication extends PullAppBase {
     const { ledger, registry } = hubParts(this.hub);
     for (const placement of this.placements) this.placementOnThisHub(placement);
     this.rolloutPolicy = this.resolveRollout();
-    const waved = this.rolloutPolicy !== undefined && !this.becomingWaved();
+    // Spokes moving between delivery models, or on an agent model, leave the waves (see outsideWaves).
+    const outside = this.rolloutPolicy ? this.spokesOutsideWaves() : new Map<string, OutsideWaves>();
+    if (this.rolloutPolicy && outside.size > 0) {
+      this.rolloutPolicy = { ...this.rolloutPolicy, waves: withOutsideWaves(this.rolloutPolicy.waves, outside) };
+      this.warnings.push(...this.emptiedWaveWarnings(this.rolloutPolicy));
+    }
+    const waved = this.rolloutPolicy !== undefined && !this.becomingWaved(outside);
     if (this.rolloutPolicy && !waved)
       this.warnings.push(
         `app "${this.name}" becomes waved: this synth is step 1 of 2: its works are rendered once more with Argo CD's Prune=false, so they stay when they leave dist/; commit, let the hub's Argo CD apply it, then synthesize again (step 2 hands the works to the controller's rollout)`,
@@ -196,12 +250,8 @@ export class PullApplication extends PullAppBase {
       const decision = ledger.decisionFor(spoke.name);
       const model = decision.model;
       const target = { cluster: spoke.name, namespace: this.hub.argoNamespace, constructPath: scope.node.path };
-      if (this.rollout && (model !== DeliveryModel.BASIC || decision.moveStep !== undefined || decision.clear)) {
-        this.problems.push(
-          `rollout: spoke "${spoke.name}" ${model !== DeliveryModel.BASIC ? `runs the ${model} model` : 'is moving between delivery models'}; static apps are rolled out in waves on basic spokes only: finish the move or drop the rollout`,
-        );
-        continue;
-      }
+      // Outside the waves (a move, an agent model): delivered as an app without waves would be, at once.
+      const outsideWave = outside.get(spoke.name);
       ledger.claimSpokeApplication(
         spoke.name,
         this.hub.argoNamespace,
@@ -256,11 +306,18 @@ export class PullApplication extends PullAppBase {
         this.delivered++;
         continue;
       }
-      if (revision !== undefined) {
+      if (revision !== undefined && outsideWave === undefined) {
         // The controller writes this work when the spoke's wave comes; synth renders the hub Application only.
-        const wavedApp = buildWavedHubApplication(this.app, target, revision);
+        // A spoke taken back from a managed agent keeps the agent's destination in the work the controller writes.
+        const wavedApp = applyAgentHandback(
+          buildWavedHubApplication(this.app, target, revision),
+          spoke.name,
+          handbackOf(decision),
+        );
         const workName = manifestWorkName(hubApp.metadata.namespace ?? this.hub.argoNamespace, hubApp.metadata.name);
-        ledger.addRenderedWork(spoke.name, workName, decision.deleteOption, false, { waved: true });
+        ledger.addRenderedWork(spoke.name, workName, decision.deleteOption, decision.fromAgent === true, {
+          waved: true,
+        });
         placeObject(scopeFor(scope, 'HubApplication', OutputFiles.APPLICATIONS), 'Application', wavedApp);
         registry.deliverTo(spoke.name, this.delivery());
         this.delivered++;
@@ -273,9 +330,13 @@ export class PullApplication extends PullAppBase {
       // During a move between models the work orphans the spoke Application when it is deleted.
       if (decision.deleteOption === DeleteOption.ORPHAN)
         work.spec.deleteOption = { propagationPolicy: DeleteOption.ORPHAN };
-      if (this.rolloutPolicy) work = protectFromPrune(work);
+      // Protected so that Argo CD leaves it when it leaves dist/ and the controller takes it over: the whole app
+      // becoming waved, or a spoke rejoining the waves. A moving spoke's work goes as its move says (pruned).
+      const protect =
+        this.rolloutPolicy !== undefined && (outsideWave === undefined || outsideWave.reason === 'rejoining');
+      if (protect) work = protectFromPrune(work);
       ledger.addRenderedWork(spoke.name, work.metadata.name, decision.deleteOption, decision.fromAgent === true, {
-        ...(this.rolloutPolicy ? { pruneProtected: true } : {}),
+        ...(protect ? { pruneProtected: true } : {}),
       });
       const sizeProblem = workSizeRule(work.metadata.name, spoke.name, work, this.hub.workSizeBudget);
       if (sizeProblem) this.problems.push(sizeProblem);

@@ -129,8 +129,14 @@ export class World implements KubeWriter {
     const refusal = this.refusesApply?.(kind.id, object);
     if (refusal) throw new KubeApiError(500, `PATCH ${key}: 500 ${refusal}`);
     const existing = this.cache.get(kind.id, key);
+    // As kube-apiserver: a resourceVersion in the applied object is a precondition on an existing object
+    // (409 when it differs), and ignored when the apply creates the object.
+    const wanted = object.metadata.resourceVersion;
+    if (existing && wanted !== undefined && wanted !== existing.metadata.resourceVersion)
+      throw new KubeApiError(409, `${key}: the object has been modified`, 'Conflict');
     const ownedKey = `${kind.id}:${key}`;
     const { status: _status, ...body } = structuredClone(object) as T & { status?: unknown };
+    delete body.metadata.resourceVersion;
     const merged = serverSideApply(
       existing ? structuredClone(existing) : {},
       existing ? this.applied.get(ownedKey) : undefined,

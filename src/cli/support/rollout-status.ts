@@ -12,6 +12,8 @@ export interface RolloutSummary {
   readonly phase: string;
   readonly waves: readonly WaveProgress[];
   readonly halted?: { readonly clusters: readonly string[]; readonly message: string };
+  /** Set while a wave waits for hub Applications that do not exist yet (or cannot be delivered). */
+  readonly held?: { readonly wave: string; readonly applications: readonly string[]; readonly message: string };
   /** Set when the state ConfigMap could not be read. */
   readonly problem?: string;
 }
@@ -42,6 +44,7 @@ export function rolloutSummaries(configMaps: readonly ConfigMapLike[]): RolloutS
           phase: progress.phase,
           waves: progress.waves,
           ...(progress.halted ? { halted: progress.halted } : {}),
+          ...(progress.held ? { held: progress.held } : {}),
         },
       ];
     } catch (error) {
@@ -75,10 +78,12 @@ export function rolloutLines(summary: RolloutSummary, age: (since: string) => st
   const lines = [`Rollout of ${summary.app}: ${summary.phase}${summary.problem ? ` (${summary.problem})` : ''}`];
   for (const [i, wave] of summary.waves.entries()) {
     const since = wave.since ? ` since ${wave.since} (${age(wave.since)} ago)` : '';
+    const missing = wave.missing?.length ? `, ${wave.missing.length} without a hub Application` : '';
     lines.push(
-      `  wave ${i + 1} ${wave.name}: ${wave.state}, ${wave.done}/${wave.clusters} done, ${wave.inFlight} in flight, ${wave.failed} failed, ${wave.waiting} waiting${since}`,
+      `  wave ${i + 1} ${wave.name}: ${wave.state}, ${wave.done}/${wave.clusters} done, ${wave.inFlight} in flight, ${wave.failed} failed, ${wave.waiting} waiting${missing}${since}`,
     );
   }
   if (summary.halted) lines.push(`  HALTED: ${summary.halted.message}`);
+  if (summary.held) lines.push(`  WAITING: ${summary.held.message}`);
   return lines;
 }

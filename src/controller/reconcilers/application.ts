@@ -42,6 +42,7 @@ import {
   computePropagation,
   isStaticApplication,
   workOwnerKey,
+  type PropagationInput,
   type PropagationPlan,
 } from '../../model/runtime/propagation.js';
 import {
@@ -73,7 +74,7 @@ import { ROLLOUT_APP_LABEL, ROLLOUT_RESUME_ANNOTATION } from '../../model/rollou
 import { gateOf, type RolloutGate } from '../../model/rollout/runtime.js';
 import { isWavedApplication, rolloutPolicyName } from '../../model/rollout/static.js';
 import { ROLLOUT_APP_INDEX, rolloutConfigMapScope, rolloutKeyOf, rolloutReader } from './rollout.js';
-import { KubeApiError } from '../../kube/client.js';
+import { KubeApiError, isConflict, isNotFound } from '../../kube/client.js';
 import type {
   Reconciler,
   ReconcilerContext,
@@ -97,6 +98,12 @@ export const MAX_WORK_BYTES = 500 * 1024;
 export const WORK_OWNER_INDEX = 'hub-application';
 /** Index of hub Applications by the ManagedCluster they target (pull-labelled apps only). */
 export const APP_CLUSTER_INDEX = 'target-cluster';
+/**
+ * Index of hub Applications by the ManifestWork they would write (`cluster/name`), pull-labelled apps only:
+ * a work that carries no hub annotations (another tool's, at the app's name) still wakes the app when it
+ * appears, changes or goes.
+ */
+export const APP_TARGET_WORK_INDEX = 'target-work';
 /** Index of hub Applications by namespace (tenancy is per namespace). */
 export const APP_NAMESPACE_INDEX = 'namespace';
 /** Index of ManagedClusterSetBindings by the set they bind. */
@@ -108,6 +115,12 @@ export const LAGGING_REQUEUE_MS = 250;
 
 /** How long works leave out the resource summary rule after the hub dropped it, before the rule is tried again. */
 export const SUMMARY_RULE_RECHECK_MS = 3_600_000;
+/**
+ * An app refused because of a work its cache has not seen (judged from a live read) looks again after this
+ * long, until the cache holds that work: if the work goes before its watch event ever arrives (a watch down
+ * meanwhile), no event would bring the app back.
+ */
+export const UNSEEN_WORK_RECHECK_MS = 10_000;
 /** Longest a new app's first write (finalizer and first status) waits behind a burst of other keys. */
 export const FIRST_WRITE_WAIT_MS = 30_000;
 
@@ -138,10 +151,23 @@ function isUndeclaredField(error: KubeApiError): boolean {
   return error.statusCode === 500 && undeclaredFieldOf(error.message) !== undefined;
 }
 
+/**
+ * The resourceVersion a server-side apply carries when it must only create: no stored object ever has it
+ * (the largest uint64), so an object of that name existing already makes the API server refuse the apply
+ * with 409 Conflict, while a name still free is created as by any apply (kube-apiserver ignores the
+ * precondition on create, and the fields are owned by the apply, as for every later write).
+ */
+const CREATE_ONLY_RESOURCE_VERSION = '18446744073709551615';
+
 const appTarget = (object: KubeObject) => {
   const app = object as Application;
   const cluster = isPullApplication(app) ? targetCluster(app) : undefined;
   return cluster ? [cluster] : [];
+};
+const appTargetWork = (object: KubeObject) => {
+  const app = object as Application;
+  const cluster = isPullApplication(app) ? targetCluster(app) : undefined;
+  return cluster ? [`${cluster}/${manifestWorkName(app.metadata.namespace ?? '', app.metadata.name)}`] : [];
 };
 /**
  * What the cache keeps of a hub Application. Applications cannot be label-selected (an app whose pull
@@ -270,12 +296,13 @@ export function createApplicationReconciler(
     // Step 2: the work agent has observed Orphan, so deleting the work leaves the spoke Application. The
     // preconditions refuse the delete if the work changed since (it is judged afresh on the next pass).
     for (const ref of handoff.deletes) {
+      if (expectations.deletionPending(MANIFEST_WORK.id, ref.namespace, ref.name, ref.uid)) continue;
       try {
         await writer.delete(MANIFEST_WORK, ref.namespace, ref.name, {
           ...(ref.uid ? { uid: ref.uid } : {}),
           ...(ref.resourceVersion ? { resourceVersion: ref.resourceVersion } : {}),
         });
-        expectations.forget(MANIFEST_WORK.id, ref.namespace, ref.name);
+        expectations.deleted(MANIFEST_WORK.id, ref.namespace, ref.name, ref.uid);
         logger.info(
           { app: key, model, work: `${ref.namespace}/${ref.name}` },
           'agent-model Application: orphaned ManifestWork deleted, the spoke Application stays with the argocd-agent',
@@ -348,19 +375,29 @@ export function createApplicationReconciler(
     summaryRuleDroppedAt = context.now().getTime();
   }
   /**
-   * Server-side applies `work`. A hub without the rule in its CRD refuses the apply ("field not declared in
-   * schema"), or stores the work without it: the work is written without the rule, and so are the next ones.
+   * Server-side applies `work`; `createOnly` when the cache holds no work at its name: an apply with force
+   * would take over a work of that name the cache has not seen yet (just created by someone else), so the
+   * apply carries a resourceVersion precondition no stored object meets, and such a work makes the API
+   * server refuse it (409) instead. A hub without the rule in its CRD refuses the apply ("field not declared
+   * in schema"), or stores the work without it: the work is written without the rule, and so are the next ones.
    */
-  async function applyWork(work: ManifestWork): Promise<ManifestWork> {
+  async function applyWork(work: ManifestWork, createOnly: boolean): Promise<ManifestWork> {
     const name = `${work.metadata.namespace ?? ''}/${work.metadata.name}`;
+    const write = (object: ManifestWork) =>
+      writer.apply<ManifestWork>(
+        MANIFEST_WORK,
+        createOnly
+          ? { ...object, metadata: { ...object.metadata, resourceVersion: CREATE_ONLY_RESOURCE_VERSION } }
+          : object,
+      );
     let stored: ManifestWork;
     try {
-      stored = await writer.apply<ManifestWork>(MANIFEST_WORK, work);
+      stored = await write(work);
     } catch (error) {
       if (!(error instanceof KubeApiError && requestsResourceSummary(work) && isConditionRulesUnknown(error.message)))
         throw error;
       summaryRuleRefused(name);
-      return writer.apply<ManifestWork>(MANIFEST_WORK, withoutResourceSummaryRule(work));
+      return write(withoutResourceSummaryRule(work));
     }
     if (requestsResourceSummary(work)) {
       if (!requestsResourceSummary(stored)) summaryRuleRefused(name);
@@ -400,6 +437,28 @@ export function createApplicationReconciler(
     };
   }
 
+  /**
+   * The work `namespace/name` as the API server has it now (found without a work: it is gone), for a
+   * create-only apply refused while the cache is behind. Without a reader (pure tests) or when the read
+   * fails: not found, and why.
+   */
+  async function readWork(
+    namespace: string,
+    name: string,
+  ): Promise<{ found: true; work?: ManifestWork } | { found: false; why: string }> {
+    const reader = context.reader;
+    if (!reader?.get) return { found: false, why: 'no reader' };
+    try {
+      const work = await reader.get<ManifestWork>(MANIFEST_WORK, namespace, name, {
+        timeoutMs: config.requestTimeoutSeconds * 1000,
+      });
+      return { found: true, work };
+    } catch (error) {
+      if (isNotFound(error)) return { found: true };
+      return { found: false, why: error instanceof Error ? error.message : String(error) };
+    }
+  }
+
   async function reconcile(key: string, info: ReconcileInfo): Promise<void | ReconcileResult> {
     const { namespace = '', name } = splitKey(key);
     const app = cache.get<Application>(APPLICATION.id, key);
@@ -423,7 +482,7 @@ export function createApplicationReconciler(
       return { requeueAfterMs: LAGGING_REQUEUE_MS };
     // A waved static app: its work carries what the app's rollout lets it carry now (rollout.ts keeps the state).
     const rolloutGate = app && isWavedApplication(app) && cluster ? rolloutGateFor(app, cluster) : undefined;
-    let plan: PropagationPlan = computePropagation({
+    const propagation: PropagationInput = {
       ...(rolloutGate ? { rolloutGate } : {}),
       namespace,
       name,
@@ -437,7 +496,8 @@ export function createApplicationReconciler(
         ...(summaryRuleOff() ? { resourceSummary: false } : {}),
       },
       now: context.now(),
-    });
+    };
+    let plan: PropagationPlan = computePropagation(propagation);
     // Sharded: the works of clusters of other shards are theirs to write (a retarget's old work included).
     if (sharding) plan = writablePlan(plan, (ref) => mayWrite(MANIFEST_WORK, ref.namespace, ref.name));
 
@@ -494,9 +554,13 @@ export function createApplicationReconciler(
     }
 
     let appliedWork: ManifestWork | undefined;
+    /** The plan was refused on a live read of a work the cache has not seen. */
+    let refusedUnseen = false;
     if (plan.apply) {
+      // No work at the name in the cache: the apply must create one, never take over one the cache missed.
+      const createOnly = !workAtTarget;
       try {
-        appliedWork = await applyWork(plan.apply);
+        appliedWork = await applyWork(plan.apply, createOnly);
         expectations.wrote(MANIFEST_WORK.id, appliedWork);
         metrics.propagationLatency.observe((Date.now() - info.enqueuedAt) / 1000);
       } catch (error) {
@@ -508,6 +572,24 @@ export function createApplicationReconciler(
           plan = refused(
             `namespace "${plan.apply.metadata.namespace}" does not exist on the hub yet, so ManifestWork ${target} cannot be written: accept the ManagedCluster (OCM creates its namespace then); delivery follows as soon as the namespace appears`,
           );
+        } else if (createOnly && isConflict(error)) {
+          // A work of that name exists, and the cache has not seen it yet (just created by someone else, its
+          // watch event still on the way): judge the live work as the cache would have. The app's entry in
+          // the target-work index brings it back when that work changes or goes.
+          const live = await readWork(plan.apply.metadata.namespace ?? '', plan.apply.metadata.name);
+          const problem = live.found
+            ? live.work
+              ? computePropagation({ ...propagation, workAtTarget: live.work }).problem
+              : undefined
+            : `ManifestWork ${target} already exists and could not be read (${live.why}): refusing to take it over; delete it or rename the Application`;
+          if (!problem) {
+            // Gone again, or this app's own (written by an earlier leader): look again once the cache has it.
+            logger.info({ app: key, work: target }, 'ManifestWork created meanwhile: looking again');
+            return { requeueAfterMs: LAGGING_REQUEUE_MS };
+          }
+          logger.warn({ app: key, work: target, problem }, 'ManifestWork name taken by a work the cache had not seen');
+          plan = { deletes: [], problem, ...(plan.finalizer === 'add' ? { finalizer: 'add' as const } : {}) };
+          refusedUnseen = true;
         } else if (isTerminal(error)) {
           logger.warn({ app: key, err: error.message }, 'ManifestWork rejected by the API server');
           plan = refused(
@@ -524,11 +606,13 @@ export function createApplicationReconciler(
     }
 
     for (const ref of plan.deletes) {
+      // Deleted by an earlier pass whose watch event has not reached the cache yet: once is enough.
+      if (expectations.deletionPending(MANIFEST_WORK.id, ref.namespace, ref.name, ref.uid)) continue;
       await writer.delete(MANIFEST_WORK, ref.namespace, ref.name, {
         ...(ref.uid ? { uid: ref.uid } : {}),
         ...(ref.resourceVersion ? { resourceVersion: ref.resourceVersion } : {}),
       });
-      expectations.forget(MANIFEST_WORK.id, ref.namespace, ref.name);
+      expectations.deleted(MANIFEST_WORK.id, ref.namespace, ref.name, ref.uid);
       logger.info({ app: key, work: `${ref.namespace}/${ref.name}` }, 'deleted ManifestWork');
     }
 
@@ -656,6 +740,10 @@ export function createApplicationReconciler(
         statusChanged = true;
       }
     }
+    if (refusedUnseen) {
+      const unseenRecheck = new Date(context.now().getTime() + UNSEEN_WORK_RECHECK_MS);
+      if (!recheckAt || unseenRecheck < recheckAt) recheckAt = unseenRecheck;
+    }
     const requeue = recheckAt
       ? { requeueAfterMs: Math.max(0, recheckAt.getTime() - context.now().getTime()) }
       : undefined;
@@ -712,6 +800,9 @@ export function createApplicationReconciler(
   };
   const appsTargeting = (clusterName: string) =>
     cache.byIndex<Application>(APPLICATION.id, APP_CLUSTER_INDEX, clusterName).map((app) => objectKey(app));
+  /** The apps whose work would take this work's name (a foreign work in the way appearing or going). */
+  const appsAt = (work: KubeObject) =>
+    cache.byIndex<Application>(APPLICATION.id, APP_TARGET_WORK_INDEX, objectKey(work)).map((app) => objectKey(app));
   const appsIn = (namespace: string) =>
     cache
       .byIndex<Application>(APPLICATION.id, APP_NAMESPACE_INDEX, namespace)
@@ -732,6 +823,7 @@ export function createApplicationReconciler(
         trim: trimApplication,
         indexes: {
           [APP_CLUSTER_INDEX]: appTarget,
+          [APP_TARGET_WORK_INDEX]: appTargetWork,
           [APP_NAMESPACE_INDEX]: namespaceOf,
           [ROLLOUT_APP_INDEX]: rolloutKeyOf,
         },
@@ -759,7 +851,7 @@ export function createApplicationReconciler(
         indexes: { [WORK_OWNER_INDEX]: ownerKeys },
         keysFor: (object, previous, type) => {
           observe(MANIFEST_WORK.id, object, type);
-          return [...new Set([...ownerKeys(object), ...(previous ? ownerKeys(previous) : [])])];
+          return [...new Set([...ownerKeys(object), ...(previous ? ownerKeys(previous) : []), ...appsAt(object)])];
         },
       },
       {

@@ -7,7 +7,7 @@
  * a new leader continues where the rollout stood.
  */
 import { canonicalJson } from '../../model/core/canonical-json.js';
-import { MANAGED_BY_LABEL, MANAGED_BY_VALUE } from '../../model/core/keys.js';
+import { MANAGED_BY_LABEL, MANAGED_BY_VALUE, MANAGED_CLUSTER_ANNOTATION } from '../../model/core/keys.js';
 import { manifestWorkName } from '../../model/core/names.js';
 import { sortKeys } from '../../model/core/records.js';
 import type { Application, KubeObject, ManifestWork } from '../../model/core/types.js';
@@ -141,6 +141,7 @@ export function buildRolloutStateConfigMap(
     phase: decision.phase,
     waves: decision.waves,
     ...(decision.halted ? { halted: decision.halted } : {}),
+    ...(decision.held ? { held: decision.held } : {}),
   };
   return {
     apiVersion: 'v1',
@@ -204,9 +205,13 @@ export function createRolloutReconciler(context: ReconcilerContext): Reconciler 
     const { namespace = '', name: app } = splitKey(key);
     const policyMap = cache.get<ConfigMapLike>(CONFIG_MAP.id, `${namespace}/${rolloutPolicyName(app)}`);
     const stateMap = cache.get<ConfigMapLike>(CONFIG_MAP.id, `${namespace}/${rolloutStateName(app)}`);
-    const apps = cache
-      .byIndex<Application>(APPLICATION.id, ROLLOUT_APP_INDEX, key)
-      .filter((hubApp) => !hubApp.metadata.deletionTimestamp);
+    const indexed = cache.byIndex<Application>(APPLICATION.id, ROLLOUT_APP_INDEX, key);
+    const apps = indexed.filter((hubApp) => !hubApp.metadata.deletionTimestamp);
+    // Hub Applications that exist but give the rollout nothing to observe, with why: a wave listing their
+    // cluster waits for them like for one not created yet, and its progress says which.
+    const unobservable: Record<string, string> = {};
+    for (const hubApp of indexed)
+      if (hubApp.metadata.deletionTimestamp) unobservable[hubApp.metadata.name] = 'is being deleted';
     if (!policyMap) {
       // The app is no longer waved (or is gone): its bookkeeping goes once no waved hub Application is left.
       if (stateMap && apps.length === 0) {
@@ -239,9 +244,17 @@ export function createRolloutReconciler(context: ReconcilerContext): Reconciler 
     }
     const observations = apps.flatMap((hubApp) => {
       const cluster = targetCluster(hubApp);
-      if (!cluster) return [];
+      if (!cluster) {
+        unobservable[hubApp.metadata.name] =
+          `names no target cluster (annotation ${MANAGED_CLUSTER_ANNOTATION} is missing)`;
+        return [];
+      }
       const desiredHash = desiredHashOf(hubApp);
-      if (!desiredHash) return [];
+      if (!desiredHash) {
+        unobservable[hubApp.metadata.name] =
+          `cannot be delivered (${wrapProblem(hubApp) ?? 'no payload'}); its own conditions say more`;
+        return [];
+      }
       const work = cache.get<ManifestWork>(
         MANIFEST_WORK.id,
         `${cluster}/${manifestWorkName(namespace, hubApp.metadata.name)}`,
@@ -268,6 +281,8 @@ export function createRolloutReconciler(context: ReconcilerContext): Reconciler 
       observations,
       now,
       ...(resumeToken !== undefined ? { resumeToken } : {}),
+      namespace,
+      unobservable,
     });
     const desiredMap = buildRolloutStateConfigMap(namespace, app, decision);
     if (canonicalJson(stateMap?.data ?? {}) !== canonicalJson(desiredMap.data)) {
@@ -279,6 +294,11 @@ export function createRolloutReconciler(context: ReconcilerContext): Reconciler 
         );
       if (decision.halted && !previous.state?.halted)
         logger.warn({ rollout: key, clusters: decision.halted.clusters }, decision.halted.message);
+      if (decision.held)
+        logger.info(
+          { rollout: key, wave: decision.held.wave, missing: decision.held.applications.length },
+          decision.held.message,
+        );
     }
     if (decision.recheckAt) return { requeueAfterMs: Math.max(1, decision.recheckAt.getTime() - now.getTime()) };
   }

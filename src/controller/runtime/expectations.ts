@@ -15,6 +15,7 @@ function newer(a: string, b: string): boolean {
 
 export class WriteExpectations {
   private readonly expected = new Map<string, { resourceVersion: string; at: number }>();
+  private readonly deleting = new Map<string, { uid?: string; at: number }>();
 
   /** @param maxWaitMs how long to trust an expectation before reconciling on the cache anyway. */
   constructor(private readonly maxWaitMs = 5000) {}
@@ -40,8 +41,38 @@ export class WriteExpectations {
       this.expected.delete(key);
   }
 
+  /** The watch reported the object gone (or a write of it no longer needs waiting for). */
   forget(kindId: string, namespace: string | undefined, name: string): void {
-    this.expected.delete(`${kindId}:${namespace ?? ''}/${name}`);
+    const key = `${kindId}:${namespace ?? ''}/${name}`;
+    this.expected.delete(key);
+    this.deleting.delete(key);
+  }
+
+  /**
+   * Records a delete the server accepted: until the watch reports it gone, the cache still holds the object,
+   * and a reconcile on that copy would delete it again (and log a deletion that did not happen).
+   */
+  deleted(kindId: string, namespace: string | undefined, name: string, uid: string | undefined): void {
+    const key = `${kindId}:${namespace ?? ''}/${name}`;
+    this.expected.delete(key);
+    this.deleting.set(key, { ...(uid !== undefined ? { uid } : {}), at: Date.now() });
+  }
+
+  /**
+   * Whether this object (the one with `uid`, when known) was deleted by the controller and the cache has not
+   * heard of it yet. After `maxWaitMs` the cache is trusted again (a delete sent once more carries the uid
+   * precondition, so it can only remove the object it meant to).
+   */
+  deletionPending(kindId: string, namespace: string | undefined, name: string, uid: string | undefined): boolean {
+    const key = `${kindId}:${namespace ?? ''}/${name}`;
+    const pending = this.deleting.get(key);
+    if (!pending) return false;
+    const another = pending.uid !== undefined && uid !== undefined && pending.uid !== uid;
+    if (another || Date.now() - pending.at > this.maxWaitMs) {
+      this.deleting.delete(key);
+      return false;
+    }
+    return true;
   }
 
   /** Whether the cached copy is older than the controller's own last write of it. */
@@ -62,6 +93,6 @@ export class WriteExpectations {
   }
 
   get size(): number {
-    return this.expected.size;
+    return this.expected.size + this.deleting.size;
   }
 }

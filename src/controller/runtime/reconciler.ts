@@ -27,8 +27,11 @@ export interface Sharding {
 export interface ReconcilerContext {
   readonly cache: CacheReader;
   readonly writer: KubeWriter;
-  /** Direct reads of kinds that may be absent from the hub (no informer for them); undefined in pure tests. */
-  readonly reader?: Pick<KubeClient, 'list'>;
+  /**
+   * Direct reads: of kinds that may be absent from the hub (no informer for them), and of an object the
+   * cache has not seen yet (a create refused because it exists); undefined in pure tests.
+   */
+  readonly reader?: Pick<KubeClient, 'list'> & Partial<Pick<KubeClient, 'get'>>;
   readonly config: ControllerConfig;
   readonly logger: Logger;
   readonly metrics: ControllerMetrics;

@@ -2,10 +2,11 @@
  * `pullfleet plan`: what a change to the fleet does, comparing the committed output with a fresh synth.
  * Deletions are judged by what they remove on spokes, following each work's deleteOption
  * (plan-deletion.ts), and include the works the hub will delete at runtime for ApplicationSet-generated
- * apps (plan-runtime.ts). Every change line carries a compact field diff (plan-diff.ts).
+ * apps (plan-runtime.ts) and the works of waved static apps, which the hub controller writes and deletes
+ * (no rendered work shows them). Every change line carries a compact field diff (plan-diff.ts).
  */
 import { FLEET_APP_LABEL } from '../delivery/hub-application.js';
-import { ROLLOUT_APP_LABEL, ROLLOUT_KIND_LABEL } from '../rollout/policy.js';
+import { describeOutsideWaves, ROLLOUT_APP_LABEL, ROLLOUT_KIND_LABEL } from '../rollout/policy.js';
 import { parseRolloutPolicy } from '../rollout/static.js';
 import { diffFields, formatFieldChange, type FieldChange } from './diff.js';
 import {
@@ -26,6 +27,11 @@ import {
 } from '../core/keys.js';
 import { PLAN_STATE_FILE } from './state.js';
 import { describeTransition } from '../delivery/transition.js';
+import { buildManifestWork, isPullApplication, wrapProblem } from '../delivery/manifestwork.js';
+import type { Application, ManifestWork } from '../core/types.js';
+import { isStaticApplication } from '../runtime/propagation.js';
+import { isAgentModel } from '../report/report.js';
+import { isWavedApplication } from '../rollout/static.js';
 import { compareRuntime, hubOfFile, type PlannedObject, type PlanSide, type RuntimeDeletion } from './runtime.js';
 
 export interface PlanChange {
@@ -60,6 +66,12 @@ export interface SpokeDeletion {
   readonly removals: SpokeRemoval[];
   /** Some removal prunes a workload (an Application with the resources finalizer, a Namespace). */
   readonly prunesWorkload: boolean;
+  /**
+   * The work is not rendered: the hub controller writes it for a waved static app, and deletes it (or
+   * rewrites it without the manifest) at runtime once the hub applies the change. What changes on the hub,
+   * and the hub Application whose removal or change causes it.
+   */
+  readonly runtime?: { readonly application: string; readonly app?: string; readonly cause: string };
 }
 
 export interface FleetPlan {
@@ -224,10 +236,15 @@ export function planFleet(before: PlanSide, after: PlanSide): FleetPlan {
     });
   }
 
+  // Waved static apps: the hub controller writes their works, so no rendered work shows what it deletes.
+  const byController = controllerWorkDeletions(old, next);
+  plan.spokeDeletions.push(...byController.deletions);
+
   for (const [key, entry] of old) {
     if (next.has(key)) continue;
     if (!isHubWork(entry.change)) {
-      if (!agentRoute(entry.change.file, entry.object)) plan.removed.push(entry.change);
+      if (!agentRoute(entry.change.file, entry.object) && !byController.listed.has(key))
+        plan.removed.push(entry.change);
       continue;
     }
     if (isPruneProtected(entry.object)) {
@@ -303,6 +320,109 @@ export function planFleet(before: PlanSide, after: PlanSide): FleetPlan {
 
 type Indexed = Map<string, { change: PlanChange; object: unknown }>;
 
+/**
+ * The work the hub controller keeps for a hub Application of a waved static app, as it writes it (the same
+ * `buildManifestWork` the controller calls); undefined for any other object, and for an app the controller
+ * cannot wrap (it never wrote a work for it).
+ */
+function controllerWorkOf(file: string, object: unknown): ManifestWork | undefined {
+  const app = object as Application | undefined;
+  if (
+    !app?.metadata ||
+    app.kind !== 'Application' ||
+    !(app.apiVersion ?? '').startsWith(`${ARGOCD_GROUP}/`) ||
+    file.split('/')[1] !== 'hub' ||
+    !isWavedApplication(app) ||
+    !isPullApplication(app) ||
+    wrapProblem(app)
+  )
+    return undefined;
+  return buildManifestWork(app);
+}
+
+/** The identity key of a ManifestWork rendered into the hub folder of `hub` (see {@link identity}). */
+const renderedWorkKey = (hub: string, work: ManifestWork) => identity({ file: `${hub}/hub/works`, object: work }).key;
+
+/**
+ * What the hub controller deletes on spokes for waved static apps once the change is applied, mirroring
+ * its propagation (src/model/runtime/propagation.ts): a hub Application that is removed (the hub's Argo CD
+ * prunes it; dropped from a spoke, renamed, the app or the spoke removed) has its work deleted at once,
+ * whatever the rollout's waves; one that opts out (pull label gone) too; one that stays has its work
+ * rewritten, and manifests the rewrite drops are deleted like those of a rendered work. A hub Application
+ * that turns static with a rendered work at the same place hands it over (compared like a rewrite); turned
+ * static without one, its work is left alone; one that turns agent-model is handed off orphan-first. `listed`: the keys of removed hub Applications whose work
+ * deletion is listed (they are not "removed, nothing deleted").
+ */
+function controllerWorkDeletions(old: Indexed, next: Indexed): { deletions: SpokeDeletion[]; listed: Set<string> } {
+  const deletions: SpokeDeletion[] = [];
+  const listed = new Set<string>();
+  for (const [key, entry] of old) {
+    const work = controllerWorkOf(entry.change.file, entry.object);
+    if (!work) continue;
+    const hub = hubOfFile(entry.change.file);
+    const cluster = work.metadata.namespace ?? '';
+    const application = `${entry.change.namespace ?? ''}/${entry.change.name}`;
+    const fleetApp = (entry.object as Application).metadata.labels?.[FLEET_APP_LABEL];
+    const now = next.get(key);
+    const nowApp = now?.object as Application | undefined;
+    // Now delivered by an argocd-agent: the controller hands the work off orphan-first, deleting nothing.
+    if (nowApp && isAgentModel(nowApp)) continue;
+    const rendered = next.get(renderedWorkKey(hub, work))?.object as ManifestWork | undefined;
+    const rewritten =
+      nowApp && isPullApplication(nowApp) && !isStaticApplication(nowApp) && !wrapProblem(nowApp)
+        ? buildManifestWork(nowApp)
+        : undefined;
+    const replacement = rendered ?? rewritten;
+    const samePlace =
+      replacement !== undefined &&
+      replacement.metadata.namespace === work.metadata.namespace &&
+      replacement.metadata.name === work.metadata.name;
+    const policy = deleteOptionOf(work).policy;
+    const runtime = (cause: string) => ({ application, ...(fleetApp ? { app: fleetApp } : {}), cause });
+    if (samePlace) {
+      const cause = `hub Application ${application} changed: the hub controller rewrites its work`;
+      for (const removal of droppedManifestRemovals(work, replacement)) {
+        deletions.push({
+          id: `${hub}/${cluster}/${work.metadata.name}/${resourceId(removal)}`,
+          hub,
+          cluster,
+          work: work.metadata.name,
+          file: now!.change.file,
+          policy,
+          reason: 'manifest dropped',
+          removals: [removal],
+          prunesWorkload: removal.prunesWorkload,
+          runtime: runtime(cause),
+        });
+      }
+      continue;
+    }
+    // Turned static with no work rendered in its place: the controller leaves the work it wrote.
+    if (nowApp && !replacement && isPullApplication(nowApp)) continue;
+    const removals = workDeletionRemovals(work);
+    if (removals.length === 0) continue;
+    const cause = !nowApp
+      ? `hub Application ${application}${fleetApp ? ` of waved app ${fleetApp}` : ''} removed`
+      : !isPullApplication(nowApp)
+        ? `hub Application ${application} no longer carries the pull label`
+        : `hub Application ${application} now targets spoke ${replacement?.metadata.namespace ?? '?'}`;
+    if (!nowApp) listed.add(key);
+    deletions.push({
+      id: `${hub}/${cluster}/${work.metadata.name}`,
+      hub,
+      cluster,
+      work: work.metadata.name,
+      file: entry.change.file,
+      policy,
+      reason: 'work removed',
+      removals,
+      prunesWorkload: removals.some((r) => r.prunesWorkload),
+      runtime: runtime(cause),
+    });
+  }
+  return { deletions, listed };
+}
+
 /** The waves of every changed waved app and RollingSync ApplicationSet of the new output, in order. */
 function rolloutLines(next: Indexed, changed: ReadonlySet<string>): string[] {
   const lines: string[] = [];
@@ -339,7 +459,10 @@ function rolloutLines(next: Indexed, changed: ReadonlySet<string>): string[] {
           `    ${i + 1}. ${wave.name}: ${wave.clusters.join(', ')}${limit}${soak}` +
           (shared.length
             ? `\n       a spoke belongs to the first wave that selects it: ${shared.join(', ')} stay${shared.length === 1 ? 's' : ''} in ${wave.name}`
-            : '')
+            : '') +
+          Object.entries(wave.outside ?? {})
+            .map(([cluster, why]) => `\n       ${describeOutsideWaves(policy.app, wave.name, cluster, why)}`)
+            .join('')
         );
       });
       lines.push(
@@ -470,12 +593,25 @@ export function formatPlan(plan: FleetPlan, options: FormatOptions = {}): string
     const byAgent = plan.spokeDeletions.some((d) => d.reason === 'agent told to delete')
       ? " (or argocd-agent, on the principal's word)"
       : '';
+    const byController = plan.spokeDeletions.some((d) => d.runtime)
+      ? ' (for waved static apps, once the hub controller deletes or rewrites their works)'
+      : '';
     lines.push(
-      `DELETIONS ON SPOKES (${plan.spokeDeletions.length}): the work agent${byAgent} removes these from the spoke when the hub applies the change`,
+      `DELETIONS ON SPOKES (${plan.spokeDeletions.length}): the work agent${byAgent} removes these from the spoke when the hub applies the change${byController}`,
     );
     for (const d of plan.spokeDeletions) {
       if (d.reason === 'agent told to delete') {
         lines.push(`  - ${d.id}${mark(d.id)}: ${d.removals.map((r) => r.effect).join(', ')}  (${d.file})`);
+        continue;
+      }
+      if (d.runtime) {
+        const what =
+          d.reason === 'work removed'
+            ? `the hub controller deletes ManifestWork ${d.cluster}/${d.work} at runtime, at once, whatever the waves`
+            : `the hub controller rewrites ManifestWork ${d.cluster}/${d.work} without it at runtime`;
+        lines.push(
+          `  - ${d.id}${mark(d.id)}: ${d.runtime.cause}: ${what} (deleteOption ${d.policy}), deleting ${d.removals.map((r) => r.effect).join(', ')}  (${d.file})`,
+        );
         continue;
       }
       const what =

@@ -39,19 +39,25 @@
  *    that had none keeps the new payload, since nothing is ever deleted. With `pause` nothing is written.
  *    A halt also ends when its failed clusters leave the app (the count falls back within tolerance).
  * 5. **Waves.** Waves run in the policy's order; a targeted cluster in no wave (a runtime joiner) belongs
- *    to the last wave, and one listed in two belongs to the first. When every cluster of a wave is done or
- *    failed within tolerance (while halted no failure is), the wave completes: `waveCompletedAt` records that instant once (it is
- *    dropped again if the wave gains an unfinished cluster). The next wave starts when the soak has passed
- *    since then; a wave this rollout wrote nothing to (every cluster was already there) does not soak, and
- *    a wave without targeted clusters is passed over. The first wave that is unfinished, or that still
+ *    to the last wave, and one listed in two belongs to the first. A cluster the policy lists that has no
+ *    observation is **missing**: its hub Application does not exist yet (Argo CD creates a commit's objects
+ *    one at a time, in no wave order) or cannot be delivered. A wave with a missing cluster is unfinished,
+ *    whatever its other clusters report, so it holds every later wave; its present clusters still move.
+ *    When every cluster of a wave is present and done or failed within tolerance (while halted no failure
+ *    is), the wave completes: `waveCompletedAt` records that instant once (it is dropped again if the wave
+ *    gains an unfinished or missing cluster). The next wave starts when the soak has passed since then; a
+ *    wave this rollout wrote nothing to (every cluster was already there) does not soak, and a wave with
+ *    neither targeted nor missing clusters is passed over. The first wave that is unfinished, or that still
  *    soaks, is the gate: later waves wait. In the gate wave, waiting clusters (no entry in the state) are
  *    promoted in name order while fewer than {@link inFlightLimit} of its clusters are in flight; a limit
  *    of 0 holds the wave. Promoting records `{ target: desired, from: delivered, promotedAt: now }` and
- *    writes `desired`, unless the work already carries it.
+ *    writes `desired`, unless the work already carries it. The first wave with a missing cluster is
+ *    reported in `held`, naming the hub Applications it waits for.
  * 6. **Lost writes.** A promoted cluster whose work does not carry its target yet (a write lost to a
  *    restart, or not yet in the cache) gets the same write again, with its `promotedAt` unchanged.
- * 7. **Completion.** The rollout is complete when it is not halted and every cluster is done or failed
- *    (within tolerance); `completedAt` records the instant once and is dropped if a cluster joins.
+ * 7. **Completion.** The rollout is complete when it is not halted, no cluster is missing and every cluster
+ *    is done or failed (within tolerance); `completedAt` records the instant once and is dropped if a
+ *    cluster joins.
  *
  * Timestamps are written with {@link kubeTime} (whole seconds, truncated), and deadlines and soaks are
  * measured from the stored, parsed instants, so the same state gives the same decision after a restart.
@@ -60,6 +66,8 @@
  */
 import { createHash } from 'node:crypto';
 import { kubeTime } from '../core/time.js';
+import { staticHubApplicationName } from '../delivery/hub-application.js';
+import { rolloutPolicyName } from './static.js';
 import { ROLLOUT_RESUME_ANNOTATION, inFlightLimit, type RolloutPolicy, type RolloutWave } from './policy.js';
 
 /** What one step of a rollout is given. */
@@ -74,6 +82,13 @@ export interface RolloutInput {
   readonly now: Date;
   /** The value of the resume annotation ({@link ROLLOUT_RESUME_ANNOTATION}), if any. */
   readonly resumeToken?: string;
+  /** The hub Applications' namespace, to name them in `held` (messages only). */
+  readonly namespace?: string;
+  /**
+   * Hub Applications that exist but give no observation (being deleted, no target cluster, no payload can be
+   * built), by name, each with why: `held` says so instead of "does not exist". Messages only.
+   */
+  readonly unobservable?: Readonly<Record<string, string>>;
 }
 
 /** What the hub sees of one targeted cluster. */
@@ -149,6 +164,19 @@ export interface RolloutDecision {
   /** Every wave of the policy, in order, for `pullfleet status` and plan. */
   readonly waves: readonly WaveProgress[];
   readonly phase: RolloutPhase;
+  /**
+   * Set while a cluster the policy lists has no hub Application the rollout can observe: the first wave with
+   * one, its missing hub Applications and a message naming them, the waves they hold and the fix.
+   */
+  readonly held?: RolloutHold;
+}
+
+/** A wave that cannot finish because hub Applications of its clusters are missing. */
+export interface RolloutHold {
+  readonly wave: string;
+  /** The missing hub Applications (`<namespace>/<name>` when the namespace is known), sorted by cluster. */
+  readonly applications: readonly string[];
+  readonly message: string;
 }
 
 /** Where a rollout stands: no targeted cluster, moving, waiting out a soak, stopped on failures, finished. */
@@ -163,6 +191,11 @@ export interface WaveProgress {
   readonly inFlight: number;
   readonly failed: number;
   readonly waiting: number;
+  /**
+   * Hub Applications of clusters the policy lists in this wave that the rollout cannot observe (not created
+   * yet, or not deliverable); not counted in `clusters`. Absent when there are none.
+   */
+  readonly missing?: readonly string[];
   readonly state: 'waiting' | 'progressing' | 'soaking' | 'done' | 'halted';
   /**
    * When it entered that state (RFC 3339 hub time), when known: its first promotion (progressing), the
@@ -234,6 +267,7 @@ export function stepRollout(input: RolloutInput): RolloutDecision {
   // Waves: completion, soak, the gate, promotions.
   const waves = policy.waves.length > 0 ? policy.waves : [IMPLICIT_WAVE];
   const members = membersOf(waves, [...observed.keys()]);
+  const missing = missingOf(waves, observed);
   // Done, or failed within tolerance: while halted, failures are beyond it.
   const finished = (cluster: string): boolean => {
     const entry = entries.get(cluster);
@@ -243,8 +277,9 @@ export function stepRollout(input: RolloutInput): RolloutDecision {
   let gate: { readonly index: number; readonly soakEnd?: number } | undefined;
   waves.forEach((wave, index) => {
     const clusters = members[index] ?? [];
-    if (clusters.length === 0) return;
-    if (!clusters.every(finished)) {
+    const absent = missing[index] ?? [];
+    if (clusters.length === 0 && absent.length === 0) return;
+    if (absent.length > 0 || !clusters.every(finished)) {
       gate ??= { index };
       return;
     }
@@ -257,7 +292,8 @@ export function stepRollout(input: RolloutInput): RolloutDecision {
     const soakEnd = Date.parse(completedAt) + wave.soakSeconds * 1000;
     if (gate === undefined && moved && nowMs < soakEnd) gate = { index, soakEnd };
   });
-  const complete = !halted && observed.size > 0 && [...observed.keys()].every(finished);
+  const anyMissing = missing.some((absent) => absent.length > 0);
+  const complete = !halted && !anyMissing && observed.size > 0 && [...observed.keys()].every(finished);
 
   const current = gate;
   if (!halted && !complete && current !== undefined && current.soakEnd === undefined) {
@@ -310,6 +346,11 @@ export function stepRollout(input: RolloutInput): RolloutDecision {
 
   const reason = halted ? haltReason(failed, entries, policy.maxFailures) : undefined;
   const haltedAt = resuming ? undefined : previous?.halted?.at;
+  const applicationOf = (cluster: string): string => {
+    const name = staticHubApplicationName(policy.app, cluster);
+    return input.namespace !== undefined ? `${input.namespace}/${name}` : name;
+  };
+  const held = heldOf(policy, waves, missing, applicationOf, input.unobservable ?? {}, input.namespace);
   const clusters: Record<string, ClusterRollout> = {};
   for (const cluster of [...entries.keys()].sort(byName)) clusters[cluster] = entries.get(cluster) as ClusterRollout;
   const state: RolloutState = {
@@ -330,7 +371,7 @@ export function stepRollout(input: RolloutInput): RolloutDecision {
       : {}),
     ...(Number.isFinite(recheck) ? { recheckAt: new Date(recheck) } : {}),
     waves: waves.map((wave, index) =>
-      progressOf(wave, members[index] ?? [], entries, {
+      progressOf(wave, members[index] ?? [], (missing[index] ?? []).map(applicationOf), entries, {
         isGate: current?.index === index,
         halted,
         idle: observed.size === 0,
@@ -340,6 +381,7 @@ export function stepRollout(input: RolloutInput): RolloutDecision {
       }),
     ),
     phase,
+    ...(held ? { held } : {}),
   };
 }
 
@@ -480,6 +522,61 @@ function membersOf(waves: readonly RolloutWave[], clusters: readonly string[]): 
   return members;
 }
 
+/**
+ * The clusters each wave's policy entry lists (a cluster listed twice belongs to the first wave) that have no
+ * observation, sorted.
+ */
+function missingOf(waves: readonly RolloutWave[], observed: ReadonlyMap<string, ClusterObservation>): string[][] {
+  const seen = new Set<string>();
+  return waves.map((wave) => {
+    const absent: string[] = [];
+    for (const cluster of wave.clusters) {
+      if (seen.has(cluster)) continue;
+      seen.add(cluster);
+      if (!observed.has(cluster)) absent.push(cluster);
+    }
+    return absent.sort(byName);
+  });
+}
+
+/** At most this many missing hub Applications are named in a message (all are listed in the waves' progress). */
+const MISSING_NAMED = 5;
+
+/** The first wave with missing clusters, as {@link RolloutDecision.held}. */
+function heldOf(
+  policy: RolloutPolicy,
+  waves: readonly RolloutWave[],
+  missing: readonly (readonly string[])[],
+  applicationOf: (cluster: string) => string,
+  unobservable: Readonly<Record<string, string>>,
+  namespace: string | undefined,
+): RolloutHold | undefined {
+  const index = missing.findIndex((absent) => absent.length > 0);
+  if (index < 0) return undefined;
+  const absent = missing[index] ?? [];
+  const applications = absent.map(applicationOf);
+  const policyMap = `${namespace !== undefined ? `${namespace}/` : ''}${rolloutPolicyName(policy.app)}`;
+  const named = absent.slice(0, MISSING_NAMED).map((cluster) => {
+    const why = unobservable[staticHubApplicationName(policy.app, cluster)];
+    return `hub Application ${applicationOf(cluster)} (cluster ${cluster}) ${why ?? 'does not exist'}`;
+  });
+  const more = absent.length > MISSING_NAMED ? ` and ${absent.length - MISSING_NAMED} more` : '';
+  const later = waves.slice(index + 1).map((wave) => `"${wave.name}"`);
+  const holds =
+    later.length > 0
+      ? `wave${later.length === 1 ? '' : 's'} ${later.join(', ')} wait${later.length === 1 ? 's' : ''} until the wave is done`
+      : 'the rollout is not complete until then';
+  return {
+    wave: waves[index]?.name ?? '',
+    applications,
+    message:
+      `rollout of app "${policy.app}" waits for wave "${waves[index]?.name ?? ''}": ${named.join('; ')}${more}. ` +
+      `A wave is done only when every cluster its policy lists has its hub Application and is Healthy and Synced at the rollout's revision; ${holds}. ` +
+      `The hub's Argo CD creates the hub Applications when it syncs the commit: check that it synced dist/ in full, ` +
+      `or synthesize again if the spoke no longer takes the app (the policy ConfigMap ${policyMap} still lists it).`,
+  };
+}
+
 function haltReason(
   failed: readonly string[],
   entries: ReadonlyMap<string, ClusterRollout>,
@@ -513,6 +610,7 @@ function haltMessage(
 function progressOf(
   wave: RolloutWave,
   clusters: readonly string[],
+  missing: readonly string[],
   entries: ReadonlyMap<string, ClusterRollout>,
   at: {
     readonly isGate: boolean;
@@ -543,10 +641,11 @@ function progressOf(
     inFlight: flying,
     failed,
     waiting: clusters.length - done - flying - failed,
+    ...(missing.length > 0 ? { missing } : {}),
   };
   const since = (value: string | undefined) => (value !== undefined ? { since: value } : {});
   if (at.idle) return { ...counts, state: 'waiting' };
-  if (clusters.length === 0) return { ...counts, state: 'done' };
+  if (clusters.length === 0 && missing.length === 0) return { ...counts, state: 'done' };
   if (at.completedAt !== undefined)
     return { ...counts, state: at.soaking ? 'soaking' : 'done', ...since(at.completedAt) };
   if (at.halted && (at.isGate || failed > 0)) return { ...counts, state: 'halted', since: at.haltedAt };

@@ -6,6 +6,7 @@
  */
 import { PULLFLEET_PREFIX } from '../core/keys.js';
 import { matchesSelector, type LabelSelector } from '../core/selectors.js';
+import { DeliveryModel } from '../delivery/delivery-model.js';
 
 /** Annotation on a waved hub Application naming the ConfigMap that holds its app's rollout policy. */
 export const ROLLOUT_ANNOTATION = `${PULLFLEET_PREFIX}rollout`;
@@ -55,6 +56,92 @@ export interface RolloutWave {
    * to the first wave that selects it. Undefined when there are none.
    */
   readonly alsoSelectedBy?: Readonly<Record<string, readonly string[]>>;
+  /**
+   * Spokes this wave selects that are not rolled out in it now, each with why ({@link OutsideWaves}): they
+   * are taken out of `clusters`, and the app reaches them some other way. Undefined when there are none.
+   */
+  readonly outside?: Readonly<Record<string, OutsideWaves>>;
+}
+
+/**
+ * Why a spoke an app's waves select is not rolled out in them now (see {@link outsideWaves}):
+ *
+ * - `moving`: the spoke is moving between delivery models; each step of the move delivers the app to it
+ *   (a static work synth renders, an argocd-agent hub Application, or nothing in step 2 of a move to
+ *   agent-managed), at once, like everything else the step delivers;
+ * - `agent`: the spoke runs an argocd-agent model, where the principal (managed) or the spoke's own folder
+ *   (autonomous) delivers a change as soon as the hub applies it: the controller holds back works only;
+ * - `rejoining`: the spoke is back on the basic model; its work is rendered once more, with Argo CD's
+ *   `Prune=false`, and the controller takes it over when the next synth puts the spoke back in its wave.
+ */
+export interface OutsideWaves {
+  readonly reason: 'moving' | 'agent' | 'rejoining';
+  /** The delivery model the spoke runs, or moves to while `moving`. */
+  readonly model: DeliveryModel;
+  /** During a move: the step rendered now. */
+  readonly step?: number;
+  /** During a move: how many steps it has. */
+  readonly steps?: number;
+}
+
+/**
+ * Whether a spoke whose delivery `decision` is this (transition.ts) stays out of an app's waves, and why.
+ * `rejoin`: the spoke, basic and not moving, still has the static work of the app that the synth before
+ * rendered while it was out of the waves (not yet protected with `Prune=false`). Waves hold back works the
+ * controller writes; a spoke moving between models gets its delivery from the steps of the move, which
+ * must not wait for a wave (step 1 of a move to agent-managed has to reach the spoke before step 2 deletes
+ * its Application through the work), and an agent spoke has no work to hold back.
+ */
+export function outsideWaves(
+  decision: { readonly model: DeliveryModel; readonly step: number; readonly movingTo?: DeliveryModel },
+  rejoin = false,
+): OutsideWaves | undefined {
+  if (decision.step === 0) {
+    if (decision.model !== DeliveryModel.BASIC) return { reason: 'agent', model: decision.model };
+    return rejoin ? { reason: 'rejoining', model: decision.model } : undefined;
+  }
+  const target = decision.movingTo ?? decision.model;
+  const steps = target === DeliveryModel.AGENT_MANAGED ? 3 : 2;
+  // The last step back to basic renders the work protected: the next synth puts the spoke back in its wave.
+  const reason = target === DeliveryModel.BASIC && decision.step === steps ? 'rejoining' : 'moving';
+  return { reason, model: target, step: decision.step, steps };
+}
+
+/** How `pullfleet plan` tells that spoke `cluster`, which wave `wave` of app `app` selects, is outside the waves. */
+export function describeOutsideWaves(app: string, wave: string, cluster: string, outside: OutsideWaves): string {
+  const step = outside.step !== undefined ? ` (step ${outside.step} of ${outside.steps ?? outside.step})` : '';
+  if (outside.reason === 'moving')
+    return `spoke ${cluster} leaves app ${app}'s waves while it moves to ${outside.model}${step}: it is updated with the step, at once, not in wave ${wave}`;
+  if (outside.reason === 'agent')
+    return `spoke ${cluster} runs ${outside.model}: app ${app} reaches it ${outside.model === DeliveryModel.AGENT_MANAGED ? 'through the argocd-agent principal' : "through the spoke's own folder"} as soon as the hub applies a change, not in wave ${wave}`;
+  return `spoke ${cluster} rejoins app ${app}'s waves with the next synth${step ? `, after its move to ${outside.model}${step}` : ''}: its work is rendered once more, with Argo CD's Prune=false, so that the controller takes it over in wave ${wave}; until then a change reaches it at once`;
+}
+
+/**
+ * The waves without the spokes in `outside` (cluster → why): each such spoke leaves the `clusters` of its
+ * wave (and that wave's `alsoSelectedBy`) for the wave's `outside`. A wave may end up with no cluster: the
+ * controller passes over a wave without clusters, and the caller says so.
+ */
+export function withOutsideWaves(
+  waves: readonly RolloutWave[],
+  outside: ReadonlyMap<string, OutsideWaves>,
+): RolloutWave[] {
+  return waves.map((wave) => {
+    const out = wave.clusters.filter((cluster) => outside.has(cluster));
+    if (out.length === 0) return wave;
+    const { alsoSelectedBy, outside: before, ...rest } = wave;
+    const shared = Object.entries(alsoSelectedBy ?? {}).filter(([cluster]) => !outside.has(cluster));
+    return {
+      ...rest,
+      clusters: wave.clusters.filter((cluster) => !outside.has(cluster)),
+      ...(shared.length ? { alsoSelectedBy: Object.fromEntries(shared) } : {}),
+      outside: Object.fromEntries(
+        [...Object.entries(before ?? {}), ...out.map((cluster) => [cluster, outside.get(cluster)!] as const)].sort(
+          ([a], [b]) => (a < b ? -1 : a > b ? 1 : 0),
+        ),
+      ),
+    };
+  });
 }
 
 /** What happens to the clusters that failed when a rollout halts. */

@@ -99,6 +99,7 @@ export function buildRolloutPolicyConfigMap(
       soakSeconds: wave.soakSeconds,
       clusters: [...wave.clusters],
       ...(wave.alsoSelectedBy ? { alsoSelectedBy: wave.alsoSelectedBy } : {}),
+      ...(wave.outside ? { outside: wave.outside } : {}),
     });
   });
   return {

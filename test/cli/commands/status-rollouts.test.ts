@@ -121,6 +121,38 @@ describe('pullfleet status with waved static apps', () => {
     expect(statusExitCode(groups)).toBe(1);
   });
 
+  test('GIVEN a rollout waiting for a hub Application that does not exist yet WHEN shown THEN the wave counts it and the rollout names it', async () => {
+    const message =
+      'rollout of app "payments" waits for wave "wave-1": hub Application argocd/payments-east (cluster east) does not exist.';
+    const groups = await collectStatus(
+      source([
+        stateMap({
+          phase: 'progressing',
+          waves: [
+            {
+              name: 'wave-1',
+              clusters: 0,
+              done: 0,
+              inFlight: 0,
+              failed: 0,
+              waiting: 0,
+              missing: ['argocd/payments-east'],
+              state: 'progressing',
+            },
+            { name: 'wave-2', clusters: 1, done: 0, inFlight: 0, failed: 0, waiting: 1, state: 'waiting' },
+          ],
+          held: { wave: 'wave-1', applications: ['argocd/payments-east'], message },
+        }),
+      ]),
+      { now: NOW },
+    );
+    const text = renderOutput(groups, 'table', { now: NOW, color: false });
+    expect(text).toContain(
+      '  wave 1 wave-1: progressing, 0/0 done, 0 in flight, 0 failed, 0 waiting, 1 without a hub Application',
+    );
+    expect(text).toContain(`  WAITING: ${message}`);
+  });
+
   test('GIVEN an unreadable state WHEN shown THEN the rollout says why instead of failing the whole status', async () => {
     const broken = stateMap({});
     broken.data['progress.json'] = 'not json';

@@ -50,6 +50,15 @@ function threeWaves(canaryLimit?: WaveLimit, opts: Partial<Omit<RolloutPolicy, '
   );
 }
 
+/**
+ * `policy` as synth renders it for an app that targets only `observations`' clusters: each wave lists only
+ * those (a cluster a wave lists without an observation holds that wave: its hub Application is missing).
+ */
+function targeting(policy: RolloutPolicy, observations: readonly ClusterObservation[]): RolloutPolicy {
+  const targeted = new Set(observations.map((o) => o.cluster));
+  return { ...policy, waves: policy.waves.map((w) => ({ ...w, clusters: w.clusters.filter((c) => targeted.has(c)) })) };
+}
+
 /** A cluster converged on `old` whose hub Application now asks for `new`. */
 const onOld = (cluster: string, extra: Partial<ClusterObservation> = {}): ClusterObservation => ({
   cluster,
@@ -209,7 +218,8 @@ describe('stepRollout: the first step', () => {
   });
 
   test('GIVEN a wave whose every cluster is already there WHEN the rollout starts THEN it does not soak and the next wave starts', () => {
-    const world = new World(threeWaves(), [onNew('a1'), onNew('a2'), onOld('b1'), onOld('b2'), onOld('c1')]);
+    const observations = [onNew('a1'), onNew('a2'), onOld('b1'), onOld('b2'), onOld('c1')];
+    const world = new World(targeting(threeWaves(), observations), observations);
     const decision = world.step(0);
     expect(decision.writes).toStrictEqual(promoted('b1'));
     expect(decision.state.waveCompletedAt).toStrictEqual({ canary: stamp(0) });
@@ -246,10 +256,8 @@ describe('stepRollout: within a wave and between waves', () => {
   });
 
   test('GIVEN wave 1 converged WHEN its soak runs THEN wave 2 waits until the soak ends (recheckAt) and then starts', () => {
-    const world = new World(
-      threeWaves(),
-      ['a1', 'a2', 'b1', 'b2', 'b3', 'c1'].map((c) => onOld(c)),
-    );
+    const observations = ['a1', 'a2', 'b1', 'b2', 'b3', 'c1'].map((c) => onOld(c));
+    const world = new World(targeting(threeWaves(), observations), observations);
     world.step(0);
     world.converge('a1', 'a2');
     const soaking = world.step(10);
@@ -271,7 +279,8 @@ describe('stepRollout: within a wave and between waves', () => {
   });
 
   test('GIVEN the soak started within a second WHEN the clock passes its end THEN the milliseconds of now do not matter', () => {
-    const world = new World(threeWaves(), [onOld('a1'), onOld('b1')]);
+    const observations = [onOld('a1'), onOld('b1')];
+    const world = new World(targeting(threeWaves(), observations), observations);
     world.step(0);
     world.converge('a1');
     const soaking = world.step(10.9);
@@ -551,10 +560,12 @@ describe('stepRollout: restarts, membership and joiners', () => {
     expect(again.state).toStrictEqual(roundTrip(first.state));
   });
 
-  test('GIVEN the app removed from a cluster mid-rollout WHEN its observation is gone THEN it is dropped from the state and the rollout goes on', () => {
-    const world = new World(threeWaves(), [onOld('a1'), onOld('a2'), onOld('b1')]);
+  test('GIVEN the app removed from a cluster mid-rollout WHEN its observation is gone and the policy no longer lists it THEN it is dropped from the state and the rollout goes on', () => {
+    const observations = [onOld('a1'), onOld('a2'), onOld('b1')];
+    const world = new World(targeting(threeWaves(), observations), observations);
     world.step(0);
     world.clusters.delete('a2');
+    world.policy = targeting(world.policy, world.observations);
     world.converge('a1');
     const decision = world.step(10);
     expect(Object.keys(decision.state.clusters)).toStrictEqual(['a1']);

@@ -1,0 +1,63 @@
+/**
+ * A small one-hub fleet with a waved static app, for plan tests (never the repository's fleet.config.ts):
+ * spokes s1 (ring canary), s2 and s3, and PullApplication `app` on some of them, rolled out by the hub
+ * controller in two waves (canary, then the rest). Synth renders its hub Applications and the rollout
+ * policy, no ManifestWork: the controller writes (and deletes) those.
+ */
+import { AppSource, ClusterSet, Fleet, Hub, PullApplication, Rollout, Spoke } from '../../src/constructs/index.js';
+import { planStateFiles } from '../../src/constructs/_plan-state.js';
+import type { PlanSide } from '../../src/model/plan/runtime.js';
+import { parsePlanState } from '../../src/model/plan/state.js';
+
+export const WAVED_SPOKES = ['s1', 's2', 's3'] as const;
+
+export interface WavedFleetSpec {
+  /** The fleet app's name. @default 'web' */
+  readonly app?: string;
+  /** The spokes the app targets. @default every spoke */
+  readonly targets?: readonly string[];
+  readonly pruneOnDelete?: boolean;
+  /** @default 'main' */
+  readonly revision?: string;
+  /** Render the app with its rollout (waved). @default true */
+  readonly waved?: boolean;
+}
+
+export function wavedFleet(spec: WavedFleetSpec = {}, outdir = '/nonexistent/never-written'): Fleet {
+  const fleet = new Fleet({ outdir });
+  const hub = new Hub(fleet, 'hub', { argoNamespace: 'argocd', controller: { enabled: false } });
+  const prod = new ClusterSet(hub, 'prod');
+  const spokes = WAVED_SPOKES.map(
+    (name) => new Spoke(hub, name, { clusterSet: prod, labels: { ring: name === 's1' ? 'canary' : 'main' } }),
+  );
+  const targets = spec.targets ?? WAVED_SPOKES;
+  new PullApplication(hub, spec.app ?? 'web', {
+    source: AppSource.git({
+      repoURL: 'https://git.example.com/web.git',
+      path: 'deploy',
+      targetRevision: spec.revision ?? 'main',
+    }),
+    destinationNamespace: 'web',
+    spokes: spokes.filter((spoke) => targets.includes(spoke.name)),
+    ...(spec.pruneOnDelete ? { pruneOnDelete: true } : {}),
+    ...(spec.waved === false
+      ? {}
+      : {
+          rollout: Rollout.waves([
+            { name: 'canary', labels: { ring: 'canary' } },
+            { name: 'rest', rest: true },
+          ]),
+        }),
+  });
+  return fleet;
+}
+
+/** The fleet's output the way synth writes it: objects per file and the hub's plan state. */
+export function wavedOutput(spec: WavedFleetSpec = {}): PlanSide {
+  const fleet = wavedFleet(spec);
+  const objects = [...fleet.renderObjects()].flatMap(([file, list]) => list.map((object) => ({ file, object })));
+  const states = new Map(
+    [...planStateFiles(fleet.hubs)].map(([file, text]) => [file.split('/')[0], parsePlanState(text, file)]),
+  );
+  return { objects, states };
+}
