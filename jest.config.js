@@ -5,9 +5,15 @@ export default {
   testEnvironment: 'node',
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
-  // Two stages of their own: the real-server suites (npm run test:envtest, jest.envtest.config.js) and
-  // the seed matrices of the end-to-end suites (npm run test:matrix, jest.matrix.config.js).
-  testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/envtest/', '\\.matrix\\.test\\.ts$'],
+  // Stages of their own: the real-server suites (npm run test:envtest, jest.envtest.config.js), the real
+  // OCM work agent suites (npm run test:ocm, jest.ocm.config.js) and the seed matrices of the end-to-end
+  // suites (npm run test:matrix, jest.matrix.config.js).
+  testPathIgnorePatterns: [
+    '/node_modules/',
+    '<rootDir>/test/envtest/',
+    '<rootDir>/test/ocm/',
+    '\\.matrix\\.test\\.ts$',
+  ],
   extensionsToTreatAsEsm: ['.ts'],
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   transform: {

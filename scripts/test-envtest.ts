@@ -20,6 +20,8 @@ import { installCrds, loadKubeConfig } from '../test/support/envtest-cluster.js'
 
 const required = process.env.CI === 'true' || process.env.PULLFLEET_ENVTEST_REQUIRED === '1';
 const jestArgs = process.argv.slice(2);
+/** The jest config of the suites run on the server (`npm run test:ocm` names its own). */
+const jestConfig = process.env.PULLFLEET_JEST_CONFIG || 'jest.envtest.config.js';
 
 function say(line: string): void {
   process.stderr.write(`test:envtest: ${line}\n`);
@@ -60,7 +62,7 @@ function runJest(env: NodeJS.ProcessEnv, resultsFile: string): Promise<number> {
         '--experimental-vm-modules',
         'node_modules/jest/bin/jest.js',
         '-c',
-        'jest.envtest.config.js',
+        jestConfig,
         '--json',
         `--outputFile=${resultsFile}`,
         ...jestArgs,

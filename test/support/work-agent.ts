@@ -202,7 +202,8 @@ export class WorkAgent {
           'Applied',
           applied,
           applied ? 'AppliedManifestWorkComplete' : 'AppliedManifestWorkFailed',
-          applied ? 'Apply manifest work complete' : (opts.appliedMessage ?? 'Failed to apply manifest work'),
+          // OCM's agent keeps the cause on the manifests' conditions; the work's message is a fixed sentence.
+          applied ? 'Apply manifest work complete' : 'Failed to apply manifest work',
           generation,
           now,
           previous,
@@ -211,7 +212,9 @@ export class WorkAgent {
           'Available',
           available,
           available ? 'ResourcesAvailable' : 'ResourcesNotAvailable',
-          available ? 'All resources are available' : 'Some resources are not available',
+          available
+            ? 'All resources are available'
+            : `${manifests.length} of ${manifests.length} resources are not available`,
           generation,
           now,
           previous,

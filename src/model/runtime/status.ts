@@ -29,7 +29,14 @@ import {
   toArgoResources,
   type ResourceSummaryReading,
 } from './resource-summary.js';
-import type { Application, ApplicationCondition, ApplicationStatus, JsonObject, ManifestWork } from '../core/types.js';
+import type {
+  Application,
+  ApplicationCondition,
+  ApplicationStatus,
+  Condition,
+  JsonObject,
+  ManifestWork,
+} from '../core/types.js';
 
 /** Condition type for anything that stops delivery (cluster missing, namespace not allowed, work not applied). */
 export const DELIVERY_ERROR_CONDITION = 'DeliveryError';
@@ -171,6 +178,22 @@ function recheckAt(input: StatusInput, feedback: ApplicationFeedback | undefined
   return moments.length > 0 ? new Date(Math.min(...moments)) : undefined;
 }
 
+/**
+ * Why a work is not applied, in the spoke's words: OCM's work agent puts the cause on each manifest's own
+ * Applied condition and only a fixed sentence ("Failed to apply manifest work") on the work's, so the
+ * manifests that failed are named with theirs; the work's message stands in when no manifest says more.
+ */
+function notAppliedReason(work: ManifestWork, applied: Condition): string {
+  const failed = (work.status?.resourceStatus?.manifests ?? []).flatMap((manifest) => {
+    const condition = manifest.conditions?.find((c) => c.type === 'Applied');
+    if (condition?.status !== 'False' || !condition.message) return [];
+    const meta = manifest.resourceMeta ?? {};
+    const object = `${meta.kind ?? 'manifest'} ${meta.namespace ? `${meta.namespace}/` : ''}${meta.name ?? `#${meta.ordinal ?? '?'}`}`;
+    return [`${object}: ${condition.message}`];
+  });
+  return failed.length > 0 ? failed.join('; ') : (applied.message ?? applied.reason ?? 'no reason given');
+}
+
 function conditionsFor(
   input: StatusInput,
   feedback: ApplicationFeedback | undefined,
@@ -191,7 +214,7 @@ function conditionsFor(
     if (applied?.status === 'False') {
       messages.set(
         DELIVERY_ERROR_CONDITION,
-        `ManifestWork ${work.metadata.namespace}/${work.metadata.name} is not applied on the spoke: ${applied.message ?? applied.reason ?? 'no reason given'}`,
+        `ManifestWork ${work.metadata.namespace}/${work.metadata.name} is not applied on the spoke: ${notAppliedReason(work, applied)}`,
       );
     }
   }

@@ -468,6 +468,51 @@ describe('application reconciler', () => {
     );
   });
 
+  test('fails when the work is not applied, as OCM’s agent reports it: DeliveryError names the manifest and the spoke’s reason, not the agent’s fixed sentence', async () => {
+    world.put('Application', app());
+    await world.settle(reconciler, KEY);
+    const work = world.get<ManifestWork>('ManifestWork', 'spoke1/argocd-guestbook')!;
+    // OCM v1.3.1's work agent: the cause on the manifest's Applied condition, a fixed message on the work's.
+    world.put('ManifestWork', {
+      ...work,
+      status: {
+        conditions: [
+          {
+            type: 'Applied',
+            status: 'False',
+            reason: 'AppliedManifestWorkFailed',
+            message: 'Failed to apply manifest work',
+          },
+        ],
+        resourceStatus: {
+          manifests: [
+            {
+              resourceMeta: {
+                group: 'argoproj.io',
+                kind: 'Application',
+                name: 'guestbook',
+                namespace: 'argocd',
+                ordinal: 0,
+              },
+              conditions: [
+                {
+                  type: 'Applied',
+                  status: 'False',
+                  reason: 'AppliedManifestFailed',
+                  message: 'Failed to apply manifest: namespaces "argocd" not found',
+                },
+              ],
+            },
+          ],
+        },
+      },
+    });
+    await world.settle(reconciler, KEY);
+    expect(world.get<Application>('Application', KEY)!.status!.conditions![0].message).toBe(
+      'ManifestWork spoke1/argocd-guestbook is not applied on the spoke: Application argocd/guestbook: Failed to apply manifest: namespaces "argocd" not found',
+    );
+  });
+
   test('fails when a write conflicts (409): the reconcile throws for a retry and the retry converges', async () => {
     world.put('Application', app());
     world.failNext = { verb: 'patch', status: 409 };
