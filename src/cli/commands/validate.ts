@@ -165,8 +165,26 @@ function readFindings(
     warnings: ValidateFinding[];
   };
   const strict = raw.strict;
-  const ok = raw.errors.length === 0 && (!strict || raw.warnings.length === 0) && result.ok;
-  return { report: { ok, strict, errors: raw.errors, warnings: raw.warnings }, output: result.output };
+  // The program found nothing wrong but the run still failed (it wrote its output somewhere else, or
+  // failed after validating): that failure is the error, in the program's own words.
+  const explained = raw.errors.length > 0 || (strict && raw.warnings.length > 0);
+  const failure = !result.ok && !explained ? [{ message: runFailure(result.output) }] : [];
+  const errors = [...raw.errors, ...failure];
+  const ok = errors.length === 0 && (!strict || raw.warnings.length === 0) && result.ok;
+  return { report: { ok, strict, errors, warnings: raw.warnings }, output: result.output };
+}
+
+/** What a failed fleet run said, without the progress lines of the fleet program and the CLI. */
+function runFailure(output: string): string {
+  const said = withoutCliNoise(output)
+    .split('\n')
+    .filter((line) => line.trim() !== '' && !line.startsWith('pullfleet: '))
+    .join('\n')
+    .trim();
+  return (
+    said ||
+    'the fleet program failed after validating, and said nothing about why: run pullfleet synth to see its output'
+  );
 }
 
 /**
@@ -207,7 +225,8 @@ export async function validateFleet(
 }
 
 function where(f: ValidateFinding): string {
-  return f.file !== undefined ? f.file : `[${f.path ?? ''}]`;
+  if (f.file !== undefined) return f.file;
+  return f.path !== undefined ? `[${f.path}]` : '';
 }
 
 /**
@@ -222,7 +241,7 @@ function findingLines(findings: readonly ValidateFinding[]): string[] {
     return { path: at, message: f.message };
   });
   return collapseProblems(located).map(({ message, paths }) => {
-    if (paths.length === 1) return `${where(byWhere.get(paths[0])!)} ${message}`;
+    if (paths.length === 1) return [where(byWhere.get(paths[0])!), message].filter(Boolean).join(' ');
     const files = paths.every((at) => byWhere.get(at)!.file !== undefined);
     return `${message} (${files ? countedPaths(paths, 'files') : countedPaths(paths)})`;
   });
