@@ -6,12 +6,14 @@ export default {
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
   // Stages of their own: the real-server suites (npm run test:envtest, jest.envtest.config.js), the real
-  // OCM work agent suites (npm run test:ocm, jest.ocm.config.js) and the seed matrices of the end-to-end
-  // suites (npm run test:matrix, jest.matrix.config.js).
+  // OCM work agent suites (npm run test:ocm, jest.ocm.config.js), promtool and a real Prometheus (npm run
+  // test:monitoring, jest.monitoring.config.js) and the seed matrices of the end-to-end suites (npm run
+  // test:matrix, jest.matrix.config.js).
   testPathIgnorePatterns: [
     '/node_modules/',
     '<rootDir>/test/envtest/',
     '<rootDir>/test/ocm/',
+    '<rootDir>/test/monitoring/',
     '\\.matrix\\.test\\.ts$',
   ],
   extensionsToTreatAsEsm: ['.ts'],

@@ -43,14 +43,15 @@ fi
 tarball="$work/$(npm pack --ignore-scripts --silent --pack-destination "$work" | tail -n 1)"
 [ -f "$tarball" ] || fail "npm pack wrote no tarball"
 tar -tzf "$tarball" | sort >"$work/contents.txt"
-for needed in package/package.json package/README.md package/bin/pullfleet.js package/bin/pullfleet-controller.js \
+for needed in package/package.json package/README.md package/CHANGELOG.md package/docs/upgrading.md \
+  package/docs/reference/versioning.md package/bin/pullfleet.js package/bin/pullfleet-controller.js \
   package/lib/src/index.js package/lib/src/index.d.ts package/lib/src/model/index.js package/lib/src/model/index.d.ts \
   package/lib/src/controller/index.js package/lib/src/controller/index.d.ts package/lib/src/controller/main.js \
   package/lib/imports/placement-cluster.open-cluster-management.io.js \
   package/lib/imports/schemas/work.open-cluster-management.io_ManifestWork_v1.json; do
   grep -qx "$needed" "$work/contents.txt" || fail "the package lacks $needed"
 done
-if grep -E '^package/(src|test|dist|bench|scripts|imports|node_modules)/|\.test\.|^package/lib/(test|bench)/' "$work/contents.txt"; then
+if grep -E '^package/(src|test|dist|bench|scripts|imports|node_modules|docs/api)/|\.test\.|^package/lib/(test|bench)/' "$work/contents.txt"; then
   fail "the package holds files it must not ship (above)"
 fi
 echo "$(wc -l <"$work/contents.txt") files, $(du -k "$tarball" | cut -f1) KiB packed"

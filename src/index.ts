@@ -60,6 +60,7 @@ export type {
   GitOpsOlmSubscription,
   SpokeFolderRepository,
   ControllerInstallProps,
+  ControllerMonitoring,
   PolicyRule,
   AddInventoryOptions,
   SpokeOverride,
@@ -86,7 +87,7 @@ export { FleetValidationError, formatProblems, type FleetProblem } from './model
 
 // Model types the constructs' public signatures name.
 export type { LabelSelector, SelectorRequirement } from './model/core/selectors.js';
-export type { JsonObject, JsonValue } from './model/core/types.js';
+export type { EnumValue, JsonObject, JsonValue } from './model/core/types.js';
 export type { ResourceGrant } from './model/delivery/bootstrap.js';
 export type { SpokeFolderSource } from './model/delivery/delivery-model.js';
 export type { AppDefinition } from './model/delivery/hub-application.js';

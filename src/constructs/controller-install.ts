@@ -1,20 +1,90 @@
 /**
  * The pullfleet controller's install on a hub: Namespace, ServiceAccount, least-privilege RBAC (each rule
  * lists exactly the verbs one duty needs), a two-replica Deployment with probes, resources and a
- * restricted security context, a PodDisruptionBudget, a metrics Service, and the FleetReport CRD.
+ * restricted security context, a PodDisruptionBudget, a metrics Service, and the FleetReport CRD; with
+ * `monitoring`, also a ServiceMonitor, a PrometheusRule and a Grafana dashboard (_monitoring.ts).
  */
 import { ApiObject, Duration } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { ARGOCD_GROUP, MANAGED_BY_LABEL, MANAGED_BY_VALUE } from '../model/core/keys.js';
 import { dnsLabelProblem } from '../model/core/names.js';
-import { FeedbackScrape, type JsonObject } from '../model/core/types.js';
+import { enumMember, FeedbackScrape, type EnumValue, type JsonObject } from '../model/core/types.js';
 import { fleetReportCrd, fleetReportRbacRules } from '../model/report/report-crd.js';
 import { OutputFiles, routeOutput, stampProvenance } from './_output.js';
 import { pullfleetVersion } from '../version.js';
-import { bool, checkProps, duration, enumOf, num, propsOf, str } from './_props-check.js';
+import {
+  bool,
+  checkProps,
+  duration,
+  enumOf,
+  num,
+  propsOf,
+  shape,
+  str,
+  stringMap,
+  type PropSpec,
+} from './_props-check.js';
+import { METRICS_JOB, alertRuleSpec, dashboardJson, type MonitoringTarget } from './_monitoring.js';
 
 export { FeedbackScrape };
+
+/**
+ * Monitoring of the controller by a Prometheus Operator and a Grafana dashboard sidecar (opt-in through
+ * `ControllerInstallProps.monitoring`). The objects land in the install's file; the ServiceMonitor and the
+ * PrometheusRule need the Prometheus Operator's CRDs (monitoring.coreos.com/v1) on the hub.
+ */
+export interface ControllerMonitoring {
+  /**
+   * Render a ServiceMonitor that scrapes the metrics Service (job `pullfleet-controller-metrics`).
+   * @default true
+   */
+  readonly serviceMonitor?: boolean;
+  /**
+   * Render a PrometheusRule with the controller's alerts (docs/controller/metrics.md#monitoring).
+   * @default true
+   */
+  readonly alerts?: boolean;
+  /**
+   * Render the Grafana dashboard as a ConfigMap labelled `grafana_dashboard: "1"`, the label Grafana's
+   * dashboard sidecar looks for.
+   * @default true
+   */
+  readonly dashboard?: boolean;
+  /**
+   * Labels added to the ServiceMonitor and the PrometheusRule, such as the `release` label a Prometheus
+   * selects them by.
+   * @default - none
+   */
+  readonly labels?: Record<string, string>;
+  /**
+   * How often Prometheus scrapes each replica.
+   * @default Duration.seconds(30)
+   */
+  readonly scrapeInterval?: Duration;
+  /**
+   * Namespace of the dashboard ConfigMap (one Grafana's sidecar watches; it must exist).
+   * @default - the controller's namespace
+   */
+  readonly dashboardNamespace?: string;
+  /**
+   * Address of the page describing the alerts; each alert's `runbook_url` is this address followed by
+   * `#<alert name in lower case>`.
+   * @default - docs/controller/metrics.md of this pullfleet version on GitHub (github.com/pullfleet/pullfleet)
+   */
+  readonly runbookUrl?: string;
+}
+
+/** The runtime type of every {@link ControllerMonitoring} key (see props-check.ts). */
+const CONTROLLER_MONITORING: PropSpec<ControllerMonitoring> = {
+  serviceMonitor: bool(),
+  alerts: bool(),
+  dashboard: bool(),
+  labels: stringMap('label', '{ release: "kube-prometheus-stack" }'),
+  scrapeInterval: duration<Duration>(),
+  dashboardNamespace: str(),
+  runbookUrl: str(),
+};
 
 /** Settings of a {@link ControllerInstall}. */
 export interface ControllerInstallProps {
@@ -53,7 +123,7 @@ export interface ControllerInstallProps {
    * Feedback scrape type put on the works the controller writes.
    * @default FeedbackScrape.POLL
    */
-  readonly feedbackScrape?: FeedbackScrape;
+  readonly feedbackScrape?: EnumValue<FeedbackScrape>;
   /**
    * Feedback older than this raises a FeedbackStaleWarning on the hub app.
    * @default Duration.minutes(15)
@@ -91,6 +161,12 @@ export interface ControllerInstallProps {
    * @default 'info'
    */
   readonly logLevel?: string;
+  /**
+   * Monitoring: a ServiceMonitor, a PrometheusRule with the controller's alerts and a Grafana dashboard
+   * (each can be left out). `monitoring: {}` renders all three.
+   * @default - none: no monitoring object is rendered
+   */
+  readonly monitoring?: ControllerMonitoring;
 }
 
 /** @internal the runtime type of every {@link ControllerInstallProps} key (see props-check.ts). */
@@ -109,11 +185,60 @@ export const CONTROLLER_INSTALL_PROPS = propsOf<ControllerInstallProps>('Control
   multiclusterReports: bool(),
   resourceSummaries: bool(),
   logLevel: str(),
+  monitoring: shape<ControllerMonitoring>('monitoring settings', CONTROLLER_MONITORING),
 });
 
 const APP_LABELS = { 'app.kubernetes.io/name': 'pullfleet-controller', 'app.kubernetes.io/component': 'controller' };
 const PORT = 8080;
 const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error'];
+
+/** {@link ControllerMonitoring} with its defaults applied. */
+interface ResolvedMonitoring {
+  readonly serviceMonitor: boolean;
+  readonly alerts: boolean;
+  readonly dashboard: boolean;
+  readonly labels: Record<string, string>;
+  readonly scrapeInterval: string;
+  readonly dashboardNamespace: string;
+  readonly runbookUrl: string;
+}
+
+/** The monitoring settings with their defaults; a bad value is pushed to `problems`. */
+function resolveMonitoring(given: ControllerMonitoring, namespace: string, problems: string[]): ResolvedMonitoring {
+  const interval = given.scrapeInterval?.toSeconds({ integral: false }) ?? 30;
+  if (!Number.isInteger(interval) || interval < 1)
+    problems.push(
+      `monitoring.scrapeInterval ${interval}s must be a whole number of seconds >= 1: use for example Duration.seconds(30)`,
+    );
+  const dashboardNamespace = given.dashboardNamespace ?? namespace;
+  const problem = dnsLabelProblem(dashboardNamespace);
+  if (problem)
+    problems.push(`monitoring.dashboardNamespace "${dashboardNamespace}" ${problem}: use a valid namespace name`);
+  const runbookUrl =
+    given.runbookUrl ?? `https://github.com/pullfleet/pullfleet/blob/v${pullfleetVersion()}/docs/controller/metrics.md`;
+  if (!/^https?:\/\/[^\s#]+$/.test(runbookUrl))
+    problems.push(
+      `monitoring.runbookUrl "${runbookUrl}" must be an http(s) address without a fragment: use for example "https://wiki.example.com/pullfleet-alerts"`,
+    );
+  const labels = given.labels ?? {};
+  for (const [key, value] of Object.entries(labels)) {
+    if (!/^([a-z0-9]([-a-z0-9.]*[a-z0-9])?\/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/.test(key))
+      problems.push(`monitoring.labels key "${key}" is not a valid label key: use for example "release"`);
+    if (!/^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$/.test(value))
+      problems.push(
+        `monitoring.labels["${key}"] "${value}" is not a valid label value: use at most 63 letters, digits, "-", "_" or "."`,
+      );
+  }
+  return {
+    serviceMonitor: given.serviceMonitor ?? true,
+    alerts: given.alerts ?? true,
+    dashboard: given.dashboard ?? true,
+    labels,
+    scrapeInterval: `${interval}s`,
+    dashboardNamespace,
+    runbookUrl,
+  };
+}
 
 /** One RBAC rule of the controller's ClusterRole. */
 export interface PolicyRule {
@@ -170,6 +295,12 @@ export class ControllerInstall extends Construct {
   public readonly logLevel: string;
   /** Name of the ServiceAccount (and of the Deployment, roles and Service). */
   public readonly name = 'pullfleet-controller';
+  /** The ServiceMonitor (escape hatch), when `monitoring` asks for it. */
+  public readonly serviceMonitor?: ApiObject;
+  /** The PrometheusRule with the controller's alerts (escape hatch), when `monitoring` asks for it. */
+  public readonly prometheusRule?: ApiObject;
+  /** The ConfigMap holding the Grafana dashboard (escape hatch), when `monitoring` asks for it. */
+  public readonly dashboard?: ApiObject;
 
   constructor(scope: Construct, id: string, props: ControllerInstallProps = {}) {
     super(scope, id);
@@ -204,7 +335,7 @@ export class ControllerInstall extends Construct {
     this.replicas = props.replicas ?? (this.shards > 1 ? this.shards + 1 : 2);
     if (!Number.isInteger(this.replicas) || this.replicas < 1)
       problems.push(`replicas ${this.replicas} must be an integer >= 1: use 1 or more (the default is 2)`);
-    this.feedbackScrape = props.feedbackScrape ?? FeedbackScrape.POLL;
+    this.feedbackScrape = enumMember(props.feedbackScrape ?? FeedbackScrape.POLL);
     this.staleAfter = props.staleAfter ?? Duration.minutes(15);
     this.relaxTenancy = props.relaxTenancy ?? false;
     this.resync = props.resync ?? Duration.minutes(5);
@@ -218,6 +349,7 @@ export class ControllerInstall extends Construct {
     this.logLevel = props.logLevel ?? 'info';
     if (!LOG_LEVELS.includes(this.logLevel))
       problems.push(`logLevel "${this.logLevel}" must be one of ${LOG_LEVELS.join(', ')}: use one of them`);
+    const monitoring = props.monitoring && resolveMonitoring(props.monitoring, this.namespace, problems);
     if (problems.length > 0) return;
 
     routeOutput(this, OutputFiles.CONTROLLER);
@@ -360,7 +492,8 @@ export class ControllerInstall extends Construct {
         spec: { minAvailable: k8s.IntOrString.fromNumber(1), selector: { matchLabels: APP_LABELS } },
       }),
       new k8s.KubeService(this, 'MetricsService', {
-        metadata: { name: `${this.name}-metrics`, namespace: this.namespace, labels },
+        // Its name is the Prometheus job of the scraped series (METRICS_JOB), which alerts select by.
+        metadata: { name: METRICS_JOB, namespace: this.namespace, labels },
         spec: {
           type: 'ClusterIP',
           selector: APP_LABELS,
@@ -368,6 +501,49 @@ export class ControllerInstall extends Construct {
         },
       }),
     );
+    if (monitoring) {
+      const target: MonitoringTarget = {
+        namespace: this.namespace,
+        shards: this.shards,
+        runbookUrl: monitoring.runbookUrl,
+      };
+      const monitoringLabels = { ...labels, ...monitoring.labels };
+      if (monitoring.serviceMonitor) {
+        this.serviceMonitor = new ApiObject(this, 'ServiceMonitor', {
+          apiVersion: 'monitoring.coreos.com/v1',
+          kind: 'ServiceMonitor',
+          metadata: { name: this.name, namespace: this.namespace, labels: monitoringLabels },
+          // The job of the scraped series is the Service's name, `pullfleet-controller-metrics`, which the
+          // alerts and the dashboard select by.
+          spec: {
+            selector: { matchLabels: APP_LABELS },
+            namespaceSelector: { matchNames: [this.namespace] },
+            endpoints: [{ port: 'metrics', path: '/metrics', scheme: 'http', interval: monitoring.scrapeInterval }],
+          },
+        });
+        objects.push(this.serviceMonitor);
+      }
+      if (monitoring.alerts) {
+        this.prometheusRule = new ApiObject(this, 'PrometheusRule', {
+          apiVersion: 'monitoring.coreos.com/v1',
+          kind: 'PrometheusRule',
+          metadata: { name: this.name, namespace: this.namespace, labels: monitoringLabels },
+          spec: alertRuleSpec(target),
+        });
+        objects.push(this.prometheusRule);
+      }
+      if (monitoring.dashboard) {
+        this.dashboard = new k8s.KubeConfigMap(this, 'Dashboard', {
+          metadata: {
+            name: `${this.name}-dashboard`,
+            namespace: monitoring.dashboardNamespace,
+            labels: { ...labels, grafana_dashboard: '1' },
+          },
+          data: { 'pullfleet-controller.json': `${JSON.stringify(dashboardJson(target), null, 2)}\n` },
+        });
+        objects.push(this.dashboard);
+      }
+    }
     for (const object of objects) stampProvenance(object);
     this.node.defaultChild = this.node.findChild('Deployment');
   }

@@ -1,4 +1,5 @@
 import { Construct } from 'constructs';
+import { type EnumValue } from '../model/core/types.js';
 import { type SpokeArgoSetup } from '../model/delivery/bootstrap.js';
 import {
   agentMode,
@@ -69,7 +70,7 @@ export interface GitOpsOlmSubscription {
    * Whether OLM installs updates by itself.
    * @default - left out of the GitOpsCluster: the gitops add-on uses its own
    */
-  readonly installPlanApproval?: InstallPlanApproval;
+  readonly installPlanApproval?: EnumValue<InstallPlanApproval>;
 }
 
 /** Where an agent-autonomous spoke's own folder (`dist/<hub>/spokes/<spoke>/`) lives in Git. */
@@ -122,7 +123,7 @@ export interface AcmGitOpsClusterProps extends GitOpsClusterCommonProps {
    * The delivery model of every spoke the placement selects.
    * @default DeliveryModel.BASIC
    */
-  readonly model?: DeliveryModel.BASIC | DeliveryModel.AGENT_MANAGED;
+  readonly model?: EnumValue<DeliveryModel.BASIC | DeliveryModel.AGENT_MANAGED>;
   /**
    * Install the spoke Argo CD through the gitops add-on. The agent models need it (false is then a problem).
    * @default - true for the agent models, false for DeliveryModel.BASIC
@@ -156,7 +157,7 @@ export interface AcmAutonomousGitOpsClusterProps extends Omit<
   'model' | 'spokeFolderRepository'
 > {
   /** The delivery model of every spoke the placement selects: agent-autonomous. */
-  readonly model: DeliveryModel.AGENT_AUTONOMOUS;
+  readonly model: EnumValue<DeliveryModel.AGENT_AUTONOMOUS>;
   /** The repository the spokes' own Argo CD syncs their folder (`dist/<hub>/spokes/<spoke>/`) from. */
   readonly spokeFolderRepository: SpokeFolderRepository;
 }
@@ -171,7 +172,7 @@ export interface OcmGitOpsClusterProps extends GitOpsClusterCommonProps {
    * The delivery model of every spoke the placement selects.
    * @default DeliveryModel.AGENT_MANAGED
    */
-  readonly model?: DeliveryModel.AGENT_MANAGED;
+  readonly model?: EnumValue<DeliveryModel.AGENT_MANAGED>;
   /**
    * Namespace of the agent on each spoke.
    * @default 'argocd'
@@ -195,7 +196,7 @@ export interface OcmAutonomousGitOpsClusterProps extends Omit<
   'model' | 'spokeFolderRepository'
 > {
   /** The delivery model of every spoke the placement selects: agent-autonomous. */
-  readonly model: DeliveryModel.AGENT_AUTONOMOUS;
+  readonly model: EnumValue<DeliveryModel.AGENT_AUTONOMOUS>;
   /** The repository the spokes' own Argo CD syncs their folder (`dist/<hub>/spokes/<spoke>/`) from. */
   readonly spokeFolderRepository: SpokeFolderRepository;
 }

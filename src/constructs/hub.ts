@@ -6,6 +6,7 @@
  */
 import { Chart } from 'cdk8s';
 import { type Construct, type IConstruct } from 'constructs';
+import { enumMember, type EnumValue } from '../model/core/types.js';
 import { ETCD_OBJECT_LIMIT } from '../model/validation/object-rules.js';
 import { DEFAULT_WORK_SIZE_BUDGET, dnsLabelRule } from '../model/validation/rules.js';
 import {
@@ -46,7 +47,7 @@ export interface HubProps {
    * The hub distribution.
    * @default HubFlavor.OCM
    */
-  readonly flavor?: HubFlavor;
+  readonly flavor?: EnumValue<HubFlavor>;
   /**
    * Namespace of the hub Argo CD (hub Applications, ApplicationSets, cluster Secrets). Pulled
    * Applications land in the same namespace on each spoke.
@@ -57,7 +58,7 @@ export interface HubProps {
    * How work agents report status.
    * @default FeedbackScrape.POLL
    */
-  readonly feedbackScrape?: FeedbackScrape;
+  readonly feedbackScrape?: EnumValue<FeedbackScrape>;
   /**
    * Works ask work agents for a resource summary of each app (a condition rule; OCM 1.0 and later), which
    * the controller writes into the hub Application's `status.resources`. Set false on a hub whose cluster
@@ -141,9 +142,9 @@ export class Hub extends Chart implements IHub {
     markKind(this, 'Hub');
     props = checkProps(this, HUB_PROPS, props);
     this.name = nameFromId(this, id);
-    this.flavor = props.flavor ?? HubFlavor.OCM;
+    this.flavor = enumMember(props.flavor ?? HubFlavor.OCM);
     this.argoNamespace = props.argoNamespace ?? (this.flavor === HubFlavor.ACM ? 'openshift-gitops' : 'argocd');
-    this.feedbackScrape = props.feedbackScrape ?? FeedbackScrape.POLL;
+    this.feedbackScrape = enumMember(props.feedbackScrape ?? FeedbackScrape.POLL);
     this.resourceSummaries = props.resourceSummaries ?? true;
     this.workSizeBudget = props.workSizeBudget ?? DEFAULT_WORK_SIZE_BUDGET;
     const problems = [dnsLabelRule('hub name', this.name), dnsLabelRule('argoNamespace', this.argoNamespace)].filter(

@@ -63,6 +63,7 @@ export {
   ControllerInstall,
   FeedbackScrape,
   type ControllerInstallProps,
+  type ControllerMonitoring,
   type PolicyRule,
 } from './controller-install.js';
 export { Inventory, type AddInventoryOptions, type SpokeOverride } from './inventory.js';

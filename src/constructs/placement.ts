@@ -3,6 +3,7 @@ import { Construct } from 'constructs';
 import { PLACEMENT_API_VERSION } from '../model/core/keys.js';
 import { withOcmGitOpsClusterTolerations } from '../model/delivery/delivery-model.js';
 import { SelectorOperator, type SelectorRequirement } from '../model/core/selectors.js';
+import { enumMember, type EnumValue } from '../model/core/types.js';
 import {
   evaluatePlacement,
   TaintEffect,
@@ -181,7 +182,7 @@ export interface PlacementProps {
    * Prioritizer mode.
    * @default PrioritizerMode.ADDITIVE
    */
-  readonly prioritizerMode?: PrioritizerMode;
+  readonly prioritizerMode?: EnumValue<PrioritizerMode>;
   /**
    * Namespace of the Placement. ApplicationSets only read placement decisions from their own
    * namespace, so keep the default for PullApplicationSet.
@@ -313,7 +314,7 @@ export class Placement extends Construct implements IPlacement {
     if (props.tolerations?.length) spec.tolerations = props.tolerations.map((t) => ({ ...t }));
     if (props.prioritizers?.length || props.prioritizerMode) {
       spec.prioritizerPolicy = {
-        mode: props.prioritizerMode ?? PrioritizerMode.ADDITIVE,
+        mode: enumMember(props.prioritizerMode ?? PrioritizerMode.ADDITIVE),
         ...(props.prioritizers?.length ? { configurations: props.prioritizers.map((p) => p.configuration) } : {}),
       };
     }

@@ -1,6 +1,7 @@
 import type { Duration } from 'cdk8s';
 import { dnsLabelProblem } from '../model/core/names.js';
 import { SelectorOperator, type SelectorRequirement } from '../model/core/selectors.js';
+import { enumMember, type EnumValue } from '../model/core/types.js';
 import {
   assignWaves,
   DEFAULT_PROGRESS_DEADLINE_SECONDS,
@@ -10,7 +11,7 @@ import {
   type WaveLimit as ModelWaveLimit,
 } from '../model/rollout/policy.js';
 import type { ISpoke } from './interfaces.js';
-import { checkValue, listOf, spokeRef } from './_props-check.js';
+import { checkValue, enumOf, listOf, spokeRef } from './_props-check.js';
 
 /** How many clusters of a wave may update at once. */
 export class WaveLimit {
@@ -118,13 +119,13 @@ export interface RolloutOptions {
    * Static apps: what failed clusters get when the rollout halts.
    * @default RolloutFailureAction.PAUSE
    */
-  readonly onFailure?: RolloutFailureAction;
+  readonly onFailure?: EnumValue<RolloutFailureAction>;
   /**
    * ApplicationSets: the order in which Applications are deleted when the ApplicationSet goes
    * (`strategy.deletionOrder`, Argo CD 3.2 or later).
    * @default - not rendered (Argo CD deletes all at once)
    */
-  readonly deletionOrder?: DeletionOrder;
+  readonly deletionOrder?: EnumValue<DeletionOrder>;
 }
 
 /** A wave as a {@link Rollout} keeps it (resolved name, limits). */
@@ -191,8 +192,8 @@ export class Rollout {
     }));
     this.maxFailures = options.maxFailures ?? 0;
     if (options.progressDeadline) this.progressDeadline = options.progressDeadline;
-    this.onFailure = options.onFailure ?? RolloutFailureAction.PAUSE;
-    if (options.deletionOrder) this.deletionOrder = options.deletionOrder;
+    this.onFailure = enumMember(options.onFailure ?? RolloutFailureAction.PAUSE);
+    if (options.deletionOrder) this.deletionOrder = enumMember(options.deletionOrder);
   }
 
   /** The spokes of a wave that are spokes; every other item is a problem naming its place (`at[i]`) and the fix. */
@@ -211,6 +212,13 @@ export class Rollout {
    */
   public _problems(dynamic: boolean): string[] {
     const problems: string[] = [...this.spokeProblems];
+    problems.push(
+      ...checkValue(enumOf(RolloutFailureAction, 'RolloutFailureAction'), this.onFailure, 'rollout onFailure').errors,
+    );
+    if (this.deletionOrder !== undefined)
+      problems.push(
+        ...checkValue(enumOf(DeletionOrder, 'DeletionOrder'), this.deletionOrder, 'rollout deletionOrder').errors,
+      );
     if (this.waves.length === 0) problems.push('rollout has no waves: give Rollout.waves([...]) at least one wave');
     this.waves.forEach((wave, i) => {
       const where = `rollout wave ${i + 1} ("${wave.name}")`;
@@ -234,7 +242,7 @@ export class Rollout {
       )
         problems.push(`${where}: maxInFlight WaveLimit.percent(${limit.percent}) must be a whole number from 1 to 100`);
       for (const expression of wave.labelExpressions) {
-        if (!Object.values(SelectorOperator).includes(expression?.operator))
+        if (!(Object.values(SelectorOperator) as string[]).includes(expression?.operator))
           problems.push(
             `${where}: label expression operator ${JSON.stringify(expression?.operator)} is not one of ${Object.values(SelectorOperator).join(', ')}`,
           );

@@ -2,7 +2,7 @@ import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
 import { CLUSTERSET_LABEL, CONSTRUCT_PATH_ANNOTATION, LOCAL_CLUSTER, WORK_API_VERSION } from '../model/core/keys.js';
 import { dnsLabelProblem } from '../model/core/names.js';
-import { type JsonObject } from '../model/core/types.js';
+import { enumMember, type EnumValue, type JsonObject } from '../model/core/types.js';
 import {
   BOOTSTRAP_WORK_NAME,
   buildBootstrapWork,
@@ -434,21 +434,22 @@ export class Spoke extends Construct implements ISpoke {
    * the agent creates its own copies; agent → basic renders the works with Orphan first, then Foreground. Change the placements so a GitOpsCluster of `model` selects the spoke (or none, for
    * basic), call this, and remove it once `pullfleet plan` says the move is complete.
    */
-  public moveTo(model: DeliveryModel): void {
+  public moveTo(model: EnumValue<DeliveryModel>): void {
     assertNotRendered(this, `moveTo(${JSON.stringify(model)}) called`);
-    if (!Object.values(DeliveryModel).includes(model)) {
+    const target = enumMember(model);
+    if (!Object.values(DeliveryModel).includes(target)) {
       this.problems.push(
         `moveTo(${JSON.stringify(model)}): not a delivery model; use DeliveryModel.BASIC, DeliveryModel.AGENT_MANAGED or DeliveryModel.AGENT_AUTONOMOUS`,
       );
       return;
     }
-    if (this.moveTarget !== undefined && this.moveTarget !== model) {
+    if (this.moveTarget !== undefined && this.moveTarget !== target) {
       this.problems.push(
-        `moveTo(${model}) after moveTo(${this.moveTarget}): a spoke moves to one model at a time: keep one moveTo call`,
+        `moveTo(${target}) after moveTo(${this.moveTarget}): a spoke moves to one model at a time: keep one moveTo call`,
       );
       return;
     }
-    this.moveTarget = model;
+    this.moveTarget = target;
   }
 
   /** An app deploys here (namespace, RBAC grants, project and repositories). */

@@ -5,11 +5,13 @@
  * uses the service account. SIGTERM and SIGINT stop it gracefully.
  */
 import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { pino } from 'pino';
 import { defaultConfig, type ControllerConfig } from './runtime/config.js';
 import { loadKubeConfig } from '../kube/client.js';
 import { startController } from './runtime/manager.js';
+import { pullfleetVersion } from '../version.js';
 
 function int(value: string): number {
   const parsed = Number(value);
@@ -29,6 +31,24 @@ function seconds(value: string): number {
   const parsed = int(value);
   if (parsed < 0) throw new InvalidArgumentError(`expected seconds >= 0, got "${value}"`);
   return parsed;
+}
+
+/**
+ * An address to listen on: an IPv4 or IPv6 address (`0.0.0.0` every IPv4 interface, `::` every interface,
+ * `127.0.0.1` loopback only) or a host name. Brackets around an IPv6 address are dropped.
+ */
+function bindAddress(value: string): string {
+  const address = value.trim().replace(/^\[(.*)\]$/, '$1');
+  if (isIP(address) !== 0) return address;
+  if (
+    /^(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/.test(
+      address,
+    )
+  )
+    return address;
+  throw new InvalidArgumentError(
+    `expected an IP address or host name such as 0.0.0.0, :: or 127.0.0.1, got "${value}"`,
+  );
 }
 
 /**
@@ -77,6 +97,7 @@ export function buildCommand(env: NodeJS.ProcessEnv = process.env): Command {
     option(flags, description, settings, env);
   const command = new Command('pullfleet-controller')
     .description('Hub controller for Argo CD pull delivery on OCM: propagation, status write-back, cluster secrets.')
+    .version(pullfleetVersion(), '--version', 'print the version of the controller and exit')
     .addOption(
       o('--kubeconfig <path>', 'kubeconfig file (default: in-cluster service account, else ~/.kube/config)', {
         env: ['KUBECONFIG'],
@@ -228,6 +249,13 @@ export function buildCommand(env: NodeJS.ProcessEnv = process.env): Command {
       }),
     )
     .addOption(
+      o('--bind-address <address>', 'address the /metrics, /healthz and /readyz server listens on', {
+        env: ['PULLFLEET_BIND_ADDRESS'],
+        parse: bindAddress,
+        fallback: d.httpHost,
+      }),
+    )
+    .addOption(
       o('--log-level <level>', 'log level', {
         env: ['PULLFLEET_LOG_LEVEL'],
         choices: ['trace', 'debug', 'info', 'warn', 'error'],
@@ -261,6 +289,7 @@ export function configFromOptions(options: Record<string, unknown>): Partial<Con
     watchTimeoutSeconds: options.watchTimeout as number,
     identity: options.identity as string,
     httpPort: options.port as number,
+    httpHost: options.bindAddress as string,
   };
 }
 

@@ -1,6 +1,6 @@
 /**
- * Schema validation of rendered objects, at synth time and by `pullfleet validate <dir>`: Argo CD
- * and core kinds with the kubernetes-models packages, OCM and pullfleet kinds with ajv against the
+ * Schema validation of rendered objects, at synth time and by `pullfleet validate <dir>`: Argo CD,
+ * Prometheus Operator and core kinds with the kubernetes-models packages, OCM and pullfleet kinds with ajv against the
  * description-stripped CRD schemas in imports/schemas (and the FleetReport CRD pullfleet renders).
  * Validators are loaded on first use of their kind; the code ajv compiles for a CRD schema is kept in
  * node_modules/.cache/pullfleet (PULLFLEET_CACHE_DIR overrides) under the hash of the schema, so the next run
@@ -54,6 +54,15 @@ const MODELS: ReadonlyMap<string, readonly [string, string]> = new Map(
       ['coordination.k8s.io/v1/Lease', 'kubernetes-models/coordination.k8s.io/v1/Lease'],
       ['networking.k8s.io/v1/Ingress', 'kubernetes-models/networking.k8s.io/v1/Ingress'],
       ['networking.k8s.io/v1/NetworkPolicy', 'kubernetes-models/networking.k8s.io/v1/NetworkPolicy'],
+      // ControllerInstall's opt-in monitoring (Prometheus Operator kinds).
+      [
+        'monitoring.coreos.com/v1/PrometheusRule',
+        '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/PrometheusRule',
+      ],
+      [
+        'monitoring.coreos.com/v1/ServiceMonitor',
+        '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/ServiceMonitor',
+      ],
       ['policy/v1/PodDisruptionBudget', 'kubernetes-models/policy/v1/PodDisruptionBudget'],
       ['rbac.authorization.k8s.io/v1/ClusterRole', 'kubernetes-models/rbac.authorization.k8s.io/v1/ClusterRole'],
       [

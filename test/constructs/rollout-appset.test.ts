@@ -88,7 +88,7 @@ describe('PullApplicationSet rollout waves', () => {
       placement: new Placement(f.hub, 'prod-api', { clusterSets: [f.prod] }),
       rollout: Rollout.waves([
         { name: 'canaries', spokes: [f.east] },
-        { name: 'us', labelExpressions: [{ key: 'region', operator: 'In' as never, values: ['us-east', 'us-west'] }] },
+        { name: 'us', labelExpressions: [{ key: 'region', operator: 'In', values: ['us-east', 'us-west'] }] },
         { name: 'rest', rest: true },
       ]),
     });
@@ -108,7 +108,7 @@ describe('PullApplicationSet rollout waves', () => {
   test('fails when a wave selects spokes only earlier waves already hold, naming them', () => {
     const { fleet } = fleetWith(
       Rollout.waves([
-        { name: 'us', labelExpressions: [{ key: 'region', operator: 'In' as never, values: ['us-east', 'us-west'] }] },
+        { name: 'us', labelExpressions: [{ key: 'region', operator: 'In', values: ['us-east', 'us-west'] }] },
         { name: 'east', labels: { region: 'us-east' } },
         { rest: true },
       ]),
@@ -134,7 +134,7 @@ describe('PullApplicationSet rollout waves', () => {
     const { fleet } = fleetWith(
       Rollout.waves([
         { name: 'canary', labels: { ring: 'canary' } },
-        { name: 'us', labelExpressions: [{ key: 'region', operator: 'In' as never, values: ['us-east', 'us-west'] }] },
+        { name: 'us', labelExpressions: [{ key: 'region', operator: 'In', values: ['us-east', 'us-west'] }] },
         { name: 'east', labels: { region: 'us-east' } },
         { name: 'nowhere', labels: { region: 'mars' } },
       ]),

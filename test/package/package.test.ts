@@ -60,8 +60,17 @@ describe('package.json', () => {
     expect(fs.readFileSync('fleet.config.ts', 'utf8')).toMatch(/from 'pullfleet';/);
   });
 
-  test('ships lib/, bin/ and the README only, and every bin runs compiled code when src/ is absent', () => {
-    expect(pkg.files).toStrictEqual(['lib/', 'bin/', 'README.md']);
+  test('ships lib/, bin/ and the documentation (README, CHANGELOG, docs/ without the generated API reference), and every bin runs compiled code when src/ is absent', () => {
+    expect(pkg.files).toStrictEqual([
+      'lib/',
+      'bin/',
+      'docs/**/*.md',
+      '!docs/api/',
+      'README.md',
+      'CHANGELOG.md',
+      'CONTRIBUTING.md',
+      'ARCHITECTURE.md',
+    ]);
     expect(pkg.bin).toStrictEqual({
       pullfleet: 'bin/pullfleet.js',
       'pullfleet-controller': 'bin/pullfleet-controller.js',
@@ -130,7 +139,7 @@ describe('version', () => {
   test('the Dockerfile runs the compiled controller without tsx', () => {
     const dockerfile = fs.readFileSync('Dockerfile', 'utf8');
     const runtime = dockerfile.slice(dockerfile.lastIndexOf('\nFROM '));
-    expect(runtime).toContain('COPY --from=build /app/lib ./lib');
+    expect(runtime).toContain('COPY --from=rootfs /rootfs/app/ /');
     expect(runtime).toContain('ENTRYPOINT ["node", "bin/pullfleet-controller.js"]');
     expect(runtime).toMatch(/\nUSER 65532:65532\n/);
     expect(runtime).not.toMatch(/tsx|COPY src/);

@@ -7,7 +7,7 @@ import { setMaxListeners } from 'node:events';
 import http from 'node:http';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { pino, type Logger } from 'pino';
-import type { KubeObject } from '../../model/core/types.js';
+import type { Application, KubeObject } from '../../model/core/types.js';
 import { createApplicationReconciler } from '../reconcilers/application.js';
 import { createRolloutReconciler } from '../reconcilers/rollout.js';
 import { ObjectCache } from '../../kube/cache.js';
@@ -16,7 +16,7 @@ import { resolveConfig, type ControllerConfig } from './config.js';
 import { Informer } from '../../kube/informer.js';
 import { KubeApiError, KubeClient, isConflict, type CallOptions, type KubeWriter } from '../../kube/client.js';
 import type { ElectionClock } from './leader.js';
-import { ControllerMetrics } from './metrics.js';
+import { ControllerMetrics, countConditions } from './metrics.js';
 import { WorkQueue } from './queue.js';
 import type { Reconciler, ReconcilerContext, ReconcilerFactory, Sharding } from './reconciler.js';
 import { APPLICATION, MANIFEST_WORK, type ResourceKind } from '../../kube/resources.js';
@@ -205,6 +205,7 @@ export async function startController(options: StartOptions): Promise<RunningCon
   });
   metrics.clientState = () => client.limit;
   const cache = new ObjectCache();
+  metrics.applicationConditions = () => countConditions(cache.list<Application>(APPLICATION.id));
   // Set below; the writer checks them on every write.
   let election: ShardElection | undefined;
   let lostLease = false;

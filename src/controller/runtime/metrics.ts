@@ -1,5 +1,38 @@
 /** Prometheus metrics of one controller instance (its own registry, so several instances can coexist). */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { Application } from '../../model/core/types.js';
+import { ROLLOUT_HALTED_CONDITION } from '../../model/rollout/policy.js';
+import {
+  DELIVERY_ERROR_CONDITION,
+  FEEDBACK_STALE_CONDITION,
+  INVALID_FEEDBACK_CONDITION,
+  OPERATION_PENDING_CONDITION,
+} from '../../model/runtime/status.js';
+
+/**
+ * The conditions `pullfleet_applications_with_condition` counts: those an operator acts on (delivery stopped,
+ * feedback stale or refused, an operation the spoke never started, a halted rollout). Each is exported, 0
+ * when no Application carries it, so alerts and dashboards always find the series.
+ */
+export const COUNTED_CONDITIONS: readonly string[] = [
+  DELIVERY_ERROR_CONDITION,
+  FEEDBACK_STALE_CONDITION,
+  INVALID_FEEDBACK_CONDITION,
+  OPERATION_PENDING_CONDITION,
+  ROLLOUT_HALTED_CONDITION,
+];
+
+/** How many of `apps` carry each of {@link COUNTED_CONDITIONS} (an app counts once per type). */
+export function countConditions(apps: Iterable<Pick<Application, 'status'>>): Map<string, number> {
+  const counts = new Map(COUNTED_CONDITIONS.map((type) => [type, 0]));
+  for (const app of apps) {
+    const conditions = app.status?.conditions;
+    if (!conditions?.length) continue;
+    for (const type of new Set(conditions.map((condition) => condition.type)))
+      if (counts.has(type)) counts.set(type, counts.get(type)! + 1);
+  }
+  return counts;
+}
 
 const LATENCY_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
@@ -133,6 +166,18 @@ export class ControllerMetrics {
     registers: [this.registry],
     collect: () => {
       this.leaseSecondsSinceSuccess.set(this.leaseAge?.() ?? 0);
+    },
+  });
+  /** Source of the condition counts (set by the manager): hub Applications carrying each condition type. */
+  applicationConditions?: () => ReadonlyMap<string, number>;
+  readonly applicationsWithCondition = new Gauge({
+    name: 'pullfleet_applications_with_condition',
+    help: 'Hub Applications in the cache carrying a condition the controller sets, by condition type (0 when none).',
+    labelNames: ['type'],
+    registers: [this.registry],
+    collect: () => {
+      for (const [type, count] of this.applicationConditions?.() ?? [])
+        this.applicationsWithCondition.set({ type }, count);
     },
   });
   readonly cachedObjects = new Gauge({

@@ -3,6 +3,7 @@
  * apimachinery's `labels.Selector`. Used for Placement predicates (labels and cluster claims), cluster
  * sets, and the label selectors of ApplicationSet generators. Pure: no I/O.
  */
+import type { EnumValue } from './types.js';
 
 /** The operator of a {@link SelectorRequirement} (the values are the Kubernetes API's). */
 export enum SelectorOperator {
@@ -20,8 +21,8 @@ export enum SelectorOperator {
 export interface SelectorRequirement {
   /** The label (or cluster claim) the requirement tests. */
   key: string;
-  /** How the value of `key` is tested. */
-  operator: SelectorOperator;
+  /** How the value of `key` is tested: a {@link SelectorOperator} or its value (`'In'`). */
+  operator: EnumValue<SelectorOperator>;
   /**
    * The values `In` and `NotIn` compare with.
    * @default - none (what `Exists` and `DoesNotExist` need)

@@ -8,6 +8,18 @@ export type JsonValue = null | boolean | number | string | JsonValue[] | { [key:
 /** A JSON object, for manifest parts pullfleet passes through without typing them, such as an Argo CD source. */
 export type JsonObject = { [key: string]: JsonValue };
 
+/**
+ * A member of the string enum `E`, or its value as written in YAML: a prop typed
+ * `EnumValue<TaintEffect>` takes `TaintEffect.NO_SELECT` and `'NoSelect'` alike, and renders the same.
+ * Any other string does not compile, and is reported with the allowed values when it arrives untyped.
+ */
+export type EnumValue<E extends string> = E | `${E}`;
+
+/** The enum member `value` stands for (the same string at runtime: only its type changes). */
+export function enumMember<E extends string>(value: EnumValue<E>): E {
+  return value as E;
+}
+
 /** The Kubernetes `metadata` of an object (the fields pullfleet reads or writes). */
 export interface ObjectMeta {
   /** The object's name, unique per kind within its namespace. */

@@ -17,7 +17,7 @@ import {
   PLACEMENT_API_VERSION,
   PULLFLEET_PREFIX,
 } from '../core/keys.js';
-import type { Application, JsonObject, KubeObject } from '../core/types.js';
+import { enumMember, type Application, type JsonObject, type KubeObject } from '../core/types.js';
 import { type Toleration, TolerationOperator } from '../placement/placement.js';
 
 /** How apps reach a spoke. */
@@ -154,7 +154,7 @@ export const OCM_GITOPS_CLUSTER_TOLERATIONS: readonly Toleration[] = [
  * each of {@link OCM_GITOPS_CLUSTER_TOLERATIONS} they lack. An operator left out is OCM's default, `Equal`.
  */
 export function withOcmGitOpsClusterTolerations(declared: readonly Toleration[]): Toleration[] {
-  const operatorOf = (t: Toleration): TolerationOperator => t.operator ?? TolerationOperator.EQUAL;
+  const operatorOf = (t: Toleration): TolerationOperator => enumMember(t.operator ?? TolerationOperator.EQUAL);
   const missing = OCM_GITOPS_CLUSTER_TOLERATIONS.filter(
     (required) => !declared.some((t) => t.key === required.key && operatorOf(t) === operatorOf(required)),
   );

@@ -24,7 +24,7 @@ export const VENDOR_LABEL = 'vendor';
  */
 export const VOLATILE_LABEL_PREFIXES: readonly string[] = ['feature.open-cluster-management.io/addon-'];
 
-const TAINT_EFFECTS: readonly TaintEffect[] = Object.values(TaintEffect);
+const TAINT_EFFECTS: readonly string[] = Object.values(TaintEffect);
 const OPERATORS: readonly SelectorOperator[] = Object.values(SelectorOperator);
 
 /** A ManagedClusterSet as the inventory records it. */

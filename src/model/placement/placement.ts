@@ -5,6 +5,7 @@
  */
 import { LOCAL_CLUSTER } from '../core/keys.js';
 import { matchesSelector, type LabelSelector, type SelectorRequirement } from '../core/selectors.js';
+import type { EnumValue } from '../core/types.js';
 
 export { matchesSelector, type LabelSelector, SelectorOperator, type SelectorRequirement } from '../core/selectors.js';
 
@@ -58,8 +59,8 @@ export interface Taint {
    * @default - none
    */
   value?: string;
-  /** What the taint does to placements that do not tolerate it. */
-  effect: TaintEffect;
+  /** What the taint does to placements that do not tolerate it: a {@link TaintEffect} or its value (`'NoSelect'`). */
+  effect: EnumValue<TaintEffect>;
 }
 
 /** A Placement's toleration of ManagedCluster taints. */
@@ -70,20 +71,20 @@ export interface Toleration {
    */
   key?: string;
   /**
-   * How the taint is matched.
+   * How the taint is matched: a {@link TolerationOperator} or its value (`'Exists'`).
    * @default TolerationOperator.EQUAL
    */
-  operator?: TolerationOperator;
+  operator?: EnumValue<TolerationOperator>;
   /**
    * The taint value it tolerates (with `TolerationOperator.EQUAL`).
    * @default - the empty value
    */
   value?: string;
   /**
-   * The taint effect it tolerates.
+   * The taint effect it tolerates: a {@link TaintEffect} or its value (`'NoSelect'`).
    * @default - every effect
    */
-  effect?: TaintEffect;
+  effect?: EnumValue<TaintEffect>;
   /**
    * How long the cluster stays selected after the taint appears, in seconds.
    * @default - forever
