@@ -191,6 +191,7 @@ export function addInventoryTo(
         claims: { ...entry.claims, ...(o.claims ?? {}) },
         taints: o.taints ?? entry.taints,
         openshift: o.openshift ?? entry.openshift,
+        ...(entry.kubernetesVersion !== undefined ? { kubernetesVersion: entry.kubernetesVersion } : {}),
         ...(o.clusterSet ? { clusterSet: o.clusterSet } : {}),
         ...(o.argoControllerServiceAccount ? { argoControllerServiceAccount: o.argoControllerServiceAccount } : {}),
         ...(o.argoControllerNamespace ? { argoControllerNamespace: o.argoControllerNamespace } : {}),

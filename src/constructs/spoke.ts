@@ -2,6 +2,7 @@ import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
 import { CLUSTERSET_LABEL, CONSTRUCT_PATH_ANNOTATION, LOCAL_CLUSTER, WORK_API_VERSION } from '../model/core/keys.js';
 import { dnsLabelProblem } from '../model/core/names.js';
+import { kubernetesMinor } from '../model/core/versions.js';
 import { enumMember, type EnumValue, type JsonObject } from '../model/core/types.js';
 import {
   BOOTSTRAP_WORK_NAME,
@@ -87,6 +88,14 @@ export interface SpokeProps {
    */
   readonly openshift?: boolean;
   /**
+   * The spoke's Kubernetes version (`'1.29'`, or as the server reports it, `'v1.29.5+rhcos'`); OpenShift
+   * 4.16 runs 1.29, 4.17 runs 1.30. Below 1.30 the server has no `admissionregistration.k8s.io/v1`
+   * ValidatingAdmissionPolicy, so an OpenShift spoke's bootstrap leaves out the duplicate Route CRD
+   * guardrail instead of failing to apply. `pullfleet inventory pull` records it for each cluster.
+   * @default - unknown: the bootstrap is rendered for Kubernetes 1.30 or later
+   */
+  readonly kubernetesVersion?: string;
+  /**
    * Service account of the spoke's Argo CD application controller, which gets the apps' declared RBAC.
    * @default - follows what installs the spoke Argo CD: `acm-openshift-gitops-argocd-application-controller`
    * when an ACM GitOpsCluster with the gitops add-on selects the spoke, `argocd-argocd-application-controller`
@@ -116,6 +125,7 @@ const SPOKE_IMPORT_OPTIONS = propsOf<SpokeImportOptions>('Spoke.fromSpokeName op
 /** The runtime type of every {@link SpokeProps} key (see props-check.ts). */
 const SPOKE_PROPS = propsOf<SpokeProps>('Spoke', {
   ...SPOKE_IMPORT_CHECKS,
+  kubernetesVersion: str(),
   argoControllerServiceAccount: str(),
   argoControllerNamespace: str(),
 });
@@ -245,6 +255,8 @@ export class Spoke extends Construct implements ISpoke {
   public readonly hub: IHub;
   /** The spoke runs OpenShift (`props.openshift`). */
   public readonly openshift: boolean;
+  /** The spoke's Kubernetes version as `major.minor` (`props.kubernetesVersion`), when declared. */
+  public readonly kubernetesVersion?: string;
   /** The exclusive cluster set, if any. */
   public readonly clusterSet?: IClusterSet;
   private readonly claimMap: Record<string, string>;
@@ -273,6 +285,13 @@ export class Spoke extends Construct implements ISpoke {
     this.hub = this.parts.hub;
     this.name = nameFromId(this, id);
     this.openshift = props.openshift ?? false;
+    if (props.kubernetesVersion !== undefined) {
+      this.kubernetesVersion = kubernetesMinor(props.kubernetesVersion);
+      if (this.kubernetesVersion === undefined)
+        this.problems.push(
+          `kubernetesVersion ${JSON.stringify(props.kubernetesVersion)} is not a Kubernetes version: give major.minor, for example '1.29', or the version the server reports, for example 'v1.29.5'`,
+        );
+    }
     this.clusterSet = props.clusterSet;
     this.claimMap = { ...(props.claims ?? {}) };
     this.taintList = (props.taints ?? []).map((t) => ({ ...t }));
@@ -478,6 +497,7 @@ export class Spoke extends Construct implements ISpoke {
       cluster: this.name,
       argoNamespace: this.hub.argoNamespace,
       openshift: this.openshift,
+      ...(this.kubernetesVersion !== undefined ? { kubernetesVersion: this.kubernetesVersion } : {}),
       argoControllerServiceAccount: this.argoControllerServiceAccount,
       argoControllerNamespace: this.argoControllerNamespace,
       namespaces: this.deliveries,

@@ -11,6 +11,7 @@ import {
   MANAGED_BY_VALUE,
   WORK_API_VERSION,
 } from '../core/keys.js';
+import { atLeastMinor } from '../core/versions.js';
 import { sortKeys } from '../core/records.js';
 import type { JsonObject, KubeObject, ManifestWork } from '../core/types.js';
 
@@ -116,6 +117,13 @@ export interface SpokeBootstrapInput {
   /** Namespace of the spoke Argo CD (where pulled Applications land). */
   readonly argoNamespace: string;
   readonly openshift: boolean;
+  /**
+   * The spoke's Kubernetes version (`major.minor`), when declared: below {@link ADMISSION_POLICY_V1_SINCE}
+   * the server has no `admissionregistration.k8s.io/v1` ValidatingAdmissionPolicy, so the OpenShift
+   * guardrail (and the work-agent RBAC for it) is left out rather than make the whole bootstrap fail.
+   * @default - unknown: the guardrail is rendered
+   */
+  readonly kubernetesVersion?: string;
   /**
    * Service account of the spoke Argo CD application controller (see {@link spokeArgoController}).
    * @default 'argocd-application-controller'
@@ -231,6 +239,20 @@ export function guardrailWorkAgentRules(): JsonObject[] {
   ];
 }
 
+/**
+ * The first Kubernetes minor version that serves ValidatingAdmissionPolicy as `admissionregistration.k8s.io/v1`
+ * (OpenShift 4.17); 1.28 and 1.29 serve only `v1beta1`, and only with its feature gate on.
+ */
+export const ADMISSION_POLICY_V1_SINCE = '1.30';
+
+/** Whether a spoke gets the OpenShift guardrail: OpenShift, and a version that serves the policy as v1 (or none declared). */
+export function rendersRouteCrdGuardrail(input: Pick<SpokeBootstrapInput, 'openshift' | 'kubernetesVersion'>): boolean {
+  return (
+    input.openshift &&
+    (input.kubernetesVersion === undefined || atLeastMinor(input.kubernetesVersion, ADMISSION_POLICY_V1_SINCE))
+  );
+}
+
 /** The OpenShift guardrail: a ValidatingAdmissionPolicy denying the duplicate routes CRD, and its binding. */
 export function routeCrdGuardrail(): Obj[] {
   const policy = {
@@ -287,7 +309,8 @@ export function buildSpokeBootstrap(input: SpokeBootstrapInput): Obj[] {
   objects.push(
     binding('ClusterRoleBinding', WORK_AGENT_ROLE, undefined, WORK_AGENT_SERVICE_ACCOUNT, WORK_AGENT_NAMESPACE),
   );
-  if (input.openshift) {
+  const guardrail = rendersRouteCrdGuardrail(input);
+  if (guardrail) {
     objects.push({
       apiVersion: 'rbac.authorization.k8s.io/v1',
       kind: 'ClusterRole',
@@ -346,7 +369,7 @@ export function buildSpokeBootstrap(input: SpokeBootstrapInput): Obj[] {
     objects.push(binding('ClusterRoleBinding', ARGOCD_APPS_ROLE, undefined, controllerSa, controllerNs));
   }
   objects.push(...buildAppProjects(input.argoNamespace, input.namespaces));
-  if (input.openshift) objects.push(...routeCrdGuardrail());
+  if (guardrail) objects.push(...routeCrdGuardrail());
   return objects;
 }
 

@@ -9,6 +9,7 @@ import { parseDocument, stringify } from 'yaml';
 import { CLUSTERSET_LABEL } from '../core/keys.js';
 import { dnsLabelProblem, labelValueProblem } from '../core/names.js';
 import { type Taint, TaintEffect } from './placement.js';
+import { kubernetesMinor } from '../core/versions.js';
 import { sortKeys } from '../core/records.js';
 import { matchesSelector, type LabelSelector, SelectorOperator } from '../core/selectors.js';
 
@@ -51,6 +52,11 @@ export interface InventorySpoke {
   readonly clusterSets: readonly string[];
   /** From the `vendor: OpenShift` label or the `product.open-cluster-management.io: OpenShift` claim. */
   readonly openshift: boolean;
+  /**
+   * The cluster's Kubernetes version as `major.minor` (`status.version.kubernetes` of the ManagedCluster,
+   * without the patch version, which changes too often to commit); absent when the cluster reports none.
+   */
+  readonly kubernetesVersion?: string;
 }
 
 /** A hub's inventory. */
@@ -77,7 +83,7 @@ export class InventoryError extends Error {
 export interface ManagedClusterObject {
   metadata: { name: string; labels?: Record<string, string> };
   spec?: { taints?: Array<{ key: string; value?: string; effect: string; timeAdded?: string | null }> };
-  status?: { clusterClaims?: Array<{ name: string; value: string }> };
+  status?: { clusterClaims?: Array<{ name: string; value: string }>; version?: { kubernetes?: string } };
 }
 
 /** The parts of a ManagedClusterSet the inventory reads (cluster.open-cluster-management.io/v1beta2). */
@@ -185,6 +191,8 @@ export function inventoryFromHub(
       const taints = sortTaints(
         (mc.spec?.taints ?? []).map((t) => ({ key: t.key, value: t.value, effect: t.effect as TaintEffect })),
       );
+      const version = mc.status?.version?.kubernetes;
+      const kubernetesVersion = version !== undefined ? kubernetesMinor(version) : undefined;
       return {
         name: mc.metadata.name,
         labels,
@@ -192,6 +200,7 @@ export function inventoryFromHub(
         taints,
         clusterSets: clusterSets.filter((set) => isMember(set, labels)).map((set) => set.name),
         openshift: isOpenShift(labels, claims),
+        ...(kubernetesVersion !== undefined ? { kubernetesVersion } : {}),
       };
     })
     .sort(byName);
@@ -250,6 +259,7 @@ export function renderInventory(inventory: HubInventory): string {
     clusters: [...inventory.clusters].sort(byName).map((c) => ({
       name: c.name,
       openshift: c.openshift,
+      ...(c.kubernetesVersion !== undefined ? { kubernetesVersion: c.kubernetesVersion } : {}),
       clusterSets: [...c.clusterSets].sort(cmp),
       labels: sortKeys(c.labels ?? {}),
       claims: sortKeys(c.claims ?? {}),
@@ -375,9 +385,18 @@ export function parseInventory(text: string, source: string): HubInventory {
       continue;
     }
     const at = `cluster "${c.name}"`;
-    unknownKeys(at, c, ['name', 'openshift', 'clusterSets', 'labels', 'claims', 'taints'], problems);
+    unknownKeys(
+      at,
+      c,
+      ['name', 'openshift', 'kubernetesVersion', 'clusterSets', 'labels', 'claims', 'taints'],
+      problems,
+    );
     if (c.openshift !== undefined && typeof c.openshift !== 'boolean')
       problems.push(`${at}: openshift must be true or false`);
+    const kubernetesVersion =
+      typeof c.kubernetesVersion === 'string' ? kubernetesMinor(c.kubernetesVersion) : undefined;
+    if (c.kubernetesVersion !== undefined && kubernetesVersion === undefined)
+      problems.push(`${at}: kubernetesVersion must be major.minor, for example "1.29"`);
     const taints: Taint[] = [];
     if (c.taints !== undefined && c.taints !== null && !Array.isArray(c.taints))
       problems.push(`${at}: taints must be a list`);
@@ -407,6 +426,7 @@ export function parseInventory(text: string, source: string): HubInventory {
       taints,
       clusterSets: stringList(`${at}: clusterSets`, c.clusterSets, problems),
       openshift: c.openshift === true,
+      ...(kubernetesVersion !== undefined ? { kubernetesVersion } : {}),
     });
   }
   const inventory: HubInventory = { hub, clusterSets, clusters };
@@ -441,7 +461,7 @@ export function parseInventory(text: string, source: string): HubInventory {
 
 /** One field that differs between the committed and the live entry. */
 export interface InventoryFieldChange {
-  /** `labels.<key>`, `claims.<key>`, `taints`, `clusterSets`, `openshift` or `labelSelector`. */
+  /** `labels.<key>`, `claims.<key>`, `taints`, `clusterSets`, `openshift`, `kubernetesVersion` or `labelSelector`. */
   readonly field: string;
   /** The committed value (undefined: absent). */
   readonly from?: string;
@@ -505,6 +525,12 @@ export function diffInventory(committed: HubInventory, live: HubInventory): Inve
     const changes: InventoryFieldChange[] = [];
     if (was.openshift !== now.openshift)
       changes.push({ field: 'openshift', from: String(was.openshift), to: String(now.openshift) });
+    if (was.kubernetesVersion !== now.kubernetesVersion)
+      changes.push({
+        field: 'kubernetesVersion',
+        ...(was.kubernetesVersion !== undefined ? { from: was.kubernetesVersion } : {}),
+        ...(now.kubernetesVersion !== undefined ? { to: now.kubernetesVersion } : {}),
+      });
     const setsFrom = [...was.clusterSets].sort(cmp).join(', ');
     const setsTo = [...now.clusterSets].sort(cmp).join(', ');
     if (setsFrom !== setsTo) changes.push({ field: 'clusterSets', from: `[${setsFrom}]`, to: `[${setsTo}]` });

@@ -47,6 +47,7 @@ describe('pullfleet inventory pull', () => {
       expect(inventory.clusters[0]).toStrictEqual({
         name: 'cluster-00000',
         openshift: true,
+        kubernetesVersion: '1.30',
         clusterSets: ['global', 'openshift', 'prod'],
         labels: {
           'cluster.open-cluster-management.io/clusterset': 'prod',

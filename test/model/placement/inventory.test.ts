@@ -28,6 +28,7 @@ clusterSets:
 clusters:
   - name: edge-1
     openshift: true
+    kubernetesVersion: "1.30"
     clusterSets:
       - default
       - global
@@ -44,6 +45,7 @@ clusters:
         effect: PreferNoSelect
   - name: ocp-east
     openshift: true
+    kubernetesVersion: "1.30"
     clusterSets:
       - global
       - prod
@@ -55,6 +57,7 @@ clusters:
     taints: []
   - name: prod-west
     openshift: false
+    kubernetesVersion: "1.30"
     clusterSets:
       - global
       - prod
@@ -143,7 +146,7 @@ clusters:
       problems = (error as InventoryError).problems;
     }
     expect(problems).toStrictEqual([
-      'cluster "West.1": unknown field "region" (allowed: name, openshift, clusterSets, labels, claims, taints)',
+      'cluster "West.1": unknown field "region" (allowed: name, openshift, kubernetesVersion, clusterSets, labels, claims, taints)',
       'cluster "east" appears 2 times: each name may appear once; remove the duplicates',
       'cluster "West.1": name "West.1" must consist of lower-case letters, digits and "-", and start and end with a letter or digit: ManagedCluster names are namespace names on the hub; rename the cluster (re-import it) or remove the entry',
       'cluster "West.1": clusterSets [prod] do not follow from its labels and the sets\' selectors ([]): regenerate the file with `pullfleet inventory pull`',
@@ -213,6 +216,34 @@ describe('inventory diff', () => {
         '    clusterSets: "[openshift]" -> "[]"',
         '',
       ].join('\n'),
+    );
+  });
+});
+
+describe('inventory: the Kubernetes version of each cluster', () => {
+  const withVersion = (version: string | undefined) => {
+    const cluster = managedCluster('edge-1', { labels: { vendor: 'OpenShift' } });
+    if (version === undefined) delete (cluster.status as { version?: unknown }).version;
+    else cluster.status.version = { kubernetes: version };
+    return inventoryFromHub('hub', [cluster], []);
+  };
+
+  test('GIVEN the version a ManagedCluster reports THEN the entry keeps major.minor; a patch upgrade is no drift, a minor upgrade is', () => {
+    expect(withVersion('v1.29.5+rhcos').clusters[0]?.kubernetesVersion).toBe('1.29');
+    expect(withVersion(undefined).clusters[0]).not.toHaveProperty('kubernetesVersion');
+    expect(hasDrift(diffInventory(withVersion('v1.29.5'), withVersion('v1.29.11')))).toBe(false);
+    const upgraded = diffInventory(withVersion('v1.29.5'), withVersion('v1.30.1'));
+    expect(upgraded.clustersChanged).toStrictEqual([
+      { name: 'edge-1', changes: [{ field: 'kubernetesVersion', from: '1.29', to: '1.30' }] },
+    ]);
+  });
+
+  test('GIVEN a file with a version THEN it round-trips, and one that is not major.minor is a problem', () => {
+    const text = renderInventory(withVersion('v1.29.5'));
+    expect(text).toContain('    kubernetesVersion: "1.29"\n');
+    expect(parseInventory(text, 'inventory/hub.yaml')).toStrictEqual(withVersion('v1.29.5'));
+    expect(() => parseInventory(text.replace('"1.29"', 'latest'), 'inventory/hub.yaml')).toThrow(
+      'cluster "edge-1": kubernetesVersion must be major.minor, for example "1.29"',
     );
   });
 });
