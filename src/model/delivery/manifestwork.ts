@@ -182,6 +182,21 @@ function clone<T>(value: T): T {
  * spoke Applications by that label find pullfleet's too. The markers follow ownership only: values of
  * those keys on the hub app itself are never copied.
  */
+/**
+ * `syncPolicy.automated.enabled` (Argo CD 3.1 and later) in the form every spoke Argo CD reads the same way.
+ * The applicationset-controller of a 3.3+ hub keeps `automated` on the apps of a RollingSync step with
+ * `enabled: false`; a spoke on 3.0 or older has no such field in its Application CRD and refuses the
+ * whole payload. `enabled: false` means no automated sync, which an `automated` left out means on every
+ * release; `enabled: true` means what `automated` alone means. So the field never reaches a spoke.
+ */
+function withoutAutomatedEnabled(spec: Application['spec']): void {
+  const policy = spec.syncPolicy as { automated?: { enabled?: unknown } } | undefined;
+  const automated = policy?.automated;
+  if (!policy || !automated || typeof automated !== 'object' || !('enabled' in automated)) return;
+  if (automated.enabled === false) delete policy.automated;
+  else delete automated.enabled;
+}
+
 export function buildPayloadApplication(app: Application): Application {
   const annotations = app.metadata.annotations ?? {};
   const destinationName = annotations[DESTINATION_NAME_ANNOTATION]?.trim();
@@ -202,6 +217,7 @@ export function buildPayloadApplication(app: Application): Application {
   );
   if (appSet) payloadAnnotations = sortKeys({ ...payloadAnnotations, [HOSTING_APPSET_ANNOTATION]: appSet });
   const spec = { ...clone(app.spec), destination };
+  withoutAutomatedEnabled(spec);
   metadata.annotations = sortKeys({ ...(payloadAnnotations ?? {}), [SPEC_HASH_ANNOTATION]: payloadSpecHash(spec) });
   if (app.metadata.finalizers?.length)
     metadata.finalizers = app.metadata.finalizers.filter((f) => !f.startsWith(PULLFLEET_PREFIX));

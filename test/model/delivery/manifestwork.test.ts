@@ -55,6 +55,25 @@ function hubApp(
 }
 
 describe('payload Application (rule by rule)', () => {
+  test('GIVEN syncPolicy.automated.enabled (a 3.3+ RollingSync step) THEN the payload says the same without the field, which spokes on Argo CD 3.0 and older do not know', () => {
+    const policy = (automated: Record<string, unknown>) =>
+      buildPayloadApplication(hubApp({}, { syncPolicy: { automated, syncOptions: ['PruneLast=true'] } })).spec
+        .syncPolicy;
+    expect(policy({ enabled: false, prune: true, selfHeal: true })).toStrictEqual({ syncOptions: ['PruneLast=true'] });
+    expect(policy({ enabled: true, prune: true })).toStrictEqual({
+      automated: { prune: true },
+      syncOptions: ['PruneLast=true'],
+    });
+    expect(policy({ selfHeal: true })).toStrictEqual({
+      automated: { selfHeal: true },
+      syncOptions: ['PruneLast=true'],
+    });
+    // the hub Application is left as it was
+    const app = hubApp({}, { syncPolicy: { automated: { enabled: false } } });
+    buildPayloadApplication(app);
+    expect(app.spec.syncPolicy).toStrictEqual({ automated: { enabled: false } });
+  });
+
   test('GIVEN a minimal pull app WHEN wrapped THEN the payload is exactly the rewritten copy', () => {
     const spec = {
       project: 'default',
