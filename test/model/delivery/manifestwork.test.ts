@@ -15,7 +15,7 @@ import {
   SPEC_HASH_ANNOTATION,
   SPOKE_APP_NAMESPACE_ANNOTATION,
 } from '../../../src/model/core/keys.js';
-import { FeedbackScrape, type Application, type ManifestWork } from '../../../src/model/core/types.js';
+import { FeedbackScrape, type Application, type JsonObject, type ManifestWork } from '../../../src/model/core/types.js';
 import { applyAgentHandback } from '../../../src/model/delivery/hub-application.js';
 import {
   isStandBy,
@@ -56,7 +56,7 @@ function hubApp(
 
 describe('payload Application (rule by rule)', () => {
   test('GIVEN syncPolicy.automated.enabled (a 3.3+ RollingSync step) THEN the payload says the same without the field, which spokes on Argo CD 3.0 and older do not know', () => {
-    const policy = (automated: Record<string, unknown>) =>
+    const policy = (automated: JsonObject) =>
       buildPayloadApplication(hubApp({}, { syncPolicy: { automated, syncOptions: ['PruneLast=true'] } })).spec
         .syncPolicy;
     expect(policy({ enabled: false, prune: true, selfHeal: true })).toStrictEqual({ syncOptions: ['PruneLast=true'] });
