@@ -81,6 +81,28 @@ describe('GitOpsCluster', () => {
     expect(schemaFindings(gc as never)).toStrictEqual([]);
   });
 
+  test('GIVEN an ACM agent GitOpsCluster with propagateHubCA false THEN both the field (ACM 2.15, 2.16) and the skip annotation (ACM 2.17) say so; by default neither', () => {
+    const { fleet, hub, edgePlacement, corePlacement } = fleetOf(HubFlavor.ACM);
+    const agent: AcmGitOpsClusterProps = {
+      placement: edgePlacement,
+      model: DeliveryModel.AGENT_MANAGED,
+      principalServerAddress: 'p.example.com',
+      principalServerPort: 443,
+    };
+    GitOpsCluster.acm(hub, 'edge-agents', { ...agent, propagateHubCA: false });
+    GitOpsCluster.acm(hub, 'core-agents', { ...agent, placement: corePlacement });
+    const skipped = find(fleet, 'GitOpsCluster', 'edge-agents');
+    expect(skipped.metadata.annotations?.['apps.open-cluster-management.io/skip-hub-ca-propagation']).toBe('true');
+    expect(
+      (skipped.spec as { gitopsAddon: { argoCDAgent: { propagateHubCA: boolean } } }).gitopsAddon.argoCDAgent
+        .propagateHubCA,
+    ).toBe(false);
+    expect(schemaFindings(skipped as never)).toStrictEqual([]);
+    expect(find(fleet, 'GitOpsCluster', 'core-agents').metadata.annotations).not.toHaveProperty(
+      'apps.open-cluster-management.io/skip-hub-ca-propagation',
+    );
+  });
+
   test('GIVEN an ACM hub with the gitops add-on and no agent THEN the spokes stay basic and get no pullfleet cluster Secret', () => {
     const { fleet, hub, e1, c1, edgePlacement } = fleetOf(HubFlavor.ACM);
     GitOpsCluster.acm(hub, 'edge-gitops', { placement: edgePlacement, gitopsAddon: true });

@@ -104,6 +104,13 @@ function gitOpsClusterMetadata(options: GitOpsClusterCommon): KubeObject['metada
   };
 }
 
+/**
+ * On an ACM GitOpsCluster: `"true"` stops the hub CA from being pushed to the agents' clusters. ACM 2.17
+ * reads this annotation and no longer `gitopsAddon.argoCDAgent.propagateHubCA`; 2.15 and 2.16 read only the
+ * field (see the upstream contract page).
+ */
+export const SKIP_HUB_CA_PROPAGATION_ANNOTATION = 'apps.open-cluster-management.io/skip-hub-ca-propagation';
+
 const placementRef = (name: string): JsonObject => ({ apiVersion: PLACEMENT_API_VERSION, kind: 'Placement', name });
 
 /** The ACM `v1beta1` GitOpsCluster: the hub Argo CD registers the placement's clusters with blank secrets. */
@@ -129,10 +136,14 @@ export function buildAcmGitOpsCluster(options: AcmGitOpsClusterOptions): KubeObj
     }
     spec.gitopsAddon = gitopsAddon;
   }
+  const metadata = gitOpsClusterMetadata(options);
+  // ACM 2.17 reads only the annotation; 2.15 and 2.16 only the field: say it both ways.
+  if (addon?.argoCDAgent?.propagateHubCA === false)
+    metadata.annotations = { ...metadata.annotations, [SKIP_HUB_CA_PROPAGATION_ANNOTATION]: 'true' };
   return {
     apiVersion: GITOPS_CLUSTER_ACM_VERSION,
     kind: 'GitOpsCluster',
-    metadata: gitOpsClusterMetadata(options),
+    metadata,
     spec,
   };
 }
