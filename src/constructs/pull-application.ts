@@ -241,7 +241,7 @@ export class PullApplication extends PullAppBase {
         );
         continue;
       }
-      const local = localClusterRule(this.name, spoke.name);
+      const local = localClusterRule(this.name, spoke.name, spoke.labels);
       if (local) {
         this.problems.push(local);
         continue;

@@ -1,6 +1,6 @@
 import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
-import { CLUSTERSET_LABEL, CONSTRUCT_PATH_ANNOTATION, LOCAL_CLUSTER, WORK_API_VERSION } from '../model/core/keys.js';
+import { CLUSTERSET_LABEL, CONSTRUCT_PATH_ANNOTATION, isHubItself, WORK_API_VERSION } from '../model/core/keys.js';
 import { dnsLabelProblem } from '../model/core/names.js';
 import { kubernetesMinor } from '../model/core/versions.js';
 import { enumMember, type EnumValue, type JsonObject } from '../model/core/types.js';
@@ -311,7 +311,7 @@ export class Spoke extends Construct implements ISpoke {
     this.node.addValidation({ validate: () => [...this.problems] });
 
     // local-cluster is never a target; an invalid name or a duplicate is already a reported problem.
-    if (this.name !== LOCAL_CLUSTER && !nameProblem && registered) {
+    if (!isHubItself(this.name, this.labelMap) && !nameProblem && registered) {
       const secretScope = new Construct(this, 'ClusterSecret');
       routeOutput(secretScope, OutputFiles.CLUSTER_SECRETS);
       this.secret = apiObjectFrom(secretScope, 'Secret', buildClusterSecret(this.name, this.hub.argoNamespace));

@@ -8,7 +8,13 @@
  * agent add-on (v1alpha1) registers each agent as a cluster Secret. GitOpsClusters are listed on every
  * run (either flavour, whichever the hub serves; no informer, so a hub without the CRD runs as before).
  */
-import { CONTROLLER_OWNED_LABEL, LOCAL_CLUSTER, PLACEMENT_LABEL, PULL_LABEL } from '../../model/core/keys.js';
+import {
+  CONTROLLER_OWNED_LABEL,
+  isHubItself,
+  LOCAL_CLUSTER,
+  PLACEMENT_LABEL,
+  PULL_LABEL,
+} from '../../model/core/keys.js';
 import { parseBool } from '../../model/core/names.js';
 import { type KubeObject } from '../../model/core/types.js';
 import { buildClusterSecret } from '../../model/delivery/cluster-secret.js';
@@ -193,7 +199,13 @@ export function createClusterSecretReconciler(
       : () => Promise.resolve(undefined));
 
   async function reconcile(): Promise<void> {
-    const clusters = new Set(cache.list(MANAGED_CLUSTER.id).map((cluster) => cluster.metadata.name));
+    // The hub itself gets no cluster Secret, whatever it is named.
+    const clusters = new Set(
+      cache
+        .list(MANAGED_CLUSTER.id)
+        .filter((cluster) => !isHubItself(cluster.metadata.name, cluster.metadata.labels))
+        .map((cluster) => cluster.metadata.name),
+    );
     const placements = pullPlacements(cache.list<ApplicationSetLike>(APPLICATION_SET.id));
     const decisions = cache.list<PlacementDecisionLike>(PLACEMENT_DECISION.id);
     const gitOpsClusters = await listGitOpsClusters();

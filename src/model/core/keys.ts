@@ -63,6 +63,16 @@ export const CLUSTERSET_LABEL = 'cluster.open-cluster-management.io/clusterset';
 export const PLACEMENT_LABEL = 'cluster.open-cluster-management.io/placement';
 /** The hub's own ManagedCluster: never a pull-delivery target. */
 export const LOCAL_CLUSTER = 'local-cluster';
+/**
+ * ACM's label on the hub's own ManagedCluster (`local-cluster: "true"`), whatever the cluster is named: ACM
+ * lets the hub be imported under another name and tells it by this label.
+ */
+export const LOCAL_CLUSTER_LABEL = 'local-cluster';
+
+/** Whether a ManagedCluster is the hub itself: named `local-cluster`, or labelled `local-cluster: "true"`. */
+export function isHubItself(name: string, labels: Readonly<Record<string, string>> | undefined): boolean {
+  return name === LOCAL_CLUSTER || labels?.[LOCAL_CLUSTER_LABEL] === 'true';
+}
 
 /** Kubernetes recommended labels. */
 export const MANAGED_BY_LABEL = 'app.kubernetes.io/managed-by';

@@ -3,7 +3,7 @@
  * rules (cluster sets bound to the namespace, predicates ORed, label and claim selectors ANDed inside a
  * predicate, taints and tolerations, `local-cluster` never selected for pull delivery).
  */
-import { LOCAL_CLUSTER } from '../core/keys.js';
+import { isHubItself } from '../core/keys.js';
 import { matchesSelector, type LabelSelector, type SelectorRequirement } from '../core/selectors.js';
 import type { EnumValue } from '../core/types.js';
 
@@ -222,7 +222,7 @@ export function evaluatePlacement(
   const predicates = spec.predicates ?? [];
   const tolerations = spec.tolerations ?? [];
   const selected = inventory
-    .filter((c) => c.name !== LOCAL_CLUSTER)
+    .filter((c) => !isHubItself(c.name, c.labels))
     .filter((c) => c.clusterSets.some((s) => eligible.has(s)))
     .filter((c) => predicates.length === 0 || predicates.some((p) => predicateMatches(p, c)))
     .filter((c) =>

@@ -3,7 +3,7 @@
  * to a ManagedClusterSet bound (by a ManagedClusterSetBinding) to the Application's namespace. The hub
  * itself (`local-cluster`) is never a target. Pure functions over a snapshot of the hub's cluster objects.
  */
-import { CLUSTERSET_LABEL, LOCAL_CLUSTER } from '../core/keys.js';
+import { CLUSTERSET_LABEL, isHubItself, LOCAL_CLUSTER, LOCAL_CLUSTER_LABEL } from '../core/keys.js';
 import { matchesSelector, type LabelSelector } from './placement.js';
 import type { KubeObject } from '../core/types.js';
 
@@ -75,6 +75,8 @@ export function tenancyProblem(
   const managed = inventory.clusters.get(cluster);
   if (!managed)
     return `ManagedCluster "${cluster}" does not exist on this hub: register the cluster or fix the target annotation`;
+  if (isHubItself(cluster, managed.metadata.labels))
+    return `ManagedCluster "${cluster}" is labelled ${LOCAL_CLUSTER_LABEL}: "true", so it is the hub itself and never a pull-delivery target: choose a spoke cluster`;
   if (options.relaxed) return undefined;
   const bound = boundClusterSets(namespace, inventory.bindings);
   const sets = new Map(inventory.clusterSets.map((set) => [set.metadata.name, set]));

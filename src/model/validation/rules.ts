@@ -2,7 +2,14 @@
  * Fleet validation rules. Every rule returns problems instead of throwing, so synth can list every
  * problem at once; each message names the offending value and the fix (the caller adds the construct path).
  */
-import { IN_CLUSTER_SERVER, LOCAL_CLUSTER, MANAGED_BY_LABEL, PULLFLEET_PREFIX } from '../core/keys.js';
+import {
+  IN_CLUSTER_SERVER,
+  isHubItself,
+  LOCAL_CLUSTER,
+  LOCAL_CLUSTER_LABEL,
+  MANAGED_BY_LABEL,
+  PULLFLEET_PREFIX,
+} from '../core/keys.js';
 import type { AppDefinition } from '../delivery/hub-application.js';
 import { dnsLabelProblem, dnsSubdomainProblem, labelValueProblem } from '../core/names.js';
 import { counted } from '../core/words.js';
@@ -135,10 +142,16 @@ export function labelRule(what: string, key: string, value: string): string | un
   return problem ? `${what} label ${key}="${value}" ${problem}: shorten or replace the value` : undefined;
 }
 
-/** Pull delivery never targets the hub itself. */
-export function localClusterRule(app: string, cluster: string): string | undefined {
-  return cluster === LOCAL_CLUSTER
-    ? `app "${app}" is delivered to "${LOCAL_CLUSTER}", which is the hub itself and never a pull-delivery target: remove it from the app's spokes (or the placement's clusters)`
+/** Pull delivery never targets the hub itself (named `local-cluster`, or labelled `local-cluster: "true"`). */
+export function localClusterRule(
+  app: string,
+  cluster: string,
+  labels?: Readonly<Record<string, string>>,
+): string | undefined {
+  if (cluster === LOCAL_CLUSTER)
+    return `app "${app}" is delivered to "${LOCAL_CLUSTER}", which is the hub itself and never a pull-delivery target: remove it from the app's spokes (or the placement's clusters)`;
+  return isHubItself(cluster, labels)
+    ? `app "${app}" is delivered to "${cluster}", which is labelled ${LOCAL_CLUSTER_LABEL}: "true" and so is the hub itself, never a pull-delivery target: remove it from the app's spokes`
     : undefined;
 }
 

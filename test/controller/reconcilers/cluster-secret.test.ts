@@ -77,6 +77,18 @@ describe('cluster secret reconciler', () => {
     });
   });
 
+  test('GIVEN the hub imported under another name (labelled local-cluster: "true") in the decisions THEN it gets no Secret', async () => {
+    world.put('ManagedCluster', {
+      apiVersion: 'cluster.open-cluster-management.io/v1',
+      kind: 'ManagedCluster',
+      metadata: { name: 'hub-east', labels: { 'local-cluster': 'true' } },
+    });
+    world.put('ApplicationSet', appSet('guestbook', 'prod'));
+    world.put('PlacementDecision', decision('prod', ['spoke1', 'hub-east']));
+    await world.settle(reconciler, CLUSTER_SECRETS_KEY);
+    expect(world.cache.keys('Secret')).toStrictEqual(['argocd/spoke1-cluster-secret']);
+  });
+
   test('GIVEN a non-pull ApplicationSet WHEN reconciled THEN no Secret is written', async () => {
     world.put('ApplicationSet', appSet('push', 'prod', false));
     world.put('PlacementDecision', decision('prod', ['spoke1']));

@@ -87,3 +87,29 @@ describe('tenancyProblem', () => {
     expect(tenancyProblem('nobody', 'ghost', inventory, { relaxed: true })).toContain('does not exist');
   });
 });
+
+describe('the hub itself under another name', () => {
+  test('GIVEN a ManagedCluster labelled local-cluster: "true" THEN it is never a pull target, even relaxed and in a bound set', () => {
+    const hubSelf = cluster('hub-east', {
+      'cluster.open-cluster-management.io/clusterset': 'prod',
+      'local-cluster': 'true',
+    });
+    const withHub: TenancyInventory = { ...inventory, clusters: new Map([['hub-east', hubSelf]]) };
+    for (const relaxed of [false, true])
+      expect(tenancyProblem('team-a', 'hub-east', withHub, { relaxed })).toBe(
+        'ManagedCluster "hub-east" is labelled local-cluster: "true", so it is the hub itself and never a pull-delivery target: choose a spoke cluster',
+      );
+    const notHub = cluster('hub-east', {
+      'cluster.open-cluster-management.io/clusterset': 'prod',
+      'local-cluster': 'false',
+    });
+    expect(
+      tenancyProblem(
+        'team-a',
+        'hub-east',
+        { ...inventory, clusters: new Map([['hub-east', notHub]]) },
+        { relaxed: true },
+      ),
+    ).toBeUndefined();
+  });
+});
