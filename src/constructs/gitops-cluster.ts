@@ -94,7 +94,8 @@ export interface GitOpsClusterCommonProps {
   /** The Placement whose clusters this GitOpsCluster registers. Must be in the GitOpsCluster's namespace. */
   readonly placement: IPlacement;
   /**
-   * Namespace of the GitOpsCluster (it only sees PlacementDecisions in its own namespace).
+   * Namespace of the GitOpsCluster (it only sees PlacementDecisions in its own namespace). On an OCM hub
+   * it must be the hub's Argo CD namespace: the OCM controller takes its own namespace for Argo CD's.
    * @default - the hub's Argo CD namespace
    */
   readonly namespace?: string;
@@ -402,6 +403,10 @@ export class GitOpsCluster extends Construct {
         `placement ${props.placement.node.path} is in namespace "${props.placement.namespace}", but GitOpsCluster ${this.node.path} is in "${this.namespace}" and only sees PlacementDecisions there: put both in the same namespace`,
       );
     }
+    if (ocm && this.namespace !== this.hub.argoNamespace)
+      this.problems.push(
+        `namespace "${this.namespace}" is not the hub Argo CD's ("${this.hub.argoNamespace}"): the OCM GitOpsCluster controller takes its own namespace for the Argo CD namespace and puts the agents' cluster Secrets and the principal's certificates there, where a principal in "${this.hub.argoNamespace}" never looks; create the GitOpsCluster (and its placement) in "${this.hub.argoNamespace}"`,
+      );
     const mode = agentMode(this.model);
     if (ocm && !mode)
       this.problems.push(

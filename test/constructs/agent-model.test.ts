@@ -103,6 +103,18 @@ describe('GitOpsCluster', () => {
     );
   });
 
+  test("fails when an OCM GitOpsCluster is outside the hub Argo CD namespace, where its controller would put the agents' Secrets", () => {
+    const fleet = new Fleet({ outdir: '/nonexistent/never-written' });
+    const hub = new Hub(fleet, 'hub', { flavor: HubFlavor.OCM });
+    const set = new ClusterSet(hub, 'edge', { bindings: ['agents'] });
+    new Spoke(hub, 'e1', { clusterSet: set });
+    const placement = new Placement(hub, 'edge', { clusterSets: [set], namespace: 'agents' });
+    GitOpsCluster.ocm(hub, 'edge-agents', { placement, namespace: 'agents' });
+    expect(synthError(fleet)).toContain(
+      'namespace "agents" is not the hub Argo CD\'s ("argocd"): the OCM GitOpsCluster controller takes its own namespace for the Argo CD namespace and puts the agents\' cluster Secrets and the principal\'s certificates there, where a principal in "argocd" never looks; create the GitOpsCluster (and its placement) in "argocd"',
+    );
+  });
+
   test('GIVEN an ACM hub with the gitops add-on and no agent THEN the spokes stay basic and get no pullfleet cluster Secret', () => {
     const { fleet, hub, e1, c1, edgePlacement } = fleetOf(HubFlavor.ACM);
     GitOpsCluster.acm(hub, 'edge-gitops', { placement: edgePlacement, gitopsAddon: true });

@@ -1172,6 +1172,15 @@ export interface MulticlusterApplicationSetReport extends KubeObject {
  * condition with the spoke's message, any other problem a condition whose type is the row state.
  * Spoke resources are not known on the hub and are left out.
  */
+/**
+ * The `hosting-applicationset` label value `<namespace>.<applicationset>` as ACM writes it: cut to the 63
+ * characters a label value may have (`%.63s` in ACM's status aggregation), and, where the cut leaves a
+ * character a label value may not end with, without it (ACM's own write would be refused there).
+ */
+function hostingAppSetLabel(value: string): string {
+  return value.slice(0, 63).replace(/[^A-Za-z0-9]+$/, '');
+}
+
 export function toMulticlusterApplicationSetReport(report: FleetReport): MulticlusterApplicationSetReport {
   const status = report.status;
   const summary = status?.summary ?? EMPTY_SUMMARY;
@@ -1184,7 +1193,7 @@ export function toMulticlusterApplicationSetReport(report: FleetReport): Multicl
       name: report.metadata.name,
       ...(namespace ? { namespace } : {}),
       labels: {
-        [MCAS_HOSTING_APPSET_LABEL]: `${namespace}.${report.spec.applicationSet}`,
+        [MCAS_HOSTING_APPSET_LABEL]: hostingAppSetLabel(`${namespace}.${report.spec.applicationSet}`),
         [MANAGED_BY_LABEL]: MANAGED_BY_VALUE,
       },
       ...(report.metadata.ownerReferences ? { ownerReferences: report.metadata.ownerReferences } : {}),
@@ -1194,7 +1203,8 @@ export function toMulticlusterApplicationSetReport(report: FleetReport): Multicl
         clusters: String(summary.clusters),
         healthy: String(summary.healthy),
         inProgress: String(summary.progressing),
-        notHealthy: String(summary.clusters - summary.healthy - summary.progressing),
+        // As ACM counts it: a Progressing cluster is also not healthy.
+        notHealthy: String(summary.clusters - summary.healthy),
         notSynced: String(summary.clusters - summary.synced),
         synced: String(summary.synced),
       },

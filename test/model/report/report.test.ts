@@ -14,6 +14,7 @@ import {
   type FleetReportRow,
   type FleetReportStatus,
 } from '../../../src/model/report/report.js';
+import { objectRuleFindings } from '../../../src/model/validation/object-rules.js';
 import { APPSET, applicationSet, decision, hubApp, NS, work, type Feedback } from './fixtures.js';
 
 const NOW = new Date('2026-01-01T01:00:00Z');
@@ -701,6 +702,27 @@ describe('static applications', () => {
 });
 
 describe('MulticlusterApplicationSetReport mapping', () => {
+  test('as ACM writes it: a Progressing cluster is also not healthy, and the hosting label is cut to 63 characters', () => {
+    const name = 'payments-platform-observability-collector-rollout';
+    const result = computeFleetReport(
+      input({
+        applicationSet: applicationSet({ name }),
+        decisions: [decision('d', ['east', 'west'])],
+        applications: [hubApp('east', name), hubApp('west', name)],
+        works: [
+          work('east', healthy, { appSet: name }),
+          work('west', { ...healthy, health: 'Progressing', phase: 'Running' }, { appSet: name }),
+        ],
+      }),
+    )!;
+    const mcas = toMulticlusterApplicationSetReport(result.report);
+    expect(mcas.statuses!.summary).toMatchObject({ clusters: '2', healthy: '1', inProgress: '1', notHealthy: '1' });
+    const label = mcas.metadata.labels!['apps.open-cluster-management.io/hosting-applicationset'];
+    expect(label).toBe(`argocd.${name}`.slice(0, 63));
+    expect(label.length).toBeLessThanOrEqual(63);
+    expect(objectRuleFindings(mcas as never)).toStrictEqual([]);
+  });
+
   test('counts become strings and every expected cluster is listed', () => {
     const result = computeFleetReport(
       input({
