@@ -346,6 +346,9 @@ export function readResourceSummary(
   namespace: string,
   name: string,
 ): ResourceSummaryReading {
+  // A work that no longer asks for a summary may still carry the last one: OCM 1.0's agent never prunes the
+  // conditions of removed rules (1.1 and later do). That one is stale, not reported.
+  if (!requestsResourceSummary(work)) return { state: 'NotRequested' };
   const condition = summaryCondition(work, namespace, name);
   if (condition) {
     const summary = parsedSummary(condition);
@@ -355,7 +358,6 @@ export function readResourceSummary(
       message: condition.message || condition.reason || 'the agent gave no message',
     };
   }
-  if (!requestsResourceSummary(work)) return { state: 'NotRequested' };
   const manifest = findApplicationManifest(work, namespace, name);
   const fedBack = (manifest?.statusFeedback?.values?.length ?? 0) > 0;
   // Agents that evaluate rules do so in the same pass as the feedback; the work-level Available condition of that

@@ -297,6 +297,11 @@ export function desiredStatus(input: StatusInput): ApplicationStatus {
       // Only a summary the agent reported replaces what the hub shows; otherwise the last one stays.
       status.resources = toArgoResources(summary.summary);
       status.summary = { images: [...summary.summary.images] };
+    } else if (summary?.state === 'NotRequested') {
+      // The work no longer asks for a summary (turned off, or a hub that drops the rule): nothing the hub
+      // showed from one stays, rather than a list frozen at the moment it was turned off.
+      status.resources = [];
+      status.summary = { images: [] };
     }
     // The spoke's operation state, copied as it is: never a phase or a startedAt the spoke did not report
     // (ApplicationSet RollingSync takes a later startedAt for a sync that happened). Until the spoke reports

@@ -273,6 +273,13 @@ describe('reading the summary from a work', () => {
     expect(readResourceSummary(work, 'argocd', 'shop')).toStrictEqual({ state: 'NotRequested' });
   });
 
+  test('GIVEN summaries turned off on an OCM 1.0 agent, which keeps the last summary condition THEN that stale one is not read', () => {
+    const message = summarise(spokeApplication({ resources: 2 }).object);
+    const work = workWith(manifestStatus({ conditions: [summaryCondition(message)] }));
+    delete (work.spec.manifestConfigs![0] as { conditionRules?: unknown }).conditionRules;
+    expect(readResourceSummary(work, 'argocd', 'shop')).toStrictEqual({ state: 'NotRequested' });
+  });
+
   test('the cache keeps one copy: the aggregated work condition goes when the manifest carries the same', () => {
     const message = summarise(spokeApplication({ resources: 2 }).object);
     const status = manifestStatus({ conditions: [summaryCondition(message)] });

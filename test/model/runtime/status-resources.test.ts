@@ -111,6 +111,21 @@ describe('resource summaries in the hub Application status', () => {
     expect(Object.keys(patch!.status).sort()).toStrictEqual(['health', 'resources', 'summary']);
   });
 
+  test('GIVEN summaries turned off WHEN an OCM 1.0 agent still carries the last summary THEN the list the hub showed goes, and nothing reads the stale one', () => {
+    const work = reported({ resources: 4, degraded: 1, images: ['nginx:1.25'] });
+    const before = applied(hubApp(), statusFrom(hubApp(), work).patch);
+    expect(before.status!.resources).toHaveLength(4);
+    // the rule is gone from the work; the agent's status (conditions of the removed rule included) is unchanged
+    delete (work.spec.manifestConfigs![0] as { conditionRules?: unknown }).conditionRules;
+    const { patch, desired } = statusFrom(before, work);
+    expect(patch!.status.resources).toBeNull();
+    expect(patch!.status.summary).toStrictEqual({ images: null });
+    expect(desired.conditions ?? []).toStrictEqual([]);
+    const after = applied(before, patch);
+    expect(after.status).not.toHaveProperty('resources');
+    expect(statusFrom(after, work).patch).toBeUndefined();
+  });
+
   test('GIVEN an agent that rejects the rule THEN a warning names its message, and the last list stays', () => {
     const before = applied(hubApp(), statusFrom(hubApp(), reported({ resources: 2 })).patch);
     const { patch, desired } = statusFrom(
