@@ -4,8 +4,10 @@
  * feedback values). Where they differ the real agent is right.
  *
  * The double is what the end-to-end suites use, in its two parts: the klusterlet work agent of
- * test/support/pull-delivery-sim.ts (server-side applies the payload, holds the cleanup finalizer,
- * deletes or orphans on work deletion; spoke Applications live in `<cluster>-apps` of the one server) and
+ * test/support/pull-delivery-sim.ts (applies the payload with test/support/work-agent.ts's `applyManifest`:
+ * server-side, the config-spec-hash annotation and the apply skipped while it matches, the
+ * AppliedManifestWork owner unless orphaned; holds the cleanup finalizer, deletes what it owns on work
+ * deletion; spoke Applications live in `<cluster>-apps` of the one server) and
  * the status writer of test/support/work-agent.ts (conditions, resourceStatus, feedback values, and the
  * condition rules evaluated with test/support/cel.ts), given the spoke Application the real agent reads.
  *
@@ -21,6 +23,7 @@ import {
   STAND_BY_ANNOTATION,
 } from '../../src/model/core/keys.js';
 import { FeedbackScrape, type Application, type ManifestWork } from '../../src/model/core/types.js';
+import { manifestWorkName } from '../../src/model/core/names.js';
 import { buildManifestWork } from '../../src/model/delivery/manifestwork.js';
 import { RESOURCE_SUMMARY_CONDITION } from '../../src/model/runtime/resource-summary.js';
 import { realCluster } from '../support/cluster.js';
@@ -271,27 +274,39 @@ describeRealOcm('the work-agent double against the real work agent', (hubKubecon
         annotations: undefined,
         ownerKinds: undefined,
       });
+      // and so are the agent's marks (the config-spec-hash annotation, the AppliedManifestWork owner)
+      expect(d).toStrictEqual(r);
     }));
 
-  // Difference: the real agent annotates the spoke Application with open-cluster-management.io/config-spec-hash
-  // (ServerSideApply with ignoreFields) and, unless the work orphans it, makes it owned by its
-  // AppliedManifestWork; the double does neither.
-  test.failing(
-    'a. propagation: the agent marks the spoke Application (config-spec-hash annotation, AppliedManifestWork owner)',
-    async () => {
+  // The real agent annotates the spoke Application with open-cluster-management.io/config-spec-hash (ServerSideApply
+  // with ignoreFields: an md5 of the manifest) and, unless the work orphans it, makes it owned by its
+  // AppliedManifestWork `<sha256 of the hub URL>-<work name>` (the uid is the AppliedManifestWork's own).
+  test('a. propagation: the agent marks the spoke Application (config-spec-hash annotation, AppliedManifestWork owner)', () =>
+    ocm.track(async () => {
       const { real: r, double: d } = await onBoth(async (side) => {
         const work = buildManifestWork(hubApp(side, 'marks'));
         await side.deliver(work);
         const app = await side.spokeApp('marks');
         await side.deleteWork(work.metadata.name);
         return {
-          annotationKeys: Object.keys(app?.metadata.annotations ?? {}).sort(),
-          ownerKinds: spokeView(app)?.ownerKinds,
+          annotations: app?.metadata.annotations,
+          owners: ((app?.metadata.ownerReferences as Obj[] | undefined) ?? []).map(({ uid, ...owner }: Obj) => ({
+            ...owner,
+            uid: typeof uid === 'string' && uid.length > 0,
+          })),
         };
       });
+      expect(r.annotations?.['open-cluster-management.io/config-spec-hash']).toMatch(/^[0-9a-f]{32}$/);
+      expect(r.owners).toStrictEqual([
+        {
+          apiVersion: 'work.open-cluster-management.io/v1',
+          kind: 'AppliedManifestWork',
+          name: expect.stringMatching(new RegExp(`^[0-9a-f]{64}-${manifestWorkName('argocd', 'marks')}$`)),
+          uid: true,
+        },
+      ]);
       expect(d).toStrictEqual(r);
-    },
-  );
+    }));
 
   test('a. propagation: the work conditions and manifest status after the apply, before the spoke has a status', () =>
     ocm.track(async () => {
@@ -434,13 +449,11 @@ describeRealOcm('the work-agent double against the real work agent', (hubKubecon
       expect(d).toStrictEqual(r);
     }));
 
-  // Difference: the double's klusterlet (test/support/pull-delivery-sim.ts workAgent) server-side applies the
-  // whole payload on every pass, so it puts back an operation the spoke Argo CD cleared. The real agent skips
-  // the apply while the manifest's hash (annotation open-cluster-management.io/config-spec-hash) is unchanged
-  // (pkg/work/spoke/apply/server_side_apply.go), so the operation stays cleared until the work changes.
-  test.failing(
-    'c. ignoreFields .operation: an operation the spoke cleared is not applied again while the work is unchanged',
-    async () => {
+  // The real agent skips the apply while the manifest's hash (annotation open-cluster-management.io/config-spec-hash)
+  // is unchanged (pkg/work/spoke/apply/server_side_apply.go), so an operation the spoke Argo CD cleared stays cleared
+  // until the work changes.
+  test('c. ignoreFields .operation: an operation the spoke cleared is not applied again while the work is unchanged', () =>
+    ocm.track(async () => {
       const { real: r, double: d } = await onBoth(async (side) => {
         const work = buildManifestWork(hubApp(side, 'op', {}, { sync: { revision: 'main' } }));
         await side.deliver(work);
@@ -463,8 +476,7 @@ describeRealOcm('the work-agent double against the real work agent', (hubKubecon
       });
       expect(r).toStrictEqual({ created: { sync: { revision: 'main' } }, after: undefined });
       expect(d).toStrictEqual(r);
-    },
-  );
+    }));
 
   test('c. ignoreFields .operation: an operation written on the spoke stays when a changed work is applied again', () =>
     ocm.track(async () => {
@@ -491,26 +503,26 @@ describeRealOcm('the work-agent double against the real work agent', (hubKubecon
       expect(d).toStrictEqual(r);
     }));
 
-  // Difference (the same cause as above): the double reverts a spoke-side edit of any field on its next pass;
-  // the real agent leaves it until the work changes.
-  test.failing('c. a spoke-side edit of a field the work sets stays while the work is unchanged', async () => {
-    const { real: r, double: d } = await onBoth(async (side) => {
-      const work = buildManifestWork(hubApp(side, 'drift'));
-      await side.deliver(work);
-      await side.editSpokeApp('drift', (a) => ({
-        ...a,
-        spec: { ...a.spec, source: { ...a.spec.source, targetRevision: 'edited-on-spoke' } },
-        status: argoStatus({ sync: 'OutOfSync', health: 'Healthy', phase: 'Succeeded' }),
-      }));
-      // a pass over the work at a new generation whose payload is unchanged (only its manifest config changed)
-      await side.deliver(buildManifestWork(hubApp(side, 'drift'), { feedbackScrapeType: FeedbackScrape.POLL }));
-      const targetRevision = (await side.spokeApp('drift'))?.spec.source.targetRevision;
-      await side.deleteWork(work.metadata.name);
-      return { targetRevision };
-    });
-    expect(r).toStrictEqual({ targetRevision: 'edited-on-spoke' });
-    expect(d).toStrictEqual(r);
-  });
+  // The same shortcut: a spoke-side edit of a field the work sets stays until the work changes.
+  test('c. a spoke-side edit of a field the work sets stays while the work is unchanged', () =>
+    ocm.track(async () => {
+      const { real: r, double: d } = await onBoth(async (side) => {
+        const work = buildManifestWork(hubApp(side, 'drift'));
+        await side.deliver(work);
+        await side.editSpokeApp('drift', (a) => ({
+          ...a,
+          spec: { ...a.spec, source: { ...a.spec.source, targetRevision: 'edited-on-spoke' } },
+          status: argoStatus({ sync: 'OutOfSync', health: 'Healthy', phase: 'Succeeded' }),
+        }));
+        // a pass over the work at a new generation whose payload is unchanged (only its manifest config changed)
+        await side.deliver(buildManifestWork(hubApp(side, 'drift'), { feedbackScrapeType: FeedbackScrape.POLL }));
+        const targetRevision = (await side.spokeApp('drift'))?.spec.source.targetRevision;
+        await side.deleteWork(work.metadata.name);
+        return { targetRevision };
+      });
+      expect(r).toStrictEqual({ targetRevision: 'edited-on-spoke' });
+      expect(d).toStrictEqual(r);
+    }));
 
   test('c. an operation dropped from the payload goes from the spoke Application the agent created it on', () =>
     ocm.track(async () => {

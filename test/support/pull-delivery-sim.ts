@@ -11,11 +11,17 @@
  * - the pullfleet controller: a work (`buildManifestWork`) for every basic generated app with the pull
  *   label, written when the live one is not up to date (`workUpToDate`); the work of an app that is gone, deleted or no longer basic is deleted; a deleted basic hub
  *   app (static or generated) keeps its Argo CD finalizers until no work of it is left;
- * - the klusterlet work agent: server-side applies each work's Applications (force, its own field
- *   manager; `CreateOnly` only when the Application is missing), reports `Applied` at the work's
- *   generation, holds the work with its cleanup finalizer; when the work is deleted, or an Application
- *   is dropped from a work that stays, it deletes what it applied unless the work orphans it
- *   (Foreground: the work goes only once its Applications are gone);
+ * - the klusterlet work agent (OCM v1.3.1's appliers, played by `WorkAgent.applyManifest` of
+ *   test/support/work-agent.ts): applies each work's Applications server-side (force, its own field
+ *   manager; `CreateOnly` only when the Application is missing), with the
+ *   `open-cluster-management.io/config-spec-hash` annotation, and skips the apply while the spoke
+ *   Application carries the hash of the manifest (so a spoke edit, or an operation the spoke cleared, stays
+ *   until the work changes); makes each Application it applies owned by the work's AppliedManifestWork
+ *   (`<sha256 of the hub URL>-<work>`, a uid of its own for each life of the work, kept in memory: nothing
+ *   serves that kind here) unless the work orphans it; reports `Applied` at the work's generation, holds the
+ *   work with its cleanup finalizer; when the work is deleted, or an Application is dropped from a work
+ *   that stays, it deletes what it applied and still owns (Foreground: the work goes only once those are
+ *   gone; an Application another work owns too only loses this owner);
  * - the spoke Argo CD: an Application deleted while it carries the resources finalizer prunes its
  *   workload (recorded as a cascade), then its finalizers go; an agent-autonomous spoke's
  *   `pullfleet-spoke-apps` (delivered by the bootstrap work) applies the spoke folder of the current
@@ -54,11 +60,18 @@ import { buildManifestWork } from '../../src/model/delivery/manifestwork.js';
 import { isAgentModel } from '../../src/model/report/report.js';
 import { workUpToDate } from '../../src/model/runtime/propagation.js';
 import type { TestCluster } from './cluster.js';
+import {
+  newAppliedManifestWork,
+  WORK_AGENT_FIELD_MANAGER,
+  WorkAgent,
+  type AppliedManifestWorkRef,
+  type AppliedResource,
+} from './work-agent.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type Obj = Record<string, any>;
 
-export const WORK_AGENT_MANAGER = 'work-agent';
+export const WORK_AGENT_MANAGER = WORK_AGENT_FIELD_MANAGER;
 export const SPOKE_FOLDER_MANAGER = 'argocd-pullfleet-spoke-apps';
 export const WORK_CLEANUP_FINALIZER = 'cluster.open-cluster-management.io/manifest-work-cleanup';
 export const SOURCE_UID = 'argocd.argoproj.io/source-uid';
@@ -134,7 +147,10 @@ export class PullDeliverySim {
   private applied: Obj[] = [];
   private folders = new Map<string, Obj[]>();
   private readonly controllerWorks = new Set<string>(); // `<spoke>/<work>`
-  private readonly workApplied = new Map<string, string[]>(); // `<spoke>/<work>` → Applications it applied
+  /** `<spoke>/<work>` → its AppliedManifestWork and the Applications it applied (its `status.appliedResources`). */
+  private readonly appliedWorks = new Map<string, { owner: AppliedManifestWorkRef; resources: AppliedResource[] }>();
+  private agent?: WorkAgent;
+  private hubServer?: string;
   private readonly seen = new Map<string, { routed?: string; resourceVersion: string; name: string }>(); // by hub app uid
 
   constructor(
@@ -329,48 +345,53 @@ export class PullDeliverySim {
     }
   }
 
+  /** The spoke's record of what `work` applied (its AppliedManifestWork), made when the agent first applies it. */
+  private appliedWork(spoke: string, work: ManifestWork) {
+    const key = `${spoke}/${work.metadata.name}`;
+    let applied = this.appliedWorks.get(key);
+    if (!applied) {
+      this.hubServer ??= this.cluster.kubeConfig().getCurrentCluster()?.server ?? this.cluster.description;
+      applied = { owner: newAppliedManifestWork(this.hubServer, work.metadata.name), resources: [] };
+      this.appliedWorks.set(key, applied);
+    }
+    return applied;
+  }
+
   private async workAgent(): Promise<void> {
+    this.agent ??= new WorkAgent(this.cluster);
     for (const spoke of this.spokes) {
       for (const work of await this.cluster.list<ManifestWork>(WORK_API_VERSION, 'ManifestWork', {
         namespace: spoke,
       })) {
         const ref = refOf(work);
         const key = `${spoke}/${work.metadata.name}`;
-        const orphan = (work.spec as Obj).deleteOption?.propagationPolicy === 'Orphan';
         const apps = (work.spec.workload.manifests as Obj[]).filter((m) => m.kind === 'Application');
         if (work.metadata.deletionTimestamp) {
-          if (!orphan) {
-            const mine = this.workApplied.get(key) ?? apps.map((m) => m.metadata.name as string);
-            for (const name of mine) await this.cluster.delete(this.spokeRef(spoke, name));
-            // Foreground: the work stays until what it applied is gone
-            if ((await Promise.all(mine.map((name) => this.readSpokeApp(spoke, name)))).some((a) => a)) continue;
+          // what it applied and still owns goes (nothing, when the work orphans it); the work stays until it is gone
+          const applied = this.appliedWorks.get(key);
+          if (applied) {
+            applied.resources = await this.agent.deleteApplied(applied.resources, applied.owner);
+            if (applied.resources.length) continue;
           }
           await this.cluster.mergePatch(ref, { metadata: { finalizers: null } });
-          this.workApplied.delete(key);
+          this.appliedWorks.delete(key);
           continue;
         }
         if (!work.metadata.finalizers?.includes(WORK_CLEANUP_FINALIZER))
           await this.cluster.mergePatch(ref, { metadata: { finalizers: [WORK_CLEANUP_FINALIZER] } });
-        const listed = apps.map((m) => m.metadata.name as string);
-        for (const name of this.workApplied.get(key) ?? []) {
-          if (!listed.includes(name) && !orphan) await this.cluster.delete(this.spokeRef(spoke, name)); // dropped from the work
-        }
-        this.workApplied.set(key, listed);
+        const applied = this.appliedWork(spoke, work);
+        const results: AppliedResource[] = [];
         for (const m of apps) {
-          const createOnly = (work.spec as Obj).manifestConfigs?.some(
-            (c: Obj) => c.resourceIdentifier?.name === m.metadata.name && c.updateStrategy?.type === 'CreateOnly',
-          );
-          const existing = await this.readSpokeApp(spoke, m.metadata.name);
-          if (createOnly && existing) continue;
-          await this.cluster.apply(
-            { ...m, metadata: { ...m.metadata, namespace: this.appNs(spoke) } },
-            WORK_AGENT_MANAGER,
-          );
-          if (!existing && m.metadata.name !== SPOKE_FOLDER_APP) this.workload.add(`${spoke}/${m.metadata.name}`);
+          const { object, created } = await this.agent.applyManifest(work, m, applied.owner, this.appNs(spoke));
+          results.push({ ...this.spokeRef(spoke, m.metadata.name as string), uid: object.metadata.uid as string });
+          if (created && m.metadata.name !== SPOKE_FOLDER_APP) this.workload.add(`${spoke}/${m.metadata.name}`);
         }
+        // dropped from the work: deleted unless orphaned (or owned by another work too)
+        const dropped = applied.resources.filter((r) => !results.some((n) => n.name === r.name));
+        applied.resources = [...results, ...(await this.agent.deleteApplied(dropped, applied.owner))];
         const current = await this.cluster.get<ManifestWork>(ref);
-        const applied = current?.status?.conditions?.find((c) => c.type === 'Applied');
-        if (current && applied?.observedGeneration !== current.metadata.generation) {
+        const condition = current?.status?.conditions?.find((c) => c.type === 'Applied');
+        if (current && condition?.observedGeneration !== current.metadata.generation) {
           await this.cluster.replaceStatus({
             ...(current as Obj),
             status: {

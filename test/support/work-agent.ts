@@ -3,9 +3,22 @@
  * subresource as the real klusterlet agent does — work conditions (Applied, Available) and
  * `resourceStatus.manifests[]` with a resourceMeta per manifest and, for manifests with feedback rules,
  * `statusFeedback.values` of any fieldValue type.
+ *
+ * It also applies a work's manifests to a spoke and removes them as OCM v1.3.1's agent does
+ * (`applyManifest`, `deleteApplied`; test/support/pull-delivery-sim.ts's klusterlet runs them): the
+ * `open-cluster-management.io/config-spec-hash` annotation and the apply skipped while it matches, and the
+ * ownerReference to the work's AppliedManifestWork, which decides what the agent deletes. The suite
+ * test/ocm/conformance.test.ts holds both to the real agent.
  */
+import { createHash, randomUUID } from 'node:crypto';
 import { SPEC_HASH_ANNOTATION, WORK_API_VERSION } from '../../src/model/core/keys.js';
-import { type Condition, type FieldValue, type ManifestStatus, type ManifestWork } from '../../src/model/core/types.js';
+import {
+  type Condition,
+  type FieldValue,
+  type ManifestStatus,
+  type ManifestWork,
+  type OwnerReference,
+} from '../../src/model/core/types.js';
 import { FEEDBACK_PATHS } from '../../src/model/delivery/manifestwork.js';
 import { errorCode, type TestCluster } from './cluster.js';
 import { evaluateConditionRule } from './cel.js';
@@ -86,6 +99,116 @@ function condition(
       before && before.status === status && before.lastTransitionTime ? before.lastTransitionTime : iso(now),
     ...(generation !== undefined ? { observedGeneration: generation } : {}),
   };
+}
+
+/** The annotation in which the agent keeps the hash of what it applied (ServerSideApply with ignoreFields). */
+export const CONFIG_SPEC_HASH_ANNOTATION = 'open-cluster-management.io/config-spec-hash';
+/** The field manager of the agent's server-side applies, unless the manifest config names another. */
+export const WORK_AGENT_FIELD_MANAGER = 'work-agent';
+const APPLIED_MANIFEST_WORK_API_VERSION = 'work.open-cluster-management.io/v1';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Obj = Record<string, any>;
+
+/** The agent's AppliedManifestWork of one work on a spoke: what it names as the owner of what the work applied. */
+export interface AppliedManifestWorkRef {
+  /** `<hub hash>-<work name>`, the hub hash being the sha256 (hex) of the hub's server URL. */
+  readonly name: string;
+  /** Given by the spoke's API server when the agent creates it: a new one for every life of the work. */
+  readonly uid: string;
+}
+
+/** One resource a work applied, as the AppliedManifestWork's `status.appliedResources` records it. */
+export interface AppliedResource {
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly namespace?: string;
+  readonly name: string;
+  readonly uid: string;
+}
+
+/** The AppliedManifestWork the agent of the hub at `hubServer` keeps for `workName` (a new uid each time). */
+export function newAppliedManifestWork(hubServer: string, workName: string): AppliedManifestWorkRef {
+  const hubHash = createHash('sha256').update(hubServer).digest('hex');
+  return { name: `${hubHash}-${workName}`, uid: randomUUID() };
+}
+
+/**
+ * Whether a work owns what it applies (pkg/work/helper OwnedByTheWork): not with `Orphan`, nor with
+ * `SelectivelyOrphan` for a resource its orphaning rules name.
+ */
+function ownedByTheWork(
+  work: ManifestWork,
+  id: { group: string; resource: string; namespace: string; name: string },
+): boolean {
+  const option = (work.spec as Obj).deleteOption as Obj | undefined;
+  if (!option || option.propagationPolicy === 'Foreground') return true;
+  if (option.propagationPolicy === 'Orphan') return false;
+  const rules = (option.selectivelyOrphans?.orphaningRules ?? []) as Obj[];
+  return !rules.some(
+    (r) =>
+      (r.group ?? '') === id.group &&
+      r.resource === id.resource &&
+      (r.namespace ?? '') === id.namespace &&
+      r.name === id.name,
+  );
+}
+
+/** The owner references after the agent merges `required` in (library-go MergeOwnerRefs); undefined when unchanged. */
+function mergeOwnerReferences(existing: OwnerReference[], required: OwnerReference): OwnerReference[] | undefined {
+  const group = (apiVersion: string) => (apiVersion.includes('/') ? apiVersion.split('/')[0] : '');
+  // matched by group, kind and name: an AppliedManifestWork made again (a new uid) replaces the old reference
+  const at = existing.findIndex(
+    (o) => o.name === required.name && o.kind === required.kind && group(o.apiVersion) === group(required.apiVersion),
+  );
+  const remove = required.uid.endsWith('-');
+  if (at < 0) return remove ? undefined : [...existing, required];
+  if (remove) return existing.filter((_, i) => i !== at);
+  return JSON.stringify(existing[at]) === JSON.stringify(required)
+    ? undefined
+    : existing.map((o, i) => (i === at ? required : o));
+}
+
+/** Go's `fmt.Sprintf("%v", u)` of an `*unstructured.Unstructured` holding `value` (maps print with sorted keys). */
+function goFormat(value: unknown): string {
+  const format = (v: unknown): string => {
+    if (v === null || v === undefined) return '<nil>';
+    if (Array.isArray(v)) return `[${v.map(format).join(' ')}]`;
+    if (typeof v === 'object') {
+      const keys = Object.keys(v).sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+      return `map[${keys.map((k) => `${k}:${format((v as Obj)[k])}`).join(' ')}]`;
+    }
+    if (typeof v === 'number' && !Number.isInteger(v)) {
+      // strconv 'g' with the shortest precision: an exponent below -4 or from 6 up is written as one
+      const [mantissa, exp] = v.toExponential().split('e') as [string, string];
+      const e = Number(exp);
+      return e < -4 || e >= 6 ? `${mantissa}e${e < 0 ? '-' : '+'}${String(Math.abs(e)).padStart(2, '0')}` : String(v);
+    }
+    return String(v);
+  };
+  return `&{${format(value)}}`;
+}
+
+/** Removes `path` (`.a.b`, the simple JSONPaths ignoreFields take) from `obj`. */
+function removePath(obj: Obj, path: string): void {
+  const keys = path.split('.').filter((k) => k !== '');
+  const last = keys.pop();
+  let at: unknown = obj;
+  for (const k of keys) at = at && typeof at === 'object' ? (at as Obj)[k] : undefined;
+  if (last !== undefined && at && typeof at === 'object' && !Array.isArray(at)) delete (at as Obj)[last];
+}
+
+/** Drops every `metadata.creationTimestamp: null`, as the agent does before applying. */
+function withoutNullCreationTime(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutNullCreationTime);
+  if (!value || typeof value !== 'object') return value;
+  const out: Obj = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, withoutNullCreationTime(v)]));
+  const meta = out.metadata as Obj | undefined;
+  if (meta && typeof meta === 'object' && 'creationTimestamp' in meta && meta.creationTimestamp === null) {
+    const { creationTimestamp: _c, ...rest } = meta;
+    out.metadata = rest;
+  }
+  return out;
 }
 
 export class WorkAgent {
@@ -246,6 +369,128 @@ export class WorkAgent {
         if (errorCode(e) !== 409 || attempt >= 10) throw e;
       }
     }
+  }
+
+  /**
+   * Applies one manifest of `work` to the spoke as the agent's appliers do (pkg/work/spoke/apply) and returns
+   * the spoke object and whether it was missing:
+   * - `CreateOnly`: created when missing, an existing object left as it is;
+   * - `ServerSideApply` with ignoreFields: the hash of the manifest without its `OnSpokePresent` fields goes
+   *   into the config-spec-hash annotation, and while the spoke object carries that hash nothing is applied (an
+   *   operation the spoke cleared, or a spoke edit, stays until the manifest changes); a missing object is
+   *   applied with the ignored fields, a changed one without them;
+   * - any other strategy: applied on every pass;
+   * applies go server-side with force, as the config's field manager (`work-agent` by default). In every case
+   * the reference to the AppliedManifestWork `owner` is then added, or removed when the work orphans the
+   * resource. `namespace` places the object elsewhere than the manifest says (the double's spokes share one
+   * server); the hash is of the manifest as the work holds it.
+   */
+  async applyManifest(
+    work: ManifestWork,
+    manifest: Obj,
+    owner: AppliedManifestWorkRef,
+    namespace?: string,
+  ): Promise<{ object: Obj; created: boolean }> {
+    const apiVersion = String(manifest.apiVersion ?? '');
+    const kind = String(manifest.kind ?? '');
+    const group = apiVersion.includes('/') ? apiVersion.split('/')[0] : '';
+    // the agent drops a uid the manifest carries (a non-empty one)
+    const { uid, ...rest } = (manifest.metadata ?? {}) as Obj;
+    const metadata: Obj = uid === '' ? { ...rest, uid } : rest;
+    const id = { group, resource: pluralOf(kind), namespace: metadata.namespace ?? '', name: metadata.name as string };
+    const config = work.spec.manifestConfigs?.find(
+      (c) =>
+        c.resourceIdentifier.group === id.group &&
+        c.resourceIdentifier.resource === id.resource &&
+        (c.resourceIdentifier.namespace ?? '') === id.namespace &&
+        c.resourceIdentifier.name === id.name,
+    );
+    const ref = { apiVersion, kind, namespace: namespace ?? metadata.namespace, name: id.name };
+    const ownerRef: OwnerReference = {
+      apiVersion: APPLIED_MANIFEST_WORK_API_VERSION,
+      kind: 'AppliedManifestWork',
+      name: owner.name,
+      // a uid ending in '-' asks for the reference to be removed
+      uid: ownedByTheWork(work, id) ? owner.uid : `${owner.uid}-`,
+    };
+    // the manifest as the agent applies it: without null creation times
+    const required = withoutNullCreationTime({ ...manifest, metadata }) as Obj;
+    const placed = (o: Obj): Obj => ({ ...o, metadata: { ...o.metadata, namespace: ref.namespace } });
+    const existing = await this.cluster.get<Obj>(ref);
+    const strategy = config?.updateStrategy?.type ?? 'Update';
+    let object: Obj | undefined = existing;
+    if (strategy === 'ReadOnly') {
+      if (!existing) throw new Error(`work agent: ${kind} ${ref.namespace}/${id.name} (ReadOnly) does not exist`);
+      return { object: existing, created: false };
+    } else if (strategy === 'CreateOnly') {
+      if (!existing)
+        object = await this.cluster.create<Obj>(
+          placed({
+            ...required,
+            metadata: { ...required.metadata, ...(ownerRef.uid === owner.uid ? { ownerReferences: [ownerRef] } : {}) },
+          }),
+        );
+    } else {
+      const ssa = strategy === 'ServerSideApply' ? config?.updateStrategy?.serverSideApply : undefined;
+      let body: Obj | undefined = required;
+      if (ssa?.ignoreFields?.length) {
+        // OnSpokeChange fields stay in the hash (and are applied whenever it changes); OnSpokePresent ones do not
+        const hashed = structuredClone(required);
+        for (const field of ssa.ignoreFields)
+          if (field.condition !== 'OnSpokeChange') for (const path of field.jsonPaths ?? []) removePath(hashed, path);
+        const hash = createHash('md5').update(goFormat(hashed)).digest('hex');
+        const annotated = (o: Obj): Obj => ({
+          ...o,
+          metadata: { ...o.metadata, annotations: { ...o.metadata.annotations, [CONFIG_SPEC_HASH_ANNOTATION]: hash } },
+        });
+        if (!existing) body = annotated(required);
+        else if (existing.metadata.annotations?.[CONFIG_SPEC_HASH_ANNOTATION] === hash) body = undefined;
+        else body = annotated(hashed);
+      }
+      if (body) object = await this.cluster.apply<Obj>(placed(body), ssa?.fieldManager ?? WORK_AGENT_FIELD_MANAGER);
+    }
+    const owners = mergeOwnerReferences((object!.metadata.ownerReferences ?? []) as OwnerReference[], ownerRef);
+    if (owners) object = await this.cluster.mergePatch<Obj>(ref, { metadata: { ownerReferences: owners } });
+    return { object: object!, created: !existing };
+  }
+
+  /**
+   * Deletes what a work applied, as the agent does when the work is deleted or a resource leaves a work that
+   * stays (pkg/work/helper DeleteAppliedResources): a resource `owner` does not own is left alone (the work
+   * orphaned it); one another AppliedManifestWork owns too only loses this owner; one with another uid than
+   * the work applied (made again since) is forgotten; the rest is deleted. Returns those still there (being
+   * finalized), for the next pass.
+   */
+  async deleteApplied(
+    resources: readonly AppliedResource[],
+    owner: AppliedManifestWorkRef,
+  ): Promise<AppliedResource[]> {
+    const pending: AppliedResource[] = [];
+    for (const resource of resources) {
+      const live = await this.cluster.get<Obj>(resource);
+      if (!live) continue;
+      const owners = (live.metadata.ownerReferences ?? []) as OwnerReference[];
+      if (!owners.some((o) => o.uid === owner.uid)) continue;
+      const others = owners.some(
+        (o) =>
+          o.apiVersion === APPLIED_MANIFEST_WORK_API_VERSION && o.kind === 'AppliedManifestWork' && o.uid !== owner.uid,
+      );
+      if (others) {
+        const removal = {
+          apiVersion: APPLIED_MANIFEST_WORK_API_VERSION,
+          kind: 'AppliedManifestWork',
+          name: owner.name,
+          uid: `${owner.uid}-`,
+        };
+        const kept = mergeOwnerReferences(owners, removal);
+        if (kept) await this.cluster.mergePatch(resource, { metadata: { ownerReferences: kept } });
+        continue;
+      }
+      if (live.metadata.uid !== resource.uid) continue;
+      if (!live.metadata.deletionTimestamp) await this.cluster.delete(resource);
+      if (await this.cluster.get(resource)) pending.push(resource);
+    }
+    return pending;
   }
 
   /** Adds a finalizer to the work, as the hub side of OCM does until the spoke has removed what the work applied. */
