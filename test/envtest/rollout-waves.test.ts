@@ -32,6 +32,7 @@ import {
   CLUSTER_API_VERSION,
   CLUSTERSET_API_VERSION,
   CLUSTERSET_LABEL,
+  SPEC_HASH_ANNOTATION,
   WORK_API_VERSION,
 } from '../../src/model/core/keys.js';
 import type { Application, ManifestWork } from '../../src/model/core/types.js';
@@ -46,13 +47,8 @@ import { ProgressiveSyncSim } from '../support/progressive-sync-sim.js';
 import { RawClient, type RawObject } from '../support/raw-client.js';
 import { describeRealServer } from '../support/real-server.js';
 import { shippedControllerStarter } from '../support/shipped-controller.js';
-import {
-  resolveRevision,
-  SpokeFleet,
-  type SpokeBehaviour,
-  type SpokeSync,
-  type WorkVersion,
-} from '../support/spoke-argocd.js';
+import { resolveRevision, SpokeFleet, type WorkVersion } from '../support/spoke-argocd.js';
+import { SteppedSpokes } from '../support/stepped-spokes.js';
 import { waitFor } from '../support/wait.js';
 
 const BIN = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'bin', 'pullfleet.js');
@@ -69,10 +65,6 @@ function pullfleetStatus(kubeconfigPath: string, namespace: string): { code: num
 }
 
 const TIMEOUT_MS = 90_000;
-/** Bound for each ApplicationSet rollout (v1, then v2); each takes a few seconds when things work. */
-const APPSET_TIMEOUT_MS = 60_000;
-/** A spoke Argo CD that starts a sync a little over a second after it is asked (a new second). */
-const SYNC_LATENCY: SpokeBehaviour = { syncDelayMs: 1100 };
 const APP = 'web';
 const ARGO_FIELD_MANAGER = 'argocd-controller';
 
@@ -543,42 +535,60 @@ describeRealServer('rollout waves', (kubeconfigPath) => {
     expect(waveViolations(e, spokes!.history, { 1: 1 })).toStrictEqual([]);
   }, 240_000);
 
-  /** What an ApplicationSet rollout from v1 to v2 left behind, for the tests to judge. */
-  interface AppSetRun {
-    readonly e: Env;
-    /** Spoke syncs that started while a cluster of an earlier step did not run that revision Healthy. */
-    readonly outOfOrder: readonly string[];
-    /** Index of the first sync of the v2 rollout in `spokes.syncs`. */
-    readonly syncsBefore: number;
-    readonly hubHistory: ReadonlyArray<{ type: string; app: Application }>;
-  }
-
   const APPSET_STEPS = [['a1'], ['b1', 'b2'], ['c1']] as const;
+  /** Bound for pullfleet's controller to act on one step of the other actors (it takes well under a second). */
+  const CATCH_UP_TIMEOUT_MS = 60_000;
 
   /**
-   * An ApplicationSet over 4 clusters in 3 RollingSync steps (the second one at a time) is rolled out at v1,
-   * then its template moves to v2; every spoke behaves as `all`, with `per` on top (by short name).
+   * An ApplicationSet rollout driven one step at a time: the applicationset-controller of an Argo CD release
+   * (test/support/progressive-sync-sim.ts) runs a pass only when the test says so, and only when that
+   * release would have queued one; the spokes (test/support/stepped-spokes.ts) compare and sync only when the
+   * test says so. Only pullfleet's controller runs on its own; before every step the test waits until it has
+   * acted on everything the others did. Times come from the test's clock, one second per step.
    */
-  async function runAppSet(all: SpokeBehaviour, per: Record<string, SpokeBehaviour> = {}): Promise<AppSetRun> {
+  interface AppSetRun {
+    readonly e: Env;
+    readonly sim: ProgressiveSyncSim;
+    readonly spokes: SteppedSpokes;
+    /** Spoke syncs that started while a cluster of an earlier step did not run that revision Healthy. */
+    readonly outOfOrder: string[];
+    /** Passes that let an Application of a step sync while an earlier step was not all Healthy. */
+    readonly stepViolations: string[];
+    /** Every step taken, in order. */
+    readonly steps: string[];
+    readonly hubHistory: ReadonlyArray<{ type: string; app: Application }>;
+    /** Moves the test's clock one second on. */
+    readonly tick: () => void;
+  }
+
+  /** How the spokes compare a new spec: as soon as their work carries it, or only once nothing else can move. */
+  type CompareTiming = 'at-once' | 'late';
+
+  const hubAppName = (cluster: string) => `${cluster}-${APP}`;
+
+  async function startAppSet(options: { release?: string; skewMs?: Record<string, number> } = {}): Promise<AppSetRun> {
     const e = await given(APPSET_STEPS.flat());
     const stepOf = new Map<string, number>();
     APPSET_STEPS.forEach((step, i) => step.forEach((s) => stepOf.set(e.clusters[s], i)));
+    let now = Math.ceil(Date.now() / 1000) * 1000;
+    const clock = () => now;
     const outOfOrder: string[] = [];
-    spokes = new SpokeFleet(cluster, kubeConfig, {
+    const stepped: SteppedSpokes = new SteppedSpokes(cluster, {
       clusters: Object.values(e.clusters),
-      onSync: (sync: SpokeSync) => {
+      clock,
+      skewMs: Object.fromEntries(Object.entries(options.skewMs ?? {}).map(([short, ms]) => [e.clusters[short], ms])),
+      onSync: (sync) => {
         // A spoke starts a sync: every cluster of an earlier step already runs that revision, Healthy.
         for (const [other, step] of stepOf) {
           if (step >= stepOf.get(sync.cluster)!) continue;
-          const state = spokes!.applicationState(other, `${other}-${APP}`);
-          if (state?.syncedRevision !== sync.revision || state.health !== 'Healthy')
+          const state = stepped.state(other);
+          if (state.syncedRevision !== sync.revision || state.health !== 'Healthy')
             outOfOrder.push(
-              `${sync.cluster} (step ${stepOf.get(sync.cluster)! + 1}) synced ${sync.targetRevision} while ${other} (step ${step + 1}) ran ${state?.syncedRevision === sync.revision ? 'it' : 'another revision'}, ${state?.health ?? 'nothing'}`,
+              `${sync.cluster} (step ${stepOf.get(sync.cluster)! + 1}) synced ${sync.targetRevision} while ${other} (step ${step + 1}) ran ${state.syncedRevision === sync.revision ? 'it' : 'another revision'}, ${state.health}`,
             );
         }
       },
     });
-    for (const [short, name] of Object.entries(e.clusters)) spokes.setBehaviour(name, { ...all, ...per[short] });
     const hubHistory: Array<{ type: string; app: Application }> = [];
     streams.push(
       await streamObjects<Application>(
@@ -589,62 +599,171 @@ describeRealServer('rollout waves', (kubeconfigPath) => {
       ),
     );
     await applyAsArgo(renderHub(e, 'v1', { kind: 'appset', steps: APPSET_STEPS }));
-    await spokes.start();
     sim = new ProgressiveSyncSim(cluster, kubeConfig, {
       namespace: e.argoNamespace,
       name: APP,
       clusters: Object.values(e.clusters),
+      clock,
+      ...(options.release ? { release: options.release } : {}),
     });
     await sim.start();
     await controllers!.start();
+    return {
+      e,
+      sim,
+      spokes: stepped,
+      outOfOrder,
+      stepViolations: [],
+      steps: [],
+      hubHistory,
+      tick: () => {
+        now += 1000;
+      },
+    };
+  }
 
-    const rolledOut = async (revision: string) =>
-      waitFor(
-        `every generated Application Healthy at ${revision}`,
-        async () => {
-          const apps = await hubApps(e);
-          return (
-            apps.length === 4 &&
-            apps.every(
-              (a) =>
-                sim!.statusOf(a.metadata.name)?.status === 'Healthy' &&
-                a.status?.sync?.status === 'Synced' &&
-                a.status.health?.status === 'Healthy' &&
-                a.status.sync.revision === resolveRevision(revision),
-            )
-          );
-        },
-        {
-          timeoutMs: APPSET_TIMEOUT_MS,
-          intervalMs: 200,
-          describe: async () => ({
-            applicationStatus: sim?.applicationStatus.map(
-              (s) => `${s.application} ${s.status} since ${s.lastTransitionTime}: ${s.message}`,
-            ),
-            hub: (await hubApps(e)).map(
-              (a) =>
-                `${a.metadata.name} refresh=${a.metadata.annotations?.['argocd.argoproj.io/refresh'] ?? '-'} operation=${a.operation !== undefined} ${a.status?.sync?.status}/${a.status?.health?.status} revision=${a.status?.sync?.revision?.slice(0, 7)} reconciledAt=${a.status?.reconciledAt} startedAt=${a.status?.operationState?.startedAt}`,
-            ),
-            spokeSyncs: spokes?.syncs.map((s) => `${s.cluster} ${s.targetRevision} ${s.phase} ${s.startedAt}`),
-            problems: [...(sim?.problems() ?? []), ...(spokes?.problems() ?? [])],
-          }),
-        },
+  /** Why pullfleet's controller has not yet acted on everything the others did (empty: it has). */
+  async function lagging(run: AppSetRun): Promise<string[]> {
+    const lag: string[] = [];
+    const appSet = await cluster.get<{ metadata: { resourceVersion?: string } }>({
+      apiVersion: ARGOCD_API_VERSION,
+      kind: 'ApplicationSet',
+      namespace: run.e.argoNamespace,
+      name: APP,
+    });
+    if (run.sim.seenVersion() !== appSet?.metadata.resourceVersion)
+      lag.push('the applicationset-controller has not seen the ApplicationSet yet');
+    const apps = await hubApps(run.e);
+    for (const name of Object.values(run.e.clusters)) {
+      const app = apps.find((a) => a.metadata.name === hubAppName(name));
+      if (!app) continue;
+      if (run.sim.seenVersion(app.metadata.name) !== app.metadata.resourceVersion)
+        lag.push(`${app.metadata.name}: the applicationset-controller has not seen its last version`);
+      const work = await run.spokes.work(name);
+      const payload = run.spokes.payload(work);
+      const wanted = (app.spec as { source?: { targetRevision?: string } }).source?.targetRevision;
+      if (!payload || payload.spec?.source?.targetRevision !== wanted) {
+        lag.push(`${app.metadata.name}: its work does not carry the spec at ${wanted} yet`);
+        continue;
+      }
+      const state = run.spokes.state(name);
+      const forwarded = payload.operation?.info?.find((i) => i.name === 'pullfleet.io/forwarded')?.value;
+      if (app.operation !== undefined && (payload.operation === undefined || forwarded === state.forwardId))
+        lag.push(`${app.metadata.name}: its operation is not forwarded yet`);
+      if (app.operation === undefined && payload.operation !== undefined)
+        lag.push(`${app.metadata.name}: the operation the spoke ran is still in its work`);
+      const reported = state.reported;
+      if (!reported) continue;
+      const sync =
+        reported.specHash === payload.metadata?.annotations?.[SPEC_HASH_ANNOTATION] ? reported.sync : 'Unknown';
+      const shown = app.status;
+      if (
+        shown?.sync?.revision !== reported.revision ||
+        shown?.sync?.status !== sync ||
+        shown?.health?.status !== reported.health ||
+        (reported.startedAt !== undefined && shown?.operationState?.startedAt !== reported.startedAt)
+      )
+        lag.push(
+          `${app.metadata.name}: shows ${shown?.sync?.status}/${shown?.health?.status} at ${shown?.sync?.revision?.slice(0, 7)}, started ${shown?.operationState?.startedAt}; the spoke reported ${sync}/${reported.health} at ${reported.revision.slice(0, 7)}, started ${reported.startedAt}`,
+        );
+    }
+    return lag;
+  }
+
+  /** The clusters of `run` in step order. */
+  const inStepOrder = (run: AppSetRun) => APPSET_STEPS.flat().map((short) => run.e.clusters[short]);
+
+  /**
+   * Moves the rollout on one step at a time until `done` holds: a pass of the applicationset-controller when
+   * one is queued, else a spoke running an operation its work carries, else a spoke comparing a new spec (in
+   * step order); with `at-once`, comparing comes first. Fails when nothing can move (the rollout would wait
+   * for the generator's requeue, which no release modelled here does sooner than every 3 minutes).
+   */
+  async function drive(run: AppSetRun, goal: string, compare: CompareTiming, done: () => Promise<boolean>) {
+    const stepOfApp = new Map<string, number>();
+    APPSET_STEPS.forEach((step, i) => step.forEach((s) => stepOfApp.set(hubAppName(run.e.clusters[s]), i)));
+    for (let taken = 0; taken < 200; taken++) {
+      await waitFor(
+        `pullfleet's controller to act on step ${run.steps.length} (${run.steps.at(-1)})`,
+        async () => ((await lagging(run)).length === 0 ? true : undefined),
+        { timeoutMs: CATCH_UP_TIMEOUT_MS, intervalMs: 50, describe: () => lagging(run) },
       );
-    await rolledOut('v1');
-    const syncsBefore = spokes.syncs.length;
-    await applyAsArgo(renderHub(e, 'v2', { kind: 'appset', steps: APPSET_STEPS }));
-    await rolledOut('v2');
-    return { e, outOfOrder, syncsBefore, hubHistory };
+      if (await done()) return;
+      let comparing: string | undefined;
+      let operating: string | undefined;
+      for (const name of inStepOrder(run)) {
+        if (!comparing && (await run.spokes.hasNewSpec(name))) comparing = name;
+        if (!operating && (await run.spokes.hasNewOperation(name))) operating = name;
+      }
+      run.tick();
+      if (compare === 'at-once' && comparing) {
+        run.steps.push(`${comparing} compares`);
+        await run.spokes.compare(comparing);
+      } else if (run.sim.queued.length > 0) {
+        run.steps.push(`pass ${run.sim.passes + 1} (${run.sim.queued.join('; ')})`);
+        await run.sim.pass();
+        // THEN at every pass: a step may sync only once every earlier step is all Healthy
+        for (const entry of run.sim.applicationStatus) {
+          if (entry.status !== 'Pending' && entry.status !== 'Progressing') continue;
+          const step = stepOfApp.get(entry.application)!;
+          const behind = run.sim.applicationStatus.filter(
+            (other) => stepOfApp.get(other.application)! < step && other.status !== 'Healthy',
+          );
+          if (behind.length > 0)
+            run.stepViolations.push(
+              `pass ${run.sim.passes}: ${entry.application} ${entry.status} while ${behind.map((b) => `${b.application} ${b.status}`).join(', ')}`,
+            );
+        }
+      } else if (operating) {
+        run.steps.push(`${operating} runs its operation`);
+        await run.spokes.runOperation(operating);
+      } else if (comparing) {
+        run.steps.push(`${comparing} compares`);
+        await run.spokes.compare(comparing);
+      } else
+        throw new Error(
+          `the rollout stalled before ${goal}: no pass is queued and no spoke has anything to do; steps: ${JSON.stringify(run.steps)}; applicationStatus: ${JSON.stringify(run.sim.applicationStatus)}`,
+        );
+    }
+    throw new Error(`no ${goal} after 200 steps: ${JSON.stringify(run.steps.slice(-20))}`);
+  }
+
+  /** Every generated Application Healthy at `revision`: for the applicationset-controller, on the hub and on its spoke. */
+  function rolledOut(run: AppSetRun, revision: string): () => Promise<boolean> {
+    return async () => {
+      const apps = await hubApps(run.e);
+      return (
+        apps.length === 4 &&
+        apps.every(
+          (a) =>
+            run.sim.statusOf(a.metadata.name)?.status === 'Healthy' &&
+            a.status?.sync?.status === 'Synced' &&
+            a.status.health?.status === 'Healthy' &&
+            a.status.sync.revision === resolveRevision(revision),
+        ) &&
+        Object.values(run.e.clusters).every(
+          (name) => run.spokes.state(name).syncedRevision === resolveRevision(revision),
+        )
+      );
+    };
+  }
+
+  /** v1 rolled out, then the template moved to v2 and rolled out; returns the index of the first v2 step and sync. */
+  async function rollOutV1ThenV2(run: AppSetRun, compare: CompareTiming): Promise<{ step: number; sync: number }> {
+    await drive(run, 'v1 everywhere', compare, rolledOut(run, 'v1'));
+    const mark = { step: run.steps.length, sync: run.spokes.syncs.length };
+    await applyAsArgo(renderHub(run.e, 'v2', { kind: 'appset', steps: APPSET_STEPS }));
+    run.steps.push('the hub applies the template at v2');
+    await drive(run, 'v2 everywhere', compare, rolledOut(run, 'v2'));
+    return mark;
   }
 
   /** The first sync at v2 of each cluster, as positions in `spokes.syncs` (by short name). */
-  function firstV2Syncs(run: AppSetRun): Record<string, number> {
+  function firstV2Syncs(run: AppSetRun, from: number): Record<string, number> {
     return Object.fromEntries(
       Object.entries(run.e.clusters).map(([short, name]) => [
         short,
-        spokes!.syncs.findIndex(
-          (s) => s.seq >= run.syncsBefore && s.cluster === name && s.revision === resolveRevision('v2'),
-        ),
+        run.spokes.syncs.findIndex((s) => s.seq >= from && s.cluster === name && s.revision === resolveRevision('v2')),
       ]),
     );
   }
@@ -653,24 +772,32 @@ describeRealServer('rollout waves', (kubeconfigPath) => {
   function inventedStartedAt(run: AppSetRun): string[] {
     return run.hubHistory
       .map(({ app }) => ({ name: app.metadata.name, startedAt: app.status?.operationState?.startedAt }))
-      .filter(({ name, startedAt }) => startedAt !== undefined && !spokes!.reportedStartedAt.get(name)?.has(startedAt))
+      .filter(
+        ({ name, startedAt }) => startedAt !== undefined && !run.spokes.reportedStartedAt.get(name)?.has(startedAt),
+      )
       .map(({ name, startedAt }) => `${name}: ${startedAt}`);
   }
 
   test('a RollingSync ApplicationSet rolls a new revision out step by step through the pull model, with pullfleet writing back only what spokes report', async () => {
-    // GIVEN an ApplicationSet over 4 clusters in 3 steps, one spoke's clock 3 s ahead of the hub's
-    // WHEN it rolls out v1, then its template moves to v2 (runAppSet waits until every Application is
-    // Healthy and Synced at v2 on the hub and in the applicationset-controller's status)
-    const run = await runAppSet(SYNC_LATENCY, { b2: { skewMs: 3000 } });
+    // GIVEN an ApplicationSet over 4 clusters in 3 steps (the second one at a time) on Argo CD 3.5.1's
+    // applicationset-controller, one spoke's clock 3 s ahead of the hub's, spokes that compare a new spec
+    // as soon as their work carries it
+    const run = await startAppSet({ skewMs: { b2: 3000 } });
+
+    // WHEN it rolls out v1, then its template moves to v2
+    const before = await rollOutV1ThenV2(run, 'at-once');
 
     // THEN the rollout went step by step: no spoke synced before the steps ahead of it ran that revision Healthy
     expect(run.outOfOrder).toStrictEqual([]);
-    const first = firstV2Syncs(run);
+    expect(run.stepViolations).toStrictEqual([]);
+    const first = firstV2Syncs(run, before.sync);
     expect(Object.values(first).every((i) => i >= 0)).toBe(true);
     expect(first.a1).toBeLessThan(Math.min(first.b1, first.b2));
     expect(Math.max(first.b1, first.b2)).toBeLessThan(first.c1);
-    // every v2 sync was asked for by RollingSync (automated sync is disabled on generated Applications)
-    expect(spokes!.syncs.filter((s) => s.seq >= run.syncsBefore && !s.byOperation)).toStrictEqual([]);
+    // every v2 sync was asked for by RollingSync (automated sync is disabled on generated Applications), once
+    const v2Syncs = run.spokes.syncs.slice(before.sync);
+    expect(v2Syncs.filter((s) => !s.byOperation)).toStrictEqual([]);
+    expect(v2Syncs.map((s) => s.cluster).sort()).toStrictEqual(Object.values(run.e.clusters).sort());
     // pullfleet wrote no operationState.startedAt the spoke did not report
     expect(inventedStartedAt(run)).toStrictEqual([]);
     // the generated Applications kept pullfleet's finalizer: nobody ever changed their finalizers
@@ -678,22 +805,47 @@ describeRealServer('rollout waves', (kubeconfigPath) => {
     const lastFinalizers = new Map<string, string>();
     for (const { type, app } of run.hubHistory) {
       const now = JSON.stringify(app.metadata.finalizers ?? []);
-      const before = lastFinalizers.get(app.metadata.name);
-      if (type !== 'ADDED' && before !== undefined && before !== now)
-        finalizerChanges.push(`${app.metadata.name}: ${before} -> ${now}`);
+      const seen = lastFinalizers.get(app.metadata.name);
+      if (type !== 'ADDED' && seen !== undefined && seen !== now)
+        finalizerChanges.push(`${app.metadata.name}: ${seen} -> ${now}`);
       lastFinalizers.set(app.metadata.name, now);
     }
     expect(finalizerChanges).toStrictEqual([]);
     for (const app of await hubApps(run.e)) expect(app.metadata.finalizers).toContain(CLEANUP_FINALIZER);
   }, 240_000);
 
-  test('a new template revision starts rolling out without waiting for the generator requeue when spokes take a moment to compare', async () => {
-    // GIVEN the same ApplicationSet, with spoke Argo CDs that take 1.5 s to compare a new spec (as a repo
-    // fetch and a diff do): the hub sees the new spec OutOfSync before the spoke reports the new revision
-    // WHEN it rolls out v1, then v2 (the generator requeues only every 180 s)
-    const run = await runAppSet({ ...SYNC_LATENCY, refreshDelayMs: 1500 });
+  test.each(['3.5.1', '3.3.0'])(
+    'a new template revision rolls out step by step on the events pullfleet writes back, without the generator requeue, when spokes take a moment to compare (Argo CD %s)',
+    async (release) => {
+      // GIVEN the same ApplicationSet, on the applicationset-controller of `release`, with spokes that
+      // compare a new spec only once nothing else can move: the hub sees the new spec before any spoke
+      // reports the new revision
+      const run = await startAppSet({ release });
 
-    // THEN the new revision reaches every cluster step by step, well within the generator's requeue interval
-    expect(run.outOfOrder).toStrictEqual([]);
-  }, 240_000);
+      // WHEN it rolls out v1, then v2, with a pass of the applicationset-controller only when an event it
+      // requeues on arrived (no generator requeue: `drive` fails if the rollout would need one)
+      const before = await rollOutV1ThenV2(run, 'late');
+
+      // THEN the new revision reached every cluster step by step
+      expect(run.outOfOrder).toStrictEqual([]);
+      expect(run.stepViolations).toStrictEqual([]);
+      const first = firstV2Syncs(run, before.sync);
+      expect(first.a1).toBeGreaterThanOrEqual(0);
+      expect(first.a1).toBeLessThan(Math.min(first.b1, first.b2));
+      expect(Math.max(first.b1, first.b2)).toBeLessThan(first.c1);
+      // AND each spoke's report, written back by pullfleet, queued the pass that moved its app on: the first
+      // pass after a spoke compared v2 made its app Waiting (the revision changed)
+      const v2Steps = run.steps.slice(before.step);
+      const a1Compared = v2Steps.indexOf(`${run.e.clusters.a1} compares`);
+      expect(a1Compared).toBeGreaterThan(0);
+      expect(v2Steps[a1Compared + 1]).toMatch(
+        new RegExp(`^pass \\d+ \\(.*Application ${hubAppName(run.e.clusters.a1)} MODIFIED`),
+      );
+      // AND no generated Application ever carried the refresh annotation (no release up to 3.5.1 adds it)
+      expect(
+        run.hubHistory.filter(({ app }) => app.metadata.annotations?.['argocd.argoproj.io/refresh'] !== undefined),
+      ).toStrictEqual([]);
+    },
+    240_000,
+  );
 });

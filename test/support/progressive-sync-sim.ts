@@ -1,50 +1,61 @@
 /**
- * The ApplicationSet controller's progressive sync (RollingSync), played against a real API server for one
- * ApplicationSet, so that a test can check that pullfleet's status write-back lets a rollout advance in the
- * pull model the way Argo CD's own code decides it. The test plays the placement: the generator yields a
- * fixed list of cluster names. The per-Application progressive sync status is kept in memory (upstream
- * persists it in `status.applicationStatus`), and a change of it queues another reconcile, as the status
- * write's own watch event does upstream.
+ * The ApplicationSet controller's progressive sync (RollingSync) of one released Argo CD version, played
+ * against a real API server for one ApplicationSet, so that a test can check that pullfleet's status
+ * write-back lets a rollout advance in the pull model the way that release decides it. The test plays the
+ * placement (the generator yields a fixed list of cluster names) and drives the controller: a reconcile pass
+ * runs only when the test calls `pass()`, and `queued` says whether upstream would have queued one by now (an
+ * event `shouldRequeueForApplication` accepts, a change of the ApplicationSet, or of its own
+ * `status.applicationStatus`, which upstream persists and whose watch event queues the next pass). The
+ * generators' requeue interval is never played: a rollout that needs it stalls, and the test sees that. The
+ * clock is the test's, so every time the state machine compares is the test's choice.
  *
- * Read from argoproj/argo-cd (main, Argo CD 3.5 line):
- * - `applicationset/progressivesync/progressive_sync.go`: `PerformProgressiveSyncs` (the order below),
- *   `buildAppDependencyList` and `labelMatchedExpression` (steps select Applications by label with `In` /
- *   `NotIn` only; an `In` on a missing label does not select; an Application no step selects is step -1),
- *   `UpdateApplicationSetApplicationStatus` (an Application without an entry starts Waiting; a change of
- *   `status.sync.revision(s)` or of the spec against the generated one (automated sync disabled on both)
- *   makes it Waiting, and a Waiting one that is Synced goes straight to Healthy (or Progressing when not
- *   Healthy) without a sync; Pending moves to Progressing only when `status.reconciledAt` is unset or later
- *   than the transition and `status.operationState.startedAt` is strictly later than the Pending transition,
- *   or on an InvalidSpecError / UnknownError condition; Progressing moves to Healthy only with health
- *   Healthy and sync Synced), `GetLatestWaitingTransitionTimeOfAppset` / `hasPendingChanges`,
- *   `ensureApplicationsReconciled` / `checkAllApplicationsReconciled` / `needsReconcile` (after a change
- *   every Application must report a `reconciledAt` not before the latest Waiting transition, else it gets
- *   the `argocd.argoproj.io/refresh` annotation and nothing progresses in that pass), `getAppsToSync` (the
- *   steps up to the first one that is not all Healthy), `UpdateApplicationSetApplicationStatusProgress`
- *   (Waiting → Pending within `maxUpdate`, an int or a percentage rounded down but at least 1 above 0 %,
- *   counting Pending and Progressing ones of the step), `SyncDesiredApplications` / `disableAutomatedSync`
- *   / `syncApplication` (every generated Application gets `syncPolicy.automated.enabled: false`; a Pending
- *   one in a step allowed to sync gets an `operation` on every pass, pinned to the revisions recorded for it,
- *   retry limit 5, prune from the automated policy).
- * - `applicationset/controllers/applicationset_controller.go`: `Reconcile` (generate, progressive sync,
- *   then `createOrUpdateInCluster`), `createOrUpdateInCluster` (spec replaced; `operation` set only when the
- *   generated one has it; annotations, labels and finalizers replaced by the template's, except annotations
- *   in `preservedFields.annotations` and the defaults `notified.notifications.argoproj.io` and
- *   `argocd.argoproj.io/refresh`, labels in `preservedFields.labels`, and `post-delete-finalizer.argocd.argoproj.io*`
- *   finalizers; an update that conflicts fails the pass, which is retried with backoff),
- *   `shouldRequeueApplicationSet` (an owned Application's change queues a reconcile only when its spec,
- *   annotations, labels or finalizers differ, or, with progressive syncs, its health or sync status, or the
- *   phase or startedAt of an operation state both versions have; `reconciledAt` alone does not), and
- *   `getMinRequeueAfter` (the generators' requeue interval, 180 s for clusterDecisionResource here).
- * - `pkg/apis/application/v1alpha1/types.go`: `ApplicationStatus.GetRevisions` (`sync.revisions`, else
- *   `[sync.revision]` when set, else empty).
+ * The release is an option (`release`, default 3.5.1, the newest one the 2026-11-27 audit of
+ * ../shared/upstream-audit.md read). Modelled: 3.3.0 to 3.5.1, which share one state machine
+ * (argo-cd v3.3.0 `applicationset/controllers/applicationset_controller.go`:1180-1228, :1585-1596; from 3.5
+ * `applicationset/progressivesync/progressive_sync.go`) and differ in how a spec change is seen (audit W2):
+ * - 3.3.0-3.3.6: only a change of `status.sync.revision(s)` makes an Application Waiting; a spec-only change
+ *   is never synced;
+ * - 3.3.7-3.3.14, 3.4.0-3.4.6 and 3.5.0: a spec that differs from the generated one, compared raw; the live
+ *   spec carries `automated.enabled: false` and the generated one does not, so an Application with an
+ *   automated policy goes back to Waiting on every pass (argo-cd #27577, fixed by #29044);
+ * - 3.4.7 and later 3.4, 3.5.1: the specs compared after normalisation, automated sync disabled on the
+ *   generated side (`utils.SpecsEquivalent`).
+ * 3.0-3.2 and 2.x run another state machine (audit W3) and are refused.
+ *
+ * What every modelled release does (audit, CONFIRMED and W1/W8): `buildAppDependencyList` and
+ * `labelMatchedExpression` (steps select Applications by label with `In` / `NotIn` only; an `In` on a missing
+ * label does not select; an Application no step selects is step -1); `UpdateApplicationSetApplicationStatus`
+ * (an Application without an entry starts Waiting; a change makes it Waiting, and in the same pass a Waiting
+ * one that is Synced goes to Healthy, or Progressing when not Healthy, without a sync; Pending moves to
+ * Progressing only when `status.reconciledAt` is unset or later than the Pending transition and
+ * `status.operationState.startedAt` is strictly later than it, or on an InvalidSpecError / UnknownError
+ * condition; Progressing moves to Healthy only with health Healthy and sync Synced); `getAppsToSync` (the
+ * steps up to the first one that is not all Healthy); `UpdateApplicationSetApplicationStatusProgress`
+ * (Waiting → Pending within `maxUpdate`, an int or a percentage rounded down but at least 1 above 0 %,
+ * counting Pending and Progressing ones of the step); `SyncDesiredApplications` / `syncApplication` (every
+ * generated Application keeps its automated policy with `enabled: false`; a Pending one in a step allowed to
+ * sync gets an `operation` on every pass whatever its sync status, with no revision pinned, retry limit 5,
+ * prune from the automated policy); `createOrUpdateInCluster` (a merge patch without optimistic locking: spec
+ * replaced, `operation` set only when the generated one has it, annotations, labels and finalizers replaced
+ * by the template's except annotations in `preservedFields.annotations` and the defaults
+ * `notified.notifications.argoproj.io` and `argocd.argoproj.io/refresh`, labels in `preservedFields.labels`,
+ * and `pre-delete-` / `post-delete-finalizer.argocd.argoproj.io*` finalizers); `shouldRequeueForApplication`
+ * (an owned Application's change queues a pass only when its spec, annotations, labels or finalizers differ,
+ * or, with progressive syncs, its health or sync status, or the phase or startedAt of an operation state
+ * both versions have; `reconciledAt` alone does not).
+ *
+ * Not in any release up to 3.5.1, so not here: the hold of argo-cd PR #27467 (`ensureApplicationsReconciled`,
+ * refresh annotations on lagging Applications, revisions pinned in the operation), audit W7. Without it a
+ * later step's Application whose new revision is compared before an earlier step's is synced first
+ * (argo-cd #22852, #29347, #29410); the simulator reproduces that.
  *
  * Left out: generator evaluation (the clusters are given), validation of projects and destinations, deletion
- * and reverse deletion order, the ApplicationSet's conditions and metrics annotations.
+ * and reverse deletion order, `ignoreApplicationDifferences`, the ApplicationSet's conditions and metrics
+ * annotations.
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import { ARGOCD_API_VERSION, REFRESH_ANNOTATION } from '../../src/model/core/keys.js';
-import { errorCode, type TestCluster } from './cluster.js';
+import type { TestCluster } from './cluster.js';
 import { streamObjects, type ObjectStream } from './object-watch.js';
 import { RawClient } from './raw-client.js';
 
@@ -119,12 +130,33 @@ interface ApplicationSetObject {
 }
 
 const NOTIFIED_ANNOTATION = 'notified.notifications.argoproj.io';
-const POST_DELETE_FINALIZER_PREFIX = 'post-delete-finalizer.argocd.argoproj.io';
-/** Waiting because of a change (upstream tells these apart from new Applications by their message). */
+const PRESERVED_FINALIZER_PREFIXES = [
+  'pre-delete-finalizer.argocd.argoproj.io',
+  'post-delete-finalizer.argocd.argoproj.io',
+];
+/** Waiting because of a change. */
 const REVISION_CHANGED = 'Waiting: the revision changed';
 const SPEC_CHANGED = 'Waiting: the spec changed';
 const BOTH_CHANGED = 'Waiting: the revision and the spec changed';
-const PENDING_CHANGE_MESSAGES = new Set([REVISION_CHANGED, SPEC_CHANGED, BOTH_CHANGED]);
+
+/** How a release sees a change of the generated spec (see the file comment). */
+export type SpecComparison = 'none' | 'raw' | 'normalized';
+
+/** What distinguishes the modelled releases; throws for one that is not modelled. */
+export function releaseSemantics(release: string): { readonly specComparison: SpecComparison } {
+  const match = /^v?(\d+)\.(\d+)\.(\d+)$/.exec(release);
+  if (!match) throw new Error(`release "${release}": give an Argo CD release as MAJOR.MINOR.PATCH, e.g. 3.5.1`);
+  const [major, minor, patch] = match.slice(1).map(Number);
+  if (major !== 3 || minor < 3)
+    throw new Error(
+      `release ${release} is not modelled: Argo CD 3.0-3.2 and 2.x run another progressive sync state machine; give 3.3.0 to 3.5.1`,
+    );
+  if (minor > 5 || (minor === 5 && patch > 1))
+    throw new Error(`release ${release} is not modelled: the audit read releases up to 3.5.1; give 3.3.0 to 3.5.1`);
+  if (minor === 3) return { specComparison: patch <= 6 ? 'none' : 'raw' };
+  if (minor === 4) return { specComparison: patch <= 6 ? 'raw' : 'normalized' };
+  return { specComparison: patch === 0 ? 'raw' : 'normalized' };
+}
 
 /** Whole seconds, as a metav1.Time is stored. */
 function stamp(ms: number): string {
@@ -152,6 +184,27 @@ function equivalent(a: unknown, b: unknown): boolean {
   return JSON.stringify(normalized(a) ?? null) === JSON.stringify(normalized(b) ?? null);
 }
 
+/**
+ * The JSON merge patch (RFC 7386) that turns `before` into `after`, as jsonpatch.CreateMergePatch computes the
+ * body of the applicationset-controller's `client.MergeFrom` patch: keys gone become null, arrays are replaced.
+ */
+export function mergePatchOf(before: unknown, after: unknown): unknown {
+  const isObject = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
+  if (!isObject(before) || !isObject(after))
+    return JSON.stringify(before) === JSON.stringify(after) ? undefined : after;
+  const patch: Obj = {};
+  for (const key of Object.keys(before)) if (!(key in after) || after[key] === undefined) patch[key] = null;
+  for (const [key, value] of Object.entries(after)) {
+    if (value === undefined) continue;
+    if (!(key in before) || before[key] === undefined) patch[key] = value;
+    else {
+      const inner = mergePatchOf(before[key], value);
+      if (inner !== undefined) patch[key] = inner;
+    }
+  }
+  return Object.keys(patch).length === 0 ? undefined : patch;
+}
+
 function revisionsOf(app: App): string[] {
   const sync = app.status?.sync;
   if (sync?.revisions?.length) return [...sync.revisions];
@@ -163,7 +216,7 @@ function isAutomated(spec: Obj): boolean {
   return automated !== undefined && automated !== null && automated.enabled !== false;
 }
 
-/** `syncPolicy.automated.enabled = false` where an automated policy exists. */
+/** `syncPolicy.automated.enabled = false` where an automated policy exists (`disableAutomatedSync`). */
 function withAutomatedDisabled(spec: Obj): Obj {
   if (!spec.syncPolicy?.automated) return spec;
   return { ...spec, syncPolicy: { ...spec.syncPolicy, automated: { ...spec.syncPolicy.automated, enabled: false } } };
@@ -175,8 +228,8 @@ function ownedBy(app: App, appSet: string): boolean {
   );
 }
 
-/** upstream shouldRequeueApplicationSet, progressive syncs enabled. */
-export function shouldRequeueApplicationSet(before: App, after: App): boolean {
+/** upstream shouldRequeueForApplication, progressive syncs enabled. */
+export function shouldRequeueForApplication(before: App, after: App): boolean {
   if (
     !equivalent(before.spec, after.spec) ||
     !equivalent(before.metadata.annotations, after.metadata.annotations) ||
@@ -200,29 +253,28 @@ export interface ProgressiveSyncSimOptions {
   readonly name: string;
   /** The cluster names the generator yields (the test plays the placement). */
   readonly clusters: readonly string[];
-  /** `applicationsetcontroller.refresh.grace.period` (seconds). @default 0 */
-  readonly refreshGracePeriodSeconds?: number;
+  /** The Argo CD release whose applicationset-controller is played (3.3.0 to 3.5.1). @default '3.5.1' */
+  readonly release?: string;
+  /** The controller's clock (milliseconds). @default Date.now */
+  readonly clock?: () => number;
 }
 
-/** The applicationset-controller of one RollingSync ApplicationSet. */
+/** The applicationset-controller of one RollingSync ApplicationSet, one reconcile pass at a time. */
 export class ProgressiveSyncSim {
   /** `status.applicationStatus` as the controller would persist it. */
   applicationStatus: AppStatusEntry[] = [];
   /** Every state transition, in order. */
   readonly transitions: AppTransition[] = [];
-  /** Reconciles run, and Application writes made (creates, updates, refresh annotations). */
-  reconciles = 0;
+  /** Passes run, and Application writes made (creates, patches). */
+  passes = 0;
   writes = 0;
-  private readonly errors: unknown[] = [];
+  readonly release: string;
+  private readonly specComparison: SpecComparison;
+  private readonly clock: () => number;
   private readonly seen = new Map<string, App>();
+  private appSetVersion?: string;
   private streams: ObjectStream[] = [];
-  private running = false;
-  private dirty = false;
-  private stopped = false;
-  private failures = 0;
-  private requeueTimer?: NodeJS.Timeout;
-  private retryTimer?: NodeJS.Timeout;
-  private idle: Promise<void> = Promise.resolve();
+  private queuedBy: string[] = [];
   private readonly raw: RawClient;
 
   constructor(
@@ -231,9 +283,12 @@ export class ProgressiveSyncSim {
     private readonly options: ProgressiveSyncSimOptions,
   ) {
     this.raw = new RawClient(kubeConfig);
+    this.release = options.release ?? '3.5.1';
+    this.specComparison = releaseSemantics(this.release).specComparison;
+    this.clock = options.clock ?? Date.now;
   }
 
-  /** Starts watching the ApplicationSet and its Applications, and reconciles. */
+  /** Starts watching the ApplicationSet and its Applications (the events that queue a pass). */
   async start(): Promise<void> {
     const { namespace, name } = this.options;
     this.streams.push(
@@ -246,33 +301,41 @@ export class ProgressiveSyncSim {
           if (type === 'DELETED') this.seen.delete(app.metadata.name);
           else this.seen.set(app.metadata.name, app);
           if (!ownedBy(app, name) && !(before && ownedBy(before, name))) return;
-          if (type !== 'MODIFIED' || !before || shouldRequeueApplicationSet(before, app)) this.enqueue();
+          if (type !== 'MODIFIED' || !before || shouldRequeueForApplication(before, app))
+            this.queuedBy.push(`Application ${app.metadata.name} ${type}`);
         },
       ),
     );
     this.streams.push(
-      await streamObjects<ApplicationSetObject>(
+      await streamObjects<ApplicationSetObject & { metadata: { resourceVersion?: string } }>(
         this.kubeConfig,
         `/apis/argoproj.io/v1alpha1/namespaces/${namespace}/applicationsets`,
         { fieldSelector: `metadata.name=${name}` },
-        () => this.enqueue(),
+        (type, appSet) => {
+          this.appSetVersion = appSet.metadata.resourceVersion;
+          this.queuedBy.push(`ApplicationSet ${type}`);
+        },
       ),
     );
   }
 
-  /** Stops reconciling; throws the first error a reconcile met that was not a retried conflict. */
-  async stop(): Promise<void> {
-    this.stopped = true;
+  /** Stops watching; throws what a watch met. */
+  stop(): void {
     for (const stream of this.streams) stream.stop();
-    clearTimeout(this.requeueTimer);
-    clearTimeout(this.retryTimer);
-    await this.idle;
     for (const stream of this.streams) {
       const error = stream.error();
       if (error) throw error instanceof Error ? error : new Error(String(error));
     }
-    const fatal = this.errors.find((e) => errorCode(e) !== 409);
-    if (fatal) throw fatal instanceof Error ? fatal : new Error(String(fatal));
+  }
+
+  /** Whether upstream would have queued a pass by now, and why (the events since the last pass). */
+  get queued(): readonly string[] {
+    return [...this.queuedBy];
+  }
+
+  /** The resourceVersion of an Application (or, with no name, of the ApplicationSet) the watch delivered last. */
+  seenVersion(application?: string): string | undefined {
+    return application === undefined ? this.appSetVersion : this.seen.get(application)?.metadata.resourceVersion;
   }
 
   /** The entry of one Application. */
@@ -280,37 +343,9 @@ export class ProgressiveSyncSim {
     return this.applicationStatus.find((entry) => entry.application === application);
   }
 
-  /** Problems met so far, for failure messages. */
-  problems(): string[] {
-    return this.errors.map((e) => String((e as Error)?.message ?? e));
-  }
-
-  private enqueue(): void {
-    if (this.stopped) return;
-    if (this.running) {
-      this.dirty = true;
-      return;
-    }
-    this.running = true;
-    this.idle = (async () => {
-      do {
-        this.dirty = false;
-        try {
-          await this.reconcile();
-          this.failures = 0;
-        } catch (error) {
-          this.errors.push(error);
-          // controller-runtime's rate limiter: exponential from 5 ms, capped here at 1 s.
-          const delay = Math.min(1000, 5 * 2 ** this.failures++);
-          clearTimeout(this.retryTimer);
-          this.retryTimer = setTimeout(() => this.enqueue(), delay);
-        }
-      } while (this.dirty && !this.stopped);
-      this.running = false;
-    })();
-  }
-
-  private async reconcile(): Promise<void> {
+  /** Runs one reconcile pass now (what the controller does when it takes the ApplicationSet off its queue). */
+  async pass(): Promise<void> {
+    this.queuedBy = [];
     const { namespace, name } = this.options;
     const appSet = await this.cluster.get<ApplicationSetObject>({
       apiVersion: ARGOCD_API_VERSION,
@@ -318,33 +353,20 @@ export class ProgressiveSyncSim {
       namespace,
       name,
     });
-    if (!appSet || appSet.metadata.deletionTimestamp || this.stopped) return;
-    this.reconciles += 1;
+    if (!appSet || appSet.metadata.deletionTimestamp) return;
+    this.passes += 1;
     const desired = this.generate(appSet);
     const current = (await this.cluster.list<App>(ARGOCD_API_VERSION, 'Application', { namespace })).filter((app) =>
       ownedBy(app, name),
     );
     const before = JSON.stringify(this.applicationStatus);
     let appsToSync = new Map<string, boolean>();
-    const rollingSync = this.rollingSyncEnabled(appSet);
     if (!appSet.spec.strategy && this.applicationStatus.length > 0) this.applicationStatus = [];
-    else if (appSet.spec.strategy) appsToSync = await this.performProgressiveSyncs(appSet, current, desired);
-    const valid = rollingSync ? this.syncDesiredApplications(appsToSync, desired) : desired;
+    else if (appSet.spec.strategy) appsToSync = this.performProgressiveSyncs(appSet, current, desired);
+    const valid = this.rollingSyncEnabled(appSet) ? this.syncDesiredApplications(appsToSync, desired) : desired;
     // The status write comes first upstream, and its watch event queues the next pass.
-    if (JSON.stringify(this.applicationStatus) !== before) this.dirty = true;
+    if (JSON.stringify(this.applicationStatus) !== before) this.queuedBy.push('status.applicationStatus changed');
     await this.createOrUpdateInCluster(appSet, valid);
-    const requeueSeconds = Math.min(
-      ...(appSet.spec.generators ?? []).flatMap((g) =>
-        Object.values(g)
-          .map((v) => v?.requeueAfterSeconds)
-          .filter((v): v is number => typeof v === 'number' && v > 0),
-      ),
-    );
-    clearTimeout(this.requeueTimer);
-    if (Number.isFinite(requeueSeconds)) {
-      this.requeueTimer = setTimeout(() => this.enqueue(), requeueSeconds * 1000);
-      this.requeueTimer.unref();
-    }
   }
 
   private rollingSyncEnabled(appSet: ApplicationSetObject): boolean {
@@ -372,15 +394,9 @@ export class ProgressiveSyncSim {
     });
   }
 
-  private async performProgressiveSyncs(
-    appSet: ApplicationSetObject,
-    current: App[],
-    desired: App[],
-  ): Promise<Map<string, boolean>> {
+  private performProgressiveSyncs(appSet: ApplicationSetObject, current: App[], desired: App[]): Map<string, boolean> {
     const { steps, stepOf } = this.buildAppDependencyList(appSet, desired);
-    const previousWaitingTime = this.latestWaitingTransition();
     this.updateApplicationStatus(current, desired, stepOf);
-    if (!(await this.ensureApplicationsReconciled(current, previousWaitingTime))) return new Map();
     const appsToSync = this.getAppsToSync(steps, current);
     this.updateApplicationStatusProgress(appSet, appsToSync, stepOf);
     return appsToSync;
@@ -422,16 +438,6 @@ export class ProgressiveSyncSim {
     return { steps, stepOf };
   }
 
-  private latestWaitingTransition(): string | undefined {
-    let latest: string | undefined;
-    for (const entry of this.applicationStatus) {
-      if (entry.status !== 'Waiting' || !PENDING_CHANGE_MESSAGES.has(entry.message)) continue;
-      if (latest === undefined || Date.parse(entry.lastTransitionTime) > Date.parse(latest))
-        latest = entry.lastTransitionTime;
-    }
-    return latest;
-  }
-
   private record(entry: AppStatusEntry, from: ProgressiveSyncState | undefined): void {
     this.transitions.push({
       seq: this.transitions.length,
@@ -444,7 +450,7 @@ export class ProgressiveSyncSim {
   }
 
   private updateApplicationStatus(current: App[], desired: App[], stepOf: Map<string, number>): void {
-    const now = stamp(Date.now());
+    const now = stamp(this.clock());
     const desiredByName = new Map(desired.map((app) => [app.metadata.name, app]));
     const stepText = (name: string) => String(stepOf.has(name) ? stepOf.get(name)! + 1 : -1);
     const next: AppStatusEntry[] = [];
@@ -466,7 +472,13 @@ export class ProgressiveSyncSim {
       const revisions = revisionsOf(app);
       const revisionsChanged = JSON.stringify(currentEntry.targetRevisions) !== JSON.stringify(revisions);
       const wanted = desiredByName.get(name);
-      const specChanged = wanted !== undefined && !equivalent(withAutomatedDisabled(wanted.spec), app.spec);
+      const specChanged =
+        wanted !== undefined &&
+        (this.specComparison === 'normalized'
+          ? !equivalent(withAutomatedDisabled(wanted.spec), app.spec)
+          : this.specComparison === 'raw'
+            ? !equivalent(wanted.spec, app.spec)
+            : false);
       const set = (status: ProgressiveSyncState, message: string, extra: Partial<AppStatusEntry> = {}) => {
         const from = entry.status;
         entry = { ...entry, ...extra, status, message, lastTransitionTime: now };
@@ -508,35 +520,6 @@ export class ProgressiveSyncSim {
     this.applicationStatus = next;
   }
 
-  private async ensureApplicationsReconciled(
-    current: App[],
-    previousWaitingTime: string | undefined,
-  ): Promise<boolean> {
-    const since = previousWaitingTime ?? this.latestWaitingTransition();
-    if (since === undefined) return true;
-    const grace = this.options.refreshGracePeriodSeconds ?? 0;
-    if (grace > 0 && Date.now() - Date.parse(since) < grace * 1000) return false;
-    const behind = current.filter((app) => {
-      const reconciledAt = app.status?.reconciledAt;
-      return reconciledAt === undefined || Date.parse(reconciledAt) < Date.parse(since);
-    });
-    if (behind.length === 0) return true;
-    for (const app of behind) {
-      if (app.metadata.annotations?.[REFRESH_ANNOTATION]) continue;
-      await this.cluster.mergePatch(
-        {
-          apiVersion: ARGOCD_API_VERSION,
-          kind: 'Application',
-          namespace: app.metadata.namespace,
-          name: app.metadata.name,
-        },
-        { metadata: { annotations: { [REFRESH_ANNOTATION]: 'normal' } } },
-      );
-      this.writes += 1;
-    }
-    return false;
-  }
-
   private getAppsToSync(steps: string[][], current: App[]): Map<string, boolean> {
     const toSync = new Map<string, boolean>();
     const existing = new Set(current.map((app) => app.metadata.name));
@@ -555,7 +538,7 @@ export class ProgressiveSyncSim {
   ): void {
     const steps = appSet.spec.strategy?.rollingSync?.steps ?? [];
     if (steps.length === 0) return;
-    const now = stamp(Date.now());
+    const now = stamp(this.clock());
     // A Go map answers 0 for a name it lacks: Applications in no step count towards the first.
     const stepIndex = (name: string) => stepOf.get(name) ?? 0;
     const updating = steps.map(() => 0);
@@ -599,13 +582,11 @@ export class ProgressiveSyncSim {
       const spec = withAutomatedDisabled(app.spec);
       const entry = this.statusOf(app.metadata.name);
       if (!(entry?.status === 'Pending' && appsToSync.get(app.metadata.name))) return { ...app, spec };
-      const revisions = entry.targetRevisions;
+      // No revision: the spoke syncs what the spec resolves to when it runs the operation.
       const sync: Obj = {};
-      if (spec.sources?.length) sync.revisions = [...revisions];
-      else if (revisions.length > 0) sync.revision = revisions[0];
       const operation: Obj = {
         initiatedBy: { username: 'applicationset-controller', automated: true },
-        info: [{ name: 'Reason', value: 'RollingSync step (simulated applicationset-controller)' }],
+        info: [{ name: 'Reason', value: `RollingSync step (simulated applicationset-controller ${this.release})` }],
         sync,
         retry: { limit: 5 },
       };
@@ -619,7 +600,6 @@ export class ProgressiveSyncSim {
   }
 
   private async createOrUpdateInCluster(appSet: ApplicationSetObject, apps: App[]): Promise<void> {
-    let firstError: unknown;
     const preservedAnnotations = [
       ...(appSet.spec.preservedFields?.annotations ?? []),
       NOTIFIED_ANNOTATION,
@@ -641,50 +621,62 @@ export class ProgressiveSyncSim {
         namespace: generated.metadata.namespace,
         name: generated.metadata.name,
       };
-      try {
-        const live = await this.cluster.get<App>(ref);
-        if (!live) {
-          await this.raw.create({
-            ...generated,
-            apiVersion: ARGOCD_API_VERSION,
-            kind: 'Application',
-            metadata: { ...generated.metadata, ownerReferences: [owner] },
-          });
-          this.writes += 1;
-          continue;
-        }
-        const annotations: Record<string, string> = { ...(generated.metadata.annotations ?? {}) };
-        for (const key of preservedAnnotations)
-          if (live.metadata.annotations?.[key] !== undefined) annotations[key] = live.metadata.annotations[key];
-        const labels: Record<string, string> = { ...(generated.metadata.labels ?? {}) };
-        for (const key of preservedLabels)
-          if (live.metadata.labels?.[key] !== undefined) labels[key] = live.metadata.labels[key];
-        const finalizers = [
-          ...(generated.metadata.finalizers ?? []),
-          ...(live.metadata.finalizers ?? []).filter((f) => f.startsWith(POST_DELETE_FINALIZER_PREFIX)),
-        ];
-        const owners = live.metadata.ownerReferences ?? [];
-        const next: App = {
-          ...live,
-          metadata: {
-            ...live.metadata,
-            annotations,
-            labels,
-            finalizers,
-            ownerReferences: owners.some((o) => o.controller && o.uid === owner.uid)
-              ? owners
-              : [...owners.filter((o) => !o.controller), owner],
-          },
-          spec: generated.spec,
-          ...(generated.operation ? { operation: generated.operation } : {}),
-        };
-        if (equivalent(live, next)) continue;
-        await this.raw.replace(next as never);
+      const live = await this.cluster.get<App>(ref);
+      if (!live) {
+        await this.raw.create({
+          ...generated,
+          apiVersion: ARGOCD_API_VERSION,
+          kind: 'Application',
+          metadata: { ...generated.metadata, ownerReferences: [owner] },
+        });
         this.writes += 1;
-      } catch (error) {
-        firstError ??= error;
+        continue;
       }
+      const annotations: Record<string, string> = { ...(generated.metadata.annotations ?? {}) };
+      for (const key of preservedAnnotations)
+        if (live.metadata.annotations?.[key] !== undefined) annotations[key] = live.metadata.annotations[key];
+      const labels: Record<string, string> = { ...(generated.metadata.labels ?? {}) };
+      for (const key of preservedLabels)
+        if (live.metadata.labels?.[key] !== undefined) labels[key] = live.metadata.labels[key];
+      const finalizers = [
+        ...(generated.metadata.finalizers ?? []),
+        ...(live.metadata.finalizers ?? []).filter((f) =>
+          PRESERVED_FINALIZER_PREFIXES.some((prefix) => f.startsWith(prefix)),
+        ),
+      ];
+      const owners = live.metadata.ownerReferences ?? [];
+      const before = {
+        metadata: {
+          annotations: live.metadata.annotations ?? {},
+          labels: live.metadata.labels ?? {},
+          finalizers: live.metadata.finalizers ?? [],
+          ownerReferences: owners,
+        },
+        spec: live.spec,
+        ...(live.operation ? { operation: live.operation } : {}),
+      };
+      const after = {
+        metadata: {
+          annotations,
+          labels,
+          finalizers,
+          ownerReferences: owners.some((o) => o.controller && o.uid === owner.uid)
+            ? owners
+            : [...owners.filter((o) => !o.controller), owner],
+        },
+        spec: generated.spec,
+        ...(generated.operation
+          ? { operation: generated.operation }
+          : live.operation
+            ? { operation: live.operation }
+            : {}),
+      };
+      if (equivalent(before, after)) continue;
+      const patch = mergePatchOf(before, after);
+      if (patch === undefined) continue;
+      // No resourceVersion: upstream's merge patch cannot conflict.
+      await this.cluster.mergePatch(ref, patch as object);
+      this.writes += 1;
     }
-    if (firstError !== undefined) throw firstError instanceof Error ? firstError : new Error(String(firstError));
   }
 }

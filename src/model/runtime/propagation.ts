@@ -567,10 +567,10 @@ function adoptionPatch(work: ManifestWork): JsonObject | undefined {
 /**
  * Whether a forwarded refresh may leave the hub app: once the spoke reports a `reconciledAt` other than the
  * one the hub app shows (the spoke reconciled since: compared for a change, not an order, so a spoke clock
- * behind the hub's does not hold it), or at once when either is unknown. Removing it then is a change the
- * applicationset-controller requeues on, at the moment the app's `reconciledAt` says what RollingSync waits
- * for (a `reconciledAt` change alone requeues nothing). A reconcile in the same second as the last one is
- * caught by the spoke's next periodic one.
+ * behind the hub's does not hold it), or at once when either is unknown: the refresh has then done what it
+ * was put there for on the spoke. (Removing it is also an annotation change the applicationset-controller
+ * requeues on; no released Argo CD up to 3.5.1 waits for a refresh, so nothing relies on that.) A reconcile
+ * in the same second as the last one is caught by the spoke's next periodic one.
  */
 function spokeReconciledSince(app: Application, work: ManifestWork | undefined): boolean {
   const reported = work
