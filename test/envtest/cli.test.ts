@@ -97,6 +97,7 @@ describeRealServer('pullfleet inventory and status through the binary', (kubecon
     expect(inventory.clusters[0]).toStrictEqual({
       name: 'cluster-00000',
       openshift: true,
+      kubernetesVersion: '1.30',
       clusterSets: ['global', 'openshift', 'prod'],
       labels: {
         'cluster.open-cluster-management.io/clusterset': 'prod',
