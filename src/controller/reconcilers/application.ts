@@ -164,11 +164,10 @@ const appTarget = (object: KubeObject) => {
   const cluster = isPullApplication(app) ? targetCluster(app) : undefined;
   return cluster ? [cluster] : [];
 };
-const appTargetWork = (object: KubeObject) => {
-  const app = object as Application;
-  const cluster = isPullApplication(app) ? targetCluster(app) : undefined;
-  return cluster ? [`${cluster}/${manifestWorkName(app.metadata.namespace ?? '', app.metadata.name)}`] : [];
-};
+const appTargetWork = (object: KubeObject) =>
+  appTarget(object).map(
+    (cluster) => `${cluster}/${manifestWorkName(object.metadata.namespace ?? '', object.metadata.name)}`,
+  );
 /**
  * What the cache keeps of a hub Application. Applications cannot be label-selected (an app whose pull
  * label was just removed must still be seen, to delete its work and release the finalizer), so push-mode
