@@ -21,6 +21,7 @@ import {
   PullApplicationSet,
   Rollout,
   Spoke,
+  SyncOption,
   WaveLimit,
   type FleetProps,
 } from 'pullfleet';
@@ -96,7 +97,7 @@ export function buildFleet(props: FleetProps = {}): Fleet {
     }),
     destinationNamespace: 'podinfo',
     placement: allProd,
-    syncOptions: ['ServerSideApply=true'],
+    syncOptions: [SyncOption.SERVER_SIDE_APPLY],
     // Argo CD's RollingSync: the edge cluster first, then the US clusters one at a time.
     rollout: Rollout.waves([
       { name: 'edge', labels: { region: 'eu-central-1' } },

@@ -43,8 +43,34 @@ export {
   type PlacementImportOptions,
   type PlacementProps,
 } from './placement.js';
-export { AppSource, type GitSourceProps, type HelmSourceProps } from './app-source.js';
-export { PullAppBase, type PullAppOptions } from './app-props.js';
+export {
+  AppSource,
+  type GitDirectoryOptions,
+  type GitSourceProps,
+  type HelmFileParameter,
+  type HelmGitSourceProps,
+  type HelmOptions,
+  type HelmParameter,
+  type HelmSourceProps,
+  type JsonnetOptions,
+  type JsonnetVariable,
+  type KustomizePatch,
+  type KustomizePatchTarget,
+  type KustomizeReplica,
+  type KustomizeSourceProps,
+  type PluginSourceProps,
+  type RefSourceProps,
+} from './app-source.js';
+export {
+  PullAppBase,
+  type ApplicationInfo,
+  type IgnoreDifference,
+  type ManagedNamespaceMetadata,
+  type PullAppOptions,
+  type SyncRetry,
+  type SyncRetryBackoff,
+} from './app-props.js';
+export { PrunePropagationPolicy, SyncOption } from './sync-option.js';
 export { PullApplication, type PullApplicationProps } from './pull-application.js';
 export { PullApplicationSet, type PullApplicationSetProps } from './pull-application-set.js';
 export {

@@ -35,17 +35,31 @@ export interface AppDefinition {
   readonly project: string;
   /** One source, or several (multi-source Application). */
   readonly sources: readonly JsonObject[];
+  /**
+   * Render `spec.sources` even for one source (the app was given `sources`, for example one chart and a `ref`
+   * source it reads value files from); otherwise one source renders as `spec.source`.
+   */
+  readonly multiSource?: boolean;
   /** The namespace on the spoke the app deploys into (`spec.destination.namespace`). */
   readonly destinationNamespace: string;
-  /** The Applications' `spec.syncPolicy` (automated sync, sync options); absent for manual sync with no options. */
+  /**
+   * The Applications' `spec.syncPolicy` (automated sync, sync options, retry, managed namespace metadata); absent
+   * for manual sync with nothing else set.
+   */
   readonly syncPolicy?: JsonObject;
+  /** `spec.ignoreDifferences`, in the order given. */
+  readonly ignoreDifferences?: readonly JsonObject[];
+  /** `spec.info`, in the order given. */
+  readonly info?: readonly JsonObject[];
+  /** `spec.revisionHistoryLimit`. */
+  readonly revisionHistoryLimit?: number;
   /** Delete the app's workload when the Application is deleted (Argo CD resources finalizer). */
   readonly pruneOnDelete?: boolean;
   /** Labels put on every Application rendered for the app, beside pullfleet's own (which win on a clash). */
   readonly labels?: Record<string, string>;
   /**
    * Annotations put on every Application rendered for the app, beside pullfleet's own (which win on a
-   * clash); PullApplication and PullApplicationSet set none.
+   * clash); the app's `annotations` prop, without the keys pullfleet, OCM or Argo CD reserve.
    */
   readonly annotations?: Record<string, string>;
 }
@@ -53,10 +67,13 @@ export interface AppDefinition {
 /** The Application spec shared by static hub apps and ApplicationSet templates. */
 export function applicationSpec(def: AppDefinition): JsonObject {
   const spec: JsonObject = { project: def.project };
-  if (def.sources.length === 1) spec.source = def.sources[0];
+  if (def.sources.length === 1 && !def.multiSource) spec.source = def.sources[0];
   else spec.sources = [...def.sources];
   spec.destination = { server: IN_CLUSTER_SERVER, namespace: def.destinationNamespace };
   if (def.syncPolicy) spec.syncPolicy = def.syncPolicy;
+  if (def.ignoreDifferences?.length) spec.ignoreDifferences = [...def.ignoreDifferences];
+  if (def.info?.length) spec.info = [...def.info];
+  if (def.revisionHistoryLimit !== undefined) spec.revisionHistoryLimit = def.revisionHistoryLimit;
   return spec;
 }
 

@@ -167,7 +167,8 @@ export function repoUrlProblem(url: unknown, helm: boolean): string | undefined 
   if (/\s/.test(url)) return 'contains white space';
   const scp = /^[A-Za-z0-9._-]+@[A-Za-z0-9.-]+:[^\s]+$/; // git@host:org/repo.git
   if (scp.test(url)) return undefined;
-  const schemes = helm ? ['https:', 'http:', 'oci:'] : ['https:', 'http:', 'ssh:', 'git:', 'file:'];
+  // oci:// without a chart: an OCI artifact source (Argo CD 3.1 and later; AppSource.helm renders OCI charts so).
+  const schemes = helm ? ['https:', 'http:', 'oci:'] : ['https:', 'http:', 'ssh:', 'git:', 'file:', 'oci:'];
   try {
     const parsed = new URL(url);
     if (!schemes.includes(parsed.protocol))
