@@ -16,6 +16,8 @@ import { assertNotRendered } from './_render-order.js';
 import type { IClusterSet, ISpoke } from './interfaces.js';
 import { OutputFiles, routeOutput, stampProvenance } from './_output.js';
 import { checkProps, listOf, propsOf, str, stringMap } from './_props-check.js';
+import { SPOKE_VERSIONS_CHECK, type SpokeVersions } from './spoke.js';
+import { normalizeVersions } from '../model/validation/versions.js';
 
 export type { IClusterSet } from './interfaces.js';
 
@@ -38,12 +40,20 @@ export interface ClusterSetImportOptions {
    * @default []
    */
   readonly existingBindings?: readonly string[];
+  /**
+   * What the set's member spokes run (spoke Argo CD, klusterlet, Kubernetes or OpenShift), unless a spoke
+   * declares otherwise (`versions`); it overrides the hub's `versions.spokes`. A spoke in two sets that
+   * declare different releases of one component is a problem at synth: declare it on the spoke.
+   * @default - undeclared: the spokes' own or the hub's declarations apply
+   */
+  readonly spokeVersions?: SpokeVersions;
 }
 
 /** The runtime type of every {@link ClusterSetImportOptions} key (see props-check.ts). */
 const CLUSTER_SET_IMPORT_OPTIONS = propsOf<ClusterSetImportOptions>('ClusterSet.fromClusterSetName options', {
   matchLabels: stringMap('label', "{ gpu: 'true' }"),
   existingBindings: listOf(str('a namespace'), "['argocd']"),
+  spokeVersions: SPOKE_VERSIONS_CHECK,
 });
 
 /** The ManagedClusterSetBinding of `set` into `namespace`, with its problems pushed to `problems`. */
@@ -81,6 +91,8 @@ class ImportedClusterSet extends Construct implements IClusterSet {
   private readonly bindingList: string[] = [];
   private readonly existing: string[];
   private readonly problems: string[] = [];
+  /** What member spokes run (`options.spokeVersions`), canonical. */
+  public readonly spokeVersions?: SpokeVersions;
 
   constructor(scope: Construct, id: string, hub: Hub, name: string, options: ClusterSetImportOptions) {
     super(scope, id);
@@ -97,6 +109,11 @@ class ImportedClusterSet extends Construct implements IClusterSet {
     this.existing = [...(options.existingBindings ?? [])];
     const nameProblem = dnsLabelRule('cluster set name', name);
     if (nameProblem) this.problems.push(nameProblem);
+    if (options.spokeVersions) {
+      const declared = normalizeVersions('spokeVersions', options.spokeVersions);
+      this.problems.push(...declared.problems);
+      this.spokeVersions = declared.versions;
+    }
     for (const ns of this.existing) {
       const problem = dnsLabelRule(`existing binding namespace of cluster set "${name}"`, ns);
       if (problem) this.problems.push(problem);
@@ -196,12 +213,20 @@ export interface ClusterSetProps {
    * @default - the hub's Argo CD namespace
    */
   readonly bindings?: readonly string[];
+  /**
+   * What the set's member spokes run (spoke Argo CD, klusterlet, Kubernetes or OpenShift), unless a spoke
+   * declares otherwise (`versions`); it overrides the hub's `versions.spokes`. A spoke in two sets that
+   * declare different releases of one component is a problem at synth: declare it on the spoke.
+   * @default - undeclared: the spokes' own or the hub's declarations apply
+   */
+  readonly spokeVersions?: SpokeVersions;
 }
 
 /** The runtime type of every {@link ClusterSetProps} key (see props-check.ts). */
 const CLUSTER_SET_PROPS = propsOf<ClusterSetProps>('ClusterSet', {
   matchLabels: stringMap('label', "{ gpu: 'true' }"),
   bindings: listOf(str('a namespace'), "['argocd', 'team-a']"),
+  spokeVersions: SPOKE_VERSIONS_CHECK,
 });
 
 /**
@@ -233,6 +258,8 @@ export class ClusterSet extends Construct implements IClusterSet {
   public readonly name: string;
   /** The hub the set lives on. */
   public readonly hub: Hub;
+  /** What member spokes run (`props.spokeVersions`), canonical; undefined when undeclared. */
+  public readonly spokeVersions?: SpokeVersions;
   private readonly labelSelector?: Record<string, string>;
   private readonly bindingList: string[] = [];
   private readonly problems: string[] = [];
@@ -246,6 +273,11 @@ export class ClusterSet extends Construct implements IClusterSet {
     this.labelSelector = props.matchLabels ? { ...props.matchLabels } : undefined;
     const nameProblem = dnsLabelRule('cluster set name', this.name);
     if (nameProblem) this.problems.push(nameProblem);
+    if (props.spokeVersions) {
+      const declared = normalizeVersions('spokeVersions', props.spokeVersions);
+      this.problems.push(...declared.problems);
+      this.spokeVersions = declared.versions;
+    }
     this.problems.push(...selectorProblems(this.labelSelector));
     hubParts(this.hub).registry.addClusterSet(this);
     routeOutput(this, OutputFiles.CLUSTER_SETS);

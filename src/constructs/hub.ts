@@ -17,8 +17,10 @@ import {
 } from './controller-install.js';
 import { HubFlavor, type IClusterSet, type IGitOpsCluster, type IHub } from './interfaces.js';
 import { ADD_INVENTORY_OPTIONS, addInventoryTo, type AddInventoryOptions, type Inventory } from './inventory.js';
-import type { Spoke } from './spoke.js';
-import { attachHubParts, HubParts, notInsideHub, type ConstructMade } from './_hub-parts.js';
+import { SPOKE_VERSIONS_CHECK, type Spoke, type SpokeVersions } from './spoke.js';
+import { attachHubParts, HubParts, hubParts, notInsideHub, type ConstructMade } from './_hub-parts.js';
+import { normalizeVersions } from '../model/validation/versions.js';
+import { checkDeclaredVersions } from './_versions.js';
 import { claimId, markKind, nameFromId } from './_ids.js';
 import { bool, checkProps, enumOf, num, propsOf, shape, str } from './_props-check.js';
 import { HubRegistry } from './_registry.js';
@@ -77,6 +79,45 @@ export interface HubProps {
    * @default - controller enabled with its defaults
    */
   readonly controller?: HubControllerSettings;
+  /**
+   * The releases the hub runs (hub Argo CD, OCM cluster manager, ACM), and in `spokes` what its spokes run
+   * unless a cluster set or the spoke declares otherwise. Synth checks what the fleet uses against them
+   * (docs/reference/compatibility.md): a feature a declared release lacks is a problem naming the construct,
+   * the release and the fix, and a release known to mishandle it is a warning.
+   * @default - nothing declared: every release is taken to have every feature (the output is what the newest
+   * supported releases accept) and nothing is refused for its version
+   */
+  readonly versions?: HubVersions;
+}
+
+/**
+ * The releases of the upstream components a hub runs. Each is `major.minor` (`'3.4'`) or
+ * `major.minor.patch` (`'3.4.7'`) where the patch matters; a leading `v` and a build suffix are accepted.
+ */
+export interface HubVersions {
+  /**
+   * Argo CD on the hub (the applicationset-controller drives rollout waves). Give the patch release on
+   * 3.3, 3.4 and 3.5: RollingSync changed within those lines.
+   * @default - undeclared: no check against the hub's Argo CD
+   */
+  readonly argoCD?: string;
+  /**
+   * The OCM cluster manager (its ManifestWork CRD decides which work fields the hub accepts). On an ACM
+   * hub, the OCM release that ACM ships (ACM 2.13 ships OCM 0.16, 2.14 ships 1.0, 2.15 ships 1.1).
+   * @default - undeclared: no check against the cluster manager
+   */
+  readonly ocm?: string;
+  /**
+   * ACM (`flavor: HubFlavor.ACM` only): decides what a GitOpsCluster may ask for.
+   * @default - undeclared: no check against ACM
+   */
+  readonly acm?: string;
+  /**
+   * What the hub's spokes run, unless a cluster set (`spokeVersions`) or the spoke (`versions`) declares
+   * otherwise.
+   * @default - undeclared
+   */
+  readonly spokes?: SpokeVersions;
 }
 
 const {
@@ -94,6 +135,12 @@ const HUB_PROPS = propsOf<HubProps>('Hub', {
   resourceSummaries: bool(),
   workSizeBudget: num('a number of bytes'),
   controller: shape<HubControllerSettings>('controller settings', { enabled: bool(), ...controllerSettings }),
+  versions: shape<HubVersions>('versions', {
+    argoCD: str(),
+    ocm: str(),
+    acm: str(),
+    spokes: SPOKE_VERSIONS_CHECK,
+  }),
 });
 
 const hubSymbol = Symbol.for('pullfleet.Hub');
@@ -132,6 +179,8 @@ export class Hub extends Chart implements IHub {
   public readonly controller?: ControllerInstall;
   /** Service account of the hub's applicationset-controller. */
   public readonly applicationSetControllerServiceAccount: string;
+  /** The releases the hub declares (`props.versions`), canonical (`v3.4.7` → `3.4.7`); undeclared ones are absent. */
+  public readonly versions: HubVersions;
 
   /** The hub's spokes, cluster sets and GitOpsClusters, typed with the Spoke class for {@link spokes}. */
   private readonly registry: HubRegistry<Spoke>;
@@ -150,6 +199,18 @@ export class Hub extends Chart implements IHub {
     const problems = [dnsLabelRule('hub name', this.name), dnsLabelRule('argoNamespace', this.argoNamespace)].filter(
       (p): p is string => !!p,
     );
+    const { spokes: spokeVersions, ...hubVersions } = props.versions ?? {};
+    const hubDeclared = normalizeVersions('versions', hubVersions);
+    const spokesDeclared = normalizeVersions('versions.spokes', spokeVersions ?? {});
+    problems.push(...hubDeclared.problems, ...spokesDeclared.problems);
+    if (hubDeclared.versions.acm !== undefined && this.flavor !== HubFlavor.ACM)
+      problems.push(
+        `versions.acm ${hubDeclared.versions.acm} is declared on an OCM hub: set flavor: HubFlavor.ACM, or drop versions.acm`,
+      );
+    this.versions = {
+      ...hubDeclared.versions,
+      ...(Object.keys(spokesDeclared.versions).length > 0 ? { spokes: spokesDeclared.versions } : {}),
+    };
     if (!(
       typeof this.workSizeBudget === 'number' &&
       this.workSizeBudget > 0 &&
@@ -174,6 +235,7 @@ export class Hub extends Chart implements IHub {
       ),
     );
     this.node.addValidation({ validate: () => problems });
+    hubParts(this).order.afterRender(() => checkDeclaredVersions(this));
     if (problems.length > 0) return; // the install would repeat the namespace problem; validation reports it once
     const { enabled = true, ...install } = props.controller ?? {};
     if (enabled) {

@@ -23,8 +23,8 @@ export {
   type FleetFindings,
   type FleetProps,
 } from './fleet.js';
-export { Hub, type HubControllerSettings, type HubProps } from './hub.js';
-export { Spoke, type SpokeImportOptions, type SpokeProps } from './spoke.js';
+export { Hub, type HubControllerSettings, type HubProps, type HubVersions } from './hub.js';
+export { Spoke, type SpokeImportOptions, type SpokeProps, type SpokeVersions } from './spoke.js';
 export {
   ClusterSet,
   DEFAULT_CLUSTER_SET,

@@ -28,6 +28,7 @@ import { apiObjectFrom, OutputFiles, routeOutput } from './_output.js';
 import type { IPlacement } from './interfaces.js';
 import { handOut, placeObject, reserveObject, settleApplicationSet } from './_hatch.js';
 import { hubParts } from './_hub-parts.js';
+import { disablesAutomatedInTemplate, hubVersionsOf } from './_versions.js';
 
 /** Settings of a {@link PullApplicationSet}: the app, and the Placement that chooses its spokes at runtime. */
 export interface PullApplicationSetProps extends PullAppOptions {
@@ -138,21 +139,26 @@ export class PullApplicationSet extends PullAppBase {
   ): void {
     routeOutput(this, OutputFiles.APPLICATION_SETS);
     const path = `${this.node.path}/ApplicationSet`;
-    this.renderedApplicationSet = placeObject(
-      this,
-      'ApplicationSet',
-      buildPullApplicationSet(this.app, {
-        name: this.name,
-        namespace: this.hub.argoNamespace,
-        placement: this.placement.name,
-        requeueAfterSeconds: this.requeueAfterSeconds,
-        constructPath: path,
-        model,
-        handback,
-        ...(this.rolloutWaves ? { waves: this.rolloutWaves } : {}),
-        ...(this.rollout?.deletionOrder ? { deletionOrder: this.rollout.deletionOrder } : {}),
-      }),
-    );
+    const appSet = buildPullApplicationSet(this.app, {
+      name: this.name,
+      namespace: this.hub.argoNamespace,
+      placement: this.placement.name,
+      requeueAfterSeconds: this.requeueAfterSeconds,
+      constructPath: path,
+      model,
+      handback,
+      ...(this.rolloutWaves ? { waves: this.rolloutWaves } : {}),
+      ...(this.rollout?.deletionOrder ? { deletionOrder: this.rollout.deletionOrder } : {}),
+    });
+    // A hub Argo CD that compares waved apps raw with their template loops unless the template says enabled: false (_versions.ts).
+    const template = appSet.spec.template as { spec: { syncPolicy?: { automated?: Record<string, unknown> } } };
+    const syncPolicy = template.spec.syncPolicy;
+    if (this.rolloutWaves && disablesAutomatedInTemplate(hubVersionsOf(this.hub).argoCD, syncPolicy?.automated))
+      template.spec = {
+        ...template.spec,
+        syncPolicy: { ...syncPolicy, automated: { ...syncPolicy!.automated, enabled: false } },
+      };
+    this.renderedApplicationSet = placeObject(this, 'ApplicationSet', appSet);
     this.node.defaultChild = this.renderedApplicationSet;
   }
 

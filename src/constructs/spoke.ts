@@ -23,7 +23,8 @@ import { hubOf, hubParts, type HubParts } from './_hub-parts.js';
 import { claimId, markKind, nameFromId } from './_ids.js';
 import { apiObjectFrom, OutputFiles, routeOutput } from './_output.js';
 import { recordProblem } from './_problems.js';
-import { bool, checkProps, clusterSetRef, propsOf, str, stringMap, TAINTS_CHECK } from './_props-check.js';
+import { bool, checkProps, clusterSetRef, propsOf, shape, str, stringMap, TAINTS_CHECK } from './_props-check.js';
+import { normalizeVersions, resolveSpokeVersions, type VersionSource } from '../model/validation/versions.js';
 import { assertNotRendered, fleetRendered } from './_render-order.js';
 
 export type { ISpoke } from './interfaces.js';
@@ -91,10 +92,21 @@ export interface SpokeProps {
    * The spoke's Kubernetes version (`'1.29'`, or as the server reports it, `'v1.29.5+rhcos'`); OpenShift
    * 4.16 runs 1.29, 4.17 runs 1.30. Below 1.30 the server has no `admissionregistration.k8s.io/v1`
    * ValidatingAdmissionPolicy, so an OpenShift spoke's bootstrap leaves out the duplicate Route CRD
-   * guardrail instead of failing to apply. `pullfleet inventory pull` records it for each cluster.
-   * @default - unknown: the bootstrap is rendered for Kubernetes 1.30 or later
+   * guardrail instead of failing to apply. `pullfleet inventory pull` records it for each cluster. The same as
+   * `versions.kubernetes` (give one of them).
+   * @default - `versions.kubernetes`, else what `versions.openshift`, the spoke's cluster sets or its hub declare;
+   * nothing declared: the bootstrap is rendered for Kubernetes 1.30 or later
    */
   readonly kubernetesVersion?: string;
+  /**
+   * The releases the spoke runs (spoke Argo CD, klusterlet, Kubernetes or OpenShift). Each component not
+   * declared here comes from the spoke's cluster sets (`spokeVersions`), then from the hub
+   * (`versions.spokes`). Synth checks what is delivered to the spoke against them
+   * (docs/reference/compatibility.md). Declaring `openshift` implies `openshift: true`.
+   * @default - what its cluster sets or hub declare; nothing declared anywhere: no check against the
+   * spoke's releases
+   */
+  readonly versions?: SpokeVersions;
   /**
    * Service account of the spoke's Argo CD application controller, which gets the apps' declared RBAC.
    * @default - follows what installs the spoke Argo CD: `acm-openshift-gitops-argocd-application-controller`
@@ -111,6 +123,42 @@ export interface SpokeProps {
   readonly argoControllerNamespace?: string;
 }
 
+/**
+ * The releases of the upstream components a spoke (or every spoke of a group) runs. Each is `major.minor`
+ * (`'3.0'`) or `major.minor.patch`; a leading `v` and a build suffix are accepted.
+ */
+export interface SpokeVersions {
+  /**
+   * Argo CD on the spoke (it applies the payload Applications).
+   * @default - undeclared: no check against the spoke's Argo CD
+   */
+  readonly argoCD?: string;
+  /**
+   * The klusterlet (its work agent applies works and reports their status), as the OCM release (`'1.1'`).
+   * @default - undeclared: no check against the klusterlet
+   */
+  readonly klusterlet?: string;
+  /**
+   * Kubernetes on the spoke (`'1.29'`, or as the server reports it, `'v1.29.5+rhcos'`).
+   * @default - undeclared, or the release `openshift` runs
+   */
+  readonly kubernetes?: string;
+  /**
+   * OpenShift on the spoke (`'4.16'`); sets the Kubernetes release it runs (4.16 runs 1.29, 4.17 runs
+   * 1.30). Given to a group, it applies to its OpenShift spokes only.
+   * @default - undeclared
+   */
+  readonly openshift?: string;
+}
+
+/** The runtime type of every {@link SpokeVersions} key (see props-check.ts). */
+export const SPOKE_VERSIONS_CHECK = shape<SpokeVersions>('spoke versions', {
+  argoCD: str(),
+  klusterlet: str(),
+  kubernetes: str(),
+  openshift: str(),
+});
+
 const SPOKE_IMPORT_CHECKS = {
   clusterSet: clusterSetRef<IClusterSet>(),
   labels: stringMap('label', "{ env: 'prod' }"),
@@ -126,6 +174,7 @@ const SPOKE_IMPORT_OPTIONS = propsOf<SpokeImportOptions>('Spoke.fromSpokeName op
 const SPOKE_PROPS = propsOf<SpokeProps>('Spoke', {
   ...SPOKE_IMPORT_CHECKS,
   kubernetesVersion: str(),
+  versions: SPOKE_VERSIONS_CHECK,
   argoControllerServiceAccount: str(),
   argoControllerNamespace: str(),
 });
@@ -255,8 +304,14 @@ export class Spoke extends Construct implements ISpoke {
   public readonly hub: IHub;
   /** The spoke runs OpenShift (`props.openshift`). */
   public readonly openshift: boolean;
-  /** The spoke's Kubernetes version as `major.minor` (`props.kubernetesVersion`), when declared. */
+  /**
+   * The spoke's Kubernetes version as `major.minor`, when the spoke itself declares one (`props.kubernetesVersion`,
+   * `props.versions.kubernetes`, or the release `props.versions.openshift` runs); {@link versions} also has
+   * what its cluster sets and hub declare.
+   */
   public readonly kubernetesVersion?: string;
+  /** What the spoke itself declares (`props.versions`), canonical. */
+  private readonly ownVersions: SpokeVersions;
   /** The exclusive cluster set, if any. */
   public readonly clusterSet?: IClusterSet;
   private readonly claimMap: Record<string, string>;
@@ -284,14 +339,30 @@ export class Spoke extends Construct implements ISpoke {
     this.parts = hubOf(scope, { kind: 'Spoke', id });
     this.hub = this.parts.hub;
     this.name = nameFromId(this, id);
-    this.openshift = props.openshift ?? false;
+    const declared = normalizeVersions('versions', props.versions ?? {});
+    this.problems.push(...declared.problems);
+    this.openshift = props.openshift ?? declared.versions.openshift !== undefined;
+    if (props.openshift === false && declared.versions.openshift !== undefined)
+      this.problems.push(
+        `versions.openshift ${declared.versions.openshift} is declared, but openshift is false: set openshift: true, or drop versions.openshift`,
+      );
+    let kubernetes = declared.versions.kubernetes;
     if (props.kubernetesVersion !== undefined) {
-      this.kubernetesVersion = kubernetesMinor(props.kubernetesVersion);
-      if (this.kubernetesVersion === undefined)
+      const legacy = kubernetesMinor(props.kubernetesVersion);
+      if (legacy === undefined)
         this.problems.push(
           `kubernetesVersion ${JSON.stringify(props.kubernetesVersion)} is not a Kubernetes version: give major.minor, for example '1.29', or the version the server reports, for example 'v1.29.5'`,
         );
+      else if (kubernetes !== undefined && kubernetes !== legacy)
+        this.problems.push(
+          `kubernetesVersion ${legacy} contradicts versions.kubernetes ${kubernetes}: declare the Kubernetes version once`,
+        );
+      else kubernetes = legacy;
     }
+    this.ownVersions = { ...declared.versions, ...(kubernetes !== undefined ? { kubernetes } : {}) };
+    const own = resolveSpokeVersions([[{ name: `spoke "${this.name}"`, versions: this.ownVersions }]], true);
+    this.problems.push(...own.problems);
+    this.kubernetesVersion = own.versions.kubernetes;
     this.clusterSet = props.clusterSet;
     this.claimMap = { ...(props.claims ?? {}) };
     this.taintList = (props.taints ?? []).map((t) => ({ ...t }));
@@ -403,6 +474,35 @@ export class Spoke extends Construct implements ISpoke {
     return this.bootstrapWorkObject;
   }
 
+  /**
+   * What the spoke runs: each component from the spoke's own `versions` (and `kubernetesVersion`), else from
+   * the cluster sets it is a member of (`spokeVersions`), else from the hub (`versions.spokes`); Kubernetes
+   * also from the OpenShift release. Known once the whole hub is declared. Undeclared components are absent.
+   */
+  public get versions(): SpokeVersions {
+    const { from: _from, ...versions } = this._resolvedVersions().versions;
+    return versions;
+  }
+
+  /** @internal the resolved versions, where each came from, and the problems of resolving them. */
+  public _resolvedVersions(): ReturnType<typeof resolveSpokeVersions> {
+    const sets: VersionSource[] = this.hub.clusterSets
+      .filter((set) => set.isMember(this))
+      .flatMap((set) => {
+        const versions = (set as { spokeVersions?: SpokeVersions }).spokeVersions;
+        return versions ? [{ name: `cluster set "${set.name}"`, versions }] : [];
+      });
+    const hubVersions = (this.hub as { versions?: { spokes?: SpokeVersions } }).versions?.spokes;
+    return resolveSpokeVersions(
+      [
+        [{ name: `spoke "${this.name}"`, versions: this.ownVersions }],
+        sets,
+        hubVersions ? [{ name: `hub "${this.hub.name}"`, versions: hubVersions }] : [],
+      ],
+      this.openshift,
+    );
+  }
+
   /** Effective ManagedCluster labels (a copy). */
   public get labels(): Record<string, string> {
     return { ...this.labelMap };
@@ -493,11 +593,12 @@ export class Spoke extends Construct implements ISpoke {
         );
     }
     const scope = this.bootstrapScope!;
+    const kubernetesVersion = this._resolvedVersions().versions.kubernetes;
     const objects = buildSpokeBootstrap({
       cluster: this.name,
       argoNamespace: this.hub.argoNamespace,
       openshift: this.openshift,
-      ...(this.kubernetesVersion !== undefined ? { kubernetesVersion: this.kubernetesVersion } : {}),
+      ...(kubernetesVersion !== undefined ? { kubernetesVersion } : {}),
       argoControllerServiceAccount: this.argoControllerServiceAccount,
       argoControllerNamespace: this.argoControllerNamespace,
       namespaces: this.deliveries,
