@@ -31,7 +31,16 @@ const COMMANDS: readonly CommandModule[] = [
   { name: 'plan', cluster: false, load: async () => (await import('./commands/plan.js')).registerPlan },
   { name: 'status', cluster: true, load: async () => (await import('./commands/status.js')).registerStatus },
   { name: 'inventory', cluster: true, load: async () => (await import('./commands/inventory.js')).registerInventory },
-  { name: 'migrate', cluster: true, load: async () => (await import('./commands/migrate.js')).registerMigrate },
+  {
+    name: 'migrate',
+    cluster: true,
+    load: async () => {
+      // `migrate subscriptions` creates the `migrate` command; `migrate applications` joins it.
+      const { registerMigrate } = await import('./commands/migrate.js');
+      const { registerMigrateApplications } = await import('./commands/migrate-applications.js');
+      return (program: Command) => registerMigrateApplications(registerMigrate(program));
+    },
+  },
 ];
 
 /** Names of the commands that talk to a cluster (their modules load the Kubernetes client), in help order. */

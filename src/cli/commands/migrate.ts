@@ -190,7 +190,8 @@ export async function runMigrateSubscriptions(options: MigrateOptions, io: Migra
 }
 
 /** Registers `pullfleet migrate subscriptions`. */
-export function registerMigrate(program: Command): void {
+/** Registers `migrate` and its `subscriptions` subcommand; returns `migrate`, which other subcommands join. */
+export function registerMigrate(program: Command): Command {
   const migrate = program.command('migrate').description('translate what a fleet runs today into pullfleet constructs');
   migrate
     .command('subscriptions')
@@ -247,4 +248,5 @@ export function registerMigrate(program: Command): void {
         );
       },
     );
+  return migrate;
 }

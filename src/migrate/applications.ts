@@ -1,0 +1,1377 @@
+/**
+ * Argo CD Applications and ApplicationSets (as teams keep them in Git) translated into pullfleet construct
+ * code: a PullApplication per Application that targets one managed cluster (pull-labelled for
+ * argocd-pull-integration / ACM, or a push-model Application whose destination names the cluster), a
+ * PullApplicationSet per ApplicationSet whose only generator is clusterDecisionResource on an OCM
+ * Placement's decisions, and a Placement per OCM Placement those use. Pure and deterministic: the same
+ * documents in any order give the same code and the same report, which says what carried over exactly,
+ * what changed and why, and what was skipped or left out and why.
+ */
+import { parse as parseYaml, parseAllDocuments } from 'yaml';
+import { canonicalJson } from '../model/core/canonical-json.js';
+import {
+  ARGOCD_RESOURCES_FINALIZER,
+  DESTINATION_NAME_ANNOTATION,
+  DESTINATION_SERVER_ANNOTATION,
+  MANAGED_CLUSTER_ANNOTATION,
+  PLACEMENT_LABEL,
+  PULL_LABEL,
+  SKIP_RECONCILE_ANNOTATION,
+  SPOKE_APP_NAMESPACE_ANNOTATION,
+} from '../model/core/keys.js';
+import { toDnsLabel } from '../model/core/names.js';
+import type { JsonObject } from '../model/core/types.js';
+import { DEFAULT_IMPORT, type MigrationSeverity } from './subscriptions.js';
+
+export { DEFAULT_IMPORT, type MigrationSeverity };
+
+const APP_NAMESPACE_ANNOTATION = SPOKE_APP_NAMESPACE_ANNOTATION;
+const RESOURCES_FINALIZER = ARGOCD_RESOURCES_FINALIZER;
+const IN_CLUSTER = 'https://kubernetes.default.svc';
+const PLACEMENT_GROUP = 'cluster.open-cluster-management.io';
+
+/** One YAML document read from a file, with where it was. */
+export interface SourceDocument {
+  /** The file it was read from. */
+  readonly file: string;
+  /** 1-based position of the document in the file (`kind: List` items are `<document>.<item>`). */
+  readonly index: string;
+  readonly object: JsonObject;
+}
+
+/** Input that cannot be translated at all: names the file, the document and the field. */
+export class MigrationInputError extends Error {
+  constructor(
+    readonly file: string,
+    readonly index: string,
+    readonly field: string,
+    problem: string,
+  ) {
+    super(`${file}, document ${index}: ${field} ${problem}`);
+    this.name = 'MigrationInputError';
+  }
+}
+
+/** Kinds of the argoproj.io group that are read without being translated (anything else there is an error). */
+const IGNORED_ARGO_KINDS = new Set(['AppProject']);
+
+/**
+ * Every object in the YAML `texts` (multi-document; `kind: List` unwrapped), with its file and document
+ * position. Throws a {@link MigrationInputError} for text that is not YAML, a document that is not an
+ * object, or one without apiVersion or kind.
+ */
+export function parseDocuments(texts: ReadonlyArray<{ file: string; text: string }>): SourceDocument[] {
+  const out: SourceDocument[] = [];
+  for (const { file, text } of texts) {
+    const docs = parseAllDocumentsSafe(text);
+    docs.forEach((doc, i) => {
+      const index = String(i + 1);
+      if (doc.error) throw new MigrationInputError(file, index, '(document)', `is not valid YAML: ${doc.error}`);
+      const value = doc.value;
+      if (value === null || value === undefined) return;
+      if (typeof value !== 'object' || Array.isArray(value))
+        throw new MigrationInputError(
+          file,
+          index,
+          '(document)',
+          'is not a Kubernetes object: give a mapping with apiVersion and kind',
+        );
+      const obj = value as JsonObject;
+      const items =
+        obj.kind === 'List' && Array.isArray(obj.items)
+          ? (obj.items as unknown[]).map((item, j) => ({ item, index: `${index}.${j + 1}` }))
+          : [{ item: obj as unknown, index }];
+      for (const { item, index: at } of items) {
+        if (typeof item !== 'object' || item === null || Array.isArray(item))
+          throw new MigrationInputError(file, at, '(document)', 'is not a Kubernetes object');
+        const o = item as JsonObject;
+        for (const field of ['apiVersion', 'kind'] as const)
+          if (typeof o[field] !== 'string' || !o[field])
+            throw new MigrationInputError(file, at, field, 'is missing: every document must be a Kubernetes object');
+        out.push({ file, index: at, object: o });
+      }
+    });
+  }
+  return out;
+}
+
+function parseAllDocumentsSafe(text: string): Array<{ value?: unknown; error?: string }> {
+  return parseAllDocuments(text).map((d) =>
+    'errors' in d && d.errors.length ? { error: d.errors[0].message } : { value: d.toJS() as unknown },
+  );
+}
+
+// ------------------------------------------------------------------ code literals
+
+const IDENT = /^[A-Za-z_$][\w$]*$/;
+const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Code written as it is inside a literal (a factory call, an enum member). */
+class Code {
+  constructor(readonly code: string) {}
+}
+
+/** A TypeScript literal for JSON-like data: single quotes, bare keys where allowed, keys in the order given. */
+function lit(value: unknown, indent = ''): string {
+  if (value instanceof Code) return value.code.split('\n').join(`\n${indent}`);
+  if (value === null) return 'null';
+  if (value === undefined) return 'undefined';
+  if (typeof value === 'string')
+    return `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'").replace(/\n/g, '\\n').replace(/\r/g, '\\r').replace(/\t/g, '\\t')}'`;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  const inner = `${indent}  `;
+  if (Array.isArray(value)) {
+    if (value.length === 0) return '[]';
+    const items = value.map((v) => lit(v, inner));
+    const flat = `[${items.join(', ')}]`;
+    return flat.length <= 90 && !flat.includes('\n')
+      ? flat
+      : `[\n${items.map((i) => `${inner}${i},`).join('\n')}\n${indent}]`;
+  }
+  const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
+  if (entries.length === 0) return '{}';
+  const parts = entries.map(([k, v]) => `${IDENT.test(k) ? k : lit(k)}: ${lit(v, inner)}`);
+  const flat = `{ ${parts.join(', ')} }`;
+  return flat.length <= 90 && !flat.includes('\n')
+    ? flat
+    : `{\n${parts.map((p) => `${inner}${p},`).join('\n')}\n${indent}}`;
+}
+
+function camel(id: string, suffix: string): string {
+  const parts = id.split(/[^A-Za-z0-9]+/).filter(Boolean);
+  const name = parts
+    .map((p, i) => (i === 0 ? p.toLowerCase() : p[0].toUpperCase() + p.slice(1).toLowerCase()))
+    .join('');
+  return `${/^[0-9]/.test(name) ? `p${name}` : name}${suffix}`;
+}
+
+// ------------------------------------------------------------------ durations
+
+/** A Go / Argo CD duration (`5s`, `3m`, `1h30m`, a bare number of seconds) as cdk8s `Duration` code. */
+export function durationCode(value: unknown): Code | undefined {
+  const text = typeof value === 'number' ? String(value) : typeof value === 'string' ? value.trim() : '';
+  if (/^\d+$/.test(text)) return new Code(`Duration.seconds(${Number(text)})`);
+  const unitMs: Record<string, number> = { h: 3_600_000, m: 60_000, s: 1000, ms: 1 };
+  const re = /(\d+)(ms|h|m|s)/g;
+  let ms = 0;
+  let consumed = '';
+  for (let m = re.exec(text); m; m = re.exec(text)) {
+    ms += Number(m[1]) * unitMs[m[2]];
+    consumed += m[0];
+  }
+  if (!text || consumed !== text) return undefined;
+  if (ms % 3_600_000 === 0) return new Code(`Duration.hours(${ms / 3_600_000})`);
+  if (ms % 60_000 === 0) return new Code(`Duration.minutes(${ms / 60_000})`);
+  if (ms % 1000 === 0) return new Code(`Duration.seconds(${ms / 1000})`);
+  return new Code(`Duration.millis(${ms})`);
+}
+
+// ------------------------------------------------------------------ notes and results
+
+export interface AppMigrationNote {
+  /** `Application ns/name`, `ApplicationSet ns/name` or `Placement ns/name`. */
+  readonly subject: string;
+  readonly severity: MigrationSeverity;
+  /** What was not (or not exactly) translated, why, and what to do instead. */
+  readonly message: string;
+}
+
+export interface AppMigrationOptions {
+  /** Module the generated code imports the constructs from. @default 'pullfleet' */
+  readonly importFrom?: string;
+  /** Where the input came from (file names), for the header comment. @default [] */
+  readonly sources?: readonly string[];
+  /**
+   * Managed cluster of a push-model destination, by `destination.name` or `destination.server`
+   * (`https://kubernetes.default.svc=local-cluster`).
+   * @default {} - a destination name is the cluster name; a server URL is not translated
+   */
+  readonly clusters?: Readonly<Record<string, string>>;
+}
+
+export interface AppMigrationResult {
+  /** TypeScript source of a module exporting `addMigratedApps(hub)`. */
+  readonly code: string;
+  /** Everything not translated exactly, sorted by subject. */
+  readonly notes: readonly AppMigrationNote[];
+  /** Subjects translated exactly (no note), sorted. */
+  readonly exact: readonly string[];
+  /** About the input as a whole (documents read and not translated, objects given more than once). */
+  readonly inputNotes: readonly string[];
+  /** What to do before delivering the generated apps. */
+  readonly todo: readonly string[];
+  /** Names of the generated PullApplications. */
+  readonly applications: readonly string[];
+  /** Names of the generated PullApplicationSets. */
+  readonly applicationSets: readonly string[];
+  /** Names of the generated Placements. */
+  readonly placements: readonly string[];
+  /** How many Applications and ApplicationSets were read. */
+  readonly read: { readonly applications: number; readonly applicationSets: number };
+}
+
+interface Doc extends SourceDocument {
+  readonly kind: 'Application' | 'ApplicationSet' | 'Placement';
+  readonly namespace: string;
+  readonly name: string;
+}
+
+/** One generated construct, as code lines (without indentation of the function body). */
+interface Emitted {
+  readonly sortKey: string;
+  readonly comment: string;
+  readonly lines: string[];
+}
+
+const APP_SPEC_KEYS = new Set([
+  'project',
+  'source',
+  'sources',
+  'destination',
+  'syncPolicy',
+  'ignoreDifferences',
+  'info',
+  'revisionHistoryLimit',
+]);
+const SOURCE_KEYS = new Set([
+  'repoURL',
+  'path',
+  'targetRevision',
+  'chart',
+  'ref',
+  'helm',
+  'kustomize',
+  'directory',
+  'plugin',
+]);
+const HELM_KEYS = [
+  'valueFiles',
+  'ignoreMissingValueFiles',
+  'parameters',
+  'fileParameters',
+  'values',
+  'valuesObject',
+  'skipCrds',
+  'skipSchemaValidation',
+  'releaseName',
+  'namespace',
+  'version',
+  'passCredentials',
+];
+const KUSTOMIZE_KEYS = [
+  'images',
+  'namePrefix',
+  'nameSuffix',
+  'commonLabels',
+  'commonAnnotations',
+  'namespace',
+  'replicas',
+  'patches',
+  'components',
+  'version',
+];
+const SYNC_OPTIONS: Record<string, string> = {
+  'ServerSideApply=true': 'SyncOption.SERVER_SIDE_APPLY',
+  'CreateNamespace=true': 'SyncOption.CREATE_NAMESPACE',
+  'PruneLast=true': 'SyncOption.PRUNE_LAST',
+  'ApplyOutOfSyncOnly=true': 'SyncOption.APPLY_OUT_OF_SYNC_ONLY',
+  'RespectIgnoreDifferences=true': 'SyncOption.RESPECT_IGNORE_DIFFERENCES',
+  'Replace=true': 'SyncOption.REPLACE',
+  'FailOnSharedResource=true': 'SyncOption.FAIL_ON_SHARED_RESOURCE',
+  'SkipDryRunOnMissingResource=true': 'SyncOption.SKIP_DRY_RUN_ON_MISSING_RESOURCE',
+  'Validate=false': 'SyncOption.VALIDATE_FALSE',
+};
+const IGNORE_DIFFERENCE_KEYS = [
+  'group',
+  'kind',
+  'name',
+  'namespace',
+  'jsonPointers',
+  'jqPathExpressions',
+  'managedFieldsManagers',
+];
+
+/** Go's strconv.ParseBool true values (how the pull controller reads the label). */
+const TRUE_VALUES = new Set(['1', 't', 'T', 'TRUE', 'true', 'True']);
+
+/** Where `{{` appears in `value`, as field paths below `at`. */
+function templatedPaths(value: unknown, at: string): string[] {
+  if (typeof value === 'string') return value.includes('{{') ? [at] : [];
+  if (Array.isArray(value)) return value.flatMap((v, i) => templatedPaths(v, `${at}[${i}]`));
+  if (isObj(value)) return Object.entries(value).flatMap(([k, v]) => templatedPaths(v, `${at}.${k}`));
+  return [];
+}
+
+class Translator {
+  readonly notes: AppMigrationNote[] = [];
+  readonly inputNotes: string[] = [];
+  readonly emitted: Emitted[] = [];
+  readonly placementCode = new Map<string, Emitted & { variable: string }>();
+  readonly applications: string[] = [];
+  readonly applicationSets: string[] = [];
+  readonly subjects: string[] = [];
+  readonly used = new Set<string>();
+  private readonly ids = new Set<string>();
+  private readonly placementIds = new Set<string>();
+  private readonly docs: Doc[] = [];
+  private readonly placements = new Map<string, Doc>();
+  private readonly usedPlacements = new Set<string>();
+  readonly read = { applications: 0, applicationSets: 0 };
+  private readonly staticApps: Array<{
+    id: string;
+    base: string;
+    name: string;
+    props: string[];
+    clusters: string[];
+    origins: string[];
+  }> = [];
+
+  constructor(
+    documents: readonly SourceDocument[],
+    private readonly options: AppMigrationOptions,
+  ) {
+    const ignored = new Map<string, number>();
+    const groups = new Map<string, Doc[]>();
+    for (const d of documents) {
+      const o = d.object;
+      const group = String(o.apiVersion).split('/')[0];
+      const kind = String(o.kind);
+      let k: Doc['kind'] | undefined;
+      if (group === 'argoproj.io' && (kind === 'Application' || kind === 'ApplicationSet')) k = kind;
+      else if (group === PLACEMENT_GROUP && kind === 'Placement') k = 'Placement';
+      else if (group === 'argoproj.io' && !IGNORED_ARGO_KINDS.has(kind))
+        throw new MigrationInputError(
+          d.file,
+          d.index,
+          'kind',
+          `"${kind}" is not an Argo CD kind this command reads: give Application and ApplicationSet documents (AppProjects are read and left as they are)`,
+        );
+      if (!k) {
+        ignored.set(kind, (ignored.get(kind) ?? 0) + 1);
+        continue;
+      }
+      const meta = isObj(o.metadata) ? o.metadata : undefined;
+      if (!meta || typeof meta.name !== 'string' || !meta.name)
+        throw new MigrationInputError(d.file, d.index, 'metadata.name', `is missing: every ${kind} needs a name`);
+      if (k !== 'Placement') this.checkRequired(d, k);
+      const doc: Doc = {
+        ...d,
+        kind: k,
+        name: meta.name,
+        namespace: typeof meta.namespace === 'string' && meta.namespace ? meta.namespace : 'argocd',
+      };
+      const key = `${k} ${doc.namespace}/${doc.name}`;
+      groups.set(key, [...(groups.get(key) ?? []), doc]);
+    }
+    if (ignored.size)
+      this.inputNotes.push(
+        `read and not translated (pullfleet renders its own or they stay as they are): ${[...ignored.entries()]
+          .sort(([a], [b]) => cmp(a, b))
+          .map(([kind, n]) => `${n} ${kind}`)
+          .join(', ')}`,
+      );
+    for (const key of [...groups.keys()].sort(cmp)) {
+      const list = groups.get(key)!;
+      const where = list.map((d) => `${d.file} document ${d.index}`).join(' and ');
+      if (list.length > 1) {
+        if (new Set(list.map((d) => canonicalJson(d.object))).size === 1)
+          this.inputNotes.push(`${key} is given ${list.length} times (${where}), identically: translated once`);
+        else {
+          this.inputNotes.push(
+            `${key} is given ${list.length} times (${where}), differently: neither is translated; keep the one the hub runs and translate again`,
+          );
+          continue;
+        }
+      }
+      const doc = list[0];
+      if (doc.kind === 'Placement') this.placements.set(`${doc.namespace}/${doc.name}`, doc);
+      else this.docs.push(doc);
+    }
+  }
+
+  /** Fields without which a document is not an Application / ApplicationSet at all: errors, not notes. */
+  private checkRequired(d: SourceDocument, kind: 'Application' | 'ApplicationSet'): void {
+    const fail = (field: string, problem: string): never => {
+      throw new MigrationInputError(d.file, d.index, field, problem);
+    };
+    const spec = d.object.spec;
+    if (!isObj(spec)) fail('spec', `is missing: an ${kind} needs a spec`);
+    let appSpec = spec as Record<string, unknown>;
+    let at = 'spec';
+    if (kind === 'ApplicationSet') {
+      if (!Array.isArray(appSpec.generators) || appSpec.generators.length === 0)
+        fail('spec.generators', 'is missing or empty: an ApplicationSet needs a generator');
+      const template = appSpec.template;
+      if (!isObj(template) || !isObj(template.spec))
+        fail('spec.template.spec', 'is missing: an ApplicationSet needs a template');
+      appSpec = (template as { spec: Record<string, unknown> }).spec;
+      at = 'spec.template.spec';
+    }
+    const sources = Array.isArray(appSpec.sources) ? appSpec.sources : undefined;
+    if (!isObj(appSpec.source) && !sources?.length)
+      fail(`${at}.source`, 'is missing: give spec.source (or spec.sources)');
+    (sources ?? [appSpec.source]).forEach((s, i) => {
+      const field = sources ? `${at}.sources[${i}]` : `${at}.source`;
+      if (!isObj(s)) fail(field, 'is not an object');
+      if (typeof (s as Record<string, unknown>).repoURL !== 'string' || !(s as Record<string, unknown>).repoURL)
+        fail(`${field}.repoURL`, 'is missing: every source needs the repository URL');
+    });
+    if (!isObj(appSpec.destination))
+      fail(`${at}.destination`, 'is missing: give the destination namespace and cluster');
+  }
+
+  private note(subject: string, severity: MigrationSeverity, message: string): void {
+    this.notes.push({ subject, severity, message });
+  }
+
+  /** A construct id from `base` not yet in `taken` (app names are unique on a hub; Placements have their own). */
+  private uniqueId(base: string, taken: Set<string> = this.ids): string {
+    let id = toDnsLabel(base, 50);
+    for (let n = 2; taken.has(id); n++) id = `${toDnsLabel(base, 46)}-${n}`;
+    taken.add(id);
+    return id;
+  }
+
+  run(): void {
+    for (const doc of this.docs) {
+      const subject = `${doc.kind} ${doc.namespace}/${doc.name}`;
+      this.subjects.push(subject);
+      if (doc.kind === 'Application') {
+        this.read.applications++;
+        this.application(doc, subject);
+      } else {
+        this.read.applicationSets++;
+        this.applicationSet(doc, subject);
+      }
+    }
+    this.emitStaticApps();
+    const unused = [...this.placements.keys()].filter((k) => !this.usedPlacements.has(k)).sort(cmp);
+    if (unused.length)
+      this.inputNotes.push(
+        `Placement${unused.length === 1 ? '' : 's'} ${unused.join(', ')} ${unused.length === 1 ? 'is' : 'are'} used by no translated ApplicationSet: not translated`,
+      );
+  }
+
+  // ---------------------------------------------------------------- Application
+
+  private application(doc: Doc, subject: string): void {
+    const o = doc.object;
+    const meta = o.metadata as Record<string, unknown>;
+    const labels = { ...((isObj(meta.labels) ? meta.labels : {}) as Record<string, string>) };
+    const annotations = { ...((isObj(meta.annotations) ? meta.annotations : {}) as Record<string, string>) };
+    const spec = o.spec as Record<string, unknown>;
+    const destination = spec.destination as Record<string, unknown>;
+    const pull = labels[PULL_LABEL] !== undefined && TRUE_VALUES.has(labels[PULL_LABEL]);
+    let cluster: string | undefined;
+    if (pull) {
+      cluster = annotations[MANAGED_CLUSTER_ANNOTATION];
+      if (!cluster) {
+        this.note(
+          subject,
+          'skipped',
+          `it has the pull label but no ${MANAGED_CLUSTER_ANNOTATION} annotation, so the pull controller delivers it nowhere: add the annotation with the target cluster and translate again`,
+        );
+        return;
+      }
+      const appNs = annotations[APP_NAMESPACE_ANNOTATION];
+      if (appNs && appNs !== doc.namespace)
+        this.note(
+          subject,
+          'changed',
+          `the spoke copy goes to the hub's Argo CD namespace (pullfleet puts every pulled Application there), not ${appNs} (${APP_NAMESPACE_ANNOTATION})`,
+        );
+      for (const a of [DESTINATION_NAME_ANNOTATION, DESTINATION_SERVER_ANNOTATION])
+        if (annotations[a])
+          this.note(
+            subject,
+            'untranslated',
+            `annotation ${a}: ${annotations[a]} (a spoke destination override) has no pullfleet equivalent: the spoke copy deploys to ${IN_CLUSTER}`,
+          );
+      this.destinationNotes(subject, destination, 'spec.destination');
+    } else {
+      if (labels[PULL_LABEL] !== undefined)
+        this.note(
+          subject,
+          'changed',
+          `label ${PULL_LABEL}: "${labels[PULL_LABEL]}" is not true (Go ParseBool): read as a push-model Application`,
+        );
+      const target = this.pushTarget(subject, destination);
+      if (!target) return;
+      cluster = target;
+    }
+    for (const k of [PULL_LABEL]) delete labels[k];
+    for (const k of [
+      MANAGED_CLUSTER_ANNOTATION,
+      APP_NAMESPACE_ANNOTATION,
+      SKIP_RECONCILE_ANNOTATION,
+      DESTINATION_NAME_ANNOTATION,
+      DESTINATION_SERVER_ANNOTATION,
+    ])
+      delete annotations[k];
+    // The hub Application of a static app is named <app>-<cluster>: a name already ending so keeps it; a
+    // name starting with the cluster (as ApplicationSets name theirs) drops it from the app name.
+    const suffix = `-${cluster}`;
+    const prefix = `${cluster}-`;
+    const base =
+      doc.name.endsWith(suffix) && doc.name.length > suffix.length
+        ? doc.name.slice(0, -suffix.length)
+        : doc.name.startsWith(prefix) && doc.name.length > prefix.length
+          ? doc.name.slice(prefix.length)
+          : doc.name;
+    const props = this.appProps(subject, spec, 'spec', labels, annotations, meta);
+    if (!props) return;
+    // Applications of one app on several clusters (guestbook-east, guestbook-west) with the same spec are one
+    // PullApplication delivered to each; a different spec under the same app name is an app of its own.
+    const origin = `${subject} (${doc.file}, document ${doc.index})`;
+    const same = this.staticApps.find((a) => a.base === base && a.props.join('\n') === props.join('\n'));
+    let app = same;
+    if (same?.clusters.includes(cluster)) {
+      this.note(
+        subject,
+        'skipped',
+        `${same.origins[0]} already delivers app "${same.name}" to cluster ${cluster} with the same spec`,
+      );
+      return;
+    }
+    if (!app) {
+      const id = this.uniqueId(base);
+      app = { id, base, name: id, props, clusters: [], origins: [] };
+      this.staticApps.push(app);
+      if (id !== base)
+        this.note(
+          subject,
+          'changed',
+          `another Application also becomes app "${base}", with a different spec: this one is app "${id}"`,
+        );
+    }
+    app.clusters.push(cluster);
+    app.origins.push(origin);
+    if (`${app.name}${suffix}` !== doc.name)
+      this.note(
+        subject,
+        'changed',
+        `its hub Application is named "${app.name}${suffix}", not "${doc.name}": pullfleet names a static app's hub Application <app>-<cluster> (app "${app.name}")`,
+      );
+  }
+
+  /** The code of the PullApplications, once every Application has been read. */
+  private emitStaticApps(): void {
+    for (const app of this.staticApps) {
+      this.used.add('PullApplication').add('spoke');
+      this.applications.push(app.id);
+      const spokes = [...app.clusters].sort(cmp).map((c) => `spoke(hub, ${lit(c)})`);
+      const lines = [
+        `new PullApplication(hub, ${lit(app.id)}, {`,
+        ...app.props,
+        `  spokes: [${spokes.join(', ')}],`,
+        "  // resources: [...], the API groups and resources the app's manifests hold (see the migration report)",
+        '});',
+      ];
+      this.emitted.push({ sortKey: `2 ${app.id}`, comment: `from ${app.origins.join('; ')}`, lines });
+    }
+  }
+
+  /** The managed cluster a push-model destination names, or undefined (noted as skipped). */
+  private pushTarget(subject: string, destination: Record<string, unknown>): string | undefined {
+    const name = typeof destination.name === 'string' ? destination.name : '';
+    const server = typeof destination.server === 'string' ? destination.server : '';
+    const mapped = (name && this.options.clusters?.[name]) || (server && this.options.clusters?.[server]);
+    const given = name ? `destination.name ${name}` : `destination.server ${server || '(none)'}`;
+    const fix = `pass --cluster ${name || server || '<destination>'}=<managed cluster> to deliver it to a managed cluster`;
+    let cluster: string | undefined;
+    if (mapped) cluster = mapped;
+    else if (name && name !== 'in-cluster') cluster = name;
+    else if (name === 'in-cluster' || server === IN_CLUSTER || server === `${IN_CLUSTER}/`) {
+      this.note(
+        subject,
+        'skipped',
+        `it deploys to the hub's own cluster (${given}), which is never a pull-delivery target: if it should run on a spoke instead, ${fix}`,
+      );
+      return undefined;
+    } else {
+      this.note(subject, 'skipped', `${given} names no managed cluster pullfleet can tell: ${fix}`);
+      return undefined;
+    }
+    this.note(
+      subject,
+      'changed',
+      `push becomes pull: a ManifestWork carries it to managed cluster ${cluster}, whose own Argo CD syncs it to ${IN_CLUSTER} (was ${given}); the hub needs no credentials for the cluster any more`,
+    );
+    return cluster;
+  }
+
+  /** A pulled app's destination other than its spoke's own cluster, noted as changed. */
+  private destinationNotes(subject: string, destination: Record<string, unknown>, at: string): void {
+    const name = typeof destination.name === 'string' ? destination.name : '';
+    const server = typeof destination.server === 'string' ? destination.server : '';
+    const inCluster =
+      (!name || name === 'in-cluster' || name.includes('{{')) &&
+      (!server || server === IN_CLUSTER || server.includes('{{'));
+    if (!inCluster)
+      this.note(
+        subject,
+        'changed',
+        `${at} ${name ? `name ${name}` : `server ${server}`} becomes ${IN_CLUSTER}: a pulled Application always deploys to its own spoke`,
+      );
+  }
+
+  // ---------------------------------------------------------------- ApplicationSet
+
+  private applicationSet(doc: Doc, subject: string): void {
+    const spec = doc.object.spec as Record<string, unknown>;
+    const generators = spec.generators as unknown[];
+    const gen = generators.length === 1 && isObj(generators[0]) ? generators[0] : undefined;
+    const cdr =
+      gen && Object.keys(gen).length === 1 && isObj(gen.clusterDecisionResource)
+        ? gen.clusterDecisionResource
+        : undefined;
+    if (!cdr) {
+      const kinds = generators.map((g) => (isObj(g) ? Object.keys(g).join('+') : typeof g)).join(', ');
+      this.note(
+        subject,
+        'skipped',
+        `its generators (${kinds}) are not one clusterDecisionResource generator on an OCM Placement: pullfleet generates Applications from a Placement's decisions only; express the target clusters as a Placement`,
+      );
+      return;
+    }
+    const selector = isObj(cdr.labelSelector) ? cdr.labelSelector : {};
+    const matchLabels = (isObj(selector.matchLabels) ? selector.matchLabels : {}) as Record<string, string>;
+    const placementName = matchLabels[PLACEMENT_LABEL];
+    if (!placementName || Object.keys(matchLabels).length !== 1 || selector.matchExpressions !== undefined) {
+      this.note(
+        subject,
+        'skipped',
+        `its clusterDecisionResource labelSelector ${JSON.stringify(selector)} does not select one Placement's decisions by ${PLACEMENT_LABEL}: select them with matchLabels { ${PLACEMENT_LABEL}: <placement> } only`,
+      );
+      return;
+    }
+    if (cdr.values !== undefined) {
+      this.note(
+        subject,
+        'skipped',
+        'its generator passes values to the template, which pullfleet cannot express (one spec for every cluster)',
+      );
+      return;
+    }
+    const template = spec.template as Record<string, unknown>;
+    const tmeta = isObj(template.metadata) ? template.metadata : {};
+    const tspec = template.spec as Record<string, unknown>;
+    if (spec.templatePatch !== undefined) {
+      this.note(
+        subject,
+        'skipped',
+        'templatePatch changes the template per cluster, which pullfleet cannot express (one spec for every cluster)',
+      );
+      return;
+    }
+    const clusterAnnotation = ['spec.template.metadata.annotations', MANAGED_CLUSTER_ANNOTATION].join('.');
+    const allowed = new Set([
+      'spec.template.metadata.name',
+      clusterAnnotation,
+      'spec.template.spec.destination.name',
+      'spec.template.spec.destination.server',
+    ]);
+    const templated = [
+      ...templatedPaths(tmeta, 'spec.template.metadata'),
+      ...templatedPaths(tspec, 'spec.template.spec'),
+    ].filter((p) => !allowed.has(p));
+    if (templated.length) {
+      this.note(
+        subject,
+        'skipped',
+        `template parameters in ${templated.join(', ')} make the spec differ per cluster, which pullfleet cannot express yet (one spec for every cluster): move the per-cluster part into the cluster's own config (values files named by cluster in Git, for example) and translate again`,
+      );
+      return;
+    }
+    if (spec.goTemplate === true)
+      this.note(
+        subject,
+        'changed',
+        'goTemplate: the generated template uses the default (fasttemplate) syntax; its only parameter is {{name}}, the cluster',
+      );
+    for (const key of Object.keys(spec).sort(cmp)) {
+      if (['generators', 'template', 'goTemplate', 'templatePatch'].includes(key)) continue;
+      const why: Record<string, string> = {
+        strategy: 'a progressive sync strategy: give the PullApplicationSet a pullfleet Rollout (waves) instead',
+        syncPolicy:
+          'the ApplicationSet sync policy (applicationsSync, preserveResourcesOnDeletion): pullfleet keeps its own',
+        goTemplateOptions: 'Go template options: the generated template uses the default syntax',
+      };
+      this.note(
+        subject,
+        'untranslated',
+        `spec.${key} ${canonicalShort(spec[key])}: ${why[key] ?? 'has no PullApplicationSet equivalent'}`,
+      );
+    }
+    const own = doc.object.metadata as Record<string, unknown>;
+    for (const key of ['labels', 'annotations'] as const)
+      if (isObj(own[key]) && Object.keys(own[key]).length)
+        this.note(
+          subject,
+          'untranslated',
+          `metadata.${key} of the ApplicationSet itself ${canonicalShort(own[key])} are not translated: pullfleet sets its own on the ApplicationSet (the template's ${key} are kept)`,
+        );
+    const labels = { ...((isObj(tmeta.labels) ? tmeta.labels : {}) as Record<string, string>) };
+    const annotations = { ...((isObj(tmeta.annotations) ? tmeta.annotations : {}) as Record<string, string>) };
+    const pull = labels[PULL_LABEL] !== undefined && TRUE_VALUES.has(labels[PULL_LABEL]);
+    const destination = tspec.destination as Record<string, unknown>;
+    if (pull) {
+      const appNs = annotations[APP_NAMESPACE_ANNOTATION];
+      const tns = typeof tmeta.namespace === 'string' ? tmeta.namespace : doc.namespace;
+      if (appNs && appNs !== tns)
+        this.note(
+          subject,
+          'changed',
+          `the spoke copies go to the hub's Argo CD namespace, not ${appNs} (${APP_NAMESPACE_ANNOTATION})`,
+        );
+      this.destinationNotes(subject, destination, 'spec.template.spec.destination');
+    } else {
+      const dest =
+        typeof destination.name === 'string' && destination.name
+          ? `name ${destination.name}`
+          : `server ${String(destination.server ?? '')}`;
+      this.note(
+        subject,
+        'changed',
+        `push becomes pull: each generated Application is carried to its cluster by a ManifestWork and synced there by the cluster's own Argo CD to ${IN_CLUSTER} (was destination ${dest})`,
+      );
+    }
+    if (typeof tmeta.namespace === 'string' && tmeta.namespace !== doc.namespace)
+      this.note(
+        subject,
+        'changed',
+        `generated Applications go to the hub's Argo CD namespace, not ${tmeta.namespace} (spec.template.metadata.namespace)`,
+      );
+    for (const k of [PULL_LABEL]) delete labels[k];
+    for (const k of [MANAGED_CLUSTER_ANNOTATION, APP_NAMESPACE_ANNOTATION, SKIP_RECONCILE_ANNOTATION])
+      delete annotations[k];
+    const tname = typeof tmeta.name === 'string' ? tmeta.name : '';
+    const m = /^\{\{\s*\.?name\s*\}\}-(.+)$/.exec(tname);
+    const appName = m && !m[1].includes('{{') ? m[1] : doc.name;
+    if (!m || m[1] !== appName || tname !== `{{name}}-${appName}`)
+      this.note(
+        subject,
+        'changed',
+        `generated Applications are named "{{name}}-${appName}" (pullfleet's pattern, <cluster>-<app>), not "${tname}"`,
+      );
+    const props = this.appProps(subject, tspec, 'spec.template.spec', labels, annotations, tmeta);
+    if (!props) return;
+    const placement = this.placementFor(subject, doc.namespace, placementName);
+    const id = this.uniqueId(appName);
+    this.used.add('PullApplicationSet');
+    this.applicationSets.push(id);
+    const requeue = typeof cdr.requeueAfterSeconds === 'number' ? cdr.requeueAfterSeconds : undefined;
+    const lines = [
+      `new PullApplicationSet(hub, ${lit(id)}, {`,
+      ...(id !== appName ? [`  name: ${lit(appName)},`] : []),
+      ...props,
+      `  placement: ${placement},`,
+      ...(requeue !== undefined ? [`  requeueAfterSeconds: ${requeue},`] : []),
+      "  // resources: [...], the API groups and resources the app's manifests hold (see the migration report)",
+      '});',
+    ];
+    this.emitted.push({ sortKey: `1 ${id}`, comment: `from ${subject} (${doc.file}, document ${doc.index})`, lines });
+  }
+
+  /** The code naming the Placement `name` (declared from the input, else looked up on the hub). */
+  private placementFor(subject: string, namespace: string, name: string): string {
+    const key = `${namespace}/${name}`;
+    const existing = this.placementCode.get(key);
+    if (existing) return existing.variable;
+    const doc = this.placements.get(key);
+    const variable = camel(name, 'Placement');
+    if (!doc) {
+      this.used.add('Placement');
+      this.note(
+        subject,
+        'changed',
+        `Placement ${key} is not in the input: the code imports it by name (Placement.fromPlacementName), so the fleet must declare it or it must exist on the hub; give its YAML to translate it too`,
+      );
+      this.placementCode.set(key, {
+        variable,
+        sortKey: `0 ${name}`,
+        comment: `Placement ${key}, not in the input: imported by name`,
+        lines: [`const ${variable} = Placement.fromPlacementName(hub, ${lit(`${name}-import`)}, ${lit(name)});`],
+      });
+      return variable;
+    }
+    this.usedPlacements.add(key);
+    const pSubject = `Placement ${key}`;
+    this.subjects.push(pSubject);
+    const spec = isObj(doc.object.spec) ? doc.object.spec : {};
+    const props: string[] = [];
+    const sets = Array.isArray(spec.clusterSets)
+      ? spec.clusterSets.filter((s): s is string => typeof s === 'string')
+      : [];
+    if (sets.length) {
+      this.used.add('clusterSet');
+      props.push(`  clusterSets: [${sets.map((s) => `clusterSet(hub, ${lit(s)})`).join(', ')}],`);
+    }
+    const predicates: unknown[] = [];
+    for (const p of Array.isArray(spec.predicates) ? spec.predicates : []) {
+      const rcs = isObj(p) && isObj(p.requiredClusterSelector) ? p.requiredClusterSelector : {};
+      const ls = isObj(rcs.labelSelector) ? rcs.labelSelector : {};
+      const cs = isObj(rcs.claimSelector) ? rcs.claimSelector : {};
+      if (rcs.celSelector !== undefined)
+        this.note(
+          pSubject,
+          'untranslated',
+          'CEL selector predicates have no Placement equivalent: express them with labels or claims',
+        );
+      const ops = (list: unknown) =>
+        Array.isArray(list)
+          ? list.map((r) => (isObj(r) ? { ...r, operator: this.enumCode('SelectorOperator', r.operator) } : r))
+          : undefined;
+      predicates.push({
+        ...(isObj(ls.matchLabels) && Object.keys(ls.matchLabels).length ? { labels: ls.matchLabels } : {}),
+        ...(Array.isArray(ls.matchExpressions) && ls.matchExpressions.length
+          ? { labelExpressions: ops(ls.matchExpressions) }
+          : {}),
+        ...(Array.isArray(cs.matchExpressions) && cs.matchExpressions.length
+          ? { claimExpressions: ops(cs.matchExpressions) }
+          : {}),
+      });
+    }
+    if (predicates.length) props.push(`  predicates: ${lit(predicates, '  ')},`);
+    if (typeof spec.numberOfClusters === 'number') props.push(`  numberOfClusters: ${spec.numberOfClusters},`);
+    const tolerations = ((Array.isArray(spec.tolerations) ? spec.tolerations : []) as unknown[])
+      .filter(isObj)
+      .map((t) => ({
+        ...t,
+        ...(t.operator !== undefined ? { operator: this.enumCode('TolerationOperator', t.operator) } : {}),
+        ...(t.effect !== undefined ? { effect: this.enumCode('TaintEffect', t.effect) } : {}),
+      }));
+    if (tolerations.length) props.push(`  tolerations: ${lit(tolerations, '  ')},`);
+    for (const key of Object.keys(spec).sort(cmp))
+      if (!['clusterSets', 'predicates', 'numberOfClusters', 'tolerations'].includes(key))
+        this.note(
+          pSubject,
+          'untranslated',
+          `spec.${key} ${canonicalShort(spec[key])} is not translated: set it on the generated Placement by hand`,
+        );
+    if (!sets.length && !predicates.length)
+      this.note(
+        pSubject,
+        'changed',
+        `it selects every cluster of the cluster sets bound to its namespace, as before; the Placement is rendered in the hub's Argo CD namespace, so bind the sets there`,
+      );
+    this.used.add('Placement');
+    const body = props.length ? `, {\n${props.join('\n')}\n}` : '';
+    const pid = this.uniqueId(name, this.placementIds);
+    this.placementCode.set(key, {
+      variable,
+      sortKey: `0 ${name}`,
+      comment: `from ${pSubject} (${doc.file}, document ${doc.index})`,
+      lines: `const ${variable} = new Placement(hub, ${lit(pid)}${body});`.split('\n'),
+    });
+    return variable;
+  }
+
+  private enumCode(name: 'SelectorOperator' | 'TolerationOperator' | 'TaintEffect', value: unknown): unknown {
+    const members: Record<string, Record<string, string>> = {
+      SelectorOperator: { In: 'IN', NotIn: 'NOT_IN', Exists: 'EXISTS', DoesNotExist: 'DOES_NOT_EXIST' },
+      TolerationOperator: { Exists: 'EXISTS', Equal: 'EQUAL' },
+      TaintEffect: { NoSelect: 'NO_SELECT', PreferNoSelect: 'PREFER_NO_SELECT', NoSelectIfNew: 'NO_SELECT_IF_NEW' },
+    };
+    const member = typeof value === 'string' ? members[name][value] : undefined;
+    if (!member) return value;
+    this.used.add(name);
+    return new Code(`${name}.${member}`);
+  }
+
+  // ---------------------------------------------------------------- the Application spec
+
+  /** The prop lines shared by PullApplication and PullApplicationSet, or undefined when skipped (noted). */
+  private appProps(
+    subject: string,
+    spec: Record<string, unknown>,
+    at: string,
+    labels: Record<string, string>,
+    annotations: Record<string, string>,
+    meta: Record<string, unknown>,
+  ): string[] | undefined {
+    const destination = spec.destination as Record<string, unknown>;
+    const namespace = typeof destination.namespace === 'string' ? destination.namespace : '';
+    if (!namespace) {
+      this.note(
+        subject,
+        'skipped',
+        `${at}.destination.namespace is not set: pullfleet needs the namespace an app deploys into (its spoke namespace and Role); set it and translate again`,
+      );
+      return undefined;
+    }
+    for (const key of Object.keys(spec).sort(cmp))
+      if (!APP_SPEC_KEYS.has(key))
+        this.note(
+          subject,
+          'untranslated',
+          `${at}.${key} ${canonicalShort(spec[key])} has no construct prop: not translated`,
+        );
+    const lines: string[] = [];
+    if (Array.isArray(spec.sources)) {
+      const sources = spec.sources.map((s, i) =>
+        this.source(subject, s as Record<string, unknown>, `${at}.sources[${i}]`, true),
+      );
+      lines.push(`  sources: ${lit(sources, '  ')},`);
+      if (isObj(spec.source))
+        this.note(subject, 'untranslated', `${at}.source is ignored: Argo CD uses ${at}.sources when both are given`);
+    } else
+      lines.push(
+        `  source: ${lit(this.source(subject, spec.source as Record<string, unknown>, `${at}.source`, false), '  ')},`,
+      );
+    lines.push(`  destinationNamespace: ${lit(namespace)},`);
+    if (typeof spec.project === 'string' && spec.project !== 'default') lines.push(`  project: ${lit(spec.project)},`);
+    lines.push(...this.syncPolicy(subject, spec.syncPolicy, `${at}.syncPolicy`));
+    if (Array.isArray(spec.ignoreDifferences) && spec.ignoreDifferences.length) {
+      const kept = spec.ignoreDifferences.filter(isObj).map((d, i) => {
+        const extra = Object.keys(d).filter((k) => !IGNORE_DIFFERENCE_KEYS.includes(k));
+        if (extra.length)
+          this.note(
+            subject,
+            'untranslated',
+            `${at}.ignoreDifferences[${i}] ${extra.join(', ')} has no construct prop: not translated`,
+          );
+        return Object.fromEntries(IGNORE_DIFFERENCE_KEYS.filter((k) => d[k] !== undefined).map((k) => [k, d[k]]));
+      });
+      lines.push(`  ignoreDifferences: ${lit(kept, '  ')},`);
+    }
+    if (Array.isArray(spec.info) && spec.info.length) lines.push(`  info: ${lit(spec.info, '  ')},`);
+    if (typeof spec.revisionHistoryLimit === 'number')
+      lines.push(`  revisionHistoryLimit: ${spec.revisionHistoryLimit},`);
+    if (Object.keys(labels).length) lines.push(`  labels: ${lit(labels, '  ')},`);
+    if (Object.keys(annotations).length) lines.push(`  annotations: ${lit(annotations, '  ')},`);
+    const finalizers = Array.isArray(meta.finalizers) ? (meta.finalizers as unknown[]).map(String) : [];
+    if (finalizers.some((f) => f === RESOURCES_FINALIZER || f.startsWith(`${RESOURCES_FINALIZER}/`))) {
+      lines.push('  pruneOnDelete: true,');
+      const variant = finalizers.find((f) => f.startsWith(`${RESOURCES_FINALIZER}/`));
+      if (variant)
+        this.note(
+          subject,
+          'changed',
+          `finalizer ${variant} becomes pruneOnDelete (${RESOURCES_FINALIZER}, foreground deletion)`,
+        );
+    }
+    const other = finalizers.filter((f) => f !== RESOURCES_FINALIZER && !f.startsWith(`${RESOURCES_FINALIZER}/`));
+    if (other.length)
+      this.note(subject, 'untranslated', `finalizers ${other.join(', ')} have no construct prop: not translated`);
+    for (const key of ['operation'])
+      if (meta[key] !== undefined) this.note(subject, 'untranslated', `${key} is not translated`);
+    return lines;
+  }
+
+  private syncPolicy(subject: string, policy: unknown, at: string): string[] {
+    const lines: string[] = [];
+    const p = isObj(policy) ? policy : {};
+    const automated = isObj(p.automated) ? p.automated : undefined;
+    if (!automated || automated.enabled === false) lines.push('  autoSync: false,');
+    else {
+      // Argo CD's defaults are false; pullfleet's are true, so false is written out.
+      if (automated.prune !== true) lines.push('  prune: false,');
+      if (automated.selfHeal !== true) lines.push('  selfHeal: false,');
+      if (automated.allowEmpty === true)
+        this.note(
+          subject,
+          'untranslated',
+          `${at}.automated.allowEmpty: true has no construct prop: auto-sync never syncs an empty app`,
+        );
+    }
+    const options = Array.isArray(p.syncOptions) ? p.syncOptions.map(String) : [];
+    if (options.length) {
+      this.used.add('SyncOption');
+      const codes = options.map((o) => {
+        if (SYNC_OPTIONS[o]) return new Code(SYNC_OPTIONS[o]);
+        const m = /^PrunePropagationPolicy=(.+)$/.exec(o);
+        const policy = m ? { foreground: 'FOREGROUND', background: 'BACKGROUND', orphan: 'ORPHAN' }[m[1]] : undefined;
+        if (policy) {
+          this.used.add('PrunePropagationPolicy');
+          return new Code(`SyncOption.prunePropagationPolicy(PrunePropagationPolicy.${policy})`);
+        }
+        return new Code(`SyncOption.custom(${lit(o)})`);
+      });
+      lines.push(`  syncOptions: ${lit(codes, '  ')},`);
+    }
+    if (isObj(p.retry)) {
+      const r = p.retry;
+      const retry: Record<string, unknown> = {};
+      if (r.limit !== undefined) retry.limit = Number(r.limit);
+      if (isObj(r.backoff)) {
+        const b = r.backoff;
+        const backoff: Record<string, unknown> = {};
+        for (const k of ['duration', 'maxDuration'] as const)
+          if (b[k] !== undefined) {
+            const code = durationCode(b[k]);
+            if (code) {
+              backoff[k] = code;
+              this.used.add('Duration');
+            } else
+              this.note(
+                subject,
+                'untranslated',
+                `${at}.retry.backoff.${k} ${JSON.stringify(b[k])} is not a duration: not translated`,
+              );
+          }
+        if (b.factor !== undefined) backoff.factor = Number(b.factor);
+        retry.backoff = backoff;
+      }
+      for (const k of Object.keys(r))
+        if (k !== 'limit' && k !== 'backoff')
+          this.note(subject, 'untranslated', `${at}.retry.${k} has no construct prop: not translated`);
+      lines.push(`  retry: ${lit(retry, '  ')},`);
+    }
+    if (isObj(p.managedNamespaceMetadata)) {
+      // Argo CD applies it only to a namespace it creates, and the constructs refuse it otherwise.
+      if (options.includes('CreateNamespace=true'))
+        lines.push(`  managedNamespaceMetadata: ${lit(p.managedNamespaceMetadata, '  ')},`);
+      else
+        this.note(
+          subject,
+          'untranslated',
+          `${at}.managedNamespaceMetadata is dropped: Argo CD applies it only to a namespace it creates (CreateNamespace=true), which this app does not ask for`,
+        );
+    }
+    for (const k of Object.keys(p).sort(cmp))
+      if (!['automated', 'syncOptions', 'retry', 'managedNamespaceMetadata'].includes(k))
+        this.note(subject, 'untranslated', `${at}.${k} ${canonicalShort(p[k])} has no construct prop: not translated`);
+    if (automated)
+      for (const k of Object.keys(automated).sort(cmp))
+        if (!['prune', 'selfHeal', 'allowEmpty', 'enabled'].includes(k))
+          this.note(subject, 'untranslated', `${at}.automated.${k} has no construct prop: not translated`);
+    return lines;
+  }
+
+  /** The AppSource factory call for one Argo CD source. */
+  private source(subject: string, s: Record<string, unknown>, at: string, multi: boolean): Code {
+    this.used.add('AppSource');
+    const base: Record<string, unknown> = { repoURL: s.repoURL };
+    for (const key of Object.keys(s).sort(cmp))
+      if (!SOURCE_KEYS.has(key))
+        this.note(
+          subject,
+          'untranslated',
+          `${at}.${key} ${canonicalShort(s[key])} has no AppSource equivalent: not translated`,
+        );
+    const path = typeof s.path === 'string' ? s.path : undefined;
+    const revision = typeof s.targetRevision === 'string' ? s.targetRevision : undefined;
+    const tools = (['helm', 'kustomize', 'directory', 'plugin'] as const).filter((t) => isObj(s[t]));
+    const left = (chosen: string) => {
+      for (const t of tools)
+        if (t !== chosen)
+          this.note(
+            subject,
+            'untranslated',
+            `${at}.${t} is dropped: Argo CD renders a source with one tool, and this one is ${chosen}`,
+          );
+    };
+    if (typeof s.ref === 'string' && s.ref && path === undefined && s.chart === undefined) {
+      if (!multi) this.note(subject, 'untranslated', `${at}.ref only means something among several sources`);
+      left('a ref');
+      return new Code(`AppSource.ref(${lit(s.ref)}, ${lit({ repoURL: s.repoURL, targetRevision: revision })})`);
+    }
+    if (typeof s.ref === 'string' && s.ref)
+      this.note(
+        subject,
+        'untranslated',
+        `${at}.ref "${s.ref}" on a source that also renders manifests: AppSource.ref sources render nothing; add a second source for the ref`,
+      );
+    if (typeof s.chart === 'string' && s.chart) {
+      left('helm');
+      if (path !== undefined)
+        this.note(
+          subject,
+          'untranslated',
+          `${at}.path ${JSON.stringify(path)} is dropped: it means nothing for a chart from a Helm repository (${at}.chart)`,
+        );
+      const props = {
+        ...base,
+        chart: s.chart,
+        targetRevision: revision ?? '',
+        ...this.helmOptions(subject, s.helm, `${at}.helm`),
+      };
+      if (revision === undefined)
+        this.note(
+          subject,
+          'changed',
+          `${at}.targetRevision is not set: the chart version becomes '' (set one; Argo CD would take the latest)`,
+        );
+      return new Code(`AppSource.helm(${lit(props, '')})`);
+    }
+    const gitBase = { ...base, path: path ?? '.', ...(revision !== undefined ? { targetRevision: revision } : {}) };
+    if (path === undefined)
+      this.note(
+        subject,
+        'changed',
+        `${at}.path is not set: it becomes '.', the repository root, as Argo CD reads no path`,
+      );
+    if (isObj(s.kustomize)) {
+      left('kustomize');
+      const k = s.kustomize;
+      const props: Record<string, unknown> = { ...gitBase };
+      for (const key of KUSTOMIZE_KEYS) if (k[key] !== undefined) props[key] = k[key];
+      if (Array.isArray(k.replicas))
+        props.replicas = k.replicas.map((r) =>
+          isObj(r) && typeof r.count === 'string' && /^\d+$/.test(r.count) ? { ...r, count: Number(r.count) } : r,
+        );
+      for (const key of Object.keys(k).sort(cmp))
+        if (!KUSTOMIZE_KEYS.includes(key))
+          this.note(
+            subject,
+            'untranslated',
+            `${at}.kustomize.${key} ${canonicalShort(k[key])} has no AppSource.kustomize prop: not translated`,
+          );
+      return new Code(`AppSource.kustomize(${lit(props, '')})`);
+    }
+    if (isObj(s.helm)) {
+      left('helm');
+      return new Code(
+        `AppSource.helmGit(${lit({ ...gitBase, ...this.helmOptions(subject, s.helm, `${at}.helm`) }, '')})`,
+      );
+    }
+    if (isObj(s.plugin)) {
+      left('plugin');
+      const p = s.plugin;
+      const props: Record<string, unknown> = { ...gitBase };
+      if (typeof p.name === 'string') props.name = p.name;
+      if (Array.isArray(p.env)) {
+        const env: Record<string, string> = {};
+        for (const e of p.env.filter(isObj)) {
+          const name = String(e.name ?? '');
+          if (name in env)
+            this.note(
+              subject,
+              'untranslated',
+              `${at}.plugin.env ${name} is given twice: the constructs keep env as a map, so only the last value is kept`,
+            );
+          env[name] = String(e.value ?? '');
+        }
+        props.env = env;
+      }
+      for (const key of Object.keys(p).sort(cmp))
+        if (key !== 'name' && key !== 'env')
+          this.note(
+            subject,
+            'untranslated',
+            `${at}.plugin.${key} ${canonicalShort(p[key])} has no AppSource.plugin prop: not translated`,
+          );
+      return new Code(`AppSource.plugin(${lit(props, '')})`);
+    }
+    const props: Record<string, unknown> = { ...gitBase };
+    if (isObj(s.directory)) {
+      const d = s.directory;
+      const directory: Record<string, unknown> = {};
+      for (const key of ['recurse', 'include', 'exclude', 'jsonnet']) if (d[key] !== undefined) directory[key] = d[key];
+      for (const key of Object.keys(d).sort(cmp))
+        if (!(key in directory))
+          this.note(subject, 'untranslated', `${at}.directory.${key} has no AppSource.git prop: not translated`);
+      if (isObj(d.jsonnet))
+        for (const key of Object.keys(d.jsonnet).sort(cmp))
+          if (!['extVars', 'tlas', 'libs'].includes(key))
+            this.note(
+              subject,
+              'untranslated',
+              `${at}.directory.jsonnet.${key} has no AppSource.git prop: not translated`,
+            );
+      props.directory = directory;
+    }
+    return new Code(`AppSource.git(${lit(props, '')})`);
+  }
+
+  private helmOptions(subject: string, helm: unknown, at: string): Record<string, unknown> {
+    if (!isObj(helm)) return {};
+    const out: Record<string, unknown> = {};
+    for (const key of HELM_KEYS) {
+      if (helm[key] === undefined || key === 'values' || key === 'valuesObject') continue;
+      if (key === 'version' && helm.version !== 'v3') {
+        this.note(
+          subject,
+          'untranslated',
+          `${at}.version ${JSON.stringify(helm.version)} is dropped: Argo CD renders charts with Helm 3 only`,
+        );
+        continue;
+      }
+      out[key] = helm[key];
+    }
+    if (helm.valuesObject !== undefined) {
+      out.values = helm.valuesObject;
+      if (helm.values !== undefined)
+        this.note(
+          subject,
+          'untranslated',
+          `${at}.values is dropped: Argo CD uses ${at}.valuesObject when both are given`,
+        );
+    } else if (typeof helm.values === 'string') {
+      let parsed: unknown;
+      try {
+        parsed = parseYaml(helm.values);
+      } catch {
+        parsed = undefined;
+      }
+      if (isObj(parsed)) {
+        out.values = parsed;
+        this.note(
+          subject,
+          'changed',
+          `${at}.values (a YAML string) becomes values as an object, rendered as ${at}.valuesObject: the same values, written as data`,
+        );
+      } else if (helm.values.trim())
+        this.note(
+          subject,
+          'untranslated',
+          `${at}.values is not a YAML mapping: not translated; give the values as an object`,
+        );
+    } else if (helm.values !== undefined) out.values = helm.values;
+    for (const key of Object.keys(helm).sort(cmp))
+      if (!HELM_KEYS.includes(key))
+        this.note(
+          subject,
+          'untranslated',
+          `${at}.${key} ${canonicalShort(helm[key])} has no Helm option in the constructs: not translated`,
+        );
+    return out;
+  }
+}
+
+/** JSON of a value, shortened for a report line. */
+function canonicalShort(value: unknown): string {
+  const text = canonicalJson(value);
+  return text.length <= 60 ? text : `${text.slice(0, 57)}…`;
+}
+
+/**
+ * Translates the Applications, ApplicationSets and OCM Placements among `documents` into a TypeScript
+ * module exporting `addMigratedApps(hub)`, and a report. Throws a {@link MigrationInputError} (naming the
+ * file, document and field) for input that is no Application or ApplicationSet at all.
+ */
+export function translateApplications(
+  documents: readonly SourceDocument[],
+  options: AppMigrationOptions = {},
+): AppMigrationResult {
+  const t = new Translator(documents, options);
+  t.run();
+  const importFrom = options.importFrom ?? DEFAULT_IMPORT;
+  const names = [
+    'AppSource',
+    'Placement',
+    'PrunePropagationPolicy',
+    'PullApplication',
+    'PullApplicationSet',
+    'SelectorOperator',
+    'Spoke',
+    'SyncOption',
+    'TaintEffect',
+    'TolerationOperator',
+  ].filter((n) => t.used.has(n) || (n === 'Spoke' && t.used.has('spoke')));
+  const types = [
+    'type Hub',
+    ...(t.used.has('clusterSet') ? ['type IClusterSet'] : []),
+    ...(t.used.has('spoke') ? ['type ISpoke'] : []),
+  ];
+  const any = t.emitted.length > 0;
+  const lines: string[] = [];
+  lines.push(
+    `// Generated by \`pullfleet migrate applications\`${options.sources?.length ? ` from ${options.sources.join(', ')}` : ''}.`,
+  );
+  lines.push(
+    '// Review it and the migration report before committing; then call addMigratedApps(hub) in fleet.config.ts.',
+  );
+  if (t.used.has('Duration')) lines.push("import { Duration } from 'cdk8s';");
+  lines.push(`import { ${[...(any ? names : []), ...types].join(', ')} } from ${lit(importFrom)};`);
+  lines.push('');
+  if (t.used.has('spoke')) {
+    lines.push(
+      '/** The spoke named `name`: the one the fleet declares, else the ManagedCluster imported by name (once). */',
+    );
+    lines.push('function spoke(hub: Hub, name: string): ISpoke {');
+    lines.push('  const declared = hub.spokes.find((s) => s.name === name);');
+    lines.push('  if (declared) return declared;');
+    lines.push('  const id = `migrated-spoke-${name}`;');
+    lines.push('  return (hub.node.tryFindChild(id) as ISpoke | undefined) ?? Spoke.fromSpokeName(hub, id, name);');
+    lines.push('}');
+    lines.push('');
+  }
+  if (t.used.has('clusterSet')) {
+    lines.push('/** A cluster set the fleet already declares (the migrated placements select from it). */');
+    lines.push('function clusterSet(hub: Hub, name: string): IClusterSet {');
+    lines.push('  const set = hub.clusterSets.find((s) => s.name === name);');
+    lines.push(
+      '  if (!set) throw new Error(`${hub.node.path}: the migrated placements use cluster set "${name}": declare it (new ClusterSet(hub, \'${name}\')) before addMigratedApps(hub)`);',
+    );
+    lines.push('  return set;');
+    lines.push('}');
+    lines.push('');
+  }
+  const apps = t.applications.length;
+  const sets = t.applicationSets.length;
+  lines.push(
+    `/** The apps ${apps} Argo CD Application${apps === 1 ? '' : 's'} and ${sets} ApplicationSet${sets === 1 ? '' : 's'} delivered, as pull apps on \`hub\`. */`,
+  );
+  lines.push(`export function addMigratedApps(${any ? 'hub' : '_hub'}: Hub): void {`);
+  if (!any) lines.push('  // Nothing could be translated: see the migration report.');
+  const placements = [...t.placementCode.values()].sort((a, b) => cmp(a.sortKey, b.sortKey));
+  const all = [...placements, ...[...t.emitted].sort((a, b) => cmp(a.sortKey, b.sortKey))];
+  all.forEach((e, i) => {
+    if (i > 0) lines.push('');
+    lines.push(`  // ${e.comment}`);
+    lines.push(...e.lines.flatMap((l) => l.split('\n')).map((l) => `  ${l}`));
+  });
+  lines.push('}');
+  const notes = [...t.notes].sort((a, b) => cmp(a.subject, b.subject));
+  const noted = new Set(notes.map((n) => n.subject));
+  const todo: string[] = [];
+  if (any)
+    todo.push(
+      "declare resources on each app: the generated apps declare none, so their spokes get the destination namespace but no Role in it for the spoke Argo CD, which then cannot create the app's objects there (validate and synth warn about it); list the API groups and resources the manifests hold, for example resources: [{ apiGroup: 'apps', resources: ['deployments'] }, { apiGroup: '', resources: ['services', 'configmaps'] }]",
+    );
+  return {
+    code: `${lines.join('\n')}\n`,
+    notes,
+    exact: [...new Set(t.subjects)].filter((s) => !noted.has(s)).sort(cmp),
+    inputNotes: [...t.inputNotes],
+    todo,
+    applications: [...t.applications].sort(cmp),
+    applicationSets: [...t.applicationSets].sort(cmp),
+    placements: placements.filter((p) => p.lines[0].includes('new Placement(')).map((p) => p.sortKey.slice(2)),
+    read: { ...t.read },
+  };
+}
+
+/** The report as text: a summary, notes about the input, then every subject: carried over exactly, or its notes. */
+export function renderApplicationsReport(result: AppMigrationResult): string {
+  const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+  const lines = [
+    `translated ${plural(result.read.applications, 'Application')} and ${plural(result.read.applicationSets, 'ApplicationSet')} into ${plural(result.applications.length, 'PullApplication')}, ${plural(result.applicationSets.length, 'PullApplicationSet')} and ${plural(result.placements.length, 'Placement')}`,
+  ];
+  for (const n of result.inputNotes) lines.push(`input: ${n}`);
+  const subjects = [...new Set([...result.exact, ...result.notes.map((n) => n.subject)])].sort(cmp);
+  for (const subject of subjects) {
+    const notes = result.notes.filter((n) => n.subject === subject);
+    if (notes.length === 0) {
+      lines.push(`${subject}: carried over exactly`);
+      continue;
+    }
+    lines.push(`${subject}:`);
+    for (const n of notes) lines.push(`  [${n.severity}] ${n.message}`);
+  }
+  for (const t of result.todo) lines.push(`to do: ${t}`);
+  return `${lines.join('\n')}\n`;
+}
+
+/** The report as JSON (for `--json`): the same content as {@link renderApplicationsReport}, as data. */
+export function applicationsReportJson(result: AppMigrationResult): string {
+  return `${JSON.stringify(
+    {
+      read: result.read,
+      generated: {
+        applications: result.applications,
+        applicationSets: result.applicationSets,
+        placements: result.placements,
+      },
+      input: result.inputNotes,
+      exact: result.exact,
+      notes: result.notes,
+      todo: result.todo,
+    },
+    null,
+    2,
+  )}\n`;
+}
