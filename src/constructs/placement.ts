@@ -370,6 +370,13 @@ export class Placement extends Construct implements IPlacement {
       return [
         'numberOfClusters is 0, so this placement selects no cluster and its apps go nowhere: raise it, or leave it out to select every matching cluster',
       ];
+    const steady = this.renderedSpec.prioritizerPolicy?.configurations?.find(
+      (c) => (c.scoreCoordinate.type ?? 'BuiltIn') === 'BuiltIn' && c.scoreCoordinate.builtIn === 'Steady',
+    );
+    if (this.numberOfClusters !== undefined && (steady?.weight ?? 1) < 0)
+      return [
+        `Prioritizer.builtIn('Steady') has weight ${steady?.weight}: OCM re-schedules the placement whenever its decisions change, and a negative Steady weight then ranks the clusters just chosen last, so its decisions keep moving: use a weight of 0 or more`,
+      ];
     if (this.bindingProblems().length > 0) return [];
     const spokes = this.hub.spokes.length;
     if (this.selectedSpokes().length === 0) {

@@ -21,6 +21,8 @@ export interface SpokeSpec {
   name: string;
   labels?: Record<string, string>;
   set?: 'prod' | 'none';
+  /** Taints on the spoke's ManagedCluster. */
+  taints?: Array<{ key: string; effect: 'NoSelect' | 'NoSelectIfNew' | 'PreferNoSelect' }>;
 }
 
 export interface FleetSpec {
@@ -28,6 +30,8 @@ export interface FleetSpec {
   /** Predicate labels of placement all-prod. */
   match?: Record<string, string>;
   numberOfClusters?: number;
+  /** Placement all-prod with `prioritizerMode: Exact` and no prioritizers (ties by name on the hub). */
+  exactPrioritizers?: boolean;
   /** Add cluster set gpu (members by label gpu=true) to placement all-prod. */
   gpuSet?: boolean;
   /** Render PullApplicationSet podinfo following all-prod. @default true */
@@ -49,12 +53,17 @@ export function planFleetFixture(spec: FleetSpec = {}, outdir = '/nonexistent/ne
   const hub = new Hub(fleet, 'hub', { argoNamespace: 'argocd', controller: { enabled: false } });
   const prod = new ClusterSet(hub, 'prod');
   for (const s of spec.spokes ?? DEFAULT_SPOKES)
-    new Spoke(hub, s.name, { labels: s.labels ?? {}, ...(s.set === 'none' ? {} : { clusterSet: prod }) });
+    new Spoke(hub, s.name, {
+      labels: s.labels ?? {},
+      ...(s.set === 'none' ? {} : { clusterSet: prod }),
+      ...(s.taints ? { taints: s.taints } : {}),
+    });
   const gpu = spec.gpuSet ? new ClusterSet(hub, 'gpu', { matchLabels: { gpu: 'true' } }) : undefined;
   const placement = new Placement(hub, 'all-prod', {
     clusterSets: gpu ? [prod, gpu] : [prod],
     predicates: [{ labels: spec.match ?? { env: 'prod' } }],
     ...(spec.numberOfClusters !== undefined ? { numberOfClusters: spec.numberOfClusters } : {}),
+    ...(spec.exactPrioritizers ? { prioritizerMode: 'Exact' as const } : {}),
   });
   if (spec.appSet ?? true) {
     new PullApplicationSet(hub, 'podinfo', {

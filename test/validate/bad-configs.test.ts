@@ -725,6 +725,18 @@ const cases: Case[] = [
     { strict: true },
   ],
   [
+    '(strict) a negative Steady weight with numberOfClusters (the hub keeps moving the decisions)',
+    ({ hub, prod }) =>
+      new Placement(hub, 'flap', {
+        clusterSets: [prod],
+        numberOfClusters: 1,
+        prioritizers: [Prioritizer.builtIn('Steady', -2)],
+        prioritizerMode: PrioritizerMode.EXACT,
+      }),
+    "[hub/Placement:flap] Prioritizer.builtIn('Steady') has weight -2: OCM re-schedules the placement whenever its decisions change",
+    { strict: true },
+  ],
+  [
     '(strict) a kube-system destination',
     ({ hub, east }) =>
       new PullApplication(hub, 'web', { source: git, destinationNamespace: 'kube-system', spokes: [east] }),

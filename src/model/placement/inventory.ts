@@ -28,6 +28,17 @@ export const VOLATILE_LABEL_PREFIXES: readonly string[] = ['feature.open-cluster
 const TAINT_EFFECTS: readonly string[] = Object.values(TaintEffect);
 const OPERATORS: readonly SelectorOperator[] = Object.values(SelectorOperator);
 
+/**
+ * The selector the inventory records for a `LabelSelector` ManagedClusterSet that has no `labelSelector`:
+ * OCM selects no cluster for it, and no label map satisfies both requirements.
+ */
+export const SELECTS_NOTHING: LabelSelector = {
+  matchExpressions: [
+    { key: CLUSTERSET_LABEL, operator: SelectorOperator.EXISTS },
+    { key: CLUSTERSET_LABEL, operator: SelectorOperator.DOES_NOT_EXIST },
+  ],
+};
+
 /** A ManagedClusterSet as the inventory records it. */
 export interface InventoryClusterSet {
   readonly name: string;
@@ -173,8 +184,10 @@ export function inventoryFromHub(
   const clusterSets: InventoryClusterSet[] = sets
     .map((s) => {
       const selector = s.spec?.clusterSelector;
+      // A LabelSelector set without a selector selects no cluster (OCM converts the absent selector with
+      // LabelSelectorAsSelector, which yields Nothing), recorded as a selector no labels satisfy.
       return selector?.selectorType === 'LabelSelector'
-        ? { name: s.metadata.name, labelSelector: normalSelector(selector.labelSelector) }
+        ? { name: s.metadata.name, labelSelector: normalSelector(selector.labelSelector ?? SELECTS_NOTHING) }
         : { name: s.metadata.name };
     })
     .sort(byName);

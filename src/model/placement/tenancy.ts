@@ -28,8 +28,9 @@ export interface ManagedClusterSetBinding extends KubeObject {
 /** Whether `cluster` is a member of `set` under the set's selector type. */
 export function clusterInSet(cluster: Pick<ManagedCluster, 'metadata'>, set: ManagedClusterSet): boolean {
   const selector = set.spec?.clusterSelector;
+  // OCM builds the member selector with LabelSelectorAsSelector: an absent selector selects no cluster.
   if (selector?.selectorType === 'LabelSelector')
-    return matchesSelector(selector.labelSelector, cluster.metadata.labels ?? {});
+    return !!selector.labelSelector && matchesSelector(selector.labelSelector, cluster.metadata.labels ?? {});
   return cluster.metadata.labels?.[CLUSTERSET_LABEL] === set.metadata.name;
 }
 

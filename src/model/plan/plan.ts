@@ -302,7 +302,7 @@ export function planFleet(before: PlanSide, after: PlanSide): FleetPlan {
 
   const runtime = compareRuntime(before, after);
   plan.runtimeDeletions.push(...runtime.deletions);
-  plan.notes.push(...runtime.kept);
+  plan.notes.push(...runtime.kept, ...runtime.unknowns);
   if (!plan.firstSynth) {
     for (const hub of runtime.hubsWithoutState) {
       plan.notes.push(

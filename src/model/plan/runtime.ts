@@ -17,7 +17,7 @@ import {
 } from '../core/keys.js';
 import { parseBool } from '../core/names.js';
 import { manifestWorkName } from '../core/names.js';
-import { evaluatePlacement, type InventoryCluster, type PlacementSpec } from '../placement/placement.js';
+import { explainPlacement, type InventoryCluster, type PlacementSpec } from '../placement/placement.js';
 import { diffFields, formatFieldChange } from './diff.js';
 import type { PlanState } from './state.js';
 
@@ -77,6 +77,10 @@ interface HubView {
   readonly renderedWorks: Set<string>;
   /** Decisions per `<namespace>/<placement>`, evaluated once. */
   readonly decisions: Map<string, string[]>;
+  /** What the offline evaluation cannot know, per `<namespace>/<placement>` (see explainPlacement). */
+  readonly unknowns: Map<string, string[]>;
+  /** The other side before this one: its decisions are the current ones (Steady, NoSelectIfNew). */
+  previous?: HubView;
 }
 
 const nsName = (o: Obj) => `${o.metadata?.namespace ?? ''}/${o.metadata?.name ?? ''}`;
@@ -130,7 +134,17 @@ function viewOf(side: PlanSide, other: PlanSide, hub: string): HubView {
       return { name, labels: {}, clusterSets: [] };
     });
   }
-  return { appSets, placements, bindings, inventory, assumed, hasState: !!state, renderedWorks, decisions: new Map() };
+  return {
+    appSets,
+    placements,
+    bindings,
+    inventory,
+    assumed,
+    hasState: !!state,
+    renderedWorks,
+    decisions: new Map(),
+    unknowns: new Map(),
+  };
 }
 
 /** `{{name}}`, `{{clusterName}}`, and their Go-template forms `{{ .name }}`. */
@@ -142,10 +156,16 @@ function generatedName(template: string, cluster: string): string {
 
 function placementsOf(appSet: Obj): string[] {
   const out: string[] = [];
-  for (const g of Array.isArray(appSet.spec?.generators) ? appSet.spec.generators : []) {
-    const placement = g?.clusterDecisionResource?.labelSelector?.matchLabels?.[PLACEMENT_LABEL];
-    if (typeof placement === 'string') out.push(placement);
-  }
+  // Nested too: an ApplicationSet reading spoke labels generates from a matrix of decisions and cluster Secrets.
+  const walk = (generators: unknown): void => {
+    for (const g of Array.isArray(generators) ? (generators as Obj[]) : []) {
+      const placement = g?.clusterDecisionResource?.labelSelector?.matchLabels?.[PLACEMENT_LABEL];
+      if (typeof placement === 'string') out.push(placement);
+      walk(g?.matrix?.generators);
+      walk(g?.merge?.generators);
+    }
+  };
+  walk(appSet.spec?.generators);
   return out;
 }
 
@@ -156,9 +176,16 @@ function decisionsOf(view: HubView, namespace: string, placement: string): strin
   const p = view.placements.get(key);
   let decisions: string[] = [];
   if (p) {
-    const selected = evaluatePlacement((p.spec ?? {}) as PlacementSpec, view.inventory, [
-      ...(view.bindings.get(namespace) ?? []),
-    ]);
+    // The decisions before the change are the hub's current ones: Steady keeps them, NoSelectIfNew too.
+    const current = view.previous?.placements.has(key) ? decisionsOf(view.previous, namespace, placement) : undefined;
+    const evaluation = explainPlacement(
+      (p.spec ?? {}) as PlacementSpec,
+      view.inventory,
+      [...(view.bindings.get(namespace) ?? [])],
+      current ? { currentDecisions: current } : {},
+    );
+    if (evaluation.unknowns.length) view.unknowns.set(key, evaluation.unknowns);
+    const selected = evaluation.selected;
     const chosen = new Set(selected);
     decisions = [...selected, ...[...view.assumed].filter((s) => !chosen.has(s))];
   }
@@ -225,6 +252,11 @@ export interface RuntimeComparison {
   readonly kept: string[];
   /** Hubs whose previous output had no plan state. */
   readonly hubsWithoutState: string[];
+  /**
+   * Placements the ApplicationSets follow whose decisions the offline evaluation cannot know exactly
+   * (scores only the hub has, `tolerationSeconds`), one line each with the reasons.
+   */
+  readonly unknowns: string[];
 }
 
 function recordChanges(
@@ -282,7 +314,7 @@ function leaveCauses(cluster: string, namespace: string, placement: string, befo
     const n = (p.spec as PlacementSpec | undefined)?.numberOfClusters;
     causes.push(
       n !== undefined
-        ? `numberOfClusters ${n} is filled by other spokes (offline evaluation keeps the first by name)`
+        ? `numberOfClusters ${n} is filled by other spokes (offline, scores only the hub has tie and go by name)`
         : 'placement evaluation changed',
     );
   }
@@ -297,9 +329,11 @@ export function compareRuntime(before: PlanSide, after: PlanSide): RuntimeCompar
   const deletions: RuntimeDeletion[] = [];
   const kept: string[] = [];
   const hubsWithoutState: string[] = [];
+  const unknowns: string[] = [];
   for (const hub of hubs) {
     const old = viewOf(before, after, hub);
     const next = viewOf(after, before, hub);
+    next.previous = old;
     if (!old.hasState && old.appSets.size > 0) hubsWithoutState.push(hub);
     const oldWorks = worksOf(old, hub);
     const newWorks = worksOf(next, hub);
@@ -384,7 +418,11 @@ export function compareRuntime(before: PlanSide, after: PlanSide): RuntimeCompar
         : `${cause}: ${subject} will be deleted at runtime (${effect})${assumed}`;
       deletions.push({ ...w, id, cause, text });
     }
+    for (const [key, reasons] of [...next.unknowns].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      unknowns.push(
+        `hub ${hub} placement ${key}: the hub may decide other spokes than this plan evaluates offline: ${reasons.join('; ')}`,
+      );
   }
   deletions.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  return { deletions, kept, hubsWithoutState };
+  return { deletions, kept, hubsWithoutState, unknowns };
 }

@@ -193,7 +193,7 @@ describe('runtime deletions of ApplicationSet-generated works', () => {
     ]);
   });
 
-  test('GIVEN a new spoke that takes the only place of numberOfClusters THEN the displaced spoke is a runtime deletion', () => {
+  test('GIVEN a new spoke that sorts first under numberOfClusters and the default prioritizers THEN Steady keeps the decided spoke, and the plan notes that Balance may choose otherwise', () => {
     const plan = planFleet(
       output({ numberOfClusters: 1, spokes: [{ name: 'east', labels: { env: 'prod' } }] }),
       output({
@@ -204,9 +204,44 @@ describe('runtime deletions of ApplicationSet-generated works', () => {
         ],
       }),
     );
-    expect(plan.runtimeDeletions.map((d) => d.cause)).toStrictEqual([
-      'spoke east leaves placement all-prod (numberOfClusters 1 is filled by other spokes (offline evaluation keeps the first by name))',
+    expect(plan.runtimeDeletions).toStrictEqual([]);
+    expect(plan.notes).toContainEqual(
+      expect.stringMatching(
+        /^hub hub placement argocd\/all-prod: the hub may decide other spokes .*Balance prioritizer/,
+      ),
+    );
+  });
+
+  test('GIVEN a selected spoke gains a NoSelectIfNew taint THEN it keeps its apps (no runtime deletion), and a NoSelect taint removes them', () => {
+    const tainted = (effect: 'NoSelect' | 'NoSelectIfNew') =>
+      output({
+        spokes: [
+          { name: 'east', labels: { env: 'prod' }, taints: [{ key: 'drain', effect }] },
+          { name: 'west', labels: { env: 'prod' } },
+        ],
+      });
+    expect(planFleet(output(), tainted('NoSelectIfNew')).runtimeDeletions).toStrictEqual([]);
+    expect(planFleet(output(), tainted('NoSelect')).runtimeDeletions.map((d) => d.cause)).toStrictEqual([
+      'spoke east leaves placement all-prod (taint drain:NoSelect added)',
     ]);
+  });
+
+  test('GIVEN a new spoke that sorts first under numberOfClusters and Exact prioritizers THEN the displaced spoke is a runtime deletion', () => {
+    const plan = planFleet(
+      output({ numberOfClusters: 1, exactPrioritizers: true, spokes: [{ name: 'east', labels: { env: 'prod' } }] }),
+      output({
+        numberOfClusters: 1,
+        exactPrioritizers: true,
+        spokes: [
+          { name: 'alpha', labels: { env: 'prod' } },
+          { name: 'east', labels: { env: 'prod' } },
+        ],
+      }),
+    );
+    expect(plan.runtimeDeletions.map((d) => d.cause)).toStrictEqual([
+      'spoke east leaves placement all-prod (numberOfClusters 1 is filled by other spokes (offline, scores only the hub has tie and go by name))',
+    ]);
+    expect(plan.notes.filter((n) => n.includes('may decide other spokes'))).toStrictEqual([]);
   });
 
   test('GIVEN a removed spoke, a changed predicate, a lowered numberOfClusters THEN each is a runtime deletion with its cause', () => {
