@@ -320,7 +320,10 @@ describe('pullfleet CLI end to end', () => {
       'hub/Placement:weights',
       'hub/PullApplication:nowhere',
       'hub/PullApplication:system',
+      'hub/PullApplication:web',
     ]);
+    // web's syncOptions are strings: besides the error for "Bogus", the deprecation warns.
+    expect(report.warnings.find((w) => w.path === 'hub/PullApplication:web')?.message).toMatch(/deprecated/);
   });
 
   test('GIVEN a fleet with only warnings WHEN synth THEN it writes and shows them; WHEN synth --strict THEN it fails and the output is unchanged', async () => {
