@@ -22,7 +22,9 @@ import {
 import { Hub, hubContaining } from './hub.js';
 import { claimId, markKind, nameFromId } from './_ids.js';
 import type { IPlacement } from './interfaces.js';
+import type { SpokeInfo, SpokeOverrides } from './per-spoke.js';
 import {
+  fn,
   bool,
   checkProps,
   duration,
@@ -232,6 +234,14 @@ export interface PullAppOptions {
    * @default {}
    */
   readonly labels?: Record<string, string>;
+  /**
+   * PullApplication only: what each spoke changes in the sources, computed from the spoke at synth: Helm values
+   * (deep-merged: objects merge, arrays and scalars replace), parameters and value files, Kustomize images, name
+   * prefix and suffix, common labels and namespace, target revision and path (docs/concepts/per-spoke-values.md).
+   * A PullApplicationSet cannot call a function per spoke: use `SpokeParam.label` in its sources.
+   * @default - every spoke gets the same spec
+   */
+  readonly perSpoke?: (spoke: SpokeInfo) => SpokeOverrides;
 }
 
 /** A sync option: a {@link SyncOption}, or (deprecated) its string. */
@@ -294,6 +304,7 @@ export const PULL_APP_CHECKS: PropSpec<PullAppOptions> = {
   ),
   pruneOnDelete: bool(),
   labels: stringMap('label', "{ team: 'web' }"),
+  perSpoke: fn<(spoke: SpokeInfo) => SpokeOverrides>('a function (spoke) => overrides'),
 };
 
 /** Annotation keys of a hub Application that pullfleet, OCM or Argo CD set or act on themselves. */

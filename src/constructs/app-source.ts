@@ -407,8 +407,9 @@ function describeValue(value: unknown): string {
 /**
  * Every value below `values` that YAML and Helm cannot represent as written, as
  * `<key path> is <what>: <fix>`. An `undefined` property is left out (as in JSON); elsewhere it is a problem.
+ * @internal also checks per-spoke values (per-spoke.ts)
  */
-function helmValueProblems(values: unknown): string[] {
+export function helmValueProblems(values: unknown): string[] {
   const problems: string[] = [];
   const seen = new Set<object>();
   const walk = (value: unknown, at: string, inArray: boolean): void => {
@@ -457,8 +458,8 @@ function helmValueProblems(values: unknown): string[] {
   return problems;
 }
 
-/** A copy of plain JSON data that keeps `null` (and leaves `undefined` properties out). */
-function copyValues(value: unknown): unknown {
+/** A copy of plain JSON data that keeps `null` (and leaves `undefined` properties out). @internal */
+export function copyValues(value: unknown): unknown {
   if (Array.isArray(value)) return value.map((item) => (item === undefined ? null : copyValues(item)));
   if (typeof value !== 'object' || value === null) return value;
   const out: Record<string, unknown> = {};
@@ -614,8 +615,8 @@ function imageRefProblem(ref: string): string | undefined {
   return undefined;
 }
 
-/** Why `image` is not an image override `kustomize edit set image` takes, or undefined. */
-function kustomizeImageProblem(image: string): string | undefined {
+/** Why `image` is not an image override `kustomize edit set image` takes, or undefined. @internal */
+export function kustomizeImageProblem(image: string): string | undefined {
   const fix = 'write it as "nginx:1.25", "nginx@sha256:<digest>" or "nginx=registry.example.com/nginx:1.25"';
   if (image.length === 0 || /\s/.test(image)) return `image "${image}" is empty or holds white space: ${fix}`;
   const parts = image.split('=');

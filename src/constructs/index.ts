@@ -71,6 +71,7 @@ export {
   type SyncRetryBackoff,
 } from './app-props.js';
 export { PrunePropagationPolicy, SyncOption } from './sync-option.js';
+export { SpokeParam, type SourceOverride, type SpokeInfo, type SpokeOverrides } from './per-spoke.js';
 export { PullApplication, type PullApplicationProps } from './pull-application.js';
 export { PullApplicationSet, type PullApplicationSetProps } from './pull-application-set.js';
 export {

@@ -21,6 +21,11 @@ import {
   type TransitionDecision,
 } from '../model/delivery/transition.js';
 import { PULL_APP_CHECKS, PullAppBase, type PullAppOptions } from './app-props.js';
+import { ApiObject as CdkApiObject } from 'cdk8s';
+import { featureFindings } from '../model/core/features.js';
+import { parseVersion } from '../model/core/versions.js';
+import { clusterSecretSpokeLabels, substituteSpokeParams } from '../model/delivery/per-spoke.js';
+import { spokeLabelKeyProblem, spokeLabelKeysIn } from './per-spoke.js';
 import { checkedProps, num, placementRef, propReported, propsOf, rolloutRef } from './_props-check.js';
 import type { Rollout } from './rollout.js';
 import { type RolloutWave } from '../model/rollout/policy.js';
@@ -91,6 +96,10 @@ export class PullApplicationSet extends PullAppBase {
     this.placement = props.placement;
     this.requeueAfterSeconds = props.requeueAfterSeconds ?? DEFAULT_REQUEUE_AFTER_SECONDS;
     if (props.rollout) this.rollout = props.rollout;
+    if (props.perSpoke !== undefined)
+      this.problems.push(
+        `perSpoke of app "${this.name}" cannot apply to a PullApplicationSet: the hub's applicationset-controller generates its Applications at runtime and cannot call a function per spoke; put SpokeParam.label('<key>') in the sources instead (the template reads the spoke's labels, docs/concepts/per-spoke-values.md), or deliver with a PullApplication`,
+      );
     if (!(Number.isInteger(this.requeueAfterSeconds) && this.requeueAfterSeconds > 0)) {
       this.problems.push(
         `requeueAfterSeconds ${props.requeueAfterSeconds} must be a whole number of seconds > 0: use the default ${DEFAULT_REQUEUE_AFTER_SECONDS} or another positive number`,
@@ -139,7 +148,9 @@ export class PullApplicationSet extends PullAppBase {
   ): void {
     routeOutput(this, OutputFiles.APPLICATION_SETS);
     const path = `${this.node.path}/ApplicationSet`;
+    const spokeLabels = this.spokeLabelsRead();
     const appSet = buildPullApplicationSet(this.app, {
+      ...(spokeLabels.length ? { spokeLabels: true } : {}),
       name: this.name,
       namespace: this.hub.argoNamespace,
       placement: this.placement.name,
@@ -163,6 +174,49 @@ export class PullApplicationSet extends PullAppBase {
   }
 
   private rolloutWaves?: readonly RolloutWave[];
+
+  /**
+   * The spoke labels the template reads (`SpokeParam.label`), checked: the hub's Argo CD must run the matrix that
+   * brings them (feature table), every spoke the placement selects offline must have them, and every declared
+   * spoke's cluster Secret carries them (mirrored as `spoke.pullfleet.io/<key>`) with its own name to be selected by.
+   */
+  private spokeLabelsRead(): string[] {
+    const keys = spokeLabelKeysIn(this.app);
+    if (keys.length === 0) return keys;
+    for (const key of keys) {
+      const problem = spokeLabelKeyProblem(key);
+      if (problem) this.problems.push(`app "${this.name}": ${problem}`);
+    }
+    const usedBy = `PullApplicationSet "${this.name}"`;
+    const declared = hubVersionsOf(this.hub).argoCD;
+    for (const finding of featureFindings(
+      'spokeLabelParams',
+      declared === undefined ? undefined : parseVersion(declared),
+      `hub "${this.hub.name}"`,
+      usedBy,
+    ))
+      (finding.severity === 'error' ? this.problems : this.warnings).push(finding.message);
+    if (this.placement.evaluatedOffline)
+      for (const spoke of this.placement.selectedSpokes()) {
+        const gitOpsCluster = hubParts(this.hub).ledger.decisionFor(spoke.name).gitOpsCluster;
+        if (gitOpsCluster !== undefined)
+          this.problems.push(
+            `app "${this.name}" reads spoke labels (SpokeParam.label), but spoke "${spoke.name}" is registered by GitOpsCluster ${gitOpsCluster}, whose cluster Secret carries no pullfleet labels, so the matrix generator would drop the spoke: leave SpokeParam.label out of this app, or deliver it with a PullApplication`,
+          );
+        const missing = keys.filter((key) => spoke.labels[key] === undefined);
+        if (missing.length)
+          this.problems.push(
+            `app "${this.name}" reads label${missing.length > 1 ? 's' : ''} ${missing.map((k) => `"${k}"`).join(', ')} of spoke "${spoke.name}" (SpokeParam.label), which it does not have, so its Application would carry the parameter unreplaced: give the spoke the label, or narrow the placement`,
+          );
+      }
+    for (const spoke of this.hub.spokes) {
+      const secret = spoke.node.tryFindChild('ClusterSecret')?.node.defaultChild;
+      if (!secret || !CdkApiObject.isApiObject(secret)) continue;
+      for (const [key, value] of Object.entries(clusterSecretSpokeLabels(spoke.name, spoke.labels, keys)))
+        secret.metadata.addLabel(key, value);
+    }
+    return keys;
+  }
 
   /**
    * The waves resolved against the spokes the placement selects offline (problems reported); undefined
@@ -349,12 +403,16 @@ export class PullApplicationSet extends PullAppBase {
         apiObjectFrom(
           scope,
           'Application',
-          buildAutonomousSpokeApplication(this.app, {
-            cluster: spoke.name,
-            namespace: this.hub.argoNamespace,
-            constructPath: `${scope.node.path}/Application`,
-            name: appName,
-          }) as never,
+          // No ApplicationSet fills the spoke parameters in here: synth does, as for a static app.
+          buildAutonomousSpokeApplication(
+            { ...this.app, sources: substituteSpokeParams(this.app.sources, spoke) },
+            {
+              cluster: spoke.name,
+              namespace: this.hub.argoNamespace,
+              constructPath: `${scope.node.path}/Application`,
+              name: appName,
+            },
+          ) as never,
         );
         continue;
       }

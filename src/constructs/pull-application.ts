@@ -15,6 +15,10 @@ import { manifestWorkName } from '../model/core/names.js';
 import { DeleteOption, handbackOf } from '../model/delivery/transition.js';
 import { localClusterRule, workSizeRule } from '../model/validation/rules.js';
 import { PULL_APP_CHECKS, PullAppBase, type PullAppOptions } from './app-props.js';
+import type { AppDefinition } from '../model/delivery/hub-application.js';
+import { perSpokeRolloutRevision } from '../model/delivery/per-spoke.js';
+import { definitionForSpoke, type SpokeInfo, type SpokeOverrides } from './per-spoke.js';
+import type { SpokeVersions } from './spoke.js';
 import { checkedProps, listOf, placementRef, propsOf, rolloutRef, spokeRef } from './_props-check.js';
 import type { Rollout } from './rollout.js';
 import { outsideWaves, withOutsideWaves, type OutsideWaves, type RolloutPolicy } from '../model/rollout/policy.js';
@@ -77,10 +81,12 @@ export class PullApplication extends PullAppBase {
   /** The rollout waves, if any. */
   public readonly rollout?: Rollout;
   private rolloutPolicy?: RolloutPolicy;
+  private readonly perSpoke?: (spoke: SpokeInfo) => SpokeOverrides;
 
   constructor(scope: Construct, id: string, props: PullApplicationProps) {
     super(scope, id, props, 'PullApplication', PULL_APPLICATION_PROPS);
     props = checkedProps<PullApplicationProps>(this);
+    if (typeof props.perSpoke === 'function') this.perSpoke = props.perSpoke;
     for (const spoke of props.spokes ?? []) this.deployTo(spoke);
     if (props.placement) this.deployToPlacement(props.placement);
     if (props.rollout) this.rollout = props.rollout;
@@ -208,9 +214,42 @@ export class PullApplication extends PullAppBase {
     return [...all.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
 
+  /**
+   * The spec each target spoke of this hub gets (`perSpoke` applied, spoke parameters replaced), by spoke name;
+   * a spoke whose spec has problems (reported) is left out.
+   */
+  private specsBySpoke(): Map<string, AppDefinition> {
+    const { ledger } = hubParts(this.hub);
+    const specs = new Map<string, AppDefinition>();
+    const plain = this.perSpoke === undefined && !JSON.stringify(this.app.sources).includes('{{');
+    for (const spoke of this.targets()) {
+      // Spokes the app cannot deliver to (another hub's, the hub itself) are reported by _render.
+      if (spoke.hub !== this.hub || localClusterRule(this.name, spoke.name, spoke.labels)) continue;
+      if (plain) {
+        specs.set(spoke.name, this.app);
+        continue;
+      }
+      const entry = spoke.inventoryEntry();
+      const info: SpokeInfo = Object.freeze({
+        name: spoke.name,
+        labels: Object.freeze({ ...spoke.labels }),
+        claims: Object.freeze({ ...(entry.claims ?? {}) }),
+        clusterSets: Object.freeze([...(entry.clusterSets ?? [])].sort()),
+        model: ledger.decisionFor(spoke.name).model,
+        versions: Object.freeze({ ...((spoke as { versions?: SpokeVersions }).versions ?? {}) }),
+        openshift: spoke.openshift,
+      });
+      const { def, problems } = definitionForSpoke(this.app, info, this.perSpoke);
+      this.problems.push(...problems);
+      if (def) specs.set(spoke.name, def);
+    }
+    return specs;
+  }
+
   /** @internal */
   public _render(): void {
     const { ledger, registry } = hubParts(this.hub);
+    const specs = this.specsBySpoke();
     for (const placement of this.placements) this.placementOnThisHub(placement);
     this.rolloutPolicy = this.resolveRollout();
     // Spokes moving between delivery models, or on an agent model, leave the waves (see outsideWaves).
@@ -224,8 +263,10 @@ export class PullApplication extends PullAppBase {
       this.warnings.push(
         `app "${this.name}" becomes waved: this synth is step 1 of 2: its works are rendered once more with Argo CD's Prune=false, so they stay when they leave dist/; commit, let the hub's Argo CD apply it, then synthesize again (step 2 hands the works to the controller's rollout)`,
       );
-    // The revision hashes the definition only, so a spoke joining a wave leaves the other hub Applications alone.
-    const revision = this.rolloutPolicy && waved ? rolloutRevision(this.app) : undefined;
+    // The revision hashes the definition, so a spoke joining a wave leaves the other hub Applications alone; the
+    // specs of spokes that differ from it (perSpoke, spoke parameters) are part of it, so a change to one is seen.
+    const revision =
+      this.rolloutPolicy && waved ? perSpokeRolloutRevision(this.app, specs, rolloutRevision(this.app)) : undefined;
     if (this.rolloutPolicy && revision !== undefined) {
       const scope = new Construct(this, 'RolloutPolicy');
       placeObject(
@@ -246,6 +287,9 @@ export class PullApplication extends PullAppBase {
         this.problems.push(local);
         continue;
       }
+      // The spec this spoke gets; a spoke whose perSpoke result has problems (reported) renders nothing.
+      const app = specs.get(spoke.name);
+      if (!app) continue;
       const scope = scopeFor(this, spoke.name);
       const decision = ledger.decisionFor(spoke.name);
       const model = decision.model;
@@ -264,9 +308,9 @@ export class PullApplication extends PullAppBase {
         placeObject(
           scopeFor(scope, 'HubApplication', OutputFiles.APPLICATIONS),
           'Application',
-          buildAgentManagedHubApplication(this.app, target),
+          buildAgentManagedHubApplication(app, target),
         );
-        ledger.addAgentProjectDestination(this.app, spoke.name);
+        ledger.addAgentProjectDestination(app, spoke.name);
         // The principal hands the AppProject to the agent; the bootstrap brings only namespace and RBAC.
         registry.deliverTo(spoke.name, { ...this.delivery(), project: undefined });
         this.delivered++;
@@ -276,14 +320,14 @@ export class PullApplication extends PullAppBase {
         // The spoke owns the spec: the Application goes into the spoke's own folder; the hub renders nothing.
         const appScope = new Construct(scope, 'SpokeApplication');
         routeOutput(appScope, OutputFiles.spokeApplications(spoke.name));
-        apiObjectFrom(appScope, 'Application', buildAutonomousSpokeApplication(this.app, target) as never);
+        apiObjectFrom(appScope, 'Application', buildAutonomousSpokeApplication(app, target) as never);
         registry.deliverTo(spoke.name, this.delivery());
         this.delivered++;
         continue;
       }
       // Taking the spoke back from argocd-agent: step 1 keeps the hub app routed to the agent (see AgentHandback).
       const hubApp = applyAgentHandback(
-        buildStaticHubApplication(this.app, {
+        buildStaticHubApplication(app, {
           cluster: spoke.name,
           namespace: this.hub.argoNamespace,
           constructPath: scope.node.path,
@@ -310,7 +354,7 @@ export class PullApplication extends PullAppBase {
         // The controller writes this work when the spoke's wave comes; synth renders the hub Application only.
         // A spoke taken back from a managed agent keeps the agent's destination in the work the controller writes.
         const wavedApp = applyAgentHandback(
-          buildWavedHubApplication(this.app, target, revision),
+          buildWavedHubApplication(app, target, revision),
           spoke.name,
           handbackOf(decision),
         );

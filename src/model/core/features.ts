@@ -101,6 +101,15 @@ export const FEATURES = {
     ],
     heldBy: ['test/constructs/declared-versions.test.ts', 'test/envtest/declared-versions.test.ts'],
   },
+  spokeLabelParams: {
+    what: "SpokeParam.label in a PullApplicationSet (a matrix of the clusterDecisionResource and cluster generators, the second selecting by the first's `{{name}}`)",
+    component: Component.HUB_ARGO_CD,
+    since: '2.5',
+    belowSince: 'error',
+    why: 'before 2.5 a matrix child generator cannot read the parameters of the one before it, so the cluster generator would select no Secret and the ApplicationSet would generate no Application',
+    fix: 'upgrade the hub Argo CD to 2.5 or later and declare it, or deliver with a PullApplication (SpokeParam and perSpoke are evaluated at synth there)',
+    heldBy: ['test/constructs/per-spoke-appset.test.ts', 'test/envtest/per-spoke.test.ts'],
+  },
   resourceSummaries: {
     what: 'resource summaries (HubProps.resourceSummaries: ManifestWork `manifestConfigs[].conditionRules`)',
     component: Component.HUB_OCM,

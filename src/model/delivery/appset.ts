@@ -29,6 +29,7 @@ import {
   type AppDefinition,
 } from './hub-application.js';
 import { sortKeys } from '../core/records.js';
+import { spokeLabelMatrix } from './per-spoke.js';
 import { ROLLOUT_CLUSTER_LABEL, type RolloutWave } from '../rollout/policy.js';
 import { rollingSyncStrategy } from '../rollout/rolling-sync.js';
 import type { JsonObject, KubeObject } from '../core/types.js';
@@ -118,6 +119,12 @@ export interface PullApplicationSetOptions {
    * @default - not rendered
    */
   readonly deletionOrder?: string;
+  /**
+   * The template reads spoke labels (`SpokeParam.label`): the generator is a matrix of the placement's decisions
+   * and the decided cluster's Secret (per-spoke.ts), whose mirrored labels fill `{{metadata.labels.*}}`.
+   * @default false
+   */
+  readonly spokeLabels?: boolean;
 }
 
 /** Name pattern of the Applications the ApplicationSet generates: `{{name}}-<app>`. */
@@ -177,6 +184,13 @@ export function buildPullApplicationSet(
     spec,
   };
   if (!managed && options.handback) template = applyAgentHandback(template, CLUSTER_NAME_PARAM, options.handback);
+  const decisions: JsonObject = {
+    clusterDecisionResource: {
+      configMapRef: PLACEMENT_GENERATOR_CONFIGMAP,
+      labelSelector: { matchLabels: { [PLACEMENT_LABEL]: options.placement } },
+      requeueAfterSeconds: options.requeueAfterSeconds,
+    },
+  };
   return {
     apiVersion: ARGOCD_API_VERSION,
     kind: 'ApplicationSet',
@@ -187,15 +201,7 @@ export function buildPullApplicationSet(
       annotations: { [CONSTRUCT_PATH_ANNOTATION]: options.constructPath },
     },
     spec: {
-      generators: [
-        {
-          clusterDecisionResource: {
-            configMapRef: PLACEMENT_GENERATOR_CONFIGMAP,
-            labelSelector: { matchLabels: { [PLACEMENT_LABEL]: options.placement } },
-            requeueAfterSeconds: options.requeueAfterSeconds,
-          },
-        },
-      ],
+      generators: [options.spokeLabels ? spokeLabelMatrix(decisions) : decisions],
       template: template,
       // The annotations the controller writes on generated Applications survive the applicationset-controller's updates.
       ...(managed ? {} : { preservedFields: { annotations: [...CONTROLLER_APP_ANNOTATIONS] } }),
