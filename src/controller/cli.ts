@@ -145,6 +145,13 @@ export function buildCommand(env: NodeJS.ProcessEnv = process.env): Command {
       }),
     )
     .addOption(
+      o(
+        '--acm-tenancy-warnings [bool]',
+        "warn on pull Applications pullfleet did not render that ACM's propagation controller would not deliver (hubs taken over from ACM)",
+        { env: ['PULLFLEET_ACM_TENANCY_WARNINGS'], parse: bool, fallback: d.acmTenancyWarnings },
+      ),
+    )
+    .addOption(
       o('--resync <seconds>', 'periodic full resync', {
         env: ['PULLFLEET_RESYNC'],
         parse: int,
@@ -273,6 +280,7 @@ export function configFromOptions(options: Record<string, unknown>): Partial<Con
     staleAfterSeconds: options.staleAfter as number,
     operationTimeoutSeconds: options.operationTimeout as number,
     relaxTenancy: options.relaxTenancy as boolean,
+    acmTenancyWarnings: options.acmTenancyWarnings as boolean,
     resyncSeconds: options.resync as number,
     workers: options.workers as number,
     shards: options.shards as number,

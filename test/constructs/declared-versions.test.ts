@@ -179,14 +179,10 @@ describe('declared versions: hub Argo CD and rollout waves', () => {
     ]);
   });
 
-  test('fails when waves are used on a 2.x hub, saying why pullfleet cannot drive it', () => {
+  test('GIVEN waves on a 2.14 hub THEN synth accepts them without a warning (the controller writes back the synced revision 2.x compares)', () => {
     const { fleet } = wavedFleet({ versions: { argoCD: '2.14' } });
-    const error = synthError(fleet);
-    expect(error).toContain(
-      '[hub/PullApplicationSet:web] PullApplicationSet "web" uses a PullApplicationSet rolled out in waves',
-    );
-    expect(error).toContain('needs hub Argo CD 3.0 or later, but hub "hub" declares hub Argo CD 2.14');
-    expect(error).toContain('operationState.syncResult.revision(s)');
+    expect(fleet.problems()).toStrictEqual([]);
+    expect(warningsOf(fleet)).toStrictEqual([]);
   });
 
   test('GIVEN a 3.3.0–3.3.6 hub THEN waves warn that a template-only change never syncs', () => {

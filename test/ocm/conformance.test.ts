@@ -394,14 +394,17 @@ describeRealOcm('the work-agent double against the real work agent', (hubKubecon
   test('b. status feedback: the same values, types and resource summary for the same spoke status', () =>
     ocm.track(async () => {
       // one status for both sides, its times included
+      const base = argoStatus({
+        sync: 'OutOfSync',
+        health: 'Degraded',
+        phase: 'Failed',
+        forwardId: 'fwd-7',
+        message: 'one or more objects failed to apply',
+      });
       const status = {
-        ...argoStatus({
-          sync: 'OutOfSync',
-          health: 'Degraded',
-          phase: 'Failed',
-          forwardId: 'fwd-7',
-          message: 'one or more objects failed to apply',
-        }),
+        ...base,
+        // the revision the last sync applied comes back as operationStateSyncRevision (what a 2.x hub compares)
+        operationState: { ...base.operationState, syncResult: { revision: base.sync.revision, resources: [] } },
         resources: [
           {
             group: 'apps',

@@ -104,6 +104,7 @@ export function expectedFeedback(app: Obj): Record<string, string> {
     reconciledAt: s.reconciledAt,
     specHash: app.metadata?.annotations?.[SPEC_HASH_ANNOTATION],
     operationForwardId: forward,
+    operationStateSyncRevision: s.operationState?.syncResult?.revision,
   };
   return Object.fromEntries(Object.entries(all).filter(([, v]) => typeof v === 'string')) as Record<string, string>;
 }

@@ -171,8 +171,11 @@ describe('the simulated applicationset-controller (released Argo CD semantics)',
       '3.5.0': 'raw',
       '3.5.1': 'normalized',
     });
-    expect(() => releaseSemantics('3.2.0')).toThrow(/release 3\.2\.0 is not modelled: Argo CD 3\.0-3\.2 and 2\.x/);
-    expect(() => releaseSemantics('2.14.0')).toThrow(/not modelled/);
+    expect(
+      ['2.14', '2.14.21', '3.0', '3.0.23', '3.1.16', '3.2', '3.2.12', '3.3.0'].map((r) => releaseSemantics(r).machine),
+    ).toStrictEqual(['2.14', '2.14', '3.0', '3.0', '3.0', '3.0', '3.0', '3.3']);
+    expect(() => releaseSemantics('2.13.0')).toThrow(/not modelled: give 2\.14, 3\.0 to 3\.2, or 3\.3\.0 to 3\.5\.1/);
+    expect(() => releaseSemantics('3.4')).toThrow(/MAJOR\.MINOR\.PATCH/);
     expect(() => releaseSemantics('3.6.0')).toThrow(/up to 3\.5\.1/);
     expect(() => releaseSemantics('latest')).toThrow(/MAJOR\.MINOR\.PATCH/);
   });
@@ -242,6 +245,89 @@ describe('the simulated applicationset-controller (released Argo CD semantics)',
     // AND nothing ever carried the refresh annotation
     for (const name of ['a-web', 'b-web'])
       expect((await app(name))?.metadata.annotations?.['argocd.argoproj.io/refresh']).toBeUndefined();
+  });
+
+  test.each(['2.14', '3.0', '3.2'])(
+    '%s: automated sync removed; the operation only on an OutOfSync Pending app of a step that may sync',
+    async (release) => {
+      const s = await start(release);
+      await s.pass();
+      expect((await app('a-web'))?.spec.syncPolicy?.automated).toBeUndefined();
+      tick();
+      await report('a-web', outOfSync('r1'));
+      await report('b-web', outOfSync('r1'));
+      await seen(s);
+      tick();
+      await s.pass();
+      expect([s.statusOf('a-web')?.status, s.statusOf('b-web')?.status]).toStrictEqual(['Pending', 'Waiting']);
+      expect((await app('a-web'))?.operation?.sync).toStrictEqual({ prune: true });
+      expect((await app('b-web'))?.operation).toBeUndefined();
+    },
+  );
+
+  test('2.14: Pending moves on after a Succeeded sync only when syncResult.revision equals the target revisions; without a syncResult the pass fails', async () => {
+    const s = await start('2.14');
+    await s.pass();
+    tick();
+    await report('a-web', outOfSync('r1'));
+    await seen(s);
+    tick();
+    await s.pass();
+    expect(s.statusOf('a-web')?.status).toBe('Pending');
+    // A Succeeded sync of another revision does not count
+    const succeeded = (revision?: string) => ({
+      ...synced('r1', at(0)),
+      operationState: {
+        operation: { sync: {} },
+        phase: 'Succeeded',
+        startedAt: at(0),
+        syncResult: revision !== undefined ? { revision } : null,
+      },
+    });
+    tick();
+    await report('a-web', succeeded('r0'));
+    await seen(s);
+    tick();
+    await s.pass();
+    expect(s.statusOf('a-web')?.status).toBe('Pending');
+    // No syncResult at all: upstream dereferences a nil pointer
+    tick();
+    await report('a-web', succeeded());
+    await seen(s);
+    await expect(s.pass()).rejects.toThrow(/nil pointer/);
+    // The target revision: Progressing, then Healthy in the same pass
+    tick();
+    await report('a-web', succeeded('r1'));
+    await seen(s);
+    tick();
+    await s.pass();
+    expect(s.statusOf('a-web')?.status).toBe('Healthy');
+  });
+
+  test('3.0: Pending moves on after a Succeeded sync while not OutOfSync, whatever the revision', async () => {
+    const s = await start('3.0');
+    await s.pass();
+    tick();
+    await report('a-web', outOfSync('r1'));
+    await seen(s);
+    tick();
+    await s.pass();
+    expect(s.statusOf('a-web')?.status).toBe('Pending');
+    tick();
+    await report('a-web', {
+      ...outOfSync('r1'),
+      operationState: { operation: { sync: {} }, phase: 'Succeeded', startedAt: at(0) },
+    });
+    await seen(s);
+    tick();
+    await s.pass();
+    expect(s.statusOf('a-web')?.status).toBe('Pending');
+    tick();
+    await report('a-web', synced('r1', at(0)));
+    await seen(s);
+    tick();
+    await s.pass();
+    expect(s.statusOf('a-web')?.status).toBe('Healthy');
   });
 
   test('3.5.1: a later step whose new revision is compared first is synced first (argo-cd #29347: no release up to 3.5.1 waits)', async () => {

@@ -20,7 +20,27 @@
  *   automated policy goes back to Waiting on every pass (argo-cd #27577, fixed by #29044);
  * - 3.4.7 and later 3.4, 3.5.1: the specs compared after normalisation, automated sync disabled on the
  *   generated side (`utils.SpecsEquivalent`).
- * 3.0-3.2 and 2.x run another state machine (audit W3) and are refused.
+ *
+ * 2.14 and 3.0-3.2 (`release` '2.14', '3.0', '3.1', '3.2', or any patch of them) run an older state machine
+ * (audit W3), modelled from argo-cd v2.14.0 and v3.0.0/v3.2.0 `applicationset/controllers/applicationset_controller.go`
+ * (`updateApplicationSetApplicationStatus` v2.14.0 :1044-1141, v3.2.0 :1137-1225; `buildAppSyncMap` and
+ * `appSyncEnabledForNextStep` v2.14.0 :960-1007; `syncValidApplications` / `syncApplication` v2.14.0 :1410-1465,
+ * v3.2.0 :1528-1588):
+ * - no spec comparison; 3.0-3.2 make an Application Waiting when its `status.sync.revision(s)` differ from the
+ *   entry's target revisions (and record the new ones), 2.14 only fills in empty target revisions; both make an
+ *   `OutOfSync` Application Waiting unless it is Waiting or Pending (2.14 records the target revisions then);
+ * - Pending → Progressing: operation phase `Running` or health `Progressing`, or phase `Succeeded` when
+ *   (3.0-3.2) the Application is not `OutOfSync`, or (2.14) `operationState.syncResult.revisions` (else
+ *   `[syncResult.revision]`) equal the target revisions; 2.14 reads `syncResult` without a nil check, so a
+ *   Succeeded phase without one fails the pass here (upstream: a nil pointer dereference);
+ * - Waiting or Progressing → Healthy when `isApplicationHealthy`: health Healthy, not `OutOfSync`, phase
+ *   `Succeeded` or none; the transitions run one after the other in one pass, as upstream;
+ * - a step may sync once every Application of the steps before has an entry `Healthy` and is itself healthy
+ *   (`isApplicationHealthy`); an Application without an entry holds the next step;
+ * - the automated policy is removed from every generated Application (`Automated = nil`, keeping its prune for
+ *   the operation), and the operation is written only on a Pending Application of a step that may sync and
+ *   that is `OutOfSync`;
+ * - only post-delete finalizers are preserved (v2.14.0 :643-650, v3.2.0 :732-741).
  *
  * What every modelled release does (audit, CONFIRMED and W1/W8): `buildAppDependencyList` and
  * `labelMatchedExpression` (steps select Applications by label with `In` / `NotIn` only; an `In` on a missing
@@ -105,7 +125,7 @@ interface App {
   status?: {
     health?: { status?: string };
     sync?: { status?: string; revision?: string; revisions?: string[] };
-    operationState?: { phase?: string; startedAt?: string };
+    operationState?: { phase?: string; startedAt?: string; syncResult?: { revision?: string; revisions?: string[] } };
     reconciledAt?: string;
     conditions?: Array<{ type: string }>;
   };
@@ -142,20 +162,33 @@ const BOTH_CHANGED = 'Waiting: the revision and the spec changed';
 /** How a release sees a change of the generated spec (see the file comment). */
 export type SpecComparison = 'none' | 'raw' | 'normalized';
 
+/**
+ * Which state machine a release runs: 2.14, 3.0-3.2 (one machine, see the file comment), or 3.3 and later.
+ */
+export type StateMachine = '2.14' | '3.0' | '3.3';
+
 /** What distinguishes the modelled releases; throws for one that is not modelled. */
-export function releaseSemantics(release: string): { readonly specComparison: SpecComparison } {
-  const match = /^v?(\d+)\.(\d+)\.(\d+)$/.exec(release);
-  if (!match) throw new Error(`release "${release}": give an Argo CD release as MAJOR.MINOR.PATCH, e.g. 3.5.1`);
-  const [major, minor, patch] = match.slice(1).map(Number);
-  if (major !== 3 || minor < 3)
+export function releaseSemantics(release: string): {
+  readonly specComparison: SpecComparison;
+  readonly machine: StateMachine;
+} {
+  const match = /^v?(\d+)\.(\d+)(?:\.(\d+))?$/.exec(release);
+  if (!match)
     throw new Error(
-      `release ${release} is not modelled: Argo CD 3.0-3.2 and 2.x run another progressive sync state machine; give 3.3.0 to 3.5.1`,
+      `release "${release}": give an Argo CD release as MAJOR.MINOR.PATCH (or 2.14, 3.0-3.2), e.g. 3.5.1`,
     );
+  const [major, minor] = match.slice(1, 3).map(Number);
+  if (major === 2 && minor === 14) return { specComparison: 'none', machine: '2.14' };
+  if (major === 3 && minor <= 2) return { specComparison: 'none', machine: '3.0' };
+  if (major !== 3) throw new Error(`release ${release} is not modelled: give 2.14, 3.0 to 3.2, or 3.3.0 to 3.5.1`);
+  if (match[3] === undefined)
+    throw new Error(`release "${release}": give a 3.3+ Argo CD release as MAJOR.MINOR.PATCH, e.g. 3.5.1`);
+  const patch = Number(match[3]);
   if (minor > 5 || (minor === 5 && patch > 1))
     throw new Error(`release ${release} is not modelled: the audit read releases up to 3.5.1; give 3.3.0 to 3.5.1`);
-  if (minor === 3) return { specComparison: patch <= 6 ? 'none' : 'raw' };
-  if (minor === 4) return { specComparison: patch <= 6 ? 'raw' : 'normalized' };
-  return { specComparison: patch === 0 ? 'raw' : 'normalized' };
+  if (minor === 3) return { specComparison: patch <= 6 ? 'none' : 'raw', machine: '3.3' };
+  if (minor === 4) return { specComparison: patch <= 6 ? 'raw' : 'normalized', machine: '3.3' };
+  return { specComparison: patch === 0 ? 'raw' : 'normalized', machine: '3.3' };
 }
 
 /** Whole seconds, as a metav1.Time is stored. */
@@ -211,6 +244,16 @@ function revisionsOf(app: App): string[] {
   return sync?.revision ? [sync.revision] : [];
 }
 
+/** `isApplicationHealthy` (2.14, 3.0-3.2): health Healthy, not OutOfSync, operation phase Succeeded or none. */
+function isApplicationHealthy(app: App): boolean {
+  const phase = app.status?.operationState?.phase ?? '';
+  return (
+    app.status?.health?.status === 'Healthy' &&
+    app.status?.sync?.status !== 'OutOfSync' &&
+    (phase === 'Succeeded' || phase === '')
+  );
+}
+
 function isAutomated(spec: Obj): boolean {
   const automated = spec.syncPolicy?.automated;
   return automated !== undefined && automated !== null && automated.enabled !== false;
@@ -253,7 +296,7 @@ export interface ProgressiveSyncSimOptions {
   readonly name: string;
   /** The cluster names the generator yields (the test plays the placement). */
   readonly clusters: readonly string[];
-  /** The Argo CD release whose applicationset-controller is played (3.3.0 to 3.5.1). @default '3.5.1' */
+  /** The Argo CD release whose applicationset-controller is played (2.14, 3.0 to 3.2, 3.3.0 to 3.5.1). @default '3.5.1' */
   readonly release?: string;
   /** The controller's clock (milliseconds). @default Date.now */
   readonly clock?: () => number;
@@ -270,6 +313,7 @@ export class ProgressiveSyncSim {
   writes = 0;
   readonly release: string;
   private readonly specComparison: SpecComparison;
+  private readonly machine: StateMachine;
   private readonly clock: () => number;
   private readonly seen = new Map<string, App>();
   private appSetVersion?: string;
@@ -284,7 +328,9 @@ export class ProgressiveSyncSim {
   ) {
     this.raw = new RawClient(kubeConfig);
     this.release = options.release ?? '3.5.1';
-    this.specComparison = releaseSemantics(this.release).specComparison;
+    const semantics = releaseSemantics(this.release);
+    this.specComparison = semantics.specComparison;
+    this.machine = semantics.machine;
     this.clock = options.clock ?? Date.now;
   }
 
@@ -363,7 +409,11 @@ export class ProgressiveSyncSim {
     let appsToSync = new Map<string, boolean>();
     if (!appSet.spec.strategy && this.applicationStatus.length > 0) this.applicationStatus = [];
     else if (appSet.spec.strategy) appsToSync = this.performProgressiveSyncs(appSet, current, desired);
-    const valid = this.rollingSyncEnabled(appSet) ? this.syncDesiredApplications(appsToSync, desired) : desired;
+    const valid = !this.rollingSyncEnabled(appSet)
+      ? desired
+      : this.machine === '3.3'
+        ? this.syncDesiredApplications(appsToSync, desired)
+        : this.syncValidApplications(appsToSync, desired, current);
     // The status write comes first upstream, and its watch event queues the next pass.
     if (JSON.stringify(this.applicationStatus) !== before) this.queuedBy.push('status.applicationStatus changed');
     await this.createOrUpdateInCluster(appSet, valid);
@@ -396,8 +446,10 @@ export class ProgressiveSyncSim {
 
   private performProgressiveSyncs(appSet: ApplicationSetObject, current: App[], desired: App[]): Map<string, boolean> {
     const { steps, stepOf } = this.buildAppDependencyList(appSet, desired);
-    this.updateApplicationStatus(current, desired, stepOf);
-    const appsToSync = this.getAppsToSync(steps, current);
+    if (this.machine === '3.3') this.updateApplicationStatus(current, desired, stepOf);
+    else this.updateApplicationStatusBefore33(current, stepOf);
+    const appsToSync =
+      this.machine === '3.3' ? this.getAppsToSync(steps, current) : this.buildAppSyncMap(steps, current);
     this.updateApplicationStatusProgress(appSet, appsToSync, stepOf);
     return appsToSync;
   }
@@ -518,6 +570,111 @@ export class ProgressiveSyncSim {
       next.push(entry);
     }
     this.applicationStatus = next;
+  }
+
+  /** `updateApplicationSetApplicationStatus` of 2.14 and 3.0-3.2 (see the file comment). */
+  private updateApplicationStatusBefore33(current: App[], stepOf: Map<string, number>): void {
+    const now = stamp(this.clock());
+    const stepText = (name: string) => String(stepOf.has(name) ? stepOf.get(name)! + 1 : -1);
+    const next: AppStatusEntry[] = [];
+    for (const app of current) {
+      const name = app.metadata.name;
+      const health = app.status?.health?.status ?? '';
+      const sync = app.status?.sync?.status ?? '';
+      const phase = app.status?.operationState?.phase ?? '';
+      const revisions = revisionsOf(app);
+      const existing = this.statusOf(name);
+      let entry: AppStatusEntry =
+        existing ??
+        ({
+          application: name,
+          status: 'Waiting',
+          message: 'Waiting: no Application status found',
+          lastTransitionTime: now,
+          step: stepText(name),
+          // 2.14 records the revisions of a new entry; 3.0-3.2 leave them empty (so they differ just below).
+          targetRevisions: this.machine === '2.14' ? revisions : [],
+        } satisfies AppStatusEntry);
+      if (!existing) this.record(entry, undefined);
+      const set = (status: ProgressiveSyncState, message: string, extra: Partial<AppStatusEntry> = {}) => {
+        const from = entry.status;
+        entry = { ...entry, ...extra, status, message, lastTransitionTime: now, step: stepText(name) };
+        this.record(entry, from);
+      };
+      const sameRevisions = JSON.stringify(entry.targetRevisions) === JSON.stringify(revisions);
+      if (this.machine === '2.14') {
+        if (entry.targetRevisions.length === 0) entry = { ...entry, targetRevisions: revisions };
+      } else if (!sameRevisions) set('Waiting', REVISION_CHANGED, { targetRevisions: revisions });
+      const outdated = sync === 'OutOfSync';
+      if (outdated && entry.status !== 'Waiting' && entry.status !== 'Pending')
+        set('Waiting', 'Waiting: OutOfSync', this.machine === '2.14' ? { targetRevisions: revisions } : {});
+      if (entry.status === 'Pending') {
+        if (phase === 'Succeeded' && this.machine === '2.14') {
+          const result = app.status?.operationState?.syncResult;
+          if (result === undefined)
+            throw new Error(
+              `Argo CD 2.14: Application ${name} is Pending with phase Succeeded and no operationState.syncResult: the applicationset-controller dereferences a nil pointer (v2.14.0 applicationset_controller.go:1094)`,
+            );
+          const synced = result.revisions?.length ? result.revisions : result.revision ? [result.revision] : [];
+          if (JSON.stringify(synced) === JSON.stringify(entry.targetRevisions))
+            set('Progressing', 'Progressing: a sync of the target revisions Succeeded');
+        } else if (phase === 'Succeeded' && this.machine === '3.0' && !outdated)
+          set('Progressing', 'Progressing: a sync Succeeded and the Application is not OutOfSync');
+        else if (phase === 'Running' || health === 'Progressing')
+          set('Progressing', `Progressing: operation ${phase || 'none'}, health ${health || 'none'}`);
+      }
+      const healthy = isApplicationHealthy(app);
+      if (entry.status === 'Waiting' && healthy) set('Healthy', 'Healthy: healthy while Waiting, no sync needed');
+      if (entry.status === 'Progressing' && healthy) set('Healthy', 'Healthy: healthy after Progressing');
+      next.push(entry);
+    }
+    this.applicationStatus = next;
+  }
+
+  /** `buildAppSyncMap` of 2.14 and 3.0-3.2: a step may sync once every Application before it is healthy and has a Healthy entry. */
+  private buildAppSyncMap(steps: string[][], current: App[]): Map<string, boolean> {
+    const toSync = new Map<string, boolean>();
+    const byName = new Map(current.map((app) => [app.metadata.name, app]));
+    let enabled = true;
+    for (const step of steps) {
+      for (const name of step) toSync.set(name, enabled);
+      for (const name of step) {
+        const entry = this.statusOf(name);
+        const app = byName.get(name);
+        enabled = entry !== undefined && app !== undefined && isApplicationHealthy(app) && entry.status === 'Healthy';
+        if (!enabled) break;
+      }
+    }
+    return toSync;
+  }
+
+  /** `syncValidApplications` / `syncApplication` of 2.14 and 3.0-3.2. */
+  private syncValidApplications(appsToSync: Map<string, boolean>, desired: App[], current: App[]): App[] {
+    const live = new Map(current.map((app) => [app.metadata.name, app]));
+    return desired.map((app) => {
+      let spec = app.spec;
+      let prune = false;
+      if (isAutomated(spec)) {
+        prune = spec.syncPolicy.automated.prune === true;
+        const { automated: _removed, ...syncPolicy } = spec.syncPolicy as Obj;
+        spec = { ...spec, syncPolicy };
+      }
+      const entry = this.statusOf(app.metadata.name);
+      const outOfSync = live.get(app.metadata.name)?.status?.sync?.status === 'OutOfSync';
+      if (!(appsToSync.get(app.metadata.name) && outOfSync && entry?.status === 'Pending')) return { ...app, spec };
+      const sync: Obj = {};
+      const operation: Obj = {
+        initiatedBy: { username: 'applicationset-controller', automated: true },
+        info: [{ name: 'Reason', value: `RollingSync step (simulated applicationset-controller ${this.release})` }],
+        sync,
+      };
+      if (spec.syncPolicy) {
+        if (spec.syncPolicy.retry) operation.retry = spec.syncPolicy.retry;
+        if (spec.syncPolicy.syncOptions) sync.syncOptions = spec.syncPolicy.syncOptions;
+        sync.prune = prune;
+      }
+      return { ...app, spec, operation };
+    });
   }
 
   private getAppsToSync(steps: string[][], current: App[]): Map<string, boolean> {
@@ -641,7 +798,9 @@ export class ProgressiveSyncSim {
       const finalizers = [
         ...(generated.metadata.finalizers ?? []),
         ...(live.metadata.finalizers ?? []).filter((f) =>
-          PRESERVED_FINALIZER_PREFIXES.some((prefix) => f.startsWith(prefix)),
+          (this.machine === '3.3' ? PRESERVED_FINALIZER_PREFIXES : PRESERVED_FINALIZER_PREFIXES.slice(1)).some(
+            (prefix) => f.startsWith(prefix),
+          ),
         ),
       ];
       const owners = live.metadata.ownerReferences ?? [];

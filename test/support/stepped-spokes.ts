@@ -212,6 +212,8 @@ export class SteppedSpokes {
         ...(state.phase ? { operationStatePhase: state.phase } : {}),
         ...(state.startedAt ? { operationStateStartedAt: state.startedAt } : {}),
         ...(state.forwardId ? { operationForwardId: state.forwardId } : {}),
+        // `operationState.syncResult.revision`: the revision its last sync applied.
+        ...(state.phase && state.syncedRevision ? { operationStateSyncRevision: state.syncedRevision } : {}),
       };
       try {
         await this.cluster.replaceStatus({ ...work, status: this.agent.statusFor(work, values) });

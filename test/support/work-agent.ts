@@ -40,6 +40,8 @@ export interface SpokeApplicationState {
   specHash?: string;
   /** The forwarding mark in the `info` of the operation the spoke ran last (`pullfleet.io/forwarded`). */
   operationForwardId?: string;
+  /** `status.operationState.syncResult.revision`: the revision the spoke's last sync applied. */
+  operationStateSyncRevision?: string;
 }
 
 export interface ReportOptions {

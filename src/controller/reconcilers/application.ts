@@ -9,7 +9,13 @@
  * earlier basic delivery are handed off orphan-first: switched to `deleteOption: Orphan`, then deleted once
  * the work agent observed that, so the spoke Application the agent now owns is never deleted.
  */
-import { CLEANUP_FINALIZER, LAST_APPLIED_ANNOTATION, PULL_LABEL, REFRESH_ANNOTATION } from '../../model/core/keys.js';
+import {
+  CLEANUP_FINALIZER,
+  LAST_APPLIED_ANNOTATION,
+  PULL_LABEL,
+  REFRESH_ANNOTATION,
+  isHubItself,
+} from '../../model/core/keys.js';
 import { manifestWorkName } from '../../model/core/names.js';
 import {
   type Application,
@@ -53,7 +59,9 @@ import {
 import {
   LEGACY_CONTROLLER_SEEN_ANNOTATION,
   LEGACY_CONTROLLER_WINDOW_MS,
+  acmTenancyDifference,
   computeAgentHandoff,
+  type PlacementDecisionLike,
   handoffOrphanPatch,
   legacyControllerWarning,
   orphanPatch,
@@ -90,6 +98,7 @@ import {
   MANAGED_CLUSTER_SET_BINDING,
   MANIFEST_WORK,
   NAMESPACE,
+  PLACEMENT_DECISION,
 } from '../../kube/resources.js';
 
 /** Largest work the controller writes (OCM rejects works whose manifests exceed 500 KiB). */
@@ -108,6 +117,8 @@ export const APP_TARGET_WORK_INDEX = 'target-work';
 export const APP_NAMESPACE_INDEX = 'namespace';
 /** Index of ManagedClusterSetBindings by the set they bind. */
 export const BINDING_SET_INDEX = 'cluster-set';
+/** Index of PlacementDecisions by namespace (ACM's tenancy rule, ACM_TENANCY_CONDITION). */
+export const DECISION_NAMESPACE_INDEX = 'app-decision-namespace';
 /** Condition on an agent-model hub Application that also carries the pull label (a basic reconcile drops it). */
 export const AGENT_PULL_CONFLICT_CONDITION = DELIVERY_MODEL_CONFLICT_CONDITION;
 /** A reconcile that finds the cache behind its own last write comes back after this long (the watch event usually comes first). */
@@ -212,11 +223,15 @@ export function trimApplication(object: KubeObject): KubeObject {
       (_summary as { images?: unknown } | undefined)?.images,
     );
   if (status.operationState) {
-    const { syncResult: _syncResult, ...operationState } = status.operationState as NonNullable<
+    const { syncResult, ...operationState } = status.operationState as NonNullable<
       ApplicationStatus['operationState']
     > &
       Record<string, unknown>;
-    status.operationState = operationState;
+    // Of the sync result only the revision is kept (the write-back compares it; an Argo CD 2.x hub's
+    // RollingSync reads it), never its resources list.
+    const revision = (syncResult as { revision?: unknown } | undefined)?.revision;
+    status.operationState =
+      typeof revision === 'string' ? { ...operationState, syncResult: { revision } } : operationState;
   }
   return { ...app, status } as KubeObject;
 }
@@ -468,6 +483,16 @@ export function createApplicationReconciler(
     const deliveryProblem = delivering
       ? tenancyProblem(namespace, cluster, inventoryNow(), { relaxed: config.relaxTenancy })
       : undefined;
+    const targetIsHub = cluster ? isHubItself(cluster, inventoryNow().clusters.get(cluster)?.metadata.labels) : false;
+    // An app pullfleet did not render, delivered although ACM's narrower rule would refuse it: said on the app.
+    const acmTenancy =
+      delivering && !deliveryProblem && config.acmTenancyWarnings && !config.relaxTenancy
+        ? acmTenancyDifference(
+            app,
+            cluster,
+            cache.byIndex<KubeObject>(PLACEMENT_DECISION.id, DECISION_NAMESPACE_INDEX, namespace),
+          )
+        : undefined;
     const workAtTarget = cluster
       ? cache.get<ManifestWork>(MANIFEST_WORK.id, `${cluster}/${manifestWorkName(namespace, name)}`)
       : undefined;
@@ -489,6 +514,7 @@ export function createApplicationReconciler(
       works,
       ...(workAtTarget ? { workAtTarget } : {}),
       ...(deliveryProblem ? { deliveryProblem } : {}),
+      ...(targetIsHub ? { targetIsHub } : {}),
       // Poll is the agent default: synth leaves it out, and so does the controller, so both works are identical.
       wrapOptions: {
         ...(config.feedbackScrapeType === FeedbackScrape.WATCH ? { feedbackScrapeType: FeedbackScrape.WATCH } : {}),
@@ -729,6 +755,7 @@ export function createApplicationReconciler(
         staleAfterMs: config.staleAfterSeconds * 1000,
         operationTimeoutMs: config.operationTimeoutSeconds * 1000,
         ...(legacy.message ? { legacyController: legacy.message } : {}),
+        ...(acmTenancy ? { acmTenancy } : {}),
         ...(isWavedApplication(view) ? rolloutHaltedOf(view) : {}),
         ...(summaryRuleDroppedAt !== undefined ? { summaryRuleDroppedByHub: true } : {}),
       });
@@ -899,6 +926,20 @@ export function createApplicationReconciler(
           )
             return [];
           inventory = undefined;
+          return appsIn(object.metadata.namespace ?? '');
+        },
+      },
+      {
+        // ACM's tenancy rule reads the decisions of an app's namespace (which clusters they list).
+        kind: PLACEMENT_DECISION,
+        indexes: { [DECISION_NAMESPACE_INDEX]: namespaceOf },
+        keysFor: (object, previous, type) => {
+          const clusters = (o: KubeObject | undefined) =>
+            canonicalJson(
+              ((o as PlacementDecisionLike | undefined)?.status?.decisions ?? []).map((d) => d.clusterName).sort(),
+            );
+          if ((type ?? (previous ? 'update' : 'add')) === 'update' && clusters(object) === clusters(previous))
+            return [];
           return appsIn(object.metadata.namespace ?? '');
         },
       },

@@ -17,6 +17,12 @@ export interface ControllerConfig {
   operationTimeoutSeconds: number;
   /** Single-tenant hubs: allow any namespace to target any ManagedCluster (never local-cluster). @default false */
   relaxTenancy: boolean;
+  /**
+   * Hubs taken over from ACM: a pull Application pullfleet did not render, which pullfleet delivers although ACM's
+   * propagation controller would refuse it (no PlacementDecision in its namespace selects the cluster), carries an
+   * `AcmTenancyWarning` condition. @default false
+   */
+  acmTenancyWarnings: boolean;
   /** Every key is reconciled again at least this often (level-triggered safety net). @default 300 */
   resyncSeconds: number;
   /** Concurrent reconciles for hub Applications (each has at most one API request in flight). @default 32 */
@@ -67,6 +73,7 @@ export function defaultConfig(): ControllerConfig {
     staleAfterSeconds: 900,
     operationTimeoutSeconds: 600,
     relaxTenancy: false,
+    acmTenancyWarnings: false,
     resyncSeconds: 300,
     workers: 32,
     shards: 1,

@@ -1,6 +1,8 @@
 /**
- * Sharding by cluster across replicas. A cluster belongs to shard `fnv1a32(cluster name) % shards` (the
- * stable hash Argo CD's application controller uses for its legacy distribution); each shard has a Lease
+ * Sharding by cluster across replicas. A cluster belongs to shard `fnv1a32(cluster name) % shards`: pullfleet's
+ * own assignment, stable because a ManagedCluster's name never changes. (Argo CD's legacy distribution uses the
+ * same hash on another input, the cluster Secret's UID, so its shard numbers differ from these and change when
+ * the Secret is re-created; docs/reference/upstream-contract.md.) Each shard has a Lease
  * of its own (`<lease name>-shard-<i>`), and a replica acts only on the shards whose Lease it holds. Each
  * Lease is run by a LeaderElector, so everything leader election guarantees holds per shard: a replica
  * that cannot renew a shard's Lease stops before another may take it, and only then may another take it.

@@ -74,12 +74,10 @@ export const FEATURES = {
     ],
   },
   rollingSyncWaves: {
+    // Every supported release drives it: 2.14 compares `operationState.syncResult.revision`, which the
+    // controller writes back (test/envtest/rollout-old-hubs.test.ts plays 2.14, 3.0 and 3.2).
     what: 'a PullApplicationSet rolled out in waves (ApplicationSet RollingSync)',
     component: Component.HUB_ARGO_CD,
-    since: '3.0',
-    belowSince: 'error',
-    why: "2.x moves an app on only when `operationState.syncResult.revision(s)` equal the step's target revisions, which pullfleet's controller does not write back, so the rollout never leaves its first step",
-    fix: 'drop the rollout, or upgrade the hub Argo CD to 3.0 or later (3.4.7+ or 3.5.1+ best) and declare it',
     broken: [
       {
         from: '3.3.0',
@@ -99,7 +97,11 @@ export const FEATURES = {
       { from: '3.4.0', to: '3.4.6', severity: 'warning', effect: LOOP_EFFECT, fix: LOOP_FIX },
       { from: '3.5.0', to: '3.5.0', severity: 'warning', effect: LOOP_EFFECT, fix: LOOP_FIX },
     ],
-    heldBy: ['test/constructs/declared-versions.test.ts', 'test/envtest/declared-versions.test.ts'],
+    heldBy: [
+      'test/constructs/declared-versions.test.ts',
+      'test/envtest/declared-versions.test.ts',
+      'test/envtest/rollout-old-hubs.test.ts',
+    ],
   },
   spokeLabelParams: {
     what: "SpokeParam.label in a PullApplicationSet (a matrix of the clusterDecisionResource and cluster generators, the second selecting by the first's `{{name}}`)",

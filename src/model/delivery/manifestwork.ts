@@ -71,6 +71,8 @@ export const FEEDBACK_PATHS: ReadonlyArray<readonly [string, string]> = [
   ['specHash', `.metadata.annotations.${SPEC_HASH_ANNOTATION.replaceAll('.', '\\.')}`],
   // The forwarding mark of the operation the spoke ran last (see FORWARD_INFO_NAME in runtime/propagation.ts).
   ['operationForwardId', `.status.operationState.operation.info[?(@.name=="${PULLFLEET_PREFIX}forwarded")].value`],
+  // The revision the spoke's last sync applied: an Argo CD 2.x hub's RollingSync compares it (runtime/status.ts).
+  ['operationStateSyncRevision', '.status.operationState.syncResult.revision'],
 ];
 
 /**

@@ -16,6 +16,8 @@ export interface ApplicationFeedback {
   readonly specHash?: string;
   /** The forwarding mark of the operation the spoke runs or ran last (FORWARD_INFO_NAME in its operation's info). */
   readonly operationForwardId?: string;
+  /** The revision the spoke's last sync applied (`status.operationState.syncResult.revision`; single-source apps). */
+  readonly operationStateSyncRevision?: string;
 }
 
 const FEEDBACK_NAMES = new Set<keyof ApplicationFeedback>([
@@ -28,6 +30,7 @@ const FEEDBACK_NAMES = new Set<keyof ApplicationFeedback>([
   'reconciledAt',
   'specHash',
   'operationForwardId',
+  'operationStateSyncRevision',
 ]);
 
 /**

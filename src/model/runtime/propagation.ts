@@ -28,6 +28,7 @@ import {
   ARGOCD_TRACKING_ANNOTATION,
   ARGOCD_SYNC_OPTIONS_ANNOTATION,
   LAST_APPLIED_ANNOTATION,
+  LOCAL_CLUSTER,
 } from '../core/keys.js';
 import { gatedWork, type RolloutGate } from '../rollout/runtime.js';
 import { isWavedApplication } from '../rollout/static.js';
@@ -45,12 +46,21 @@ import {
 } from '../delivery/manifestwork.js';
 import { manifestWorkName, parseBool } from '../core/names.js';
 import { isAgentModel } from '../report/report.js';
-import { computeTakeover, type LegacyWorkRef } from './takeover.js';
+import {
+  computeTakeover,
+  INHERITED_DESTINATION_NAMESPACE_ANNOTATION,
+  inheritedDestinationNamespace,
+  isLegacyWorkFor,
+  legacyKeptProblem,
+  withDestinationNamespace,
+  type LegacyWorkRef,
+} from './takeover.js';
 import { kubeTime } from '../core/time.js';
 import type { Application, JsonObject, ManifestWork } from '../core/types.js';
 
 /**
- * Annotation the controller leaves on a hub app when it forwards `operation`: JSON `{id, at, after}` (see
+ * Annotation the controller leaves on a hub app when it forwards `operation` (or holds it back while the spoke
+ * runs another one): JSON `{id, at, after}` (see
  * {@link ForwardedOperation}). The operation itself stays on the hub app, and so in the work payload, until
  * the spoke's feedback shows it started; this record is what survives a controller restart.
  */
@@ -160,6 +170,8 @@ export interface PropagationInput {
   readonly workAtTarget?: ManifestWork;
   /** Why delivery to the target cluster is not allowed right now (tenancy, cluster missing), if so. */
   readonly deliveryProblem?: string;
+  /** The target ManagedCluster is the hub itself (named or labelled `local-cluster`). @default false */
+  readonly targetIsHub?: boolean;
   readonly wrapOptions?: WrapOptions;
   /** Current time (recorded when an operation is first forwarded). @default new Date() */
   readonly now?: Date;
@@ -427,8 +439,16 @@ export function computePropagation(input: PropagationInput): PropagationPlan {
 
   const finalizer = hasFinalizer ? {} : { finalizer: 'add' as const };
   const problem = wrapProblem(app) ?? input.deliveryProblem;
-  // Nothing new is delivered, and nothing already delivered is taken away, while the app is undeliverable.
-  if (problem) return { deletes: [], problem, ...finalizer };
+  // Nothing new is delivered, and nothing already delivered is taken away, while the app is undeliverable; a
+  // work another controller left for it stays as it is (ACM 2.17 delivers to the hub itself, pullfleet never).
+  if (problem) {
+    const legacy = input.works.filter((work) => !work.metadata.deletionTimestamp && isLegacyWorkFor(work, app));
+    const shown =
+      legacy.length > 0
+        ? legacyKeptProblem(problem, legacy, input.targetIsHub === true || targetCluster(app) === LOCAL_CLUSTER)
+        : problem;
+    return { deletes: [], problem: shown, ...finalizer };
+  }
 
   const existing = input.workAtTarget;
   const targetName = manifestWorkName(app.metadata.namespace ?? 'argocd', app.metadata.name);
@@ -454,7 +474,8 @@ export function computePropagation(input: PropagationInput): PropagationPlan {
     };
   }
 
-  // `operation` stays in the payload until the spoke's feedback shows a new startedAt. A standing-by work
+  // `operation` stays in the payload until the spoke's feedback shows a new startedAt, and after that for as
+  // long as the spoke reports the phase Running or Terminating (see spokeBusy below). A standing-by work
   // (step 1 of a move between models) writes nothing to the spoke Application, so it forwards neither
   // operations nor refreshes: both stay on the hub app (for the principal, or for step 2).
   const standBy = isStandBy(app);
@@ -465,9 +486,28 @@ export function computePropagation(input: PropagationInput): PropagationPlan {
     ? readApplicationFeedback(existing, spokeAppNamespace(app), app.metadata.name)
     : undefined;
   const spokeStartedAt = spokeFeedback?.operationStateStartedAt;
+  const spokeBusy =
+    existing !== undefined && isControllerWorkFor(existing, namespace, name) && operationInProgress(spokeFeedback);
   if (standBy) {
     const { operation: _principals, ...rest } = app;
     payloadApp = rest;
+  } else if (spokeBusy) {
+    // The spoke runs an operation: the payload keeps exactly the operation the work carries now. Dropping it
+    // would make the work agent remove `.operation` from the spoke Application (it owns the field since the
+    // forward), and Argo CD only goes on with an operation while `.operation` is there, so the sync would stop
+    // half done, Running for ever; a new one written now would be taken for the running one and lost when that
+    // ends. A new hub operation waits for the spoke's phase to end (docs/reference/upstream-contract.md).
+    payloadApp = withPayloadOperation(app, operationInWork(existing, spokeAppNamespace(app), app.metadata.name));
+    if (app.operation === undefined) {
+      if (record) operation = { kind: 'clear' };
+    } else if (!record || record.id !== operationId(app.operation)) {
+      // Recorded now, forwarded once the phase ends: the record survives a restart, and the operation timeout
+      // (OperationPendingWarning) counts from here, so one held for ever behind a stuck spoke is said.
+      operation = {
+        kind: 'record',
+        record: { id: operationId(app.operation), at: kubeTime(input.now ?? new Date()), after: spokeStartedAt ?? '' },
+      };
+    } else if (operationTaken(record, spokeStartedAt, spokeFeedback?.operationForwardId)) operation = { kind: 'clear' };
   } else if (app.operation !== undefined) {
     const id = operationId(app.operation);
     if (!record || record.id !== id) {
@@ -484,7 +524,27 @@ export function computePropagation(input: PropagationInput): PropagationPlan {
     operation = { kind: 'clear' };
   }
 
-  let desired: ManifestWork | undefined = buildManifestWork(payloadApp, input.wrapOptions);
+  // A taken-over app whose destination namespace the legacy controller filled in keeps it (see takeover.ts).
+  const inherited = inheritedDestinationNamespace(
+    app,
+    input.works,
+    existing && isControllerWorkFor(existing, namespace, name) ? existing : undefined,
+  );
+  let desired: ManifestWork | undefined = buildManifestWork(
+    withDestinationNamespace(payloadApp, inherited),
+    input.wrapOptions,
+  );
+  if (inherited)
+    desired = {
+      ...desired,
+      metadata: {
+        ...desired.metadata,
+        annotations: {
+          ...(desired.metadata.annotations ?? {}),
+          [INHERITED_DESTINATION_NAMESPACE_ANNOTATION]: inherited,
+        },
+      },
+    };
   const target = { namespace: desired.metadata.namespace!, name: desired.metadata.name };
   // A waved app's work carries what its rollout allows: nothing new until the cluster's wave comes.
   let heldByRollout = false;
@@ -529,6 +589,34 @@ export function computePropagation(input: PropagationInput): PropagationPlan {
     ...handover,
     ...finalizer,
   };
+}
+
+/** Argo CD's operation phases that are not over yet (`OperationPhase.Completed()` is false for them). */
+const PHASES_IN_PROGRESS = new Set(['Running', 'Terminating']);
+
+/** Whether the spoke reports an operation still in progress (Running, or Terminating after a terminate). */
+export function operationInProgress(feedback: { readonly operationStatePhase?: string } | undefined): boolean {
+  return feedback?.operationStatePhase !== undefined && PHASES_IN_PROGRESS.has(feedback.operationStatePhase);
+}
+
+/** The `operation` of the payload Application `namespace/name` in a work, if it carries one. */
+function operationInWork(work: ManifestWork, namespace: string, name: string): JsonObject | undefined {
+  const payload = work.spec?.workload?.manifests?.find(
+    (manifest) =>
+      manifest.kind === 'Application' &&
+      (manifest.metadata as { name?: unknown } | undefined)?.name === name &&
+      ((manifest.metadata as { namespace?: unknown } | undefined)?.namespace ?? namespace) === namespace,
+  ) as { operation?: unknown } | undefined;
+  const operation = payload?.operation;
+  return operation !== null && typeof operation === 'object' && !Array.isArray(operation)
+    ? (operation as JsonObject)
+    : undefined;
+}
+
+/** The hub app with `operation` (or none) as the payload's operation. */
+function withPayloadOperation(app: Application, operation: JsonObject | undefined): Application {
+  const { operation: _hub, ...rest } = app;
+  return operation ? { ...rest, operation } : rest;
 }
 
 /** Whether a work is the one synth rendered for the app `namespace/name` (static delivery). */

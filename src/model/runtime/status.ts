@@ -13,7 +13,11 @@ import {
 import { SKIP_RECONCILE_ANNOTATION, SPEC_HASH_ANNOTATION } from '../core/keys.js';
 import { buildPayloadApplication, isStandBy, payloadSpecHash, spokeAppNamespace } from '../delivery/manifestwork.js';
 import { operationTaken, parseForwardedOperation } from './propagation.js';
-import { LEGACY_CONTROLLER_CONDITION } from './takeover.js';
+import {
+  INHERITED_DESTINATION_NAMESPACE_ANNOTATION,
+  LEGACY_CONTROLLER_CONDITION,
+  withDestinationNamespace,
+} from './takeover.js';
 import { ROLLOUT_HALTED_CONDITION } from '../rollout/policy.js';
 import { canonicalJson } from '../core/canonical-json.js';
 import { kubeTime } from '../core/time.js';
@@ -50,7 +54,14 @@ export const INVALID_FEEDBACK_CONDITION = 'InvalidFeedbackWarning';
 export const SKIP_RECONCILE_CONDITION = 'SkipReconcileWarning';
 /** On an agent-model hub Application that also carries the pull label (set by the controller, never wrapped). */
 export const DELIVERY_MODEL_CONFLICT_CONDITION = 'DeliveryModelConflict';
+/**
+ * Condition type on a pull Application pullfleet did not render that it delivers although ACM's propagation
+ * controller would refuse it (no PlacementDecision in its namespace selects the target cluster): pullfleet's
+ * tenancy rule (a ManagedClusterSet bound to the namespace) is wider than ACM's.
+ */
+export const ACM_TENANCY_CONDITION = 'AcmTenancyWarning';
 const OWN_CONDITIONS = new Set([
+  ACM_TENANCY_CONDITION,
   DELIVERY_ERROR_CONDITION,
   FEEDBACK_STALE_CONDITION,
   OPERATION_PENDING_CONDITION,
@@ -80,6 +91,8 @@ export interface StatusInput {
   readonly operationTimeoutMs?: number;
   /** An old propagation controller fighting the hand-over of this app's work; becomes a LegacyControllerWarning condition. */
   readonly legacyController?: string;
+  /** Why ACM's propagation controller would not deliver this app, which pullfleet delivers (ACM_TENANCY_CONDITION). */
+  readonly acmTenancy?: string;
   /** The rollout of this waved app halted on failures (the message names the clusters); becomes a RolloutHalted condition. */
   readonly rolloutHalted?: string;
   /**
@@ -261,6 +274,7 @@ function conditionsFor(
     );
   }
   if (input.legacyController) messages.set(LEGACY_CONTROLLER_CONDITION, input.legacyController);
+  if (input.acmTenancy && !input.problem) messages.set(ACM_TENANCY_CONDITION, input.acmTenancy);
   if (input.rolloutHalted) messages.set(ROLLOUT_HALTED_CONDITION, input.rolloutHalted);
   if (input.app.metadata.annotations?.[SKIP_RECONCILE_ANNOTATION] !== 'true') {
     messages.set(
@@ -308,11 +322,13 @@ export function desiredStatus(input: StatusInput): ApplicationStatus {
     // one, the last one stays.
     const operation = current.operationState?.operation ?? {};
     if (feedback?.operationStatePhase && feedback.operationStateStartedAt) {
+      const syncResult = syncResultOf(feedback);
       status.operationState = {
         operation,
         phase: feedback.operationStatePhase,
         startedAt: feedback.operationStateStartedAt,
         ...(feedback.operationStateMessage ? { message: feedback.operationStateMessage } : {}),
+        ...(syncResult ? { syncResult } : {}),
       };
     }
     if (feedback?.reconciledAt) status.reconciledAt = feedback.reconciledAt;
@@ -341,7 +357,11 @@ export function spokeRunsCurrentSpec(
   if (isStandBy(app)) return true;
   const carried = findPayload(work, app.metadata.name)?.metadata?.annotations?.[SPEC_HASH_ANNOTATION];
   if (carried === undefined) return true;
-  return feedback?.specHash === payloadSpecHash(buildPayloadApplication(app).spec);
+  // The payload of a taken-over app may keep the destination namespace the legacy controller filled in.
+  const inherited = app.spec?.destination?.namespace
+    ? undefined
+    : work.metadata.annotations?.[INHERITED_DESTINATION_NAMESPACE_ANNOTATION];
+  return feedback?.specHash === payloadSpecHash(buildPayloadApplication(withDestinationNamespace(app, inherited)).spec);
 }
 
 function findPayload(
@@ -354,6 +374,18 @@ function findPayload(
   )?.find((m) => m.kind === 'Application' && m.metadata?.name === name);
 }
 
+/**
+ * The part of the spoke's `operationState.syncResult` the hub shows: the revision its last sync applied, never
+ * the resources list. An Argo CD 2.x hub's RollingSync moves an app from Pending to Progressing only when that
+ * revision equals the step's target revisions, and on a `Succeeded` phase it reads `syncResult` without a nil
+ * check (argo-cd v2.14.0 applicationset/controllers/applicationset_controller.go:1091-1100): a Succeeded phase
+ * always carries one, with an empty revision while the spoke has not reported it (no match, so no move).
+ */
+export function syncResultOf(feedback: ApplicationFeedback | undefined): { revision: string } | undefined {
+  if (feedback?.operationStateSyncRevision !== undefined) return { revision: feedback.operationStateSyncRevision };
+  return feedback?.operationStatePhase === 'Succeeded' ? { revision: '' } : undefined;
+}
+
 /** Equal as JSON, whatever the order of keys (the API server returns the keys of stored objects sorted). */
 function same(a: unknown, b: unknown): boolean {
   return canonicalJson(a ?? null) === canonicalJson(b ?? null);
@@ -362,7 +394,7 @@ function same(a: unknown, b: unknown): boolean {
 /**
  * Desired status plus the merge patch from the current status. Only fields pullfleet owns appear in the
  * patch: `sync.status`, `sync.revision`, `health.status`, `operationState` (operation, phase, startedAt,
- * message), `reconciledAt` (the spoke's, as reported), `conditions`, and `resources` with `summary.images` when the spoke reported a resource summary
+ * message, `syncResult.revision`), `reconciledAt` (the spoke's, as reported), `conditions`, and `resources` with `summary.images` when the spoke reported a resource summary
  * (compared by digest, so an unchanged list is never rewritten). Fields pullfleet did not compute are left as
  * they are.
  */
@@ -384,18 +416,23 @@ export function computeApplicationStatus(input: StatusInput): StatusResult {
   if (desired.operationState) {
     const want = desired.operationState;
     const have = current.operationState;
+    const wantResult = want.syncResult as { revision: string } | undefined;
+    const haveResult = have?.syncResult as { revision?: string } | undefined;
     const changed =
       !have ||
       have.phase !== want.phase ||
       have.startedAt !== want.startedAt ||
       (have.message ?? undefined) !== want.message ||
-      have.operation === undefined;
+      have.operation === undefined ||
+      haveResult?.revision !== wantResult?.revision;
     if (changed) {
       patch.operationState = {
         operation: want.operation,
         phase: want.phase,
         startedAt: want.startedAt,
         message: want.message ?? null,
+        // Only the revision: a resources list another writer left is removed with it.
+        syncResult: wantResult ? { revision: wantResult.revision, resources: null } : null,
       };
     }
   }

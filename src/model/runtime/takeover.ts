@@ -36,6 +36,13 @@ export const LEGACY_CONTROLLER_CONDITION = 'LegacyControllerWarning';
 /** How long the condition stays after the old controller was last seen writing. */
 export const LEGACY_CONTROLLER_WINDOW_MS = 10 * 60_000;
 
+/**
+ * Annotation on pullfleet's own work of a taken-over app: the `spec.destination.namespace` its payload keeps
+ * because the legacy work delivered the spoke Application with it while the hub app leaves it empty (ACM
+ * 2.15 and later fill an empty one in, see {@link inheritedDestinationNamespace}).
+ */
+export const INHERITED_DESTINATION_NAMESPACE_ANNOTATION = `${PULLFLEET_PREFIX}inherited-destination-namespace`;
+
 /** A legacy work to delete: the preconditions make the API server refuse if it changed since it was judged safe. */
 export interface LegacyWorkRef {
   readonly namespace: string;
@@ -97,6 +104,93 @@ export function isLegacyWorkFor(work: ManifestWork, app: Application): boolean {
     annotations[HUB_APP_NAME_ANNOTATION] === app.metadata.name &&
     payloadApplication(work, app.metadata.name, spokeAppNamespace(app))
   );
+}
+
+/** The `spec.destination.namespace` of the payload Application `namespace/name` in a work ('' when none). */
+function payloadDestinationNamespace(work: ManifestWork, name: string, namespace: string): string {
+  const payload = (work.spec?.workload?.manifests ?? []).find((manifest) => {
+    const metadata = (manifest.metadata ?? {}) as { name?: unknown; namespace?: unknown };
+    return manifest.kind === 'Application' && metadata.name === name && metadata.namespace === namespace;
+  }) as { spec?: { destination?: { namespace?: unknown } } } | undefined;
+  const value = payload?.spec?.destination?.namespace;
+  return typeof value === 'string' ? value : '';
+}
+
+/**
+ * The destination namespace the payload of `app` keeps although the hub app leaves it empty: the one the
+ * spoke Application was delivered with. ACM's propagation controller fills an empty destination namespace in
+ * (with the hub app's namespace in 2.15 and 2.16, with the spoke Application's namespace in 2.17), and
+ * emptying it on the spoke would place namespace-less manifests elsewhere and may prune what Argo CD tracked.
+ * So while a legacy work of the app carries one, pullfleet's payload carries it too, and its own work
+ * remembers it ({@link INHERITED_DESTINATION_NAMESPACE_ANNOTATION}) once the legacy work is gone. A namespace
+ * the hub app sets itself always wins; undefined when there is nothing to keep.
+ */
+export function inheritedDestinationNamespace(
+  app: Application,
+  works: readonly ManifestWork[],
+  ownWork?: ManifestWork,
+): string | undefined {
+  if (app.spec?.destination?.namespace) return undefined;
+  const namespace = spokeAppNamespace(app);
+  for (const work of works) {
+    if (work.metadata.deletionTimestamp || !isLegacyWorkFor(work, app)) continue;
+    const kept = payloadDestinationNamespace(work, app.metadata.name, namespace);
+    if (kept) return kept;
+  }
+  const remembered = ownWork?.metadata.annotations?.[INHERITED_DESTINATION_NAMESPACE_ANNOTATION];
+  return remembered || undefined;
+}
+
+/** `app` with `namespace` as its destination namespace (undefined: `app` as it is). */
+export function withDestinationNamespace(app: Application, namespace: string | undefined): Application {
+  if (!namespace) return app;
+  return { ...app, spec: { ...app.spec, destination: { ...(app.spec?.destination ?? {}), namespace } } };
+}
+
+/** What ACM's propagation controller checks before it writes a work: the app namespace's PlacementDecisions. */
+export interface PlacementDecisionLike {
+  readonly metadata: { readonly namespace?: string; readonly name: string };
+  readonly status?: { readonly decisions?: ReadonlyArray<{ readonly clusterName?: string }> };
+}
+
+/**
+ * Why ACM's propagation controller would refuse to deliver `app` to `cluster`, or undefined when it would
+ * deliver it or the app is pullfleet's own (rendered by synth, labelled managed-by pullfleet): ACM writes a work
+ * only when a PlacementDecision in the Application's namespace lists the cluster (`isClusterBoundToNamespace`,
+ * stolostron/multicloud-integrations release-2.13 to release-2.17). pullfleet's rule (a ManagedClusterSet bound
+ * to the namespace that contains the cluster) is wider, so an app ACM left undelivered would start being
+ * delivered when pullfleet takes over from ACM; pullfleet delivers it and says so.
+ */
+export function acmTenancyDifference(
+  app: Application,
+  cluster: string,
+  decisions: readonly PlacementDecisionLike[],
+): string | undefined {
+  if (app.metadata.labels?.[MANAGED_BY_LABEL] === MANAGED_BY_VALUE) return undefined;
+  const namespace = app.metadata.namespace ?? 'argocd';
+  const selected = decisions.some(
+    (decision) =>
+      (decision.metadata.namespace ?? '') === namespace &&
+      (decision.status?.decisions ?? []).some((entry) => entry.clusterName === cluster),
+  );
+  if (selected) return undefined;
+  return `ACM's propagation controller would not deliver this Application: no PlacementDecision in namespace "${namespace}" selects ManagedCluster "${cluster}"; pullfleet delivers it because a ManagedClusterSet bound to "${namespace}" contains the cluster. If it was meant to stay undelivered (as under ACM), remove the pull label; to make both rules agree, add a Placement in "${namespace}" that selects "${cluster}"`;
+}
+
+/**
+ * The problem shown on an app pullfleet does not deliver while another controller's work still delivers it:
+ * that work is left as it is (never orphaned, never deleted), so the spoke (or the hub) keeps running what it
+ * last received, and nobody updates it. For the hub itself (ACM 2.17 delivers pull apps to local-cluster,
+ * "embedded pull"), what to do instead.
+ */
+export function legacyKeptProblem(problem: string, legacy: readonly ManifestWork[], targetIsHub: boolean): string {
+  const names = legacy
+    .map((work) => `${work.metadata.namespace}/${work.metadata.name}`)
+    .sort()
+    .join(', ');
+  if (targetIsHub)
+    return `pullfleet does not deliver to the hub itself (ManagedCluster "${legacy[0].metadata.namespace}"), which ACM 2.17 does ("embedded pull"): ManifestWork ${names} that ACM wrote is left as it is, so the Application keeps running on the hub as last delivered, but nothing updates it any more. To manage it again, deploy it with the hub's own Argo CD (remove the pull label and the skip-reconcile annotation), or target a spoke cluster`;
+  return `${problem}. ManifestWork ${names}, written by another controller, is left as it is: what it delivered keeps running, but nothing updates it until this is fixed`;
 }
 
 /** Whether deleting the work would leave every manifest on the spoke. */

@@ -180,7 +180,7 @@ describe('reconcile hardening', () => {
       });
     });
 
-    test('GIVEN a forwarded operation WHEN the spoke reports a new startedAt THEN it leaves the hub app and the payload', async () => {
+    test('GIVEN a forwarded operation WHEN the spoke reports a new startedAt THEN it leaves the hub app, and the payload once the phase ends', async () => {
       await forward();
       report(world, WORK1, {
         healthStatus: S('Progressing'),
@@ -190,11 +190,19 @@ describe('reconcile hardening', () => {
       await world.settle(reconciler, KEY);
       expect(hubApp(world).operation).toBeUndefined();
       expect(hubApp(world).metadata.annotations?.[FORWARDED_OPERATION_ANNOTATION]).toBeUndefined();
-      expect(payload(world).operation).toBeUndefined();
+      // Running: Argo CD goes on with the sync only while `.operation` is on the spoke Application.
+      expect(payload(world).operation).toStrictEqual(forwarded({ sync: { revision: 'v2' } }));
       expect(hubApp(world).status!.operationState).toMatchObject({
         phase: 'Running',
         startedAt: '2026-03-01T12:00:30Z',
       });
+      report(world, WORK1, {
+        healthStatus: S('Healthy'),
+        operationStatePhase: S('Succeeded'),
+        operationStateStartedAt: S('2026-03-01T12:00:30Z'),
+      });
+      await world.settle(reconciler, KEY);
+      expect(payload(world).operation).toBeUndefined();
     });
 
     test('GIVEN an operation forwarded before any feedback WHEN the spoke first reports an older operation THEN it is not mistaken for this one', async () => {
@@ -208,8 +216,62 @@ describe('reconcile hardening', () => {
       expect(payload(world).operation).toStrictEqual(forwarded({ sync: { revision: 'v2' } }));
       report(world, WORK1, { operationStatePhase: S('Running'), operationStateStartedAt: S('2026-03-01T11:59:30Z') });
       await world.settle(reconciler, KEY);
-      expect(payload(world).operation).toBeUndefined();
       expect(hubApp(world).operation).toBeUndefined();
+      expect(payload(world).operation).toStrictEqual(forwarded({ sync: { revision: 'v2' } }));
+      report(world, WORK1, { operationStatePhase: S('Failed'), operationStateStartedAt: S('2026-03-01T11:59:30Z') });
+      await world.settle(reconciler, KEY);
+      expect(payload(world).operation).toBeUndefined();
+    });
+
+    test('GIVEN the spoke runs a forwarded operation WHEN a new one lands on the hub app THEN it waits for the phase to end, then reaches the spoke', async () => {
+      await forward();
+      report(world, WORK1, { operationStatePhase: S('Running'), operationStateStartedAt: S('2026-03-01T12:00:30Z') });
+      await world.settle(reconciler, KEY);
+      const running = payload(world).operation;
+      // WHEN the applicationset-controller writes the next operation while the spoke still runs the first
+      const current = hubApp(world);
+      current.operation = { sync: { revision: 'v3' } };
+      world.put('Application', current);
+      await world.settle(reconciler, KEY);
+      // THEN the payload keeps the running one (Argo CD would resume the running state and drop the new one)
+      expect(payload(world).operation).toStrictEqual(running);
+      expect(hubApp(world).operation).toStrictEqual({ sync: { revision: 'v3' } });
+      // recorded (a restart keeps it, the operation timeout counts from now), not forwarded
+      expect(JSON.parse(hubApp(world).metadata.annotations![FORWARDED_OPERATION_ANNOTATION])).toMatchObject({
+        after: '2026-03-01T12:00:30Z',
+      });
+      // WHEN the spoke's phase ends THEN the new operation is forwarded
+      report(world, WORK1, { operationStatePhase: S('Succeeded'), operationStateStartedAt: S('2026-03-01T12:00:30Z') });
+      await world.settle(reconciler, KEY);
+      expect(payload(world).operation).toStrictEqual(forwarded({ sync: { revision: 'v3' } }));
+      expect(JSON.parse(hubApp(world).metadata.annotations![FORWARDED_OPERATION_ANNOTATION])).toMatchObject({
+        after: '2026-03-01T12:00:30Z',
+      });
+    });
+
+    test('GIVEN the spoke runs an operation of its own WHEN the hub app gets one THEN it is not forwarded until the phase ends', async () => {
+      world.put('Application', app());
+      await world.settle(reconciler, KEY);
+      report(world, WORK1, { operationStatePhase: S('Running'), operationStateStartedAt: S('2026-03-01T11:00:00Z') });
+      await world.settle(reconciler, KEY);
+      world.put('Application', { ...hubApp(world), operation: { sync: { revision: 'v2' } } });
+      await world.settle(reconciler, KEY);
+      expect(payload(world).operation).toBeUndefined();
+      // held behind a spoke that stays Running past the operation timeout: said on the hub app
+      world.clock = new Date('2026-03-01T12:10:01Z');
+      await world.settle(reconciler, KEY);
+      expect(condition(world, OPERATION_PENDING_CONDITION)!.message).toContain(
+        'the operation forwarded at 2026-03-01T12:00:00Z has not been started by the spoke within 600 s',
+      );
+      report(world, WORK1, {
+        operationStatePhase: S('Terminating'),
+        operationStateStartedAt: S('2026-03-01T11:00:00Z'),
+      });
+      await world.settle(reconciler, KEY);
+      expect(payload(world).operation).toBeUndefined();
+      report(world, WORK1, { operationStatePhase: S('Failed'), operationStateStartedAt: S('2026-03-01T11:00:00Z') });
+      await world.settle(reconciler, KEY);
+      expect(payload(world).operation).toStrictEqual(forwarded({ sync: { revision: 'v2' } }));
     });
 
     test('fails when the spoke does not take the operation within the timeout: OperationPendingWarning, scheduled by the reconcile itself, operation still forwarded', async () => {

@@ -409,7 +409,13 @@ describe('application reconciler', () => {
     expect({ sync: status.sync, health: status.health, operationState: status.operationState }).toStrictEqual({
       sync: { status: 'Synced', revision: '42' },
       health: { status: 'Healthy' },
-      operationState: { operation: {}, phase: 'Succeeded', startedAt: '2026-03-01T11:59:00Z', message: 'true' },
+      operationState: {
+        operation: {},
+        phase: 'Succeeded',
+        startedAt: '2026-03-01T11:59:00Z',
+        message: 'true',
+        syncResult: { revision: '' },
+      },
     });
   });
 
@@ -431,6 +437,7 @@ describe('application reconciler', () => {
       operation: {},
       phase: 'Succeeded',
       startedAt: '2026-03-01T11:58:07Z',
+      syncResult: { revision: '' },
     });
     expect(status.sync).toStrictEqual({ status: 'Unknown' });
     expect(status.health).toStrictEqual({ status: 'Healthy' });

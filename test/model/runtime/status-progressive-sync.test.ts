@@ -127,7 +127,48 @@ describe('status write-back for ApplicationSet RollingSync', () => {
       phase: 'Succeeded',
       startedAt: '2026-03-01T11:59:57Z',
       message: 'successfully synced',
+      syncResult: { revision: '' },
     });
+  });
+
+  test('GIVEN the spoke reports the revision its sync applied WHEN written back THEN syncResult carries that revision only (what an Argo CD 2.x hub compares)', () => {
+    const app = hubApp('v1');
+    const work = workWith('v1', {
+      operationStatePhase: 'Succeeded',
+      operationStateStartedAt: '2026-03-01T11:59:57Z',
+      operationStateSyncRevision: 'abc123',
+    });
+    const result = computeApplicationStatus({ app, work, now: NOW, staleAfterMs: 0 });
+    expect(result.desired.operationState?.syncResult).toStrictEqual({ revision: 'abc123' });
+    expect((result.patch?.status.operationState as { syncResult?: unknown }).syncResult).toStrictEqual({
+      revision: 'abc123',
+      resources: null,
+    });
+    // Written back once: the same feedback again computes no patch.
+    const patched = result.patch!.status as Record<string, unknown>;
+    const written = {
+      ...app,
+      status: {
+        ...app.status,
+        ...patched,
+        operationState: {
+          ...(patched.operationState as object),
+          message: undefined,
+          syncResult: { revision: 'abc123' },
+        },
+      },
+    } as unknown as typeof app;
+    expect(
+      computeApplicationStatus({ app: written, work, now: NOW, staleAfterMs: 0 }).patch?.status.operationState,
+    ).toBeUndefined();
+  });
+
+  test('GIVEN a Running operation without a reported sync result WHEN written back THEN no syncResult is invented', () => {
+    const s = status(
+      hubApp('v1'),
+      workWith('v1', { operationStatePhase: 'Running', operationStateStartedAt: '2026-03-01T11:59:57Z' }),
+    );
+    expect(s.operationState?.syncResult).toBeUndefined();
   });
 
   test('GIVEN the same feedback twice WHEN written back THEN the second computes no patch (no churn of startedAt or reconciledAt)', () => {

@@ -326,7 +326,11 @@ describe('the sweep never deletes a legacy work', () => {
       works: [stored(legacyWork(app, 'acm'))],
       deliveryProblem: 'not bound',
     });
-    expect(plan).toStrictEqual({ deletes: [], problem: 'not bound' });
+    expect(plan).toStrictEqual({
+      deletes: [],
+      problem:
+        'not bound. ManifestWork east/guestbook-3f2a9, written by another controller, is left as it is: what it delivered keeps running, but nothing updates it until this is fixed',
+    });
   });
 });
 
