@@ -456,7 +456,7 @@ const cases: Case[] = [
   ],
   [
     'a missing source',
-    ({ hub, east }) => new PullApplication(hub, 'web', { destinationNamespace: 'web', spokes: [east] } as never),
+    ({ hub, east }) => new PullApplication(hub, 'web', { destinationNamespace: 'web', spokes: [east] }),
     '[hub/PullApplication:web] source is missing: give the app a source',
   ],
   [
@@ -862,7 +862,7 @@ describe('one report', () => {
     const { fleet, hub, prod, east, all } = base('/nonexistent/never-written');
     new Spoke(hub, 'east');
     new Placement(hub, 'p', { clusterSets: [prod], numberOfClusters: -2 });
-    new PullApplication(hub, 'no-source', { destinationNamespace: 'web', spokes: [east] } as never);
+    new PullApplication(hub, 'no-source', { destinationNamespace: 'web', spokes: [east] });
     new PullApplicationSet(hub, 'appset', {
       source: git,
       destinationNamespace: 'web',
