@@ -239,6 +239,12 @@ export function planFleet(before: PlanSide, after: PlanSide): FleetPlan {
   // Waved static apps: the hub controller writes their works, so no rendered work shows what it deletes.
   const byController = controllerWorkDeletions(old, next);
   plan.spokeDeletions.push(...byController.deletions);
+  // Where the controller writes a work for a waved hub Application of the new output (it takes over one left there).
+  const takenOver = new Set<string>();
+  for (const entry of next.values()) {
+    const work = controllerWorkOf(entry.change.file, entry.object);
+    if (work) takenOver.add(renderedWorkKey(hubOfFile(entry.change.file), work));
+  }
 
   for (const [key, entry] of old) {
     if (next.has(key)) continue;
@@ -248,10 +254,14 @@ export function planFleet(before: PlanSide, after: PlanSide): FleetPlan {
       continue;
     }
     if (isPruneProtected(entry.object)) {
-      // Step 2 of making an app waved: Argo CD leaves the work in place, and the controller takes it over.
+      // Step 2 of making an app waved: Argo CD leaves the work in place, and the controller takes it over,
+      // when a waved hub Application of the new output delivers at the same place. Otherwise (the app was
+      // removed or changed before its rollout began) nothing takes it over and nothing deletes it.
       plan.removed.push({
         ...entry.change,
-        note: 'rendered with Argo CD Prune=false: Argo CD leaves it on the hub; the controller takes it over for the rollout of a waved app, and nothing leaves the spoke',
+        note: takenOver.has(key)
+          ? 'rendered with Argo CD Prune=false: Argo CD leaves it on the hub; the controller takes it over for the rollout of a waved app, and nothing leaves the spoke'
+          : `rendered with Argo CD Prune=false: Argo CD leaves it on the hub, but no waved hub Application takes it over any more, so nothing deletes it and it keeps delivering to spoke ${entry.change.namespace ?? ''}: delete ManifestWork ${entry.change.namespace ?? ''}/${entry.change.name} by hand to remove what it delivers (its deleteOption decides)`,
       });
       continue;
     }
