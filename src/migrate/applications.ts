@@ -22,6 +22,7 @@ import {
 import { toDnsLabel } from '../model/core/names.js';
 import type { JsonObject } from '../model/core/types.js';
 import { DEFAULT_IMPORT, type MigrationSeverity } from './subscriptions.js';
+import { TsCode, tsLiteral } from './ts-literal.js';
 
 export { DEFAULT_IMPORT, type MigrationSeverity };
 
@@ -103,39 +104,12 @@ function parseAllDocumentsSafe(text: string): Array<{ value?: unknown; error?: s
 
 // ------------------------------------------------------------------ code literals
 
-const IDENT = /^[A-Za-z_$][\w$]*$/;
 const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** Code written as it is inside a literal (a factory call, an enum member). */
-class Code {
-  constructor(readonly code: string) {}
-}
-
-/** A TypeScript literal for JSON-like data: single quotes, bare keys where allowed, keys in the order given. */
+/** A TypeScript literal, as the generated fleet code writes it (one line up to 90 characters). */
 function lit(value: unknown, indent = ''): string {
-  if (value instanceof Code) return value.code.split('\n').join(`\n${indent}`);
-  if (value === null) return 'null';
-  if (value === undefined) return 'undefined';
-  if (typeof value === 'string')
-    return `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'").replace(/\n/g, '\\n').replace(/\r/g, '\\r').replace(/\t/g, '\\t')}'`;
-  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-  const inner = `${indent}  `;
-  if (Array.isArray(value)) {
-    if (value.length === 0) return '[]';
-    const items = value.map((v) => lit(v, inner));
-    const flat = `[${items.join(', ')}]`;
-    return flat.length <= 90 && !flat.includes('\n')
-      ? flat
-      : `[\n${items.map((i) => `${inner}${i},`).join('\n')}\n${indent}]`;
-  }
-  const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
-  if (entries.length === 0) return '{}';
-  const parts = entries.map(([k, v]) => `${IDENT.test(k) ? k : lit(k)}: ${lit(v, inner)}`);
-  const flat = `{ ${parts.join(', ')} }`;
-  return flat.length <= 90 && !flat.includes('\n')
-    ? flat
-    : `{\n${parts.map((p) => `${inner}${p},`).join('\n')}\n${indent}}`;
+  return tsLiteral(value, indent, { width: 90 });
 }
 
 function camel(id: string, suffix: string): string {
@@ -149,9 +123,9 @@ function camel(id: string, suffix: string): string {
 // ------------------------------------------------------------------ durations
 
 /** A Go / Argo CD duration (`5s`, `3m`, `1h30m`, a bare number of seconds) as cdk8s `Duration` code. */
-export function durationCode(value: unknown): Code | undefined {
+export function durationCode(value: unknown): TsCode | undefined {
   const text = typeof value === 'number' ? String(value) : typeof value === 'string' ? value.trim() : '';
-  if (/^\d+$/.test(text)) return new Code(`Duration.seconds(${Number(text)})`);
+  if (/^\d+$/.test(text)) return new TsCode(`Duration.seconds(${Number(text)})`);
   const unitMs: Record<string, number> = { h: 3_600_000, m: 60_000, s: 1000, ms: 1 };
   const re = /(\d+)(ms|h|m|s)/g;
   let ms = 0;
@@ -161,10 +135,10 @@ export function durationCode(value: unknown): Code | undefined {
     consumed += m[0];
   }
   if (!text || consumed !== text) return undefined;
-  if (ms % 3_600_000 === 0) return new Code(`Duration.hours(${ms / 3_600_000})`);
-  if (ms % 60_000 === 0) return new Code(`Duration.minutes(${ms / 60_000})`);
-  if (ms % 1000 === 0) return new Code(`Duration.seconds(${ms / 1000})`);
-  return new Code(`Duration.millis(${ms})`);
+  if (ms % 3_600_000 === 0) return new TsCode(`Duration.hours(${ms / 3_600_000})`);
+  if (ms % 60_000 === 0) return new TsCode(`Duration.minutes(${ms / 60_000})`);
+  if (ms % 1000 === 0) return new TsCode(`Duration.seconds(${ms / 1000})`);
+  return new TsCode(`Duration.millis(${ms})`);
 }
 
 // ------------------------------------------------------------------ notes and results
@@ -877,7 +851,7 @@ class Translator {
     const member = typeof value === 'string' ? members[name][value] : undefined;
     if (!member) return value;
     this.used.add(name);
-    return new Code(`${name}.${member}`);
+    return new TsCode(`${name}.${member}`);
   }
 
   // ---------------------------------------------------------------- the Application spec
@@ -980,14 +954,14 @@ class Translator {
     if (options.length) {
       this.used.add('SyncOption');
       const codes = options.map((o) => {
-        if (SYNC_OPTIONS[o]) return new Code(SYNC_OPTIONS[o]);
+        if (SYNC_OPTIONS[o]) return new TsCode(SYNC_OPTIONS[o]);
         const m = /^PrunePropagationPolicy=(.+)$/.exec(o);
         const policy = m ? { foreground: 'FOREGROUND', background: 'BACKGROUND', orphan: 'ORPHAN' }[m[1]] : undefined;
         if (policy) {
           this.used.add('PrunePropagationPolicy');
-          return new Code(`SyncOption.prunePropagationPolicy(PrunePropagationPolicy.${policy})`);
+          return new TsCode(`SyncOption.prunePropagationPolicy(PrunePropagationPolicy.${policy})`);
         }
-        return new Code(`SyncOption.custom(${lit(o)})`);
+        return new TsCode(`SyncOption.custom(${lit(o)})`);
       });
       lines.push(`  syncOptions: ${lit(codes, '  ')},`);
     }
@@ -1041,7 +1015,7 @@ class Translator {
   }
 
   /** The AppSource factory call for one Argo CD source. */
-  private source(subject: string, s: Record<string, unknown>, at: string, multi: boolean): Code {
+  private source(subject: string, s: Record<string, unknown>, at: string, multi: boolean): TsCode {
     this.used.add('AppSource');
     const base: Record<string, unknown> = { repoURL: s.repoURL };
     for (const key of Object.keys(s).sort(cmp))
@@ -1066,7 +1040,7 @@ class Translator {
     if (typeof s.ref === 'string' && s.ref && path === undefined && s.chart === undefined) {
       if (!multi) this.note(subject, 'untranslated', `${at}.ref only means something among several sources`);
       left('a ref');
-      return new Code(`AppSource.ref(${lit(s.ref)}, ${lit({ repoURL: s.repoURL, targetRevision: revision })})`);
+      return new TsCode(`AppSource.ref(${lit(s.ref)}, ${lit({ repoURL: s.repoURL, targetRevision: revision })})`);
     }
     if (typeof s.ref === 'string' && s.ref)
       this.note(
@@ -1094,7 +1068,7 @@ class Translator {
           'changed',
           `${at}.targetRevision is not set: the chart version becomes '' (set one; Argo CD would take the latest)`,
         );
-      return new Code(`AppSource.helm(${lit(props, '')})`);
+      return new TsCode(`AppSource.helm(${lit(props, '')})`);
     }
     const gitBase = { ...base, path: path ?? '.', ...(revision !== undefined ? { targetRevision: revision } : {}) };
     if (path === undefined)
@@ -1119,11 +1093,11 @@ class Translator {
             'untranslated',
             `${at}.kustomize.${key} ${canonicalShort(k[key])} has no AppSource.kustomize prop: not translated`,
           );
-      return new Code(`AppSource.kustomize(${lit(props, '')})`);
+      return new TsCode(`AppSource.kustomize(${lit(props, '')})`);
     }
     if (isObj(s.helm)) {
       left('helm');
-      return new Code(
+      return new TsCode(
         `AppSource.helmGit(${lit({ ...gitBase, ...this.helmOptions(subject, s.helm, `${at}.helm`) }, '')})`,
       );
     }
@@ -1153,7 +1127,7 @@ class Translator {
             'untranslated',
             `${at}.plugin.${key} ${canonicalShort(p[key])} has no AppSource.plugin prop: not translated`,
           );
-      return new Code(`AppSource.plugin(${lit(props, '')})`);
+      return new TsCode(`AppSource.plugin(${lit(props, '')})`);
     }
     const props: Record<string, unknown> = { ...gitBase };
     if (isObj(s.directory)) {
@@ -1173,7 +1147,7 @@ class Translator {
             );
       props.directory = directory;
     }
-    return new Code(`AppSource.git(${lit(props, '')})`);
+    return new TsCode(`AppSource.git(${lit(props, '')})`);
   }
 
   private helmOptions(subject: string, helm: unknown, at: string): Record<string, unknown> {

@@ -11,6 +11,7 @@ import { toDnsLabel } from '../model/core/names.js';
 import { SelectorOperator } from '../model/core/selectors.js';
 import { TaintEffect, TolerationOperator } from '../model/placement/placement.js';
 import type { JsonObject, JsonValue } from '../model/core/types.js';
+import { IDENT, TsCode, tsLiteral as writeLiteral } from './ts-literal.js';
 
 export const SUBSCRIPTION_GROUP = 'apps.open-cluster-management.io';
 /** The module generated code imports the constructs from: the package, as a user's repository installs it. */
@@ -151,39 +152,9 @@ function differingPaths(a: unknown, b: unknown, path = ''): string[] {
 
 // ------------------------------------------------------------------ code emission
 
-const IDENT = /^[A-Za-z_$][\w$]*$/;
-
-/** Code {@link tsLiteral} writes as it is, where a JSON value would be quoted (an enum member). */
-class TsCode {
-  constructor(readonly code: string) {}
-}
-
-/**
- * A TypeScript literal for a JSON value: single-quoted strings, bare keys where allowed, stable key order
- * as given; a {@link TsCode} is written as its code.
- */
+/** A TypeScript literal as the generated fleet code writes it (`null` as `undefined`, as before). */
 export function tsLiteral(value: unknown, indent = ''): string {
-  if (value instanceof TsCode) return value.code;
-  if (value === null || value === undefined) return 'undefined';
-  if (typeof value === 'string')
-    return `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'").replace(/\n/g, '\\n').replace(/\r/g, '\\r').replace(/\t/g, '\\t')}'`;
-  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-  const inner = `${indent}  `;
-  if (Array.isArray(value)) {
-    if (value.length === 0) return '[]';
-    const items = value.map((v) => tsLiteral(v, inner));
-    const flat = `[${items.join(', ')}]`;
-    return flat.length <= 100 && !flat.includes('\n')
-      ? flat
-      : `[\n${items.map((i) => `${inner}${i},`).join('\n')}\n${indent}]`;
-  }
-  const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
-  if (entries.length === 0) return '{}';
-  const parts = entries.map(([k, v]) => `${IDENT.test(k) ? k : tsLiteral(k)}: ${tsLiteral(v, inner)}`);
-  const flat = `{ ${parts.join(', ')} }`;
-  return flat.length <= 100 && !flat.includes('\n')
-    ? flat
-    : `{\n${parts.map((p) => `${inner}${p},`).join('\n')}\n${indent}}`;
+  return writeLiteral(value, indent, { nullAs: 'undefined' });
 }
 
 function camel(id: string): string {
