@@ -53,6 +53,8 @@ export class DeliveryLedger {
   private previousState?: Map<string, PlanStateSpoke>;
   /** Why the Fleet found no plan state for this hub, when it looked. */
   private previousStateMissing?: string;
+  /** The previous synth's output folder holding this hub's folder, when the plan state came from one. */
+  private previousFolder?: string;
   /** Warnings about a spoke that is not declared here, reported under the hub. */
   private readonly unplacedWarnings: string[] = [];
   private readonly renderedWorks = new Map<string, PreviousWork[]>();
@@ -72,6 +74,26 @@ export class DeliveryLedger {
   /** The plan state the previous synth left for this hub (set by the Fleet before rendering). */
   public setPreviousState(state: PlanState): void {
     this.previousState = new Map(state.spokes.map((s) => [s.name, s]));
+  }
+
+  /** The output folder the previous plan state was read from (it holds `<hub>/hub/works/...`). */
+  public setPreviousOutputFolder(folder: string): void {
+    this.previousFolder = folder;
+  }
+
+  /** The previous synth's output folder, when the plan state was read from one (not a single plan-state file). */
+  public get previousOutputFolder(): string | undefined {
+    return this.previousFolder;
+  }
+
+  /** Every spoke of the previous plan state, in its order (sorted by name). */
+  public previousSpokes(): PlanStateSpoke[] {
+    return [...(this.previousState?.values() ?? [])];
+  }
+
+  /** Names of the works this synth renders (or has the controller write, for waved apps) for spoke `spoke`. */
+  public renderedWorkNames(spoke: string): Set<string> {
+    return new Set((this.renderedWorks.get(spoke) ?? []).map((w) => w.name));
   }
 
   /** The Fleet looked for this hub's plan state and found none: `why` (`dist/hub/plan-state.json does not exist`). */

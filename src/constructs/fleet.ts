@@ -211,6 +211,7 @@ export class Fleet extends App {
         return;
       }
       ledger.setPreviousState(state);
+      if (!single) ledger.setPreviousOutputFolder(this.previousOutput);
     } catch (error) {
       recordProblem(
         hub,

@@ -21,6 +21,7 @@ import { SPOKE_VERSIONS_CHECK, type Spoke, type SpokeVersions } from './spoke.js
 import { attachHubParts, HubParts, hubParts, notInsideHub, type ConstructMade } from './_hub-parts.js';
 import { normalizeVersions } from '../model/validation/versions.js';
 import { checkDeclaredVersions } from './_versions.js';
+import { renderLeftoverWorks } from './_leftover-works.js';
 import { claimId, markKind, nameFromId } from './_ids.js';
 import { bool, checkProps, enumOf, num, propsOf, shape, str } from './_props-check.js';
 import { HubRegistry } from './_registry.js';
@@ -236,6 +237,7 @@ export class Hub extends Chart implements IHub {
     );
     this.node.addValidation({ validate: () => problems });
     hubParts(this).order.afterRender(() => checkDeclaredVersions(this));
+    hubParts(this).order.afterRender(() => renderLeftoverWorks(this));
     if (problems.length > 0) return; // the install would repeat the namespace problem; validation reports it once
     const { enabled = true, ...install } = props.controller ?? {};
     if (enabled) {

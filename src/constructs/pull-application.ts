@@ -171,6 +171,27 @@ export class PullApplication extends PullAppBase {
       });
   }
 
+  /**
+   * The spokes among `spokes` whose waved hub Application the controller refuses to wrap into a work, by OCM's
+   * tenancy rule (model/placement/tenancy.ts): no cluster set the fleet binds to the hub's Argo CD namespace (or
+   * declares bound there with `existingBindings`) contains the spoke. Empty when the hub's controller relaxes
+   * tenancy. A binding the hub has but the fleet does not declare is invisible here, hence a warning, not an error.
+   */
+  private outsideBoundSets(spokes: readonly ISpoke[]): ISpoke[] {
+    if (this.hub.controller?.relaxTenancy) return [];
+    const namespace = this.hub.argoNamespace;
+    const bound = this.hub.clusterSets.filter((set) => set.bindings.includes(namespace));
+    return spokes.filter((spoke) => !bound.some((set) => set.isMember(spoke)));
+  }
+
+  /** The warning for waved hub Applications the controller will refuse (see {@link outsideBoundSets}). */
+  private tenancyWarning(refused: readonly ISpoke[]): string {
+    const ns = this.hub.argoNamespace;
+    const names = refused.map((s) => `"${s.name}"`).join(', ');
+    const one = refused.length === 1;
+    return `rollout of app "${this.name}": no cluster set bound to namespace "${ns}" contains spoke${one ? '' : 's'} ${names}, so the controller refuses to write ${one ? 'its work' : 'their works'} (DeliveryError on the hub Application; the spoke keeps what it runs) and the rollout stops at ${one ? "the spoke's wave" : 'their waves'}: add the spoke${one ? '' : 's'} to a cluster set bound to "${ns}" (clusterSet.bindTo('${ns}')), declare a binding the hub already has (ClusterSet.fromClusterSetName(hub, 'Global', 'global', { existingBindings: ['${ns}'] })), or relax tenancy on a single-tenant hub (controller: { relaxTenancy: true })`;
+  }
+
   /** Adds target spokes. A spoke added twice is a reported problem. */
   public deployTo(...spokes: ISpoke[]): void {
     assertNotRendered(this, 'deployTo(...) called');
@@ -275,6 +296,8 @@ export class PullApplication extends PullAppBase {
         buildRolloutPolicyConfigMap(this.rolloutPolicy, this.hub.argoNamespace, scope.node.path, revision),
       );
     }
+    // Spokes whose waved hub Application the controller will refuse (OCM's tenancy rule).
+    const refused: ISpoke[] = [];
     for (const spoke of this.targets()) {
       if (spoke.hub !== this.hub) {
         this.problems.push(
@@ -365,6 +388,7 @@ export class PullApplication extends PullAppBase {
         placeObject(scopeFor(scope, 'HubApplication', OutputFiles.APPLICATIONS), 'Application', wavedApp);
         registry.deliverTo(spoke.name, this.delivery());
         this.delivered++;
+        refused.push(...this.outsideBoundSets([spoke]));
         continue;
       }
       let work = buildManifestWork(hubApp, {
@@ -390,6 +414,7 @@ export class PullApplication extends PullAppBase {
       registry.deliverTo(spoke.name, this.delivery());
       this.delivered++;
     }
+    if (refused.length > 0) this.warnings.push(this.tenancyWarning(refused));
     // Objects the escape hatches asked for that the app did not render go, and synth says why.
     settleAppHatches(this);
   }

@@ -80,6 +80,45 @@ describe('making a static app waved', () => {
     expect(read(dist, 'works/east.yaml')).not.toContain('Prune=false');
   });
 
+  test('GIVEN step 1 of becoming waved committed WHEN the app is removed THEN its works are rendered once more without Prune=false, and the next synth removes them (plan lists it)', async () => {
+    const out = fs.mkdtempSync(path.join(os.tmpdir(), 'pullfleet-waves-'));
+    scratch.push(out);
+    const dist = path.join(out, 'dist');
+    const plan = async () =>
+      (await runPlan({ cwd: process.cwd(), outdir: path.relative(process.cwd(), dist), app })).stdout;
+    const synth = async () => runSynth({ cwd: process.cwd(), outdir: dist, app, typecheck: false });
+
+    process.env.PULLFLEET_TEST_WAVES = 'none';
+    expect((await synth()).ok).toBe(true);
+    process.env.PULLFLEET_TEST_WAVES = 'waved';
+    expect((await synth()).output).toContain('step 1 of 2');
+    expect(read(dist, 'works/east.yaml')).toContain('Prune=false');
+
+    // The app goes before step 2: its works stay once more, prunable, and nothing leaves a spoke yet.
+    process.env.PULLFLEET_TEST_WAVES = 'gone';
+    expect(await plan()).not.toContain('DELETIONS ON SPOKES');
+    const gone = await synth();
+    expect(gone.ok).toBe(true);
+    expect(gone.output).toContain(
+      "ManifestWork east/argocd-web-east was rendered with Argo CD's Prune=false (step 1 of an app becoming waved), and the app no longer delivers it",
+    );
+    for (const spoke of ['canary', 'east', 'west']) {
+      expect(read(dist, `works/${spoke}.yaml`)).toContain(`name: argocd-web-${spoke}`);
+      expect(read(dist, `works/${spoke}.yaml`)).not.toContain('Prune=false');
+    }
+    expect(read(dist, 'applications.yaml') ?? '').not.toContain('web');
+
+    // The next synth drops them: plan lists each deletion on its spoke, and synth says nothing more.
+    const dropPlan = await plan();
+    expect(dropPlan).toContain('DELETIONS ON SPOKES');
+    for (const spoke of ['canary', 'east', 'west']) expect(dropPlan).toContain(`argocd-web-${spoke}`);
+    const again = await synth();
+    expect(again.ok).toBe(true);
+    expect(again.output).not.toContain('Prune=false');
+    for (const spoke of ['canary', 'east', 'west'])
+      expect(read(dist, `works/${spoke}.yaml`) ?? '').not.toContain(`name: argocd-web-${spoke}`);
+  });
+
   test('GIVEN no committed output WHEN a new app is waved THEN synth renders it waved at once', async () => {
     const out = fs.mkdtempSync(path.join(os.tmpdir(), 'pullfleet-waves-'));
     scratch.push(out);

@@ -60,12 +60,12 @@ export const FIXED_CASES: readonly OracleCase[] = [
     ],
   },
   {
-    // Found by seed 14 (10 edits; shrunk by hand): synth renders a waved app's hub Application for a spoke in
-    // no cluster set bound to the Argo CD namespace; the controller refuses to write its work (DeliveryError:
-    // "bound sets … do not contain it"), so the new revision never reaches it and the rollout stays
-    // progressing. Synth should refuse it (or the rollout leave the spoke out), as placements never select it.
+    // Found by seed 14 (10 edits; shrunk by hand): synth rendered a waved app's hub Application for a spoke in
+    // no cluster set bound to the Argo CD namespace without a word; the controller refuses to write its work
+    // (DeliveryError: "bound sets … do not contain it"), so the new revision never reaches it and the rollout
+    // stops at its wave. Synth now foretells it (a warning naming the spoke and the fixes); the oracle holds the
+    // controller to the refusal, the spoke to what it ran, and synth to the warning.
     name: 'a spoke of a waved app leaves its cluster set, then the app gets a new revision',
-    knownFailure: 'the rollout stalls on a spoke outside the bound cluster sets (constructs: synth accepts it)',
     settleTimeoutMs: 30_000,
     fleet: wavedFleet(true),
     edits: [
@@ -75,17 +75,24 @@ export const FIXED_CASES: readonly OracleCase[] = [
   },
   {
     // Found by seed 37 (10 edits; shrunk by hand): a static app removed in step 1 of becoming waved. Its
-    // works were rendered with Prune=false, so the hub's Argo CD leaves them, and with no waved hub
-    // Application left the controller never takes them over: they stay on the hub and keep delivering.
-    // Plan now says so (it said the controller takes them over); nothing deletes them yet.
+    // works were rendered with Prune=false, so the hub's Argo CD left them, and with no waved hub Application
+    // left the controller never took them over: they stayed on the hub for good, delivering. Synth now renders
+    // them once more without Prune=false; the synth after that drops them, and plan lists their deletion.
     name: 'a static app made waved, then removed',
-    knownFailure:
-      'the works left by Prune=false stay on the hub for good (constructs and controller: nothing removes them)',
+    settleTimeoutMs: 30_000,
+    fleet: { ...wavedFleet(false), apps: [{ name: 'web', spokes: ['c1', 'c2', 'c3'], revision: 'v1' }] },
+    edits: [{ op: 'appWaves', name: 'web', on: true }, { op: 'removeApp', name: 'web' }, { op: 'synthAgain' }],
+  },
+  {
+    // The same leftover as above, for an app renamed and for a spoke dropped in step 1 of becoming waved.
+    name: 'a static app made waved, then renamed and one spoke dropped',
     settleTimeoutMs: 30_000,
     fleet: { ...wavedFleet(false), apps: [{ name: 'web', spokes: ['c1', 'c2', 'c3'], revision: 'v1' }] },
     edits: [
       { op: 'appWaves', name: 'web', on: true },
-      { op: 'removeApp', name: 'web' },
+      { op: 'renameApp', name: 'web', to: 'shop' },
+      { op: 'appSpokes', name: 'shop', spokes: ['c1', 'c2'] },
+      { op: 'synthAgain' },
     ],
   },
   {

@@ -135,6 +135,8 @@ export type OracleEdit =
   | { readonly op: 'moveTo'; readonly id: string; readonly model: 'agent-managed' | 'basic' }
   /** Synthesizes again, unchanged: a moving spoke takes its next step. */
   | { readonly op: 'moveStep' }
+  /** Synthesizes again, unchanged: a change made in two synths takes its second (fixed cases only). */
+  | { readonly op: 'synthAgain' }
   /** Drops `moveTo` (synth refuses while the move is not done). */
   | { readonly op: 'finishMove'; readonly id: string };
 
@@ -658,6 +660,8 @@ export function applyEdit(fleet: OracleFleet, edit: OracleEdit): OracleFleet | u
             })
           : undefined;
       break;
+    case 'synthAgain':
+      return { ...fleet };
     case 'moveStep':
       // the same fleet, synthesized again: the output changes (the next step), the fleet does not
       return fleet.spokes.some((s) => s.moving) ? { ...fleet } : undefined;

@@ -38,6 +38,7 @@ export interface OracleMismatch {
     | 'refused step changed something'
     | 'plan and synth disagree'
     | 'did not settle'
+    | 'refusal not foretold'
     | 'forbidden request';
   readonly detail: string;
 }
@@ -120,11 +121,17 @@ export async function runOracleCase(
         continue;
       }
       const dir = path.join(root, `step-${step}`);
-      const build = (outdir: string) =>
-        buildOracleFleet(next, names, { outdir, ...(previous ? { previousOutput: previous } : {}) }).synth();
+      const build = (outdir: string) => {
+        const built = buildOracleFleet(next, names, { outdir, ...(previous ? { previousOutput: previous } : {}) });
+        built.synth();
+        return built;
+      };
       let refusal: string | undefined;
+      let warnings: string[] = [];
       try {
-        build(dir);
+        warnings = build(dir)
+          .warnings()
+          .map((w) => w.message);
       } catch (error) {
         refusal = String((error as Error).message ?? error);
       }
@@ -196,6 +203,14 @@ export async function runOracleCase(
         mismatches.push({ ...at, kind: 'did not settle', detail: String((error as Error).message) });
         return { mismatches, steps };
       }
+      // Every refusal by the controller's tenancy rule was foretold by synth (and so by plan).
+      for (const cluster of session.refusedByTenancy())
+        if (!warnings.some((w) => w.includes('no cluster set bound') && w.includes(`"${cluster}"`)))
+          mismatches.push({
+            ...at,
+            kind: 'refusal not foretold',
+            detail: `the controller refused ${cluster} (no bound cluster set contains it); synth warned: ${JSON.stringify(warnings)}`,
+          });
       const seen = await session.observe();
       const observed = new Set(seen.deletions);
       for (const id of seen.deletions)

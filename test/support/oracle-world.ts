@@ -191,6 +191,10 @@ export class OracleSession {
   private waves = new Map<string, string[][]>();
   /** Clusters an agent GitOpsCluster decides in the output applied last: a managed agent runs there. */
   private agents = new Set<string>();
+  /** Clusters in no cluster set the output applied last binds to the Argo CD namespace (OCM's tenancy rule). */
+  private outsideBound = new Set<string>();
+  /** Clusters whose pull hub Application the controller refused by the tenancy rule, at the last check. */
+  private tenancyRefused = new Set<string>();
   private refusals = new Set<string>();
   /** Spoke Applications the played agents deleted (`<ns>/<name>` → the agent), not yet observed. */
   private agentDeleted = new Map<string, string>();
@@ -302,6 +306,9 @@ export class OracleSession {
     const bound = this.hubObjects
       .filter((o) => o.kind === 'ManagedClusterSetBinding' && o.metadata?.namespace === this.argoNamespace)
       .map((o) => (o.spec?.clusterSet ?? o.metadata?.name) as string);
+    this.outsideBound = new Set(
+      (state?.spokes ?? []).filter((s) => !s.clusterSets.some((set) => bound.includes(set))).map((s) => s.name),
+    );
     const placements = this.hubObjects.filter((o) => o.kind === 'Placement');
     const wanted = new Set<string>();
     for (const p of placements) {
@@ -622,6 +629,7 @@ export class OracleSession {
     );
     const renderedWorks = new Set(this.hubObjects.filter((o) => o.kind === 'ManifestWork').map(key));
     const liveApps = new Set<string>();
+    const refused = new Set<string>();
     for (const app of hubApps) {
       if (app.metadata.deletionTimestamp) {
         // An agent-managed hub Application keeps Argo CD's resources finalizer until the hub's Argo CD (or the
@@ -645,6 +653,15 @@ export class OracleSession {
       }
       if (app.metadata.labels?.[PULL_LABEL] !== 'true') continue;
       const cluster = app.metadata.annotations?.[MANAGED_CLUSTER_ANNOTATION];
+      if (cluster && this.outsideBound.has(cluster)) {
+        // OCM's tenancy rule: the controller must refuse it and say so (what the spoke runs stays as it was).
+        if (!conditionsOf(app).includes('DeliveryError'))
+          out.push(
+            `hub Application ${app.metadata.name} targets ${cluster}, in no cluster set bound to ${this.argoNamespace}, and carries no DeliveryError${conditionsOf(app)}`,
+          );
+        refused.add(cluster);
+        continue;
+      }
       const work = works.get(`${cluster}/${manifestWorkName(this.argoNamespace, app.metadata.name)}`);
       if (!work) {
         out.push(`hub Application ${app.metadata.name} has no work in ${cluster}${conditionsOf(app)}`);
@@ -681,7 +698,10 @@ export class OracleSession {
         else if (s.metadata.deletionTimestamp) out.push(`spoke Application ${key(p)} is being deleted`);
       }
     }
-    for (const [app] of this.waves) {
+    this.tenancyRefused = refused;
+    for (const [app, waves] of this.waves) {
+      // A rollout with a refused cluster stops at its wave (synth warns): not held to finish.
+      if (waves.some((wave) => wave.some((cluster) => refused.has(cluster)))) continue;
       const state = await this.hub.get<Obj>('v1', 'ConfigMap', this.argoNamespace, rolloutStateName(app));
       const phase = state?.data?.[ROLLOUT_PROGRESS_KEY]
         ? (JSON.parse(state.data[ROLLOUT_PROGRESS_KEY]) as { phase?: string }).phase
@@ -690,6 +710,11 @@ export class OracleSession {
       if (phase !== 'complete' && phase !== 'idle') out.push(`rollout of ${app} is ${phase ?? 'not started'}`);
     }
     return out;
+  }
+
+  /** Clusters whose pull hub Application the controller refused by OCM's tenancy rule when the world settled. */
+  refusedByTenancy(): string[] {
+    return [...this.tenancyRefused].sort();
   }
 
   /**

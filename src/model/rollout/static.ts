@@ -193,3 +193,28 @@ export function protectFromPrune<T extends KubeObject>(work: T): T {
   annotations[ARGOCD_SYNC_OPTIONS_ANNOTATION] = list.join(',');
   return { ...work, metadata: { ...work.metadata, annotations: sortKeys(annotations) } };
 }
+
+/** Whether `work` carries Argo CD's Prune=false sync option (see {@link protectFromPrune}). */
+export function isPruneProtected(work: KubeObject): boolean {
+  const options = work.metadata.annotations?.[ARGOCD_SYNC_OPTIONS_ANNOTATION] ?? '';
+  return options.split(',').some((o) => o.trim() === 'Prune=false');
+}
+
+/**
+ * `work` without the Prune=false that {@link protectFromPrune} added (the annotation goes when nothing else is
+ * in it), so that Argo CD prunes it once it leaves `dist/`.
+ */
+export function unprotectFromPrune<T extends KubeObject>(work: T): T {
+  const annotations = { ...(work.metadata.annotations ?? {}) };
+  const list = (annotations[ARGOCD_SYNC_OPTIONS_ANNOTATION] ?? '')
+    .split(',')
+    .map((o) => o.trim())
+    .filter((o) => o !== '' && o !== 'Prune=false');
+  if (list.length > 0) annotations[ARGOCD_SYNC_OPTIONS_ANNOTATION] = list.join(',');
+  else delete annotations[ARGOCD_SYNC_OPTIONS_ANNOTATION];
+  const { annotations: _, ...metadata } = work.metadata;
+  return {
+    ...work,
+    metadata: Object.keys(annotations).length > 0 ? { ...metadata, annotations: sortKeys(annotations) } : metadata,
+  };
+}
