@@ -135,6 +135,13 @@ export interface ControllerInstallProps {
    */
   readonly relaxTenancy?: boolean;
   /**
+   * On a hub taken over from ACM: an `AcmTenancyWarning` on each pull Application pullfleet did not render that
+   * it delivers although ACM's propagation controller would not (no PlacementDecision in the app's namespace
+   * selects the cluster). Has no effect with `relaxTenancy`.
+   * @default false
+   */
+  readonly acmTenancyWarnings?: boolean;
+  /**
    * Bounded periodic resync.
    * @default Duration.minutes(5)
    */
@@ -180,6 +187,7 @@ export const CONTROLLER_INSTALL_PROPS = propsOf<ControllerInstallProps>('Control
   feedbackScrape: enumOf(FeedbackScrape, 'FeedbackScrape'),
   staleAfter: duration(),
   relaxTenancy: bool(),
+  acmTenancyWarnings: bool(),
   resync: duration(),
   workers: num('a whole number'),
   multiclusterReports: bool(),
@@ -283,6 +291,8 @@ export class ControllerInstall extends Construct {
   public readonly staleAfter: Duration;
   /** Any namespace may target any ManagedCluster (single-tenant hubs only). */
   public readonly relaxTenancy: boolean;
+  /** Pull Applications ACM would not deliver get an `AcmTenancyWarning` (see {@link ControllerInstallProps.acmTenancyWarnings}). */
+  public readonly acmTenancyWarnings: boolean;
   /** Period of the full resync. */
   public readonly resync: Duration;
   /** Concurrent reconciles. */
@@ -338,6 +348,7 @@ export class ControllerInstall extends Construct {
     this.feedbackScrape = enumMember(props.feedbackScrape ?? FeedbackScrape.POLL);
     this.staleAfter = props.staleAfter ?? Duration.minutes(15);
     this.relaxTenancy = props.relaxTenancy ?? false;
+    this.acmTenancyWarnings = props.acmTenancyWarnings ?? false;
     this.resync = props.resync ?? Duration.minutes(5);
     if (this.resync.toSeconds() < 10)
       problems.push(`resync ${this.resync.toSeconds()}s is too short: use at least 10 seconds`);
@@ -557,6 +568,8 @@ export class ControllerInstall extends Construct {
       `--feedback-scrape-type=${this.feedbackScrape}`,
       `--stale-after=${this.staleAfter.toSeconds()}`,
       `--relax-tenancy=${this.relaxTenancy}`,
+      // Only when set, so that an install without it renders as before.
+      ...(this.acmTenancyWarnings ? ['--acm-tenancy-warnings=true'] : []),
       `--resync=${this.resync.toSeconds()}`,
       `--workers=${this.workers}`,
       ...(this.shards > 1 ? [`--shards=${this.shards}`] : []),

@@ -110,6 +110,7 @@ describe('ControllerInstall', () => {
       feedbackScrape: FeedbackScrape.WATCH,
       staleAfter: Duration.minutes(5),
       relaxTenancy: true,
+      acmTenancyWarnings: true,
       resync: Duration.minutes(10),
     });
     expect(objects.some((o) => o.kind === 'Namespace')).toBe(false);
@@ -122,6 +123,7 @@ describe('ControllerInstall', () => {
       '--feedback-scrape-type=Watch',
       '--stale-after=300',
       '--relax-tenancy=true',
+      '--acm-tenancy-warnings=true',
       '--resync=600',
       '--workers=32',
       '--multicluster-reports=false',
@@ -230,6 +232,22 @@ describe('ControllerInstall and the controller agree', () => {
       ({ obj }) => obj.kind === 'Role' && obj.metadata.name === 'pullfleet-controller-leader-election',
     )!.obj;
     expect(leaseRole.metadata.namespace).toBe(config.namespace);
+  });
+
+  test('GIVEN acmTenancyWarnings WHEN the controller reads the rendered flags THEN the warnings are on; without it they are off and no flag is rendered', () => {
+    const configOf = (props: Parameters<typeof render>[0]) => {
+      const deployment = find(render(props), 'Deployment');
+      const command = buildCommand({}).exitOverride();
+      command.parse(deployment.spec.template.spec.containers[0].args, { from: 'user' });
+      return {
+        args: deployment.spec.template.spec.containers[0].args as string[],
+        config: resolveConfig(configFromOptions(command.opts())),
+      };
+    };
+    expect(configOf({ acmTenancyWarnings: true }).config.acmTenancyWarnings).toBe(true);
+    const off = configOf({});
+    expect(off.config.acmTenancyWarnings).toBe(false);
+    expect(off.args.some((a) => a.startsWith('--acm-tenancy-warnings'))).toBe(false);
   });
 
   test('GIVEN namespace "platform" THEN the flag alone and the downward-API env alone each give the Lease namespace', () => {
