@@ -62,6 +62,7 @@ export type {
   HelmParameter,
   HelmFileParameter,
   RefSourceProps,
+  PluginParameter,
   PluginSourceProps,
   PullAppOptions,
   SpokeInfo,

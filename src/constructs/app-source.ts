@@ -238,6 +238,52 @@ export interface KustomizeSourceProps {
    * @default - the Kustomize bundled with the spoke's Argo CD
    */
   readonly version?: string;
+  /**
+   * `commonLabels` overwrite labels the resources already have (`kustomize edit add label --force`).
+   * Needs `commonLabels`.
+   * @default false
+   */
+  readonly forceCommonLabels?: boolean;
+  /**
+   * `commonLabels` go on the resources only, not into selectors (`--without-selector`), so that they can change
+   * without recreating Deployments. Needs `commonLabels`.
+   * @default false
+   */
+  readonly labelWithoutSelector?: boolean;
+  /**
+   * With `labelWithoutSelector`, the labels also go on pod templates (`--include-templates`). Argo CD 3.0 and later.
+   * @default false
+   */
+  readonly labelIncludeTemplates?: boolean;
+  /**
+   * `commonAnnotations` overwrite annotations the resources already have (`--force`). Needs `commonAnnotations`.
+   * @default false
+   */
+  readonly forceCommonAnnotations?: boolean;
+  /**
+   * Argo CD's build environment variables (`$ARGOCD_APP_NAME`, ...) are substituted in `commonAnnotations` values.
+   * Needs `commonAnnotations`.
+   * @default false
+   */
+  readonly commonAnnotationsEnvsubst?: boolean;
+  /**
+   * Components that do not exist are left out instead of failing the build. Needs `components`. Argo CD 3.0 and
+   * later.
+   * @default false
+   */
+  readonly ignoreMissingComponents?: boolean;
+  /**
+   * The Kubernetes version Helm charts inflated by the kustomization render for (`--helm-kube-version`; Kustomize
+   * 5.3 or later with `--enable-helm` in the spoke's Kustomize build options), such as `1.30`.
+   * @default - the version of the spoke cluster
+   */
+  readonly kubeVersion?: string;
+  /**
+   * The API versions Helm charts inflated by the kustomization see (`--helm-api-versions`; as `kubeVersion`),
+   * such as `monitoring.coreos.com/v1/ServiceMonitor`.
+   * @default - those of the spoke cluster
+   */
+  readonly apiVersions?: readonly string[];
 }
 
 /** One Helm parameter (`--set name=value`). */
@@ -322,6 +368,21 @@ export interface HelmOptions {
    * @default false
    */
   readonly passCredentials?: boolean;
+  /**
+   * Leave out the chart's test hooks (`--skip-tests`).
+   * @default false
+   */
+  readonly skipTests?: boolean;
+  /**
+   * The Kubernetes version the chart renders for (`.Capabilities.KubeVersion`), such as `1.30` or `v1.30.2`.
+   * @default - the version of the spoke cluster
+   */
+  readonly kubeVersion?: string;
+  /**
+   * The API versions the chart sees (`.Capabilities.APIVersions`), as `group/version` or `group/version/Kind`.
+   * @default - those of the spoke cluster
+   */
+  readonly apiVersions?: readonly string[];
 }
 
 /**
@@ -386,6 +447,34 @@ export interface PluginSourceProps {
    * @default {}
    */
   readonly env?: Record<string, string>;
+  /**
+   * Parameters the plugin announces (its `parameters` discovery), in the order given; each has exactly one of
+   * `string`, `array` or `map`. Argo CD passes them to the plugin as `ARGOCD_APP_PARAMETERS` (JSON) and as
+   * `PARAM_<NAME>` variables.
+   * @default []
+   */
+  readonly parameters?: readonly PluginParameter[];
+}
+
+/** One parameter of a Config Management Plugin source: a name and exactly one value. */
+export interface PluginParameter {
+  /** The parameter's name. */
+  readonly name: string;
+  /**
+   * A string value.
+   * @default - none (give `array` or `map`)
+   */
+  readonly string?: string;
+  /**
+   * A list value.
+   * @default - none (give `string` or `map`)
+   */
+  readonly array?: readonly string[];
+  /**
+   * A map value.
+   * @default - none (give `string` or `array`)
+   */
+  readonly map?: Record<string, string>;
 }
 
 /** `a.b[0]` style path of a key below `values`. */
@@ -508,6 +597,9 @@ const HELM_OPTION_CHECKS: PropSpec<HelmOptions> = {
   namespace: str(),
   version: str(),
   passCredentials: bool(),
+  skipTests: bool(),
+  kubeVersion: str(),
+  apiVersions: listOf(str(), "['monitoring.coreos.com/v1/ServiceMonitor']"),
 };
 
 /** The runtime type of every {@link GitSourceProps} key. */
@@ -554,6 +646,14 @@ const KUSTOMIZE_SOURCE_PROPS = propsOf<KustomizeSourceProps>('AppSource.kustomiz
   ),
   components: listOf(str(), "['../components/monitoring']"),
   version: str(),
+  forceCommonLabels: bool(),
+  labelWithoutSelector: bool(),
+  labelIncludeTemplates: bool(),
+  forceCommonAnnotations: bool(),
+  commonAnnotationsEnvsubst: bool(),
+  ignoreMissingComponents: bool(),
+  kubeVersion: str(),
+  apiVersions: listOf(str(), "['monitoring.coreos.com/v1/ServiceMonitor']"),
 });
 
 /** The runtime type of every {@link HelmSourceProps} key. */
@@ -582,9 +682,23 @@ const PLUGIN_SOURCE_PROPS = propsOf<PluginSourceProps>('AppSource.plugin', {
   targetRevision: str(),
   name: str(),
   env: stringMap('environment variable', "{ ENVIRONMENT: 'prod' }"),
+  parameters: listOf(
+    shape<PluginParameter>('plugin parameter', {
+      name: required(str()),
+      string: str(),
+      array: listOf(str(), "['a', 'b']"),
+      map: stringMap('map entry', "{ key: 'value' }"),
+    }),
+    "[{ name: 'replicas', string: '3' }]",
+  ),
 });
 
 // ---- value rules (Argo CD's own, cited on docs/reference/upstream-contract.md) ----
+
+/** A Kubernetes version as Helm's `--kube-version` reads it (a semantic version, `v` optional, patch optional). */
+const KUBE_VERSION = /^v?\d+\.\d+(\.\d+)?([-+][0-9A-Za-z.+-]+)?$/;
+/** `group/version`, `group/version/Kind` or `v1` (the core group), as Helm's `--api-versions` takes them. */
+const API_VERSION = /^(?:[a-z0-9.-]+\/)?v[0-9][a-z0-9]*(?:\/[A-Za-z][A-Za-z0-9]*)?$/;
 
 /** A `ref` name: Argo CD's `GetRefSources` allows letters, digits, `_` and `-` (util/argo/argo.go). */
 const REF_NAME = /^[a-zA-Z0-9_-]+$/;
@@ -802,7 +916,31 @@ function helmJson(p: Problems, h: HelmOptions, refs: Set<string>, base = '.', wa
     else out.version = h.version;
   }
   if (h.passCredentials !== undefined) out.passCredentials = h.passCredentials;
+  if (h.skipTests !== undefined) out.skipTests = h.skipTests;
+  renderCapabilities(p, h, out);
   return out;
+}
+
+/** `kubeVersion` and `apiVersions` (Helm sources, and Helm charts a kustomization inflates) into `out`. */
+function renderCapabilities(
+  p: Problems,
+  o: { readonly kubeVersion?: string; readonly apiVersions?: readonly string[] },
+  out: JsonObject,
+): void {
+  if (o.kubeVersion !== undefined) {
+    if (!KUBE_VERSION.test(o.kubeVersion))
+      p.add(`kubeVersion "${o.kubeVersion}" is not a Kubernetes version: give one such as "1.30" or "v1.30.2"`);
+    else out.kubeVersion = o.kubeVersion;
+  }
+  if (o.apiVersions?.length) {
+    o.apiVersions.forEach((v, i) => {
+      if (!API_VERSION.test(v))
+        p.add(
+          `apiVersions[${i}] "${v}" is not an API version: give "group/version" or "group/version/Kind", such as "monitoring.coreos.com/v1/ServiceMonitor" ("v1" for the core group)`,
+        );
+    });
+    out.apiVersions = [...o.apiVersions];
+  }
 }
 
 function kustomizeJson(p: Problems, k: KustomizeSourceProps): JsonObject {
@@ -900,6 +1038,27 @@ function kustomizeJson(p: Problems, k: KustomizeSourceProps): JsonObject {
       );
     else out.version = k.version;
   }
+  const needs = (flag: keyof KustomizeSourceProps, on: boolean | undefined, field: string, present: boolean) => {
+    if (on === undefined) return;
+    if (on && !present)
+      p.add(`${flag} changes how ${field} is applied, and there is no ${field}: give ${field}, or leave ${flag} out`);
+    out[flag] = on;
+  };
+  const labels = Object.keys(k.commonLabels ?? {}).length > 0;
+  const annotations = Object.keys(k.commonAnnotations ?? {}).length > 0;
+  needs('forceCommonLabels', k.forceCommonLabels, 'commonLabels', labels);
+  needs('labelWithoutSelector', k.labelWithoutSelector, 'commonLabels', labels);
+  if (k.labelIncludeTemplates !== undefined) {
+    if (k.labelIncludeTemplates && k.labelWithoutSelector !== true)
+      p.add(
+        'labelIncludeTemplates puts the labels on pod templates only together with labelWithoutSelector: true (with selectors they are there already): set labelWithoutSelector, or leave labelIncludeTemplates out',
+      );
+    out.labelIncludeTemplates = k.labelIncludeTemplates;
+  }
+  needs('forceCommonAnnotations', k.forceCommonAnnotations, 'commonAnnotations', annotations);
+  needs('commonAnnotationsEnvsubst', k.commonAnnotationsEnvsubst, 'commonAnnotations', annotations);
+  needs('ignoreMissingComponents', k.ignoreMissingComponents, 'components', (k.components?.length ?? 0) > 0);
+  renderCapabilities(p, k, out);
   return out;
 }
 
@@ -1083,6 +1242,24 @@ export class AppSource {
           `env name "${name}" is not an environment variable name: use letters, digits and "_", not starting with a digit`,
         );
     if (env.length) plugin.env = env.map(([name, value]) => ({ name, value }));
+    if (props.parameters?.length) {
+      const seen = new Set<string>();
+      plugin.parameters = props.parameters.map((param, i) => {
+        p.nonEmpty(`parameters[${i}].name`, param.name, 'give the name the plugin announces');
+        if (seen.has(param.name)) p.add(`parameters names "${param.name}" twice: give each parameter once`);
+        seen.add(param.name);
+        const values = (['string', 'array', 'map'] as const).filter((k) => param[k] !== undefined);
+        if (values.length !== 1)
+          p.add(
+            `parameters[${i}] ("${param.name}") has ${values.length === 0 ? 'no value' : `${values.join(' and ')}`}: give exactly one of string, array or map`,
+          );
+        const json: JsonObject = { name: param.name };
+        if (param.string !== undefined) json.string = param.string;
+        if (param.array !== undefined) json.array = [...param.array];
+        if (param.map !== undefined) json.map = sorted(param.map);
+        return json;
+      });
+    }
     return new AppSource(
       'plugin',
       { repoURL: props.repoURL ?? '', path: props.path ?? '', targetRevision: props.targetRevision ?? 'HEAD', plugin },

@@ -58,6 +58,7 @@ export {
   type KustomizePatchTarget,
   type KustomizeReplica,
   type KustomizeSourceProps,
+  type PluginParameter,
   type PluginSourceProps,
   type RefSourceProps,
 } from './app-source.js';

@@ -299,6 +299,84 @@ describe('sources', () => {
     });
   });
 
+  test('GIVEN the Kustomize label, annotation, component and Helm-capability options THEN spec.source.kustomize has them', () => {
+    expect(
+      sourceOf({
+        source: AppSource.kustomize({
+          repoURL: REPO,
+          path: 'overlays/prod',
+          commonLabels: { team: 'web' },
+          forceCommonLabels: true,
+          labelWithoutSelector: true,
+          labelIncludeTemplates: true,
+          commonAnnotations: { 'example.com/app': '$ARGOCD_APP_NAME' },
+          forceCommonAnnotations: false,
+          commonAnnotationsEnvsubst: true,
+          components: ['../components/monitoring'],
+          ignoreMissingComponents: true,
+          kubeVersion: '1.30',
+          apiVersions: ['monitoring.coreos.com/v1/ServiceMonitor', 'v1'],
+        }),
+      }),
+    ).toStrictEqual({
+      repoURL: REPO,
+      path: 'overlays/prod',
+      targetRevision: 'HEAD',
+      kustomize: {
+        commonLabels: { team: 'web' },
+        commonAnnotations: { 'example.com/app': '$ARGOCD_APP_NAME' },
+        components: ['../components/monitoring'],
+        forceCommonLabels: true,
+        labelWithoutSelector: true,
+        labelIncludeTemplates: true,
+        forceCommonAnnotations: false,
+        commonAnnotationsEnvsubst: true,
+        ignoreMissingComponents: true,
+        kubeVersion: '1.30',
+        apiVersions: ['monitoring.coreos.com/v1/ServiceMonitor', 'v1'],
+      },
+    });
+  });
+
+  test('GIVEN Helm skipTests, kubeVersion and apiVersions THEN spec.source.helm has them', () => {
+    const source = sourceOf({
+      source: AppSource.helm({
+        repoURL: CHARTS,
+        chart: 'web',
+        targetRevision: '1.0.0',
+        skipTests: true,
+        kubeVersion: 'v1.30.2',
+        apiVersions: ['apps/v1', 'gateway.networking.k8s.io/v1/HTTPRoute'],
+      }),
+    }) as { helm: unknown };
+    expect(source.helm).toStrictEqual({
+      skipTests: true,
+      kubeVersion: 'v1.30.2',
+      apiVersions: ['apps/v1', 'gateway.networking.k8s.io/v1/HTTPRoute'],
+    });
+  });
+
+  test('GIVEN plugin parameters THEN spec.source.plugin.parameters in the order given, each with its one value', () => {
+    const source = sourceOf({
+      source: AppSource.plugin({
+        repoURL: REPO,
+        path: 'web',
+        parameters: [
+          { name: 'replicas', string: '3' },
+          { name: 'regions', array: ['eu', 'us'] },
+          { name: 'labels', map: { tier: 'web', env: 'prod' } },
+        ],
+      }),
+    }) as { plugin: unknown };
+    expect(source.plugin).toStrictEqual({
+      parameters: [
+        { name: 'replicas', string: '3' },
+        { name: 'regions', array: ['eu', 'us'] },
+        { name: 'labels', map: { env: 'prod', tier: 'web' } },
+      ],
+    });
+  });
+
   test('GIVEN sources with a ref source THEN spec.sources (no spec.source) in the hub app, the payload and the template', () => {
     const { hubApp, payload, template, findings } = rendered({
       sources: [
@@ -518,6 +596,50 @@ describe('bad input: one error per problem, naming the field, the value and the 
   const chart = (extra: object) => AppSource.helm({ repoURL: CHARTS, chart: 'web', targetRevision: '1.0.0', ...extra });
 
   test.each<[string, Partial<PullAppOptions>, string]>([
+    [
+      'forceCommonLabels without commonLabels',
+      { source: AppSource.kustomize({ repoURL: REPO, path: 'k', forceCommonLabels: true }) },
+      'forceCommonLabels changes how commonLabels is applied, and there is no commonLabels',
+    ],
+    [
+      'labelIncludeTemplates without labelWithoutSelector',
+      {
+        source: AppSource.kustomize({
+          repoURL: REPO,
+          path: 'k',
+          commonLabels: { a: 'b' },
+          labelIncludeTemplates: true,
+        }),
+      },
+      'labelIncludeTemplates puts the labels on pod templates only together with labelWithoutSelector: true',
+    ],
+    [
+      'ignoreMissingComponents without components',
+      { source: AppSource.kustomize({ repoURL: REPO, path: 'k', ignoreMissingComponents: true }) },
+      'ignoreMissingComponents changes how components is applied, and there is no components',
+    ],
+    [
+      'a kubeVersion that is not a version',
+      { source: chart({ kubeVersion: 'latest' }) },
+      'kubeVersion "latest" is not a Kubernetes version',
+    ],
+    [
+      'an apiVersion with spaces',
+      { source: chart({ apiVersions: ['apps v1'] }) },
+      'apiVersions[0] "apps v1" is not an API version',
+    ],
+    [
+      'a plugin parameter with two values',
+      {
+        source: AppSource.plugin({ repoURL: REPO, path: 'p', parameters: [{ name: 'x', string: 'a', array: ['b'] }] }),
+      },
+      'parameters[0] ("x") has string and array: give exactly one of string, array or map',
+    ],
+    [
+      'a plugin parameter without a value',
+      { source: AppSource.plugin({ repoURL: REPO, path: 'p', parameters: [{ name: 'x' }] }) },
+      'parameters[0] ("x") has no value',
+    ],
     [
       'a JSON pointer without "/"',
       { source, ignoreDifferences: [{ kind: 'Deployment', jsonPointers: ['spec/replicas'] }] },

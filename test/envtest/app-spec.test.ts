@@ -83,6 +83,24 @@ function fixtureObjects(): Located[] {
         ],
         components: ['../../components/monitoring'],
         version: 'v5.4.3',
+        forceCommonLabels: true,
+        labelWithoutSelector: true,
+        forceCommonAnnotations: true,
+        commonAnnotationsEnvsubst: true,
+        kubeVersion: '1.30',
+        apiVersions: ['monitoring.coreos.com/v1/ServiceMonitor'],
+      }),
+    },
+    // The Kustomize options Argo CD 3.0 added.
+    'kustomize-30': {
+      source: AppSource.kustomize({
+        repoURL: REPO,
+        path: 'overlays/prod',
+        commonLabels: { team: 'web' },
+        labelWithoutSelector: true,
+        labelIncludeTemplates: true,
+        components: ['../../components/monitoring'],
+        ignoreMissingComponents: true,
       }),
     },
     chart: {
@@ -101,6 +119,9 @@ function fixtureObjects(): Located[] {
         namespace: 'chart',
         version: 'v3',
         passCredentials: true,
+        skipTests: true,
+        kubeVersion: 'v1.30.2',
+        apiVersions: ['apps/v1'],
       }),
     },
     'oci-plain': {
@@ -117,7 +138,17 @@ function fixtureObjects(): Located[] {
       source: AppSource.helmGit({ repoURL: REPO, path: 'charts/web', valueFiles: ['values-prod.yaml'] }),
     },
     plugin: {
-      source: AppSource.plugin({ repoURL: REPO, path: 'plugin', name: 'avp-v1.0', env: { ENVIRONMENT: 'prod' } }),
+      source: AppSource.plugin({
+        repoURL: REPO,
+        path: 'plugin',
+        name: 'avp-v1.0',
+        env: { ENVIRONMENT: 'prod' },
+        parameters: [
+          { name: 'replicas', string: '3' },
+          { name: 'regions', array: ['eu'] },
+          { name: 'labels', map: { tier: 'web' } },
+        ],
+      }),
     },
     multi: {
       sources: [
@@ -243,9 +274,11 @@ describeRealServer('the whole Application spec against every Argo CD release', (
       }
     }
     expect(refused).toStrictEqual([]);
-    // Releases before 3.1 skip the oci:// app (its hub app and payload); from 3.1 on every object is applied.
+    // 2.14 skips the apps using 3.0's Kustomize options and the oci:// app (a hub app and a payload each), 3.0
+    // the oci:// app; from 3.1 on every object is applied.
     const counts = Object.values(applied);
-    expect(counts[0]).toBe(objects.length - 2);
+    expect(counts[0]).toBe(objects.length - 4);
+    expect(counts[1]).toBe(objects.length - 2);
     expect(counts.at(-1)).toBe(objects.length);
   }, 600_000);
 });
