@@ -1,8 +1,9 @@
 /**
  * Plan on works rendered with Argo CD's Prune=false (step 1 of making a static app waved): Argo CD leaves them
  * on the hub when they leave git. The controller takes one over only when a waved hub Application of the new
- * output delivers at the same place; when the app was removed first, nothing takes it over or deletes it, and
- * plan says so (found by the plan oracle, seed 37).
+ * output delivers at the same place. When the app was removed first, synth renders the works once more without
+ * Prune=false so that the next synth removes them (found by the plan oracle, seed 37); without the previous works
+ * (a plan state alone) it cannot, and plan says nothing deletes them.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -52,9 +53,19 @@ test('a Prune=false work is taken over when the app goes on waved, and left behi
     'c1/argocd-web-c1: rendered with Argo CD Prune=false: Argo CD leaves it on the hub; the controller takes it over for the rollout of a waved app, and nothing leaves the spoke',
     'c2/argocd-web-c2: rendered with Argo CD Prune=false: Argo CD leaves it on the hub; the controller takes it over for the rollout of a waved app, and nothing leaves the spoke',
   ]);
-  // WHEN the app is removed instead THEN plan says nothing takes the works over or deletes them
+  // WHEN the app is removed instead THEN synth renders its works once more without Prune=false: none leaves yet
   const removed = applyEdit(waved, { op: 'removeApp', name: 'web' })!;
-  expect(workNotes(step1, synth(removed, step1))).toStrictEqual([
+  const unprotected = synth(removed, step1);
+  expect(workNotes(step1, unprotected)).toStrictEqual([]);
+  // AND the synth after that removes them, as any removed app's works (plan lists the deletion, no Prune=false note)
+  const gone = planFleet(readSide(unprotected), readSide(synth(removed, unprotected)));
+  expect(gone.spokeDeletions.map((d) => [d.id, d.reason])).toStrictEqual([
+    ['hub/c1/argocd-web-c1', 'work removed'],
+    ['hub/c2/argocd-web-c2', 'work removed'],
+  ]);
+  // WHEN synth has only the plan state, not the previous works THEN they leave dist/ and plan says nothing deletes them
+  const stateOnly = synth(removed, path.join(step1, 'hub', 'plan-state.json'));
+  expect(workNotes(step1, stateOnly)).toStrictEqual([
     'c1/argocd-web-c1: rendered with Argo CD Prune=false: Argo CD leaves it on the hub, but no waved hub Application takes it over any more, so nothing deletes it and it keeps delivering to spoke c1: delete ManifestWork c1/argocd-web-c1 by hand to remove what it delivers (its deleteOption decides)',
     'c2/argocd-web-c2: rendered with Argo CD Prune=false: Argo CD leaves it on the hub, but no waved hub Application takes it over any more, so nothing deletes it and it keeps delivering to spoke c2: delete ManifestWork c2/argocd-web-c2 by hand to remove what it delivers (its deleteOption decides)',
   ]);
