@@ -227,11 +227,13 @@ export function trimApplication(object: KubeObject): KubeObject {
       ApplicationStatus['operationState']
     > &
       Record<string, unknown>;
-    // Of the sync result only the revision is kept (the write-back compares it; an Argo CD 2.x hub's
-    // RollingSync reads it), never its resources list.
-    const revision = (syncResult as { revision?: unknown } | undefined)?.revision;
+    // Of the sync result only the revision(s) are kept (the write-back compares them; an Argo CD 2.x hub's
+    // RollingSync reads them), never its resources list.
+    const { revision, revisions } = (syncResult ?? {}) as { revision?: unknown; revisions?: unknown };
     status.operationState =
-      typeof revision === 'string' ? { ...operationState, syncResult: { revision } } : operationState;
+      typeof revision === 'string'
+        ? { ...operationState, syncResult: { revision, ...(Array.isArray(revisions) ? { revisions } : {}) } }
+        : operationState;
   }
   return { ...app, status } as KubeObject;
 }

@@ -37,6 +37,7 @@ import { createHash } from 'node:crypto';
 import { canonicalJson } from '../core/canonical-json.js';
 import { dnsLabelProblem, manifestWorkName, parseBool } from '../core/names.js';
 import { resourceSummaryRule, type ConditionRule } from '../runtime/resource-summary.js';
+import { SYNC_RESULT_REVISIONS_FEEDBACK, SYNC_REVISIONS_FEEDBACK } from '../runtime/feedback.js';
 import { sortKeys } from '../core/records.js';
 import {
   type Application,
@@ -74,6 +75,42 @@ export const FEEDBACK_PATHS: ReadonlyArray<readonly [string, string]> = [
   // The revision the spoke's last sync applied: an Argo CD 2.x hub's RollingSync compares it (runtime/status.ts).
   ['operationStateSyncRevision', '.status.operationState.syncResult.revision'],
 ];
+
+/**
+ * Most sources whose revisions a work asks the work agent for. Argo CD writes a multi-source Application's
+ * revisions as lists (`status.sync.revisions`, `status.operationState.syncResult.revisions`), one entry per
+ * `spec.sources` entry, and OCM's JSONPaths feedback returns scalars only (a list needs the agent feature gate
+ * `RawFeedbackJsonString`, off by default), so every entry is a path of its own: two per source. Neither
+ * upstream bounds the count (no `maxItems` on `spec.sources` or on `feedbackRules[].jsonPaths`); this cap keeps
+ * a work's feedback bounded. The sources past it get no revision on the hub (RevisionsTruncatedWarning).
+ */
+export const MAX_REVISION_FEEDBACK_SOURCES = 20;
+
+/**
+ * The feedback paths asked for on top of {@link FEEDBACK_PATHS} for a payload of `sources` sources: for every
+ * source index `i` below the cap, `syncRevisions<i>` (`.status.sync.revisions[i]`) and
+ * `operationStateSyncRevisions<i>` (`.status.operationState.syncResult.revisions[i]`). None for a
+ * single-source payload. An index the spoke's list does not reach yields no value (the agent marks the
+ * manifest `StatusFeedbackSynced=False` and still reports the rest).
+ */
+export function sourceRevisionFeedbackPaths(sources: number): Array<readonly [string, string]> {
+  const paths: Array<readonly [string, string]> = [];
+  const count = Math.min(Math.max(0, Math.floor(sources)), MAX_REVISION_FEEDBACK_SOURCES);
+  for (let i = 0; i < count; i++) paths.push([`${SYNC_REVISIONS_FEEDBACK}${i}`, `.status.sync.revisions[${i}]`]);
+  for (let i = 0; i < count; i++)
+    paths.push([`${SYNC_RESULT_REVISIONS_FEEDBACK}${i}`, `.status.operationState.syncResult.revisions[${i}]`]);
+  return paths;
+}
+
+/**
+ * How many sources of `spec` Argo CD reports revisions for as lists: the length of `spec.sources` (a list of
+ * one counts: Argo CD treats any non-empty `sources` as multi-source), 0 for a single `source` or a
+ * `sourceHydrator` (whose status uses `revision`).
+ */
+export function multiSourceCount(spec: Pick<Application['spec'], 'sources'> & { sourceHydrator?: unknown }): number {
+  if (spec.sourceHydrator !== undefined && spec.sourceHydrator !== null) return 0;
+  return Array.isArray(spec.sources) ? spec.sources.length : 0;
+}
 
 /**
  * The hash the payload carries in {@link SPEC_HASH_ANNOTATION}: of the payload's spec (canonical JSON),
@@ -239,7 +276,9 @@ export function buildPayloadApplication(app: Application): Application {
  * The manifest config that asks the work agent for the spoke Application's status: the scalar feedback and the
  * resource summary condition (docs/controller/resource-summaries.md). `createOnly` (a work
  * standing by during a move between delivery models) makes the work agent create the Application only
- * when it is missing and never write the running one.
+ * when it is missing and never write the running one. `sources` is the payload's {@link multiSourceCount}: a
+ * multi-source payload also asks for each source's revisions ({@link sourceRevisionFeedbackPaths}); 0 keeps
+ * the rules every single-source work shares.
  */
 export function applicationManifestConfig(
   name: string,
@@ -247,11 +286,10 @@ export function applicationManifestConfig(
   scrape?: FeedbackScrape,
   createOnly = false,
   resourceSummary = true,
+  sources = 0,
 ): ManifestConfig & { conditionRules?: ConditionRule[] } {
   sharedConfigParts ??= {
-    feedbackRules: frozen([
-      { type: 'JSONPaths', jsonPaths: FEEDBACK_PATHS.map(([feedbackName, path]) => ({ name: feedbackName, path })) },
-    ]),
+    feedbackRules: feedbackRulesFor(0),
     conditionRules: frozen([resourceSummaryRule()]),
     serverSideApply: frozen({
       type: 'ServerSideApply',
@@ -262,7 +300,7 @@ export function applicationManifestConfig(
   const shared = sharedConfigParts;
   return {
     resourceIdentifier: { group: ARGOCD_GROUP, resource: 'applications', namespace, name },
-    feedbackRules: shared.feedbackRules,
+    feedbackRules: sources > 0 ? multiSourceFeedbackRules(sources) : shared.feedbackRules,
     ...(resourceSummary ? { conditionRules: shared.conditionRules } : {}),
     ...(scrape ? { feedbackScrapeType: scrape } : {}),
     updateStrategy: createOnly ? shared.createOnly : shared.serverSideApply,
@@ -282,6 +320,27 @@ let sharedConfigParts:
       createOnly: NonNullable<ManifestConfig['updateStrategy']>;
     }
   | undefined;
+
+/** The feedback rules of a payload of `sources` sources (see {@link sourceRevisionFeedbackPaths}), frozen. */
+function feedbackRulesFor(sources: number): NonNullable<ManifestConfig['feedbackRules']> {
+  const paths = [...FEEDBACK_PATHS, ...sourceRevisionFeedbackPaths(sources)];
+  return frozen([
+    { type: 'JSONPaths', jsonPaths: paths.map(([feedbackName, path]) => ({ name: feedbackName, path })) },
+  ]);
+}
+
+/** The frozen feedback rules of multi-source payloads, one per source count (capped, so at most that many). */
+const multiSourceRules = new Map<number, NonNullable<ManifestConfig['feedbackRules']>>();
+
+function multiSourceFeedbackRules(sources: number): NonNullable<ManifestConfig['feedbackRules']> {
+  const count = Math.min(Math.floor(sources), MAX_REVISION_FEEDBACK_SOURCES);
+  let rules = multiSourceRules.get(count);
+  if (!rules) {
+    rules = feedbackRulesFor(count);
+    multiSourceRules.set(count, rules);
+  }
+  return rules;
+}
 
 /** `value`, and everything in it, frozen. */
 function frozen<T>(value: T): T {
@@ -338,6 +397,7 @@ export function buildManifestWork(app: Application, options: WrapOptions = {}): 
           options.feedbackScrapeType,
           standBy,
           options.resourceSummary ?? true,
+          multiSourceCount(payload.spec),
         ),
       ],
       // Standing by during a move: removing this work must leave the spoke Application running.

@@ -136,7 +136,10 @@ export interface FleetReportRow {
   syncStatus?: string;
   /** The spoke Application's Argo CD health status (`status.health.status`, such as `Healthy`), as last reported. */
   healthStatus?: string;
-  /** The revision the spoke Application last synced to (`status.sync.revision`), such as a Git commit SHA. */
+  /**
+   * The revision the spoke Application last synced to (`status.sync.revision`), such as a Git commit SHA; for
+   * a multi-source app its `status.sync.revisions`, one per source in `spec.sources` order, joined with `,`.
+   */
   revision?: string;
   /** Phase of the spoke Application's last sync operation (`status.operationState.phase`, such as `Failed`). */
   operationPhase?: string;
@@ -460,7 +463,8 @@ function conditionMessage(condition: Condition | undefined): string {
 function copyFeedback(row: FleetReportRow, feedback: ApplicationFeedback): void {
   if (feedback.syncStatus) row.syncStatus = feedback.syncStatus;
   if (feedback.healthStatus) row.healthStatus = feedback.healthStatus;
-  if (feedback.syncRevision) row.revision = feedback.syncRevision;
+  const revision = feedback.syncRevisions?.length ? feedback.syncRevisions.join(',') : feedback.syncRevision;
+  if (revision) row.revision = revision;
   if (feedback.operationStatePhase) row.operationPhase = feedback.operationStatePhase;
   if (feedback.operationStateStartedAt) row.operationStartedAt = feedback.operationStateStartedAt;
   const opMessage = truncate(feedback.operationStateMessage);
@@ -651,6 +655,11 @@ export function computeRow(
   return { row };
 }
 
+/** A non-empty list of strings (a multi-source app's `status.sync.revisions`), else undefined. */
+function stringList(value: unknown): string[] | undefined {
+  return Array.isArray(value) && value.length > 0 && value.every((v) => typeof v === 'string') ? value : undefined;
+}
+
 /** What the principal mirrored onto an agent-model hub Application, in feedback terms. */
 export function applicationStatusFeedback(app: Pick<Application, 'status'>): ApplicationFeedback | undefined {
   const status = app.status;
@@ -665,6 +674,11 @@ export function applicationStatusFeedback(app: Pick<Application, 'status'>): App
   }
   if (sync?.revision) {
     feedback.syncRevision = sync.revision;
+    any = true;
+  }
+  const revisions = stringList(sync?.revisions);
+  if (revisions) {
+    feedback.syncRevisions = revisions;
     any = true;
   }
   const health = status.health?.status;
@@ -1063,6 +1077,7 @@ export function staticApplicationRows(
       ...(status.sync?.status ? { syncStatus: status.sync.status } : {}),
       ...(status.health?.status ? { healthStatus: status.health.status } : {}),
       ...(status.sync?.revision ? { syncRevision: status.sync.revision } : {}),
+      ...(stringList(status.sync?.revisions) ? { syncRevisions: stringList(status.sync?.revisions) } : {}),
       ...(status.operationState?.phase ? { operationStatePhase: status.operationState.phase } : {}),
       ...(status.operationState?.message ? { operationStateMessage: status.operationState.message } : {}),
     };

@@ -3,6 +3,14 @@ import { ARGOCD_GROUP } from '../core/keys.js';
 import type { Condition, FieldValue, ManifestStatus, ManifestWork } from '../core/types.js';
 import { kubeTime } from '../core/time.js';
 
+/**
+ * Feedback name prefix of a multi-source app's `status.sync.revisions` entries: `syncRevisions<i>` carries
+ * `.status.sync.revisions[i]` (0-based, as the JSONPath index; src/model/delivery/manifestwork.ts asks for them).
+ */
+export const SYNC_REVISIONS_FEEDBACK = 'syncRevisions';
+/** The same for `.status.operationState.syncResult.revisions[i]`: `operationStateSyncRevisions<i>`. */
+export const SYNC_RESULT_REVISIONS_FEEDBACK = 'operationStateSyncRevisions';
+
 /** The spoke Application's status fields carried back by ManifestWork status feedback. */
 export interface ApplicationFeedback {
   readonly healthStatus?: string;
@@ -18,9 +26,20 @@ export interface ApplicationFeedback {
   readonly operationForwardId?: string;
   /** The revision the spoke's last sync applied (`status.operationState.syncResult.revision`; single-source apps). */
   readonly operationStateSyncRevision?: string;
+  /**
+   * A multi-source app's `status.sync.revisions`, one per source in `spec.sources` order, from the feedback
+   * values `syncRevisions0`, `syncRevisions1`, …: the entries from index 0 up to the first one not reported
+   * (the spoke's list is shorter, or it has none yet). Absent when not even index 0 was reported.
+   */
+  readonly syncRevisions?: readonly string[];
+  /** The same for `status.operationState.syncResult.revisions` (`operationStateSyncRevisions<i>`): what the spoke's last sync applied. */
+  readonly operationStateSyncRevisions?: readonly string[];
 }
 
-const FEEDBACK_NAMES = new Set<keyof ApplicationFeedback>([
+/** The scalar (string) fields of {@link ApplicationFeedback}. */
+type ScalarFeedbackName = Exclude<keyof ApplicationFeedback, 'syncRevisions' | 'operationStateSyncRevisions'>;
+
+const FEEDBACK_NAMES = new Set<ScalarFeedbackName>([
   'healthStatus',
   'syncStatus',
   'syncRevision',
@@ -76,9 +95,23 @@ export function findApplicationManifest(
   });
 }
 
+/** `syncRevisions<i>` / `operationStateSyncRevisions<i>`: which list and which index, or undefined. */
+const PER_SOURCE_NAME = new RegExp(
+  `^(${SYNC_REVISIONS_FEEDBACK}|${SYNC_RESULT_REVISIONS_FEEDBACK})(0|[1-9][0-9]{0,3})$`,
+);
+
+/** The entries of `byIndex` from 0 up to the first index missing; undefined when index 0 is. */
+function contiguous(byIndex: ReadonlyMap<number, string> | undefined): string[] | undefined {
+  if (!byIndex?.has(0)) return undefined;
+  const list: string[] = [];
+  while (byIndex.has(list.length)) list.push(byIndex.get(list.length)!);
+  return list;
+}
+
 /**
  * The feedback reported for the Application `namespace/name` in `work`, or undefined when the agent
- * has reported nothing for it yet. Unknown feedback names are ignored; empty strings count as absent.
+ * has reported nothing for it yet. Unknown feedback names are ignored; empty strings count as absent, but
+ * inside a per-source revision list an empty string keeps its place (a list is positional).
  */
 export function readApplicationFeedback(
   work: Pick<ManifestWork, 'status'>,
@@ -88,12 +121,27 @@ export function readApplicationFeedback(
   const manifest = findApplicationManifest(work, namespace, name);
   const values = manifest?.statusFeedback?.values;
   if (!values || values.length === 0) return undefined;
-  const feedback: Record<string, string> = {};
+  const feedback: { -readonly [K in keyof ApplicationFeedback]: ApplicationFeedback[K] } = {};
+  let perSource: Map<string, Map<number, string>> | undefined;
   for (const { name: key, fieldValue } of values) {
-    if (!FEEDBACK_NAMES.has(key as keyof ApplicationFeedback)) continue;
+    if (FEEDBACK_NAMES.has(key as ScalarFeedbackName)) {
+      const text = fieldValueText(fieldValue);
+      if (text !== undefined && text !== '') feedback[key as ScalarFeedbackName] = text;
+      continue;
+    }
+    const match = PER_SOURCE_NAME.exec(key);
+    if (!match) continue;
     const text = fieldValueText(fieldValue);
-    if (text !== undefined && text !== '') feedback[key] = text;
+    if (text === undefined) continue;
+    perSource ??= new Map();
+    let list = perSource.get(match[1]);
+    if (!list) perSource.set(match[1], (list = new Map()));
+    list.set(Number(match[2]), text);
   }
+  const syncRevisions = contiguous(perSource?.get(SYNC_REVISIONS_FEEDBACK));
+  if (syncRevisions) feedback.syncRevisions = syncRevisions;
+  const syncResultRevisions = contiguous(perSource?.get(SYNC_RESULT_REVISIONS_FEEDBACK));
+  if (syncResultRevisions) feedback.operationStateSyncRevisions = syncResultRevisions;
   return feedback;
 }
 
@@ -125,7 +173,7 @@ export function validateApplicationFeedback(feedback: ApplicationFeedback | unde
   invalid: InvalidFeedback[];
 } {
   if (!feedback) return { feedback, invalid: [] };
-  const result: Record<string, string> = { ...feedback };
+  const result: { -readonly [K in keyof ApplicationFeedback]: ApplicationFeedback[K] } = { ...feedback };
   const invalid: InvalidFeedback[] = [];
   for (const name of DATE_TIME_FIELDS) {
     const value = result[name];

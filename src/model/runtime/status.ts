@@ -11,7 +11,14 @@ import {
   type InvalidFeedback,
 } from './feedback.js';
 import { SKIP_RECONCILE_ANNOTATION, SPEC_HASH_ANNOTATION } from '../core/keys.js';
-import { buildPayloadApplication, isStandBy, payloadSpecHash, spokeAppNamespace } from '../delivery/manifestwork.js';
+import {
+  MAX_REVISION_FEEDBACK_SOURCES,
+  buildPayloadApplication,
+  isStandBy,
+  multiSourceCount,
+  payloadSpecHash,
+  spokeAppNamespace,
+} from '../delivery/manifestwork.js';
 import { operationTaken, parseForwardedOperation } from './propagation.js';
 import {
   INHERITED_DESTINATION_NAMESPACE_ANNOTATION,
@@ -60,8 +67,15 @@ export const DELIVERY_MODEL_CONFLICT_CONDITION = 'DeliveryModelConflict';
  * tenancy rule (a ManagedClusterSet bound to the namespace) is wider than ACM's.
  */
 export const ACM_TENANCY_CONDITION = 'AcmTenancyWarning';
+/**
+ * Condition type on a multi-source app with more sources than the work asks revisions for
+ * (MAX_REVISION_FEEDBACK_SOURCES): its `status.sync.revisions` and `operationState.syncResult.revisions` list only
+ * the first ones.
+ */
+export const REVISIONS_TRUNCATED_CONDITION = 'RevisionsTruncatedWarning';
 const OWN_CONDITIONS = new Set([
   ACM_TENANCY_CONDITION,
+  REVISIONS_TRUNCATED_CONDITION,
   DELIVERY_ERROR_CONDITION,
   FEEDBACK_STALE_CONDITION,
   OPERATION_PENDING_CONDITION,
@@ -273,6 +287,13 @@ function conditionsFor(
       `spoke feedback is not the RFC 3339 time the Application status expects (${parts.join('; ')}); check the work agent's feedback rules on cluster ${work?.metadata.namespace ?? 'the target cluster'}`,
     );
   }
+  const sources = multiSourceCount(input.app.spec ?? {});
+  if (work && sources > MAX_REVISION_FEEDBACK_SOURCES) {
+    messages.set(
+      REVISIONS_TRUNCATED_CONDITION,
+      `the app has ${sources} sources and pullfleet asks the work agent for the revisions of the first ${MAX_REVISION_FEEDBACK_SOURCES} only (OCM status feedback carries one value per path, two paths per source), so status.sync.revisions and status.operationState.syncResult.revisions list ${MAX_REVISION_FEEDBACK_SOURCES} of ${sources}; split the app into Applications of at most ${MAX_REVISION_FEEDBACK_SOURCES} sources to see every revision`,
+    );
+  }
   if (input.legacyController) messages.set(LEGACY_CONTROLLER_CONDITION, input.legacyController);
   if (input.acmTenancy && !input.problem) messages.set(ACM_TENANCY_CONDITION, input.acmTenancy);
   if (input.rolloutHalted) messages.set(ROLLOUT_HALTED_CONDITION, input.rolloutHalted);
@@ -301,9 +322,12 @@ export function desiredStatus(input: StatusInput): ApplicationStatus {
   const status: ApplicationStatus = {};
   const current = app.status ?? {};
   if (work) {
+    // A multi-source spoke Application reports `revisions` (one per source) and no `revision`; both are copied
+    // as the spoke has them.
     status.sync = {
       status: feedback?.syncStatus ?? UNKNOWN,
       ...(feedback?.syncRevision ? { revision: feedback.syncRevision } : {}),
+      ...(feedback?.syncRevisions?.length ? { revisions: [...feedback.syncRevisions] } : {}),
     };
     status.health = { status: feedback?.healthStatus ?? UNKNOWN };
     const summary = summaryOf(input);
@@ -374,14 +398,26 @@ function findPayload(
   )?.find((m) => m.kind === 'Application' && m.metadata?.name === name);
 }
 
+/** What the hub shows of the spoke's `operationState.syncResult`. */
+export interface SyncResultRevisions {
+  /** `syncResult.revision` (required by the Application schema; empty for a multi-source app, as Argo CD leaves it). */
+  revision: string;
+  /** `syncResult.revisions`: a multi-source app's revision per source. */
+  revisions?: string[];
+}
+
 /**
- * The part of the spoke's `operationState.syncResult` the hub shows: the revision its last sync applied, never
- * the resources list. An Argo CD 2.x hub's RollingSync moves an app from Pending to Progressing only when that
- * revision equals the step's target revisions, and on a `Succeeded` phase it reads `syncResult` without a nil
- * check (argo-cd v2.14.0 applicationset/controllers/applicationset_controller.go:1091-1100): a Succeeded phase
- * always carries one, with an empty revision while the spoke has not reported it (no match, so no move).
+ * The part of the spoke's `operationState.syncResult` the hub shows: the revision (a multi-source app: the
+ * revisions, one per source) its last sync applied, never the resources list. An Argo CD 2.x hub's RollingSync
+ * (up to v2.14.2) moves an app from Pending to Progressing only when `syncResult.revisions` (else
+ * `[syncResult.revision]`) equal the step's target revisions (the app's `status.sync.revisions`, else
+ * `[status.sync.revision]`), and on a `Succeeded` phase it reads `syncResult` without a nil check (argo-cd
+ * v2.14.0 applicationset/controllers/applicationset_controller.go:1091-1100): a Succeeded phase always carries
+ * one, with an empty revision while the spoke has not reported it (no match, so no move).
  */
-export function syncResultOf(feedback: ApplicationFeedback | undefined): { revision: string } | undefined {
+export function syncResultOf(feedback: ApplicationFeedback | undefined): SyncResultRevisions | undefined {
+  const revisions = feedback?.operationStateSyncRevisions;
+  if (revisions?.length) return { revision: feedback?.operationStateSyncRevision ?? '', revisions: [...revisions] };
   if (feedback?.operationStateSyncRevision !== undefined) return { revision: feedback.operationStateSyncRevision };
   return feedback?.operationStatePhase === 'Succeeded' ? { revision: '' } : undefined;
 }
@@ -393,8 +429,8 @@ function same(a: unknown, b: unknown): boolean {
 
 /**
  * Desired status plus the merge patch from the current status. Only fields pullfleet owns appear in the
- * patch: `sync.status`, `sync.revision`, `health.status`, `operationState` (operation, phase, startedAt,
- * message, `syncResult.revision`), `reconciledAt` (the spoke's, as reported), `conditions`, and `resources` with `summary.images` when the spoke reported a resource summary
+ * patch: `sync.status`, `sync.revision`, `sync.revisions`, `health.status`, `operationState` (operation, phase,
+ * startedAt, message, `syncResult.revision` and `syncResult.revisions`), `reconciledAt` (the spoke's, as reported), `conditions`, and `resources` with `summary.images` when the spoke reported a resource summary
  * (compared by digest, so an unchanged list is never rewritten). Fields pullfleet did not compute are left as
  * they are.
  */
@@ -406,6 +442,8 @@ export function computeApplicationStatus(input: StatusInput): StatusResult {
     const sync: JsonObject = {};
     if (current.sync?.status !== desired.sync.status) sync.status = desired.sync.status;
     if ((current.sync?.revision ?? undefined) !== desired.sync.revision) sync.revision = desired.sync.revision ?? null;
+    const wantRevisions = desired.sync.revisions as string[] | undefined;
+    if (!same(current.sync?.revisions, wantRevisions)) sync.revisions = wantRevisions ?? null;
     // The schema rejects `sync` without `sync.status`: always send it alongside a revision change.
     if (Object.keys(sync).length > 0) patch.sync = { ...sync, status: desired.sync.status };
   }
@@ -416,23 +454,33 @@ export function computeApplicationStatus(input: StatusInput): StatusResult {
   if (desired.operationState) {
     const want = desired.operationState;
     const have = current.operationState;
-    const wantResult = want.syncResult as { revision: string } | undefined;
-    const haveResult = have?.syncResult as { revision?: string } | undefined;
+    const wantResult = want.syncResult as SyncResultRevisions | undefined;
+    const haveResult = have?.syncResult as { revision?: string; revisions?: unknown } | undefined;
     const changed =
       !have ||
       have.phase !== want.phase ||
       have.startedAt !== want.startedAt ||
       (have.message ?? undefined) !== want.message ||
       have.operation === undefined ||
-      haveResult?.revision !== wantResult?.revision;
+      haveResult?.revision !== wantResult?.revision ||
+      !same(haveResult?.revisions, wantResult?.revisions);
     if (changed) {
       patch.operationState = {
         operation: want.operation,
         phase: want.phase,
         startedAt: want.startedAt,
         message: want.message ?? null,
-        // Only the revision: a resources list another writer left is removed with it.
-        syncResult: wantResult ? { revision: wantResult.revision, resources: null } : null,
+        // Only the revision(s): a resources list another writer left is removed with it.
+        syncResult: wantResult
+          ? {
+              revision: wantResult.revision,
+              // Named only for a multi-source app, or to remove the list one left: single-source patches stay as they were.
+              ...(wantResult.revisions || haveResult?.revisions !== undefined
+                ? { revisions: wantResult.revisions ?? null }
+                : {}),
+              resources: null,
+            }
+          : null,
       };
     }
   }
