@@ -3,6 +3,10 @@
  * Placement selects (so the clusterDecisionResource generator keeps its decisions). Only Secrets carrying the
  * controller's own label are ever changed, and one is deleted only when its ManagedCluster is gone.
  *
+ * Each Secret it owns also mirrors the live ManagedCluster labels the pull ApplicationSets' templates read
+ * (`SpokeParam.label`), and carries `pullfleet.io/cluster` once the matrix of those ApplicationSets may select it
+ * (`mirrorSpokeLabels`; docs/concepts/per-spoke-values.md). Secrets synth renders are not touched.
+ *
  * Clusters a GitOpsCluster serves get no Secret from here: ACM's controller (v1beta1) writes its own for
  * its placement's clusters and refuses a cluster that already has one it did not create, and the OCM
  * agent add-on (v1alpha1) registers each agent as a cluster Secret. GitOpsClusters are listed on every
@@ -15,9 +19,16 @@ import {
   PLACEMENT_LABEL,
   PULL_LABEL,
 } from '../../model/core/keys.js';
+import { canonicalJson } from '../../model/core/canonical-json.js';
 import { parseBool } from '../../model/core/names.js';
 import { type KubeObject } from '../../model/core/types.js';
-import { buildClusterSecret } from '../../model/delivery/cluster-secret.js';
+import {
+  buildClusterSecret,
+  isSpokeLabelMirrorKey,
+  mirrorSpokeLabels,
+  type SpokeLabelMirror,
+} from '../../model/delivery/cluster-secret.js';
+import { spokeLabelsRead } from '../../model/delivery/per-spoke.js';
 import { KubeApiError } from '../../kube/client.js';
 import type { Reconciler, ReconcilerContext } from '../runtime/reconciler.js';
 import {
@@ -40,6 +51,10 @@ interface Generator {
 
 interface ApplicationSetLike extends KubeObject {
   spec?: { generators?: Generator[]; template?: { metadata?: { labels?: Record<string, string> } } };
+}
+
+interface ManagedClusterLike extends KubeObject {
+  metadata: KubeObject['metadata'] & { labels?: Record<string, string> };
 }
 
 interface PlacementDecisionLike extends KubeObject {
@@ -70,6 +85,52 @@ export function pullPlacements(appSets: readonly ApplicationSetLike[]): Set<stri
     for (const name of names) result.add(`${appSet.metadata.namespace}/${name}`);
   }
   return result;
+}
+
+/** Which spoke labels the pull ApplicationSets read: all of them, and per cluster those read by the ones deciding it. */
+export interface SpokeLabelReaders {
+  /** ManagedCluster label keys any pull ApplicationSet reads, sorted. */
+  readonly readKeys: readonly string[];
+  /** Per decided cluster, the keys read by the pull ApplicationSets (that read any) whose Placement decides it. */
+  readonly requiredKeys: ReadonlyMap<string, readonly string[]>;
+}
+
+/** The spoke labels pull ApplicationSets read (`spokeLabelsRead` over each one's spec), overall and per cluster. */
+export function spokeLabelReaders(
+  appSets: readonly ApplicationSetLike[],
+  decisions: readonly PlacementDecisionLike[],
+): SpokeLabelReaders {
+  const all = new Set<string>();
+  const byPlacement = new Map<string, Set<string>>();
+  for (const appSet of appSets) {
+    if (!parseBool(appSet.spec?.template?.metadata?.labels?.[PULL_LABEL])) continue;
+    const keys = spokeLabelsRead(appSet.spec);
+    if (keys.length === 0) continue;
+    const placements = new Set<string>();
+    placementsOf(appSet.spec?.generators, placements);
+    for (const key of keys) all.add(key);
+    for (const placement of placements) {
+      const at = `${appSet.metadata.namespace}/${placement}`;
+      const set = byPlacement.get(at) ?? new Set<string>();
+      for (const key of keys) set.add(key);
+      byPlacement.set(at, set);
+    }
+  }
+  const perCluster = new Map<string, Set<string>>();
+  for (const decision of decisions) {
+    const keys = byPlacement.get(`${decision.metadata.namespace}/${decision.metadata.labels?.[PLACEMENT_LABEL] ?? ''}`);
+    if (!keys) continue;
+    for (const entry of decision.status?.decisions ?? []) {
+      if (!entry.clusterName) continue;
+      const set = perCluster.get(entry.clusterName) ?? new Set<string>();
+      for (const key of keys) set.add(key);
+      perCluster.set(entry.clusterName, set);
+    }
+  }
+  return {
+    readKeys: [...all].sort(),
+    requiredKeys: new Map([...perCluster].map(([cluster, keys]) => [cluster, [...keys].sort()])),
+  };
 }
 
 /** The GitOpsCluster CRD in the flavour each hub may serve: ACM's v1beta1 first, then OCM's v1alpha1. */
@@ -198,16 +259,57 @@ export function createClusterSecretReconciler(
       ? apiGitOpsClusterLister(context.reader, config.requestTimeoutSeconds * 1000)
       : () => Promise.resolve(undefined));
 
+  /** What was last logged about each cluster's mirrors, so a warning is logged when it changes, not every run. */
+  const mirrorWarnings = new Map<string, string>();
+  function warnMirrors(cluster: string, secret: string, mirror: SpokeLabelMirror): void {
+    if (!mirror.held.length && !mirror.missing.length && !mirror.problem) {
+      mirrorWarnings.delete(cluster);
+      return;
+    }
+    const state = canonicalJson({ held: mirror.held, missing: mirror.selectable ? mirror.missing : [] });
+    const waiting = !mirror.selectable && mirror.missing.length > 0 ? canonicalJson(mirror.missing) : '';
+    const text = `${state}|${waiting}|${mirror.problem ?? ''}`;
+    if (mirrorWarnings.get(cluster) === text) return;
+    mirrorWarnings.set(cluster, text);
+    if (mirror.held.length)
+      logger.warn(
+        { cluster, secret, labels: mirror.held },
+        'the ManagedCluster lost labels pull ApplicationSets read: their mirrors on its cluster Secret keep the last value (removing them would put the unreplaced {{...}} text into its Applications); give the cluster the labels again, or stop reading them',
+      );
+    if (mirror.selectable && mirror.missing.length)
+      logger.warn(
+        { cluster, secret, labels: mirror.missing },
+        'a pull ApplicationSet deciding this cluster reads labels it does not have: its Applications for the cluster carry the unreplaced {{...}} text; give the ManagedCluster the labels',
+      );
+    if (waiting)
+      logger.warn(
+        { cluster, secret, labels: mirror.missing },
+        'a pull ApplicationSet deciding this cluster reads labels it does not have: its cluster Secret is not made selectable (pullfleet.io/cluster), so no Application reading spoke labels is generated for it until the ManagedCluster has them',
+      );
+    if (mirror.problem) logger.warn({ cluster, secret }, mirror.problem);
+  }
+
   async function reconcile(): Promise<void> {
     // The hub itself gets no cluster Secret, whatever it is named.
-    const clusters = new Set(
+    const live = new Map(
       cache
-        .list(MANAGED_CLUSTER.id)
+        .list<ManagedClusterLike>(MANAGED_CLUSTER.id)
         .filter((cluster) => !isHubItself(cluster.metadata.name, cluster.metadata.labels))
-        .map((cluster) => cluster.metadata.name),
+        .map((cluster) => [cluster.metadata.name, cluster]),
     );
-    const placements = pullPlacements(cache.list<ApplicationSetLike>(APPLICATION_SET.id));
+    const clusters = new Set(live.keys());
+    const appSets = cache.list<ApplicationSetLike>(APPLICATION_SET.id);
+    const placements = pullPlacements(appSets);
     const decisions = cache.list<PlacementDecisionLike>(PLACEMENT_DECISION.id);
+    const readers = spokeLabelReaders(appSets, decisions);
+    const mirrorOf = (cluster: string, secretLabels: Record<string, string>): SpokeLabelMirror =>
+      mirrorSpokeLabels({
+        cluster,
+        secretLabels,
+        clusterLabels: live.get(cluster)?.metadata.labels ?? {},
+        readKeys: readers.readKeys,
+        ...(readers.requiredKeys.has(cluster) ? { requiredKeys: readers.requiredKeys.get(cluster) } : {}),
+      });
     const gitOpsClusters = await listGitOpsClusters();
     const served = gitOpsClusterServed(gitOpsClusters ?? [], decisions);
     const wanted = new Set<string>();
@@ -230,8 +332,10 @@ export function createClusterSecretReconciler(
       if (cluster) registered.set(cluster, [...(registered.get(cluster) ?? []), secret]);
     }
 
+    /** The labels of Secrets applied in this run, as the server stored them. */
+    const written = new Map<string, Record<string, string>>();
     for (const cluster of [...wanted].sort()) {
-      const desired = buildClusterSecret(cluster, config.argoNamespace, { [CONTROLLER_OWNED_LABEL]: 'true' });
+      const blank = buildClusterSecret(cluster, config.argoNamespace, { [CONTROLLER_OWNED_LABEL]: 'true' });
       const holders = registered.get(cluster) ?? [];
       const gitOpsCluster = served.get(cluster);
       if (gitOpsCluster) {
@@ -246,36 +350,58 @@ export function createClusterSecretReconciler(
         continue;
       }
       if (holders.some((secret) => secret.metadata.labels?.[CONTROLLER_OWNED_LABEL] !== 'true')) continue; // someone else registers it
-      const existing = byName.get(desired.metadata.name);
+      const existing = byName.get(blank.metadata.name);
       if (existing && existing.metadata.labels?.[CONTROLLER_OWNED_LABEL] !== 'true') {
         logger.warn(
-          { secret: `${config.argoNamespace}/${desired.metadata.name}`, cluster },
+          { secret: `${config.argoNamespace}/${blank.metadata.name}`, cluster },
           'a Secret of that name exists and is not ours: leaving it alone',
         );
         continue;
       }
       const data = {
-        name: Buffer.from(desired.stringData.name).toString('base64'),
-        server: Buffer.from(desired.stringData.server).toString('base64'),
+        name: Buffer.from(blank.stringData.name).toString('base64'),
+        server: Buffer.from(blank.stringData.server).toString('base64'),
       };
       const upToDate =
         existing &&
         existing.data?.name === data.name &&
         existing.data?.server === data.server &&
         Object.keys(existing.data ?? {}).length === 2 &&
-        Object.entries(desired.metadata.labels ?? {}).every(
-          ([key, value]) => existing.metadata.labels?.[key] === value,
-        );
+        Object.entries(blank.metadata.labels ?? {}).every(([key, value]) => existing.metadata.labels?.[key] === value);
       if (upToDate) continue;
+      // The blank Secret's labels and the spoke-label mirrors (of what it carries now, or of nothing when new).
+      const mirror = mirrorOf(cluster, { ...(existing?.metadata.labels ?? {}), ...blank.metadata.labels });
+      const managed = Object.entries(mirror.labels).filter(
+        ([key]) => key in (blank.metadata.labels ?? {}) || isSpokeLabelMirrorKey(key),
+      );
+      const desired = { ...blank, metadata: { ...blank.metadata, labels: Object.fromEntries(managed) } };
       const { stringData: _ignored, ...rest } = desired;
-      await writer.apply(SECRET, { ...rest, data } as KubeObject);
+      const stored = await writer.apply(SECRET, { ...rest, data } as KubeObject);
+      written.set(desired.metadata.name, stored.metadata.labels ?? {});
+      warnMirrors(cluster, `${config.argoNamespace}/${desired.metadata.name}`, mirror);
       logger.info({ cluster }, 'wrote blank cluster Secret');
+    }
+
+    // Every Secret of ours whose ManagedCluster exists follows that cluster's labels (one patch, only on a difference).
+    for (const secret of secrets) {
+      const labels = written.get(secret.metadata.name) ?? secret.metadata.labels ?? {};
+      if (labels[CONTROLLER_OWNED_LABEL] !== 'true') continue;
+      const cluster = secretClusterName(secret);
+      if (!cluster || !clusters.has(cluster)) continue;
+      const mirror = mirrorOf(cluster, labels);
+      warnMirrors(cluster, `${config.argoNamespace}/${secret.metadata.name}`, mirror);
+      if (!mirror.patch) continue;
+      await writer.mergePatch(SECRET, secret.metadata.namespace, secret.metadata.name, {
+        metadata: { labels: mirror.patch },
+      });
+      logger.info({ cluster, secret: secret.metadata.name, labels: mirror.patch }, 'updated spoke-label mirrors');
     }
 
     for (const secret of secrets) {
       if (secret.metadata.labels?.[CONTROLLER_OWNED_LABEL] !== 'true') continue;
       const cluster = secretClusterName(secret);
       if (cluster && clusters.has(cluster)) continue;
+      if (cluster) mirrorWarnings.delete(cluster);
       await writer.delete(
         SECRET,
         secret.metadata.namespace,
@@ -292,10 +418,14 @@ export function createClusterSecretReconciler(
     watches: [
       { kind: APPLICATION_SET, keysFor: all },
       { kind: PLACEMENT_DECISION, keysFor: all },
-      // Only which ManagedClusters exist matters here: status updates (every agent, all the time) change nothing.
+      // Which ManagedClusters exist and their labels (mirrored): status updates (every agent, all the time) change nothing.
       {
         kind: MANAGED_CLUSTER,
-        keysFor: (_object, previous, type) => ((type ?? (previous ? 'update' : 'add')) === 'update' ? [] : all()),
+        keysFor: (object, previous, type) =>
+          (type ?? (previous ? 'update' : 'add')) === 'update' &&
+          canonicalJson(object.metadata.labels) === canonicalJson(previous?.metadata.labels)
+            ? []
+            : all(),
       },
       {
         kind: SECRET,
