@@ -599,6 +599,27 @@ export function operationInProgress(feedback: { readonly operationStatePhase?: s
   return feedback?.operationStatePhase !== undefined && PHASES_IN_PROGRESS.has(feedback.operationStatePhase);
 }
 
+/**
+ * Whether the payload Application `namespace/name` in `work` carries the operation `record` forwarded (its mark).
+ * False while the operation is recorded but held back behind one the spoke still runs.
+ */
+export function workCarriesForward(
+  work: ManifestWork,
+  namespace: string,
+  name: string,
+  record: ForwardedOperation,
+): boolean {
+  const info = operationInWork(work, namespace, name)?.info;
+  const mark = forwardId(record);
+  return (
+    Array.isArray(info) &&
+    info.some((entry) => {
+      const e = entry as { name?: unknown; value?: unknown } | null;
+      return e?.name === FORWARD_INFO_NAME && e.value === mark;
+    })
+  );
+}
+
 /** The `operation` of the payload Application `namespace/name` in a work, if it carries one. */
 function operationInWork(work: ManifestWork, namespace: string, name: string): JsonObject | undefined {
   const payload = work.spec?.workload?.manifests?.find(

@@ -19,7 +19,7 @@ import {
   payloadSpecHash,
   spokeAppNamespace,
 } from '../delivery/manifestwork.js';
-import { operationTaken, parseForwardedOperation } from './propagation.js';
+import { operationInProgress, operationTaken, parseForwardedOperation, workCarriesForward } from './propagation.js';
 import {
   INHERITED_DESTINATION_NAMESPACE_ANNOTATION,
   LEGACY_CONTROLLER_CONDITION,
@@ -266,9 +266,17 @@ function conditionsFor(
     const at = Date.parse(forwarded.at);
     if (!Number.isNaN(at) && input.now.getTime() - at > timeout) {
       const cluster = work?.metadata.namespace ?? 'the target cluster';
+      const seconds = Math.round(timeout / 1000);
+      // Held back (the spoke still runs an earlier operation) rather than forwarded: say what it waits for.
+      const held =
+        work !== undefined &&
+        operationInProgress(feedback) &&
+        !workCarriesForward(work, spokeAppNamespace(input.app), input.app.metadata.name, forwarded);
       messages.set(
         OPERATION_PENDING_CONDITION,
-        `the operation forwarded at ${forwarded.at} has not been started by the spoke within ${Math.round(timeout / 1000)} s; it stays in the ManifestWork until it is: check that the work agent on ${cluster} is connected and its Argo CD is running, or remove the operation from this Application to cancel it`,
+        held
+          ? `the operation requested at ${forwarded.at} has waited more than ${seconds} s for the spoke to end the operation it runs (phase ${feedback?.operationStatePhase}); it is forwarded once that phase ends: check the sync running on ${cluster} (terminate it there if it is stuck), or remove the operation from this Application to cancel it`
+          : `the operation forwarded at ${forwarded.at} has not been started by the spoke within ${seconds} s; it stays in the ManifestWork until it is: check that the work agent on ${cluster} is connected and its Argo CD is running, or remove the operation from this Application to cancel it`,
       );
     }
   }

@@ -257,11 +257,12 @@ describe('reconcile hardening', () => {
       world.put('Application', { ...hubApp(world), operation: { sync: { revision: 'v2' } } });
       await world.settle(reconciler, KEY);
       expect(payload(world).operation).toBeUndefined();
-      // held behind a spoke that stays Running past the operation timeout: said on the hub app
+      // held behind a spoke that stays Running past the operation timeout: said on the hub app, as held (not
+      // forwarded), naming the phase it waits for
       world.clock = new Date('2026-03-01T12:10:01Z');
       await world.settle(reconciler, KEY);
       expect(condition(world, OPERATION_PENDING_CONDITION)!.message).toContain(
-        'the operation forwarded at 2026-03-01T12:00:00Z has not been started by the spoke within 600 s',
+        'the operation requested at 2026-03-01T12:00:00Z has waited more than 600 s for the spoke to end the operation it runs (phase Running); it is forwarded once that phase ends',
       );
       report(world, WORK1, {
         operationStatePhase: S('Terminating'),
