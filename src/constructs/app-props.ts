@@ -10,15 +10,7 @@ import { appWarnings, destinationRule, dnsLabelRule, dnsSubdomainRule, labelRule
 import { APP_SOURCE_CHECK, type AppSource } from './app-source.js';
 import { SyncOption } from './sync-option.js';
 import { warnDeprecated } from './_deprecation.js';
-import {
-  ARGOCD_TRACKING_ANNOTATION,
-  LAST_APPLIED_ANNOTATION,
-  PULLFLEET_PREFIX,
-  REFRESH_ANNOTATION,
-  SKIP_RECONCILE_ANNOTATION,
-  SOURCE_UID_ANNOTATION,
-  SOURCE_UID_MISMATCH_POLICY_ANNOTATION,
-} from '../model/core/keys.js';
+import { isReservedAppAnnotation } from '../model/core/keys.js';
 import { Hub, hubContaining } from './hub.js';
 import { claimId, markKind, nameFromId } from './_ids.js';
 import type { IPlacement } from './interfaces.js';
@@ -307,18 +299,6 @@ export const PULL_APP_CHECKS: PropSpec<PullAppOptions> = {
   perSpoke: fn<(spoke: SpokeInfo) => SpokeOverrides>('a function (spoke) => overrides'),
 };
 
-/** Annotation keys of a hub Application that pullfleet, OCM or Argo CD set or act on themselves. */
-const RESERVED_ANNOTATION_PREFIXES = [PULLFLEET_PREFIX, 'apps.open-cluster-management.io/'];
-const RESERVED_ANNOTATIONS = new Set([
-  SKIP_RECONCILE_ANNOTATION,
-  REFRESH_ANNOTATION,
-  'argocd.argoproj.io/hydrate',
-  ARGOCD_TRACKING_ANNOTATION,
-  SOURCE_UID_ANNOTATION,
-  SOURCE_UID_MISMATCH_POLICY_ANNOTATION,
-  LAST_APPLIED_ANNOTATION,
-]);
-
 /** The deprecation of string sync options (CONTRIBUTING, "deprecated first"). */
 const STRING_SYNC_OPTIONS = {
   api: 'PullAppOptions.syncOptions given as strings',
@@ -584,7 +564,7 @@ export function resolveApp(
       problems.push(`app annotation key "${key}" ${keyProblem}: use a key such as "example.com/owner"`);
       continue;
     }
-    if (RESERVED_ANNOTATIONS.has(key) || RESERVED_ANNOTATION_PREFIXES.some((prefix) => key.startsWith(prefix))) {
+    if (isReservedAppAnnotation(key)) {
       problems.push(
         `app annotation "${key}" of app "${name}" is a key pullfleet, OCM or Argo CD sets or acts on itself: remove it (pullfleet writes the keys pull delivery needs)`,
       );

@@ -11,14 +11,28 @@ import { parse as parseYaml, parseAllDocuments } from 'yaml';
 import { canonicalJson } from '../model/core/canonical-json.js';
 import {
   ARGOCD_RESOURCES_FINALIZER,
+  DELIVERY_ANNOTATION,
+  DELIVERY_WAVED,
   DESTINATION_NAME_ANNOTATION,
   DESTINATION_SERVER_ANNOTATION,
+  isReservedAppAnnotation,
+  MANAGED_BY_LABEL,
+  MANAGED_BY_VALUE,
   MANAGED_CLUSTER_ANNOTATION,
   PLACEMENT_LABEL,
   PULL_LABEL,
+  PULLFLEET_PREFIX,
   SKIP_RECONCILE_ANNOTATION,
   SPOKE_APP_NAMESPACE_ANNOTATION,
 } from '../model/core/keys.js';
+import {
+  applySourceOverride,
+  spokeLabelMatrix,
+  spokeLabelsRead,
+  unmirroredLabelKey,
+  type SourceOverrideJson,
+} from '../model/delivery/per-spoke.js';
+import { ROLLOUT_ANNOTATION } from '../model/rollout/policy.js';
 import { toDnsLabel } from '../model/core/names.js';
 import type { JsonObject } from '../model/core/types.js';
 import { DEFAULT_IMPORT, type MigrationSeverity } from './subscriptions.js';
@@ -191,6 +205,32 @@ interface Doc extends SourceDocument {
   readonly name: string;
 }
 
+/** A PullApplication the code declares (Applications of one app with one spec, or with per-spoke overrides). */
+interface StaticApp {
+  readonly id: string;
+  readonly base: string;
+  readonly name: string;
+  props: string[];
+  clusters: string[];
+  origins: string[];
+  /** Code before the construct (the per-spoke overrides). */
+  preamble?: string[];
+}
+
+/** One Application a static app delivers, as read. */
+interface StaticMember {
+  app: StaticApp;
+  readonly cluster: string;
+  readonly subject: string;
+  readonly docName: string;
+  readonly spec: Record<string, unknown>;
+  readonly labels: Record<string, string>;
+  readonly annotations: Record<string, string>;
+  readonly meta: Record<string, unknown>;
+  /** Everything but the sources that decides the construct's props, as canonical JSON. */
+  readonly rest: string;
+}
+
 /** One generated construct, as code lines (without indentation of the function body). */
 interface Emitted {
   readonly sortKey: string;
@@ -266,15 +306,57 @@ const IGNORE_DIFFERENCE_KEYS = [
   'managedFieldsManagers',
 ];
 
+/**
+ * A label, annotation or finalizer key pullfleet writes itself (`pullfleet.io/…`, and `app.kubernetes.io/managed-by:
+ * pullfleet`): left out of the generated code, as pullfleet renders its own again.
+ */
+function isPullfleetKey(key: string, value?: string): boolean {
+  return key.startsWith(PULLFLEET_PREFIX) || (key === MANAGED_BY_LABEL && value === MANAGED_BY_VALUE);
+}
+
 /** Go's strconv.ParseBool true values (how the pull controller reads the label). */
 const TRUE_VALUES = new Set(['1', 't', 'T', 'TRUE', 'true', 'True']);
 
-/** Where `{{` appears in `value`, as field paths below `at`. */
-function templatedPaths(value: unknown, at: string): string[] {
-  if (typeof value === 'string') return value.includes('{{') ? [at] : [];
-  if (Array.isArray(value)) return value.flatMap((v, i) => templatedPaths(v, `${at}[${i}]`));
-  if (isObj(value)) return Object.entries(value).flatMap(([k, v]) => templatedPaths(v, `${at}.${k}`));
+/** Where `{{` appears in `value`: each string, with its field path below `at`. */
+function templatedStrings(value: unknown, at: string): Array<{ path: string; text: string }> {
+  if (typeof value === 'string') return value.includes('{{') ? [{ path: at, text: value }] : [];
+  if (Array.isArray(value)) return value.flatMap((v, i) => templatedStrings(v, `${at}[${i}]`));
+  if (isObj(value)) return Object.entries(value).flatMap(([k, v]) => templatedStrings(v, `${at}.${k}`));
   return [];
+}
+
+const TEMPLATE_TAG = /\{\{([^{}]*)\}\}/g;
+/** Fields of a template's source whose strings may hold spoke parameters (SpokeParam), as the constructs take them. */
+const SPOKE_PARAM_FIELD = /^spec\.template\.spec\.(?:source|sources\[\d+\])\.(?!(?:repoURL|chart|ref)$)/;
+
+/**
+ * The SpokeParam a template tag is (`name`: SpokeParam.NAME; with `labels`, a spoke label pullfleet mirrors onto
+ * cluster Secrets: SpokeParam.label), as code, or undefined.
+ */
+function spokeParamCode(tag: string, labels: boolean): string | undefined {
+  if (tag === 'name') return 'SpokeParam.NAME';
+  const mirrored = /^metadata\.labels\.(.+)$/.exec(tag)?.[1];
+  const key = labels && mirrored && spokeLabelsRead(`{{${tag}}}`).length ? unmirroredLabelKey(mirrored) : undefined;
+  return key === undefined ? undefined : `SpokeParam.label(${lit(key)})`;
+}
+
+/** Whether every tag of `text` is a spoke parameter. */
+function onlySpokeParams(text: string, labels: boolean): boolean {
+  return [...text.matchAll(TEMPLATE_TAG)].every((m) => spokeParamCode(m[1], labels) !== undefined);
+}
+
+/** A string with spoke parameters as code: the SpokeParam alone, or a template literal around them. */
+function withSpokeParamCode(text: string): TsCode {
+  const whole = /^\{\{([^{}]*)\}\}$/.exec(text);
+  if (whole) return new TsCode(spokeParamCode(whole[1], true)!);
+  const escape = (part: string) => part.replace(/[\\`]/g, '\\$&').replace(/\$\{/g, '\\${');
+  let out = '';
+  let last = 0;
+  for (const m of text.matchAll(TEMPLATE_TAG)) {
+    out += `${escape(text.slice(last, m.index))}\${${spokeParamCode(m[1], true)!}}`;
+    last = m.index + m[0].length;
+  }
+  return new TsCode(`\`${out}${escape(text.slice(last))}\``);
 }
 
 class Translator {
@@ -291,15 +373,14 @@ class Translator {
   private readonly docs: Doc[] = [];
   private readonly placements = new Map<string, Doc>();
   private readonly usedPlacements = new Set<string>();
+  /** While an ApplicationSet's template is translated: strings with spoke parameters become SpokeParam code. */
+  private spokeParams = false;
+  /** Subjects whose pullfleet keys were left out. */
+  private readonly renderedByPullfleet = new Set<string>();
   readonly read = { applications: 0, applicationSets: 0 };
-  private readonly staticApps: Array<{
-    id: string;
-    base: string;
-    name: string;
-    props: string[];
-    clusters: string[];
-    origins: string[];
-  }> = [];
+  private readonly staticApps: StaticApp[] = [];
+  /** Each Application a static app delivers, as read (for apps whose clusters differ in per-spoke values). */
+  private readonly members: StaticMember[] = [];
 
   constructor(
     documents: readonly SourceDocument[],
@@ -420,6 +501,10 @@ class Translator {
       }
     }
     this.emitStaticApps();
+    if (this.renderedByPullfleet.size)
+      this.inputNotes.push(
+        `${this.renderedByPullfleet.size} of the objects were rendered by pullfleet: its own labels, annotations, finalizers and preserved fields (${PULLFLEET_PREFIX}…, ${MANAGED_BY_LABEL}: ${MANAGED_BY_VALUE}) are left out, as pullfleet renders them again`,
+      );
     const unused = [...this.placements.keys()].filter((k) => !this.usedPlacements.has(k)).sort(cmp);
     if (unused.length)
       this.inputNotes.push(
@@ -483,6 +568,7 @@ class Translator {
       DESTINATION_SERVER_ANNOTATION,
     ])
       delete annotations[k];
+    this.reservedKeys(subject, labels, annotations, 'metadata');
     // The hub Application of a static app is named <app>-<cluster>: a name already ending so keeps it; a
     // name starting with the cluster (as ApplicationSets name theirs) drops it from the app name.
     const suffix = `-${cluster}`;
@@ -520,22 +606,50 @@ class Translator {
         );
     }
     app.clusters.push(cluster);
+    this.members.push({
+      app,
+      cluster,
+      subject,
+      docName: doc.name,
+      spec,
+      labels,
+      annotations,
+      meta,
+      rest: canonicalJson({
+        spec: {
+          ...Object.fromEntries(
+            Object.entries(spec).filter(([k]) => k !== 'source' && k !== 'sources' && k !== 'destination'),
+          ),
+          namespace: (spec.destination as Record<string, unknown>).namespace,
+          sourceCount: Array.isArray(spec.sources) ? spec.sources.length : 'one',
+        },
+        labels,
+        annotations,
+        finalizers: meta.finalizers ?? [],
+        operation: meta.operation !== undefined,
+      }),
+    });
     app.origins.push(origin);
-    if (`${app.name}${suffix}` !== doc.name)
-      this.note(
-        subject,
-        'changed',
-        `its hub Application is named "${app.name}${suffix}", not "${doc.name}": pullfleet names a static app's hub Application <app>-<cluster> (app "${app.name}")`,
-      );
+    if (`${app.name}${suffix}` !== doc.name) this.renamedNote(subject, app.name, cluster, doc.name);
+  }
+
+  private renamedNote(subject: string, app: string, cluster: string, was: string): void {
+    this.note(
+      subject,
+      'changed',
+      `its hub Application is named "${app}-${cluster}", not "${was}": pullfleet names a static app's hub Application <app>-<cluster> (app "${app}")`,
+    );
   }
 
   /** The code of the PullApplications, once every Application has been read. */
   private emitStaticApps(): void {
+    for (const base of [...new Set(this.staticApps.map((a) => a.base))]) this.mergePerSpoke(base);
     for (const app of this.staticApps) {
       this.used.add('PullApplication').add('spoke');
       this.applications.push(app.id);
       const spokes = [...app.clusters].sort(cmp).map((c) => `spoke(hub, ${lit(c)})`);
       const lines = [
+        ...(app.preamble ?? []),
         `new PullApplication(hub, ${lit(app.id)}, {`,
         ...app.props,
         `  spokes: [${spokes.join(', ')}],`,
@@ -543,6 +657,75 @@ class Translator {
         '});',
       ];
       this.emitted.push({ sortKey: `2 ${app.id}`, comment: `from ${app.origins.join('; ')}`, lines });
+    }
+  }
+
+  /**
+   * The apps made of Applications named `base` (one per spec) as one PullApplication with `perSpoke`, when their
+   * specs differ only in what per-spoke overrides express (checked by applying them as the constructs do). The
+   * notes that named them apps of their own go; the code renders each Application as it was.
+   */
+  private mergePerSpoke(base: string): void {
+    const apps = this.staticApps.filter((a) => a.base === base);
+    if (apps.length < 2) return;
+    const members = this.members.filter((m) => apps.includes(m.app));
+    if (new Set(members.map((m) => m.rest)).size !== 1) return;
+    if (new Set(members.map((m) => m.cluster)).size !== members.length) return;
+    const sourcesOf = (spec: Record<string, unknown>) =>
+      (Array.isArray(spec.sources) ? spec.sources : [spec.source]) as JsonObject[];
+    const split = perSpokeSplit(members.map((m) => sourcesOf(m.spec)));
+    if (!split) return;
+    const first = members[0];
+    const multi = Array.isArray(first.spec.sources);
+    const baseSpec = multi ? { ...first.spec, sources: split.base } : { ...first.spec, source: split.base[0] };
+    // The notes of the base spec are those already given for each Application: not given again.
+    const mark = this.notes.length;
+    const props = this.appProps(
+      first.subject,
+      baseSpec,
+      'spec',
+      { ...first.labels },
+      { ...first.annotations },
+      first.meta,
+    );
+    this.notes.length = mark;
+    if (!props) return;
+    const overrides: Record<string, unknown> = {};
+    members.forEach((m, i) => {
+      const bySource = split.overrides[i];
+      const entries = bySource.flatMap((o, j) => {
+        if (!o) return [];
+        const ref = split.base[j].ref;
+        return [[typeof ref === 'string' ? ref : String(j), o] as const];
+      });
+      if (!entries.length) return;
+      // One source: the override's own fields; several: by index, or by name for a ref source.
+      overrides[m.cluster] = multi ? { sources: Object.fromEntries(entries) } : entries[0][1];
+    });
+    const app = apps[0];
+    const variable = camel(app.id, 'PerSpoke');
+    this.used.add('SpokeOverrides');
+    app.preamble = `const ${variable}: Record<string, SpokeOverrides> = ${lit(
+      Object.fromEntries(Object.entries(overrides).sort(([a], [b]) => cmp(a, b))),
+    )};`.split('\n');
+    app.props = [...props, `  perSpoke: (spoke) => ${variable}[spoke.name] ?? {},`];
+    app.clusters = members.map((m) => m.cluster);
+    app.origins = apps.flatMap((a) => a.origins);
+    for (const other of apps.slice(1)) this.staticApps.splice(this.staticApps.indexOf(other), 1);
+    // Each Application is app.name's now: the notes that made it an app of its own, or renamed it, go.
+    const subjects = new Set(members.map((m) => m.subject));
+    const kept = this.notes.filter(
+      (n) =>
+        !subjects.has(n.subject) ||
+        !(
+          n.message.startsWith('another Application also becomes app') ||
+          n.message.startsWith('its hub Application is named')
+        ),
+    );
+    this.notes.splice(0, this.notes.length, ...kept);
+    for (const m of members) {
+      m.app = app;
+      if (`${app.name}-${m.cluster}` !== m.docName) this.renamedNote(m.subject, app.name, m.cluster, m.docName);
     }
   }
 
@@ -596,10 +779,21 @@ class Translator {
     const spec = doc.object.spec as Record<string, unknown>;
     const generators = spec.generators as unknown[];
     const gen = generators.length === 1 && isObj(generators[0]) ? generators[0] : undefined;
-    const cdr =
+    let cdr =
       gen && Object.keys(gen).length === 1 && isObj(gen.clusterDecisionResource)
         ? gen.clusterDecisionResource
         : undefined;
+    // pullfleet's form for a template reading spoke labels (SpokeParam.label): a matrix of the decisions and
+    // the cluster generator on the decided cluster's Secret, whose mirrored labels the template reads.
+    const inner = gen && isObj(gen.matrix) && Array.isArray(gen.matrix.generators) ? gen.matrix.generators : [];
+    const first = inner.length ? (inner[0] as unknown) : undefined;
+    const labelMatrix =
+      isObj(first) &&
+      Object.keys(first).length === 1 &&
+      isObj(first.clusterDecisionResource) &&
+      canonicalJson(gen) === canonicalJson(spokeLabelMatrix(first as JsonObject)) &&
+      spokeLabelsRead((spec.template as Record<string, unknown>).spec).length > 0;
+    if (labelMatrix) cdr = (first as { clusterDecisionResource: Record<string, unknown> }).clusterDecisionResource;
     if (!cdr) {
       const kinds = generators.map((g) => (isObj(g) ? Object.keys(g).join('+') : typeof g)).join(', ');
       this.note(
@@ -647,9 +841,13 @@ class Translator {
       'spec.template.spec.destination.server',
     ]);
     const templated = [
-      ...templatedPaths(tmeta, 'spec.template.metadata'),
-      ...templatedPaths(tspec, 'spec.template.spec'),
-    ].filter((p) => !allowed.has(p));
+      ...templatedStrings(tmeta, 'spec.template.metadata'),
+      ...templatedStrings(tspec, 'spec.template.spec'),
+    ]
+      .filter(
+        ({ path, text }) => !allowed.has(path) && !(SPOKE_PARAM_FIELD.test(path) && onlySpokeParams(text, labelMatrix)),
+      )
+      .map(({ path }) => path);
     if (templated.length) {
       this.note(
         subject,
@@ -666,6 +864,10 @@ class Translator {
       );
     for (const key of Object.keys(spec).sort(cmp)) {
       if (['generators', 'template', 'goTemplate', 'templatePatch'].includes(key)) continue;
+      if (key === 'preservedFields' && this.onlyPullfleetPreserved(spec.preservedFields)) {
+        this.renderedByPullfleet.add(subject);
+        continue;
+      }
       const why: Record<string, string> = {
         strategy: 'a progressive sync strategy: give the PullApplicationSet a pullfleet Rollout (waves) instead',
         syncPolicy:
@@ -679,13 +881,17 @@ class Translator {
       );
     }
     const own = doc.object.metadata as Record<string, unknown>;
-    for (const key of ['labels', 'annotations'] as const)
-      if (isObj(own[key]) && Object.keys(own[key]).length)
+    for (const key of ['labels', 'annotations'] as const) {
+      const entries = Object.entries(isObj(own[key]) ? own[key] : {});
+      const users = Object.fromEntries(entries.filter(([k, v]) => !isPullfleetKey(k, String(v))));
+      if (entries.length > Object.keys(users).length) this.renderedByPullfleet.add(subject);
+      if (Object.keys(users).length)
         this.note(
           subject,
           'untranslated',
-          `metadata.${key} of the ApplicationSet itself ${canonicalShort(own[key])} are not translated: pullfleet sets its own on the ApplicationSet (the template's ${key} are kept)`,
+          `metadata.${key} of the ApplicationSet itself ${canonicalShort(users)} are not translated: pullfleet sets its own on the ApplicationSet (the template's ${key} are kept)`,
         );
+    }
     const labels = { ...((isObj(tmeta.labels) ? tmeta.labels : {}) as Record<string, string>) };
     const annotations = { ...((isObj(tmeta.annotations) ? tmeta.annotations : {}) as Record<string, string>) };
     const pull = labels[PULL_LABEL] !== undefined && TRUE_VALUES.has(labels[PULL_LABEL]);
@@ -720,6 +926,7 @@ class Translator {
     for (const k of [PULL_LABEL]) delete labels[k];
     for (const k of [MANAGED_CLUSTER_ANNOTATION, APP_NAMESPACE_ANNOTATION, SKIP_RECONCILE_ANNOTATION])
       delete annotations[k];
+    this.reservedKeys(subject, labels, annotations, 'spec.template.metadata');
     const tname = typeof tmeta.name === 'string' ? tmeta.name : '';
     const m = /^\{\{\s*\.?name\s*\}\}-(.+)$/.exec(tname);
     const appName = m && !m[1].includes('{{') ? m[1] : doc.name;
@@ -729,7 +936,9 @@ class Translator {
         'changed',
         `generated Applications are named "{{name}}-${appName}" (pullfleet's pattern, <cluster>-<app>), not "${tname}"`,
       );
+    this.spokeParams = true;
     const props = this.appProps(subject, tspec, 'spec.template.spec', labels, annotations, tmeta);
+    this.spokeParams = false;
     if (!props) return;
     const placement = this.placementFor(subject, doc.namespace, placementName);
     const id = this.uniqueId(appName);
@@ -926,12 +1135,60 @@ class Translator {
           `finalizer ${variant} becomes pruneOnDelete (${RESOURCES_FINALIZER}, foreground deletion)`,
         );
     }
-    const other = finalizers.filter((f) => f !== RESOURCES_FINALIZER && !f.startsWith(`${RESOURCES_FINALIZER}/`));
+    if (finalizers.some((f) => isPullfleetKey(f))) this.renderedByPullfleet.add(subject);
+    const other = finalizers.filter(
+      (f) => f !== RESOURCES_FINALIZER && !f.startsWith(`${RESOURCES_FINALIZER}/`) && !isPullfleetKey(f),
+    );
     if (other.length)
       this.note(subject, 'untranslated', `finalizers ${other.join(', ')} have no construct prop: not translated`);
     for (const key of ['operation'])
       if (meta[key] !== undefined) this.note(subject, 'untranslated', `${key} is not translated`);
     return lines;
+  }
+
+  /**
+   * Leaves out of `labels` and `annotations` what the constructs refuse or render themselves: pullfleet's own
+   * keys without a note (a waved app's rollout is noted), other keys an app may not set as untranslated.
+   */
+  private reservedKeys(
+    subject: string,
+    labels: Record<string, string>,
+    annotations: Record<string, string>,
+    at: string,
+  ): void {
+    if (annotations[DELIVERY_ANNOTATION] === DELIVERY_WAVED)
+      this.note(
+        subject,
+        'untranslated',
+        `it is rolled out in waves (${DELIVERY_ANNOTATION}: ${DELIVERY_WAVED}${annotations[ROLLOUT_ANNOTATION] ? `, rollout policy ConfigMap ${annotations[ROLLOUT_ANNOTATION]}` : ''}): the waves are not translated; give the PullApplication rollout: Rollout.waves([...]) with the waves that ConfigMap lists`,
+      );
+    for (const [key, value] of Object.entries(labels))
+      if (isPullfleetKey(key, value)) {
+        delete labels[key];
+        this.renderedByPullfleet.add(subject);
+      }
+    for (const key of Object.keys(annotations).sort(cmp)) {
+      if (isPullfleetKey(key)) this.renderedByPullfleet.add(subject);
+      else if (isReservedAppAnnotation(key))
+        this.note(
+          subject,
+          'untranslated',
+          `${at}.annotations.${key} is a key pullfleet, OCM or Argo CD sets or acts on itself, which an app may not set: not translated`,
+        );
+      else continue;
+      delete annotations[key];
+    }
+  }
+
+  /** Whether `preserved` (an ApplicationSet's spec.preservedFields) lists only annotations pullfleet's controller writes. */
+  private onlyPullfleetPreserved(preserved: unknown): boolean {
+    if (!isObj(preserved)) return false;
+    const { annotations, ...rest } = preserved;
+    return (
+      Object.keys(rest).length === 0 &&
+      Array.isArray(annotations) &&
+      annotations.every((a) => typeof a === 'string' && isPullfleetKey(a))
+    );
   }
 
   private syncPolicy(subject: string, policy: unknown, at: string): string[] {
@@ -1014,6 +1271,19 @@ class Translator {
     return lines;
   }
 
+  /** `value` with the strings holding spoke parameters as SpokeParam code (in an ApplicationSet's template). */
+  private paramCode(value: unknown): unknown {
+    if (!this.spokeParams || value instanceof TsCode) return value;
+    if (typeof value === 'string') {
+      if (!value.includes('{{')) return value;
+      this.used.add('SpokeParam');
+      return withSpokeParamCode(value);
+    }
+    if (Array.isArray(value)) return value.map((v) => this.paramCode(v));
+    if (isObj(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, this.paramCode(v)]));
+    return value;
+  }
+
   /** The AppSource factory call for one Argo CD source. */
   private source(subject: string, s: Record<string, unknown>, at: string, multi: boolean): TsCode {
     this.used.add('AppSource');
@@ -1040,7 +1310,9 @@ class Translator {
     if (typeof s.ref === 'string' && s.ref && path === undefined && s.chart === undefined) {
       if (!multi) this.note(subject, 'untranslated', `${at}.ref only means something among several sources`);
       left('a ref');
-      return new TsCode(`AppSource.ref(${lit(s.ref)}, ${lit({ repoURL: s.repoURL, targetRevision: revision })})`);
+      return new TsCode(
+        `AppSource.ref(${lit(s.ref)}, ${lit(this.paramCode({ repoURL: s.repoURL, targetRevision: revision }))})`,
+      );
     }
     if (typeof s.ref === 'string' && s.ref)
       this.note(
@@ -1068,7 +1340,21 @@ class Translator {
           'changed',
           `${at}.targetRevision is not set: the chart version becomes '' (set one; Argo CD would take the latest)`,
         );
-      return new TsCode(`AppSource.helm(${lit(props, '')})`);
+      return new TsCode(`AppSource.helm(${lit(this.paramCode(props), '')})`);
+    }
+    // A chart from an OCI registry as Argo CD 3.1+ reads it (and AppSource.helm renders it): an oci:// repoURL
+    // ending in the chart name, at path '.', pinned to a version.
+    const oci = /^(oci:\/\/.+)\/([^/\s]+)$/.exec(typeof s.repoURL === 'string' ? s.repoURL : '');
+    if (oci && (path === '.' || path === undefined) && revision && !tools.some((t) => t !== 'helm')) {
+      if (path === undefined)
+        this.note(subject, 'changed', `${at}.path is not set: it becomes '.', where Argo CD reads an OCI artifact`);
+      const props = {
+        repoURL: oci[1],
+        chart: oci[2],
+        targetRevision: revision,
+        ...this.helmOptions(subject, s.helm, `${at}.helm`),
+      };
+      return new TsCode(`AppSource.helm(${lit(this.paramCode(props), '')})`);
     }
     const gitBase = { ...base, path: path ?? '.', ...(revision !== undefined ? { targetRevision: revision } : {}) };
     if (path === undefined)
@@ -1093,12 +1379,12 @@ class Translator {
             'untranslated',
             `${at}.kustomize.${key} ${canonicalShort(k[key])} has no AppSource.kustomize prop: not translated`,
           );
-      return new TsCode(`AppSource.kustomize(${lit(props, '')})`);
+      return new TsCode(`AppSource.kustomize(${lit(this.paramCode(props), '')})`);
     }
     if (isObj(s.helm)) {
       left('helm');
       return new TsCode(
-        `AppSource.helmGit(${lit({ ...gitBase, ...this.helmOptions(subject, s.helm, `${at}.helm`) }, '')})`,
+        `AppSource.helmGit(${lit(this.paramCode({ ...gitBase, ...this.helmOptions(subject, s.helm, `${at}.helm`) }), '')})`,
       );
     }
     if (isObj(s.plugin)) {
@@ -1127,7 +1413,7 @@ class Translator {
             'untranslated',
             `${at}.plugin.${key} ${canonicalShort(p[key])} has no AppSource.plugin prop: not translated`,
           );
-      return new TsCode(`AppSource.plugin(${lit(props, '')})`);
+      return new TsCode(`AppSource.plugin(${lit(this.paramCode(props), '')})`);
     }
     const props: Record<string, unknown> = { ...gitBase };
     if (isObj(s.directory)) {
@@ -1147,7 +1433,7 @@ class Translator {
             );
       props.directory = directory;
     }
-    return new TsCode(`AppSource.git(${lit(props, '')})`);
+    return new TsCode(`AppSource.git(${lit(this.paramCode(props), '')})`);
   }
 
   private helmOptions(subject: string, helm: unknown, at: string): Record<string, unknown> {
@@ -1205,6 +1491,167 @@ class Translator {
   }
 }
 
+const same = (values: readonly unknown[]): boolean => new Set(values.map((v) => canonicalJson(v))).size <= 1;
+
+/** The longest list every one of `lists` starts with. */
+function commonPrefix(lists: readonly unknown[][]): unknown[] {
+  const out: unknown[] = [];
+  for (let i = 0; lists.every((l) => i < l.length) && same(lists.map((l) => l[i])); i++) out.push(lists[0][i]);
+  return out;
+}
+
+/** Helm values every one of `values` holds (objects key by key), or undefined. */
+function commonValues(values: readonly unknown[]): unknown {
+  if (values.every(isObj)) {
+    const out: Record<string, unknown> = {};
+    for (const key of Object.keys(values[0]))
+      if (values.every((v) => key in v)) {
+        const common = commonValues(values.map((v) => v[key]));
+        if (common !== undefined) out[key] = common;
+      }
+    return out;
+  }
+  return same(values) ? values[0] : undefined;
+}
+
+/** What `full` holds beyond `base` (objects key by key; anything else whole), or undefined when nothing. */
+function valuesBeyond(full: unknown, base: unknown): unknown {
+  if (isObj(full) && isObj(base)) {
+    const out: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(full)) {
+      const beyond = key in base ? valuesBeyond(value, base[key]) : value;
+      if (beyond !== undefined) out[key] = beyond;
+    }
+    return Object.keys(out).length ? out : undefined;
+  }
+  return same([full, base]) ? undefined : full;
+}
+
+/**
+ * One base source list and, per member, the override of each source (undefined: none) that gives that member's
+ * sources when applied as the constructs apply `perSpoke` overrides; undefined when the members differ in
+ * anything else (the repository, the chart, a Helm or Kustomize option overrides cannot set).
+ */
+function perSpokeSplit(
+  members: readonly (readonly JsonObject[])[],
+): { base: JsonObject[]; overrides: Array<Array<JsonObject | undefined>> } | undefined {
+  const count = members[0].length;
+  if (members.some((m) => m.length !== count || m.some((s) => !isObj(s)))) return undefined;
+  const base: JsonObject[] = [];
+  const overrides: Array<Array<JsonObject | undefined>> = members.map(() => []);
+  for (let i = 0; i < count; i++) {
+    const sources = members.map((m) => m[i]);
+    const b = JSON.parse(JSON.stringify(sources[0])) as Record<string, unknown>;
+    const over: Array<Record<string, unknown>> = sources.map(() => ({}));
+    const helm = sources.map((s) => (isObj(s.helm) ? s.helm : {}));
+    const kustomize = sources.map((s) => (isObj(s.kustomize) ? s.kustomize : {}));
+    // Replaced whole: the first member's in the base, the others' where they differ.
+    const replaced = (get: (j: number) => unknown, set: (value: unknown) => void, key: string) => {
+      if (same(sources.map((_, j) => get(j)))) return true;
+      if (sources.some((_, j) => typeof get(j) !== 'string' || !get(j))) return false;
+      set(get(0));
+      sources.forEach((_, j) => {
+        if (get(j) !== get(0)) over[j][key] = get(j);
+      });
+      return true;
+    };
+    if (
+      !replaced(
+        (j) => sources[j].targetRevision,
+        (v) => (b.targetRevision = v),
+        'targetRevision',
+      )
+    )
+      return undefined;
+    if (
+      !replaced(
+        (j) => sources[j].path,
+        (v) => (b.path = v),
+        'path',
+      )
+    )
+      return undefined;
+    const bh = isObj(b.helm) ? b.helm : undefined;
+    const bk = isObj(b.kustomize) ? b.kustomize : undefined;
+    // Added after the base's: the common start in the base, the rest per member.
+    const appended = (lists: unknown[][], key: string, target: Record<string, unknown> | undefined, field: string) => {
+      if (same(lists) || !target) return;
+      const prefix = commonPrefix(lists);
+      if (prefix.length) target[key] = prefix;
+      else delete target[key];
+      lists.forEach((l, j) => {
+        if (l.length > prefix.length) over[j][field] = l.slice(prefix.length);
+      });
+    };
+    appended(
+      helm.map((h) => (Array.isArray(h.valueFiles) ? h.valueFiles : [])),
+      'valueFiles',
+      bh,
+      'valueFiles',
+    );
+    appended(
+      helm.map((h) => (Array.isArray(h.parameters) ? h.parameters : [])),
+      'parameters',
+      bh,
+      'parameters',
+    );
+    appended(
+      kustomize.map((k) => (Array.isArray(k.images) ? k.images : [])),
+      'images',
+      bk,
+      'images',
+    );
+    // Helm values merged over the base's: what all hold in the base, the rest per member.
+    const values = helm.map((h) => h.valuesObject);
+    if (!same(values) && bh) {
+      const common = values.every(isObj) ? (commonValues(values) as Record<string, unknown>) : {};
+      if (Object.keys(common).length) bh.valuesObject = common;
+      else delete bh.valuesObject;
+      values.forEach((v, j) => {
+        const beyond = v === undefined ? undefined : valuesBeyond(v, bh.valuesObject);
+        if (beyond !== undefined) over[j].values = beyond;
+      });
+    }
+    for (const key of ['namePrefix', 'nameSuffix', 'namespace'] as const) {
+      const list = kustomize.map((k) => k[key]);
+      if (same(list) || !bk) continue;
+      delete bk[key];
+      list.forEach((v, j) => {
+        if (v !== undefined) over[j][key] = v;
+      });
+    }
+    const labels = kustomize.map((k) => (isObj(k.commonLabels) ? k.commonLabels : {}));
+    if (!same(labels) && bk) {
+      const common = Object.fromEntries(Object.entries(labels[0]).filter(([k, v]) => labels.every((l) => l[k] === v)));
+      if (Object.keys(common).length) bk.commonLabels = common;
+      else delete bk.commonLabels;
+      labels.forEach((l, j) => {
+        const beyond = Object.fromEntries(Object.entries(l).filter(([k]) => !(k in common)));
+        if (Object.keys(beyond).length) over[j].commonLabels = beyond;
+      });
+    }
+    // AppSource.helm renders no helm block without options (helmGit always renders one).
+    if (b.chart !== undefined && bh && Object.keys(bh).length === 0) delete b.helm;
+    // What the constructs allow: Helm overrides on Helm sources, Kustomize ones on kustomizations, a path not
+    // on a chart, a ref source only its revision; then each member's source must come out exactly.
+    const isRef = typeof b.ref === 'string';
+    for (const o of over) {
+      const keys = Object.keys(o);
+      if (isRef && keys.some((k) => k !== 'targetRevision')) return undefined;
+      if (keys.some((k) => ['values', 'valueFiles', 'parameters'].includes(k)) && b.chart === undefined && !bh)
+        return undefined;
+      if (keys.some((k) => ['images', 'namePrefix', 'nameSuffix', 'namespace', 'commonLabels'].includes(k)) && !bk)
+        return undefined;
+      if (keys.includes('path') && b.chart !== undefined) return undefined;
+    }
+    const applied = over.map((o) => applySourceOverride(b as JsonObject, o as SourceOverrideJson));
+    if (applied.some((a, j) => !same([a, sources[j]]))) return undefined;
+    base.push(b as JsonObject);
+    over.forEach((o, j) => overrides[j].push(Object.keys(o).length ? (o as JsonObject) : undefined));
+  }
+  return { base, overrides };
+}
+
 /** JSON of a value, shortened for a report line. */
 function canonicalShort(value: unknown): string {
   const text = canonicalJson(value);
@@ -1231,6 +1678,7 @@ export function translateApplications(
     'PullApplicationSet',
     'SelectorOperator',
     'Spoke',
+    'SpokeParam',
     'SyncOption',
     'TaintEffect',
     'TolerationOperator',
@@ -1239,6 +1687,7 @@ export function translateApplications(
     'type Hub',
     ...(t.used.has('clusterSet') ? ['type IClusterSet'] : []),
     ...(t.used.has('spoke') ? ['type ISpoke'] : []),
+    ...(t.used.has('SpokeOverrides') ? ['type SpokeOverrides'] : []),
   ];
   const any = t.emitted.length > 0;
   const lines: string[] = [];

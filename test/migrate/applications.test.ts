@@ -14,7 +14,7 @@ import { afterAll, describe, expect, test } from '@jest/globals';
 import * as prettier from 'prettier';
 import ts from 'typescript';
 import { parse as parseYaml } from 'yaml';
-import { Fleet, Hub } from '../../src/constructs/index.js';
+import { ClusterSet, Fleet, Hub } from '../../src/constructs/index.js';
 import {
   MigrationInputError,
   parseDocuments,
@@ -120,7 +120,7 @@ type Obj = {
  * Synthesizes generated `code` in a scratch fleet: transpiled to CommonJS and run with its two imports
  * (the constructs and cdk8s) bound to the modules this test already loaded, so nothing is written.
  */
-async function synthCode(code: string): Promise<Obj[]> {
+async function synthCode(code: string, clusterSets: readonly string[] = []): Promise<Obj[]> {
   const modules: Record<string, unknown> = {
     [IMPORT]: await import('../../src/index.js'),
     cdk8s: await import('cdk8s'),
@@ -139,6 +139,7 @@ async function synthCode(code: string): Promise<Obj[]> {
   new Function('require', 'exports', js.outputText)(load, exports);
   const fleet = new Fleet({ outdir: '/nonexistent/never-written' });
   const hub = new Hub(fleet, 'hub');
+  for (const set of clusterSets) new ClusterSet(hub, set);
   exports.addMigratedApps!(hub);
   return [...fleet.renderObjects().values()].flat() as Obj[];
 }
@@ -202,8 +203,12 @@ function comparable(spec: Record<string, unknown>): Record<string, unknown> {
  * Compares every translated Application / ApplicationSet of `documents` with what `result`'s code
  * synthesizes to: the hub Application (`<app>-<cluster>`) or the ApplicationSet template.
  */
-async function expectRoundTrip(result: AppMigrationResult, documents: readonly SourceDocument[]): Promise<number> {
-  const objects = await synthCode(result.code);
+async function expectRoundTrip(
+  result: AppMigrationResult,
+  documents: readonly SourceDocument[],
+  clusterSets: readonly string[] = [],
+): Promise<number> {
+  const objects = await synthCode(result.code, clusterSets);
   let compared = 0;
   for (const d of documents) {
     const o = d.object as unknown as Obj;
@@ -311,6 +316,239 @@ spec:
     expect(result.code).toContain("spokes: [spoke(hub, 'east'), spoke(hub, 'west')],");
     expect(await expectRoundTrip(result, documents)).toBe(2);
   });
+
+  // Hub Applications as pullfleet renders them (a dist/ kept in Git, issue 28).
+  const rendered = (cluster: string, delivery: string, extra = '') =>
+    `apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata:
+  name: web-${cluster}
+  namespace: argocd
+  labels: {app.kubernetes.io/managed-by: pullfleet, apps.open-cluster-management.io/pull-to-ocm-managed-cluster: "true", pullfleet.io/app: web, pullfleet.io/delivery-model: basic, team: web}
+  annotations: {apps.open-cluster-management.io/ocm-managed-cluster: ${cluster}, argocd.argoproj.io/skip-reconcile: "true", pullfleet.io/construct-path: hub/PullApplication:web/${cluster}, pullfleet.io/delivery: ${delivery}${extra}}
+  finalizers: [pullfleet.io/manifestwork-cleanup]
+spec:
+  project: default
+  destination: {namespace: web, server: https://kubernetes.default.svc}
+  source: {repoURL: https://git.example/web.git, path: web, targetRevision: v1}
+  syncPolicy: {automated: {prune: true, selfHeal: true}}
+`;
+
+  test('hub Applications pullfleet rendered become one app again, without pullfleet keys, carried over exactly', async () => {
+    const documents = parseDocuments([
+      {
+        file: 'dist/hub/hub/applications.yaml',
+        text: [rendered('east', 'static'), rendered('west', 'static')].join('---\n'),
+      },
+    ]);
+    const result = translateApplications(documents, { importFrom: IMPORT });
+    expect(result.applications).toStrictEqual(['web']);
+    expect(result.notes).toStrictEqual([]);
+    expect(result.exact).toStrictEqual(['Application argocd/web-east', 'Application argocd/web-west']);
+    expect(result.inputNotes).toStrictEqual([
+      '2 of the objects were rendered by pullfleet: its own labels, annotations, finalizers and preserved fields (pullfleet.io/…, app.kubernetes.io/managed-by: pullfleet) are left out, as pullfleet renders them again',
+    ]);
+    expect(result.code).not.toContain('pullfleet.io/');
+    expect(result.code).toContain("labels: { team: 'web' },");
+    expect(await expectRoundTrip(result, documents)).toBe(2);
+  });
+
+  test('a waved hub Application reports its waves; an annotation an app may not set is reported, not generated', async () => {
+    const text = rendered(
+      'east',
+      'waved',
+      ', pullfleet.io/rollout: pullfleet-rollout-web, argocd.argoproj.io/refresh: hard',
+    );
+    const documents = parseDocuments([{ file: 'applications.yaml', text }]);
+    const result = translateApplications(documents, { importFrom: IMPORT });
+    expect(result.notes.map((n) => `${n.severity} ${n.message}`)).toStrictEqual([
+      'untranslated it is rolled out in waves (pullfleet.io/delivery: waved, rollout policy ConfigMap pullfleet-rollout-web): the waves are not translated; give the PullApplication rollout: Rollout.waves([...]) with the waves that ConfigMap lists',
+      'untranslated metadata.annotations.argocd.argoproj.io/refresh is a key pullfleet, OCM or Argo CD sets or acts on itself, which an app may not set: not translated',
+    ]);
+    expect(result.code).not.toContain('refresh');
+    expect(await expectRoundTrip(result, documents)).toBe(1);
+  });
+
+  test('an ApplicationSet pullfleet rendered is carried over exactly (its preservedFields, finalizer and own keys left out)', async () => {
+    const text = `apiVersion: argoproj.io/v1alpha1
+kind: ApplicationSet
+metadata:
+  name: web
+  namespace: argocd
+  labels: {app.kubernetes.io/managed-by: pullfleet, pullfleet.io/app: web}
+  annotations: {pullfleet.io/construct-path: hub/PullApplicationSet:web/ApplicationSet}
+spec:
+  generators:
+    - clusterDecisionResource: {configMapRef: ocm-placement-generator, labelSelector: {matchLabels: {cluster.open-cluster-management.io/placement: prod}}, requeueAfterSeconds: 180}
+  preservedFields: {annotations: [pullfleet.io/forwarded-operation, pullfleet.io/legacy-controller-seen]}
+  template:
+    metadata:
+      name: '{{name}}-web'
+      labels: {app.kubernetes.io/managed-by: pullfleet, apps.open-cluster-management.io/pull-to-ocm-managed-cluster: "true", pullfleet.io/app: web}
+      annotations: {apps.open-cluster-management.io/ocm-managed-cluster: '{{name}}', argocd.argoproj.io/skip-reconcile: "true", pullfleet.io/delivery: dynamic}
+      finalizers: [pullfleet.io/manifestwork-cleanup]
+    spec:
+      project: default
+      destination: {namespace: web, server: https://kubernetes.default.svc}
+      source: {repoURL: https://git.example/web.git, path: web, targetRevision: v1}
+      syncPolicy: {automated: {prune: true, selfHeal: true}}
+---
+apiVersion: cluster.open-cluster-management.io/v1beta1
+kind: Placement
+metadata: {name: prod, namespace: argocd, labels: {app.kubernetes.io/managed-by: pullfleet}}
+spec: {clusterSets: [prod]}
+`;
+    const documents = parseDocuments([{ file: 'application-sets.yaml', text }]);
+    const result = translateApplications(documents, { importFrom: IMPORT });
+    expect(result.notes).toStrictEqual([]);
+    expect(result.exact).toStrictEqual(['ApplicationSet argocd/web', 'Placement argocd/prod']);
+    expect(result.code).not.toContain('pullfleet.io/');
+    expect(await expectRoundTrip(result, documents, ['prod'])).toBe(1);
+  });
+
+  test("an ApplicationSet reading spoke labels (pullfleet's matrix) becomes a PullApplicationSet with SpokeParam", async () => {
+    const text = `apiVersion: argoproj.io/v1alpha1
+kind: ApplicationSet
+metadata: {name: api, namespace: argocd}
+spec:
+  generators:
+    - matrix:
+        generators:
+          - clusterDecisionResource: {configMapRef: ocm-placement-generator, labelSelector: {matchLabels: {cluster.open-cluster-management.io/placement: prod}}, requeueAfterSeconds: 180}
+          - clusters: {selector: {matchLabels: {pullfleet.io/cluster: '{{name}}'}}}
+  template:
+    metadata:
+      name: '{{name}}-api'
+      labels: {apps.open-cluster-management.io/pull-to-ocm-managed-cluster: "true"}
+      annotations: {apps.open-cluster-management.io/ocm-managed-cluster: '{{name}}', argocd.argoproj.io/skip-reconcile: "true"}
+    spec:
+      project: default
+      destination: {namespace: api, server: https://kubernetes.default.svc}
+      sources:
+        - repoURL: https://charts.example.com
+          chart: api
+          targetRevision: 1.0.0
+          helm:
+            valueFiles: ['$values/api/{{metadata.labels.spoke.pullfleet.io/region}}.yaml']
+            valuesObject: {cluster: '{{name}}', zone: '{{metadata.labels.topology.example.com.spoke.pullfleet.io/zone}}'}
+        - {repoURL: https://git.example/values.git, targetRevision: HEAD, ref: values}
+      syncPolicy: {automated: {prune: true, selfHeal: true}}
+`;
+    const documents = parseDocuments([{ file: 'application-sets.yaml', text }]);
+    const result = translateApplications(documents, { importFrom: IMPORT });
+    expect(result.applicationSets).toStrictEqual(['api']);
+    expect(result.notes.map((n) => n.severity)).toStrictEqual(['changed']); // the Placement imported by name
+    expect(result.code).toContain("valueFiles: [`$values/api/${SpokeParam.label('region')}.yaml`],");
+    expect(result.code).toContain(
+      "values: { cluster: SpokeParam.NAME, zone: SpokeParam.label('topology.example.com/zone') },",
+    );
+    expect(result.code).toMatch(/^import \{ [^}]*\bSpokeParam\b[^}]*\} from /m);
+    expect(await expectRoundTrip(result, documents)).toBe(1);
+    // The generators too: the same matrix again.
+    const objects = await synthCode(result.code);
+    const appSet = objects.find((o) => o.kind === 'ApplicationSet')!;
+    expect(appSet.spec.generators).toStrictEqual((documents[0].object.spec as Obj['spec']).generators);
+  });
+
+  test("an ApplicationSet with another matrix, or spoke labels without pullfleet's matrix, is skipped", () => {
+    const text = (generators: string, value: string) => `apiVersion: argoproj.io/v1alpha1
+kind: ApplicationSet
+metadata: {name: api, namespace: argocd}
+spec:
+  generators: ${generators}
+  template:
+    metadata: {name: '{{name}}-api'}
+    spec: {project: default, destination: {name: '{{name}}', namespace: api}, source: {repoURL: r, path: 'p', helm: {valuesObject: {v: '${value}'}}}}
+`;
+    const cdr =
+      '{clusterDecisionResource: {configMapRef: c, labelSelector: {matchLabels: {cluster.open-cluster-management.io/placement: p}}}}';
+    const cases = [
+      text(
+        `[{matrix: {generators: [${cdr}, {clusters: {selector: {matchLabels: {env: prod}}}}]}}]`,
+        '{{metadata.labels.spoke.pullfleet.io/region}}',
+      ),
+      text(`[${cdr}]`, '{{metadata.labels.spoke.pullfleet.io/region}}'),
+      text(
+        `[{matrix: {generators: [${cdr}, {clusters: {selector: {matchLabels: {pullfleet.io/cluster: '{{name}}'}}}}]}}]`,
+        '{{server}}',
+      ),
+    ].map((t) => translateApplications(parseDocuments([{ file: 'a.yaml', text: t }])));
+    expect(cases.map((r) => r.applicationSets)).toStrictEqual([[], [], []]);
+    expect(
+      cases.map((r) =>
+        r.notes
+          .find((n) => n.severity === 'skipped')
+          ?.message.split(' ')
+          .slice(0, 3)
+          .join(' '),
+      ),
+    ).toStrictEqual(['its generators (matrix)', 'template parameters in', 'its generators (matrix)']);
+  });
+
+  test('Applications of one app whose specs differ in per-spoke values become one PullApplication with perSpoke', async () => {
+    const app = (cluster: string, source: string) =>
+      `apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: api-${cluster}, namespace: argocd}\nspec:\n  destination: {name: ${cluster}, namespace: api}\n  sources:\n${source}  syncPolicy: {automated: {prune: true, selfHeal: true}}\n`;
+    const sources = (region: string, revision: string, kustomizePrefix: string) =>
+      [
+        `  - repoURL: https://charts.example.com\n    chart: api\n    targetRevision: 1.0.0\n    helm:\n      valueFiles: [$values/common.yaml, $values/${region}.yaml]\n      valuesObject: {replicas: 2, ingress: {enabled: true, host: api.${region}.example.com}}\n`,
+        `  - {repoURL: https://git.example/values.git, targetRevision: ${revision}, ref: values}\n`,
+        `  - {repoURL: https://git.example/overlays.git, path: base, targetRevision: HEAD, kustomize: {namePrefix: ${kustomizePrefix}, commonLabels: {team: api, region: ${region}}}}\n`,
+      ].join('');
+    const documents = parseDocuments([
+      {
+        file: 'apps.yaml',
+        text: [app('east', sources('us-east', 'main', 'e-')), app('west', sources('us-west', 'next', 'w-'))].join(
+          '---\n',
+        ),
+      },
+    ]);
+    const result = translateApplications(documents, { importFrom: IMPORT });
+    expect(result.applications).toStrictEqual(['api']);
+    expect(result.notes.map((n) => n.message.split(':')[0])).toStrictEqual(['push becomes pull', 'push becomes pull']);
+    expect(result.code).toContain('perSpoke: (spoke) => apiPerSpoke[spoke.name] ?? {},');
+    expect(result.code).toContain("type SpokeOverrides } from '");
+    expect(await expectRoundTrip(result, documents)).toBe(2);
+    // West's override: its value file, host, revision of the ref source, prefix and label; the rest is shared.
+    const objects = await synthCode(result.code);
+    const west = objects.find((o) => o.metadata.name === 'api-west')!;
+    expect(west.spec.sources[1]).toStrictEqual({
+      repoURL: 'https://git.example/values.git',
+      targetRevision: 'next',
+      ref: 'values',
+    });
+  });
+
+  test('Applications of one app that differ in what perSpoke cannot set stay apps of their own', () => {
+    const app = (cluster: string, repo: string) =>
+      `apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: web-${cluster}, namespace: argocd}\nspec:\n  destination: {name: ${cluster}, namespace: web}\n  source: {repoURL: ${repo}, path: web, helm: {releaseName: web-${cluster}}}\n`;
+    const result = translateApplications(
+      parseDocuments([
+        {
+          file: 'a.yaml',
+          text: [app('east', 'https://a.example/r.git'), app('west', 'https://b.example/r.git')].join('---\n'),
+        },
+      ]),
+    );
+    expect(result.applications).toStrictEqual(['web', 'web-2']);
+    expect(result.code).not.toContain('perSpoke');
+  });
+
+  test('an oci:// chart source (Argo CD 3.1+) becomes AppSource.helm with the chart name, and renders the same source', async () => {
+    const text = `apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata: {name: web-east, namespace: argocd}
+spec:
+  destination: {name: east, namespace: web}
+  source: {repoURL: oci://ghcr.io/example/charts/web, path: ., targetRevision: 1.0.0, helm: {releaseName: web, valuesObject: {replicas: 2}}}
+`;
+    const documents = parseDocuments([{ file: 'oci.yaml', text }]);
+    const result = translateApplications(documents, { importFrom: IMPORT });
+    expect(result.code).toContain(
+      "source: AppSource.helm({\n      repoURL: 'oci://ghcr.io/example/charts',\n      chart: 'web',\n      targetRevision: '1.0.0',",
+    );
+    expect(result.code).not.toContain('helmGit');
+    expect(await expectRoundTrip(result, documents)).toBe(1);
+  });
 });
 
 describe('migrate applications: bad input', () => {
@@ -409,7 +647,7 @@ describe('migrate applications: what becomes what', () => {
     const cases = [
       one(set('[{list: {elements: []}}]')),
       one(set(cdr, '  templatePatch: x\n')),
-      one(set(cdr, '', "path: 'envs/{{name}}'")),
+      one(set(cdr, '', "path: 'envs/{{metadata.labels.env}}'")),
       one(set(cdr.replace('configMapRef: c,', 'configMapRef: c, values: {size: large},'))),
     ];
     expect(

@@ -142,3 +142,22 @@ export const WORK_API_VERSION = 'work.open-cluster-management.io/v1';
 export const CLUSTER_API_VERSION = 'cluster.open-cluster-management.io/v1';
 export const PLACEMENT_API_VERSION = 'cluster.open-cluster-management.io/v1beta1';
 export const CLUSTERSET_API_VERSION = 'cluster.open-cluster-management.io/v1beta2';
+
+/**
+ * Whether an app may not set annotation `key` (PullAppOptions.annotations): pullfleet, OCM or Argo CD set it
+ * or act on it themselves. `pullfleet migrate applications` leaves such keys out of the code it writes.
+ */
+export function isReservedAppAnnotation(key: string): boolean {
+  return (
+    [PULLFLEET_PREFIX, 'apps.open-cluster-management.io/'].some((prefix) => key.startsWith(prefix)) ||
+    [
+      SKIP_RECONCILE_ANNOTATION,
+      REFRESH_ANNOTATION,
+      'argocd.argoproj.io/hydrate',
+      ARGOCD_TRACKING_ANNOTATION,
+      SOURCE_UID_ANNOTATION,
+      SOURCE_UID_MISMATCH_POLICY_ANNOTATION,
+      LAST_APPLIED_ANNOTATION,
+    ].includes(key)
+  );
+}
