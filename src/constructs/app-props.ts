@@ -100,6 +100,12 @@ export interface SyncRetry {
    * @default - 5 s, doubling, at most 3 min
    */
   readonly backoff?: SyncRetryBackoff;
+  /**
+   * Each retry syncs the latest revision of the source instead of the one the failed sync began with. Argo CD 3.2
+   * and later.
+   * @default false
+   */
+  readonly refresh?: boolean;
 }
 
 /** Labels and annotations Argo CD puts on the destination namespace it creates (`SyncOption.CREATE_NAMESPACE`). */
@@ -170,6 +176,12 @@ export interface PullAppOptions {
    * @default true
    */
   readonly selfHeal?: boolean;
+  /**
+   * With autoSync and prune: an automated sync may prune every resource of the app (the source rendered nothing).
+   * Argo CD refuses such a sync by default, as a guard against an empty or broken source.
+   * @default false
+   */
+  readonly allowEmpty?: boolean;
   /**
    * Argo CD sync options, for example `[SyncOption.SERVER_SIDE_APPLY]`, in the order given. Strings such as
    * `'ServerSideApply=true'` still work but are deprecated: use `SyncOption.custom('ServerSideApply=true')`.
@@ -254,9 +266,11 @@ export const PULL_APP_CHECKS: PropSpec<PullAppOptions> = {
   autoSync: bool(),
   prune: bool(),
   selfHeal: bool(),
+  allowEmpty: bool(),
   syncOptions: listOf(SYNC_OPTION_CHECK, '[SyncOption.SERVER_SIDE_APPLY]'),
   retry: shape<SyncRetry>('retry', {
     limit: num('a whole number'),
+    refresh: bool(),
     backoff: shape<SyncRetryBackoff>('retry backoff', {
       duration: duration<Duration>(),
       factor: num('a whole number'),
@@ -367,6 +381,7 @@ function retryJson(retry: SyncRetry, problems: string[]): JsonObject {
     for (const key of ['duration', 'factor', 'maxDuration']) if (key in backoff) ordered[key] = backoff[key];
     if (Object.keys(ordered).length) out.backoff = ordered;
   }
+  if (retry.refresh !== undefined) out.refresh = retry.refresh;
   return out;
 }
 
@@ -503,7 +518,17 @@ export function resolveApp(
   for (const source of sources) for (const p of source._problems()) problems.push(`app "${name}": ${p}`);
   const autoSync = props.autoSync ?? true;
   const syncPolicy: JsonObject = {};
-  if (autoSync) syncPolicy.automated = { prune: props.prune ?? true, selfHeal: props.selfHeal ?? true };
+  if (autoSync)
+    syncPolicy.automated = {
+      prune: props.prune ?? true,
+      selfHeal: props.selfHeal ?? true,
+      // Only when given: an app without it renders as before.
+      ...(props.allowEmpty !== undefined ? { allowEmpty: props.allowEmpty } : {}),
+    };
+  else if (props.allowEmpty !== undefined)
+    problems.push(
+      `allowEmpty of app "${name}" only applies to automated sync: set autoSync (the default), or remove allowEmpty`,
+    );
   const syncOptions = resolveSyncOptions(scope, props, name, problems);
   if (syncOptions.length) syncPolicy.syncOptions = syncOptions;
   if (props.retry) syncPolicy.retry = retryJson(props.retry, problems);

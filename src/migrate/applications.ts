@@ -272,6 +272,9 @@ const HELM_KEYS = [
   'namespace',
   'version',
   'passCredentials',
+  'skipTests',
+  'kubeVersion',
+  'apiVersions',
 ];
 const KUSTOMIZE_KEYS = [
   'images',
@@ -284,6 +287,14 @@ const KUSTOMIZE_KEYS = [
   'patches',
   'components',
   'version',
+  'forceCommonLabels',
+  'labelWithoutSelector',
+  'labelIncludeTemplates',
+  'forceCommonAnnotations',
+  'commonAnnotationsEnvsubst',
+  'ignoreMissingComponents',
+  'kubeVersion',
+  'apiVersions',
 ];
 const SYNC_OPTIONS: Record<string, string> = {
   'ServerSideApply=true': 'SyncOption.SERVER_SIDE_APPLY',
@@ -1200,12 +1211,8 @@ class Translator {
       // Argo CD's defaults are false; pullfleet's are true, so false is written out.
       if (automated.prune !== true) lines.push('  prune: false,');
       if (automated.selfHeal !== true) lines.push('  selfHeal: false,');
-      if (automated.allowEmpty === true)
-        this.note(
-          subject,
-          'untranslated',
-          `${at}.automated.allowEmpty: true has no construct prop: auto-sync never syncs an empty app`,
-        );
+      // false is Argo CD's default: written only when it is true.
+      if (automated.allowEmpty === true) lines.push('  allowEmpty: true,');
     }
     const options = Array.isArray(p.syncOptions) ? p.syncOptions.map(String) : [];
     if (options.length) {
@@ -1245,8 +1252,9 @@ class Translator {
         if (b.factor !== undefined) backoff.factor = Number(b.factor);
         retry.backoff = backoff;
       }
+      if (typeof r.refresh === 'boolean') retry.refresh = r.refresh;
       for (const k of Object.keys(r))
-        if (k !== 'limit' && k !== 'backoff')
+        if (k !== 'limit' && k !== 'backoff' && !(k === 'refresh' && typeof r.refresh === 'boolean'))
           this.note(subject, 'untranslated', `${at}.retry.${k} has no construct prop: not translated`);
       lines.push(`  retry: ${lit(retry, '  ')},`);
     }
@@ -1406,8 +1414,15 @@ class Translator {
         }
         props.env = env;
       }
+      // Each parameter as Argo CD has it: a name and its string, array or map (AppSource.plugin checks one).
+      if (Array.isArray(p.parameters))
+        props.parameters = p.parameters.filter(isObj).map((param) => {
+          const out: Record<string, unknown> = { name: String(param.name ?? '') };
+          for (const key of ['string', 'array', 'map'] as const) if (param[key] !== undefined) out[key] = param[key];
+          return out;
+        });
       for (const key of Object.keys(p).sort(cmp))
-        if (key !== 'name' && key !== 'env')
+        if (key !== 'name' && key !== 'env' && key !== 'parameters')
           this.note(
             subject,
             'untranslated',

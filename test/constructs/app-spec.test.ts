@@ -464,6 +464,15 @@ describe('app props', () => {
     expect((hubApp.spec.syncPolicy as { retry: { backoff: { duration: string } } }).retry.backoff.duration).toBe(text);
   });
 
+  test('GIVEN allowEmpty and retry.refresh THEN automated.allowEmpty and retry.refresh; without them nothing changes', () => {
+    const { hubApp } = rendered({ source, allowEmpty: true, retry: { limit: 2, refresh: true } });
+    expect(hubApp.spec.syncPolicy).toStrictEqual({
+      automated: { prune: true, selfHeal: true, allowEmpty: true },
+      retry: { limit: 2, refresh: true },
+    });
+    expect(rendered({ source }).hubApp.spec.syncPolicy).toStrictEqual({ automated: { prune: true, selfHeal: true } });
+  });
+
   test('GIVEN annotations THEN the hub Application, its payload and the ApplicationSet template carry them', () => {
     const annotations = {
       'notifications.argoproj.io/subscribe.on-sync-failed.slack': 'team-web',
@@ -596,6 +605,11 @@ describe('bad input: one error per problem, naming the field, the value and the 
   const chart = (extra: object) => AppSource.helm({ repoURL: CHARTS, chart: 'web', targetRevision: '1.0.0', ...extra });
 
   test.each<[string, Partial<PullAppOptions>, string]>([
+    [
+      'allowEmpty without automated sync',
+      { source, autoSync: false, allowEmpty: true },
+      'allowEmpty of app "web" only applies to automated sync',
+    ],
     [
       'forceCommonLabels without commonLabels',
       { source: AppSource.kustomize({ repoURL: REPO, path: 'k', forceCommonLabels: true }) },

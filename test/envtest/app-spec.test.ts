@@ -184,6 +184,12 @@ function fixtureObjects(): Located[] {
       annotations: { 'notifications.argoproj.io/subscribe.on-sync-failed.slack': 'web' },
       info: [{ name: 'Owner', value: 'team-web' }],
       revisionHistoryLimit: 3,
+      allowEmpty: true,
+    },
+    // A retry that syncs the latest revision: Argo CD 3.2 added it.
+    'props-32': {
+      source: AppSource.git({ repoURL: REPO, path: 'props' }),
+      retry: { limit: 2, refresh: true },
     },
   };
   for (const [name, props] of Object.entries(apps))
@@ -274,11 +280,11 @@ describeRealServer('the whole Application spec against every Argo CD release', (
       }
     }
     expect(refused).toStrictEqual([]);
-    // 2.14 skips the apps using 3.0's Kustomize options and the oci:// app (a hub app and a payload each), 3.0
-    // the oci:// app; from 3.1 on every object is applied.
+    // 2.14 skips the apps using 3.0's Kustomize options, the oci:// app and the 3.2 retry (a hub app and a payload
+    // each), 3.0 the oci:// app and the 3.2 retry; from 3.2 on every object is applied.
     const counts = Object.values(applied);
-    expect(counts[0]).toBe(objects.length - 4);
-    expect(counts[1]).toBe(objects.length - 2);
+    expect(counts[0]).toBe(objects.length - 6);
+    expect(counts[1]).toBe(objects.length - 4);
     expect(counts.at(-1)).toBe(objects.length);
   }, 600_000);
 });

@@ -105,6 +105,7 @@ export const ARGO_FIELD_FEATURES: readonly ArgoFieldFeature[] = [
   { field: 'ignoreDifferences.jqPathExpressions', since: B, what: 'ignoreDifferences jqPathExpressions' },
   { field: 'ignoreDifferences.managedFieldsManagers', since: B, what: 'ignoreDifferences managedFieldsManagers' },
   { field: 'syncPolicy.automated.enabled', since: '3.1', what: 'syncPolicy.automated.enabled' },
+  { field: 'syncPolicy.automated.allowEmpty', since: B, what: 'syncPolicy.automated.allowEmpty' },
   { field: 'syncPolicy.retry', since: B, what: 'sync retries' },
   { field: 'syncPolicy.retry.refresh', since: '3.2', what: 'syncPolicy.retry.refresh' },
   { field: 'syncPolicy.managedNamespaceMetadata', since: B, what: 'managedNamespaceMetadata' },
