@@ -802,9 +802,20 @@ class Translator {
       isObj(first) &&
       Object.keys(first).length === 1 &&
       isObj(first.clusterDecisionResource) &&
-      canonicalJson(gen) === canonicalJson(spokeLabelMatrix(first as JsonObject)) &&
+      // With the Exists selector of each label read, or without (what pullfleet rendered before it).
+      [spokeLabelMatrix(first as JsonObject, spokeLabelsRead(spec.template)), spokeLabelMatrix(first as JsonObject)]
+        .map((m) => canonicalJson(m))
+        .includes(canonicalJson(gen)) &&
       spokeLabelsRead((spec.template as Record<string, unknown>).spec).length > 0;
-    if (labelMatrix) cdr = (first as { clusterDecisionResource: Record<string, unknown> }).clusterDecisionResource;
+    if (labelMatrix) {
+      cdr = (first as { clusterDecisionResource: Record<string, unknown> }).clusterDecisionResource;
+      if (canonicalJson(gen) === canonicalJson(spokeLabelMatrix(first as JsonObject)))
+        this.note(
+          subject,
+          'changed',
+          `the matrix's cluster generator also requires the spoke-label mirrors the template reads (matchExpressions: Exists), so a cluster whose Secret lacks one gets no Application instead of one with the {{...}} text`,
+        );
+    }
     if (!cdr) {
       const kinds = generators.map((g) => (isObj(g) ? Object.keys(g).join('+') : typeof g)).join(', ');
       this.note(

@@ -29,7 +29,7 @@ type AppSet = Obj & {
 };
 
 describe('SpokeParam.label in a PullApplicationSet', () => {
-  test('GIVEN a label read in values THEN the generator is a matrix of decisions and the decided cluster Secret', () => {
+  test('GIVEN a label read in values THEN the generator is a matrix of decisions and the decided cluster Secret carrying the label', () => {
     const { fleet, hub, prod } = smallFleet();
     const placement = new Placement(hub, 'prod-only', { clusterSets: [prod] });
     new PullApplicationSet(hub, 'web', {
@@ -49,7 +49,15 @@ describe('SpokeParam.label in a PullApplicationSet', () => {
                 requeueAfterSeconds: 180,
               },
             },
-            { clusters: { selector: { matchLabels: { 'pullfleet.io/cluster': '{{name}}' } } } },
+            // only a Secret carrying the mirror of each label read: no Application with the {{...}} text
+            {
+              clusters: {
+                selector: {
+                  matchLabels: { 'pullfleet.io/cluster': '{{name}}' },
+                  matchExpressions: [{ key: 'spoke.pullfleet.io/region', operator: 'Exists' }],
+                },
+              },
+            },
           ],
         },
       },

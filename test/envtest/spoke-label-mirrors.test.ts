@@ -85,7 +85,12 @@ describeRealServer('spoke-label mirrors on controller-owned cluster Secrets', (k
     // PlacementDecision deciding both
     const { appSet, secret } = rendered(argoNamespace, declared);
     expect(appSet.spec?.generators?.[0].matrix?.generators[1]).toStrictEqual({
-      clusters: { selector: { matchLabels: { 'pullfleet.io/cluster': '{{name}}' } } },
+      clusters: {
+        selector: {
+          matchLabels: { 'pullfleet.io/cluster': '{{name}}' },
+          matchExpressions: [{ key: 'spoke.pullfleet.io/region', operator: 'Exists' }],
+        },
+      },
     });
     for (const name of [argoNamespace, controllerNamespace])
       await cluster.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });

@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, test } from '@jest/globals';
 import * as prettier from 'prettier';
 import ts from 'typescript';
-import { parse as parseYaml } from 'yaml';
+import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { ClusterSet, Fleet, Hub } from '../../src/constructs/index.js';
 import {
   MigrationInputError,
@@ -437,17 +437,39 @@ spec:
     const documents = parseDocuments([{ file: 'application-sets.yaml', text }]);
     const result = translateApplications(documents, { importFrom: IMPORT });
     expect(result.applicationSets).toStrictEqual(['api']);
-    expect(result.notes.map((n) => n.severity)).toStrictEqual(['changed']); // the Placement imported by name
+    // the Placement imported by name; the matrix of before gains the Exists selector of each label read
+    expect(result.notes.map((n) => n.severity)).toStrictEqual(['changed', 'changed']);
     expect(result.code).toContain("valueFiles: [`$values/api/${SpokeParam.label('region')}.yaml`],");
     expect(result.code).toContain(
       "values: { cluster: SpokeParam.NAME, zone: SpokeParam.label('topology.example.com/zone') },",
     );
     expect(result.code).toMatch(/^import \{ [^}]*\bSpokeParam\b[^}]*\} from /m);
     expect(await expectRoundTrip(result, documents)).toBe(1);
-    // The generators too: the same matrix again.
+    // The generators too: the same matrix, now requiring each label read on the cluster's Secret.
     const objects = await synthCode(result.code);
     const appSet = objects.find((o) => o.kind === 'ApplicationSet')!;
-    expect(appSet.spec.generators).toStrictEqual((documents[0].object.spec as Obj['spec']).generators);
+    const generators = structuredClone((documents[0].object.spec as Obj['spec']).generators) as Array<{
+      matrix: { generators: Array<{ clusters: { selector: Record<string, unknown> } }> };
+    }>;
+    generators[0].matrix.generators[1].clusters.selector.matchExpressions = [
+      { key: 'spoke.pullfleet.io/region', operator: 'Exists' },
+      { key: 'topology.example.com.spoke.pullfleet.io/zone', operator: 'Exists' },
+    ];
+    expect(appSet.spec.generators).toStrictEqual(generators);
+    // Migrating that output again changes nothing more.
+    const again = translateApplications(
+      parseDocuments([
+        {
+          file: 'application-sets.yaml',
+          text: stringifyYaml({
+            ...documents[0].object,
+            spec: { ...(documents[0].object.spec as object), generators },
+          }),
+        },
+      ]),
+      { importFrom: IMPORT },
+    );
+    expect(again.notes.map((n) => n.severity)).toStrictEqual(['changed']);
   });
 
   test("an ApplicationSet with another matrix, or spoke labels without pullfleet's matrix, is skipped", () => {

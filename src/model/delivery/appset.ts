@@ -29,7 +29,7 @@ import {
   type AppDefinition,
 } from './hub-application.js';
 import { sortKeys } from '../core/records.js';
-import { spokeLabelMatrix } from './per-spoke.js';
+import { spokeLabelMatrix, spokeLabelsRead } from './per-spoke.js';
 import { ROLLOUT_CLUSTER_LABEL, type RolloutWave } from '../rollout/policy.js';
 import { rollingSyncStrategy } from '../rollout/rolling-sync.js';
 import type { JsonObject, KubeObject } from '../core/types.js';
@@ -201,7 +201,7 @@ export function buildPullApplicationSet(
       annotations: { [CONSTRUCT_PATH_ANNOTATION]: options.constructPath },
     },
     spec: {
-      generators: [options.spokeLabels ? spokeLabelMatrix(decisions) : decisions],
+      generators: [options.spokeLabels ? spokeLabelMatrix(decisions, spokeLabelsRead(template)) : decisions],
       template: template,
       // The annotations the controller writes on generated Applications survive the applicationset-controller's updates.
       ...(managed ? {} : { preservedFields: { annotations: [...CONTROLLER_APP_ANNOTATIONS] } }),

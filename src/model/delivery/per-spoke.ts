@@ -235,14 +235,28 @@ export function substituteSpokeParams<T>(json: T, spoke: { name: string; labels:
 /**
  * The generators of an ApplicationSet whose template reads spoke labels: a matrix of `decisions` (the
  * clusterDecisionResource generator) and the cluster generator restricted to the decided cluster's Secret, so
- * each Application gets the decision's parameters and the Secret's `metadata.labels.*`.
+ * each Application gets the decision's parameters and the Secret's `metadata.labels.*`. The Secret must carry the
+ * mirror of every ManagedCluster label key of `keys` (the ones the template reads).
  */
-export function spokeLabelMatrix(decisions: JsonObject): JsonObject {
+export function spokeLabelMatrix(decisions: JsonObject, keys: readonly string[] = []): JsonObject {
+  // A decided cluster whose Secret lacks a mirror the template reads is not selected: without it the
+  // applicationset-controller would render the `{{...}}` text into the Application (upstream contract).
+  const expressions = keys.flatMap((key) => {
+    const mirrored = mirroredLabelKey(key);
+    return mirrored ? [{ key: mirrored, operator: 'Exists' }] : [];
+  });
   return {
     matrix: {
       generators: [
         decisions,
-        { clusters: { selector: { matchLabels: { [SECRET_CLUSTER_LABEL]: SPOKE_NAME_PARAM } } } },
+        {
+          clusters: {
+            selector: {
+              matchLabels: { [SECRET_CLUSTER_LABEL]: SPOKE_NAME_PARAM },
+              ...(expressions.length ? { matchExpressions: expressions } : {}),
+            },
+          },
+        },
       ],
     },
   };
