@@ -462,6 +462,16 @@ function resolveSources(scope: Construct, props: PullAppOptions, name: string, p
         );
       refs.set(refName, i);
     });
+    const names = new Map<string, number>();
+    list.forEach((s, i) => {
+      const sourceName = s._sourceName?.();
+      if (sourceName === undefined) return;
+      if (names.has(sourceName))
+        problems.push(
+          `sources of app "${name}" are both named "${sourceName}" (sources[${names.get(sourceName)}] and sources[${i}]): Argo CD picks a source by its name; give each source its own name`,
+        );
+      names.set(sourceName, i);
+    });
     if (list.length > 0 && list.every((s) => s._refName?.() !== undefined))
       problems.push(
         `sources of app "${name}" are all ref sources, which render nothing: add the source that deploys (AppSource.helm, helmGit, git...)`,

@@ -1309,6 +1309,29 @@ export class AppSource {
   }
 
   /**
+   * This source with a name (`spec.sources[].name`): Argo CD shows it in its UI, and `argocd app` commands
+   * pick a source of a multi-source app by it (`--source-name`). Each name once per app. The source itself is
+   * not changed: a copy is returned.
+   * @param name the name, not empty
+   */
+  public withName(name: string): AppSource {
+    const problems = [...this.problems];
+    if (typeof name !== 'string' || name.trim().length === 0 || name !== name.trim())
+      problems.push(
+        `withName(${JSON.stringify(name)}): a source name is not empty and has no leading or trailing spaces: give a name such as "values"`,
+      );
+    return new AppSource(this.kind, { ...this.toJson(), name }, problems, this.warnings, this.refsRead);
+  }
+
+  /**
+   * The source's name given with {@link withName}, or undefined.
+   * @internal
+   */
+  public _sourceName(): string | undefined {
+    return typeof this.source.name === 'string' ? this.source.name : undefined;
+  }
+
+  /**
    * The factory that made this source (`git`, `kustomize`, `helm`, `helmGit`, `ref`, `plugin`).
    * @internal
    */

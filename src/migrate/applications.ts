@@ -249,6 +249,7 @@ const APP_SPEC_KEYS = new Set([
   'revisionHistoryLimit',
 ]);
 const SOURCE_KEYS = new Set([
+  'name',
   'repoURL',
   'path',
   'targetRevision',
@@ -1303,8 +1304,17 @@ class Translator {
     return value;
   }
 
-  /** The AppSource factory call for one Argo CD source. */
+  /** The AppSource factory call for one Argo CD source, with `.withName(...)` when the source has a name. */
   private source(subject: string, s: Record<string, unknown>, at: string, multi: boolean): TsCode {
+    const code = this.sourceFactory(subject, s, at, multi);
+    if (typeof s.name === 'string' && s.name) return new TsCode(`${code.code}.withName(${lit(s.name)})`);
+    if (s.name !== undefined && s.name !== '')
+      this.note(subject, 'untranslated', `${at}.name ${canonicalShort(s.name)} is not a string: not translated`);
+    return code;
+  }
+
+  /** The AppSource factory call for one Argo CD source (without its name). */
+  private sourceFactory(subject: string, s: Record<string, unknown>, at: string, multi: boolean): TsCode {
     this.used.add('AppSource');
     const base: Record<string, unknown> = { repoURL: s.repoURL };
     for (const key of Object.keys(s).sort(cmp))

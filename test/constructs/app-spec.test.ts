@@ -400,6 +400,27 @@ describe('sources', () => {
     }
   });
 
+  test('GIVEN named sources THEN each has its name, and the source it was made from stays unnamed', () => {
+    const git = AppSource.git({ repoURL: REPO, path: 'web' });
+    const { hubApp } = rendered({
+      sources: [git.withName('app'), AppSource.ref('values', { repoURL: REPO }).withName('values')],
+    });
+    expect(hubApp.spec.sources).toStrictEqual([
+      { repoURL: REPO, path: 'web', targetRevision: 'HEAD', name: 'app' },
+      { repoURL: REPO, targetRevision: 'HEAD', ref: 'values', name: 'values' },
+    ]);
+    expect(git.toJson()).toStrictEqual({ repoURL: REPO, path: 'web', targetRevision: 'HEAD' });
+  });
+
+  test('GIVEN two sources of one name, or an empty name THEN one error each', () => {
+    const git = AppSource.git({ repoURL: REPO, path: 'web' });
+    expectOneError(
+      { sources: [git.withName('app'), AppSource.git({ repoURL: REPO, path: 'api' }).withName('app')] },
+      'sources of app "web" are both named "app" (sources[0] and sources[1])',
+    );
+    expectOneError({ source: git.withName(' ') }, 'withName(" "): a source name is not empty');
+  });
+
   test('GIVEN sources with one source THEN it still renders spec.sources', () => {
     const { hubApp } = rendered({ sources: [AppSource.git({ repoURL: REPO, path: 'web' })] });
     expect(hubApp.spec.sources).toStrictEqual([{ repoURL: REPO, path: 'web', targetRevision: 'HEAD' }]);

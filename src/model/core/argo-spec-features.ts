@@ -61,6 +61,7 @@ const B = BEFORE_TRACKED;
 export const ARGO_FIELD_FEATURES: readonly ArgoFieldFeature[] = [
   { field: 'sources', since: B, what: 'several sources (spec.sources)' },
   { field: 'source.ref', since: B, what: 'a ref source (value files from another repository)' },
+  { field: 'source.name', since: B, what: 'a source name' },
   { field: 'source.tagPrefix', since: '3.5', what: 'a tag prefix of a Git source' },
   { field: 'source.directory.recurse', since: B, what: 'a recursive directory source' },
   { field: 'source.directory.include', since: B, what: 'a directory include glob' },
