@@ -359,8 +359,9 @@ export interface HelmOptions {
    */
   readonly namespace?: string;
   /**
-   * The Helm major version to render with; Argo CD supports `'v3'` only.
-   * @default 'v3'
+   * The Helm major version: `'v3'`, or `'v4'` (accepted from Argo CD 3.5, which renders every chart with Helm 4
+   * whatever this says; checked against the spokes' declared Argo CD versions).
+   * @default - left out: the Helm of the spoke's Argo CD
    */
   readonly version?: string;
   /**
@@ -911,8 +912,10 @@ function helmJson(p: Problems, h: HelmOptions, refs: Set<string>, base = '.', wa
   if (h.skipCrds !== undefined) out.skipCrds = h.skipCrds;
   if (h.skipSchemaValidation !== undefined) out.skipSchemaValidation = h.skipSchemaValidation;
   if (h.version !== undefined) {
-    if (h.version !== 'v3')
-      p.add(`version "${h.version}" is not a Helm version Argo CD renders with: use 'v3', or leave it out`);
+    if (h.version !== 'v3' && h.version !== 'v4')
+      p.add(
+        `version "${h.version}" is not a Helm version Argo CD renders with: use 'v3' ('v4' from Argo CD 3.5), or leave it out`,
+      );
     else out.version = h.version;
   }
   if (h.passCredentials !== undefined) out.passCredentials = h.passCredentials;

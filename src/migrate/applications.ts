@@ -1477,11 +1477,11 @@ class Translator {
     const out: Record<string, unknown> = {};
     for (const key of HELM_KEYS) {
       if (helm[key] === undefined || key === 'values' || key === 'valuesObject') continue;
-      if (key === 'version' && helm.version !== 'v3') {
+      if (key === 'version' && helm.version !== 'v3' && helm.version !== 'v4') {
         this.note(
           subject,
           'untranslated',
-          `${at}.version ${JSON.stringify(helm.version)} is dropped: Argo CD renders charts with Helm 3 only`,
+          `${at}.version ${JSON.stringify(helm.version)} is dropped: Argo CD renders charts with Helm 3 (and 4 from 3.5) only`,
         );
         continue;
       }

@@ -22,6 +22,8 @@ import {
   type PullAppOptions,
 } from '../../src/constructs/index.js';
 import { find, smallFleet, type Obj } from './helpers.js';
+import { argoSpecUnsupported } from '../../src/model/core/argo-spec-features.js';
+import type { JsonObject } from '../../src/model/core/types.js';
 
 const REPO = 'https://git.example.com/platform/apps.git';
 const CHARTS = 'https://charts.example.com';
@@ -336,6 +338,16 @@ describe('sources', () => {
         apiVersions: ['monitoring.coreos.com/v1/ServiceMonitor', 'v1'],
       },
     });
+  });
+
+  test("GIVEN Helm version 'v4' THEN it renders, and a spoke that declares Argo CD before 3.5 refuses it", () => {
+    const source = AppSource.helm({ repoURL: CHARTS, chart: 'web', targetRevision: '1.0.0', version: 'v4' });
+    expect((sourceOf({ source }) as { helm: unknown }).helm).toStrictEqual({ version: 'v4' });
+    const spec: JsonObject = { project: 'default', source: source.toJson() };
+    expect(argoSpecUnsupported(spec, '3.4.7').map((r) => [r.path, r.since])).toStrictEqual([
+      ['spec.source.helm.version', '3.5'],
+    ]);
+    expect(argoSpecUnsupported(spec, '3.5.1')).toStrictEqual([]);
   });
 
   test('GIVEN Helm skipTests, kubeVersion and apiVersions THEN spec.source.helm has them', () => {

@@ -133,6 +133,14 @@ export const ARGO_VALUE_FEATURES: readonly ArgoValueFeature[] = [
     upstream:
       'argoproj/argo-cd v3.1.16 pkg/apis/application/v1alpha1/types.go ApplicationSource.IsOCI (absent in v3.0.23)',
   },
+  {
+    field: 'source.helm.version',
+    matches: (value) => value === 'v4',
+    since: '3.5',
+    what: "Helm version 'v4'",
+    upstream:
+      "argoproj/argo-cd v3.5.1 util/helm/cmd.go:44 NewCmd takes '', 'v3' and 'v4' (v3.4.7 cmd.go:39: '' and 'v3' only)",
+  },
 ];
 
 function isObject(value: unknown): value is JsonObject {
