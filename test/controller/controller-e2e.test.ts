@@ -190,9 +190,10 @@ describe('controller against the fake API server', () => {
   });
 
   test('GIVEN an HTTP port WHEN probed THEN /healthz, /readyz and /metrics answer', async () => {
-    const port = 20000 + (process.pid % 20000);
-    const controller = await start({ leaderElection: false, httpPort: port, httpHost: '127.0.0.1' });
+    // Port 0: the system picks a free one (a fixed port can be taken by another process on a busy machine).
+    const controller = await start({ leaderElection: false, httpPort: 0, httpHost: '127.0.0.1' });
     await controller.ready();
+    const port = controller.httpPort()!;
     const get = async (path: string) => {
       const response = await fetch(`http://127.0.0.1:${port}${path}`);
       return [response.status, await response.text()] as const;

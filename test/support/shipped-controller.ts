@@ -280,6 +280,7 @@ function installProcesses(admin: KubeConfig, install: ShippedInstall, tokenSecon
       ready,
       stop: () => signalAndWait('SIGTERM', 25_000),
       kill: () => signalAndWait('SIGKILL', 10_000),
+      httpPort: () => port,
       async metrics() {
         const result = await probe(`http://127.0.0.1:${port}/metrics`, { timeoutMs: 10_000 });
         if (result.status !== 200) throw new Error(`GET /metrics answered ${result.status}`);

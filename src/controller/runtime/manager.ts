@@ -59,6 +59,11 @@ export interface RunningController {
   stop(): Promise<void>;
   /** Prometheus text exposition of the controller's metrics. */
   metrics(): Promise<string>;
+  /**
+   * The port /metrics, /healthz and /readyz are served on (the one the system chose when `httpPort` is 0), or
+   * undefined without an HTTP server.
+   */
+  httpPort(): number | undefined;
 }
 
 /**
@@ -550,6 +555,10 @@ export async function startController(options: StartOptions): Promise<RunningCon
     ready: () => readyPromise,
     stop,
     metrics: () => metrics.text(),
+    httpPort: () => {
+      const address = server?.address();
+      return address && typeof address === 'object' ? address.port : undefined;
+    },
   };
 }
 

@@ -112,13 +112,14 @@ function gatedReconciler() {
 describe('leader election in the running controller', () => {
   test('GIVEN Lease requests forbidden forever WHEN several lease periods pass THEN /readyz is 503 with the reason and the metrics show it', async () => {
     forbid.leases = true;
-    const port = 20000 + ((process.pid + 7) % 20000);
+    // Port 0: the system picks a free one (a fixed port can be taken by another process on a busy machine).
     const controller = await startController({
       kubeConfig: viaProxy(),
-      config: { ...FAST, identity: 'one', httpPort: port, httpHost: '127.0.0.1' },
+      config: { ...FAST, identity: 'one', httpPort: 0, httpHost: '127.0.0.1' },
       logger: silent,
     });
     running.push(controller);
+    const port = controller.httpPort()!;
     const readyz = async () => {
       const response = await fetch(`http://127.0.0.1:${port}/readyz`);
       return [response.status, await response.text()] as const;
