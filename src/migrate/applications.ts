@@ -384,6 +384,8 @@ class Translator {
   private readonly placementIds = new Set<string>();
   private readonly docs: Doc[] = [];
   private readonly placements = new Map<string, Doc>();
+  /** Placements made from a cluster generator (not in the input), by key: the ApplicationSet they come from. */
+  private readonly madePlacements = new Map<string, string>();
   private readonly usedPlacements = new Set<string>();
   /** While an ApplicationSet's template is translated: strings with spoke parameters become SpokeParam code. */
   private spokeParams = false;
@@ -808,6 +810,14 @@ class Translator {
         .map((m) => canonicalJson(m))
         .includes(canonicalJson(gen)) &&
       spokeLabelsRead((spec.template as Record<string, unknown>).spec).length > 0;
+    // A push-model ApplicationSet's cluster generator (Argo CD cluster Secrets chosen by labels) becomes a
+    // Placement choosing the ManagedClusters by the same labels.
+    const clusters = gen && Object.keys(gen).length === 1 && isObj(gen.clusters) ? gen.clusters : undefined;
+    if (!cdr && clusters) {
+      const placement = this.placementFromClusterGenerator(doc, subject, clusters);
+      if (placement === undefined) return;
+      cdr = { labelSelector: { matchLabels: { [PLACEMENT_LABEL]: placement } } };
+    }
     if (labelMatrix) {
       cdr = (first as { clusterDecisionResource: Record<string, unknown> }).clusterDecisionResource;
       if (canonicalJson(gen) === canonicalJson(spokeLabelMatrix(first as JsonObject)))
@@ -822,7 +832,7 @@ class Translator {
       this.note(
         subject,
         'skipped',
-        `its generators (${kinds}) are not one clusterDecisionResource generator on an OCM Placement: pullfleet generates Applications from a Placement's decisions only; express the target clusters as a Placement`,
+        `its generators (${kinds}) are not one clusterDecisionResource generator on an OCM Placement, nor one cluster generator: pullfleet generates Applications from a Placement's decisions only; express the target clusters as a Placement`,
       );
       return;
     }
@@ -980,6 +990,60 @@ class Translator {
     this.emitted.push({ sortKey: `1 ${id}`, comment: `from ${subject} (${doc.file}, document ${doc.index})`, lines });
   }
 
+  /**
+   * The name of a Placement made from a cluster generator's selector (added to the input's Placements), or
+   * undefined when the generator cannot become one (the reason is noted, the ApplicationSet skipped).
+   */
+  private placementFromClusterGenerator(
+    doc: Doc,
+    subject: string,
+    clusters: Record<string, unknown>,
+  ): string | undefined {
+    const other = Object.keys(clusters).filter((k) => k !== 'selector');
+    const selector = isObj(clusters.selector) ? clusters.selector : {};
+    const selectorOther = Object.keys(selector).filter((k) => k !== 'matchLabels' && k !== 'matchExpressions');
+    if (other.length || selectorOther.length || (clusters.selector !== undefined && !isObj(clusters.selector))) {
+      this.note(
+        subject,
+        'skipped',
+        `its cluster generator uses ${[...other, ...selectorOther.map((k) => `selector.${k}`)].join(', ') || 'a selector that is not an object'}, which a Placement cannot express: pullfleet chooses clusters with a Placement's labels only (values, templates and flat lists per cluster would make the spec differ per cluster)`,
+      );
+      return undefined;
+    }
+    let name = `${doc.name}-clusters`;
+    for (let i = 2; this.placements.has(`${doc.namespace}/${name}`); i++) name = `${doc.name}-clusters-${i}`;
+    const labelSelector: Record<string, unknown> = {};
+    if (isObj(selector.matchLabels) && Object.keys(selector.matchLabels).length)
+      labelSelector.matchLabels = selector.matchLabels;
+    if (Array.isArray(selector.matchExpressions) && selector.matchExpressions.length)
+      labelSelector.matchExpressions = selector.matchExpressions;
+    const spec = Object.keys(labelSelector).length
+      ? { predicates: [{ requiredClusterSelector: { labelSelector } }] }
+      : {};
+    this.madePlacements.set(`${doc.namespace}/${name}`, subject);
+    this.placements.set(`${doc.namespace}/${name}`, {
+      file: doc.file,
+      index: doc.index,
+      kind: 'Placement',
+      namespace: doc.namespace,
+      name,
+      object: {
+        apiVersion: `${PLACEMENT_GROUP}/v1beta1`,
+        kind: 'Placement',
+        metadata: { name, namespace: doc.namespace },
+        spec,
+      } as JsonObject,
+    });
+    this.note(
+      subject,
+      'changed',
+      Object.keys(labelSelector).length
+        ? `its cluster generator (the Argo CD cluster Secrets matching ${canonicalShort(labelSelector)}) becomes Placement ${name}, which decides the ManagedClusters with those labels: pullfleet delivers to managed clusters, so the labels must be on the ManagedClusters (not only on the Secrets), {{name}} is the ManagedCluster's name, and the hub itself is never a target`
+        : `its cluster generator (the Argo CD cluster Secrets of every cluster) becomes Placement ${name}, which decides every ManagedCluster of the cluster sets bound to the hub's Argo CD namespace (bind the sets there): {{name}} is the ManagedCluster's name, and the hub itself is never a target`,
+    );
+    return name;
+  }
+
   /** The code naming the Placement `name` (declared from the input, else looked up on the hub). */
   private placementFor(subject: string, namespace: string, name: string): string {
     const key = `${namespace}/${name}`;
@@ -1004,7 +1068,9 @@ class Translator {
     }
     this.usedPlacements.add(key);
     const pSubject = `Placement ${key}`;
-    this.subjects.push(pSubject);
+    const madeFrom = this.madePlacements.get(key);
+    // One made from a cluster generator is the ApplicationSet's to report (its note says so).
+    if (!madeFrom) this.subjects.push(pSubject);
     const spec = isObj(doc.object.spec) ? doc.object.spec : {};
     const props: string[] = [];
     const sets = Array.isArray(spec.clusterSets)
@@ -1056,7 +1122,7 @@ class Translator {
           'untranslated',
           `spec.${key} ${canonicalShort(spec[key])} is not translated: set it on the generated Placement by hand`,
         );
-    if (!sets.length && !predicates.length)
+    if (!sets.length && !predicates.length && !madeFrom)
       this.note(
         pSubject,
         'changed',
@@ -1068,7 +1134,9 @@ class Translator {
     this.placementCode.set(key, {
       variable,
       sortKey: `0 ${name}`,
-      comment: `from ${pSubject} (${doc.file}, document ${doc.index})`,
+      comment: madeFrom
+        ? `made from the cluster generator of ${madeFrom} (${doc.file}, document ${doc.index})`
+        : `from ${pSubject} (${doc.file}, document ${doc.index})`,
       lines: `const ${variable} = new Placement(hub, ${lit(pid)}${body});`.split('\n'),
     });
     return variable;

@@ -45,6 +45,7 @@ const CASES: Record<string, { paths: string[]; clusters?: Record<string, string>
     clusters: { 'https://kubernetes.default.svc': 'east' },
   },
   'argo-cd-docs-unmapped': { paths: [`${FIXTURES}/argo-cd`] },
+  'argo-cd-cluster-generator': { paths: [`${FIXTURES}/argo-cd-applicationset`] },
 };
 const caseNames = Object.keys(CASES).sort();
 
@@ -505,6 +506,85 @@ spec:
           .join(' '),
       ),
     ).toStrictEqual(['its generators (matrix)', 'template parameters in', 'its generators (matrix)']);
+  });
+
+  test("a push-model ApplicationSet's cluster generator becomes a Placement choosing the ManagedClusters by its labels", async () => {
+    const text = `apiVersion: argoproj.io/v1alpha1
+kind: ApplicationSet
+metadata: {name: guestbook, namespace: argocd}
+spec:
+  generators:
+    - clusters:
+        selector:
+          matchLabels: {env: prod}
+          matchExpressions: [{key: region, operator: In, values: [eu, us]}]
+  template:
+    metadata: {name: '{{name}}-guestbook'}
+    spec:
+      project: default
+      source: {repoURL: 'https://github.com/argoproj/argocd-example-apps.git', targetRevision: HEAD, path: guestbook}
+      destination: {server: '{{server}}', namespace: guestbook}
+---
+apiVersion: argoproj.io/v1alpha1
+kind: ApplicationSet
+metadata: {name: everywhere, namespace: argocd}
+spec:
+  generators: [{clusters: {}}]
+  template:
+    metadata: {name: '{{name}}-everywhere'}
+    spec:
+      project: default
+      source: {repoURL: 'https://git.example.com/apps.git', path: base}
+      destination: {name: '{{name}}', namespace: base}
+`;
+    const documents = parseDocuments([{ file: 'application-sets.yaml', text }]);
+    const result = translateApplications(documents, { importFrom: IMPORT });
+    expect(result.applicationSets).toStrictEqual(['everywhere', 'guestbook']);
+    expect(result.placements).toStrictEqual(['everywhere-clusters', 'guestbook-clusters']);
+    expect(result.code).toContain("new Placement(hub, 'guestbook-clusters', {");
+    expect(result.code).toContain('predicates: [');
+    expect(result.code).toContain("labels: { env: 'prod' }");
+    expect(result.code).toContain(
+      "labelExpressions: [{ key: 'region', operator: SelectorOperator.IN, values: ['eu', 'us'] }]",
+    );
+    expect(result.code).toContain('placement: guestbookClustersPlacement,');
+    const changed = result.notes.filter((n) => n.subject === 'ApplicationSet argocd/guestbook').map((n) => n.message);
+    expect(changed.some((m) => m.startsWith('its cluster generator (the Argo CD cluster Secrets matching'))).toBe(true);
+    expect(result.notes.filter((n) => n.severity === 'skipped')).toStrictEqual([]);
+    // The code synthesizes, and each ApplicationSet's template is the input's (destination aside, as for every push app).
+    expect(await expectRoundTrip(result, documents)).toBe(2);
+    const objects = await synthCode(result.code);
+    const placement = objects.find((o) => o.kind === 'Placement' && o.metadata.name === 'guestbook-clusters')!;
+    expect(placement.spec.predicates).toStrictEqual([
+      {
+        requiredClusterSelector: {
+          labelSelector: {
+            matchLabels: { env: 'prod' },
+            matchExpressions: [{ key: 'region', operator: 'In', values: ['eu', 'us'] }],
+          },
+        },
+      },
+    ]);
+  });
+
+  test('a cluster generator passing values, or with a flat list, is skipped with the reason', () => {
+    const text = (generator: string) => `apiVersion: argoproj.io/v1alpha1
+kind: ApplicationSet
+metadata: {name: api, namespace: argocd}
+spec:
+  generators: [${generator}]
+  template:
+    metadata: {name: '{{name}}-api'}
+    spec: {project: default, destination: {name: '{{name}}', namespace: api}, source: {repoURL: r, path: p}}
+`;
+    const results = ['{clusters: {values: {a: b}}}', '{clusters: {flatList: true}}'].map((g) =>
+      translateApplications(parseDocuments([{ file: 'a.yaml', text: text(g) }])),
+    );
+    expect(results.map((r) => r.applicationSets)).toStrictEqual([[], []]);
+    expect(results.map((r) => r.notes.find((n) => n.severity === 'skipped')?.message.split(':')[0])).toStrictEqual([
+      'its cluster generator uses values, which a Placement cannot express',
+      'its cluster generator uses flatList, which a Placement cannot express',
+    ]);
   });
 
   test('Applications of one app whose specs differ in per-spoke values become one PullApplication with perSpoke', async () => {
