@@ -236,6 +236,18 @@ function withoutAutomatedEnabled(spec: Application['spec']): void {
   else delete automated.enabled;
 }
 
+/**
+ * Leaves out a `syncPolicy` with nothing in it (what is left once `automated` goes: dropped above, or by the hub's
+ * applicationset-controller, which removes it from RollingSync apps on Argo CD 2.14 to 3.2). The work agent's
+ * server-side apply over a spoke Application that had `automated` turns `syncPolicy: {}` into null, which the
+ * Application CRD refuses (`must be of type object`), so no work would apply; no `syncPolicy` means the same.
+ */
+function withoutEmptySyncPolicy(spec: Application['spec']): void {
+  const policy = spec.syncPolicy as unknown;
+  if (policy && typeof policy === 'object' && !Array.isArray(policy) && Object.keys(policy).length === 0)
+    delete spec.syncPolicy;
+}
+
 export function buildPayloadApplication(app: Application): Application {
   const annotations = app.metadata.annotations ?? {};
   const destinationName = annotations[DESTINATION_NAME_ANNOTATION]?.trim();
@@ -257,6 +269,7 @@ export function buildPayloadApplication(app: Application): Application {
   if (appSet) payloadAnnotations = sortKeys({ ...payloadAnnotations, [HOSTING_APPSET_ANNOTATION]: appSet });
   const spec = { ...clone(app.spec), destination };
   withoutAutomatedEnabled(spec);
+  withoutEmptySyncPolicy(spec);
   metadata.annotations = sortKeys({ ...(payloadAnnotations ?? {}), [SPEC_HASH_ANNOTATION]: payloadSpecHash(spec) });
   if (app.metadata.finalizers?.length)
     metadata.finalizers = app.metadata.finalizers.filter((f) => !f.startsWith(PULLFLEET_PREFIX));

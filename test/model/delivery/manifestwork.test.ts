@@ -74,6 +74,15 @@ describe('payload Application (rule by rule)', () => {
     expect(app.spec.syncPolicy).toStrictEqual({ automated: { enabled: false } });
   });
 
+  test('GIVEN a syncPolicy left empty (automated disabled by RollingSync, or removed on 2.14-3.2) THEN the payload has none: the work agent would apply {} over the running app as null, which the CRD refuses', () => {
+    const payload = (syncPolicy: JsonObject) => buildPayloadApplication(hubApp({}, { syncPolicy })).spec;
+    expect('syncPolicy' in payload({ automated: { enabled: false, prune: true } })).toBe(false);
+    expect('syncPolicy' in payload({})).toBe(false);
+    expect(payload({ automated: { enabled: false }, retry: { limit: 2 } }).syncPolicy).toStrictEqual({
+      retry: { limit: 2 },
+    });
+  });
+
   test('GIVEN a minimal pull app WHEN wrapped THEN the payload is exactly the rewritten copy', () => {
     const spec = {
       project: 'default',
