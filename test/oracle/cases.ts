@@ -154,4 +154,90 @@ export const FIXED_CASES: readonly OracleCase[] = [
       { op: 'removeAppSet', name: 'podinfo' },
     ],
   },
+  {
+    // RollingSync (brief h11): an ApplicationSet rolled out in two steps (c1, then c2 and c3) by the played
+    // applicationset-controller of Argo CD 3.5.1: a new revision goes step by step (the controller forwards
+    // each step's `operation` to the spoke, whose Argo CD syncs only then), the waves are dropped and added
+    // again, a spoke leaves the placement, and the ApplicationSet is removed (deletionOrder Reverse: one app
+    // at a time, the last step first).
+    name: 'RollingSync: a waved ApplicationSet gets new revisions, loses and regains its waves, then goes',
+    fleet: { ...wavedFleet(false), appSets: [{ name: 'podinfo', placement: 'all', revision: 'v1', waved: true }] },
+    edits: [
+      { op: 'appSetRevision', name: 'podinfo', revision: 'v2' },
+      { op: 'appSetWaves', name: 'podinfo', on: false },
+      { op: 'appSetRevision', name: 'podinfo', revision: 'v3' },
+      { op: 'appSetWaves', name: 'podinfo', on: true },
+      { op: 'placementEnv', name: 'all', env: 'prod' },
+      { op: 'appSetRevision', name: 'podinfo', revision: 'v4' },
+      { op: 'removeAppSet', name: 'podinfo' },
+    ],
+  },
+  {
+    // RollingSync with pruneOnDelete: a waved ApplicationSet renamed (its apps deleted in reverse step order,
+    // the new one's rolled out from step 1) and a spoke moved from the first step to the second.
+    name: 'RollingSync: a waved ApplicationSet (pruneOnDelete) renamed, then a canary leaves the first step',
+    fleet: {
+      ...wavedFleet(false),
+      appSets: [{ name: 'podinfo', placement: 'all', revision: 'v1', waved: true, prune: true }],
+    },
+    edits: [
+      { op: 'renameAppSet', name: 'podinfo', to: 'metrics' },
+      { op: 'ring', id: 'c2', ring: 'canary' },
+      { op: 'appSetRevision', name: 'metrics', revision: 'v2' },
+      { op: 'ring', id: 'c1', ring: 'main' },
+      { op: 'appSetRevision', name: 'metrics', revision: 'v3' },
+    ],
+  },
+  {
+    // Found by seeds 1 and 16 (8 edits; shrunk by hand): an ApplicationSet whose apps ran with automated sync
+    // is given RollingSync waves. The hub's applicationset-controller disables automated on its apps (3.3+:
+    // `automated.enabled: false`; 2.14-3.2 remove `automated`), the payload then carries `syncPolicy: {}`
+    // (src/model/delivery/manifestwork.ts `withoutAutomatedEnabled` drops `automated` and leaves the empty
+    // object), and the work agent's server-side apply over the spoke Application that had `automated` turns
+    // the emptied object into null, which the Application CRD refuses ("spec.syncPolicy: Invalid value:
+    // "null": spec.syncPolicy in body must be of type object", kubernetes/kubernetes #117447, #104694): no
+    // work was Applied, the rollout never started. A new ApplicationSet born waved was not hit (a create keeps
+    // {}). The payload now leaves an empty syncPolicy out.
+    name: 'RollingSync: an ApplicationSet becomes waved after its apps ran',
+    settleTimeoutMs: 20_000,
+    fleet: { ...wavedFleet(false), appSets: [{ name: 'podinfo', placement: 'all', revision: 'v1' }] },
+    edits: [{ op: 'appSetWaves', name: 'podinfo', on: true }],
+  },
+  {
+    // Agent-autonomous (brief h11): a spoke of a static app (pruneOnDelete) and an ApplicationSet moves basic →
+    // agent-autonomous (its works stand by, then go, and its own Argo CD syncs its folder, adopting the
+    // Applications), gets a new revision there, and moves back (the folder stops listing them, prunes nothing;
+    // the works take them over).
+    name: 'agent-autonomous: a spoke moves basic → agent-autonomous and back',
+    fleet: {
+      ...wavedFleet(false),
+      autonomous: true,
+      apps: [{ name: 'web', spokes: ['c1', 'c2', 'c3'], revision: 'v1', prune: true }],
+      appSets: [{ name: 'podinfo', placement: 'all', revision: 'v1' }],
+    },
+    edits: [
+      { op: 'moveTo', id: 'c3', model: 'agent-autonomous' },
+      { op: 'moveStep' },
+      { op: 'finishMove', id: 'c3' },
+      { op: 'appRevision', name: 'web', revision: 'v2' },
+      { op: 'moveTo', id: 'c3', model: 'basic' },
+      { op: 'moveStep' },
+      { op: 'finishMove', id: 'c3' },
+      { op: 'appRevision', name: 'web', revision: 'v3' },
+    ],
+  },
+  {
+    // Agent-autonomous with a waved app: the canary of a waved app moves to agent-autonomous (it leaves the
+    // waves while it moves and runs it), the app is removed while it runs there, and the spoke leaves the fleet.
+    name: 'agent-autonomous: the canary of a waved app moves there, then the app goes',
+    fleet: { ...wavedFleet(true, true), autonomous: true },
+    edits: [
+      { op: 'moveTo', id: 'c1', model: 'agent-autonomous' },
+      { op: 'moveStep' },
+      { op: 'finishMove', id: 'c1' },
+      { op: 'appRevision', name: 'web', revision: 'v2' },
+      { op: 'removeApp', name: 'web' },
+      { op: 'removeSpoke', id: 'c1' },
+    ],
+  },
 ];

@@ -86,6 +86,55 @@ describe('oracle fleets', () => {
     expect(JSON.parse(json)).toStrictEqual(c);
   });
 
+  test('a waved ApplicationSet is rendered as RollingSync, canaries first, deleted in reverse; appSetWaves drops and adds it', () => {
+    const waved = applyEdit(fleet, { op: 'appSetWaves', name: 'podinfo', on: true })!;
+    expect(waved.appSets).toStrictEqual([{ name: 'podinfo', placement: 'all', revision: 'v1', waved: true }]);
+    const appSet = [...buildOracleFleet(waved, names).renderObjects().values()]
+      .flat()
+      .find((o) => (o as { kind?: string }).kind === 'ApplicationSet') as { spec: { strategy?: unknown } };
+    expect(appSet.spec.strategy).toStrictEqual({
+      type: 'RollingSync',
+      deletionOrder: 'Reverse',
+      rollingSync: {
+        steps: [
+          { matchExpressions: [{ key: 'pullfleet.io/rollout-cluster', operator: 'In', values: ['ox-c1'] }] },
+          { matchExpressions: [{ key: 'pullfleet.io/rollout-cluster', operator: 'NotIn', values: ['ox-c1'] }] },
+        ],
+      },
+    });
+    expect(applyEdit(waved, { op: 'appSetWaves', name: 'podinfo', on: false })).toStrictEqual(fleet);
+    expect(applyEdit(waved, { op: 'appSetWaves', name: 'podinfo', on: true })).toBeUndefined();
+  });
+
+  test('a spoke moves to agent-autonomous only with its GitOpsCluster, and between agent models through basic; its folder lists its apps', () => {
+    const autonomous: OracleFleet = { ...fleet, acm: true, autonomous: true };
+    expect(applyEdit(fleet, { op: 'moveTo', id: 'c3', model: 'agent-autonomous' })).toBeUndefined();
+    const moving = applyEdit(autonomous, { op: 'moveTo', id: 'c3', model: 'agent-autonomous' })!;
+    expect(moving.spokes[2]).toStrictEqual({
+      id: 'c3',
+      ring: 'main',
+      env: 'dev',
+      set: 'blue',
+      autonomous: true,
+      moving: 'agent-autonomous',
+    });
+    const there = applyEdit(moving, { op: 'finishMove', id: 'c3' })!;
+    expect(applyEdit(there, { op: 'moveTo', id: 'c3', model: 'agent-managed' })).toBeUndefined();
+    expect(applyEdit(there, { op: 'moveTo', id: 'c3', model: 'basic' })?.spokes[2]).toStrictEqual({
+      id: 'c3',
+      ring: 'main',
+      env: 'dev',
+      set: 'blue',
+      moving: 'basic',
+    });
+    const { apps: _, ...rest } = there;
+    const files = buildOracleFleet(
+      { ...rest, apps: [{ name: 'web', spokes: ['c1', 'c3'], revision: 'v1' }] },
+      names,
+    ).renderFiles();
+    expect(files.get('hub/spokes/ox-c3/applications.yaml')).toMatch(/name: web-ox-c3\n {2}namespace: ox\n/);
+  });
+
   test('every fixed case synthesizes its first fleet', () => {
     for (const c of FIXED_CASES) expect(buildOracleFleet(c.fleet, names).problems()).toStrictEqual([]);
   });

@@ -13,6 +13,7 @@
 import {
   AppSource,
   ClusterSet,
+  DeletionOrder,
   DeliveryModel,
   Fleet,
   GitOpsCluster,
@@ -43,8 +44,22 @@ export interface OracleSpoke {
   readonly unreachable?: boolean;
   /** Labelled `gitops=agent`: the fleet's agent-managed GitOpsCluster selects it (on an ACM hub). */
   readonly agent?: boolean;
+  /**
+   * Labelled `gitops=autonomous`: the fleet's agent-autonomous GitOpsCluster selects it (see
+   * {@link OracleFleet.autonomous}); its own Argo CD syncs its folder `<hub>/spokes/<cluster>/`.
+   * @default false
+   */
+  readonly autonomous?: boolean;
   /** `spoke.moveTo(...)` in the fleet: the model it moves to. */
-  readonly moving?: 'agent-managed' | 'basic';
+  readonly moving?: OracleModel;
+}
+
+/** The delivery models a spoke of an oracle fleet runs or moves to. */
+export type OracleModel = 'agent-managed' | 'agent-autonomous' | 'basic';
+
+/** The model a spoke runs (not the one it moves to). */
+export function modelOf(spoke: OracleSpoke): OracleModel {
+  return spoke.agent ? 'agent-managed' : spoke.autonomous ? 'agent-autonomous' : 'basic';
 }
 
 export interface OraclePlacement {
@@ -73,6 +88,12 @@ export interface OracleAppSet {
   readonly placement: string;
   readonly revision: string;
   readonly prune?: boolean;
+  /**
+   * Rolled out by Argo CD's RollingSync in two steps (ring=canary, then the rest), deleted in reverse step
+   * order (`deletionOrder: Reverse`).
+   * @default false
+   */
+  readonly waved?: boolean;
 }
 
 export interface OracleController {
@@ -92,6 +113,12 @@ export interface OracleFleet {
    * @default false
    */
   readonly ocmAgents?: boolean;
+  /**
+   * A GitOpsCluster `autonomous` (agent-autonomous, ACM's on an ACM hub, else OCM's) selecting the spokes
+   * labelled `gitops=autonomous`; each syncs its own folder from the fleet repository.
+   * @default false
+   */
+  readonly autonomous?: boolean;
   readonly sets: readonly string[];
   readonly spokes: readonly OracleSpoke[];
   readonly placements: readonly OraclePlacement[];
@@ -129,10 +156,15 @@ export type OracleEdit =
   | { readonly op: 'renameAppSet'; readonly name: string; readonly to: string }
   | { readonly op: 'appSetRevision'; readonly name: string; readonly revision: string }
   | { readonly op: 'appSetPlacement'; readonly name: string; readonly placement: string }
+  /** Adds (`on`) or drops the ApplicationSet's RollingSync waves. */
+  | { readonly op: 'appSetWaves'; readonly name: string; readonly on: boolean }
   | { readonly op: 'controller'; readonly controller: OracleController }
   | { readonly op: 'unreachable'; readonly id: string; readonly on: boolean }
-  /** Starts a move: the GitOpsCluster selects the spoke (or stops), and `moveTo` names the model. */
-  | { readonly op: 'moveTo'; readonly id: string; readonly model: 'agent-managed' | 'basic' }
+  /**
+   * Starts a move: the GitOpsCluster of the model selects the spoke (or the one of its model stops), and
+   * `moveTo` names the model. Between the two agent models a spoke goes through basic.
+   */
+  | { readonly op: 'moveTo'; readonly id: string; readonly model: OracleModel }
   /** Synthesizes again, unchanged: a moving spoke takes its next step. */
   | { readonly op: 'moveStep' }
   /** Synthesizes again, unchanged: a change made in two synths takes its second (fixed cases only). */
@@ -218,12 +250,20 @@ export function generateFleet(random: () => number): OracleFleet {
       placement: pick(random, placements).name,
       revision: 'v1',
       ...(chance(random, 0.3) ? { prune: true } : {}),
+      ...(chance(random, 0.5) ? { waved: true } : {}),
     });
   // A third of the fleets run an ACM hub with an agent-managed GitOpsCluster, one spoke already on it.
   const agents = chance(random, 0.35) ? (chance(random, 0.5) ? { acm: true } : { ocmAgents: true }) : {};
   if (agents.acm || agents.ocmAgents) spokes[spokes.length - 1] = { ...spokes[spokes.length - 1], agent: true };
+  // A quarter run an agent-autonomous GitOpsCluster too, with the last basic spoke on it half the time.
+  const autonomous = chance(random, 0.25);
+  if (autonomous && chance(random, 0.5)) {
+    const i = spokes.length - (agents.acm || agents.ocmAgents ? 2 : 1);
+    spokes[i] = { ...spokes[i], autonomous: true };
+  }
   return {
     ...agents,
+    ...(autonomous ? { autonomous } : {}),
     sets,
     spokes,
     placements,
@@ -275,15 +315,23 @@ export function generateEdit(random: () => number, fleet: OracleFleet): OracleEd
     'renameAppSet',
     'appSetRevision',
     'appSetPlacement',
+    'appSetWaves',
+    'appSetWaves',
     'controller',
   ] as const;
   const moving = fleet.spokes.filter((s) => s.moving);
   const agents = fleet.acm || fleet.ocmAgents;
-  if (agents && moving.length && chance(random, 0.6))
+  if ((agents || fleet.autonomous) && moving.length && chance(random, 0.6))
     return chance(random, 0.75) ? { op: 'moveStep' } : { op: 'finishMove', id: pick(random, moving).id };
-  if (agents && chance(random, 0.2)) {
+  if ((agents || fleet.autonomous) && chance(random, 0.2)) {
     const s = pick(random, fleet.spokes);
-    return { op: 'moveTo', id: s.id, model: s.agent ? 'basic' : 'agent-managed' };
+    const to: OracleModel =
+      modelOf(s) !== 'basic'
+        ? 'basic'
+        : agents && (!fleet.autonomous || chance(random, 0.5))
+          ? 'agent-managed'
+          : 'agent-autonomous';
+    return { op: 'moveTo', id: s.id, model: to };
   }
   if (chance(random, 0.04)) return { op: 'unreachable', id: spoke(), on: chance(random, 0.6) };
   const kind = pick(random, kinds);
@@ -385,6 +433,7 @@ export function generateEdit(random: () => number, fleet: OracleFleet): OracleEd
           placement: placement(),
           revision: revision(),
           ...(chance(random, 0.3) ? { prune: true } : {}),
+          ...(chance(random, 0.5) ? { waved: true } : {}),
         },
       };
     case 'removeAppSet':
@@ -395,6 +444,8 @@ export function generateEdit(random: () => number, fleet: OracleFleet): OracleEd
       return { op: 'appSetRevision', name: appSet(), revision: revision() };
     case 'appSetPlacement':
       return { op: 'appSetPlacement', name: appSet(), placement: placement() };
+    case 'appSetWaves':
+      return { op: 'appSetWaves', name: appSet(), on: chance(random, 0.6) };
     case 'controller':
       return {
         op: 'controller',
@@ -641,6 +692,12 @@ export function applyEdit(fleet: OracleFleet, edit: OracleEdit): OracleFleet | u
         ? appSetEdit(edit.name, (a) => ({ ...a, placement: edit.placement }))
         : undefined;
       break;
+    case 'appSetWaves':
+      next = appSetEdit(edit.name, (a) => {
+        const { waved: _, ...rest } = a;
+        return edit.on ? { ...rest, waved: true } : rest;
+      });
+      break;
     case 'controller':
       next = { ...fleet, controller: edit.controller };
       break;
@@ -650,16 +707,28 @@ export function applyEdit(fleet: OracleFleet, edit: OracleEdit): OracleFleet | u
         return edit.on ? { ...rest, unreachable: true } : rest;
       });
       break;
-    case 'moveTo':
+    case 'moveTo': {
+      // the target model's GitOpsCluster must be there; between the agent models a spoke goes through basic
+      const runs = (model: OracleModel) =>
+        model === 'basic' || (model === 'agent-managed' ? !!(fleet.acm || fleet.ocmAgents) : !!fleet.autonomous);
+      const from = fleet.spokes.find((s) => s.id === edit.id && !s.moving);
       next =
-        (fleet.acm || fleet.ocmAgents) &&
-        fleet.spokes.some((s) => s.id === edit.id && !s.moving && !!s.agent === (edit.model === 'basic'))
+        from &&
+        runs(edit.model) &&
+        modelOf(from) !== edit.model &&
+        (modelOf(from) === 'basic' || edit.model === 'basic')
           ? spokeEdit(edit.id, (s) => {
-              const { agent: _, ...rest } = s;
-              return { ...rest, ...(edit.model === 'agent-managed' ? { agent: true } : {}), moving: edit.model };
+              const { agent: _, autonomous: __, ...rest } = s;
+              return {
+                ...rest,
+                ...(edit.model === 'agent-managed' ? { agent: true } : {}),
+                ...(edit.model === 'agent-autonomous' ? { autonomous: true } : {}),
+                moving: edit.model,
+              };
             })
           : undefined;
       break;
+    }
     case 'synthAgain':
       return { ...fleet };
     case 'moveStep':
@@ -695,6 +764,9 @@ const PLACEHOLDER_NAMES: OracleNames = {
   clusterSet: (set) => `oracle-${set}`,
 };
 
+/** The fleet repository an agent-autonomous spoke syncs its folder from (played by the oracle's world). */
+export const ORACLE_FLEET_REPOSITORY = 'https://git.example.com/fleet.git';
+
 /** The hub's folder under the output (and the first part of every deletion id). */
 export const ORACLE_HUB = 'hub';
 
@@ -724,7 +796,12 @@ export function buildOracleFleet(
       s.id,
       new Spoke(hub, names.cluster(s.id), {
         ...(s.set && sets.get(s.set) ? { clusterSet: sets.get(s.set)! } : {}),
-        labels: { ring: s.ring, env: s.env, ...(s.agent ? { gitops: 'agent' } : {}) },
+        labels: {
+          ring: s.ring,
+          env: s.env,
+          ...(s.agent ? { gitops: 'agent' } : {}),
+          ...(s.autonomous ? { gitops: 'autonomous' } : {}),
+        },
         ...(s.tainted || s.unreachable
           ? {
               taints: [
@@ -736,9 +813,12 @@ export function buildOracleFleet(
       }),
     ]),
   );
-  for (const s of spec.spokes)
-    if (s.moving)
-      spokes.get(s.id)!.moveTo(s.moving === 'agent-managed' ? DeliveryModel.AGENT_MANAGED : DeliveryModel.BASIC);
+  const models = {
+    basic: DeliveryModel.BASIC,
+    'agent-managed': DeliveryModel.AGENT_MANAGED,
+    'agent-autonomous': DeliveryModel.AGENT_AUTONOMOUS,
+  } as const;
+  for (const s of spec.spokes) if (s.moving) spokes.get(s.id)!.moveTo(models[s.moving]);
   if (spec.acm || spec.ocmAgents) {
     const agents = new Placement(hub, 'agents', {
       clusterSets: [...sets.values()],
@@ -746,6 +826,19 @@ export function buildOracleFleet(
     });
     if (spec.acm) GitOpsCluster.acm(hub, 'agents', { placement: agents, model: DeliveryModel.AGENT_MANAGED });
     else GitOpsCluster.ocm(hub, 'agents', { placement: agents, model: DeliveryModel.AGENT_MANAGED });
+  }
+  if (spec.autonomous) {
+    const autonomous = new Placement(hub, 'autonomous', {
+      clusterSets: [...sets.values()],
+      predicates: [{ labels: { gitops: 'autonomous' } }],
+    });
+    const props = {
+      placement: autonomous,
+      model: DeliveryModel.AGENT_AUTONOMOUS,
+      spokeFolderRepository: { repoURL: ORACLE_FLEET_REPOSITORY },
+    } as const;
+    if (spec.acm) GitOpsCluster.acm(hub, 'autonomous', props);
+    else GitOpsCluster.ocm(hub, 'autonomous', props);
   }
   const placements = new Map(
     spec.placements.map((p) => [
@@ -787,6 +880,17 @@ export function buildOracleFleet(
       destinationNamespace: a.name,
       placement: placementOf(a.placement),
       ...(a.prune ? { pruneOnDelete: true } : {}),
+      ...(a.waved
+        ? {
+            rollout: Rollout.waves(
+              [
+                { name: 'canary', labels: { ring: 'canary' } },
+                { name: 'rest', rest: true },
+              ],
+              { deletionOrder: DeletionOrder.REVERSE },
+            ),
+          }
+        : {}),
     });
   }
   return fleet;

@@ -25,7 +25,7 @@ import {
   type OracleFleet,
   type OracleNames,
 } from './oracle-fleet.js';
-import { OracleSession, type OracleWorld } from './oracle-world.js';
+import { OracleSession, type OracleFaults, type OracleWorld } from './oracle-world.js';
 
 export interface OracleMismatch {
   /** 0 is the first synth; step n applies edit n - 1. */
@@ -51,6 +51,12 @@ export interface OracleStep {
   readonly observed: readonly string[];
   readonly orphaned: readonly string[];
   readonly ms: number;
+  /**
+   * RollingSync syncs out of step order that released Argo CD makes by itself (the world's `upstreamOrder`):
+   * noted, not a mismatch.
+   * @default - none
+   */
+  readonly upstreamOrder?: readonly string[];
   /** The first line of synth's refusal. */
   readonly refusal?: string;
 }
@@ -75,6 +81,11 @@ export interface OracleRunOptions {
    * @default - plan's JSON as it is
    */
   readonly planFilter?: (plan: PlanDeletions) => PlanDeletions;
+  /**
+   * Faults given to the played programs (the oracle's own tests: the invariants must catch them).
+   * @default - none
+   */
+  readonly faults?: OracleFaults;
 }
 
 /** Plan's deletion ids from its JSON (`spokeDeletions` and `runtimeDeletions`). */
@@ -98,7 +109,7 @@ export async function runOracleCase(
   c: OracleCase,
   options: OracleRunOptions = {},
 ): Promise<OracleResult> {
-  const session = new OracleSession(world, `${++sessions}`, rng((c.seed ?? 0) ^ 0x5eed));
+  const session = new OracleSession(world, `${++sessions}`, rng((c.seed ?? 0) ^ 0x5eed), options.faults);
   const names: OracleNames = {
     argoNamespace: session.argoNamespace,
     cluster: world.cluster,
@@ -236,6 +247,7 @@ export async function runOracleCase(
         observed: seen.deletions,
         orphaned: seen.orphaned,
         ms: Date.now() - started,
+        ...(seen.upstreamOrder.length ? { upstreamOrder: seen.upstreamOrder } : {}),
       });
       fleet = next;
       previous = dir;
@@ -352,7 +364,7 @@ export function stepSummary(result: OracleResult): string {
   return result.steps
     .map(
       (s) =>
-        `${s.step}:${s.outcome}${s.outcome === 'applied' ? `(${s.planned.length} planned/${s.observed.length} seen${s.orphaned.length ? `/${s.orphaned.length} orphaned` : ''}, ${(s.ms / 1000).toFixed(1)} s)` : s.outcome === 'refused' ? `(${s.refusal?.slice(0, 80)})` : ''}`,
+        `${s.step}:${s.outcome}${s.outcome === 'applied' ? `(${s.planned.length} planned/${s.observed.length} seen${s.orphaned.length ? `/${s.orphaned.length} orphaned` : ''}${s.upstreamOrder?.length ? `/${s.upstreamOrder.length} out of step order by Argo CD` : ''}, ${(s.ms / 1000).toFixed(1)} s)` : s.outcome === 'refused' ? `(${s.refusal?.slice(0, 80)})` : ''}`,
     )
     .join(' ');
 }

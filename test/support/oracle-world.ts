@@ -17,15 +17,25 @@
  *   the real placement controller by a differential test of its own);
  * - the applicationset-controller: one hub Application per decision from each ApplicationSet's template,
  *   owned by it; generated apps no longer decided (or of a removed ApplicationSet: the garbage collector)
- *   deleted;
- * - each spoke's Argo CD: every spoke Application reports Synced and Healthy at its revision, and one being
- *   deleted has its finalizers removed (its workload pruned);
+ *   deleted; an ApplicationSet with RollingSync steps rolled out by Argo CD 3.5.1's progressive sync
+ *   (test/support/progressive-sync-sim.ts), and deleted in reverse step order with `deletionOrder: Reverse`;
+ * - each spoke's Argo CD: an Application with an enabled automated policy syncs a new revision by itself,
+ *   one without it only when it carries `operation` (else it reports OutOfSync); every one reports Synced
+ *   and Healthy at the revision it synced, and one being deleted has its finalizers removed (its workload
+ *   pruned);
+ * - each agent-autonomous spoke's Argo CD syncing its own folder (`<hub>/spokes/<cluster>/`): applies what
+ *   the folder lists, prunes nothing;
  * - the argocd-agent principal and its managed agents (level-based): an agent runs on every cluster an
  *   agent GitOpsCluster's Placement decides; a hub Application routed to a running agent
  *   (`spec.destination.name`) gets a copy on the spoke carrying `argocd.argoproj.io/source-uid` (created,
  *   updated, replaced on another source UID unless the mismatch policy says upsert); a copy whose hub
  *   Application is gone or routed elsewhere is deleted with its finalizers; a spoke Application without the
  *   source UID is refused, as released agents do (the move then never settles).
+ *
+ * Invariants held besides the plan's deletions: the controller's waves (no cluster of wave N+1 gets a
+ * revision before every cluster of waves up to N runs it), and RollingSync's steps (no generated app of step
+ * N+1 synced to a revision before every app of steps up to N runs it Healthy; what released Argo CD does
+ * out of order by itself is noted apart, see `rollingSyncOrder`).
  *
  * Observation: one watch of every ManifestWork on the hub and one of the spoke Applications on the spoke,
  * both cut per step by a marker object the watch must deliver (one watch delivers in server order, so every
@@ -38,6 +48,7 @@ import { isAgentModel } from '../../src/model/report/report.js';
 import {
   AGENT_SPOKE_DESTINATION,
   ARGOCD_API_VERSION,
+  ARGOCD_RESOURCES_FINALIZER,
   ARGOCD_SYNC_OPTIONS_ANNOTATION,
   CLUSTER_API_VERSION,
   CLUSTERSET_LABEL,
@@ -55,10 +66,14 @@ import { manifestWorkName } from '../../src/model/core/names.js';
 import { evaluatePlacement, type PlacementSpec } from '../../src/model/placement/placement.js';
 import type { PlannedObject } from '../../src/model/plan/runtime.js';
 import type { PlanState } from '../../src/model/plan/state.js';
-import { ROLLOUT_KIND_LABEL, ROLLOUT_PROGRESS_KEY } from '../../src/model/rollout/policy.js';
+import { ROLLOUT_CLUSTER_LABEL, ROLLOUT_KIND_LABEL, ROLLOUT_PROGRESS_KEY } from '../../src/model/rollout/policy.js';
 import { rolloutStateName } from '../../src/model/rollout/static.js';
+import { isStaticApplication } from '../../src/model/runtime/propagation.js';
+import type { Application } from '../../src/model/core/types.js';
+import { realCluster, type ListQuery, type TestCluster } from './cluster.js';
 import { streamObjects, type ObjectStream } from './object-watch.js';
 import { ORACLE_HUB, ORACLE_POOL, type OracleController } from './oracle-fleet.js';
+import { ProgressiveSyncSim } from './progressive-sync-sim.js';
 import { RawApiError, RawClient, type RawObject } from './raw-client.js';
 import { startOcmSpoke, type OcmSpoke } from './real-ocm.js';
 import { shippedControllerStarter, type ControllerProcess } from './shipped-controller.js';
@@ -70,6 +85,8 @@ const MARKER = 'oracle-marker-';
 const ARGO_MANAGER = 'argocd-controller';
 const APPSET_MANAGER = 'argocd-applicationset-controller';
 const REGISTRATION_MANAGER = 'registration-controller';
+/** The field manager of a spoke Argo CD syncing its own folder (agent-autonomous). */
+const SPOKE_FOLDER_MANAGER = 'argocd-controller-spoke-folder';
 const DECISION_SUFFIX = '-decision-1';
 /** On an agent's copy of a hub Application: the cluster (agent) it belongs to (the played agent's own record). */
 const AGENT_OF_COPY = 'oracle.pullfleet.io/agent';
@@ -78,6 +95,43 @@ const AGENT_OF_COPY = 'oracle.pullfleet.io/agent';
 function routedTo(app: Obj): string | undefined {
   const name = app.spec?.destination?.name;
   return typeof name === 'string' && name !== '' && name !== AGENT_SPOKE_DESTINATION ? name : undefined;
+}
+
+/** An ApplicationSet whose RollingSync steps the applicationset-controller plays (progressive syncs enabled). */
+function isRollingSync(set: Obj): boolean {
+  return set.spec?.strategy?.type === 'RollingSync' && (set.spec?.strategy?.rollingSync?.steps?.length ?? 0) > 0;
+}
+
+/** `deletionOrder: Reverse` on a RollingSync ApplicationSet (case-insensitive, as upstream compares it). */
+function isReverseDeletion(set: Obj): boolean {
+  return isRollingSync(set) && String(set.spec?.strategy?.deletionOrder ?? '').toLowerCase() === 'reverse';
+}
+
+type MatchExpression = { key: string; operator: string; values?: string[] };
+
+/** The match expressions of each RollingSync step of an ApplicationSet. */
+function rollingStepsOf(set: Obj): MatchExpression[][] {
+  return ((set.spec?.strategy?.rollingSync?.steps as Obj[] | undefined) ?? []).map(
+    (step) => (step.matchExpressions as MatchExpression[] | undefined) ?? [],
+  );
+}
+
+/**
+ * The step (0-based) of a generated app labelled with `cluster` (label pullfleet.io/rollout-cluster), -1 when
+ * no step selects it: the first step whose expressions all match, `In` needing the label and `NotIn` taking
+ * an app without it (argo-cd v3.5.1 applicationset/progressivesync/progressive_sync.go:280-346; v2.14.0
+ * applicationset/controllers/applicationset_controller.go `buildAppDependencyList`, `labelMatchedExpression`).
+ * Pullfleet's steps name only the rollout-cluster label.
+ */
+function stepOf(steps: readonly MatchExpression[][], cluster: string | undefined): number {
+  return steps.findIndex((expressions) =>
+    expressions.every((e) => {
+      if (e.key !== ROLLOUT_CLUSTER_LABEL) return false;
+      if (cluster === undefined) return e.operator !== 'In';
+      const listed = (e.values ?? []).includes(cluster);
+      return e.operator === 'In' ? listed : e.operator === 'NotIn' ? !listed : false;
+    }),
+  );
 }
 
 /** The revision a spoke's Argo CD reports for a target revision (a commit SHA of its own making). */
@@ -146,6 +200,16 @@ const applied = (o: Obj) =>
     (c) => c.type === 'Applied' && c.status === 'True' && c.observedGeneration === o.metadata?.generation,
   );
 
+/** Faults a played program can be given, for the oracle's own tests (the invariants must catch them). */
+export interface OracleFaults {
+  /**
+   * The spokes' Argo CD syncs every Application by itself, automated policy or not (what a payload that kept
+   * an enabled automated policy under RollingSync would make it do).
+   * @default false
+   */
+  readonly spokeSyncsEverything?: boolean;
+}
+
 /** What one step did on the servers, as the watches saw it. */
 export interface StepObservation {
   /** Deletion ids in plan's form (`hub/<cluster>/<work>`, or `…/<group>/<Kind>/<ns>/<name>` for a dropped manifest). */
@@ -158,6 +222,12 @@ export interface StepObservation {
   readonly violations: string[];
   /** Works written (created or changed) during the step, `<cluster>/<work>`. */
   readonly written: string[];
+  /**
+   * Syncs of a RollingSync app before an app of an earlier step ran the revision, which released Argo CD
+   * makes by itself (its hub Application still showed the previous revision): noted, not held against
+   * pullfleet.
+   */
+  readonly upstreamOrder: string[];
 }
 
 /** The hub and spoke of one case: its namespaces, its controller, the played programs and the watches. */
@@ -191,6 +261,10 @@ export class OracleSession {
   private waves = new Map<string, string[][]>();
   /** Clusters an agent GitOpsCluster decides in the output applied last: a managed agent runs there. */
   private agents = new Set<string>();
+  /** The objects of each spoke's folder (agent-autonomous) in the output applied last, by cluster. */
+  private folders = new Map<string, Obj[]>();
+  /** What each spoke's folder sync applied last (`<ns>/<name>` → JSON). */
+  private readonly folderApplied = new Map<string, string>();
   /** Clusters in no cluster set the output applied last binds to the Argo CD namespace (OCM's tenancy rule). */
   private outsideBound = new Set<string>();
   /** Clusters whose pull hub Application the controller refused by the tenancy rule, at the last check. */
@@ -198,11 +272,28 @@ export class OracleSession {
   private refusals = new Set<string>();
   /** Spoke Applications the played agents deleted (`<ns>/<name>` → the agent), not yet observed. */
   private agentDeleted = new Map<string, string>();
+  /** The played progressive sync of each RollingSync ApplicationSet (`<name>/<uid>`), and its generator's clusters. */
+  private readonly sims = new Map<string, ProgressiveSyncSim>();
+  private readonly simClusters = new Map<string, string[]>();
+  /** The hub Applications each sim's last pass read. */
+  private readonly simViews = new Map<string, Obj[]>();
+  /** The RollingSync steps of each live ApplicationSet that has them, by name. */
+  private rollingSteps = new Map<string, MatchExpression[][]>();
+  /**
+   * `<app>|<revision>` → when RollingSync made the app Pending for that revision: the apps of earlier steps
+   * there were (`seen`) and those whose hub Application showed another revision (`stale`).
+   */
+  private readonly stepStarts = new Map<string, { seen: Set<string>; stale: Set<string>; shown: string[] }>();
+  /** RollingSync step-order violations the spokes' syncs showed, not yet observed. */
+  private rollingViolations: string[] = [];
+  /** Syncs out of step order that released Argo CD makes by itself (see {@link noteStepStarts}), not yet observed. */
+  private upstreamOrder: string[] = [];
 
   constructor(
     private readonly world: OracleWorld,
     readonly id: string,
     private readonly random: () => number,
+    private readonly faults: OracleFaults = {},
   ) {
     this.argoNamespace = `${world.run}-${id}`;
     this.controllerNamespace = `${world.run}-${id}-sys`;
@@ -354,9 +445,17 @@ export class OracleSession {
     for (const d of await this.hub.list<Obj>(PLACEMENT_API_VERSION, 'PlacementDecision', this.argoNamespace))
       if (!wanted.has(d.metadata.name))
         await this.hub.delete(PLACEMENT_API_VERSION, 'PlacementDecision', this.argoNamespace, d.metadata.name);
+    // Spoke folders (agent-autonomous): `<hub>/spokes/<cluster>/…`, what each spoke's own Argo CD syncs.
+    this.folders = new Map();
+    for (const o of objects) {
+      const [, folder, cluster] = o.file.split('/');
+      if (folder !== 'spokes' || !cluster) continue;
+      this.folders.set(cluster, [...(this.folders.get(cluster) ?? []), o.object]);
+    }
+    // An agent-autonomous GitOpsCluster runs no managed agent: its spokes sync their folders (played below).
     const agentPlacements = new Set(
       this.hubObjects
-        .filter((o) => o.kind === 'GitOpsCluster')
+        .filter((o) => o.kind === 'GitOpsCluster' && !JSON.stringify(o.spec ?? {}).includes('"mode":"autonomous"'))
         .map((o) => o.spec?.placementRef?.name as string | undefined)
         .filter((n): n is string => !!n),
     );
@@ -416,19 +515,40 @@ export class OracleSession {
     this.appliedJson = new Map(next.map((o) => [id(o), JSON.stringify(o)]));
   }
 
-  /** The applicationset-controller (and the garbage collector for removed ApplicationSets); returns the writes made. */
+  /**
+   * The applicationset-controller (and the garbage collector for removed ApplicationSets); returns the writes
+   * made. An ApplicationSet without a strategy: one hub Application per decision from its template. One with
+   * RollingSync steps: Argo CD 3.5.1's progressive sync, played by {@link ProgressiveSyncSim} (its file
+   * comment cites the state machine: which generated apps keep `automated` disabled, steps matched by
+   * labels, Waiting/Pending/Progressing/Healthy in `status.applicationStatus`, the next step once every app
+   * of the steps before is Healthy, a sync triggered by writing `operation` on the hub Application), one pass
+   * per round, the decisions it reads given as the generator's cluster list. Upstream passes run on watch
+   * events and on the generator's requeue (180 s here); a pass that finds nothing to do writes nothing, so
+   * running one every round only stands for time passing.
+   *
+   * Deletion order Reverse, as 3.5.1 does it: the finalizer `resources-finalizer.argocd.argoproj.io` is added
+   * to a RollingSync ApplicationSet with `deletionOrder: Reverse` (argo-cd v3.5.1
+   * applicationset/controllers/applicationset_controller.go:186-193; v3.2.0 never adds it, :139-168), so its
+   * deletion waits while the generated apps are deleted one at a time, last step first, each one gone before
+   * the next is deleted (v3.5.1 applicationset/progressivesync/progressive_sync.go:131-277, the same in
+   * v3.2.0 applicationset_controller.go:398-445); then the finalizer goes (v3.5.1 :174), and with it the
+   * ApplicationSet. An app no step selects is left to the garbage collector.
+   */
   private async appSetController(): Promise<number> {
     let writes = 0;
     const wanted = new Map<string, Obj>();
+    /** Generated apps of ApplicationSets without RollingSync: applied here. */
+    const plain = new Map<string, Obj>();
+    const active = new Set<string>();
     const appSets = this.hubObjects.filter((o) => o.kind === 'ApplicationSet');
+    const liveSets = await this.hub.list<Obj>(ARGOCD_API_VERSION, 'ApplicationSet', this.argoNamespace);
+    this.rollingSteps = new Map(
+      liveSets.filter(isRollingSync).map((set) => [set.metadata.name as string, rollingStepsOf(set)]),
+    );
     for (const set of appSets) {
-      const live = await this.hub.get<Obj>(
-        ARGOCD_API_VERSION,
-        'ApplicationSet',
-        set.metadata.namespace,
-        set.metadata.name,
-      );
-      if (!live) continue;
+      const live = liveSets.find((l) => l.metadata.name === set.metadata.name);
+      if (!live || live.metadata.deletionTimestamp) continue;
+      const clusters: string[] = [];
       for (const g of (set.spec?.generators as Obj[] | undefined) ?? []) {
         const placement = g.clusterDecisionResource?.labelSelector?.matchLabels?.[PLACEMENT_LABEL];
         if (typeof placement !== 'string') continue;
@@ -440,6 +560,7 @@ export class OracleSession {
         );
         for (const d of decisions)
           for (const { clusterName } of (d.status?.decisions as Obj[] | undefined) ?? []) {
+            clusters.push(clusterName as string);
             const text = JSON.stringify(set.spec.template).replace(
               /\{\{\s*\.?(name|clusterName)\s*\}\}/g,
               clusterName as string,
@@ -465,10 +586,64 @@ export class OracleSession {
               spec: template.spec,
             };
             wanted.set(key(app), app);
+            if (!isRollingSync(live)) plain.set(key(app), app);
+            else this.generated.delete(key(app)); // written by the progressive sync; applied afresh without it
           }
       }
+      if (!isRollingSync(live)) continue;
+      const finalizers = (live.metadata.finalizers as string[] | undefined) ?? [];
+      if (isReverseDeletion(live) && !finalizers.includes(ARGOCD_RESOURCES_FINALIZER)) {
+        await this.hub.mergePatch(ARGOCD_API_VERSION, 'ApplicationSet', this.argoNamespace, live.metadata.name, {
+          metadata: { finalizers: [...finalizers, ARGOCD_RESOURCES_FINALIZER] },
+        });
+        writes++;
+      }
+      const simKey = `${live.metadata.name}/${live.metadata.uid}`;
+      active.add(simKey);
+      this.simClusters.set(simKey, clusters);
+      let sim = this.sims.get(simKey);
+      if (!sim) {
+        const simClusters = this.simClusters;
+        const views = this.simViews;
+        const cluster = realCluster(this.world.hubConfig);
+        // the hub as the pass read it: what RollingSync decided on
+        const viewing: TestCluster = {
+          ...cluster,
+          list: async <T>(apiVersion: string, kind: string, query?: ListQuery): Promise<T[]> => {
+            const items = await cluster.list<T>(apiVersion, kind, query);
+            if (kind === 'Application') views.set(simKey, items as Obj[]);
+            return items;
+          },
+        };
+        sim = new ProgressiveSyncSim(viewing, this.world.hubConfig, {
+          namespace: this.argoNamespace,
+          name: live.metadata.name as string,
+          get clusters() {
+            return simClusters.get(simKey) ?? [];
+          },
+        });
+        this.sims.set(simKey, sim);
+      }
+      const before = { writes: sim.writes, status: JSON.stringify(sim.applicationStatus), seq: sim.transitions.length };
+      await sim.pass();
+      if (JSON.stringify(sim.applicationStatus) !== before.status) writes++;
+      writes += sim.writes - before.writes;
+      const started = sim.transitions.slice(before.seq).filter((t) => t.to === 'Pending');
+      if (started.length)
+        this.noteStepStarts(
+          live,
+          started.map((t) => t.application),
+          this.simViews.get(simKey) ?? [],
+        );
     }
-    for (const [k, app] of wanted) {
+    // A sim whose ApplicationSet went, or dropped its strategy, goes: upstream clears `status.applicationStatus`.
+    for (const k of [...this.sims.keys()])
+      if (!active.has(k)) {
+        this.sims.delete(k);
+        this.simClusters.delete(k);
+        this.simViews.delete(k);
+      }
+    for (const [k, app] of plain) {
       const json = JSON.stringify(app);
       const live = await this.hub.get<Obj>(
         ARGOCD_API_VERSION,
@@ -482,11 +657,40 @@ export class OracleSession {
       this.generated.set(k, json);
       writes++;
     }
-    for (const app of await this.hub.list<Obj>(ARGOCD_API_VERSION, 'Application', this.argoNamespace)) {
-      const owned = ((app.metadata?.ownerReferences as Obj[] | undefined) ?? []).some(
-        (r) => r.kind === 'ApplicationSet',
-      );
-      if (!owned || wanted.has(key(app)) || app.metadata.deletionTimestamp) continue;
+    const hubApps = await this.hub.list<Obj>(ARGOCD_API_VERSION, 'Application', this.argoNamespace);
+    const ownerOf = (app: Obj) =>
+      ((app.metadata?.ownerReferences as Obj[] | undefined) ?? []).find((r) => r.kind === 'ApplicationSet');
+    for (const set of liveSets) {
+      if (!set.metadata.deletionTimestamp) continue;
+      const finalizers = (set.metadata.finalizers as string[] | undefined) ?? [];
+      if (!finalizers.includes(ARGOCD_RESOURCES_FINALIZER)) continue;
+      if (isReverseDeletion(set)) {
+        const steps = rollingStepsOf(set);
+        const next = hubApps
+          .filter((a) => ownerOf(a)?.name === set.metadata.name)
+          .map((a) => ({ app: a, step: stepOf(steps, a.metadata.labels?.[ROLLOUT_CLUSTER_LABEL]) }))
+          .filter((a) => a.step >= 0)
+          .sort((a, b) => b.step - a.step || String(a.app.metadata.name).localeCompare(b.app.metadata.name))[0];
+        if (next) {
+          // one at a time: the next is deleted once this one is gone
+          if (!next.app.metadata.deletionTimestamp) {
+            await this.hub.delete(ARGOCD_API_VERSION, 'Application', this.argoNamespace, next.app.metadata.name);
+            writes++;
+          }
+          continue;
+        }
+      }
+      await this.hub.mergePatch(ARGOCD_API_VERSION, 'ApplicationSet', this.argoNamespace, set.metadata.name, {
+        metadata: { finalizers: finalizers.filter((f) => f !== ARGOCD_RESOURCES_FINALIZER) },
+      });
+      writes++;
+    }
+    for (const app of hubApps) {
+      const owner = ownerOf(app);
+      if (!owner || wanted.has(key(app)) || app.metadata.deletionTimestamp) continue;
+      // an ApplicationSet being deleted in reverse order deletes its apps itself (above)
+      const set = liveSets.find((l) => l.metadata.name === owner.name && l.metadata.uid === owner.uid);
+      if (set?.metadata?.deletionTimestamp && (set.metadata.finalizers as string[] | undefined)?.length) continue;
       await this.hub.delete(ARGOCD_API_VERSION, 'Application', app.metadata.namespace, app.metadata.name);
       this.generated.delete(key(app));
       writes++;
@@ -494,9 +698,72 @@ export class OracleSession {
     return writes;
   }
 
+  /**
+   * Records, for each generated app RollingSync just made Pending (its step may sync), which apps of the
+   * steps before it existed and which of those showed, in the hub Applications the pass read (`view`), a
+   * revision other than the one it is about to get: RollingSync took such an app's step as done on a status
+   * its spoke had not yet updated (released Argo CD's known limit, argo-cd #22852; docs/concepts/rollouts.md
+   * "Known limits").
+   */
+  private noteStepStarts(appSet: Obj, apps: readonly string[], view: readonly Obj[]): void {
+    const steps = rollingStepsOf(appSet);
+    const owned = view.filter((a) =>
+      ((a.metadata?.ownerReferences as Obj[] | undefined) ?? []).some(
+        (r) => r.kind === 'ApplicationSet' && r.name === appSet.metadata.name,
+      ),
+    );
+    // the oracle's templates take no per-cluster revision: every generated app gets the template's
+    const revision = spokeRevision(String(appSet.spec?.template?.spec?.source?.targetRevision ?? 'HEAD'));
+    for (const name of apps) {
+      const app = owned.find((a) => a.metadata.name === name);
+      if (!app) continue;
+      const step = stepOf(steps, app.metadata.labels?.[ROLLOUT_CLUSTER_LABEL]);
+      const k = `${name}|${revision}`;
+      const decision = this.stepStarts.get(k) ?? { seen: new Set<string>(), stale: new Set<string>(), shown: [] };
+      for (const other of owned) {
+        const s = stepOf(steps, other.metadata.labels?.[ROLLOUT_CLUSTER_LABEL]);
+        if (s < 0 || s >= step) continue;
+        decision.seen.add(other.metadata.name);
+        if (other.status?.sync?.revision !== revision) decision.stale.add(other.metadata.name);
+        decision.shown.push(
+          `${other.metadata.name} ${other.status?.sync?.status ?? '?'} at ${other.status?.sync?.revision === revision ? 'the new revision' : 'another revision'}, ${other.status?.health?.status ?? '?'}`,
+        );
+      }
+      this.stepStarts.set(k, decision);
+    }
+  }
+
   /** Whether a managed agent runs on `cluster` (an agent GitOpsCluster decides it in the output applied last). */
   agentRuns(cluster: string): boolean {
     return this.agents.has(cluster);
+  }
+
+  /**
+   * The Argo CD of each agent-autonomous spoke syncing its own folder (`<hub>/spokes/<cluster>/`, the
+   * Application the spoke's bootstrap renders: automated, `prune: false`, `selfHeal: true`,
+   * src/model/delivery/delivery-model.ts `buildSpokeFolderApplication`): every object the folder lists is
+   * applied on the spoke (over one a work delivered before, which it adopts by name), and one deleted
+   * there is applied again; what leaves the folder stays (no prune). Returns the writes made.
+   */
+  private async spokeFolders(): Promise<number> {
+    let writes = 0;
+    for (const objects of this.folders.values())
+      for (const o of objects) {
+        const k = key(o);
+        const json = JSON.stringify(o);
+        const live = await this.spoke.get<Obj>(
+          o.apiVersion as string,
+          o.kind as string,
+          o.metadata?.namespace,
+          o.metadata.name,
+        );
+        if (live?.metadata?.deletionTimestamp) continue; // applied again once it is gone
+        if (live && this.folderApplied.get(k) === json) continue;
+        await this.spoke.apply(o as RawObject, SPOKE_FOLDER_MANAGER);
+        this.folderApplied.set(k, json);
+        writes++;
+      }
+    return writes;
   }
 
   /** The principal and the managed agents (see the file's comment); returns the writes made. */
@@ -571,10 +838,28 @@ export class OracleSession {
     return writes;
   }
 
-  /** Each spoke's Argo CD: reports every Application Synced and Healthy at its revision, prunes deleted ones. */
+  /**
+   * Each spoke's Argo CD (and each agent's): prunes deleted Applications (their finalizers removed), and for
+   * the others, as argo-cd's application controller does it:
+   * - an Application carrying `operation` is synced (the spec's revision, or the operation's), reported
+   *   Synced and Healthy with the operation in `operationState`, and its `operation` removed once the sync
+   *   completed (argo-cd v3.5.1 controller/appcontroller.go:1512-1535, :1668-1686; v2.14.0 :1515);
+   * - an Application whose automated policy is enabled syncs a new revision by itself (v3.5.1 :2322-2336:
+   *   `autoSync` returns at once without `syncPolicy.automated` or with `enabled: false`);
+   * - one without it only compares: OutOfSync at the new revision (health Missing before its first sync),
+   *   until an operation comes.
+   * A sync of a generated app of a RollingSync ApplicationSet to a revision it did not run is checked against
+   * the steps before it (see {@link rollingSyncOrder}).
+   */
   private async spokeArgo(): Promise<number> {
     let writes = 0;
-    for (const app of await this.spoke.list<Obj>(ARGOCD_API_VERSION, 'Application', this.argoNamespace)) {
+    const spokeApps = new Map(
+      (await this.spoke.list<Obj>(ARGOCD_API_VERSION, 'Application', this.argoNamespace)).map(
+        (a) => [a.metadata.name as string, a] as const,
+      ),
+    );
+    let hubApps: Obj[] | undefined;
+    for (const app of spokeApps.values()) {
       const name = app.metadata.name as string;
       if (name.startsWith(MARKER)) continue;
       if (app.metadata.deletionTimestamp) {
@@ -589,30 +874,117 @@ export class OracleSession {
         }
         continue;
       }
-      const target = String(app.spec?.source?.targetRevision ?? 'HEAD');
+      const operation = app.operation as Obj | undefined;
+      const target = String(operation?.sync?.revision ?? app.spec?.source?.targetRevision ?? 'HEAD');
       const revision = spokeRevision(target);
       const s = app.status ?? {};
-      if (s.sync?.status === 'Synced' && s.sync?.revision === revision && s.health?.status === 'Healthy') continue;
+      const last = s.operationState?.syncResult?.revision as string | undefined;
+      const automated = app.spec?.syncPolicy?.automated as Obj | undefined;
+      const auto = this.faults.spokeSyncsEverything === true || (!!automated && automated.enabled !== false);
       const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
-      await this.spoke
-        .mergePatch(ARGOCD_API_VERSION, 'Application', this.argoNamespace, name, {
-          status: {
-            sync: { status: 'Synced', revision },
-            health: { status: 'Healthy' },
-            reconciledAt: now,
-            operationState: {
-              phase: 'Succeeded',
-              message: 'successfully synced (all tasks run)',
-              startedAt: now,
-              finishedAt: now,
-              operation: { sync: { revision } },
-            },
+      const done = s.sync?.status === 'Synced' && s.sync?.revision === revision && s.health?.status === 'Healthy';
+      let status: Obj | undefined;
+      if (operation || (auto && (!done || last !== revision))) {
+        if (last !== revision) {
+          hubApps ??= await this.hub.list<Obj>(ARGOCD_API_VERSION, 'Application', this.argoNamespace);
+          this.rollingSyncOrder(app, revision, !!operation, spokeApps, hubApps);
+        }
+        status = {
+          sync: { status: 'Synced', revision },
+          health: { status: 'Healthy' },
+          reconciledAt: now,
+          operationState: {
+            phase: 'Succeeded',
+            message: 'successfully synced (all tasks run)',
+            startedAt: now,
+            finishedAt: now,
+            operation: operation ?? { sync: { revision } },
+            syncResult: { revision },
           },
+        };
+      } else if (!auto) {
+        const sync = last === revision ? 'Synced' : 'OutOfSync';
+        const health = last === undefined ? 'Missing' : 'Healthy';
+        if (s.sync?.status !== sync || s.sync?.revision !== revision || s.health?.status !== health)
+          status = { sync: { status: sync, revision }, health: { status: health }, reconciledAt: now };
+      }
+      if (!status) continue;
+      const patched = await this.spoke
+        .mergePatch<Obj>(ARGOCD_API_VERSION, 'Application', this.argoNamespace, name, {
+          ...(operation ? { operation: null } : {}),
+          status,
         })
         .catch(ignoreGone);
+      if (patched) spokeApps.set(name, patched);
       writes++;
     }
     return writes;
+  }
+
+  /**
+   * The waves invariant of a RollingSync ApplicationSet, held when a spoke syncs one of its generated apps to
+   * a revision that app did not run: every app of the steps before it runs that revision Healthy and Synced.
+   * Not held against pullfleet: an earlier app whose hub Application still showed its previous revision when
+   * RollingSync started the step (released Argo CD takes the step as done then: argo-cd #22852, #29347;
+   * noted, see {@link noteStepStarts}), and one that joined after the step started. A RollingSync app synced
+   * without an operation (its payload kept an enabled automated policy) is a violation of its own.
+   */
+  private rollingSyncOrder(
+    app: Obj,
+    revision: string,
+    byOperation: boolean,
+    spokeApps: ReadonlyMap<string, Obj>,
+    hubApps: readonly Obj[],
+  ): void {
+    const name = app.metadata.name as string;
+    const hubApp = hubApps.find((h) => h.metadata.name === name);
+    const appSet = ((hubApp?.metadata?.ownerReferences as Obj[] | undefined) ?? []).find(
+      (r) => r.kind === 'ApplicationSet',
+    )?.name as string | undefined;
+    const steps = appSet ? this.rollingSteps.get(appSet) : undefined;
+    if (!appSet || !steps) return;
+    const step = stepOf(steps, hubApp?.metadata?.labels?.[ROLLOUT_CLUSTER_LABEL]);
+    if (step < 0) return;
+    const target = app.spec?.source?.targetRevision;
+    if (!byOperation) {
+      this.rollingViolations.push(
+        `RollingSync ${appSet}: the spoke synced ${name} (step ${step + 1}) to ${target} by itself, without its step's operation (the payload kept an enabled automated policy?)`,
+      );
+      return;
+    }
+    const started = this.stepStarts.get(`${name}|${revision}`);
+    for (const other of hubApps) {
+      if (other.metadata.name === name || other.metadata.deletionTimestamp) continue;
+      const owner = ((other.metadata?.ownerReferences as Obj[] | undefined) ?? []).find(
+        (r) => r.kind === 'ApplicationSet',
+      );
+      if (owner?.name !== appSet) continue;
+      const earlier = stepOf(steps, other.metadata.labels?.[ROLLOUT_CLUSTER_LABEL]);
+      if (earlier < 0 || earlier >= step) continue;
+      const spokeApp = spokeApps.get(other.metadata.name as string);
+      const st = spokeApp?.status ?? {};
+      if (
+        st.operationState?.syncResult?.revision === revision &&
+        st.sync?.status === 'Synced' &&
+        st.sync?.revision === revision &&
+        st.health?.status === 'Healthy'
+      )
+        continue;
+      const what = `RollingSync ${appSet}: ${name} (step ${step + 1}) synced ${target} while ${other.metadata.name} (step ${earlier + 1}) ${
+        spokeApp
+          ? `ran ${st.operationState?.syncResult?.revision === revision ? target : 'an earlier revision'} (sync ${st.sync?.status ?? '?'}, health ${st.health?.status ?? '?'})`
+          : 'had no spoke Application'
+      }`;
+      if (started?.stale.has(other.metadata.name as string))
+        this.upstreamOrder.push(
+          `${what}: RollingSync started step ${step + 1} while ${other.metadata.name}'s hub Application still showed an earlier revision (released Argo CD's known limit, argo-cd #22852)`,
+        );
+      else if (started && !started.seen.has(other.metadata.name as string)) continue;
+      else
+        this.rollingViolations.push(
+          `${what}${started ? `; its hub Application showed ${target} when RollingSync started step ${step + 1} (the hub showed: ${started.shown.join('; ')})` : '; RollingSync never made it Pending at this revision'}; RollingSync's transitions of ${other.metadata.name}: ${this.transitionsOf(appSet, other.metadata.name as string)}; of ${name}: ${this.transitionsOf(appSet, name)}`,
+        );
+    }
   }
 
   /** What is not settled yet (empty: the controller, the agents and the played programs have caught up). */
@@ -630,6 +1002,11 @@ export class OracleSession {
     const renderedWorks = new Set(this.hubObjects.filter((o) => o.kind === 'ManifestWork').map(key));
     const liveApps = new Set<string>();
     const refused = new Set<string>();
+    for (const set of await this.hub.list<Obj>(ARGOCD_API_VERSION, 'ApplicationSet', this.argoNamespace))
+      if (set.metadata.deletionTimestamp)
+        out.push(
+          `ApplicationSet ${set.metadata.name} is being deleted (finalizers ${JSON.stringify(set.metadata.finalizers ?? [])})`,
+        );
     for (const app of hubApps) {
       if (app.metadata.deletionTimestamp) {
         // An agent-managed hub Application keeps Argo CD's resources finalizer until the hub's Argo CD (or the
@@ -653,7 +1030,8 @@ export class OracleSession {
       }
       if (app.metadata.labels?.[PULL_LABEL] !== 'true') continue;
       const cluster = app.metadata.annotations?.[MANAGED_CLUSTER_ANNOTATION];
-      if (cluster && this.outsideBound.has(cluster)) {
+      // Only the hub Applications whose works the controller writes: synth writes a static app's work itself.
+      if (cluster && this.outsideBound.has(cluster) && !isStaticApplication(app as Pick<Application, 'metadata'>)) {
         // OCM's tenancy rule: the controller must refuse it and say so (what the spoke runs stays as it was).
         if (!conditionsOf(app).includes('DeliveryError'))
           out.push(
@@ -680,7 +1058,40 @@ export class OracleSession {
         app.status?.health?.status !== 'Healthy'
       )
         out.push(`hub Application ${app.metadata.name} does not report the spoke's status yet`);
+      // a RollingSync app is done once its step came and its spoke synced it
+      const owner = ((app.metadata.ownerReferences as Obj[] | undefined) ?? []).find(
+        (r) => r.kind === 'ApplicationSet',
+      );
+      const spokeApp = spokeApps.get(`${this.argoNamespace}/${app.metadata.name}`);
+      if (owner && this.rollingSteps.has(owner.name) && spokeApp?.status?.sync?.status !== 'Synced')
+        out.push(
+          `RollingSync ${owner.name}: ${app.metadata.name} is not synced on its spoke (${spokeApp?.status?.sync?.status ?? 'no spoke Application'}); its progressive sync entry: ${JSON.stringify(this.progressOf(owner.name, app.metadata.name))}`,
+        );
     }
+    // A RollingSync rollout is done once every app of its steps is Healthy and no operation waits on the
+    // hub: an app left Pending gets its operation written again on the next pass (a settled step must not
+    // leave one in flight for the next edit).
+    for (const [k, sim] of this.sims) {
+      const appSet = k.slice(0, k.lastIndexOf('/'));
+      for (const entry of sim.applicationStatus)
+        if (entry.step !== '-1' && entry.status !== 'Healthy')
+          out.push(`RollingSync ${appSet}: ${entry.application} is ${entry.status} (${entry.message})`);
+    }
+    for (const app of hubApps) {
+      const owner = ((app.metadata.ownerReferences as Obj[] | undefined) ?? []).find(
+        (r) => r.kind === 'ApplicationSet',
+      );
+      if (owner && this.rollingSteps.has(owner.name) && app.operation && !app.metadata.deletionTimestamp)
+        out.push(`RollingSync ${owner.name}: hub Application ${app.metadata.name} still carries an operation`);
+    }
+    for (const [cluster, objects] of this.folders)
+      for (const o of objects) {
+        if (o.kind !== 'Application') continue;
+        const live = spokeApps.get(key(o));
+        if (!live) out.push(`Application ${key(o)} of the spoke folder of ${cluster} is not on the spoke`);
+        else if (live.metadata.deletionTimestamp)
+          out.push(`Application ${key(o)} of the spoke folder of ${cluster} is being deleted`);
+      }
     for (const [k, w] of works) {
       const mine = w.metadata.name.startsWith(`${this.argoNamespace}-`) || renderedWorks.has(k);
       if (!mine) continue;
@@ -691,7 +1102,17 @@ export class OracleSession {
       const owner = w.metadata.annotations?.[HUB_APP_NAME_ANNOTATION];
       if (!renderedWorks.has(k) && (!owner || !liveApps.has(owner)))
         out.push(`work ${k} belongs to no hub Application (${owner ?? 'none'}) and is not rendered`);
-      if (!applied(w)) out.push(`work ${k} is not Applied at generation ${w.metadata.generation}`);
+      if (!applied(w)) {
+        const condition = ((w.status?.conditions as Obj[] | undefined) ?? []).find((c) => c.type === 'Applied');
+        const failed = ((w.status?.resourceStatus?.manifests as Obj[] | undefined) ?? []).flatMap((m) =>
+          ((m.conditions as Obj[] | undefined) ?? [])
+            .filter((c) => c.type === 'Applied' && c.status === 'False')
+            .map((c) => `${m.resourceMeta?.kind} ${m.resourceMeta?.name}: ${c.message}`),
+        );
+        out.push(
+          `work ${k} is not Applied at generation ${w.metadata.generation}${condition ? ` (Applied ${condition.status} at ${condition.observedGeneration}: ${condition.message}${failed.length ? `; ${failed.join('; ')}` : ''})` : ''}`,
+        );
+      }
       for (const p of payloads(w)) {
         const s = spokeApps.get(key(p));
         if (!s) out.push(`spoke Application ${key(p)} of work ${k} is missing`);
@@ -712,6 +1133,22 @@ export class OracleSession {
     return out;
   }
 
+  /** The last progressive sync transitions of a generated app, for a message. */
+  private transitionsOf(appSet: string, app: string): string {
+    const sim = [...this.sims.entries()].find(([k]) => k.startsWith(`${appSet}/`))?.[1];
+    return (sim?.transitions ?? [])
+      .filter((t) => t.application === app)
+      .slice(-6)
+      .map((t) => `${t.from ?? '-'}→${t.to} (${t.message})`)
+      .join('; ');
+  }
+
+  /** The progressive sync entry of a generated app, for a message. */
+  private progressOf(appSet: string, app: string): unknown {
+    const sim = [...this.sims.entries()].find(([k]) => k.startsWith(`${appSet}/`))?.[1];
+    return sim?.statusOf(app) ?? 'none';
+  }
+
   /** Clusters whose pull hub Application the controller refused by OCM's tenancy rule when the world settled. */
   refusedByTenancy(): string[] {
     return [...this.tenancyRefused].sort();
@@ -727,7 +1164,11 @@ export class OracleSession {
     let quiet = 0;
     let last: string[] = [];
     for (;;) {
-      const writes = (await this.appSetController()) + (await this.principal()) + (await this.spokeArgo());
+      const writes =
+        (await this.appSetController()) +
+        (await this.principal()) +
+        (await this.spokeFolders()) +
+        (await this.spokeArgo());
       last = writes ? ['the played programs still write'] : await this.unsettled();
       quiet = last.length === 0 ? quiet + 1 : 0;
       if (quiet >= 2) return;
@@ -842,7 +1283,9 @@ export class OracleSession {
       (workDeletedPayloads.get(w) ?? []).every((p) => !deletedApps.has(p)),
     );
     const pruned = this.pruned.splice(0);
+    violations.push(...this.rollingViolations.splice(0));
     return {
+      upstreamOrder: this.upstreamOrder.splice(0),
       deletions: [...deletions].sort(),
       orphaned: orphaned.sort(),
       pruned,
@@ -941,6 +1384,8 @@ export class OracleSession {
     };
     for (const a of await this.spoke.list<Obj>(ARGOCD_API_VERSION, 'Application', this.argoNamespace))
       await strip(this.spoke, { ...a, apiVersion: ARGOCD_API_VERSION, kind: 'Application' });
+    for (const a of await this.hub.list<Obj>(ARGOCD_API_VERSION, 'ApplicationSet', this.argoNamespace))
+      await strip(this.hub, { ...a, apiVersion: ARGOCD_API_VERSION, kind: 'ApplicationSet' });
     for (const a of await this.hub.list<Obj>(ARGOCD_API_VERSION, 'Application', this.argoNamespace))
       await strip(this.hub, { ...a, apiVersion: ARGOCD_API_VERSION, kind: 'Application' });
     for (const ns of this.pool)
