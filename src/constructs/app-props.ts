@@ -452,26 +452,31 @@ function resolveSources(scope: Construct, props: PullAppOptions, name: string, p
     if (several?.length === 0 && !propReported(scope, 'sources'))
       problems.push(`sources of app "${name}" is empty: give at least one source, or use source`);
     const list = several ?? [];
-    const refs = new Map<string, number>();
-    list.forEach((s, i) => {
-      const refName = s._refName?.();
-      if (refName === undefined) return;
-      if (refs.has(refName))
-        problems.push(
-          `sources of app "${name}" name the ref "${refName}" twice (sources[${refs.get(refName)}] and sources[${i}]): Argo CD refuses the app; give each ref source its own name`,
-        );
-      refs.set(refName, i);
-    });
-    const names = new Map<string, number>();
-    list.forEach((s, i) => {
-      const sourceName = s._sourceName?.();
-      if (sourceName === undefined) return;
-      if (names.has(sourceName))
-        problems.push(
-          `sources of app "${name}" are both named "${sourceName}" (sources[${names.get(sourceName)}] and sources[${i}]): Argo CD picks a source by its name; give each source its own name`,
-        );
-      names.set(sourceName, i);
-    });
+    // A ref name, and a source name, each once: said with the indexes of both sources. The refs by name.
+    const once = (
+      keyOf: (s: AppSource) => string | undefined,
+      problem: (key: string, a: number, b: number) => string,
+    ) => {
+      const seen = new Map<string, number>();
+      list.forEach((s, i) => {
+        const key = keyOf(s);
+        if (key === undefined) return;
+        const earlier = seen.get(key);
+        if (earlier !== undefined) problems.push(problem(key, earlier, i));
+        seen.set(key, i);
+      });
+      return seen;
+    };
+    const refs = once(
+      (s) => s._refName?.(),
+      (ref, a, b) =>
+        `sources of app "${name}" name the ref "${ref}" twice (sources[${a}] and sources[${b}]): Argo CD refuses the app; give each ref source its own name`,
+    );
+    once(
+      (s) => s._sourceName?.(),
+      (source, a, b) =>
+        `sources of app "${name}" are both named "${source}" (sources[${a}] and sources[${b}]): Argo CD picks a source by its name; give each source its own name`,
+    );
     if (list.length > 0 && list.every((s) => s._refName?.() !== undefined))
       problems.push(
         `sources of app "${name}" are all ref sources, which render nothing: add the source that deploys (AppSource.helm, helmGit, git...)`,
