@@ -1,10 +1,10 @@
-import { SPEC_HASH_ANNOTATION } from '../../../src/model/core/keys.js';
 /**
  * Regression tests of the Application reconciler: operations forwarded until taken, retargets that never lose
  * delivery, removed fields reaching works, no leaks, no churn, conditions for what retrying cannot fix,
  * and events that only wake the apps they affect.
  */
 import { beforeEach, describe, expect, test } from '@jest/globals';
+import { SPEC_HASH_ANNOTATION } from '../../../src/model/core/keys.js';
 import { createApplicationReconciler, LAGGING_REQUEUE_MS } from '../../../src/controller/reconcilers/application.js';
 import type { Reconciler, ReconcileResult } from '../../../src/controller/runtime/reconciler.js';
 import {
@@ -138,7 +138,7 @@ describe('reconcile hardening', () => {
     reconciler = world.reconciler(createApplicationReconciler);
   });
 
-  describe('defect 2: a forwarded operation survives until the spoke takes it', () => {
+  describe('a forwarded operation survives until the spoke takes it', () => {
     async function forward(): Promise<void> {
       world.put('Application', app());
       await world.settle(reconciler, KEY);
@@ -297,7 +297,7 @@ describe('reconcile hardening', () => {
     });
   });
 
-  describe('defect 3: a failed retarget never deletes what is delivered', () => {
+  describe('a failed retarget never deletes what is delivered', () => {
     beforeEach(async () => {
       world.put('Application', app());
       await world.settle(reconciler, KEY);
@@ -363,7 +363,7 @@ describe('reconcile hardening', () => {
     });
   });
 
-  describe('defect 4: removed fields reach existing works', () => {
+  describe('removed fields reach existing works', () => {
     test('GIVEN a work written with feedbackScrapeType Watch WHEN the hub switches back to Poll THEN the field leaves the work', async () => {
       world.put('Application', app());
       const watch = world.reconciler(createApplicationReconciler, { feedbackScrapeType: FeedbackScrape.WATCH });
@@ -408,7 +408,7 @@ describe('reconcile hardening', () => {
     });
   });
 
-  describe('defect 8: no leaks, no waiting for the resync', () => {
+  describe('no leaks, no waiting for the resync', () => {
     test('GIVEN a write the watch never confirmed WHEN the object is deleted (the event carrying an older cached copy) THEN the expectation is forgotten', async () => {
       world.put('Application', app());
       await world.settle(reconciler, KEY);
@@ -443,7 +443,7 @@ describe('reconcile hardening', () => {
     });
   });
 
-  describe('defect 9: no periodic churn', () => {
+  describe('no periodic churn', () => {
     test("GIVEN stale feedback WHEN time passes THEN the hub app is not rewritten, and the recheck comes from the reconcile's own requeue", async () => {
       world.put('Application', app());
       await world.settle(reconciler, KEY);
@@ -463,7 +463,7 @@ describe('reconcile hardening', () => {
     });
   });
 
-  describe('defect 10: failures retrying cannot fix become conditions and recover by themselves', () => {
+  describe('failures retrying cannot fix become conditions and recover by themselves', () => {
     test('fails when the cluster namespace does not exist yet (404): a condition, no retry loop, and the namespace appearing wakes the app', async () => {
       world.put('Application', app());
       world.failNext = { verb: 'apply', status: 404 };
@@ -557,7 +557,7 @@ describe('reconcile hardening', () => {
     });
   });
 
-  describe('defect 11: the cache keeps only what pullfleet acts on', () => {
+  describe('the cache keeps only what pullfleet acts on', () => {
     const bulky = {
       resources: Array.from({ length: 200 }, (_, i) => ({
         kind: 'ConfigMap',
@@ -616,7 +616,7 @@ describe('reconcile hardening', () => {
     });
   });
 
-  describe('defect 11: events do not fan out', () => {
+  describe('events do not fan out', () => {
     beforeEach(async () => {
       world.put('Application', app());
       world.put('Application', app({ name: 'other', cluster: 'spoke2' }));
