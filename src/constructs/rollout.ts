@@ -168,7 +168,10 @@ export class Rollout {
   public readonly waves: readonly RolloutWave[];
   /** Failed clusters tolerated in one rollout. */
   public readonly maxFailures: number;
-  /** How long a cluster may take to converge. */
+  /**
+   * How long a cluster may take to converge, as given; undefined when not given, and then a static app's rollout
+   * uses 10 minutes (an ApplicationSet's RollingSync has no deadline, so a default could not be filled in here).
+   */
   public readonly progressDeadline?: Duration;
   /** What failed clusters get when the rollout halts. */
   public readonly onFailure: RolloutFailureAction;
