@@ -23,7 +23,6 @@ import {
   ARGOCD_GROUP,
   ARGOCD_RESOURCES_FINALIZER,
   SPEC_HASH_ANNOTATION,
-  ARGOCD_SYNC_OPTIONS_ANNOTATION,
 } from '../core/keys.js';
 import { PLAN_STATE_FILE } from './state.js';
 import { describeTransition } from '../delivery/transition.js';
@@ -31,7 +30,7 @@ import { buildManifestWork, isPullApplication, wrapProblem } from '../delivery/m
 import type { Application, ManifestWork } from '../core/types.js';
 import { isStaticApplication } from '../runtime/propagation.js';
 import { isAgentModel } from '../report/report.js';
-import { isWavedApplication } from '../rollout/static.js';
+import { isPruneProtected, isWavedApplication } from '../rollout/static.js';
 import { compareRuntime, hubOfFile, type PlannedObject, type PlanSide, type RuntimeDeletion } from './runtime.js';
 
 export interface PlanChange {
@@ -253,7 +252,7 @@ export function planFleet(before: PlanSide, after: PlanSide): FleetPlan {
         plan.removed.push(entry.change);
       continue;
     }
-    if (isPruneProtected(entry.object)) {
+    if (isPruneProtected(entry.object as Parameters<typeof isPruneProtected>[0])) {
       // Step 2 of making an app waved: Argo CD leaves the work in place, and the controller takes it over,
       // when a waved hub Application of the new output delivers at the same place. Otherwise (the app was
       // removed or changed before its rollout began) nothing takes it over and nothing deletes it.
@@ -703,12 +702,4 @@ export function planJson(
     transitions: plan.transitions,
     unusedAcknowledgements: ack.unused,
   };
-}
-
-/** Whether an object carries Argo CD's `Prune=false` sync option (Argo CD never deletes it when it leaves git). */
-function isPruneProtected(object: unknown): boolean {
-  const options = (object as { metadata?: { annotations?: Record<string, string> } }).metadata?.annotations?.[
-    ARGOCD_SYNC_OPTIONS_ANNOTATION
-  ];
-  return (options ?? '').split(',').some((option) => option.trim() === 'Prune=false');
 }

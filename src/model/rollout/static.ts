@@ -194,9 +194,14 @@ export function protectFromPrune<T extends KubeObject>(work: T): T {
   return { ...work, metadata: { ...work.metadata, annotations: sortKeys(annotations) } };
 }
 
-/** Whether `work` carries Argo CD's Prune=false sync option (see {@link protectFromPrune}). */
-export function isPruneProtected(work: KubeObject): boolean {
-  const options = work.metadata.annotations?.[ARGOCD_SYNC_OPTIONS_ANNOTATION] ?? '';
+/**
+ * Whether an object carries Argo CD's Prune=false sync option (see {@link protectFromPrune}): Argo CD never
+ * deletes it when it leaves git.
+ */
+export function isPruneProtected(object: {
+  readonly metadata?: { readonly annotations?: Record<string, string> };
+}): boolean {
+  const options = object.metadata?.annotations?.[ARGOCD_SYNC_OPTIONS_ANNOTATION] ?? '';
   return options.split(',').some((o) => o.trim() === 'Prune=false');
 }
 

@@ -26,12 +26,11 @@ import {
   SKIP_RECONCILE_ANNOTATION,
   FORWARDED_OPERATION_ANNOTATION,
   ARGOCD_TRACKING_ANNOTATION,
-  ARGOCD_SYNC_OPTIONS_ANNOTATION,
   LAST_APPLIED_ANNOTATION,
   LOCAL_CLUSTER,
 } from '../core/keys.js';
 import { gatedWork, type RolloutGate } from '../rollout/runtime.js';
-import { isWavedApplication } from '../rollout/static.js';
+import { isPruneProtected, isWavedApplication } from '../rollout/static.js';
 
 /** The label Argo CD's label-based resource tracking sets on what it applies. */
 const ARGOCD_INSTANCE_LABEL = 'app.kubernetes.io/instance';
@@ -455,7 +454,7 @@ export function computePropagation(input: PropagationInput): PropagationPlan {
   const waved = isWavedApplication(app);
   // Synth hands a static work to a waved app only through Prune=false; one without it belongs to a spoke
   // outside the waves (a move's step), and a waved hub Application still in the cache must not write over it.
-  if (waved && existing && isStaticWorkFor(existing, namespace, name) && !pruneProtected(existing))
+  if (waved && existing && isStaticWorkFor(existing, namespace, name) && !isPruneProtected(existing))
     return {
       deletes: [],
       problem: `ManifestWork ${existing.metadata.namespace}/${targetName} is rendered by synth without Argo CD's Prune=false, so it is not handed to the rollout of this waved app: the spoke is outside the app's waves (a move between delivery models); nothing is written over it. This clears once the hub applies the commit that renders this Application (static for a spoke outside the waves), or synthesize again`,
@@ -649,12 +648,6 @@ function isStaticWorkFor(work: ManifestWork, namespace: string, name: string): b
     annotations[HUB_APP_NAMESPACE_ANNOTATION] === namespace &&
     annotations[HUB_APP_NAME_ANNOTATION] === name
   );
-}
-
-/** Whether a work carries Argo CD's `Prune=false` sync option: synth handed it to the controller (rollout/static.ts). */
-function pruneProtected(work: ManifestWork): boolean {
-  const options = work.metadata.annotations?.[ARGOCD_SYNC_OPTIONS_ANNOTATION] ?? '';
-  return options.split(',').some((option) => option.trim() === 'Prune=false');
 }
 
 /** Argo CD's tracking marks on a work synth rendered, removed when a waved app takes it over (undefined: none). */
