@@ -12,23 +12,19 @@
  * agent add-on (v1alpha1) registers each agent as a cluster Secret. GitOpsClusters are listed on every
  * run (either flavour, whichever the hub serves; no informer, so a hub without the CRD runs as before).
  */
-import {
-  CONTROLLER_OWNED_LABEL,
-  isHubItself,
-  LOCAL_CLUSTER,
-  PLACEMENT_LABEL,
-  PULL_LABEL,
-} from '../../model/core/keys.js';
+import { CONTROLLER_OWNED_LABEL, isHubItself, LOCAL_CLUSTER, PLACEMENT_LABEL } from '../../model/core/keys.js';
 import { canonicalJson } from '../../model/core/canonical-json.js';
-import { parseBool } from '../../model/core/names.js';
 import { type KubeObject } from '../../model/core/types.js';
 import {
   buildClusterSecret,
   isSpokeLabelMirrorKey,
   mirrorSpokeLabels,
+  pullPlacements,
+  spokeLabelReaders,
+  type ApplicationSetLike,
+  type PlacementDecisionLike,
   type SpokeLabelMirror,
 } from '../../model/delivery/cluster-secret.js';
-import { spokeLabelsRead } from '../../model/delivery/per-spoke.js';
 import { KubeApiError } from '../../kube/client.js';
 import type { Reconciler, ReconcilerContext } from '../runtime/reconciler.js';
 import {
@@ -43,94 +39,13 @@ import {
 /** The single key this reconciler works on: the whole set of cluster Secrets is one unit. */
 export const CLUSTER_SECRETS_KEY = 'cluster-secrets';
 
-interface Generator {
-  clusterDecisionResource?: { labelSelector?: { matchLabels?: Record<string, string> } };
-  matrix?: { generators?: Generator[] };
-  merge?: { generators?: Generator[] };
-}
-
-interface ApplicationSetLike extends KubeObject {
-  spec?: { generators?: Generator[]; template?: { metadata?: { labels?: Record<string, string> } } };
-}
-
 interface ManagedClusterLike extends KubeObject {
   metadata: KubeObject['metadata'] & { labels?: Record<string, string> };
-}
-
-interface PlacementDecisionLike extends KubeObject {
-  status?: { decisions?: Array<{ clusterName?: string }> };
 }
 
 interface SecretLike extends KubeObject {
   data?: Record<string, string>;
   stringData?: Record<string, string>;
-}
-
-function placementsOf(generators: Generator[] | undefined, into: Set<string>): void {
-  for (const generator of generators ?? []) {
-    const placement = generator.clusterDecisionResource?.labelSelector?.matchLabels?.[PLACEMENT_LABEL];
-    if (placement) into.add(placement);
-    placementsOf(generator.matrix?.generators, into);
-    placementsOf(generator.merge?.generators, into);
-  }
-}
-
-/** `<namespace>/<placement>` of every Placement a pull ApplicationSet generates from. */
-export function pullPlacements(appSets: readonly ApplicationSetLike[]): Set<string> {
-  const result = new Set<string>();
-  for (const appSet of appSets) {
-    if (!parseBool(appSet.spec?.template?.metadata?.labels?.[PULL_LABEL])) continue;
-    const names = new Set<string>();
-    placementsOf(appSet.spec?.generators, names);
-    for (const name of names) result.add(`${appSet.metadata.namespace}/${name}`);
-  }
-  return result;
-}
-
-/** Which spoke labels the pull ApplicationSets read: all of them, and per cluster those read by the ones deciding it. */
-export interface SpokeLabelReaders {
-  /** ManagedCluster label keys any pull ApplicationSet reads, sorted. */
-  readonly readKeys: readonly string[];
-  /** Per decided cluster, the keys read by the pull ApplicationSets (that read any) whose Placement decides it. */
-  readonly requiredKeys: ReadonlyMap<string, readonly string[]>;
-}
-
-/** The spoke labels pull ApplicationSets read (`spokeLabelsRead` over each one's spec), overall and per cluster. */
-export function spokeLabelReaders(
-  appSets: readonly ApplicationSetLike[],
-  decisions: readonly PlacementDecisionLike[],
-): SpokeLabelReaders {
-  const all = new Set<string>();
-  const byPlacement = new Map<string, Set<string>>();
-  for (const appSet of appSets) {
-    if (!parseBool(appSet.spec?.template?.metadata?.labels?.[PULL_LABEL])) continue;
-    const keys = spokeLabelsRead(appSet.spec);
-    if (keys.length === 0) continue;
-    const placements = new Set<string>();
-    placementsOf(appSet.spec?.generators, placements);
-    for (const key of keys) all.add(key);
-    for (const placement of placements) {
-      const at = `${appSet.metadata.namespace}/${placement}`;
-      const set = byPlacement.get(at) ?? new Set<string>();
-      for (const key of keys) set.add(key);
-      byPlacement.set(at, set);
-    }
-  }
-  const perCluster = new Map<string, Set<string>>();
-  for (const decision of decisions) {
-    const keys = byPlacement.get(`${decision.metadata.namespace}/${decision.metadata.labels?.[PLACEMENT_LABEL] ?? ''}`);
-    if (!keys) continue;
-    for (const entry of decision.status?.decisions ?? []) {
-      if (!entry.clusterName) continue;
-      const set = perCluster.get(entry.clusterName) ?? new Set<string>();
-      for (const key of keys) set.add(key);
-      perCluster.set(entry.clusterName, set);
-    }
-  }
-  return {
-    readKeys: [...all].sort(),
-    requiredKeys: new Map([...perCluster].map(([cluster, keys]) => [cluster, [...keys].sort()])),
-  };
 }
 
 /** The GitOpsCluster CRD in the flavour each hub may serve: ACM's v1beta1 first, then OCM's v1alpha1. */

@@ -209,3 +209,27 @@ export function buildPullApplicationSet(
     },
   };
 }
+
+/**
+ * The Placements an ApplicationSet's generators read decisions of (`clusterDecisionResource` selecting
+ * `cluster.open-cluster-management.io/placement`), nested matrix and merge generators too (a template reading
+ * spoke labels generates from a matrix of decisions and cluster Secrets), in generator order, once each.
+ */
+export function applicationSetPlacements(generators: unknown): string[] {
+  type Generator = {
+    clusterDecisionResource?: { labelSelector?: { matchLabels?: Record<string, unknown> } };
+    matrix?: { generators?: unknown };
+    merge?: { generators?: unknown };
+  } | null;
+  const out = new Set<string>();
+  const walk = (list: unknown): void => {
+    for (const g of Array.isArray(list) ? (list as Generator[]) : []) {
+      const placement = g?.clusterDecisionResource?.labelSelector?.matchLabels?.[PLACEMENT_LABEL];
+      if (typeof placement === 'string' && placement) out.add(placement);
+      walk(g?.matrix?.generators);
+      walk(g?.merge?.generators);
+    }
+  };
+  walk(generators);
+  return [...out];
+}

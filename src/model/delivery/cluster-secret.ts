@@ -3,11 +3,18 @@
  * clusterDecisionResource generator. The hub never contacts the server it names and the Secret never
  * holds credentials: no `config`, no token, no TLS material.
  */
-import { ARGOCD_SECRET_TYPE_LABEL, MANAGED_BY_LABEL, MANAGED_BY_VALUE } from '../core/keys.js';
-import { fitName, labelValueProblem } from '../core/names.js';
+import {
+  ARGOCD_SECRET_TYPE_LABEL,
+  MANAGED_BY_LABEL,
+  MANAGED_BY_VALUE,
+  PLACEMENT_LABEL,
+  PULL_LABEL,
+} from '../core/keys.js';
+import { fitName, labelValueProblem, parseBool } from '../core/names.js';
 import { sortKeys } from '../core/records.js';
 import type { KubeObject } from '../core/types.js';
-import { mirroredLabelKey, SECRET_CLUSTER_LABEL, unmirroredLabelKey } from './per-spoke.js';
+import { applicationSetPlacements } from './appset.js';
+import { mirroredLabelKey, SECRET_CLUSTER_LABEL, spokeLabelsRead, unmirroredLabelKey } from './per-spoke.js';
 
 export interface ClusterSecret extends KubeObject {
   type: 'Opaque';
@@ -136,5 +143,77 @@ export function mirrorSpokeLabels(input: SpokeLabelMirrorInput): SpokeLabelMirro
     ...(problem === undefined
       ? {}
       : { problem: `cluster name "${cluster}" is no label value (${problem}), so no matrix can select its Secret` }),
+  };
+}
+
+// ----- which Placements and spoke labels the pull ApplicationSets use (read by the cluster-Secret duty) -----
+
+/** An ApplicationSet as the cluster-Secret duty reads it. */
+export interface ApplicationSetLike extends KubeObject {
+  spec?: { generators?: unknown[]; template?: { metadata?: { labels?: Record<string, string> } } };
+}
+
+/** A PlacementDecision as the cluster-Secret duty reads it. */
+export interface PlacementDecisionLike extends KubeObject {
+  status?: { decisions?: Array<{ clusterName?: string }> };
+}
+
+/** Whether an ApplicationSet generates pull Applications (its template carries the pull label). */
+function isPullApplicationSet(appSet: ApplicationSetLike): boolean {
+  return parseBool(appSet.spec?.template?.metadata?.labels?.[PULL_LABEL]);
+}
+
+/** `<namespace>/<placement>` of every Placement a pull ApplicationSet generates from. */
+export function pullPlacements(appSets: readonly ApplicationSetLike[]): Set<string> {
+  const result = new Set<string>();
+  for (const appSet of appSets) {
+    if (!isPullApplicationSet(appSet)) continue;
+    for (const name of applicationSetPlacements(appSet.spec?.generators))
+      result.add(`${appSet.metadata.namespace}/${name}`);
+  }
+  return result;
+}
+
+/** Which spoke labels the pull ApplicationSets read: all of them, and per cluster those read by the ones deciding it. */
+export interface SpokeLabelReaders {
+  /** ManagedCluster label keys any pull ApplicationSet reads, sorted. */
+  readonly readKeys: readonly string[];
+  /** Per decided cluster, the keys read by the pull ApplicationSets (that read any) whose Placement decides it. */
+  readonly requiredKeys: ReadonlyMap<string, readonly string[]>;
+}
+
+/** The spoke labels pull ApplicationSets read (`spokeLabelsRead` over each one's spec), overall and per cluster. */
+export function spokeLabelReaders(
+  appSets: readonly ApplicationSetLike[],
+  decisions: readonly PlacementDecisionLike[],
+): SpokeLabelReaders {
+  const all = new Set<string>();
+  const byPlacement = new Map<string, Set<string>>();
+  for (const appSet of appSets) {
+    if (!isPullApplicationSet(appSet)) continue;
+    const keys = spokeLabelsRead(appSet.spec);
+    if (keys.length === 0) continue;
+    for (const key of keys) all.add(key);
+    for (const placement of applicationSetPlacements(appSet.spec?.generators)) {
+      const at = `${appSet.metadata.namespace}/${placement}`;
+      const set = byPlacement.get(at) ?? new Set<string>();
+      for (const key of keys) set.add(key);
+      byPlacement.set(at, set);
+    }
+  }
+  const perCluster = new Map<string, Set<string>>();
+  for (const decision of decisions) {
+    const keys = byPlacement.get(`${decision.metadata.namespace}/${decision.metadata.labels?.[PLACEMENT_LABEL] ?? ''}`);
+    if (!keys) continue;
+    for (const entry of decision.status?.decisions ?? []) {
+      if (!entry.clusterName) continue;
+      const set = perCluster.get(entry.clusterName) ?? new Set<string>();
+      for (const key of keys) set.add(key);
+      perCluster.set(entry.clusterName, set);
+    }
+  }
+  return {
+    readKeys: [...all].sort(),
+    requiredKeys: new Map([...perCluster].map(([cluster, keys]) => [cluster, [...keys].sort()])),
   };
 }

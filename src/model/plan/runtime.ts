@@ -6,13 +6,12 @@
  * bindings, the placement's own spec, numberOfClusters, the spoke itself), deletes those apps and
  * their works. Both sides are evaluated offline with the same placement evaluation synth uses.
  */
-import { CLUSTER_NAME_PARAM } from '../delivery/appset.js';
+import { applicationSetPlacements, CLUSTER_NAME_PARAM } from '../delivery/appset.js';
 import {
   AGENT_SPOKE_DESTINATION,
   ARGOCD_RESOURCES_FINALIZER,
   ARGOCD_SECRET_TYPE_LABEL,
   MANAGED_CLUSTER_ANNOTATION,
-  PLACEMENT_LABEL,
   STAND_BY_ANNOTATION,
 } from '../core/keys.js';
 import { parseBool } from '../core/names.js';
@@ -155,18 +154,7 @@ function generatedName(template: string, cluster: string): string {
 }
 
 function placementsOf(appSet: Obj): string[] {
-  const out: string[] = [];
-  // Nested too: an ApplicationSet reading spoke labels generates from a matrix of decisions and cluster Secrets.
-  const walk = (generators: unknown): void => {
-    for (const g of Array.isArray(generators) ? (generators as Obj[]) : []) {
-      const placement = g?.clusterDecisionResource?.labelSelector?.matchLabels?.[PLACEMENT_LABEL];
-      if (typeof placement === 'string') out.push(placement);
-      walk(g?.matrix?.generators);
-      walk(g?.merge?.generators);
-    }
-  };
-  walk(appSet.spec?.generators);
-  return out;
+  return applicationSetPlacements(appSet.spec?.generators);
 }
 
 function decisionsOf(view: HubView, namespace: string, placement: string): string[] {
