@@ -10,6 +10,7 @@ import * as path from 'node:path';
 import { afterAll, describe, expect, test } from '@jest/globals';
 import { runSynth } from '../../src/cli/commands/synth.js';
 import { runPlan } from '../../src/cli/commands/plan.js';
+import { runBinary } from '../support/cli.js';
 
 const scratch: string[] = [];
 process.env.PULLFLEET_CACHE_DIR = fs.mkdtempSync(path.join(os.tmpdir(), 'pullfleet-cache-'));
@@ -84,9 +85,16 @@ describe('making a static app waved', () => {
     const out = fs.mkdtempSync(path.join(os.tmpdir(), 'pullfleet-waves-'));
     scratch.push(out);
     const dist = path.join(out, 'dist');
-    const plan = async () =>
-      (await runPlan({ cwd: process.cwd(), outdir: path.relative(process.cwd(), dist), app })).stdout;
-    const synth = async () => runSynth({ cwd: process.cwd(), outdir: dist, app, typecheck: false });
+    // As users run them: bin/pullfleet.js (the fleet program reads PULLFLEET_TEST_WAVES from the environment).
+    const plan = async () => {
+      const run = runBinary(['plan', dist, '-a', app]);
+      expect(run.code).toBe(0);
+      return run.out;
+    };
+    const synth = async () => {
+      const run = runBinary(['synth', '-o', dist, '-a', app]);
+      return { ok: run.code === 0, output: `${run.out}${run.err}` };
+    };
 
     process.env.PULLFLEET_TEST_WAVES = 'none';
     expect((await synth()).ok).toBe(true);
