@@ -136,16 +136,8 @@ function agentRoute(file: string, object: unknown): string | undefined {
 
 /** Compares the committed output (`before`) with a fresh synth (`after`). */
 export function planFleet(before: PlanSide, after: PlanSide): FleetPlan {
-  const index = (list: readonly PlannedObject[]) => {
-    const map = new Map<string, { change: PlanChange; object: unknown }>();
-    for (const e of list) {
-      const change = identity(e);
-      map.set(change.key, { change, object: e.object });
-    }
-    return map;
-  };
-  const old = index(before.objects);
-  const next = index(after.objects);
+  const old = indexObjects(before.objects);
+  const next = indexObjects(after.objects);
   const plan: FleetPlan = {
     firstSynth: old.size === 0,
     spokeDeletions: [],
@@ -157,6 +149,34 @@ export function planFleet(before: PlanSide, after: PlanSide): FleetPlan {
     rollouts: [],
     transitions: [],
   };
+  planTransitions(plan, before, after);
+  planAddedAndChanged(plan, old, next);
+  planAgentDeletions(plan, old, next);
+  // Waved static apps: the hub controller writes their works, so no rendered work shows what it deletes.
+  const byController = controllerWorkDeletions(old, next);
+  plan.spokeDeletions.push(...byController.deletions);
+  planRemoved(plan, old, next, byController.listed);
+  planInventoryChanges(plan, before, after);
+  planRuntime(plan, before, after);
+  plan.added.sort(byKey);
+  plan.changed.sort(byKey);
+  plan.removed.sort(byKey);
+  plan.spokeDeletions.sort(byId);
+  plan.rollouts.push(...rolloutLines(next, new Set([...plan.changed, ...plan.added].map((c) => c.key))));
+  return plan;
+}
+
+function indexObjects(list: readonly PlannedObject[]): Indexed {
+  const map: Indexed = new Map();
+  for (const e of list) {
+    const change = identity(e);
+    map.set(change.key, { change, object: e.object });
+  }
+  return map;
+}
+
+/** Spokes whose delivery model changes between the two plan states. */
+function planTransitions(plan: FleetPlan, before: PlanSide, after: PlanSide): void {
   for (const [hub, state] of after.states ?? []) {
     const prior = new Map((before.states?.get(hub)?.spokes ?? []).map((s) => [s.name, s]));
     for (const spoke of state.spokes) {
@@ -164,7 +184,10 @@ export function planFleet(before: PlanSide, after: PlanSide): FleetPlan {
       if (line) plan.transitions.push(`${hub}: ${line}`);
     }
   }
+}
 
+/** Objects only the new output has, and objects whose fields change (with what a work's change drops). */
+function planAddedAndChanged(plan: FleetPlan, old: Indexed, next: Indexed): void {
   for (const [key, entry] of next) {
     const prior = old.get(key);
     if (!prior) {
@@ -200,9 +223,13 @@ export function planFleet(before: PlanSide, after: PlanSide): FleetPlan {
     }
     plan.changed.push({ ...entry.change, fields, ...(note ? { note } : {}) });
   }
+}
 
-  // Hub Applications routed to a managed agent that are removed, or stop naming that agent: the principal
-  // tells the agent to delete its copy, with the finalizers it was created with.
+/**
+ * Hub Applications routed to a managed agent that are removed, or stop naming that agent: the principal
+ * tells the agent to delete its copy, with the finalizers it was created with.
+ */
+function planAgentDeletions(plan: FleetPlan, old: Indexed, next: Indexed): void {
   for (const [key, entry] of old) {
     const agent = agentRoute(entry.change.file, entry.object);
     if (!agent) continue;
@@ -234,10 +261,10 @@ export function planFleet(before: PlanSide, after: PlanSide): FleetPlan {
       prunesWorkload: prunes,
     });
   }
+}
 
-  // Waved static apps: the hub controller writes their works, so no rendered work shows what it deletes.
-  const byController = controllerWorkDeletions(old, next);
-  plan.spokeDeletions.push(...byController.deletions);
+/** Objects only the old output has: what deleting each does, on the hub and on the spokes. */
+function planRemoved(plan: FleetPlan, old: Indexed, next: Indexed, listedByController: ReadonlySet<string>): void {
   // Where the controller writes a work for a waved hub Application of the new output (it takes over one left there).
   const takenOver = new Set<string>();
   for (const entry of next.values()) {
@@ -248,8 +275,7 @@ export function planFleet(before: PlanSide, after: PlanSide): FleetPlan {
   for (const [key, entry] of old) {
     if (next.has(key)) continue;
     if (!isHubWork(entry.change)) {
-      if (!agentRoute(entry.change.file, entry.object) && !byController.listed.has(key))
-        plan.removed.push(entry.change);
+      if (!agentRoute(entry.change.file, entry.object) && !listedByController.has(key)) plan.removed.push(entry.change);
       continue;
     }
     if (isPruneProtected(entry.object as Parameters<typeof isPruneProtected>[0])) {
@@ -288,8 +314,10 @@ export function planFleet(before: PlanSide, after: PlanSide): FleetPlan {
       prunesWorkload: removals.some((r) => r.prunesWorkload),
     });
   }
+}
 
-  // Spokes whose inventory (labels, claims, taints, sets) changed: no object shows it, the plan state does.
+/** Spokes whose inventory (labels, claims, taints, sets) changed: no object shows it, the plan state does. */
+function planInventoryChanges(plan: FleetPlan, before: PlanSide, after: PlanSide): void {
   for (const [hub, state] of after.states ?? []) {
     const prior = before.states?.get(hub);
     if (!prior) continue;
@@ -308,7 +336,10 @@ export function planFleet(before: PlanSide, after: PlanSide): FleetPlan {
         });
     }
   }
+}
 
+/** Deletions the controller makes at runtime, and what plan cannot know about them. */
+function planRuntime(plan: FleetPlan, before: PlanSide, after: PlanSide): void {
   const runtime = compareRuntime(before, after);
   plan.runtimeDeletions.push(...runtime.deletions);
   plan.notes.push(...runtime.kept, ...runtime.unknowns);
@@ -319,12 +350,6 @@ export function planFleet(before: PlanSide, after: PlanSide): FleetPlan {
       );
     }
   }
-  plan.added.sort(byKey);
-  plan.changed.sort(byKey);
-  plan.removed.sort(byKey);
-  plan.spokeDeletions.sort(byId);
-  plan.rollouts.push(...rolloutLines(next, new Set([...plan.changed, ...plan.added].map((c) => c.key))));
-  return plan;
 }
 
 type Indexed = Map<string, { change: PlanChange; object: unknown }>;
