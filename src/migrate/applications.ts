@@ -791,6 +791,46 @@ class Translator {
 
   private applicationSet(doc: Doc, subject: string): void {
     const spec = doc.object.spec as Record<string, unknown>;
+    const source = this.applicationSetSource(doc, subject, spec);
+    if (!source) return;
+    const { cdr, labelMatrix, placementName } = source;
+    const template = spec.template as Record<string, unknown>;
+    const tmeta = isObj(template.metadata) ? template.metadata : {};
+    const tspec = template.spec as Record<string, unknown>;
+    if (this.applicationSetTemplateRefused(subject, spec, tmeta, tspec, labelMatrix)) return;
+    this.applicationSetSpecNotes(subject, spec);
+    this.applicationSetMetadataNotes(subject, doc);
+    const { labels, annotations, appName } = this.applicationSetTemplateMetadata(doc, subject, tmeta, tspec);
+    this.spokeParams = true;
+    const props = this.appProps(subject, tspec, 'spec.template.spec', labels, annotations, tmeta);
+    this.spokeParams = false;
+    if (!props) return;
+    const placement = this.placementFor(subject, doc.namespace, placementName);
+    const id = this.uniqueId(appName);
+    this.used.add('PullApplicationSet');
+    this.applicationSets.push(id);
+    const requeue = typeof cdr.requeueAfterSeconds === 'number' ? cdr.requeueAfterSeconds : undefined;
+    const lines = [
+      `new PullApplicationSet(hub, ${lit(id)}, {`,
+      ...(id !== appName ? [`  name: ${lit(appName)},`] : []),
+      ...props,
+      `  placement: ${placement},`,
+      ...(requeue !== undefined ? [`  requeueAfterSeconds: ${requeue},`] : []),
+      "  // resources: [...], the API groups and resources the app's manifests hold (see the migration report)",
+      '});',
+    ];
+    this.emitted.push({ sortKey: `1 ${id}`, comment: `from ${subject} (${doc.file}, document ${doc.index})`, lines });
+  }
+
+  /**
+   * The Placement an ApplicationSet's generator reads decisions from, and whether it is pullfleet's matrix
+   * for templates reading spoke labels; undefined (with the reason noted) when pullfleet cannot express it.
+   */
+  private applicationSetSource(
+    doc: Doc,
+    subject: string,
+    spec: Record<string, unknown>,
+  ): { cdr: Record<string, unknown>; labelMatrix: boolean; placementName: string } | undefined {
     const generators = spec.generators as unknown[];
     const gen = generators.length === 1 && isObj(generators[0]) ? generators[0] : undefined;
     let cdr =
@@ -815,7 +855,7 @@ class Translator {
     const clusters = gen && Object.keys(gen).length === 1 && isObj(gen.clusters) ? gen.clusters : undefined;
     if (!cdr && clusters) {
       const placement = this.placementFromClusterGenerator(doc, subject, clusters);
-      if (placement === undefined) return;
+      if (placement === undefined) return undefined;
       cdr = { labelSelector: { matchLabels: { [PLACEMENT_LABEL]: placement } } };
     }
     if (labelMatrix) {
@@ -834,7 +874,7 @@ class Translator {
         'skipped',
         `its generators (${kinds}) are not one clusterDecisionResource generator on an OCM Placement, nor one cluster generator: pullfleet generates Applications from a Placement's decisions only; express the target clusters as a Placement`,
       );
-      return;
+      return undefined;
     }
     const selector = isObj(cdr.labelSelector) ? cdr.labelSelector : {};
     const matchLabels = (isObj(selector.matchLabels) ? selector.matchLabels : {}) as Record<string, string>;
@@ -845,7 +885,7 @@ class Translator {
         'skipped',
         `its clusterDecisionResource labelSelector ${JSON.stringify(selector)} does not select one Placement's decisions by ${PLACEMENT_LABEL}: select them with matchLabels { ${PLACEMENT_LABEL}: <placement> } only`,
       );
-      return;
+      return undefined;
     }
     if (cdr.values !== undefined) {
       this.note(
@@ -853,18 +893,26 @@ class Translator {
         'skipped',
         'its generator passes values to the template, which pullfleet cannot express (one spec for every cluster)',
       );
-      return;
+      return undefined;
     }
-    const template = spec.template as Record<string, unknown>;
-    const tmeta = isObj(template.metadata) ? template.metadata : {};
-    const tspec = template.spec as Record<string, unknown>;
+    return { cdr, labelMatrix, placementName };
+  }
+
+  /** Whether the template differs per cluster in a way pullfleet cannot express (the reason is noted). */
+  private applicationSetTemplateRefused(
+    subject: string,
+    spec: Record<string, unknown>,
+    tmeta: Record<string, unknown>,
+    tspec: Record<string, unknown>,
+    labelMatrix: boolean,
+  ): boolean {
     if (spec.templatePatch !== undefined) {
       this.note(
         subject,
         'skipped',
         'templatePatch changes the template per cluster, which pullfleet cannot express (one spec for every cluster)',
       );
-      return;
+      return true;
     }
     const clusterAnnotation = ['spec.template.metadata.annotations', MANAGED_CLUSTER_ANNOTATION].join('.');
     const allowed = new Set([
@@ -887,8 +935,13 @@ class Translator {
         'skipped',
         `template parameters in ${templated.join(', ')} make the spec differ per cluster, which pullfleet cannot express yet (one spec for every cluster): move the per-cluster part into the cluster's own config (values files named by cluster in Git, for example) and translate again`,
       );
-      return;
+      return true;
     }
+    return false;
+  }
+
+  /** Notes on the ApplicationSet's own spec fields besides its generators and template. */
+  private applicationSetSpecNotes(subject: string, spec: Record<string, unknown>): void {
     if (spec.goTemplate === true)
       this.note(
         subject,
@@ -913,6 +966,10 @@ class Translator {
         `spec.${key} ${canonicalShort(spec[key])}: ${why[key] ?? 'has no PullApplicationSet equivalent'}`,
       );
     }
+  }
+
+  /** Notes on the ApplicationSet's own labels and annotations (pullfleet sets its own). */
+  private applicationSetMetadataNotes(subject: string, doc: Doc): void {
     const own = doc.object.metadata as Record<string, unknown>;
     for (const key of ['labels', 'annotations'] as const) {
       const entries = Object.entries(isObj(own[key]) ? own[key] : {});
@@ -925,6 +982,18 @@ class Translator {
           `metadata.${key} of the ApplicationSet itself ${canonicalShort(users)} are not translated: pullfleet sets its own on the ApplicationSet (the template's ${key} are kept)`,
         );
     }
+  }
+
+  /**
+   * The template's labels and annotations without pullfleet's keys, and the app's name, with notes on what
+   * the pull model changes (namespaces, destination, the name pattern).
+   */
+  private applicationSetTemplateMetadata(
+    doc: Doc,
+    subject: string,
+    tmeta: Record<string, unknown>,
+    tspec: Record<string, unknown>,
+  ): { labels: Record<string, string>; annotations: Record<string, string>; appName: string } {
     const labels = { ...((isObj(tmeta.labels) ? tmeta.labels : {}) as Record<string, string>) };
     const annotations = { ...((isObj(tmeta.annotations) ? tmeta.annotations : {}) as Record<string, string>) };
     const pull = labels[PULL_LABEL] !== undefined && TRUE_VALUES.has(labels[PULL_LABEL]);
@@ -969,25 +1038,7 @@ class Translator {
         'changed',
         `generated Applications are named "{{name}}-${appName}" (pullfleet's pattern, <cluster>-<app>), not "${tname}"`,
       );
-    this.spokeParams = true;
-    const props = this.appProps(subject, tspec, 'spec.template.spec', labels, annotations, tmeta);
-    this.spokeParams = false;
-    if (!props) return;
-    const placement = this.placementFor(subject, doc.namespace, placementName);
-    const id = this.uniqueId(appName);
-    this.used.add('PullApplicationSet');
-    this.applicationSets.push(id);
-    const requeue = typeof cdr.requeueAfterSeconds === 'number' ? cdr.requeueAfterSeconds : undefined;
-    const lines = [
-      `new PullApplicationSet(hub, ${lit(id)}, {`,
-      ...(id !== appName ? [`  name: ${lit(appName)},`] : []),
-      ...props,
-      `  placement: ${placement},`,
-      ...(requeue !== undefined ? [`  requeueAfterSeconds: ${requeue},`] : []),
-      "  // resources: [...], the API groups and resources the app's manifests hold (see the migration report)",
-      '});',
-    ];
-    this.emitted.push({ sortKey: `1 ${id}`, comment: `from ${subject} (${doc.file}, document ${doc.index})`, lines });
+    return { labels, annotations, appName };
   }
 
   /**
