@@ -2,7 +2,8 @@
  * Regenerates everything under imports/ from the upstream CRDs in ../shared/crds:
  *  - imports/schemas/*.json: each served version's openAPIV3Schema with descriptions stripped,
  *    used by the validation tests and by the API test double;
- *  - imports/*.ts: typed cdk8s classes (`cdk8s import`) for the OCM kinds and AppProject.
+ *  - imports/*.ts: typed cdk8s classes (`cdk8s import`) for the kinds the constructs build with them
+ *    (ManagedClusterSet, ManagedClusterSetBinding); every other kind is written as a plain ApiObject.
  * The CRD files themselves never enter the project: only their structure does.
  *
  * Usage: npm run import [-- --crds <dir>] [--out <dir>]
@@ -22,13 +23,13 @@ function option(name: string, fallback: string): string {
 const crdRoot = option('--crds', resolve(root, '..', 'shared', 'crds'));
 const out = option('--out', join(root, 'imports'));
 
-/** CRDs that get typed cdk8s classes; the prefix keeps one group's kinds from overwriting each other. */
+/**
+ * CRDs that get typed cdk8s classes: only those src/ imports (src/constructs/cluster-set.ts), so that
+ * imports/ holds no module nothing uses. The prefix keeps one group's kinds from overwriting each other.
+ */
 const TYPED: ReadonlyArray<{ file: string; prefix: string }> = [
-  { file: 'work.open-cluster-management.io/ManifestWork.yaml', prefix: 'manifestwork' },
-  { file: 'cluster.open-cluster-management.io/Placement.yaml', prefix: 'placement' },
   { file: 'cluster.open-cluster-management.io/ManagedClusterSet.yaml', prefix: 'managedclusterset' },
   { file: 'cluster.open-cluster-management.io/ManagedClusterSetBinding.yaml', prefix: 'managedclustersetbinding' },
-  { file: 'argoproj.io/AppProject.yaml', prefix: 'appproject' },
 ];
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };

