@@ -9,7 +9,7 @@ import { pino } from 'pino';
 import { startController, type RunningController } from '../../src/controller/runtime/manager.js';
 import { MANAGED_CLUSTER_ANNOTATION, PULL_LABEL } from '../../src/model/core/keys.js';
 import { type Application, type ManifestWork } from '../../src/model/core/types.js';
-import { REPORT_DELIVERY_MODEL_LABEL } from '../../src/model/report/report.js';
+import { DELIVERY_MODEL_LABEL as REPORT_DELIVERY_MODEL_LABEL } from '../../src/model/delivery/delivery-model.js';
 import { isControllerWorkFor } from '../../src/model/runtime/propagation.js';
 import { computeAgentHandoff } from '../../src/model/runtime/takeover.js';
 import { kubeTime } from '../../src/model/core/time.js';

@@ -44,7 +44,7 @@
 import { createHash } from 'node:crypto';
 import { KubeConfig } from '@kubernetes/client-node';
 import { FLEET_APP_LABEL } from '../../src/model/delivery/hub-application.js';
-import { isAgentModel } from '../../src/model/report/report.js';
+import { isAgentModel } from '../../src/model/delivery/classification.js';
 import {
   AGENT_SPOKE_DESTINATION,
   ARGOCD_API_VERSION,

@@ -26,10 +26,10 @@ import { type ConfigMapObject } from '../../model/delivery/appset.js';
 import { isPullApplication, owningApplicationSet, targetCluster } from '../../model/delivery/manifestwork.js';
 import { nearestName } from '../../model/core/nearest.js';
 import { FLEET_REPORT_CRD_NAME } from '../../model/report/report-crd.js';
+import { isAgentModel } from '../../model/delivery/classification.js';
+import { DELIVERY_MODEL_LABEL as REPORT_DELIVERY_MODEL_LABEL } from '../../model/delivery/delivery-model.js';
 import {
-  REPORT_DELIVERY_MODEL_LABEL,
   agentApplicationRows,
-  isAgentModel,
   isReportedApplicationSet,
   reportCluster,
   staticApplicationRows,

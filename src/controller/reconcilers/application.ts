@@ -41,7 +41,8 @@ import {
   type ManagedClusterSet,
   type ManagedClusterSetBinding,
 } from '../../model/placement/tenancy.js';
-import { REPORT_DELIVERY_MODEL_LABEL, isAgentModel } from '../../model/report/report.js';
+import { isAgentModel } from '../../model/delivery/classification.js';
+import { DELIVERY_MODEL_LABEL as REPORT_DELIVERY_MODEL_LABEL } from '../../model/delivery/delivery-model.js';
 import {
   FORWARDED_OPERATION_ANNOTATION,
   isControllerWorkFor,

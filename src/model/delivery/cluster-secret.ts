@@ -3,17 +3,12 @@
  * clusterDecisionResource generator. The hub never contacts the server it names and the Secret never
  * holds credentials: no `config`, no token, no TLS material.
  */
-import {
-  ARGOCD_SECRET_TYPE_LABEL,
-  MANAGED_BY_LABEL,
-  MANAGED_BY_VALUE,
-  PLACEMENT_LABEL,
-  PULL_LABEL,
-} from '../core/keys.js';
-import { fitName, labelValueProblem, parseBool } from '../core/names.js';
+import { ARGOCD_SECRET_TYPE_LABEL, MANAGED_BY_LABEL, MANAGED_BY_VALUE, PLACEMENT_LABEL } from '../core/keys.js';
+import { fitName, labelValueProblem } from '../core/names.js';
 import { sortKeys } from '../core/records.js';
 import type { KubeObject } from '../core/types.js';
 import { applicationSetPlacements } from './appset.js';
+import { isPullApplicationSet } from './classification.js';
 import { mirroredLabelKey, SECRET_CLUSTER_LABEL, spokeLabelsRead, unmirroredLabelKey } from './per-spoke.js';
 
 export interface ClusterSecret extends KubeObject {
@@ -156,11 +151,6 @@ export interface ApplicationSetLike extends KubeObject {
 /** A PlacementDecision as the cluster-Secret duty reads it. */
 export interface PlacementDecisionLike extends KubeObject {
   status?: { decisions?: Array<{ clusterName?: string }> };
-}
-
-/** Whether an ApplicationSet generates pull Applications (its template carries the pull label). */
-function isPullApplicationSet(appSet: ApplicationSetLike): boolean {
-  return parseBool(appSet.spec?.template?.metadata?.labels?.[PULL_LABEL]);
 }
 
 /** `<namespace>/<placement>` of every Placement a pull ApplicationSet generates from. */

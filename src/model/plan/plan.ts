@@ -29,7 +29,7 @@ import { describeTransition } from '../delivery/transition.js';
 import { buildManifestWork, isPullApplication, wrapProblem } from '../delivery/manifestwork.js';
 import type { Application, ManifestWork } from '../core/types.js';
 import { isStaticApplication } from '../runtime/propagation.js';
-import { isAgentModel } from '../report/report.js';
+import { isAgentModel } from '../delivery/classification.js';
 import { isPruneProtected, isWavedApplication } from '../rollout/static.js';
 import { compareRuntime, hubOfFile, type PlannedObject, type PlanSide, type RuntimeDeletion } from './runtime.js';
 

@@ -44,7 +44,7 @@ import {
   type WrapOptions,
 } from '../delivery/manifestwork.js';
 import { manifestWorkName, parseBool } from '../core/names.js';
-import { isAgentModel } from '../report/report.js';
+import { isAgentModel } from '../delivery/classification.js';
 import {
   computeTakeover,
   INHERITED_DESTINATION_NAMESPACE_ANNOTATION,

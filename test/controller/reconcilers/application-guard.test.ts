@@ -12,7 +12,7 @@ import {
   type KubeObject,
   type ManifestWork,
 } from '../../../src/model/core/types.js';
-import { REPORT_DELIVERY_MODEL_LABEL } from '../../../src/model/report/report.js';
+import { DELIVERY_MODEL_LABEL as REPORT_DELIVERY_MODEL_LABEL } from '../../../src/model/delivery/delivery-model.js';
 import { World } from '../../support/world.js';
 
 const NS = 'argocd';

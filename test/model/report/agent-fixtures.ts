@@ -1,6 +1,7 @@
 /** Builders for agent-model report inputs: agent-managed ApplicationSets and the hub Applications the principal keeps. */
 import { PLACEMENT_LABEL } from '../../../src/model/core/keys.js';
-import { REPORT_DELIVERY_MODEL_LABEL, type ApplicationSet } from '../../../src/model/report/report.js';
+import { DELIVERY_MODEL_LABEL as REPORT_DELIVERY_MODEL_LABEL } from '../../../src/model/delivery/delivery-model.js';
+import type { ApplicationSet } from '../../../src/model/report/report.js';
 import type { Application, ApplicationStatus } from '../../../src/model/core/types.js';
 
 export const NS = 'argocd';

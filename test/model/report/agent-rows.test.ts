@@ -2,11 +2,11 @@ import { describe, expect, test } from '@jest/globals';
 import {
   agentApplicationRows,
   computeFleetReport,
-  isAgentApplicationSet,
   isReportedApplicationSet,
   reportCluster,
   type FleetReportRow,
 } from '../../../src/model/report/report.js';
+import { isAgentApplicationSet } from '../../../src/model/delivery/classification.js';
 import type { Application, ApplicationStatus } from '../../../src/model/core/types.js';
 import { applicationSet, decision, hubApp, work } from './fixtures.js';
 import { agentApp, agentAppSet, mirrored, NS } from './agent-fixtures.js';
