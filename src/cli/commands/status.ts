@@ -44,15 +44,17 @@ import {
   type ExpectedApplications,
 } from '../../model/runtime/expected-apps.js';
 import {
-  EXIT_ERROR,
-  EXIT_PROBLEMS,
   appResourcesFromApplication,
   appResourcesFromWork,
+  type AppResources,
+} from '../../model/runtime/resource-views.js';
+import {
+  EXIT_ERROR,
+  EXIT_PROBLEMS,
   renderResourceOutput,
   resourceExitCode,
   resourceQueryProblem,
   resourceRows,
-  type AppResources,
   type ResourceQuery,
   groupFromAgentRows,
   groupFromReport,

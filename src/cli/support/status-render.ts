@@ -14,20 +14,9 @@ import {
   type FleetReportRow,
   type FleetReportSummary,
 } from '../../model/report/report.js';
-import { ARGOCD_GROUP, HUB_APP_NAME_ANNOTATION, HUB_APP_NAMESPACE_ANNOTATION } from '../../model/core/keys.js';
-import type { Application, Condition, ManifestWork } from '../../model/core/types.js';
-import { readApplicationFeedback } from '../../model/runtime/feedback.js';
-import {
-  RESOURCE_LIST_TRUNCATED_CONDITION,
-  RESOURCE_SUMMARY_WARNING_CONDITION,
-  imagesFromStatus,
-  isProblemResource,
-  omittedText,
-  readResourceSummary,
-  resourceRank,
-  resourcesFromStatus,
-  type SummaryResource,
-} from '../../model/runtime/resource-summary.js';
+import type { Condition } from '../../model/core/types.js';
+import { isProblemResource, resourceRank, type SummaryResource } from '../../model/runtime/resource-summary.js';
+import type { AppResources } from '../../model/runtime/resource-views.js';
 
 /**
  * One table: a FleetReport of an ApplicationSet, the statically delivered Applications of a namespace,
@@ -364,31 +353,6 @@ export function useColor(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv): b
   return stream.isTTY === true;
 }
 
-/**
- * An app's resources on one cluster, for `pullfleet status --cluster/--app/--resource/--image`: from the resource
- * summary on its ManifestWork, or from the hub Application's status (what the controller wrote back, or what the
- * argocd-agent principal mirrors).
- */
-export interface AppResources {
-  readonly cluster: string;
-  /** The hub Application. */
-  readonly application: string;
-  /** Its namespace on the hub. */
-  readonly namespace: string;
-  /** Where the list comes from: the summary on the work, or the hub Application's status. */
-  readonly source: 'ManifestWork' | 'Application';
-  /** The app's own health and sync, as last reported. */
-  readonly health?: string;
-  readonly sync?: string;
-  /** The app's resources, as the source lists them. */
-  readonly resources: readonly SummaryResource[];
-  readonly images: readonly string[];
-  /** What the list leaves out ("and 312 more, 3 of them Degraded"), and its rank (1 when Degraded ones are left out). */
-  readonly omitted?: { readonly text: string; readonly rank: number; readonly problems: boolean };
-  /** Why the list is missing or incomplete (the agent cannot build the summary, no summary yet, health not kept). */
-  readonly note?: string;
-}
-
 /** What to show of the resources: filters given on the command line. */
 export interface ResourceQuery {
   readonly cluster?: string;
@@ -625,122 +589,4 @@ export function renderResourceOutput(
   const rows = resourceRows(apps, query);
   const document = { query, rows, problems: rows.filter((row) => row.problem).length };
   return format === 'json' ? `${JSON.stringify(document, null, 2)}\n` : toYaml(document);
-}
-
-/** Rank of a "left out" line from its text: 1 when Degraded resources were left out, 2 Missing, 3 OutOfSync, else 5. */
-function omittedRank(text: string): { rank: number; problems: boolean } {
-  if (/\b[1-9]\d* (of them )?Degraded\b/.test(text)) return { rank: 1, problems: true };
-  if (/\b[1-9]\d* (of them )?Missing\b/.test(text)) return { rank: 2, problems: true };
-  if (/\b[1-9]\d* (of them )?OutOfSync\b/.test(text)) return { rank: 3, problems: false };
-  return { rank: 5, problems: false };
-}
-
-/** The Application a ManifestWork delivers: its identity on the spoke (from the work's feedback config) and on the hub. */
-function deliveredApplication(
-  work: ManifestWork,
-): { spokeNamespace: string; spokeName: string; hubNamespace: string; hubName: string } | undefined {
-  const config = (work.spec?.manifestConfigs ?? []).find(
-    (c) => c.resourceIdentifier.group === ARGOCD_GROUP && c.resourceIdentifier.resource === 'applications',
-  );
-  if (!config) return undefined;
-  const spokeNamespace = config.resourceIdentifier.namespace ?? '';
-  const spokeName = config.resourceIdentifier.name;
-  const annotations = work.metadata.annotations ?? {};
-  return {
-    spokeNamespace,
-    spokeName,
-    hubNamespace: annotations[HUB_APP_NAMESPACE_ANNOTATION] ?? spokeNamespace,
-    hubName: annotations[HUB_APP_NAME_ANNOTATION] ?? spokeName,
-  };
-}
-
-const APP_TREE_NOTE =
-  "the spoke's Argo CD keeps no per-resource health (status.resourceHealthSource appTree, the Argo CD 3 default): set controller.resource.health.persist=true in argocd-cmd-params-cm there to see which resource is unhealthy";
-
-/** An app's resources from the summary on its ManifestWork; undefined for a work that delivers no Application. */
-export function appResourcesFromWork(work: ManifestWork): AppResources | undefined {
-  const app = deliveredApplication(work);
-  if (!app) return undefined;
-  const feedback = readApplicationFeedback(work, app.spokeNamespace, app.spokeName);
-  const base = {
-    cluster: work.metadata.namespace ?? '',
-    application: app.hubName,
-    namespace: app.hubNamespace,
-    source: 'ManifestWork' as const,
-    ...(feedback?.healthStatus ? { health: feedback.healthStatus } : {}),
-    ...(feedback?.syncStatus ? { sync: feedback.syncStatus } : {}),
-  };
-  const reading = readResourceSummary(work, app.spokeNamespace, app.spokeName);
-  switch (reading.state) {
-    case 'Reported': {
-      const summary = reading.summary;
-      const more = omittedText(summary);
-      const appTree =
-        summary.healthSource === 'appTree' &&
-        feedback?.healthStatus !== undefined &&
-        feedback.healthStatus !== 'Healthy';
-      return {
-        ...base,
-        resources: summary.resources,
-        images: summary.images,
-        ...(more ? { omitted: { text: more, ...omittedRank(more) } } : {}),
-        ...(appTree ? { note: APP_TREE_NOTE } : {}),
-      };
-    }
-    case 'Rejected':
-      return {
-        ...base,
-        resources: [],
-        images: [],
-        note: `the work agent could not build the resource summary: ${reading.message}`,
-      };
-    case 'Unsupported':
-      return {
-        ...base,
-        resources: [],
-        images: [],
-        note: 'the work agent reports status but no resource summary: conditionRules need OCM 1.0 or later on the spoke (and a hub CRD that has them)',
-      };
-    case 'Pending':
-      return {
-        ...base,
-        resources: [],
-        images: [],
-        note: 'no resource summary yet: the work agent has not reported on this version of the work',
-      };
-    default:
-      return {
-        ...base,
-        resources: [],
-        images: [],
-        note: 'this ManifestWork asks for no resource summary (written by another tool, or before pullfleet asked for one)',
-      };
-  }
-}
-
-/** An app's resources from its own status: what the controller wrote back, or what the argocd-agent principal mirrors. */
-export function appResourcesFromApplication(app: Application, cluster: string): AppResources {
-  const status = app.status;
-  const conditions = status?.conditions ?? [];
-  const warning = conditions.find((c) => c.type === RESOURCE_SUMMARY_WARNING_CONDITION)?.message;
-  const truncated = conditions.find((c) => c.type === RESOURCE_LIST_TRUNCATED_CONDITION)?.message;
-  const more = truncated?.includes('): ') ? truncated.slice(truncated.lastIndexOf('): ') + 3) : truncated;
-  const listed = Array.isArray(status?.resources);
-  const note =
-    warning ??
-    (listed
-      ? undefined
-      : 'the hub Application lists no resources (status.resources): no summary has reached the hub yet');
-  return {
-    cluster,
-    application: app.metadata.name,
-    namespace: app.metadata.namespace ?? '',
-    source: 'Application',
-    ...(status?.health?.status ? { health: status.health.status } : {}),
-    ...(status?.sync?.status ? { sync: status.sync.status } : {}),
-    resources: resourcesFromStatus(status),
-    images: imagesFromStatus(status),
-    ...(more ? { omitted: { text: more, ...omittedRank(more) } } : {}),
-    ...(note ? { note } : {}),
-  };
 }

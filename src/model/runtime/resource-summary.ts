@@ -33,6 +33,7 @@ import { createHash } from 'node:crypto';
 import { canonicalJson } from '../core/canonical-json.js';
 import type { ApplicationStatus, Condition, ManifestWork } from '../core/types.js';
 import { findApplicationManifest, workCondition } from './feedback.js';
+import type { OmittedResources } from './omitted-resources.js';
 
 /** The condition type the work agent sets on the Application manifest (and, with one manifest, on the work). */
 export const RESOURCE_SUMMARY_CONDITION = 'pullfleet.io/ResourceSummary';
@@ -101,8 +102,8 @@ export interface ResourceCounts {
   readonly outOfSync: number;
 }
 
-/** A parsed summary message. */
-export interface ResourceSummary {
+/** A parsed summary message; what it had no room for is its {@link OmittedResources}. */
+export interface ResourceSummary extends OmittedResources {
   readonly counts: ResourceCounts;
   /** Images the spoke Application runs (`status.summary.images`), as far as the message holds them. */
   readonly images: readonly string[];
@@ -112,12 +113,6 @@ export interface ResourceSummary {
   readonly healthSource?: string;
   /** The resources the message lists, problems first. */
   readonly resources: readonly SummaryResource[];
-  /** Resources the message had no room for. */
-  readonly omitted: number;
-  /** Of those, how many are Degraded, Missing or OutOfSync. */
-  readonly omittedDegraded: number;
-  readonly omittedMissing: number;
-  readonly omittedOutOfSync: number;
 }
 
 const HEALTH_BY_CODE: Readonly<Record<string, HealthState>> = Object.fromEntries(
@@ -276,20 +271,8 @@ export function parseResourceSummary(message: string | undefined): ResourceSumma
   };
 }
 
-/** "and 312 more, 3 of them Degraded" (", 1 Missing, 5 OutOfSync"), or undefined when nothing was left out. */
-export function omittedText(
-  summary: Pick<ResourceSummary, 'omitted' | 'omittedDegraded' | 'omittedMissing' | 'omittedOutOfSync'>,
-): string | undefined {
-  if (summary.omitted <= 0) return undefined;
-  const problems = [
-    ...(summary.omittedDegraded > 0 ? [`${summary.omittedDegraded} Degraded`] : []),
-    ...(summary.omittedMissing > 0 ? [`${summary.omittedMissing} Missing`] : []),
-    ...(summary.omittedOutOfSync > 0 ? [`${summary.omittedOutOfSync} OutOfSync`] : []),
-  ];
-  if (problems.length === 0) return `and ${summary.omitted} more`;
-  const [first, ...rest] = problems;
-  return `and ${summary.omitted} more, ${first.replace(/^(\d+) /, '$1 of them ')}${rest.length > 0 ? `, ${rest.join(', ')}` : ''}`;
-}
+/** "and 312 more, 3 of them Degraded": rendered, and read back, in omitted-resources.ts. */
+export { omittedText } from './omitted-resources.js';
 
 /** What the hub can tell about an app's resource summary from its ManifestWork. */
 export type ResourceSummaryReading =

@@ -34,12 +34,12 @@ import {
   RESOURCE_SUMMARY_CONDITION,
   RESOURCE_SUMMARY_WARNING_CONDITION,
   currentResourcesDigest,
-  omittedText,
   readResourceSummary,
   resourcesDigest,
   toArgoResources,
   type ResourceSummaryReading,
 } from './resource-summary.js';
+import { truncatedListMessage, truncatedResourceList } from './omitted-resources.js';
 import type {
   Application,
   ApplicationCondition,
@@ -173,13 +173,8 @@ function summaryConditions(
         `the app is ${appHealth}, but the Argo CD on cluster ${cluster} does not keep the health of single resources in the Application (status.resourceHealthSource: appTree, the Argo CD 3 default), so status.resources shows sync status only; set controller.resource.health.persist: "true" in argocd-cmd-params-cm there to see which resource is unhealthy`,
       );
     }
-    const more = omittedText(summary);
-    if (more) {
-      messages.set(
-        RESOURCE_LIST_TRUNCATED_CONDITION,
-        `status.resources lists ${summary.resources.length} of ${summary.counts.total} resources, problems first (the spoke's summary is capped at ${MAX_SUMMARY_CHARS} characters): ${more}`,
-      );
-    }
+    const truncated = truncatedResourceList(summary, MAX_SUMMARY_CHARS);
+    if (truncated) messages.set(RESOURCE_LIST_TRUNCATED_CONDITION, truncatedListMessage(truncated));
   }
   return messages;
 }

@@ -11,6 +11,11 @@ import { runStatus, type StatusIo, type StatusOptions, type StatusSource } from 
 import { MANAGED_CLUSTER_ANNOTATION, PULL_LABEL } from '../../../src/model/core/keys.js';
 import { type Application, type ManifestWork } from '../../../src/model/core/types.js';
 import { buildManifestWork } from '../../../src/model/delivery/manifestwork.js';
+import {
+  RESOURCE_LIST_TRUNCATED_CONDITION,
+  RESOURCE_SUMMARY_CONDITION,
+  RESOURCE_SUMMARY_HEADER,
+} from '../../../src/model/runtime/resource-summary.js';
 import { computeApplicationStatus } from '../../../src/model/runtime/status.js';
 import { startFakeApiServer, type FakeApiServer, type KubeObj } from '../../double/fake-apiserver.js';
 import { runCli } from '../../support/cli.js';
@@ -226,5 +231,52 @@ describe('pullfleet status --cluster through the program, against the API double
     await expect(runCli(['status', '--kubeconfig', kubeconfig, '--resource', 'deployment'])).rejects.toThrow(
       '--resource must be kind/name or kind/namespace/name (such as deployment/cart or Deployment/shop/cart), got "deployment"',
     );
+  });
+});
+
+describe('pullfleet status: what a resource list leaves out counts by its numbers, from the works or the hub Applications', () => {
+  /** An app on prod-400 whose summary was cut before any resource line fit: only the header's counts tell. */
+  function cutBeforeResources(header: string): Delivered {
+    const { work } = delivered(hubApp('prod-400', 'big'), { resources: 2 });
+    const manifest = work.status!.resourceStatus!.manifests![0];
+    // A new condition object: summaries are parsed once per object.
+    manifest.conditions = manifest.conditions!.map((c) =>
+      c.type === RESOURCE_SUMMARY_CONDITION
+        ? { ...c, message: `${RESOURCE_SUMMARY_HEADER} ${header} images=3\nimages reg/a:1 reg/b:2 reg/c` }
+        : c,
+    );
+    const { desired } = computeApplicationStatus({ app: hubApp('prod-400', 'big'), work, now: NOW, staleAfterMs: 0 });
+    return { app: { ...hubApp('prod-400', 'big'), status: desired }, work };
+  }
+
+  const rowsOf = (text: string) =>
+    (JSON.parse(text) as { rows: Array<{ message?: string; rank: number; problem: boolean }> }).rows.map(
+      ({ message, rank, problem }) => ({ message, rank, problem }),
+    );
+
+  test.each([
+    ['resources=4000 Healthy=3995 Degraded=5 OutOfSync=0', 'and 4000 more, 5 of them Degraded', 1, 1],
+    ['resources=4000 Healthy=3998 Missing=2 OutOfSync=9', 'and 4000 more, 2 of them Missing, 9 OutOfSync', 2, 1],
+    ['resources=4000 Healthy=4000 OutOfSync=9', 'and 4000 more, 9 of them OutOfSync', 3, 0],
+    ['resources=4000 Healthy=4000 OutOfSync=0', 'and 4000 more', 5, 0],
+  ])('GIVEN a summary "%s" THEN both paths show "%s" with rank %d and exit %d', async (header, text, rank, code) => {
+    const fleet = [cutBeforeResources(header)];
+    const fromWorks = await status({ cluster: 'prod-400', output: 'json' }, fakeSource(fleet));
+    const fromApps = await status({ app: 'big', output: 'json' }, fakeSource(fleet));
+    expect(rowsOf(fromWorks.out)).toStrictEqual([{ message: text, rank, problem: rank <= 2 }]);
+    expect(rowsOf(fromApps.out)).toStrictEqual(rowsOf(fromWorks.out));
+    expect([fromWorks.code, fromApps.code]).toStrictEqual([code, code]);
+  });
+
+  test('GIVEN a ResourceListTruncated message in words this version does not write THEN it is shown as it is, and the exit code comes from the listed resources alone', async () => {
+    const { app, work } = cutBeforeResources('resources=4000 Healthy=3995 Degraded=5 OutOfSync=0');
+    const message = 'status.resources shows none of 4000 resources; 5 Degraded among them';
+    const reworded: Application = {
+      ...app,
+      status: { ...app.status, conditions: [{ type: RESOURCE_LIST_TRUNCATED_CONDITION, message }] },
+    };
+    const result = await status({ app: 'big', output: 'json' }, fakeSource([{ app: reworded, work }]));
+    expect(rowsOf(result.out)).toStrictEqual([{ message, rank: 4, problem: false }]);
+    expect(result.code).toBe(0);
   });
 });
