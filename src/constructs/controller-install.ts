@@ -11,6 +11,7 @@ import { ARGOCD_GROUP, MANAGED_BY_LABEL, MANAGED_BY_VALUE } from '../model/core/
 import { dnsLabelProblem } from '../model/core/names.js';
 import { enumMember, FeedbackScrape, type EnumValue, type JsonObject } from '../model/core/types.js';
 import { fleetReportCrd, fleetReportRbacRules } from '../model/report/report-crd.js';
+import { isShardCount, MAX_SHARDS } from '../model/runtime/shards.js';
 import { OutputFiles, routeOutput, stampProvenance } from './_output.js';
 import { pullfleetVersion } from '../version.js';
 import {
@@ -340,8 +341,10 @@ export class ControllerInstall extends Construct {
       problems.push(`imageTag "latest" makes the install unreproducible: pin a version such as "0.1.0"`);
     this.image = `${repository}:${tag}`;
     this.shards = props.shards ?? 1;
-    if (!Number.isInteger(this.shards) || this.shards < 1 || this.shards > 64)
-      problems.push(`shards ${this.shards} must be an integer from 1 to 64: use 1 (one active replica) or more`);
+    if (!isShardCount(this.shards))
+      problems.push(
+        `shards ${this.shards} must be an integer from 1 to ${MAX_SHARDS}: use 1 (one active replica) or more`,
+      );
     this.replicas = props.replicas ?? (this.shards > 1 ? this.shards + 1 : 2);
     if (!Number.isInteger(this.replicas) || this.replicas < 1)
       problems.push(`replicas ${this.replicas} must be an integer >= 1: use 1 or more (the default is 2)`);

@@ -22,12 +22,8 @@ import type { SpokeVersions } from './spoke.js';
 import { checkedProps, listOf, placementRef, propsOf, rolloutRef, spokeRef } from './_props-check.js';
 import type { Rollout } from './rollout.js';
 import { outsideWaves, withOutsideWaves, type OutsideWaves, type RolloutPolicy } from '../model/rollout/policy.js';
-import {
-  buildRolloutPolicyConfigMap,
-  buildWavedHubApplication,
-  protectFromPrune,
-  rolloutRevision,
-} from '../model/rollout/static.js';
+import { buildWavedHubApplication, protectFromPrune, rolloutRevision } from '../model/rollout/static.js';
+import { buildRolloutPolicyConfigMap } from '../model/rollout/state.js';
 import { apiObjectFrom, OutputFiles, routeOutput } from './_output.js';
 import type { IPlacement, ISpoke } from './interfaces.js';
 import { appObjectHatch, placeObject, scopeFor, settleAppHatches } from './_hatch.js';

@@ -28,7 +28,7 @@ import { readSide } from '../../src/cli/commands/plan.js';
 import { planFleet } from '../../src/model/plan/plan.js';
 import { parsePlanState } from '../../src/model/plan/state.js';
 import { describeOutsideWaves, outsideWaves } from '../../src/model/rollout/policy.js';
-import { parseRolloutPolicy } from '../../src/model/rollout/static.js';
+import { parseRolloutPolicy } from '../../src/model/rollout/state.js';
 
 const scratch: string[] = [];
 process.env.PULLFLEET_CACHE_DIR = fs.mkdtempSync(path.join(os.tmpdir(), 'pullfleet-cache-'));

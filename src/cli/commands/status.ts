@@ -21,7 +21,7 @@ import {
   HOSTING_APPSET_ANNOTATION,
   PULL_LABEL,
 } from '../../model/core/keys.js';
-import { type Application, type ManifestWork } from '../../model/core/types.js';
+import { type Application, type ConfigMapLike, type ManifestWork } from '../../model/core/types.js';
 import { type ConfigMapObject } from '../../model/delivery/appset.js';
 import { isPullApplication, owningApplicationSet, targetCluster } from '../../model/delivery/manifestwork.js';
 import { nearestName } from '../../model/core/nearest.js';
@@ -40,7 +40,6 @@ import {
 import {
   EXPECTED_APPLICATIONS_LABEL,
   parseExpectedApplications,
-  type ConfigMapLike,
   type ExpectedApplications,
 } from '../../model/runtime/expected-apps.js';
 import {
@@ -67,7 +66,7 @@ import {
   type StatusGroup,
 } from '../support/status-render.js';
 import { abortableSleep } from '../../kube/timers.js';
-import { ROLLOUT_KIND_LABEL } from '../../model/rollout/policy.js';
+import { ROLLOUT_STATE_SELECTOR } from '../../model/rollout/state.js';
 import { isWavedApplication } from '../../model/rollout/static.js';
 import { rolloutSummaries } from '../support/rollout-status.js';
 import { secondsOption } from '../support/number-options.js';
@@ -251,11 +250,11 @@ export function kubeStatusSource(kubeConfig: KubeConfig, options: { timeoutMs?: 
     },
     async listRolloutStates(namespace) {
       try {
-        const scope = { labelSelector: `${ROLLOUT_KIND_LABEL}=state`, ...(namespace ? { namespace } : {}) };
+        const scope = { labelSelector: ROLLOUT_STATE_SELECTOR, ...(namespace ? { namespace } : {}) };
         return (await client.list<ConfigMapObject>(CONFIG_MAP, scope)).items;
       } catch (error) {
         if (error instanceof KubeApiError && error.statusCode === 404) return [];
-        throw explainError(error, `ConfigMaps labelled ${ROLLOUT_KIND_LABEL}=state`, hub);
+        throw explainError(error, `ConfigMaps labelled ${ROLLOUT_STATE_SELECTOR}`, hub);
       }
     },
     async listApplicationSets(namespace) {

@@ -2,6 +2,7 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { FeedbackScrape } from '../../model/core/types.js';
+import { isShardCount, MAX_SHARDS } from '../../model/runtime/shards.js';
 
 /** The controller's settings; the binary sets each from a flag or an environment variable. */
 export interface ControllerConfig {
@@ -116,8 +117,8 @@ export function resolveConfig(overrides: Partial<ControllerConfig> = {}): Contro
   }
   if (!Number.isInteger(config.workers) || config.workers < 1)
     problems.push(`workers must be an integer >= 1, got ${config.workers}`);
-  if (!Number.isInteger(config.shards) || config.shards < 1 || config.shards > 64)
-    problems.push(`shards must be an integer from 1 to 64, got ${config.shards}`);
+  if (!isShardCount(config.shards))
+    problems.push(`shards must be an integer from 1 to ${MAX_SHARDS}, got ${config.shards}`);
   else if (config.shards > 1 && !config.leaderElection)
     problems.push(
       `shards ${config.shards} needs leader election: each shard's Lease is what keeps two replicas off the same clusters; remove --leader-elect=false or use one shard`,

@@ -6,6 +6,7 @@ import type { ControllerConfig } from './config.js';
 import type { KubeClient, KubeWriter } from '../../kube/client.js';
 import type { ControllerMetrics } from './metrics.js';
 import type { ResourceKind, WatchScope } from '../../kube/resources.js';
+import type { WorkQueue } from './queue.js';
 
 /**
  * Which shards this replica handles (`--shards`): a cluster belongs to shard `fnv1a32(name) % count`, a hub
@@ -65,7 +66,7 @@ export interface WatchSpec {
   keysFor(object: KubeObject, previous: KubeObject | undefined, type?: WatchEventType): string[] | 'all';
 }
 
-/** What a reconcile run learns about its key; the manager retries `retry` with backoff. */
+/** What a reconcile run learns about its key; the manager retries a reconcile that throws with backoff. */
 export interface ReconcileInfo {
   /** When the key was queued (ms epoch), for latency metrics. */
   readonly enqueuedAt: number;
@@ -79,6 +80,74 @@ export interface ReconcileResult {
   readonly requeueAfterMs?: number;
   /** Reconcile this key again once no other key of this reconciler waits (work a burst may delay). */
   readonly whenIdle?: boolean;
+  /**
+   * The key failed in a way retrying cannot fix (an invalid object, a refused tenancy): only a change of
+   * its objects can, and their watch events bring the key back. The manager does not retry it with
+   * backoff, counts it (`pullfleet_reconcile_total{result="terminal"}` and `pullfleet_reconcile_errors_total`)
+   * and logs the reason once per key, until the reason changes or the key succeeds. `requeueAfterMs` and
+   * `whenIdle` still apply when set beside it.
+   */
+  readonly terminal?: string;
+}
+
+/** Remembers, per reconciler and key, the terminal reason last logged, so each is logged once. */
+export class TerminalRecord {
+  private readonly reasons = new Map<string, string>();
+
+  /** Keys whose last reconcile ended terminal. */
+  get size(): number {
+    return this.reasons.size;
+  }
+
+  /** Records a terminal `reason` for `key`: true when it is news (a first, or a different, reason). */
+  note(reconciler: string, key: string, reason: string): boolean {
+    const id = `${reconciler}\0${key}`;
+    if (this.reasons.get(id) === reason) return false;
+    // Keys of objects that went while terminal never succeed again: a bound keeps the record small.
+    if (this.reasons.size >= TERMINAL_RECORD_BOUND) this.reasons.clear();
+    this.reasons.set(id, reason);
+    return true;
+  }
+
+  /** Forgets `key` (it succeeded): a later terminal result is logged again. */
+  clear(reconciler: string, key: string): void {
+    this.reasons.delete(`${reconciler}\0${key}`);
+  }
+}
+
+/** Keys a TerminalRecord holds before it starts afresh. */
+const TERMINAL_RECORD_BOUND = 100_000;
+
+/** What the manager makes of a reconcile that returned (rather than threw). */
+export interface SettledReconcile {
+  /** The `result` label of `pullfleet_reconcile_total`. */
+  readonly result: 'success' | 'terminal';
+  /** Queue the key again once no other key of the reconciler waits. */
+  readonly whenIdle: boolean;
+  /** A terminal reason not logged for this key yet: the manager logs it. */
+  readonly logTerminal?: string;
+}
+
+/**
+ * Settles a returned reconcile on its queue: the key's backoff is forgotten (a terminal result is not a
+ * failure to retry), a requested requeue is scheduled, and a terminal reason is recorded.
+ */
+export function settleReconcile(
+  reconciler: string,
+  key: string,
+  result: void | ReconcileResult,
+  queue: Pick<WorkQueue, 'forget' | 'addAfter'>,
+  terminals: TerminalRecord,
+): SettledReconcile {
+  queue.forget(key);
+  if (result?.requeueAfterMs !== undefined) queue.addAfter(key, result.requeueAfterMs);
+  const whenIdle = result?.whenIdle === true;
+  if (result?.terminal === undefined) {
+    terminals.clear(reconciler, key);
+    return { result: 'success', whenIdle };
+  }
+  const news = terminals.note(reconciler, key, result.terminal);
+  return { result: 'terminal', whenIdle, ...(news ? { logTerminal: result.terminal } : {}) };
 }
 
 export interface Reconciler {
@@ -94,7 +163,10 @@ export interface Reconciler {
    * shard of the key itself.
    */
   shardsOf?(key: string): readonly number[];
-  /** Brings the world in line for `key`; throws to be retried with backoff. */
+  /**
+   * Brings the world in line for `key`; throws to be retried with backoff, returns `{ terminal }` when it
+   * failed in a way retrying cannot fix.
+   */
   reconcile(key: string, info: ReconcileInfo): Promise<void | ReconcileResult>;
 }
 

@@ -1,71 +1,66 @@
 /**
- * Sharding by cluster across replicas. A cluster belongs to shard `fnv1a32(cluster name) % shards`: pullfleet's
- * own assignment, stable because a ManagedCluster's name never changes. (Argo CD's legacy distribution uses the
- * same hash on another input, the cluster Secret's UID, so its shard numbers differ from these and change when
- * the Secret is re-created; docs/reference/upstream-contract.md.) Each shard has a Lease
- * of its own (`<lease name>-shard-<i>`), and a replica acts only on the shards whose Lease it holds. Each
- * Lease is run by a LeaderElector, so everything leader election guarantees holds per shard: a replica
- * that cannot renew a shard's Lease stops before another may take it, and only then may another take it.
+ * Sharding by cluster across replicas, as the controller applies it. Which shard owns what (the hash, a
+ * cluster's, hub Application's, ManifestWork's and key's shard, the Lease name per shard) is decided in
+ * the model (src/model/runtime/shards.ts); this module holds a replica's side of it: what it may write and
+ * reconcile given the shards it holds ({@link replicaSharding}), and the Leases it holds them through
+ * ({@link ShardElection}).
+ *
+ * Each shard has a Lease of its own (`<lease name>-shard-<i>`), and a replica acts only on the shards whose
+ * Lease it holds. Each Lease is run by a LeaderElector, so everything leader election guarantees holds per
+ * shard: a replica that cannot renew a shard's Lease stops before another may take it, and only then may
+ * another take it.
  *
  * Replicas spread the shards between them: a replica holding k shards takes a free shard only after
  * seeing it free for 2k retry periods, so one holding fewer (a standby holds none), which tries every retry
- * period, gets it first; a replica tries one free shard at a time. A replica that stops releases its Leases (others take them at once);
- * one that dies leaves them to expire (others take them a Lease duration after its last renew).
+ * period, gets it first; a replica tries one free shard at a time. A replica that stops releases its Leases
+ * (others take them at once); one that dies leaves them to expire (others take them a Lease duration after its
+ * last renew).
  */
 import type { Logger } from 'pino';
-import type { KubeObject } from '../../model/core/types.js';
-import { targetCluster } from '../../model/delivery/manifestwork.js';
-import type { PropagationPlan } from '../../model/runtime/propagation.js';
+import type { CacheReader } from '../../kube/cache.js';
+import { APPLICATION, MANIFEST_WORK, type ResourceKind } from '../../kube/resources.js';
+import { applicationShard, shardLeaseName, shardOf, workShard } from '../../model/runtime/shards.js';
 import { LeaderElector, type ElectionClock, type LeaderElectionHealth, type LeaseClient } from './leader.js';
+import type { Reconciler, Sharding } from './reconciler.js';
 
-/** 32-bit FNV-1a of the UTF-8 bytes of `text`. */
-export function fnv1a32(text: string): number {
-  let hash = 0x811c9dc5;
-  for (const byte of Buffer.from(text, 'utf8')) {
-    hash ^= byte;
-    hash = Math.imul(hash, 0x01000193) >>> 0;
-  }
-  return hash >>> 0;
-}
-
-/** The shard of a value (a cluster name, a key) among `count` shards. */
-export function shardOf(value: string, count: number): number {
-  return count <= 1 ? 0 : fnv1a32(value) % count;
+/** A replica's sharding as the manager uses it: the reconcilers' view, the write log's and the workers'. */
+export interface ReplicaSharding extends Sharding {
+  /** The shard a write is logged under: undefined unsharded, for other kinds, and for an app not cached. */
+  shardOfWrite(kind: ResourceKind, namespace: string | undefined, name: string): number | undefined;
+  /** Whether this replica reconciles `key` of `reconciler` now: it holds one of the shards the key concerns. */
+  owns(reconciler: Pick<Reconciler, 'shardsOf'>, key: string): boolean;
 }
 
 /**
- * The shard of a hub Application: the shard of the cluster it targets, so an app and its ManifestWork are
- * handled by one shard; an app that names no cluster goes by its own `<namespace>/<name>`.
+ * Sharding among `count` shards for a replica that holds the shards `holds` says. A ManifestWork belongs to
+ * the shard of its cluster (its namespace); a hub Application to the shard of the cluster it targets (as
+ * cached; by its own key when not cached). Anything else may be written by the replica that reconciles its
+ * key, which is the one that {@link ReplicaSharding.owns} it.
  */
-export function applicationShard(app: Pick<KubeObject, 'metadata'>, count: number): number {
-  const cluster = targetCluster(app);
-  return shardOf(cluster ?? `${app.metadata.namespace ?? ''}/${app.metadata.name}`, count);
-}
-
-/**
- * The part of a propagation plan this replica may carry out: writes to ManifestWorks of clusters of other
- * shards are left out (their shard's replica carries them out from the same plan).
- */
-export function writablePlan(
-  plan: PropagationPlan,
-  mayWrite: (ref: { readonly namespace: string; readonly name: string }) => boolean,
-): PropagationPlan {
-  const apply = plan.apply?.metadata.namespace
-    ? mayWrite({ namespace: plan.apply.metadata.namespace, name: plan.apply.metadata.name })
-    : true;
-  const { apply: _apply, adopt, orphan, ...rest } = plan;
-  return {
-    ...rest,
-    ...(plan.apply && apply ? { apply: plan.apply } : {}),
-    ...(adopt && mayWrite(adopt) ? { adopt } : {}),
-    ...(orphan ? { orphan: orphan.filter(mayWrite) } : {}),
-    deletes: plan.deletes.filter(mayWrite),
+export function replicaSharding(count: number, cache: CacheReader, holds: (shard: number) => boolean): ReplicaSharding {
+  const cachedAppShard = (namespace: string | undefined, name: string): number | undefined => {
+    const app = cache.get(APPLICATION.id, namespace ? `${namespace}/${name}` : name);
+    return app ? applicationShard(app, count) : undefined;
   };
-}
-
-/** Name of the Lease of `shard` (one shard: the plain Lease name, as without sharding). */
-export function shardLeaseName(leaseName: string, shard: number, count: number): string {
-  return count <= 1 ? leaseName : `${leaseName}-shard-${shard}`;
+  return {
+    count,
+    shardOfCluster: (cluster) => shardOf(cluster, count),
+    shardOfKey: (key) => shardOf(key, count),
+    holds,
+    mayWrite: (kind, namespace, name) => {
+      if (count <= 1) return true;
+      if (kind.id === MANIFEST_WORK.id) return holds(workShard(namespace, count));
+      if (kind.id === APPLICATION.id)
+        return holds(cachedAppShard(namespace, name) ?? shardOf(namespace ? `${namespace}/${name}` : name, count));
+      return true;
+    },
+    shardOfWrite: (kind, namespace, name) => {
+      if (count <= 1) return undefined;
+      if (kind.id === MANIFEST_WORK.id) return workShard(namespace, count);
+      return kind.id === APPLICATION.id ? cachedAppShard(namespace, name) : undefined;
+    },
+    owns: (reconciler, key) => count <= 1 || (reconciler.shardsOf?.(key) ?? [shardOf(key, count)]).some(holds),
+  };
 }
 
 export interface ShardElectionOptions {

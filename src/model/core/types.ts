@@ -80,6 +80,19 @@ export interface KubeObject {
   metadata: ObjectMeta;
 }
 
+/**
+ * A ConfigMap as pullfleet reads one back (listed from the API, from the controller's cache, or from a
+ * test): any part may be missing, and a value under `data` is whatever was stored. Every parser of a
+ * ConfigMap pullfleet writes takes this and checks what it reads; what pullfleet builds is a `KubeObject`
+ * with `data`, which is one.
+ */
+export interface ConfigMapLike {
+  readonly apiVersion?: string;
+  readonly kind?: string;
+  readonly metadata?: Readonly<Partial<ObjectMeta>>;
+  readonly data?: Readonly<Record<string, unknown>> | null;
+}
+
 export interface ApplicationDestination {
   server?: string;
   name?: string;

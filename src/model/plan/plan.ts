@@ -7,7 +7,7 @@
  */
 import { FLEET_APP_LABEL } from '../delivery/hub-application.js';
 import { describeOutsideWaves, ROLLOUT_APP_LABEL, ROLLOUT_KIND_LABEL } from '../rollout/policy.js';
-import { parseRolloutPolicy } from '../rollout/static.js';
+import { parseRolloutPolicy } from '../rollout/state.js';
 import { diffFields, formatFieldChange, type FieldChange } from './diff.js';
 import {
   deleteOptionOf,

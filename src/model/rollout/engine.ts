@@ -67,8 +67,16 @@
 import { createHash } from 'node:crypto';
 import { kubeTime } from '../core/time.js';
 import { staticHubApplicationName } from '../delivery/hub-application.js';
-import { rolloutPolicyName } from './static.js';
 import { ROLLOUT_RESUME_ANNOTATION, inFlightLimit, type RolloutPolicy, type RolloutWave } from './policy.js';
+import {
+  rolloutPolicyName,
+  type ClusterRollout,
+  type RolloutHold,
+  type RolloutPhase,
+  type RolloutProgress,
+  type RolloutState,
+  type WaveProgress,
+} from './state.js';
 
 /** What one step of a rollout is given. */
 export interface RolloutInput {
@@ -110,40 +118,6 @@ export interface ClusterObservation {
   readonly operationStartedAt?: string;
 }
 
-/** A rollout as the controller persists it (JSON in a ConfigMap). */
-export interface RolloutState {
-  /** The identity of the rollout: a hash over the sorted (cluster, desired) pairs it moves to. */
-  readonly target: string;
-  /** When the rollout started (RFC 3339, hub time). */
-  readonly startedAt: string;
-  /** Every cluster this rollout promoted or found already there, by name. */
-  readonly clusters: Readonly<Record<string, ClusterRollout>>;
-  /** Set while the rollout is halted: since when, the failed clusters, and why. */
-  readonly halted?: { readonly at: string; readonly clusters: readonly string[]; readonly reason: string };
-  /** The last resume token seen (see the module's rules). */
-  readonly resumeToken?: string;
-  /** When every cluster was first seen done or failed within tolerance. */
-  readonly completedAt?: string;
-  /** Wave name → when its last cluster finished (the soak starts there). */
-  readonly waveCompletedAt?: Readonly<Record<string, string>>;
-}
-
-/** One cluster of a rollout. */
-export interface ClusterRollout {
-  /** The hash this cluster is moved to. */
-  readonly target: string;
-  /** The hash its work carried when it was promoted; undefined when it had no work. */
-  readonly from?: string;
-  /** Hub time the controller decided to write `target` (or found it already there). */
-  readonly promotedAt: string;
-  /** Hub time it was first seen converged at `target`. */
-  readonly doneAt?: string;
-  /** Hub time it was found failed. */
-  readonly failedAt?: string;
-  /** Why it failed, one line, for conditions and status. */
-  readonly failure?: string;
-}
-
 /** One write to a cluster's ManifestWork: the payload with hash `hash`. */
 export interface RolloutWrite {
   readonly cluster: string;
@@ -151,57 +125,17 @@ export interface RolloutWrite {
   readonly reason: 'promote' | 'rollback';
 }
 
-/** What one step decides. */
-export interface RolloutDecision {
+/**
+ * What one step decides: the state to persist, the works to write, and where the rollout stands (its
+ * {@link RolloutProgress}: together with `state`, what the state ConfigMap holds).
+ */
+export interface RolloutDecision extends RolloutProgress {
   /** The state to persist; deep-equal to the previous one when nothing changed (skip the write then). */
   readonly state: RolloutState;
   /** The works to write, sorted by cluster. */
   readonly writes: readonly RolloutWrite[];
-  /** Set while halted: the failed clusters, and a message naming them, their failures and how to resume. */
-  readonly halted?: { readonly clusters: readonly string[]; readonly message: string };
   /** The earliest moment time alone changes the decision (a soak ends, a deadline passes). */
   readonly recheckAt?: Date;
-  /** Every wave of the policy, in order, for `pullfleet status` and plan. */
-  readonly waves: readonly WaveProgress[];
-  readonly phase: RolloutPhase;
-  /**
-   * Set while a cluster the policy lists has no hub Application the rollout can observe: the first wave with
-   * one, its missing hub Applications and a message naming them, the waves they hold and the fix.
-   */
-  readonly held?: RolloutHold;
-}
-
-/** A wave that cannot finish because hub Applications of its clusters are missing. */
-export interface RolloutHold {
-  readonly wave: string;
-  /** The missing hub Applications (`<namespace>/<name>` when the namespace is known), sorted by cluster. */
-  readonly applications: readonly string[];
-  readonly message: string;
-}
-
-/** Where a rollout stands: no targeted cluster, moving, waiting out a soak, stopped on failures, finished. */
-export type RolloutPhase = 'idle' | 'progressing' | 'soaking' | 'halted' | 'complete';
-
-/** One wave's progress. */
-export interface WaveProgress {
-  readonly name: string;
-  /** Targeted clusters in the wave (runtime joiners included in the last wave). */
-  readonly clusters: number;
-  readonly done: number;
-  readonly inFlight: number;
-  readonly failed: number;
-  readonly waiting: number;
-  /**
-   * Hub Applications of clusters the policy lists in this wave that the rollout cannot observe (not created
-   * yet, or not deliverable); not counted in `clusters`. Absent when there are none.
-   */
-  readonly missing?: readonly string[];
-  readonly state: 'waiting' | 'progressing' | 'soaking' | 'done' | 'halted';
-  /**
-   * When it entered that state (RFC 3339 hub time), when known: its first promotion (progressing), the
-   * halt (halted), its last cluster finishing (soaking, done).
-   */
-  readonly since?: string;
 }
 
 /** The identity of a rollout to `observations`: a SHA-256 over the sorted (cluster, desired) pairs. */
@@ -385,66 +319,10 @@ export function stepRollout(input: RolloutInput): RolloutDecision {
   };
 }
 
-/** The outcome of reading a persisted state: the state, or why it cannot be used. */
-export type ParsedRolloutState =
-  { readonly ok: true; readonly state: RolloutState } | { readonly ok: false; readonly problem: string };
-
-/**
- * Reads a state persisted as JSON, checking its shape. A state that cannot be used (hand-edited,
- * truncated) gives a problem naming `where` and the fix; without a previous state the next step starts
- * a fresh rollout, in which clusters already converged count as done and nothing is deleted.
- */
-export function parseRolloutState(text: string, where: string): ParsedRolloutState {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    return bad(where, `it is not JSON (${error instanceof Error ? error.message : String(error)})`);
-  }
-  if (!isRecord(value)) return bad(where, 'it is not a JSON object');
-  for (const key of ['target', 'startedAt'] as const)
-    if (typeof value[key] !== 'string') return bad(where, `"${key}" is not a string`);
-  for (const key of ['resumeToken', 'completedAt'] as const)
-    if (value[key] !== undefined && typeof value[key] !== 'string') return bad(where, `"${key}" is not a string`);
-  if (!isRecord(value.clusters)) return bad(where, '"clusters" is not an object');
-  for (const [cluster, entry] of Object.entries(value.clusters)) {
-    if (!isRecord(entry) || typeof entry.target !== 'string' || typeof entry.promotedAt !== 'string')
-      return bad(where, `cluster "${cluster}" lacks a string "target" or "promotedAt"`);
-    for (const key of ['from', 'doneAt', 'failedAt', 'failure'] as const)
-      if (entry[key] !== undefined && typeof entry[key] !== 'string')
-        return bad(where, `"${key}" of cluster "${cluster}" is not a string`);
-  }
-  const halted = value.halted;
-  if (
-    halted !== undefined &&
-    (!isRecord(halted) ||
-      typeof halted.at !== 'string' ||
-      typeof halted.reason !== 'string' ||
-      !Array.isArray(halted.clusters) ||
-      !halted.clusters.every((c) => typeof c === 'string'))
-  )
-    return bad(where, '"halted" needs a string "at", a string "reason" and a list of cluster names');
-  const waves = value.waveCompletedAt;
-  if (waves !== undefined && (!isRecord(waves) || !Object.values(waves).every((v) => typeof v === 'string')))
-    return bad(where, '"waveCompletedAt" is not an object of wave names to times');
-  return { ok: true, state: value as unknown as RolloutState };
-}
-
 /** The wave of a policy that lists none: every cluster at once, no soak. */
 const IMPLICIT_WAVE: RolloutWave = { name: 'all', clusters: [], soakSeconds: 0 };
 
 const byName = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
-
-function bad(where: string, why: string): ParsedRolloutState {
-  return {
-    ok: false,
-    problem: `rollout state in ${where} cannot be read: ${why}; delete it to start the rollout afresh (clusters already converged count as done, nothing is deleted)`,
-  };
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function firstByCluster(observations: readonly ClusterObservation[]): Map<string, ClusterObservation> {
   const byCluster = new Map<string, ClusterObservation>();

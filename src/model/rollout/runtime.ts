@@ -1,16 +1,24 @@
 /**
  * What the controller needs between the rollout engine and the ManifestWorks of a waved static app: the
- * payload hash a work carries, what the hub sees of each cluster, which payload a cluster's work may carry
+ * payload hash a work carries, what the hub sees of each cluster (and of the hub Applications it cannot
+ * observe), whether the hub has applied the policy's revision, which payload a cluster's work may carry
  * now (the gate), and the work that carries it, with the payload it replaces kept for a rollback. Pure.
  */
 import { createHash } from 'node:crypto';
-import { ARGOCD_API_VERSION, PULLFLEET_PREFIX, SPEC_HASH_ANNOTATION } from '../core/keys.js';
+import {
+  ARGOCD_API_VERSION,
+  MANAGED_CLUSTER_ANNOTATION,
+  PULLFLEET_PREFIX,
+  SPEC_HASH_ANNOTATION,
+} from '../core/keys.js';
 import { canonicalJson } from '../core/canonical-json.js';
 import { sortKeys } from '../core/records.js';
-import type { Application, JsonObject, ManifestWork } from '../core/types.js';
+import type { Application, ConfigMapLike, JsonObject, ManifestWork } from '../core/types.js';
+import { buildPayloadApplication, spokeAppNamespace, targetCluster, wrapProblem } from '../delivery/manifestwork.js';
 import { readApplicationFeedback } from '../runtime/feedback.js';
-import type { ClusterObservation, RolloutState } from './engine.js';
-import type { RolloutPolicy } from './policy.js';
+import type { ClusterObservation } from './engine.js';
+import { ROLLOUT_RESUME_ANNOTATION, ROLLOUT_REVISION_ANNOTATION, type RolloutPolicy } from './policy.js';
+import type { RolloutState } from './state.js';
 
 /**
  * Annotation on a waved app's work: the payload Application it carried before its current rollout wrote
@@ -48,6 +56,86 @@ export function deliveredPayload(work: Pick<ManifestWork, 'spec'>, name: string)
   if (!payload) return undefined;
   const specHash = payload.metadata.annotations?.[SPEC_HASH_ANNOTATION];
   return { hash: payloadHash(payload), ...(specHash ? { specHash } : {}) };
+}
+
+/**
+ * The hash of the payload a hub Application asks for (the payload alone, no work around it), or undefined
+ * when no work can be built for it: such an app gives its rollout nothing to observe instead of failing the
+ * whole rollout, and its own reconcile says what is wrong with it.
+ */
+export function desiredPayloadHash(hubApp: Application): string | undefined {
+  return wrapProblem(hubApp) ? undefined : payloadHash(buildPayloadApplication(hubApp));
+}
+
+/**
+ * The revision a waved app's policy ConfigMap shows and the hub Applications that do not show it yet, or
+ * undefined when none lags (or the policy carries no revision). Argo CD applies a commit one object at a
+ * time: the rollout steps only once every hub Application shows the policy's revision.
+ */
+export function revisionLag(
+  policyMap: ConfigMapLike,
+  hubApps: readonly Application[],
+): { readonly revision: string; readonly behind: readonly Application[] } | undefined {
+  const revision = policyMap.metadata?.annotations?.[ROLLOUT_REVISION_ANNOTATION];
+  if (revision === undefined) return undefined;
+  const behind = hubApps.filter((hubApp) => hubApp.metadata.annotations?.[ROLLOUT_REVISION_ANNOTATION] !== revision);
+  return behind.length > 0 ? { revision, behind } : undefined;
+}
+
+/** The resume token a policy ConfigMap carries ({@link ROLLOUT_RESUME_ANNOTATION}), if any. */
+export function rolloutResumeToken(policyMap: ConfigMapLike): string | undefined {
+  return policyMap.metadata?.annotations?.[ROLLOUT_RESUME_ANNOTATION];
+}
+
+/** Where {@link observeRollout} finds what it needs (a caller may keep the hashes per object version). */
+export interface RolloutLookups {
+  /** {@link desiredPayloadHash} of a hub Application. */
+  desiredHash(hubApp: Application): string | undefined;
+  /** The ManifestWork of a hub Application on `cluster`, if any. */
+  work(cluster: string, hubApp: Application): ManifestWork | undefined;
+  /** {@link deliveredPayload} of a work for the hub app `name`. */
+  delivered(work: ManifestWork, name: string): DeliveredPayload | undefined;
+}
+
+/** What a rollout sees of a waved app's hub Applications ({@link observeRollout}). */
+export interface RolloutObservations {
+  /** One per hub Application it can observe, in their order. */
+  readonly observations: readonly ClusterObservation[];
+  /**
+   * Hub Applications that exist but give nothing to observe, by name, with why: a wave listing their cluster
+   * waits for them like for one not created yet, and its progress says which.
+   */
+  readonly unobservable: Readonly<Record<string, string>>;
+}
+
+/**
+ * What a rollout observes of the hub Applications of a waved app (those being deleted included: they are
+ * unobservable): for each one that names its cluster and can be delivered, the cluster's observation.
+ */
+export function observeRollout(hubApps: readonly Application[], lookups: RolloutLookups): RolloutObservations {
+  const unobservable: Record<string, string> = {};
+  for (const hubApp of hubApps)
+    if (hubApp.metadata.deletionTimestamp) unobservable[hubApp.metadata.name] = 'is being deleted';
+  const observations = hubApps.flatMap((hubApp) => {
+    if (hubApp.metadata.deletionTimestamp) return [];
+    const cluster = targetCluster(hubApp);
+    if (!cluster) {
+      unobservable[hubApp.metadata.name] =
+        `names no target cluster (annotation ${MANAGED_CLUSTER_ANNOTATION} is missing)`;
+      return [];
+    }
+    const desiredHash = lookups.desiredHash(hubApp);
+    if (!desiredHash) {
+      unobservable[hubApp.metadata.name] =
+        `cannot be delivered (${wrapProblem(hubApp) ?? 'no payload'}); its own conditions say more`;
+      return [];
+    }
+    const work = lookups.work(cluster, hubApp);
+    const name = hubApp.metadata.name;
+    const delivered = work ? lookups.delivered(work, name) : undefined;
+    return [observeCluster(cluster, name, desiredHash, work, delivered, spokeAppNamespace(hubApp))];
+  });
+  return { observations, unobservable };
 }
 
 /**

@@ -1,41 +1,17 @@
 /**
  * What synth renders for a static app rolled out in waves: its hub Applications (as for any static app,
- * but `pullfleet.io/delivery: waved` and naming the rollout policy) and one policy ConfigMap; no works.
+ * but `pullfleet.io/delivery: waved` and naming the rollout policy) and one policy ConfigMap (built in
+ * state.ts, with the state ConfigMap the controller keeps beside it); no works.
  * The controller writes each spoke's work when the spoke's wave comes (engine.ts). Pure: no I/O.
  */
-import {
-  ARGOCD_SYNC_OPTIONS_ANNOTATION,
-  CONSTRUCT_PATH_ANNOTATION,
-  DELIVERY_ANNOTATION,
-  DELIVERY_WAVED,
-  MANAGED_BY_LABEL,
-  MANAGED_BY_VALUE,
-} from '../core/keys.js';
+import { ARGOCD_SYNC_OPTIONS_ANNOTATION, DELIVERY_ANNOTATION, DELIVERY_WAVED } from '../core/keys.js';
 import { createHash } from 'node:crypto';
 import { canonicalJson } from '../core/canonical-json.js';
-import { fitName, MAX_NAME_LENGTH } from '../core/names.js';
 import { sortKeys } from '../core/records.js';
 import type { Application, KubeObject } from '../core/types.js';
 import { buildStaticHubApplication, type AppDefinition } from '../delivery/hub-application.js';
-import {
-  ROLLOUT_ANNOTATION,
-  ROLLOUT_APP_LABEL,
-  ROLLOUT_KIND_LABEL,
-  ROLLOUT_POLICY_KEY,
-  ROLLOUT_REVISION_ANNOTATION,
-  type RolloutPolicy,
-  type RolloutWave,
-} from './policy.js';
-
-/** The name of an app's rollout policy ConfigMap (in the hub's Argo CD namespace). */
-export function rolloutPolicyName(app: string): string {
-  return fitName(`pullfleet-rollout-${app}`, MAX_NAME_LENGTH);
-}
-
-/** The name of the ConfigMap the controller keeps an app's rollout state in (beside the policy). */
-export function rolloutStateName(app: string): string {
-  return fitName(`pullfleet-rollout-${app}-state`, MAX_NAME_LENGTH);
-}
+import { ROLLOUT_ANNOTATION, ROLLOUT_REVISION_ANNOTATION } from './policy.js';
+import { rolloutPolicyName } from './state.js';
 
 /** Whether a hub Application is a waved static app's (the controller writes its work, wave by wave). */
 export function isWavedApplication(app: Pick<Application, 'metadata'>): boolean {
@@ -66,119 +42,6 @@ export function buildWavedHubApplication(
  */
 export function rolloutRevision(def: AppDefinition): string {
   return createHash('sha256').update(canonicalJson({ def })).digest('hex').slice(0, 16);
-}
-
-/** Data key of wave `index` (0-based) in the policy ConfigMap: `wave-001-canary.json` (keys sort in wave order). */
-export function waveKey(index: number, name: string): string {
-  return `wave-${String(index + 1).padStart(3, '0')}-${name}.json`;
-}
-
-/**
- * The rollout policy as a ConfigMap the controller reads: the settings in {@link ROLLOUT_POLICY_KEY} and one
- * key per wave, each a one-line JSON object, so a review diff shows which wave changed.
- */
-export function buildRolloutPolicyConfigMap(
-  policy: RolloutPolicy,
-  namespace: string,
-  constructPath: string,
-  revision: string,
-): KubeObject & { data: Record<string, string> } {
-  const data: Record<string, string> = {
-    [ROLLOUT_POLICY_KEY]: JSON.stringify({
-      app: policy.app,
-      maxFailures: policy.maxFailures,
-      onFailure: policy.onFailure,
-      progressDeadlineSeconds: policy.progressDeadlineSeconds,
-      waves: policy.waves.length,
-    }),
-  };
-  policy.waves.forEach((wave, i) => {
-    data[waveKey(i, wave.name)] = JSON.stringify({
-      name: wave.name,
-      ...(wave.maxInFlight ? { maxInFlight: wave.maxInFlight } : {}),
-      soakSeconds: wave.soakSeconds,
-      clusters: [...wave.clusters],
-      ...(wave.alsoSelectedBy ? { alsoSelectedBy: wave.alsoSelectedBy } : {}),
-      ...(wave.outside ? { outside: wave.outside } : {}),
-    });
-  });
-  return {
-    apiVersion: 'v1',
-    kind: 'ConfigMap',
-    metadata: {
-      name: rolloutPolicyName(policy.app),
-      namespace,
-      labels: sortKeys({
-        [MANAGED_BY_LABEL]: MANAGED_BY_VALUE,
-        [ROLLOUT_APP_LABEL]: policy.app,
-        [ROLLOUT_KIND_LABEL]: 'policy',
-      }),
-      annotations: { [CONSTRUCT_PATH_ANNOTATION]: constructPath, [ROLLOUT_REVISION_ANNOTATION]: revision },
-    },
-    data,
-  };
-}
-
-const isWave = (w: unknown): w is RolloutWave => {
-  const wave = w as Record<string, unknown>;
-  const limit = wave?.maxInFlight as Record<string, unknown> | undefined;
-  return (
-    typeof wave?.name === 'string' &&
-    typeof wave.soakSeconds === 'number' &&
-    Array.isArray(wave.clusters) &&
-    wave.clusters.every((c) => typeof c === 'string') &&
-    (limit === undefined || typeof limit.count === 'number' || typeof limit.percent === 'number')
-  );
-};
-
-/** Reads a policy ConfigMap's content; a problem (naming the ConfigMap and the fix) when it is not one. */
-export function parseRolloutPolicy(configMap: {
-  metadata: { name: string; namespace?: string };
-  data?: Record<string, string>;
-}): { policy?: RolloutPolicy; problem?: string } {
-  const where = `ConfigMap ${configMap.metadata.namespace ?? ''}/${configMap.metadata.name}`;
-  const fix = 'synthesize the fleet again and let the hub apply it';
-  const data = configMap.data ?? {};
-  let settings: Record<string, unknown>;
-  try {
-    settings = JSON.parse(data[ROLLOUT_POLICY_KEY] ?? 'null') as Record<string, unknown>;
-  } catch (error) {
-    return { problem: `${where}: ${ROLLOUT_POLICY_KEY} is not JSON (${(error as Error).message}): ${fix}` };
-  }
-  if (
-    !settings ||
-    typeof settings.app !== 'string' ||
-    typeof settings.maxFailures !== 'number' ||
-    typeof settings.progressDeadlineSeconds !== 'number' ||
-    (settings.onFailure !== 'pause' && settings.onFailure !== 'rollback') ||
-    typeof settings.waves !== 'number'
-  )
-    return { problem: `${where}: ${ROLLOUT_POLICY_KEY} is not a rollout policy pullfleet wrote: ${fix}` };
-  const keys = Object.keys(data)
-    .filter((key) => /^wave-\d{3}-/.test(key))
-    .sort();
-  const waves: RolloutWave[] = [];
-  for (const key of keys) {
-    let wave: unknown;
-    try {
-      wave = JSON.parse(data[key]);
-    } catch {
-      wave = undefined;
-    }
-    if (!isWave(wave)) return { problem: `${where}: ${key} is not a wave pullfleet wrote: ${fix}` };
-    waves.push(wave);
-  }
-  if (waves.length === 0 || waves.length !== settings.waves)
-    return { problem: `${where}: ${settings.waves} waves announced, ${waves.length} found: ${fix}` };
-  return {
-    policy: {
-      app: settings.app,
-      maxFailures: settings.maxFailures,
-      onFailure: settings.onFailure,
-      progressDeadlineSeconds: settings.progressDeadlineSeconds,
-      waves,
-    },
-  };
 }
 
 /**

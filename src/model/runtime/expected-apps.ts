@@ -9,6 +9,7 @@
  */
 import type { ConfigMapObject } from '../delivery/appset.js';
 import { MANAGED_BY_LABEL, MANAGED_BY_VALUE } from '../core/keys.js';
+import type { ConfigMapLike } from '../core/types.js';
 import { dnsLabelProblem, dnsSubdomainProblem, fitName, MAX_NAME_LENGTH } from '../core/names.js';
 
 /** Label marking a ConfigMap as the expected-Application list of one agent-autonomous spoke; the value is the spoke name. */
@@ -71,16 +72,6 @@ export function buildExpectedApplicationsConfigMap(options: {
       [EXPECTED_FOLDER_KEY]: options.folder,
     },
   };
-}
-
-/** The parts of a ConfigMap the parser reads (as listed from the API: anything may be missing). */
-export interface ConfigMapLike {
-  readonly metadata?: {
-    readonly name?: string;
-    readonly namespace?: string;
-    readonly labels?: Readonly<Record<string, string>>;
-  };
-  readonly data?: Readonly<Record<string, unknown>> | null;
 }
 
 /**

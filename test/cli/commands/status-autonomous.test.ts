@@ -2,12 +2,11 @@ import { describe, expect, jest, test } from '@jest/globals';
 import { buildProgram } from '../../../src/cli/main.js';
 import { collectStatus, type StatusSource } from '../../../src/cli/commands/status.js';
 import { statusExitCode } from '../../../src/cli/support/status-render.js';
-import { type Application } from '../../../src/model/core/types.js';
+import { type Application, type ConfigMapLike } from '../../../src/model/core/types.js';
 import { fleetReportCrd } from '../../../src/model/report/report-crd.js';
 import {
   buildExpectedApplicationsConfigMap,
   EXPECTED_APPLICATIONS_LABEL,
-  type ConfigMapLike,
 } from '../../../src/model/runtime/expected-apps.js';
 import { kubeconfigServer } from '../../support/kubeconfig-server.js';
 import { agentApp, mirrored } from '../../model/report/agent-fixtures.js';

@@ -24,7 +24,7 @@ import { MANAGED_CLUSTER_ANNOTATION, SPEC_HASH_ANNOTATION } from '../../../src/m
 import type { Application, FieldValue, KubeObject, ManifestWork } from '../../../src/model/core/types.js';
 import { ROLLOUT_HALTED_CONDITION, ROLLOUT_RESUME_ANNOTATION } from '../../../src/model/rollout/policy.js';
 import { PREVIOUS_PAYLOAD_ANNOTATION } from '../../../src/model/rollout/runtime.js';
-import { rolloutPolicyName, rolloutStateName } from '../../../src/model/rollout/static.js';
+import { rolloutPolicyName, rolloutStateName } from '../../../src/model/rollout/state.js';
 import { World } from '../../support/world.js';
 
 const NS = 'argocd';

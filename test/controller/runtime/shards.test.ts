@@ -7,14 +7,8 @@ import { describe, expect, test } from '@jest/globals';
 import { pino } from 'pino';
 import { KubeApiError, type CallOptions } from '../../../src/kube/client.js';
 import type { ElectionClock, LeaseClient, LeaseObject } from '../../../src/controller/runtime/leader.js';
-import {
-  applicationShard,
-  fnv1a32,
-  ShardElection,
-  shardLeaseName,
-  shardOf,
-  writablePlan,
-} from '../../../src/controller/runtime/shards.js';
+import { ShardElection } from '../../../src/controller/runtime/shards.js';
+import { applicationShard, fnv1a32, shardLeaseName, shardOf, writablePlan } from '../../../src/model/runtime/shards.js';
 import type { KubeObject, ManifestWork } from '../../../src/model/core/types.js';
 
 const silent = pino({ level: 'silent' });

@@ -6,11 +6,8 @@
  */
 import { afterEach, beforeEach, describe, expect, test } from '@jest/globals';
 import { pino } from 'pino';
-import {
-  patchChangesNothing,
-  startController,
-  type RunningController,
-} from '../../../src/controller/runtime/manager.js';
+import { startController, type RunningController } from '../../../src/controller/runtime/manager.js';
+import { patchChangesNothing } from '../../../src/controller/runtime/writer.js';
 import { CLEANUP_FINALIZER } from '../../../src/model/core/keys.js';
 import { startFakeApiServer, type FakeApiServer, type KubeObj } from '../../double/fake-apiserver.js';
 import { seedClusterSet, seedManagedCluster, seedPullApplication } from '../../double/hub-seed.js';

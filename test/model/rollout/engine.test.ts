@@ -1,14 +1,13 @@
 import { describe, expect, test } from '@jest/globals';
 import { kubeTime } from '../../../src/model/core/time.js';
 import {
-  parseRolloutState,
   rolloutTarget,
   stepRollout,
   type ClusterObservation,
   type RolloutDecision,
-  type RolloutState,
   type RolloutWrite,
 } from '../../../src/model/rollout/engine.js';
+import { parseRolloutState, type RolloutState } from '../../../src/model/rollout/state.js';
 import {
   ROLLOUT_RESUME_ANNOTATION,
   inFlightLimit,

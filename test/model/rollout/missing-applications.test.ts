@@ -5,12 +5,8 @@
  * already there report.
  */
 import { describe, expect, test } from '@jest/globals';
-import {
-  stepRollout,
-  type ClusterObservation,
-  type RolloutDecision,
-  type RolloutState,
-} from '../../../src/model/rollout/engine.js';
+import { stepRollout, type ClusterObservation, type RolloutDecision } from '../../../src/model/rollout/engine.js';
+import type { RolloutState } from '../../../src/model/rollout/state.js';
 import type { RolloutPolicy } from '../../../src/model/rollout/policy.js';
 
 const T0 = Date.parse('2026-03-01T12:00:00Z');

@@ -9,7 +9,7 @@ import { formatPlan, planFleet } from '../../../src/model/plan/plan.js';
 import { parsePlanState } from '../../../src/model/plan/state.js';
 import { type PlanSide } from '../../../src/model/plan/runtime.js';
 import { assignWaves } from '../../../src/model/rollout/policy.js';
-import { parseRolloutPolicy } from '../../../src/model/rollout/static.js';
+import { parseRolloutPolicy } from '../../../src/model/rollout/state.js';
 import { find, smallFleet } from '../../constructs/helpers.js';
 
 const spokes = [
