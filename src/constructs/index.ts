@@ -97,6 +97,6 @@ export {
 export { Inventory, type AddInventoryOptions, type SpokeOverride } from './inventory.js';
 
 // Where rendered objects land under dist/<hub>/.
-export { OutputFiles, routeOutput } from './_output.js';
+export { OutputFiles, routeOutput } from './output.js';
 export { Rollout, WaveLimit, RolloutFailureAction, DeletionOrder } from './rollout.js';
 export type { RolloutWaveProps, RolloutOptions, RolloutWave } from './rollout.js';

@@ -1,4 +1,4 @@
-import type { Duration } from 'cdk8s';
+import { Duration } from 'cdk8s';
 import { dnsLabelProblem } from '../model/core/names.js';
 import { SelectorOperator, type SelectorRequirement } from '../model/core/selectors.js';
 import { enumMember, type EnumValue } from '../model/core/types.js';
@@ -169,10 +169,10 @@ export class Rollout {
   /** Failed clusters tolerated in one rollout. */
   public readonly maxFailures: number;
   /**
-   * How long a cluster may take to converge, as given; undefined when not given, and then a static app's rollout
-   * uses 10 minutes (an ApplicationSet's RollingSync has no deadline, so a default could not be filled in here).
+   * How long a cluster of a static app's rollout may take to converge: the value given, else 10 minutes. (A
+   * PullApplicationSet's rollout takes none: Argo CD's RollingSync has no deadline, and giving one is a problem.)
    */
-  public readonly progressDeadline?: Duration;
+  public readonly progressDeadline: Duration;
   /** What failed clusters get when the rollout halts. */
   public readonly onFailure: RolloutFailureAction;
   /** The ApplicationSet deletion order, if any. */
@@ -182,6 +182,8 @@ export class Rollout {
   private readonly spokeProblems: string[] = [];
   /** The waves (index) whose `spokes` held something that is not a spoke. */
   private readonly wavesWithBadSpokes = new Set<number>();
+  /** Whether `progressDeadline` was given (a PullApplicationSet's rollout must not give one). */
+  private readonly progressDeadlineGiven: boolean;
 
   private constructor(waves: readonly RolloutWaveProps[], options: RolloutOptions) {
     this.waves = (Array.isArray(waves) ? waves : []).map((wave, i) => ({
@@ -194,7 +196,8 @@ export class Rollout {
       ...(wave?.soak ? { soak: wave.soak } : {}),
     }));
     this.maxFailures = options.maxFailures ?? 0;
-    if (options.progressDeadline) this.progressDeadline = options.progressDeadline;
+    this.progressDeadlineGiven = Boolean(options.progressDeadline);
+    this.progressDeadline = options.progressDeadline || Duration.seconds(DEFAULT_PROGRESS_DEADLINE_SECONDS);
     this.onFailure = enumMember(options.onFailure ?? RolloutFailureAction.PAUSE);
     if (options.deletionOrder) this.deletionOrder = enumMember(options.deletionOrder);
   }
@@ -261,9 +264,9 @@ export class Rollout {
       problems.push(
         `rollout maxFailures ${this.maxFailures} is not possible for a PullApplicationSet: Argo CD's RollingSync stops at the first Application that does not become healthy; use 0, or deliver the app statically (PullApplication)`,
       );
-    if (this.progressDeadline && this.progressDeadline.toSeconds({ integral: false }) < 1)
+    if (this.progressDeadline.toSeconds({ integral: false }) < 1)
       problems.push(`rollout progressDeadline ${this.progressDeadline.toHumanString()} must be at least one second`);
-    if (dynamic && this.progressDeadline)
+    if (dynamic && this.progressDeadlineGiven)
       problems.push(
         'rollout progressDeadline is not possible for a PullApplicationSet: RollingSync waits for each step without a deadline; drop it, or deliver the app statically (PullApplication)',
       );
@@ -318,9 +321,7 @@ export class Rollout {
 
   /** The progress deadline in seconds. @internal */
   public _progressDeadlineSeconds(): number {
-    return this.progressDeadline
-      ? Math.round(this.progressDeadline.toSeconds({ integral: false }))
-      : DEFAULT_PROGRESS_DEADLINE_SECONDS;
+    return Math.round(this.progressDeadline.toSeconds({ integral: false }));
   }
 
   /** The failure action as the model spells it. @internal */
