@@ -25,8 +25,6 @@ import {
   LOCAL_CLUSTER,
   REFRESH_ANNOTATION,
   ARGOCD_SECRET_TYPE_LABEL,
-  PLACEMENT_LABEL,
-  PLACEMENT_API_VERSION,
 } from '../../src/model/core/keys.js';
 import { manifestWorkName } from '../../src/model/core/names.js';
 import { type Application, type ManifestWork } from '../../src/model/core/types.js';
@@ -35,6 +33,12 @@ import { buildManifestWork } from '../../src/model/delivery/manifestwork.js';
 import { FORWARDED_OPERATION_ANNOTATION } from '../../src/model/runtime/propagation.js';
 import { DELIVERY_ERROR_CONDITION } from '../../src/model/runtime/status.js';
 import { errorCode, type TestCluster } from '../support/cluster.js';
+import {
+  createPlacementDecision,
+  placementApplicationSet,
+  placementDecision,
+  pullTemplate,
+} from '../support/appsets.js';
 import { waitFor } from '../support/wait.js';
 import { workMatchesApp } from './invariants.js';
 import { WorkAgent } from '../support/work-agent.js';
@@ -818,52 +822,22 @@ export const SCENARIOS: Scenario[] = [
         metadata: { name: 'hand-made', namespace: argoNamespace, labels: { [ARGOCD_SECRET_TYPE_LABEL]: 'cluster' } },
         stringData: { name: clusters[1], server: 'https://example.invalid' },
       });
-      await ctx.cluster.create({
-        apiVersion: ARGOCD_API_VERSION,
-        kind: 'ApplicationSet',
-        metadata: { name: 'guestbook', namespace: argoNamespace },
-        spec: {
-          generators: [
-            {
-              clusterDecisionResource: {
-                configMapRef: 'acm-placement',
-                labelSelector: { matchLabels: { [PLACEMENT_LABEL]: placement } },
-                requeueAfterSeconds: 180,
-              },
-            },
-          ],
-          template: {
-            metadata: {
-              name: '{{name}}-guestbook',
-              labels: { [PULL_LABEL]: 'true' },
-              annotations: { [MANAGED_CLUSTER_ANNOTATION]: '{{name}}' },
-            },
-            spec: {
-              project: 'default',
-              source: { repoURL: 'https://example.com/repo.git', path: 'guestbook' },
-              destination: { server: 'https://kubernetes.default.svc', namespace: 'guestbook' },
-            },
-          },
-        },
-      });
-      const decision = await ctx.cluster.create({
-        apiVersion: PLACEMENT_API_VERSION,
-        kind: 'PlacementDecision',
-        metadata: {
-          name: `${placement}-decision-1`,
+      await ctx.cluster.create(
+        placementApplicationSet({
+          name: 'guestbook',
           namespace: argoNamespace,
-          labels: { [PLACEMENT_LABEL]: placement },
-        },
-      });
-      await ctx.cluster.replaceStatus({
-        ...decision,
-        status: {
-          decisions: [...clusters, LOCAL_CLUSTER, `${ctx.fleet.id}-unregistered`].map((clusterName) => ({
-            clusterName,
-            reason: '',
-          })),
-        },
-      });
+          placement,
+          requeueAfterSeconds: 180,
+          configMapRef: 'acm-placement',
+          template: pullTemplate('guestbook', { repoURL: 'https://example.com/repo.git', skipReconcile: false }),
+        }),
+      );
+      await createPlacementDecision(
+        ctx.cluster,
+        placementDecision(placement, [...clusters, LOCAL_CLUSTER, `${ctx.fleet.id}-unregistered`], {
+          namespace: argoNamespace,
+        }),
+      );
       await ctx.startController({ clusterSecrets: true, argoNamespace });
 
       const secret = await waitFor(

@@ -8,52 +8,13 @@
  * two GitOpsCluster flavours share one CRD name, so the OCM (v1alpha1) flavour's objects are checked
  * with its CRD installed in place of ACM's, which is restored afterwards.
  */
-import { readdirSync, readFileSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
-import { parseAllDocuments } from 'yaml';
 import { describeRealServer } from '../support/real-server.js';
 import { GITOPSCLUSTER_CRD_FILES, loadKubeConfig, readCrd, replaceCrd } from '../support/envtest-cluster.js';
 import { RawClient, RawApiError, type RawObject } from '../support/raw-client.js';
+import { distObjects, type Located } from '../support/version-matrix.js';
 import { buildManifestWork, isPullApplication } from '../../src/model/delivery/manifestwork.js';
 import type { Application } from '../../src/model/core/types.js';
-
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const DIST = join(ROOT, 'dist');
-
-interface Located {
-  readonly object: RawObject;
-  /** dist-relative file, plus the work it rides in for payload manifests. */
-  readonly where: string;
-}
-
-function yamlFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true })
-    .flatMap((e) =>
-      e.isDirectory() ? yamlFiles(join(dir, e.name)) : e.name.endsWith('.yaml') ? [join(dir, e.name)] : [],
-    )
-    .sort();
-}
-
-/** Every object of dist/, and every manifest inside a ManifestWork, with where it came from. */
-function distObjects(): Located[] {
-  const out: Located[] = [];
-  for (const file of yamlFiles(DIST)) {
-    const rel = relative(DIST, file);
-    for (const doc of parseAllDocuments(readFileSync(file, 'utf8'))) {
-      const object = doc.toJSON() as RawObject | null;
-      if (!object) continue;
-      out.push({ object, where: rel });
-      if (object.kind === 'ManifestWork') {
-        const manifests = (object.spec as { workload?: { manifests?: RawObject[] } }).workload?.manifests ?? [];
-        for (const m of manifests)
-          out.push({ object: m, where: `${rel} (in work ${object.metadata.namespace}/${object.metadata.name})` });
-      }
-    }
-  }
-  return out;
-}
 
 /** ValidatingAdmissionPolicy(Binding) v1 → v1beta1, the version a 1.28 server serves. */
 function servedVersion(object: RawObject): RawObject {

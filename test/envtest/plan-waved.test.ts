@@ -10,26 +10,18 @@
  * The test plays the OCM work agent and each spoke's Argo CD (test/support/spoke-argocd.ts).
  */
 import { afterEach, expect, test } from '@jest/globals';
-import { KubeConfig } from '@kubernetes/client-node';
 import { AppSource, ClusterSet, Fleet, Hub, PullApplication, Rollout, Spoke } from '../../src/constructs/index.js';
 import { planStateFiles } from '../../src/constructs/_plan-state.js';
-import {
-  ARGOCD_API_VERSION,
-  CLUSTER_API_VERSION,
-  CLUSTERSET_API_VERSION,
-  CLUSTERSET_LABEL,
-  WORK_API_VERSION,
-} from '../../src/model/core/keys.js';
-import type { Application, ManifestWork } from '../../src/model/core/types.js';
+import { ARGOCD_API_VERSION, WORK_API_VERSION } from '../../src/model/core/keys.js';
+import type { ManifestWork } from '../../src/model/core/types.js';
 import { deletionIds, planFleet, type FleetPlan } from '../../src/model/plan/plan.js';
 import type { PlanSide } from '../../src/model/plan/runtime.js';
 import { parsePlanState } from '../../src/model/plan/state.js';
 import { ROLLOUT_PROGRESS_KEY } from '../../src/model/rollout/policy.js';
-import { realCluster, type TestCluster } from '../support/cluster.js';
+import { RolloutHub, type RolloutEnv } from '../support/rollout-env.js';
 import { streamObjects, type ObjectStream } from '../support/object-watch.js';
-import { RawClient, type RawObject } from '../support/raw-client.js';
+import type { RawObject } from '../support/raw-client.js';
 import { describeRealServer } from '../support/real-server.js';
-import { shippedControllerStarter } from '../support/shipped-controller.js';
 import { SpokeFleet } from '../support/spoke-argocd.js';
 import { waitFor } from '../support/wait.js';
 
@@ -37,14 +29,7 @@ const TIMEOUT_MS = 90_000;
 const ARGO_FIELD_MANAGER = 'argocd-controller';
 const SPOKES = ['s1', 's2', 's3'] as const;
 
-interface Env {
-  readonly id: string;
-  readonly argoNamespace: string;
-  readonly controllerNamespace: string;
-  readonly clusterSet: string;
-  /** Short name (s1, …) → ManagedCluster name. */
-  readonly clusters: Readonly<Record<string, string>>;
-}
+type Env = RolloutEnv;
 
 /** The fleet of a test: spokes s1..s3 (s1 the canary), the waved app `app` on `targets`. */
 interface Edit {
@@ -54,86 +39,25 @@ interface Edit {
 }
 
 describeRealServer('plan of a waved static app, against the shipped controller', (kubeconfigPath) => {
-  const kubeConfig = new KubeConfig();
-  kubeConfig.loadFromFile(kubeconfigPath);
-  const cluster: TestCluster = realCluster(kubeConfig);
-  const raw = new RawClient(kubeConfig);
-  const runId = `pw${Date.now().toString(36).slice(-5)}`;
-  let counter = 0;
-  let env: Env | undefined;
-  let controllers: ReturnType<typeof shippedControllerStarter> | undefined;
+  const hub = new RolloutHub(kubeconfigPath, 'pw');
+  const { kubeConfig, cluster, raw } = hub;
   let spokes: SpokeFleet | undefined;
   const streams: ObjectStream[] = [];
 
   afterEach(async () => {
-    const stuck = (await controllers?.stopAll()) ?? [];
-    const forbidden = controllers?.forbidden() ?? [];
-    controllers = undefined;
+    const { stuck, forbidden } = await hub.stopController();
     const problems: unknown[] = [];
     await spokes?.stop().catch((e: unknown) => problems.push(e));
     spokes = undefined;
     for (const stream of streams.splice(0)) stream.stop();
-    if (env) await tearDown(env);
-    env = undefined;
+    await hub.tearDown();
     expect(stuck).toStrictEqual([]);
     // Every request the controller made was allowed by the RBAC its install ships.
     expect(forbidden).toStrictEqual([]);
     expect(problems.map(String)).toStrictEqual([]);
   }, 120_000);
 
-  async function given(): Promise<Env> {
-    const id = `${runId}-${counter++}`;
-    const made: Env = {
-      id,
-      argoNamespace: `${id}-argocd`,
-      controllerNamespace: `${id}-system`,
-      clusterSet: `${id}-set`,
-      clusters: Object.fromEntries(SPOKES.map((s) => [s, `${id}-${s}`])),
-    };
-    env = made;
-    for (const ns of [made.argoNamespace, made.controllerNamespace, ...Object.values(made.clusters)])
-      await cluster.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
-    for (const name of Object.values(made.clusters))
-      await cluster.create({
-        apiVersion: CLUSTER_API_VERSION,
-        kind: 'ManagedCluster',
-        metadata: { name, labels: { [CLUSTERSET_LABEL]: made.clusterSet } },
-        spec: { hubAcceptsClient: true },
-      });
-    controllers = shippedControllerStarter(kubeConfig, {
-      namespace: made.controllerNamespace,
-      argoNamespace: made.argoNamespace,
-    });
-    return made;
-  }
-
-  async function tearDown(e: Env): Promise<void> {
-    for (const obj of await cluster.list<Application>(ARGOCD_API_VERSION, 'Application', {
-      namespace: e.argoNamespace,
-    })) {
-      const ref = {
-        apiVersion: ARGOCD_API_VERSION,
-        kind: 'Application',
-        namespace: e.argoNamespace,
-        name: obj.metadata.name,
-      };
-      if (obj.metadata.finalizers?.length)
-        await cluster.mergePatch(ref, { metadata: { finalizers: null } }).catch(() => undefined);
-      await cluster.delete(ref);
-    }
-    for (const ns of Object.values(e.clusters)) {
-      for (const work of await cluster.list<ManifestWork>(WORK_API_VERSION, 'ManifestWork', { namespace: ns })) {
-        const ref = { apiVersion: WORK_API_VERSION, kind: 'ManifestWork', namespace: ns, name: work.metadata.name };
-        if (work.metadata.finalizers?.length)
-          await cluster.mergePatch(ref, { metadata: { finalizers: null } }).catch(() => undefined);
-        await cluster.delete(ref);
-      }
-      await cluster.delete({ apiVersion: CLUSTER_API_VERSION, kind: 'ManagedCluster', name: ns });
-    }
-    await cluster.delete({ apiVersion: CLUSTERSET_API_VERSION, kind: 'ManagedClusterSet', name: e.clusterSet });
-    for (const ns of [e.argoNamespace, e.controllerNamespace, ...Object.values(e.clusters)])
-      await cluster.delete({ apiVersion: 'v1', kind: 'Namespace', name: ns });
-  }
+  const given = (): Promise<Env> => hub.given(SPOKES);
 
   /** The whole output of the fleet (every file, and the plan state), as `pullfleet plan` reads a folder. */
   function render(e: Env, edit: Edit): PlanSide {
@@ -284,7 +208,7 @@ describeRealServer('plan of a waved static app, against the shipped controller',
     await syncAsArgo(hubObjects(before));
     spokes = new SpokeFleet(cluster, kubeConfig, { clusters: Object.values(e.clusters) });
     await spokes.start();
-    await controllers!.start();
+    await hub.controllers!.start();
     await rolledOut(e, 'web', SPOKES);
   }
 

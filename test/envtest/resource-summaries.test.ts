@@ -14,8 +14,6 @@ import {
   ARGOCD_API_VERSION,
   CLUSTERSET_API_VERSION,
   MANAGED_CLUSTER_ANNOTATION,
-  PLACEMENT_API_VERSION,
-  PLACEMENT_LABEL,
   PULL_LABEL,
   SKIP_RECONCILE_ANNOTATION,
   WORK_API_VERSION,
@@ -26,6 +24,12 @@ import { type FleetReport } from '../../src/model/report/report.js';
 import { RESOURCE_SUMMARY_WARNING_CONDITION } from '../../src/model/runtime/resource-summary.js';
 import { kubeTime } from '../../src/model/core/time.js';
 import { realCluster, type TestCluster } from '../support/cluster.js';
+import {
+  createPlacementDecision,
+  placementApplicationSet,
+  placementDecision,
+  pullTemplate,
+} from '../support/appsets.js';
 import { describeRealServer } from '../support/real-server.js';
 import { shippedControllerStarter } from '../support/shipped-controller.js';
 import { spokeApplication } from '../support/spoke-apps.js';
@@ -98,42 +102,15 @@ describeRealServer('resource summaries with the shipped controller', (kubeconfig
       metadata: { name: clusterSet, namespace: argoNamespace },
       spec: { clusterSet },
     });
-    const appSet = await cluster.create<{ metadata: { uid: string } }>({
-      apiVersion: ARGOCD_API_VERSION,
-      kind: 'ApplicationSet',
-      metadata: { name: 'shop', namespace: argoNamespace },
-      spec: {
-        generators: [
-          {
-            clusterDecisionResource: {
-              configMapRef: 'ocm-placement-generator',
-              labelSelector: { matchLabels: { [PLACEMENT_LABEL]: 'prod' } },
-            },
-          },
-        ],
-        template: {
-          metadata: {
-            name: '{{name}}-shop',
-            labels: { [PULL_LABEL]: 'true' },
-            annotations: { [MANAGED_CLUSTER_ANNOTATION]: '{{name}}', [SKIP_RECONCILE_ANNOTATION]: 'true' },
-          },
-          spec: {
-            project: 'default',
-            source: { repoURL: 'https://git.example/apps.git', path: 'shop' },
-            destination: { server: 'https://kubernetes.default.svc', namespace: 'shop' },
-          },
-        },
-      },
-    });
-    const decision = await cluster.create({
-      apiVersion: PLACEMENT_API_VERSION,
-      kind: 'PlacementDecision',
-      metadata: { name: 'prod-decision-1', namespace: argoNamespace, labels: { [PLACEMENT_LABEL]: 'prod' } },
-    });
-    await cluster.replaceStatus({
-      ...decision,
-      status: { decisions: clusters.map((clusterName) => ({ clusterName, reason: '' })) },
-    });
+    const appSet = await cluster.create<{ metadata: { uid: string } }>(
+      placementApplicationSet({
+        name: 'shop',
+        namespace: argoNamespace,
+        placement: 'prod',
+        template: pullTemplate('shop'),
+      }),
+    );
+    await createPlacementDecision(cluster, placementDecision('prod', clusters, { namespace: argoNamespace }));
     const apps = [
       hubApp(argoNamespace, `${c1}-shop`, c1, appSet.metadata.uid),
       hubApp(argoNamespace, `${c2}-shop`, c2, appSet.metadata.uid),

@@ -8,22 +8,13 @@
  * ManifestWork as one watch delivered it, in the order the API server stored the versions, never by timing.
  */
 import { afterEach, expect, test } from '@jest/globals';
-import { KubeConfig } from '@kubernetes/client-node';
 import { Duration } from 'cdk8s';
 import { AppSource, ClusterSet, Fleet, Hub, PullApplication, Rollout, Spoke } from '../../src/constructs/index.js';
-import {
-  ARGOCD_API_VERSION,
-  CLEANUP_FINALIZER,
-  CLUSTER_API_VERSION,
-  CLUSTERSET_API_VERSION,
-  CLUSTERSET_LABEL,
-  WORK_API_VERSION,
-} from '../../src/model/core/keys.js';
+import { ARGOCD_API_VERSION, CLEANUP_FINALIZER, WORK_API_VERSION } from '../../src/model/core/keys.js';
 import type { Application, ManifestWork } from '../../src/model/core/types.js';
-import { realCluster, type TestCluster } from '../support/cluster.js';
-import { RawClient, type RawObject } from '../support/raw-client.js';
+import { RolloutHub, type RolloutEnv } from '../support/rollout-env.js';
+import type { RawObject } from '../support/raw-client.js';
 import { describeRealServer } from '../support/real-server.js';
-import { shippedControllerStarter } from '../support/shipped-controller.js';
 import { resolveRevision, SpokeFleet, type WorkVersion } from '../support/spoke-argocd.js';
 import { waitFor } from '../support/wait.js';
 
@@ -34,14 +25,7 @@ const ARGO_FIELD_MANAGER = 'argocd-controller';
 /** The wave of each spoke by its short name's first letter: a canary, b second, c the rest. */
 const WAVE_OF_RING: Record<string, number> = { a: 0, b: 1, c: 2 };
 
-interface Env {
-  readonly id: string;
-  readonly argoNamespace: string;
-  readonly controllerNamespace: string;
-  readonly clusterSet: string;
-  /** Short name (a1, b1, …) → ManagedCluster name. */
-  readonly clusters: Readonly<Record<string, string>>;
-}
+type Env = RolloutEnv;
 
 interface Progress {
   phase?: string;
@@ -50,83 +34,25 @@ interface Progress {
 }
 
 describeRealServer('rollout of a waved app whose hub Applications arrive one at a time', (kubeconfigPath) => {
-  const kubeConfig = new KubeConfig();
-  kubeConfig.loadFromFile(kubeconfigPath);
-  const cluster: TestCluster = realCluster(kubeConfig);
-  const raw = new RawClient(kubeConfig);
-  const runId = `rn${Date.now().toString(36).slice(-5)}`;
-  let counter = 0;
-  let env: Env | undefined;
-  let controllers: ReturnType<typeof shippedControllerStarter> | undefined;
+  const hub = new RolloutHub(kubeconfigPath, 'rn');
+  const { kubeConfig, cluster, raw } = hub;
   let spokes: SpokeFleet | undefined;
 
   afterEach(async () => {
-    const stuck = (await controllers?.stopAll()) ?? [];
-    const forbidden = controllers?.forbidden() ?? [];
-    controllers = undefined;
+    const { stuck, forbidden } = await hub.stopController();
     await spokes?.stop();
     spokes = undefined;
-    if (env) await tearDown(env);
-    env = undefined;
+    await hub.tearDown();
     expect(stuck).toStrictEqual([]);
     expect(forbidden).toStrictEqual([]);
   }, 120_000);
 
   async function given(shortNames: readonly string[]): Promise<Env> {
-    const id = `${runId}-${counter++}`;
-    const made: Env = {
-      id,
-      argoNamespace: `${id}-argocd`,
-      controllerNamespace: `${id}-system`,
-      clusterSet: `${id}-set`,
-      clusters: Object.fromEntries(shortNames.map((s) => [s, `${id}-${s}`])),
-    };
-    env = made;
-    for (const ns of [made.argoNamespace, made.controllerNamespace, ...Object.values(made.clusters)])
-      await cluster.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
-    for (const name of Object.values(made.clusters))
-      await cluster.create({
-        apiVersion: CLUSTER_API_VERSION,
-        kind: 'ManagedCluster',
-        metadata: { name, labels: { [CLUSTERSET_LABEL]: made.clusterSet } },
-        spec: { hubAcceptsClient: true },
-      });
-    controllers = shippedControllerStarter(kubeConfig, {
-      namespace: made.controllerNamespace,
-      argoNamespace: made.argoNamespace,
-    });
+    const made = await hub.given(shortNames);
     spokes = new SpokeFleet(cluster, kubeConfig, { clusters: Object.values(made.clusters) });
     await spokes.start();
-    await controllers.start();
+    await hub.controllers!.start();
     return made;
-  }
-
-  async function tearDown(e: Env): Promise<void> {
-    for (const obj of await cluster.list<Application>(ARGOCD_API_VERSION, 'Application', {
-      namespace: e.argoNamespace,
-    })) {
-      const ref = {
-        apiVersion: ARGOCD_API_VERSION,
-        kind: 'Application',
-        namespace: e.argoNamespace,
-        name: obj.metadata.name,
-      };
-      if (obj.metadata.finalizers?.length)
-        await cluster.mergePatch(ref, { metadata: { finalizers: null } }).catch(() => undefined);
-      await cluster.delete(ref);
-    }
-    for (const ns of Object.values(e.clusters)) {
-      for (const work of await cluster.list<ManifestWork>(WORK_API_VERSION, 'ManifestWork', { namespace: ns })) {
-        const ref = { apiVersion: WORK_API_VERSION, kind: 'ManifestWork', namespace: ns, name: work.metadata.name };
-        if (work.metadata.finalizers?.length)
-          await cluster.mergePatch(ref, { metadata: { finalizers: null } }).catch(() => undefined);
-        await cluster.delete(ref);
-      }
-      await cluster.delete({ apiVersion: CLUSTER_API_VERSION, kind: 'ManagedCluster', name: ns });
-    }
-    await cluster.delete({ apiVersion: CLUSTERSET_API_VERSION, kind: 'ManagedClusterSet', name: e.clusterSet });
-    for (const ns of [e.argoNamespace, e.controllerNamespace, ...Object.values(e.clusters)])
-      await cluster.delete({ apiVersion: 'v1', kind: 'Namespace', name: ns });
   }
 
   /**

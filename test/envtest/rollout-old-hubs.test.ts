@@ -12,7 +12,6 @@
  * `OutOfSync`, and to Healthy when Healthy, not `OutOfSync`, and the phase is `Succeeded` or none.
  */
 import { afterEach, expect, test } from '@jest/globals';
-import { KubeConfig } from '@kubernetes/client-node';
 import {
   AppSource,
   ClusterSet,
@@ -24,20 +23,13 @@ import {
   Spoke,
   WaveLimit,
 } from '../../src/constructs/index.js';
-import {
-  ARGOCD_API_VERSION,
-  CLUSTER_API_VERSION,
-  CLUSTERSET_API_VERSION,
-  CLUSTERSET_LABEL,
-  SPEC_HASH_ANNOTATION,
-  WORK_API_VERSION,
-} from '../../src/model/core/keys.js';
-import type { Application, ManifestWork } from '../../src/model/core/types.js';
-import { realCluster, type TestCluster } from '../support/cluster.js';
+import { ARGOCD_API_VERSION } from '../../src/model/core/keys.js';
+import type { Application } from '../../src/model/core/types.js';
+import { RolloutHub, type RolloutEnv } from '../support/rollout-env.js';
+import { appSetLag } from '../support/appset-lag.js';
 import { ProgressiveSyncSim } from '../support/progressive-sync-sim.js';
-import { RawClient, type RawObject } from '../support/raw-client.js';
+import type { RawObject } from '../support/raw-client.js';
 import { describeRealServer } from '../support/real-server.js';
-import { shippedControllerStarter } from '../support/shipped-controller.js';
 import { resolveRevision } from '../support/spoke-argocd.js';
 import { SteppedSpokes } from '../support/stepped-spokes.js';
 import { waitFor } from '../support/wait.js';
@@ -49,86 +41,23 @@ const STEPS = [['a1'], ['b1', 'b2'], ['c1']] as const;
 /** Bound for pullfleet's controller to act on one step of the other actors (it takes well under a second). */
 const CATCH_UP_TIMEOUT_MS = 60_000;
 
-interface Env {
-  readonly id: string;
-  readonly argoNamespace: string;
-  readonly controllerNamespace: string;
-  readonly clusterSet: string;
-  /** Short name (a1, b1, …) → ManagedCluster name. */
-  readonly clusters: Readonly<Record<string, string>>;
-}
+type Env = RolloutEnv;
 
 describeRealServer('rollout waves on Argo CD 2.14 and 3.0–3.2 hubs', (kubeconfigPath) => {
-  const kubeConfig = new KubeConfig();
-  kubeConfig.loadFromFile(kubeconfigPath);
-  const cluster: TestCluster = realCluster(kubeConfig);
-  const raw = new RawClient(kubeConfig);
-  const runId = `ro${Date.now().toString(36).slice(-5)}`;
-  let counter = 0;
-  let env: Env | undefined;
-  let controllers: ReturnType<typeof shippedControllerStarter> | undefined;
+  const hub = new RolloutHub(kubeconfigPath, 'ro', ['Application', 'ApplicationSet']);
+  const { kubeConfig, cluster, raw } = hub;
   let sim: ProgressiveSyncSim | undefined;
 
   afterEach(async () => {
-    const stuck = (await controllers?.stopAll()) ?? [];
-    const forbidden = controllers?.forbidden() ?? [];
-    controllers = undefined;
+    const { stuck, forbidden } = await hub.stopController();
     sim?.stop();
     sim = undefined;
-    if (env) await tearDown(env);
-    env = undefined;
+    await hub.tearDown();
     expect(stuck).toStrictEqual([]);
     expect(forbidden).toStrictEqual([]);
   }, 120_000);
 
-  async function given(): Promise<Env> {
-    const id = `${runId}-${counter++}`;
-    const made: Env = {
-      id,
-      argoNamespace: `${id}-argocd`,
-      controllerNamespace: `${id}-system`,
-      clusterSet: `${id}-set`,
-      clusters: Object.fromEntries(STEPS.flat().map((s) => [s, `${id}-${s}`])),
-    };
-    env = made;
-    for (const ns of [made.argoNamespace, made.controllerNamespace, ...Object.values(made.clusters)])
-      await cluster.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
-    for (const name of Object.values(made.clusters))
-      await cluster.create({
-        apiVersion: CLUSTER_API_VERSION,
-        kind: 'ManagedCluster',
-        metadata: { name, labels: { [CLUSTERSET_LABEL]: made.clusterSet } },
-        spec: { hubAcceptsClient: true },
-      });
-    controllers = shippedControllerStarter(kubeConfig, {
-      namespace: made.controllerNamespace,
-      argoNamespace: made.argoNamespace,
-    });
-    return made;
-  }
-
-  async function tearDown(e: Env): Promise<void> {
-    for (const kind of ['Application', 'ApplicationSet']) {
-      for (const obj of await cluster.list<Application>(ARGOCD_API_VERSION, kind, { namespace: e.argoNamespace })) {
-        const ref = { apiVersion: ARGOCD_API_VERSION, kind, namespace: e.argoNamespace, name: obj.metadata.name };
-        if (obj.metadata.finalizers?.length)
-          await cluster.mergePatch(ref, { metadata: { finalizers: null } }).catch(() => undefined);
-        await cluster.delete(ref);
-      }
-    }
-    for (const ns of Object.values(e.clusters)) {
-      for (const work of await cluster.list<ManifestWork>(WORK_API_VERSION, 'ManifestWork', { namespace: ns })) {
-        const ref = { apiVersion: WORK_API_VERSION, kind: 'ManifestWork', namespace: ns, name: work.metadata.name };
-        if (work.metadata.finalizers?.length)
-          await cluster.mergePatch(ref, { metadata: { finalizers: null } }).catch(() => undefined);
-        await cluster.delete(ref);
-      }
-      await cluster.delete({ apiVersion: CLUSTER_API_VERSION, kind: 'ManagedCluster', name: ns });
-    }
-    await cluster.delete({ apiVersion: CLUSTERSET_API_VERSION, kind: 'ManagedClusterSet', name: e.clusterSet });
-    for (const ns of [e.argoNamespace, e.controllerNamespace, ...Object.values(e.clusters)])
-      await cluster.delete({ apiVersion: 'v1', kind: 'Namespace', name: ns });
-  }
+  const given = (): Promise<Env> => hub.given(STEPS.flat());
 
   /** The hub objects the fleet renders for `e` at `revision` (cluster set, binding, Placement, ApplicationSet). */
   function renderHub(e: Env, revision: string): RawObject[] {
@@ -208,59 +137,22 @@ describeRealServer('rollout waves on Argo CD 2.14 and 3.0–3.2 hubs', (kubeconf
       release,
     });
     await sim.start();
-    await controllers!.start();
+    await hub.controllers!.start();
     return { e, sim, spokes, steps: [], outOfOrder, tick: () => (now += 1000) };
   }
 
   /** Why pullfleet's controller has not yet acted on everything the others did (empty: it has). */
-  async function lagging(run: Run): Promise<string[]> {
-    const lag: string[] = [];
-    const appSet = await cluster.get<{ metadata: { resourceVersion?: string } }>({
-      apiVersion: ARGOCD_API_VERSION,
-      kind: 'ApplicationSet',
+  const lagging = (run: Run): Promise<string[]> =>
+    appSetLag({
+      cluster,
+      sim: run.sim,
+      spokes: run.spokes,
       namespace: run.e.argoNamespace,
       name: APP,
+      clusters: Object.values(run.e.clusters),
+      hubAppName,
+      runningOperationMayStay: true,
     });
-    if (run.sim.seenVersion() !== appSet?.metadata.resourceVersion)
-      lag.push('the applicationset-controller has not seen the ApplicationSet yet');
-    const apps = await hubApps(run.e);
-    for (const name of Object.values(run.e.clusters)) {
-      const app = apps.find((a) => a.metadata.name === hubAppName(name));
-      if (!app) continue;
-      if (run.sim.seenVersion(app.metadata.name) !== app.metadata.resourceVersion)
-        lag.push(`${app.metadata.name}: the applicationset-controller has not seen its last version`);
-      const work = await run.spokes.work(name);
-      const payload = run.spokes.payload(work);
-      const wanted = (app.spec as { source?: { targetRevision?: string } }).source?.targetRevision;
-      if (!payload || payload.spec?.source?.targetRevision !== wanted) {
-        lag.push(`${app.metadata.name}: its work does not carry the spec at ${wanted} yet`);
-        continue;
-      }
-      const state = run.spokes.state(name);
-      const forwarded = payload.operation?.info?.find((i) => i.name === 'pullfleet.io/forwarded')?.value;
-      if (app.operation !== undefined && (payload.operation === undefined || forwarded === state.forwardId))
-        lag.push(`${app.metadata.name}: its operation is not forwarded yet`);
-      if (app.operation === undefined && payload.operation !== undefined && state.phase !== 'Running')
-        lag.push(`${app.metadata.name}: the operation the spoke ran is still in its work`);
-      const reported = state.reported;
-      if (!reported) continue;
-      const sync =
-        reported.specHash === payload.metadata?.annotations?.[SPEC_HASH_ANNOTATION] ? reported.sync : 'Unknown';
-      const shown = app.status;
-      // Written in the same patch as the operation state: shown for the record, never waited on.
-      const result = (shown?.operationState?.syncResult as { revision?: string } | undefined)?.revision;
-      if (
-        shown?.sync?.revision !== reported.revision ||
-        shown?.sync?.status !== sync ||
-        shown?.health?.status !== reported.health ||
-        (reported.startedAt !== undefined && shown?.operationState?.startedAt !== reported.startedAt)
-      )
-        lag.push(
-          `${app.metadata.name}: shows ${shown?.sync?.status}/${shown?.health?.status} at ${shown?.sync?.revision?.slice(0, 7)}, started ${shown?.operationState?.startedAt}, synced ${result?.slice(0, 7)}; the spoke reported ${sync}/${reported.health} at ${reported.revision.slice(0, 7)}, started ${reported.startedAt}, synced ${state.syncedRevision?.slice(0, 7)}`,
-        );
-    }
-    return lag;
-  }
 
   /**
    * Moves the rollout on one step at a time until `done` holds: a spoke comparing a new spec as soon as its work

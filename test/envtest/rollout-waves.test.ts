@@ -12,7 +12,6 @@ import { spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, expect, test } from '@jest/globals';
-import { KubeConfig } from '@kubernetes/client-node';
 import { Duration } from 'cdk8s';
 import {
   AppSource,
@@ -26,27 +25,19 @@ import {
   Spoke,
   WaveLimit,
 } from '../../src/constructs/index.js';
-import {
-  ARGOCD_API_VERSION,
-  CLEANUP_FINALIZER,
-  CLUSTER_API_VERSION,
-  CLUSTERSET_API_VERSION,
-  CLUSTERSET_LABEL,
-  SPEC_HASH_ANNOTATION,
-  WORK_API_VERSION,
-} from '../../src/model/core/keys.js';
+import { ARGOCD_API_VERSION, CLEANUP_FINALIZER, WORK_API_VERSION } from '../../src/model/core/keys.js';
 import type { Application, ManifestWork } from '../../src/model/core/types.js';
 import {
   ROLLOUT_HALTED_CONDITION,
   ROLLOUT_RESUME_ANNOTATION,
   ROLLOUT_STATE_KEY,
 } from '../../src/model/rollout/policy.js';
-import { realCluster, type TestCluster } from '../support/cluster.js';
+import { RolloutHub, type RolloutEnv } from '../support/rollout-env.js';
+import { appSetLag } from '../support/appset-lag.js';
 import { streamObjects, type ObjectStream } from '../support/object-watch.js';
 import { ProgressiveSyncSim } from '../support/progressive-sync-sim.js';
-import { RawClient, type RawObject } from '../support/raw-client.js';
+import type { RawObject } from '../support/raw-client.js';
 import { describeRealServer } from '../support/real-server.js';
-import { shippedControllerStarter } from '../support/shipped-controller.js';
 import { resolveRevision, SpokeFleet, type WorkVersion } from '../support/spoke-argocd.js';
 import { SteppedSpokes } from '../support/stepped-spokes.js';
 import { waitFor } from '../support/wait.js';
@@ -68,14 +59,7 @@ const TIMEOUT_MS = 90_000;
 const APP = 'web';
 const ARGO_FIELD_MANAGER = 'argocd-controller';
 
-interface Env {
-  readonly id: string;
-  readonly argoNamespace: string;
-  readonly controllerNamespace: string;
-  readonly clusterSet: string;
-  /** Short name (a1, b1, …) → ManagedCluster name. */
-  readonly clusters: Readonly<Record<string, string>>;
-}
+type Env = RolloutEnv;
 
 /** Waves of the static app: canary (soak), second (one at a time), the rest. */
 const WAVES = [['a1'], ['b1', 'b2'], ['c1', 'c2']] as const;
@@ -97,84 +81,28 @@ interface RolloutStateDoc {
 }
 
 describeRealServer('rollout waves', (kubeconfigPath) => {
-  const kubeConfig = new KubeConfig();
-  kubeConfig.loadFromFile(kubeconfigPath);
-  const cluster: TestCluster = realCluster(kubeConfig);
-  const raw = new RawClient(kubeConfig);
-  const runId = `rw${Date.now().toString(36).slice(-5)}`;
-  let counter = 0;
-  let env: Env | undefined;
-  let controllers: ReturnType<typeof shippedControllerStarter> | undefined;
+  const hub = new RolloutHub(kubeconfigPath, 'rw', ['Application', 'ApplicationSet']);
+  const { kubeConfig, cluster, raw } = hub;
   let spokes: SpokeFleet | undefined;
   let sim: ProgressiveSyncSim | undefined;
   const streams: ObjectStream[] = [];
 
   afterEach(async () => {
-    const stuck = (await controllers?.stopAll()) ?? [];
-    const forbidden = controllers?.forbidden() ?? [];
-    controllers = undefined;
+    const { stuck, forbidden } = await hub.stopController();
     const problems: unknown[] = [];
     for (const stop of [() => sim?.stop(), () => spokes?.stop()])
       await Promise.resolve(stop()).catch((e: unknown) => problems.push(e));
     sim = undefined;
     spokes = undefined;
     for (const stream of streams.splice(0)) stream.stop();
-    if (env) await tearDown(env);
-    env = undefined;
+    await hub.tearDown();
     expect(stuck).toStrictEqual([]);
     // Every request the controller made was allowed by the RBAC its install ships.
     expect(forbidden).toStrictEqual([]);
     expect(problems.map(String)).toStrictEqual([]);
   }, 120_000);
 
-  async function given(shortNames: readonly string[]): Promise<Env> {
-    const id = `${runId}-${counter++}`;
-    const made: Env = {
-      id,
-      argoNamespace: `${id}-argocd`,
-      controllerNamespace: `${id}-system`,
-      clusterSet: `${id}-set`,
-      clusters: Object.fromEntries(shortNames.map((s) => [s, `${id}-${s}`])),
-    };
-    env = made;
-    for (const ns of [made.argoNamespace, made.controllerNamespace, ...Object.values(made.clusters)])
-      await cluster.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
-    for (const name of Object.values(made.clusters))
-      await cluster.create({
-        apiVersion: CLUSTER_API_VERSION,
-        kind: 'ManagedCluster',
-        metadata: { name, labels: { [CLUSTERSET_LABEL]: made.clusterSet } },
-        spec: { hubAcceptsClient: true },
-      });
-    controllers = shippedControllerStarter(kubeConfig, {
-      namespace: made.controllerNamespace,
-      argoNamespace: made.argoNamespace,
-    });
-    return made;
-  }
-
-  async function tearDown(e: Env): Promise<void> {
-    for (const kind of ['Application', 'ApplicationSet']) {
-      for (const obj of await cluster.list<Application>(ARGOCD_API_VERSION, kind, { namespace: e.argoNamespace })) {
-        const ref = { apiVersion: ARGOCD_API_VERSION, kind, namespace: e.argoNamespace, name: obj.metadata.name };
-        if (obj.metadata.finalizers?.length)
-          await cluster.mergePatch(ref, { metadata: { finalizers: null } }).catch(() => undefined);
-        await cluster.delete(ref);
-      }
-    }
-    for (const ns of Object.values(e.clusters)) {
-      for (const work of await cluster.list<ManifestWork>(WORK_API_VERSION, 'ManifestWork', { namespace: ns })) {
-        const ref = { apiVersion: WORK_API_VERSION, kind: 'ManifestWork', namespace: ns, name: work.metadata.name };
-        if (work.metadata.finalizers?.length)
-          await cluster.mergePatch(ref, { metadata: { finalizers: null } }).catch(() => undefined);
-        await cluster.delete(ref);
-      }
-      await cluster.delete({ apiVersion: CLUSTER_API_VERSION, kind: 'ManagedCluster', name: ns });
-    }
-    await cluster.delete({ apiVersion: CLUSTERSET_API_VERSION, kind: 'ManagedClusterSet', name: e.clusterSet });
-    for (const ns of [e.argoNamespace, e.controllerNamespace, ...Object.values(e.clusters)])
-      await cluster.delete({ apiVersion: 'v1', kind: 'Namespace', name: ns });
-  }
+  const given = (shortNames: readonly string[]): Promise<Env> => hub.given(shortNames);
 
   /** The hub objects a fleet renders for `e` (cluster set, binding, hub Applications, policy, ApplicationSet). */
   function renderHub(
@@ -360,7 +288,7 @@ describeRealServer('rollout waves', (kubeconfigPath) => {
     await applyAsArgo(renderHub(e, 'v1', { kind: 'static', deadline }));
     spokes = new SpokeFleet(cluster, kubeConfig, { clusters: Object.values(e.clusters) });
     await spokes.start();
-    await controllers!.start();
+    await hub.controllers!.start();
     await rolloutCompletes(e, 'v1');
     return e;
   }
@@ -505,15 +433,12 @@ describeRealServer('rollout waves', (kubeconfigPath) => {
 
     // WHEN the controller is stopped, b1 catches up while it is down, and a new controller process starts
     const before = (await rolloutState(e)).state!;
-    const first = controllers!;
+    const first = hub.controllers!;
     expect(await first.stopAll()).toStrictEqual([]);
     expect(first.forbidden()).toStrictEqual([]);
-    controllers = shippedControllerStarter(kubeConfig, {
-      namespace: e.controllerNamespace,
-      argoNamespace: e.argoNamespace,
-    });
+    hub.controllers = hub.controllerFor(e);
     spokes!.setBehaviour(e.clusters.b1, {}, { retry: true });
-    await controllers.start();
+    await hub.controllers.start();
 
     // THEN the rollout completes as the same rollout: nothing promoted before the restart was promoted again
     await rolloutCompletes(e, 'v2');
@@ -607,7 +532,7 @@ describeRealServer('rollout waves', (kubeconfigPath) => {
       ...(options.release ? { release: options.release } : {}),
     });
     await sim.start();
-    await controllers!.start();
+    await hub.controllers!.start();
     return {
       e,
       sim,
@@ -623,52 +548,17 @@ describeRealServer('rollout waves', (kubeconfigPath) => {
   }
 
   /** Why pullfleet's controller has not yet acted on everything the others did (empty: it has). */
-  async function lagging(run: AppSetRun): Promise<string[]> {
-    const lag: string[] = [];
-    const appSet = await cluster.get<{ metadata: { resourceVersion?: string } }>({
-      apiVersion: ARGOCD_API_VERSION,
-      kind: 'ApplicationSet',
+  const lagging = (run: AppSetRun): Promise<string[]> =>
+    appSetLag({
+      cluster,
+      sim: run.sim,
+      spokes: run.spokes,
       namespace: run.e.argoNamespace,
       name: APP,
+      clusters: Object.values(run.e.clusters),
+      hubAppName,
+      runningOperationMayStay: false,
     });
-    if (run.sim.seenVersion() !== appSet?.metadata.resourceVersion)
-      lag.push('the applicationset-controller has not seen the ApplicationSet yet');
-    const apps = await hubApps(run.e);
-    for (const name of Object.values(run.e.clusters)) {
-      const app = apps.find((a) => a.metadata.name === hubAppName(name));
-      if (!app) continue;
-      if (run.sim.seenVersion(app.metadata.name) !== app.metadata.resourceVersion)
-        lag.push(`${app.metadata.name}: the applicationset-controller has not seen its last version`);
-      const work = await run.spokes.work(name);
-      const payload = run.spokes.payload(work);
-      const wanted = (app.spec as { source?: { targetRevision?: string } }).source?.targetRevision;
-      if (!payload || payload.spec?.source?.targetRevision !== wanted) {
-        lag.push(`${app.metadata.name}: its work does not carry the spec at ${wanted} yet`);
-        continue;
-      }
-      const state = run.spokes.state(name);
-      const forwarded = payload.operation?.info?.find((i) => i.name === 'pullfleet.io/forwarded')?.value;
-      if (app.operation !== undefined && (payload.operation === undefined || forwarded === state.forwardId))
-        lag.push(`${app.metadata.name}: its operation is not forwarded yet`);
-      if (app.operation === undefined && payload.operation !== undefined)
-        lag.push(`${app.metadata.name}: the operation the spoke ran is still in its work`);
-      const reported = state.reported;
-      if (!reported) continue;
-      const sync =
-        reported.specHash === payload.metadata?.annotations?.[SPEC_HASH_ANNOTATION] ? reported.sync : 'Unknown';
-      const shown = app.status;
-      if (
-        shown?.sync?.revision !== reported.revision ||
-        shown?.sync?.status !== sync ||
-        shown?.health?.status !== reported.health ||
-        (reported.startedAt !== undefined && shown?.operationState?.startedAt !== reported.startedAt)
-      )
-        lag.push(
-          `${app.metadata.name}: shows ${shown?.sync?.status}/${shown?.health?.status} at ${shown?.sync?.revision?.slice(0, 7)}, started ${shown?.operationState?.startedAt}; the spoke reported ${sync}/${reported.health} at ${reported.revision.slice(0, 7)}, started ${reported.startedAt}`,
-        );
-    }
-    return lag;
-  }
 
   /** The clusters of `run` in step order. */
   const inStepOrder = (run: AppSetRun) => APPSET_STEPS.flat().map((short) => run.e.clusters[short]);

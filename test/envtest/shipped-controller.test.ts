@@ -11,8 +11,6 @@ import {
   ARGOCD_API_VERSION,
   CLUSTERSET_API_VERSION,
   MANAGED_CLUSTER_ANNOTATION,
-  PLACEMENT_API_VERSION,
-  PLACEMENT_LABEL,
   PULL_LABEL,
   SKIP_RECONCILE_ANNOTATION,
 } from '../../src/model/core/keys.js';
@@ -20,6 +18,12 @@ import { manifestWorkName } from '../../src/model/core/names.js';
 import { type FleetReport } from '../../src/model/report/report.js';
 import { kubeTime } from '../../src/model/core/time.js';
 import { realCluster, type TestCluster } from '../support/cluster.js';
+import {
+  createPlacementDecision,
+  placementApplicationSet,
+  placementDecision,
+  pullTemplate,
+} from '../support/appsets.js';
 import { apiServerControl, serviceAccountKubeconfig } from '../support/envtest-cluster.js';
 import { describeRealServer } from '../support/real-server.js';
 import { shippedControllerStarter } from '../support/shipped-controller.js';
@@ -86,43 +90,16 @@ describeRealServer('the shipped controller', (kubeconfigPath) => {
       metadata: { name: clusterSet, namespace: argoNamespace },
       spec: { clusterSet },
     });
-    const appSet = await cluster.create<{ metadata: { uid: string } }>({
-      apiVersion: ARGOCD_API_VERSION,
-      kind: 'ApplicationSet',
-      metadata: { name: 'guestbook', namespace: argoNamespace },
-      spec: {
-        generators: [
-          {
-            clusterDecisionResource: {
-              configMapRef: 'ocm-placement-generator',
-              labelSelector: { matchLabels: { [PLACEMENT_LABEL]: 'prod' } },
-              requeueAfterSeconds: 180,
-            },
-          },
-        ],
-        template: {
-          metadata: {
-            name: '{{name}}-guestbook',
-            labels: { [PULL_LABEL]: 'true' },
-            annotations: { [MANAGED_CLUSTER_ANNOTATION]: '{{name}}', [SKIP_RECONCILE_ANNOTATION]: 'true' },
-          },
-          spec: {
-            project: 'default',
-            source: { repoURL: 'https://git.example/apps.git', path: 'guestbook' },
-            destination: { server: 'https://kubernetes.default.svc', namespace: 'guestbook' },
-          },
-        },
-      },
-    });
-    const decision = await cluster.create({
-      apiVersion: PLACEMENT_API_VERSION,
-      kind: 'PlacementDecision',
-      metadata: { name: 'prod-decision-1', namespace: argoNamespace, labels: { [PLACEMENT_LABEL]: 'prod' } },
-    });
-    await cluster.replaceStatus({
-      ...decision,
-      status: { decisions: clusters.map((clusterName) => ({ clusterName, reason: '' })) },
-    });
+    const appSet = await cluster.create<{ metadata: { uid: string } }>(
+      placementApplicationSet({
+        name: 'guestbook',
+        namespace: argoNamespace,
+        placement: 'prod',
+        requeueAfterSeconds: 180,
+        template: pullTemplate('guestbook'),
+      }),
+    );
+    await createPlacementDecision(cluster, placementDecision('prod', clusters, { namespace: argoNamespace }));
     await cluster.create({
       apiVersion: ARGOCD_API_VERSION,
       kind: 'Application',

@@ -18,8 +18,9 @@ import {
   Spoke,
   SpokeParam,
 } from '../../src/constructs/index.js';
-import { CLUSTER_API_VERSION, PLACEMENT_API_VERSION, PLACEMENT_LABEL } from '../../src/model/core/keys.js';
+import { CLUSTER_API_VERSION } from '../../src/model/core/keys.js';
 import { realCluster, type TestCluster } from '../support/cluster.js';
+import { createPlacementDecision, placementDecision } from '../support/appsets.js';
 import { describeRealServer } from '../support/real-server.js';
 import { shippedControllerStarter } from '../support/shipped-controller.js';
 import { waitFor } from '../support/wait.js';
@@ -108,15 +109,10 @@ describeRealServer('spoke-label mirrors on controller-owned cluster Secrets', (k
     });
     await cluster.apply(appSet, 'argocd-sync');
     const declaredSecret = await cluster.apply<SecretObject>(secret, 'argocd-sync');
-    const decision = await cluster.create({
-      apiVersion: PLACEMENT_API_VERSION,
-      kind: 'PlacementDecision',
-      metadata: { name: 'all-decision-1', namespace: argoNamespace, labels: { [PLACEMENT_LABEL]: 'all' } },
-    });
-    await cluster.replaceStatus({
-      ...decision,
-      status: { decisions: [undeclared, declared].map((clusterName) => ({ clusterName, reason: '' })) },
-    });
+    await createPlacementDecision(
+      cluster,
+      placementDecision('all', [undeclared, declared], { namespace: argoNamespace }),
+    );
     const ownedRef = {
       apiVersion: 'v1',
       kind: 'Secret',

@@ -11,11 +11,9 @@ import { AdaptiveLimiter } from '../../src/kube/limiter.js';
 import { KubeClient, describeRequest, type ResponseInfo } from '../../src/kube/client.js';
 import { LEASE } from '../../src/kube/resources.js';
 import { waitFor } from '../support/wait.js';
+import { ManualClock } from '../support/clock.js';
 
-function clock() {
-  let now = 0;
-  return { now: () => now, pass: (ms: number) => void (now += ms) };
-}
+const clock = () => new ManualClock();
 
 describe('AdaptiveLimiter', () => {
   test('GIVEN a maximum of 2 WHEN a third request comes THEN it waits for a slot, and gets the one given back', async () => {

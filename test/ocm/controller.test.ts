@@ -7,46 +7,31 @@
  * served, by one agent each; a payload the spoke refuses shows on the hub Application.
  */
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
-import { KubeConfig } from '@kubernetes/client-node';
 import { SPOKE_APP_NAMESPACE_ANNOTATION } from '../../src/model/core/keys.js';
 import { manifestWorkName } from '../../src/model/core/names.js';
 import type { Application } from '../../src/model/core/types.js';
 import { DELIVERY_ERROR_CONDITION } from '../../src/model/runtime/status.js';
-import { realCluster, type TestCluster } from '../support/cluster.js';
-import { describeRealOcm, startOcmSpoke, type OcmSpoke } from '../support/real-ocm.js';
-import { shippedControllerStarter } from '../support/shipped-controller.js';
+import { describeRealOcm, type OcmSpoke } from '../support/real-ocm.js';
 import { waitFor } from '../support/wait.js';
-import { fleetFor, hubApp, setUpFleet, tearDownFleet, type Fleet } from '../e2e/scenarios.js';
+import { OcmFleet } from '../support/ocm-fleet.js';
+import { hubApp } from '../e2e/scenarios.js';
 import { APP_API, argoStatus, conditionOf, manifestStatus, readApp, readWork, report, type Obj } from './support.js';
 
 const WAIT = { timeoutMs: 90_000, intervalMs: 50 };
 
 describeRealOcm('the shipped controller with the real work agent', (hubKubeconfig) => {
-  const kubeConfig = new KubeConfig();
-  kubeConfig.loadFromFile(hubKubeconfig);
-  const cluster: TestCluster = realCluster(kubeConfig);
-  const fleet: Fleet = fleetFor(`ocm${Date.now().toString(36).slice(-5)}`);
-  const spokeCluster = fleet.clusters[0];
+  const world = new OcmFleet(hubKubeconfig, 'ocm');
+  const { cluster, fleet, spokeCluster } = world;
   let ocm: OcmSpoke;
-  let controllers: ReturnType<typeof shippedControllerStarter>;
 
   beforeAll(async () => {
-    await setUpFleet(cluster, fleet);
     // Both clusters of the fleet, one agent each, on one spoke API server; a payload keeps the hub app's
     // namespace on the spoke (no spoke-namespace annotation).
-    ocm = await startOcmSpoke(hubKubeconfig, { clusters: fleet.clusters, spokeNamespaces: [fleet.hubNamespace] });
-    controllers = shippedControllerStarter(kubeConfig, {
-      namespace: fleet.controllerNamespace,
-      argoNamespace: fleet.argoNamespace,
-    });
-    await controllers.start();
+    ({ ocm } = await world.setUp({ allClusters: true }));
   }, 300_000);
 
   afterAll(async () => {
-    await controllers?.stopAll();
-    const forbidden = controllers?.forbidden() ?? [];
-    await tearDownFleet(cluster, fleet).catch(() => undefined);
-    await ocm?.stop();
+    const forbidden = await world.tearDown();
     // Every request the controller made was allowed by the RBAC its install ships.
     expect(forbidden).toStrictEqual([]);
   }, 120_000);

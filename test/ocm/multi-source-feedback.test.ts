@@ -7,14 +7,12 @@
  * the JSONPath does not reach) costs that entry only: the agent reports every other value.
  */
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
-import { KubeConfig } from '@kubernetes/client-node';
 import { manifestWorkName } from '../../src/model/core/names.js';
 import type { Application } from '../../src/model/core/types.js';
-import { realCluster, type TestCluster } from '../support/cluster.js';
-import { describeRealOcm, startOcmSpoke, type OcmSpoke } from '../support/real-ocm.js';
-import { shippedControllerStarter } from '../support/shipped-controller.js';
+import { describeRealOcm, type OcmSpoke } from '../support/real-ocm.js';
 import { waitFor } from '../support/wait.js';
-import { fleetFor, hubApp, setUpFleet, tearDownFleet, type Fleet } from '../e2e/scenarios.js';
+import { OcmFleet } from '../support/ocm-fleet.js';
+import { hubApp } from '../e2e/scenarios.js';
 import {
   APP_API,
   conditionOf,
@@ -59,29 +57,16 @@ function multiSourceStatus(revisions: string[], synced: string[] = revisions): O
 }
 
 describeRealOcm('multi-source revisions through the real work agent', (hubKubeconfig) => {
-  const kubeConfig = new KubeConfig();
-  kubeConfig.loadFromFile(hubKubeconfig);
-  const cluster: TestCluster = realCluster(kubeConfig);
-  const fleet: Fleet = fleetFor(`msrc${Date.now().toString(36).slice(-5)}`);
-  const spokeCluster = fleet.clusters[0];
+  const world = new OcmFleet(hubKubeconfig, 'msrc');
+  const { cluster, fleet, spokeCluster } = world;
   let ocm: OcmSpoke;
-  let controllers: ReturnType<typeof shippedControllerStarter>;
 
   beforeAll(async () => {
-    await setUpFleet(cluster, fleet);
-    ocm = await startOcmSpoke(hubKubeconfig, { clusters: [spokeCluster], spokeNamespaces: [fleet.hubNamespace] });
-    controllers = shippedControllerStarter(kubeConfig, {
-      namespace: fleet.controllerNamespace,
-      argoNamespace: fleet.argoNamespace,
-    });
-    await controllers.start();
+    ({ ocm } = await world.setUp());
   }, 300_000);
 
   afterAll(async () => {
-    await controllers?.stopAll();
-    const forbidden = controllers?.forbidden() ?? [];
-    await tearDownFleet(cluster, fleet).catch(() => undefined);
-    await ocm?.stop();
+    const forbidden = await world.tearDown();
     expect(forbidden).toStrictEqual([]);
   }, 120_000);
 

@@ -12,13 +12,11 @@
  * in the work until the spoke's phase is over, and forward a new operation only then.
  */
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
-import { KubeConfig } from '@kubernetes/client-node';
 import { manifestWorkName } from '../../src/model/core/names.js';
-import { realCluster, type TestCluster } from '../support/cluster.js';
-import { describeRealOcm, startOcmSpoke, type OcmSpoke } from '../support/real-ocm.js';
-import { shippedControllerStarter } from '../support/shipped-controller.js';
+import { describeRealOcm, type OcmSpoke } from '../support/real-ocm.js';
 import { waitFor } from '../support/wait.js';
-import { fleetFor, hubApp, setUpFleet, tearDownFleet, type Fleet } from '../e2e/scenarios.js';
+import { OcmFleet } from '../support/ocm-fleet.js';
+import { hubApp } from '../e2e/scenarios.js';
 import { APP_API, argoStatus, conditionOf, payloadOf, readApp, readWork, report, type Obj } from './support.js';
 import type { ManifestWork } from '../../src/model/core/types.js';
 
@@ -26,29 +24,17 @@ const WAIT = { timeoutMs: 90_000, intervalMs: 50 };
 const FORWARD_INFO = 'pullfleet.io/forwarded';
 
 describeRealOcm('the end of a forwarded operation', (hubKubeconfig) => {
-  const kubeConfig = new KubeConfig();
-  kubeConfig.loadFromFile(hubKubeconfig);
-  const cluster: TestCluster = realCluster(kubeConfig);
-  const fleet: Fleet = fleetFor(`opend${Date.now().toString(36).slice(-5)}`);
-  const spokeCluster = fleet.clusters[0];
+  const world = new OcmFleet(hubKubeconfig, 'opend');
+  const { cluster, fleet, spokeCluster } = world;
   const ns = fleet.hubNamespace;
   let ocm: OcmSpoke;
-  let controllers: ReturnType<typeof shippedControllerStarter>;
 
   beforeAll(async () => {
-    await setUpFleet(cluster, fleet);
-    ocm = await startOcmSpoke(hubKubeconfig, { clusters: [spokeCluster], spokeNamespaces: [ns] });
-    controllers = shippedControllerStarter(kubeConfig, {
-      namespace: fleet.controllerNamespace,
-      argoNamespace: fleet.argoNamespace,
-    });
-    await controllers.start();
+    ({ ocm } = await world.setUp());
   }, 300_000);
 
   afterAll(async () => {
-    await controllers?.stopAll();
-    await tearDownFleet(cluster, fleet).catch(() => undefined);
-    await ocm?.stop();
+    await world.tearDown();
   }, 120_000);
 
   const workName = (name: string) => manifestWorkName(ns, name);

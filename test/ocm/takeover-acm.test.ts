@@ -6,42 +6,31 @@
  * spoke Application still has that destination, so nothing Argo CD placed there moves or is pruned.
  */
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
-import { KubeConfig } from '@kubernetes/client-node';
 import { manifestWorkName } from '../../src/model/core/names.js';
 import type { Application, ManifestWork } from '../../src/model/core/types.js';
-import { realCluster, type TestCluster } from '../support/cluster.js';
-import { describeRealOcm, startOcmSpoke, type OcmSpoke } from '../support/real-ocm.js';
+import { describeRealOcm, type OcmSpoke } from '../support/real-ocm.js';
 import { shippedControllerStarter } from '../support/shipped-controller.js';
 import { legacyWork } from '../support/takeover-legacy.js';
 import { waitFor } from '../support/wait.js';
-import { fleetFor, hubApp, setUpFleet, tearDownFleet, type Fleet } from '../e2e/scenarios.js';
+import { OcmFleet } from '../support/ocm-fleet.js';
+import { hubApp } from '../e2e/scenarios.js';
 import { APP_API, conditionOf, payloadOf, raw, readApp, readWork, report, WORK_API, type Obj } from './support.js';
 
 const WAIT = { timeoutMs: 90_000, intervalMs: 100 };
 
 describeRealOcm('taking over from ACM', (hubKubeconfig) => {
-  const kubeConfig = new KubeConfig();
-  kubeConfig.loadFromFile(hubKubeconfig);
-  const cluster: TestCluster = realCluster(kubeConfig);
-  const fleet: Fleet = fleetFor(`tkacm${Date.now().toString(36).slice(-5)}`);
-  const spokeCluster = fleet.clusters[0];
+  const world = new OcmFleet(hubKubeconfig, 'tkacm');
+  const { cluster, fleet, spokeCluster } = world;
   const ns = fleet.hubNamespace;
   let ocm: OcmSpoke;
   let controllers: ReturnType<typeof shippedControllerStarter>;
 
   beforeAll(async () => {
-    await setUpFleet(cluster, fleet);
-    ocm = await startOcmSpoke(hubKubeconfig, { clusters: [spokeCluster], spokeNamespaces: [ns] });
-    controllers = shippedControllerStarter(kubeConfig, {
-      namespace: fleet.controllerNamespace,
-      argoNamespace: fleet.argoNamespace,
-    });
+    ({ ocm, controllers } = await world.setUp({ startController: false }));
   }, 300_000);
 
   afterAll(async () => {
-    await controllers?.stopAll();
-    await tearDownFleet(cluster, fleet).catch(() => undefined);
-    await ocm?.stop();
+    await world.tearDown();
   }, 120_000);
 
   const applied = (work: Obj | undefined) => {

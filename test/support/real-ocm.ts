@@ -25,22 +25,19 @@
  * Every process is stopped by pid: SIGTERM, then SIGKILL after 10 s; also on exit or interrupt of the
  * test process.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, mkdirSync, mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { describe, test } from '@jest/globals';
 import { KubeConfig } from '@kubernetes/client-node';
-import { parse as parseYaml } from 'yaml';
 import { freePort, startEnvtest, type Envtest } from './envtest.js';
 import { applyCrds, readCrd, realServerKubeconfig } from './envtest-cluster.js';
-import { RawApiError, RawClient, type RawObject } from './raw-client.js';
+import { CLUSTER_CRDS, ensureNamespace, readOcmCrd } from './ocm-process.js';
+import { installExitHooks, spawnOcm, stopOcm, tailOf } from './ocm-process.js';
+import { RawClient, type RawObject } from './raw-client.js';
 import { waitFor } from './wait.js';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-/** ../shared/ocm beside the repository. */
-export const SHARED_OCM = join(ROOT, '..', 'shared', 'ocm');
+export { SHARED_OCM } from './ocm-process.js';
 
 /** The line printed when the real-agent suites cannot run, and what enables them. */
 export const OCM_SKIP_MESSAGE =
@@ -57,18 +54,7 @@ const WORK_API = 'work.open-cluster-management.io/v1';
 const CANARY_WORK = 'pullfleet-ocm-canary';
 
 /** Hub CRDs (beyond what the runner installs, which is applied again as a no-op). */
-const HUB_CRDS = [
-  'work.open-cluster-management.io/ManifestWork.yaml',
-  'cluster.open-cluster-management.io/ManagedCluster.yaml',
-  'cluster.open-cluster-management.io/ManagedClusterSet.yaml',
-  'cluster.open-cluster-management.io/ManagedClusterSetBinding.yaml',
-  'cluster.open-cluster-management.io/Placement.yaml',
-  'cluster.open-cluster-management.io/PlacementDecision.yaml',
-] as const;
-
-function readOcmCrd(file: string): RawObject {
-  return parseYaml(readFileSync(join(SHARED_OCM, 'crds', file), 'utf8')) as RawObject;
-}
+const HUB_CRDS = ['work.open-cluster-management.io/ManifestWork.yaml', ...CLUSTER_CRDS] as const;
 
 /** The folder with the `work` binary (OCM_ASSETS), or undefined. */
 export function ocmAssets(): string | undefined {
@@ -139,69 +125,8 @@ export interface OcmSpoke {
   stop(): Promise<void>;
 }
 
-/** Every agent process started here, so an exit or interrupt can stop them. */
-const live = new Set<ChildProcess>();
-let hooksInstalled = false;
-function installExitHooks(): void {
-  if (hooksInstalled) return;
-  hooksInstalled = true;
-  process.on('exit', () => {
-    for (const child of live) {
-      try {
-        child.kill('SIGKILL');
-      } catch {
-        // already gone
-      }
-    }
-  });
-}
-
 /** Log lines every agent on envtest writes and that mean nothing (envtest has no client CA configmap). */
 const HARMLESS = /extension-apiserver-authentication/;
-
-function tailOf(file: string, lines: number): string {
-  try {
-    return readFileSync(file, 'utf8')
-      .trimEnd()
-      .split('\n')
-      .filter((line) => !HARMLESS.test(line))
-      .slice(-lines)
-      .join('\n');
-  } catch {
-    return '(no log)';
-  }
-}
-
-function spawnAgent(
-  assets: string,
-  args: readonly string[],
-  logFile: string,
-  tmp: string,
-): { child: ChildProcess; exited: Promise<void> } {
-  const log = createWriteStream(logFile, { flags: 'a' });
-  const child = spawn(join(assets, 'work'), ['agent', ...args], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, TMPDIR: tmp },
-  });
-  child.stdout?.pipe(log);
-  child.stderr?.pipe(log);
-  live.add(child);
-  const exited = new Promise<void>((resolve) =>
-    child.once('exit', () => {
-      live.delete(child);
-      resolve();
-    }),
-  );
-  return { child, exited };
-}
-
-async function ensureNamespace(client: RawClient, name: string): Promise<void> {
-  try {
-    await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
-  } catch (e) {
-    if (!(e instanceof RawApiError) || e.code !== 409) throw e;
-  }
-}
 
 function canaryWork(cluster: string): RawObject {
   return {
@@ -303,28 +228,20 @@ export async function startOcmSpoke(hubKubeconfigPath: string, options: OcmSpoke
         ...(options.agentArgs ?? []),
       ];
       const spawnedAt = Date.now();
-      const { child, exited } = spawnAgent(assets, args, logFile, agentTmp);
+      const agentProcess = spawnOcm(join(assets, 'work'), ['agent', ...args], logFile, agentTmp);
       let exitedAt: number | undefined;
-      void exited.then(() => (exitedAt = Date.now()));
+      void agentProcess.exited.then(() => (exitedAt = Date.now()));
       const agent: OcmAgent & { readyMs: number } = {
         cluster,
-        pid: child.pid!,
+        pid: agentProcess.child.pid!,
         logFile,
         readyMs: 0,
-        tail: (lines = 30) => tailOf(logFile, lines),
+        tail: (lines = 30) => tailOf(logFile, lines, HARMLESS),
         async stop(boundMs = 10_000) {
           const started = Date.now();
           if (exitedAt !== undefined) return { ms: 0, killed: false };
-          child.kill('SIGTERM');
-          const late = await Promise.race([
-            exited.then(() => false),
-            new Promise<boolean>((resolve) => setTimeout(() => resolve(true), boundMs).unref()),
-          ]);
-          if (late) {
-            child.kill('SIGKILL');
-            await exited;
-          }
-          return { ms: Date.now() - started, killed: late };
+          const killed = await stopOcm(agentProcess, boundMs);
+          return { ms: Date.now() - started, killed };
         },
       };
       agents.set(cluster, agent);

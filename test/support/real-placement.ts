@@ -20,17 +20,17 @@
  * removed by `stop()` unless `keep` was called or PULLFLEET_OCM_KEEP=1. The process is stopped by pid:
  * SIGTERM, then SIGKILL after 10 s; also on exit of the test process.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from '@jest/globals';
 import { KubeConfig } from '@kubernetes/client-node';
-import { parse as parseYaml } from 'yaml';
 import { freePort } from './envtest.js';
 import { applyCrds, readCrd, realServerKubeconfig } from './envtest-cluster.js';
-import { OCM_SKIP_MESSAGE, SHARED_OCM, ocmAssets } from './real-ocm.js';
-import { RawApiError, RawClient, type RawObject } from './raw-client.js';
+import { CLUSTER_CRDS, ensureNamespace, readOcmCrd } from './ocm-process.js';
+import { installExitHooks, spawnOcm, stopOcm, tailOf } from './ocm-process.js';
+import { OCM_SKIP_MESSAGE, ocmAssets } from './real-ocm.js';
+import { RawClient, type RawObject } from './raw-client.js';
 import { waitFor } from './wait.js';
 
 /** The namespace the controller writes its events to. */
@@ -41,14 +41,6 @@ export const PLACEMENT_DECISION_LABEL = 'cluster.open-cluster-management.io/plac
 
 const CANARY_NAMESPACE = 'pullfleet-placement-canary';
 const CANARY = 'pullfleet-canary';
-
-const HUB_CRDS = [
-  'cluster.open-cluster-management.io/ManagedCluster.yaml',
-  'cluster.open-cluster-management.io/ManagedClusterSet.yaml',
-  'cluster.open-cluster-management.io/ManagedClusterSetBinding.yaml',
-  'cluster.open-cluster-management.io/Placement.yaml',
-  'cluster.open-cluster-management.io/PlacementDecision.yaml',
-] as const;
 
 /** A Placement's status condition as the controller writes it. */
 export interface PlacementCondition {
@@ -80,44 +72,8 @@ export interface RealPlacementController {
   stop(boundMs?: number): Promise<void>;
 }
 
-const live = new Set<ChildProcess>();
-let hooksInstalled = false;
-function installExitHooks(): void {
-  if (hooksInstalled) return;
-  hooksInstalled = true;
-  process.on('exit', () => {
-    for (const child of live) {
-      try {
-        child.kill('SIGKILL');
-      } catch {
-        // already gone
-      }
-    }
-  });
-}
-
+/** Log lines every controller on envtest writes and that mean nothing. */
 const HARMLESS = /extension-apiserver-authentication|POD_NAME/;
-
-function tailOf(file: string, lines: number): string {
-  try {
-    return readFileSync(file, 'utf8')
-      .trimEnd()
-      .split('\n')
-      .filter((line) => !HARMLESS.test(line))
-      .slice(-lines)
-      .join('\n');
-  } catch {
-    return '(no log)';
-  }
-}
-
-async function ensureNamespace(client: RawClient, name: string): Promise<void> {
-  try {
-    await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
-  } catch (e) {
-    if (!(e instanceof RawApiError) || e.code !== 409) throw e;
-  }
-}
 
 /**
  * Declares a suite that runs OCM's placement controller against the runner's hub, or one skipped test
@@ -134,10 +90,7 @@ export function describeRealPlacement(name: string, body: (hubKubeconfigPath: st
 
 /** Installs what the controller needs on the hub: the cluster CRDs, AddOnPlacementScore and its namespace. */
 export async function preparePlacementHub(hubConfig: KubeConfig, timeoutMs = 120_000): Promise<void> {
-  const addOnScore = parseYaml(
-    readFileSync(join(SHARED_OCM, 'crds', 'hub', 'AddOnPlacementScore.yaml'), 'utf8'),
-  ) as RawObject;
-  await applyCrds(hubConfig, [...HUB_CRDS.map(readCrd), addOnScore], timeoutMs);
+  await applyCrds(hubConfig, [...CLUSTER_CRDS.map(readCrd), readOcmCrd('hub/AddOnPlacementScore.yaml')], timeoutMs);
   const hub = new RawClient(hubConfig);
   await ensureNamespace(hub, PLACEMENT_CONTROLLER_NAMESPACE);
   await ensureNamespace(hub, CANARY_NAMESPACE);
@@ -214,9 +167,9 @@ export async function startPlacementController(
   });
 
   const port = await freePort();
-  const log = createWriteStream(logFile, { flags: 'a' });
   const spawnedAt = Date.now();
-  const child = spawn(
+  let exitedAt: number | undefined;
+  const controllerProcess = spawnOcm(
     join(assets, 'placement'),
     [
       'controller',
@@ -226,39 +179,20 @@ export async function startPlacementController(
       `--listen=127.0.0.1:${port}`,
       ...(options.args ?? []),
     ],
-    { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env.PATH, HOME: process.env.HOME, TMPDIR: tmp } },
-  );
-  child.stdout?.pipe(log);
-  child.stderr?.pipe(log);
-  live.add(child);
-  let exitedAt: number | undefined;
-  const exited = new Promise<void>((resolve) =>
-    child.once('exit', () => {
-      live.delete(child);
-      exitedAt = Date.now();
-      resolve();
-    }),
+    logFile,
+    tmp,
+    () => (exitedAt = Date.now()),
   );
   let stopped: Promise<void> | undefined;
   const controller: RealPlacementController & { readyMs: number } = {
-    pid: child.pid!,
+    pid: controllerProcess.child.pid!,
     logFile,
     readyMs: 0,
-    tail: (lines = 30) => tailOf(logFile, lines),
+    tail: (lines = 30) => tailOf(logFile, lines, HARMLESS),
     keep: () => void (kept = true),
     stop: (boundMs = 10_000) =>
       (stopped ??= (async () => {
-        if (exitedAt === undefined) {
-          child.kill('SIGTERM');
-          const late = await Promise.race([
-            exited.then(() => false),
-            new Promise<boolean>((resolve) => setTimeout(() => resolve(true), boundMs).unref()),
-          ]);
-          if (late) {
-            child.kill('SIGKILL');
-            await exited;
-          }
-        }
+        if (exitedAt === undefined) await stopOcm(controllerProcess, boundMs);
         if (kept) process.stderr.write(`real-placement: log kept in ${logFile}\n`);
         else rmSync(dir, { recursive: true, force: true });
       })()),

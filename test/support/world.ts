@@ -14,7 +14,96 @@ import type {
   WatchEventType,
 } from '../../src/controller/runtime/reconciler.js';
 import type { ResourceKind } from '../../src/kube/resources.js';
-import type { KubeObject } from '../../src/model/core/types.js';
+import { MANAGED_CLUSTER_ANNOTATION, PULL_LABEL, SKIP_RECONCILE_ANNOTATION } from '../../src/model/core/keys.js';
+import type { Application, KubeObject } from '../../src/model/core/types.js';
+
+/** The label that puts a ManagedCluster in a ManagedClusterSet. */
+const CLUSTER_SET_LABEL = 'cluster.open-cluster-management.io/clusterset';
+
+/** How {@link managedCluster} builds a ManagedCluster. */
+export interface ClusterOptions {
+  /** The ManagedClusterSet it is in (its clusterset label); none when left out. */
+  readonly clusterSet?: string;
+  /** More labels, after the clusterset label. The cluster has no labels when this and `clusterSet` are left out. */
+  readonly labels?: Record<string, string>;
+  /** More top-level fields (spec, status). */
+  readonly extra?: Record<string, unknown>;
+}
+
+/** A ManagedCluster named `name`, as the hub's registration controller keeps it. */
+export function managedCluster(name: string, options: ClusterOptions = {}): KubeObject {
+  const labels = {
+    ...(options.clusterSet !== undefined ? { [CLUSTER_SET_LABEL]: options.clusterSet } : {}),
+    ...options.labels,
+  };
+  return {
+    apiVersion: 'cluster.open-cluster-management.io/v1',
+    kind: 'ManagedCluster',
+    metadata: { name, ...(options.clusterSet !== undefined || options.labels ? { labels } : {}) },
+    ...options.extra,
+  };
+}
+
+/** How {@link pullApplication} builds a hub Application. */
+export interface PullApplicationOptions {
+  /** @default 'guestbook' */
+  readonly name?: string;
+  /** @default 'argocd' */
+  readonly namespace?: string;
+  /** Its target cluster annotation; `null` leaves the annotation out. @default 'spoke1' */
+  readonly cluster?: string | null;
+  /** Its labels, instead of the pull label. @default the pull label */
+  readonly labels?: Record<string, string>;
+  /** More annotations, after the skip-reconcile and target-cluster ones. */
+  readonly annotations?: Record<string, string>;
+  /** Whether it carries Argo CD's skip-reconcile annotation, as pull Applications do. @default true */
+  readonly skipReconcile?: boolean;
+  /** More metadata (uid, ownerReferences). */
+  readonly metadata?: Partial<Application['metadata']>;
+  /** The git path (in https://git.example/apps) and in-cluster destination namespace its default spec deploys. @default name */
+  readonly workload?: string;
+  /** Its spec. @default project default, `workload` from git.example/apps into namespace `workload` in-cluster */
+  readonly spec?: Application['spec'];
+}
+
+/** A hub Application opted in to pull delivery, as a user writes one. */
+export function pullApplication(options: PullApplicationOptions = {}): Application {
+  const name = options.name ?? 'guestbook';
+  const cluster = options.cluster === undefined ? 'spoke1' : options.cluster;
+  const workload = options.workload ?? name;
+  return {
+    apiVersion: 'argoproj.io/v1alpha1',
+    kind: 'Application',
+    metadata: {
+      name,
+      namespace: options.namespace ?? 'argocd',
+      ...options.metadata,
+      labels: options.labels ?? { [PULL_LABEL]: 'true' },
+      annotations: {
+        ...(options.skipReconcile === false ? {} : { [SKIP_RECONCILE_ANNOTATION]: 'true' }),
+        ...(cluster !== null ? { [MANAGED_CLUSTER_ANNOTATION]: cluster } : {}),
+        ...options.annotations,
+      },
+    },
+    spec: options.spec ?? {
+      project: 'default',
+      destination: { server: 'https://kubernetes.default.svc', namespace: workload },
+      source: { repoURL: 'https://git.example/apps', path: workload },
+    },
+  };
+}
+
+/** How {@link World.hub} seeds a hub. */
+export interface HubOptions {
+  /** The ManagedClusters, all in `clusterSet`. */
+  readonly clusters: readonly string[];
+  /** The namespace the ManagedClusterSet is bound to (where the Applications live). */
+  readonly namespace: string;
+  /** @default 'prod' */
+  readonly clusterSet?: string;
+  /** The ManagedClusterSet's spec. @default none */
+  readonly clusterSetSpec?: Record<string, unknown>;
+}
 
 function mergePatch(target: unknown, patch: unknown): unknown {
   if (patch === null || typeof patch !== 'object' || Array.isArray(patch)) return patch;
@@ -49,7 +138,7 @@ function serverSideApply(existing: unknown, previousApplied: unknown, applied: u
 }
 
 export interface WriteRecord {
-  verb: 'apply' | 'patch' | 'delete';
+  verb: 'apply' | 'applyStatus' | 'patch' | 'delete';
   resource: string;
   key: string;
   body?: unknown;
@@ -151,6 +240,17 @@ export class World implements KubeWriter {
     return this.put(kind.id, (this.storedAs ? this.storedAs(kind.id, merged) : merged) as T);
   }
 
+  /** A server-side apply of `object`'s status through the status subresource: only the status changes. */
+  async applyStatus<T extends KubeObject>(kind: ResourceKind, object: T): Promise<T> {
+    this.fail('applyStatus');
+    const key = objectKey(object);
+    this.writes.push({ verb: 'applyStatus', resource: kind.plural, key, body: object });
+    const existing = this.cache.get<T>(kind.id, key);
+    if (!existing) throw new KubeApiError(404, `${key} not found`);
+    const status = structuredClone((object as T & { status?: unknown }).status);
+    return this.put(kind.id, { ...structuredClone(existing), status });
+  }
+
   async mergePatch<T extends KubeObject>(
     kind: ResourceKind,
     namespace: string | undefined,
@@ -233,6 +333,36 @@ export class World implements KubeWriter {
       metrics: new ControllerMetrics(false),
       now: () => this.clock,
     };
+  }
+
+  /** A hub whose clusters are in one ManagedClusterSet bound to `namespace`: the tenancy a pull app needs. */
+  static hub(options: HubOptions): World {
+    const world = new World();
+    const clusterSet = options.clusterSet ?? 'prod';
+    for (const name of options.clusters) world.addCluster(name, { clusterSet });
+    world.bindClusterSet(clusterSet, options.namespace, options.clusterSetSpec);
+    return world;
+  }
+
+  /** Puts a ManagedCluster (see {@link managedCluster}). */
+  addCluster(name: string, options: ClusterOptions = {}): KubeObject {
+    return this.put('ManagedCluster', managedCluster(name, options));
+  }
+
+  /** Puts the ManagedClusterSet `name` and its ManagedClusterSetBinding to `namespace`. */
+  bindClusterSet(name: string, namespace: string, spec?: Record<string, unknown>): void {
+    this.put('ManagedClusterSet', {
+      apiVersion: 'cluster.open-cluster-management.io/v1beta2',
+      kind: 'ManagedClusterSet',
+      metadata: { name },
+      ...(spec ? { spec } : {}),
+    });
+    this.put('ManagedClusterSetBinding', {
+      apiVersion: 'cluster.open-cluster-management.io/v1beta2',
+      kind: 'ManagedClusterSetBinding',
+      metadata: { name, namespace },
+      spec: { clusterSet: name },
+    });
   }
 
   /** Builds a reconciler wired to this world (indexes registered). */

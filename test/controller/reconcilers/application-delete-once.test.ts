@@ -8,30 +8,15 @@ import { createApplicationReconciler } from '../../../src/controller/reconcilers
 import type { Reconciler } from '../../../src/controller/runtime/reconciler.js';
 import type { KubeWriter } from '../../../src/kube/client.js';
 import type { ResourceKind } from '../../../src/kube/resources.js';
-import { MANAGED_CLUSTER_ANNOTATION, PULL_LABEL, SKIP_RECONCILE_ANNOTATION } from '../../../src/model/core/keys.js';
 import type { Application, KubeObject, ManifestWork } from '../../../src/model/core/types.js';
 import { isControllerWorkFor } from '../../../src/model/runtime/propagation.js';
-import { World } from '../../support/world.js';
+import { pullApplication, World } from '../../support/world.js';
 
 const NS = 'argocd';
 const KEY = `${NS}/guestbook`;
 
 function app(cluster: string): Application {
-  return {
-    apiVersion: 'argoproj.io/v1alpha1',
-    kind: 'Application',
-    metadata: {
-      name: 'guestbook',
-      namespace: NS,
-      labels: { [PULL_LABEL]: 'true' },
-      annotations: { [SKIP_RECONCILE_ANNOTATION]: 'true', [MANAGED_CLUSTER_ANNOTATION]: cluster },
-    },
-    spec: {
-      project: 'default',
-      destination: { server: 'https://kubernetes.default.svc', namespace: 'guestbook' },
-      source: { repoURL: 'https://git.example/apps', path: 'guestbook' },
-    },
-  };
+  return pullApplication({ namespace: NS, cluster, workload: 'guestbook' });
 }
 
 /** The API server in front of a World whose deletes reach the cache only when the test says so. */
@@ -76,25 +61,8 @@ describe('application reconciler: a work it deleted, still in the cache', () => 
   let reconciler: Reconciler;
 
   beforeEach(() => {
-    world = new World();
+    world = World.hub({ clusters: ['spoke1', 'spoke2'], namespace: NS });
     server = new LateDeleteEvents(world);
-    for (const name of ['spoke1', 'spoke2'])
-      world.put('ManagedCluster', {
-        apiVersion: 'cluster.open-cluster-management.io/v1',
-        kind: 'ManagedCluster',
-        metadata: { name, labels: { 'cluster.open-cluster-management.io/clusterset': 'prod' } },
-      });
-    world.put('ManagedClusterSet', {
-      apiVersion: 'cluster.open-cluster-management.io/v1beta2',
-      kind: 'ManagedClusterSet',
-      metadata: { name: 'prod' },
-    });
-    world.put('ManagedClusterSetBinding', {
-      apiVersion: 'cluster.open-cluster-management.io/v1beta2',
-      kind: 'ManagedClusterSetBinding',
-      metadata: { name: 'prod', namespace: NS },
-      spec: { clusterSet: 'prod' },
-    });
     reconciler = world.reconciler((context) => createApplicationReconciler({ ...context, writer: server }));
   });
 

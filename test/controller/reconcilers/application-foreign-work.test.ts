@@ -14,18 +14,12 @@ import type { Reconciler } from '../../../src/controller/runtime/reconciler.js';
 import { objectKey } from '../../../src/kube/cache.js';
 import { KubeApiError, type KubeWriter } from '../../../src/kube/client.js';
 import type { ResourceKind } from '../../../src/kube/resources.js';
-import {
-  CLEANUP_FINALIZER,
-  MANAGED_BY_LABEL,
-  MANAGED_CLUSTER_ANNOTATION,
-  PULL_LABEL,
-  SKIP_RECONCILE_ANNOTATION,
-} from '../../../src/model/core/keys.js';
+import { CLEANUP_FINALIZER, MANAGED_BY_LABEL } from '../../../src/model/core/keys.js';
 import type { Application, KubeObject, ManifestWork } from '../../../src/model/core/types.js';
 import { buildManifestWork } from '../../../src/model/delivery/manifestwork.js';
 import { isControllerWorkFor } from '../../../src/model/runtime/propagation.js';
 import { DELIVERY_ERROR_CONDITION } from '../../../src/model/runtime/status.js';
-import { World } from '../../support/world.js';
+import { pullApplication, World } from '../../support/world.js';
 
 const NS = 'argocd';
 const KEY = `${NS}/guestbook`;
@@ -35,21 +29,7 @@ const REFUSAL = (work: string) =>
   `ManifestWork ${work} already exists and it is not managed by pullfleet: refusing to take it over; delete it or rename the Application`;
 
 function app(cluster = 'spoke1'): Application {
-  return {
-    apiVersion: 'argoproj.io/v1alpha1',
-    kind: 'Application',
-    metadata: {
-      name: 'guestbook',
-      namespace: NS,
-      labels: { [PULL_LABEL]: 'true' },
-      annotations: { [SKIP_RECONCILE_ANNOTATION]: 'true', [MANAGED_CLUSTER_ANNOTATION]: cluster },
-    },
-    spec: {
-      project: 'default',
-      destination: { server: 'https://kubernetes.default.svc', namespace: 'guestbook' },
-      source: { repoURL: 'https://git.example/apps', path: 'guestbook' },
-    },
-  };
+  return pullApplication({ namespace: NS, cluster, workload: 'guestbook' });
 }
 
 /** A work another tool wrote at `key` (`cluster/name`). */
@@ -154,14 +134,6 @@ class LaggingServer implements KubeWriter {
   }
 }
 
-function cluster(world: World, name: string): void {
-  world.put('ManagedCluster', {
-    apiVersion: 'cluster.open-cluster-management.io/v1',
-    kind: 'ManagedCluster',
-    metadata: { name, labels: { 'cluster.open-cluster-management.io/clusterset': 'prod' } },
-  });
-}
-
 const hubApp = (world: World) => world.get<Application>('Application', KEY)!;
 const deliveryError = (world: World) =>
   hubApp(world).status?.conditions?.find((c) => c.type === DELIVERY_ERROR_CONDITION);
@@ -173,21 +145,8 @@ describe('application reconciler: a foreign work at the app’s work name that t
   const reconcile = () => reconciler.reconcile(KEY, { enqueuedAt: Date.now() });
 
   beforeEach(() => {
-    world = new World();
+    world = World.hub({ clusters: ['spoke1', 'spoke2'], namespace: NS });
     server = new LaggingServer(world);
-    cluster(world, 'spoke1');
-    cluster(world, 'spoke2');
-    world.put('ManagedClusterSet', {
-      apiVersion: 'cluster.open-cluster-management.io/v1beta2',
-      kind: 'ManagedClusterSet',
-      metadata: { name: 'prod' },
-    });
-    world.put('ManagedClusterSetBinding', {
-      apiVersion: 'cluster.open-cluster-management.io/v1beta2',
-      kind: 'ManagedClusterSetBinding',
-      metadata: { name: 'prod', namespace: NS },
-      spec: { clusterSet: 'prod' },
-    });
     reconciler = world.reconciler((context) =>
       createApplicationReconciler({ ...context, writer: server, reader: server }),
     );

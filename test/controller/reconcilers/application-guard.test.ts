@@ -13,7 +13,7 @@ import {
   type ManifestWork,
 } from '../../../src/model/core/types.js';
 import { DELIVERY_MODEL_LABEL as REPORT_DELIVERY_MODEL_LABEL } from '../../../src/model/delivery/delivery-model.js';
-import { World } from '../../support/world.js';
+import { pullApplication, World } from '../../support/world.js';
 
 const NS = 'argocd';
 const KEY = `${NS}/guestbook`;
@@ -47,21 +47,7 @@ function agentApp(options: { model?: string; pull?: boolean } = {}): Application
 }
 
 function basicApp(): Application {
-  return {
-    apiVersion: 'argoproj.io/v1alpha1',
-    kind: 'Application',
-    metadata: {
-      name: 'guestbook',
-      namespace: NS,
-      labels: { [PULL_LABEL]: 'true' },
-      annotations: { [MANAGED_CLUSTER_ANNOTATION]: 'spoke1', 'argocd.argoproj.io/skip-reconcile': 'true' },
-    },
-    spec: {
-      project: 'default',
-      destination: { server: 'https://kubernetes.default.svc', namespace: 'guestbook' },
-      source: { repoURL: 'https://git.example/apps', path: 'guestbook' },
-    },
-  };
+  return pullApplication({ namespace: NS });
 }
 
 describe('application reconciler and agent-model Applications', () => {
@@ -69,23 +55,10 @@ describe('application reconciler and agent-model Applications', () => {
   let reconciler: Reconciler;
 
   beforeEach(() => {
-    world = new World();
-    world.put('ManagedCluster', {
-      apiVersion: 'cluster.open-cluster-management.io/v1',
-      kind: 'ManagedCluster',
-      metadata: { name: 'spoke1', labels: { 'cluster.open-cluster-management.io/clusterset': 'prod' } },
-    });
-    world.put('ManagedClusterSet', {
-      apiVersion: 'cluster.open-cluster-management.io/v1beta2',
-      kind: 'ManagedClusterSet',
-      metadata: { name: 'prod' },
-      spec: { clusterSelector: { selectorType: 'ExclusiveClusterSetLabel' } },
-    });
-    world.put('ManagedClusterSetBinding', {
-      apiVersion: 'cluster.open-cluster-management.io/v1beta2',
-      kind: 'ManagedClusterSetBinding',
-      metadata: { name: 'prod', namespace: NS },
-      spec: { clusterSet: 'prod' },
+    world = World.hub({
+      clusters: ['spoke1'],
+      namespace: NS,
+      clusterSetSpec: { clusterSelector: { selectorType: 'ExclusiveClusterSetLabel' } },
     });
     reconciler = world.reconciler(createApplicationReconciler);
   });

@@ -23,7 +23,8 @@ import {
   OPERATION_PENDING_CONDITION,
   SKIP_RECONCILE_CONDITION,
 } from '../../../src/model/runtime/status.js';
-import { World } from '../../support/world.js';
+import { pullApplication, World } from '../../support/world.js';
+import { applicationFeedback, workStatus } from '../../support/work-status.js';
 import { RESOURCES_DIGEST_FIELD } from '../../../src/model/runtime/resource-summary.js';
 
 const NS = 'argocd';
@@ -34,39 +35,25 @@ const WORK2 = 'spoke2/argocd-guestbook';
 function app(
   overrides: { cluster?: string | null; name?: string; annotations?: Record<string, string>; owner?: string } = {},
 ): Application {
-  const annotations: Record<string, string> = { [SKIP_RECONCILE_ANNOTATION]: 'true', ...overrides.annotations };
-  if (overrides.cluster !== null) annotations[MANAGED_CLUSTER_ANNOTATION] = overrides.cluster ?? 'spoke1';
-  return {
-    apiVersion: 'argoproj.io/v1alpha1',
-    kind: 'Application',
-    metadata: {
-      name: overrides.name ?? 'guestbook',
-      namespace: NS,
-      labels: { [PULL_LABEL]: 'true' },
-      annotations,
-      ...(overrides.owner
-        ? {
+  const { owner, ...rest } = overrides;
+  return pullApplication({
+    namespace: NS,
+    workload: 'guestbook',
+    ...rest,
+    ...(owner
+      ? {
+          metadata: {
             ownerReferences: [
-              { apiVersion: 'argoproj.io/v1alpha1', kind: 'ApplicationSet', name: overrides.owner, uid: 'appset-uid' },
+              { apiVersion: 'argoproj.io/v1alpha1', kind: 'ApplicationSet', name: owner, uid: 'appset-uid' },
             ],
-          }
-        : {}),
-    },
-    spec: {
-      project: 'default',
-      destination: { server: 'https://kubernetes.default.svc', namespace: 'guestbook' },
-      source: { repoURL: 'https://git.example/apps', path: 'guestbook' },
-    },
-  };
+          },
+        }
+      : {}),
+  });
 }
 
 function cluster(world: World, name: string, set = 'prod', extra: Record<string, unknown> = {}): void {
-  world.put('ManagedCluster', {
-    apiVersion: 'cluster.open-cluster-management.io/v1',
-    kind: 'ManagedCluster',
-    metadata: { name, labels: { 'cluster.open-cluster-management.io/clusterset': set } },
-    ...extra,
-  });
+  world.addCluster(name, { clusterSet: set, extra });
 }
 
 const S = (string: string): FieldValue => ({ type: 'String', string });
@@ -81,27 +68,12 @@ function report(
   const work = world.get<ManifestWork>('ManifestWork', workKey)!;
   // The spoke runs what the work delivered: its spec hash comes back unless the test says otherwise.
   values = { ...deliveredSpecHash(work), ...values };
-  work.status = {
-    conditions: [
-      { type: 'Applied', status: applied, reason: 'x', message: applied === 'True' ? 'applied' : 'refused' },
-    ],
-    resourceStatus: {
-      manifests: [
-        {
-          resourceMeta: {
-            group: 'argoproj.io',
-            version: 'v1alpha1',
-            kind: 'Application',
-            resource: 'applications',
-            name: 'guestbook',
-            namespace: NS,
-            ordinal: 0,
-          },
-          statusFeedback: { values: Object.entries(values).map(([name, fieldValue]) => ({ name, fieldValue })) },
-        },
-      ],
-    },
-  };
+  work.status = workStatus([applicationFeedback({ name: 'guestbook', namespace: NS, ordinal: 0, values })], {
+    type: 'Applied',
+    status: applied,
+    reason: 'x',
+    message: applied === 'True' ? 'applied' : 'refused',
+  });
   world.put('ManifestWork', work);
 }
 
@@ -121,20 +93,7 @@ describe('reconcile hardening', () => {
   let reconciler: Reconciler;
 
   beforeEach(() => {
-    world = new World();
-    cluster(world, 'spoke1');
-    cluster(world, 'spoke2');
-    world.put('ManagedClusterSet', {
-      apiVersion: 'cluster.open-cluster-management.io/v1beta2',
-      kind: 'ManagedClusterSet',
-      metadata: { name: 'prod' },
-    });
-    world.put('ManagedClusterSetBinding', {
-      apiVersion: 'cluster.open-cluster-management.io/v1beta2',
-      kind: 'ManagedClusterSetBinding',
-      metadata: { name: 'prod', namespace: NS },
-      spec: { clusterSet: 'prod' },
-    });
+    world = World.hub({ clusters: ['spoke1', 'spoke2'], namespace: NS });
     reconciler = world.reconciler(createApplicationReconciler);
   });
 

@@ -6,34 +6,16 @@
 import { beforeEach, describe, expect, test } from '@jest/globals';
 import { createApplicationReconciler } from '../../../src/controller/reconcilers/application.js';
 import type { Reconciler } from '../../../src/controller/runtime/reconciler.js';
-import {
-  MANAGED_CLUSTER_ANNOTATION,
-  PULL_LABEL,
-  REFRESH_ANNOTATION,
-  SPEC_HASH_ANNOTATION,
-} from '../../../src/model/core/keys.js';
+import { REFRESH_ANNOTATION, SPEC_HASH_ANNOTATION } from '../../../src/model/core/keys.js';
 import type { Application, ManifestWork } from '../../../src/model/core/types.js';
-import { World } from '../../support/world.js';
+import { pullApplication, World } from '../../support/world.js';
+import { applicationFeedback, workStatus } from '../../support/work-status.js';
 
 const KEY = 'argocd/web';
 const WORK = 'east/argocd-web';
 
 function app(): Application {
-  return {
-    apiVersion: 'argoproj.io/v1alpha1',
-    kind: 'Application',
-    metadata: {
-      name: 'web',
-      namespace: 'argocd',
-      labels: { [PULL_LABEL]: 'true' },
-      annotations: { [MANAGED_CLUSTER_ANNOTATION]: 'east', 'argocd.argoproj.io/skip-reconcile': 'true' },
-    },
-    spec: {
-      project: 'default',
-      destination: { server: 'https://kubernetes.default.svc', namespace: 'web' },
-      source: { repoURL: 'https://git.example/apps', path: 'web' },
-    },
-  };
+  return pullApplication({ name: 'web', cluster: 'east' });
 }
 
 function report(world: World, reconciledAt: string): void {
@@ -47,30 +29,12 @@ function report(world: World, reconciledAt: string): void {
   };
   world.put('ManifestWork', {
     ...work,
-    status: {
-      conditions: [{ type: 'Applied', status: 'True', reason: 'x', message: 'applied' }],
-      resourceStatus: {
-        manifests: [
-          {
-            resourceMeta: {
-              group: 'argoproj.io',
-              version: 'v1alpha1',
-              kind: 'Application',
-              resource: 'applications',
-              name: 'web',
-              namespace: 'argocd',
-              ordinal: 0,
-            },
-            statusFeedback: {
-              values: Object.entries(values).map(([name, string]) => ({
-                name,
-                fieldValue: { type: 'String', string },
-              })),
-            },
-          },
-        ],
-      },
-    },
+    status: workStatus([applicationFeedback({ name: 'web', namespace: 'argocd', ordinal: 0, values })], {
+      type: 'Applied',
+      status: 'True',
+      reason: 'x',
+      message: 'applied',
+    }),
   });
 }
 
@@ -81,11 +45,7 @@ describe('refresh forwarding', () => {
   beforeEach(() => {
     world = new World();
     world.clock = new Date('2026-03-01T12:00:00Z');
-    world.put('ManagedCluster', {
-      apiVersion: 'cluster.open-cluster-management.io/v1',
-      kind: 'ManagedCluster',
-      metadata: { name: 'east' },
-    });
+    world.addCluster('east');
     reconciler = world.reconciler(createApplicationReconciler, { relaxTenancy: true });
   });
 

@@ -49,11 +49,7 @@ function worldWithApp(
 ): { world: World; reconciler: Reconciler } {
   const world = new World();
   server(world);
-  world.put('ManagedCluster', {
-    apiVersion: 'cluster.open-cluster-management.io/v1',
-    kind: 'ManagedCluster',
-    metadata: { name: 'spoke1', labels: { 'cluster.open-cluster-management.io/clusterset': 'prod' } },
-  });
+  world.addCluster('spoke1', { clusterSet: 'prod' });
   const reconciler = world.reconciler(createApplicationReconciler, { relaxTenancy: true, ...config });
   world.put('Application', hubApp());
   return { world, reconciler };

@@ -6,35 +6,25 @@
 import { beforeEach, describe, expect, test } from '@jest/globals';
 import { createApplicationReconciler } from '../../../src/controller/reconcilers/application.js';
 import type { Reconciler } from '../../../src/controller/runtime/reconciler.js';
-import {
-  MANAGED_BY_LABEL,
-  MANAGED_BY_VALUE,
-  MANAGED_CLUSTER_ANNOTATION,
-  PULL_LABEL,
-  SKIP_RECONCILE_ANNOTATION,
-} from '../../../src/model/core/keys.js';
+import { MANAGED_BY_LABEL, MANAGED_BY_VALUE, PULL_LABEL } from '../../../src/model/core/keys.js';
 import { manifestWorkName } from '../../../src/model/core/names.js';
 import type { Application, ManifestWork } from '../../../src/model/core/types.js';
 import { ACM_TENANCY_CONDITION, DELIVERY_ERROR_CONDITION } from '../../../src/model/runtime/status.js';
 import { INHERITED_DESTINATION_NAMESPACE_ANNOTATION, TAKEOVER_LABEL } from '../../../src/model/runtime/takeover.js';
 import { legacyWork, type LegacyFlavour } from '../../support/takeover-legacy.js';
-import { World } from '../../support/world.js';
+import { pullApplication, World } from '../../support/world.js';
+import { placementDecision } from '../../support/appsets.js';
 
 const NS = 'apps';
 const KEY = `${NS}/guestbook`;
 const OWN = `spoke1/${manifestWorkName(NS, 'guestbook')}`;
 
 function app(cluster = 'spoke1', destinationNamespace?: string, labels: Record<string, string> = {}): Application {
-  return {
-    apiVersion: 'argoproj.io/v1alpha1',
-    kind: 'Application',
-    metadata: {
-      name: 'guestbook',
-      namespace: NS,
-      uid: 'a1b2c3d4-0000-0000-0000-000000000000',
-      labels: { [PULL_LABEL]: 'true', ...labels },
-      annotations: { [SKIP_RECONCILE_ANNOTATION]: 'true', [MANAGED_CLUSTER_ANNOTATION]: cluster },
-    },
+  return pullApplication({
+    namespace: NS,
+    cluster,
+    labels: { [PULL_LABEL]: 'true', ...labels },
+    metadata: { uid: 'a1b2c3d4-0000-0000-0000-000000000000' },
     spec: {
       project: 'default',
       source: { repoURL: 'https://git.example/apps', path: 'guestbook', targetRevision: 'main' },
@@ -43,15 +33,11 @@ function app(cluster = 'spoke1', destinationNamespace?: string, labels: Record<s
         ...(destinationNamespace !== undefined ? { namespace: destinationNamespace } : {}),
       },
     },
-  };
+  });
 }
 
 function managedCluster(world: World, name: string, labels: Record<string, string> = {}): void {
-  world.put('ManagedCluster', {
-    apiVersion: 'cluster.open-cluster-management.io/v1',
-    kind: 'ManagedCluster',
-    metadata: { name, labels: { 'cluster.open-cluster-management.io/clusterset': 'prod', ...labels } },
-  });
+  world.addCluster(name, { clusterSet: 'prod', labels });
 }
 
 const destinationOf = (work: ManifestWork | undefined) =>
@@ -83,19 +69,7 @@ describe('taking over from ACM', () => {
   let world: World;
 
   beforeEach(() => {
-    world = new World();
-    managedCluster(world, 'spoke1');
-    world.put('ManagedClusterSet', {
-      apiVersion: 'cluster.open-cluster-management.io/v1beta2',
-      kind: 'ManagedClusterSet',
-      metadata: { name: 'prod' },
-    });
-    world.put('ManagedClusterSetBinding', {
-      apiVersion: 'cluster.open-cluster-management.io/v1beta2',
-      kind: 'ManagedClusterSetBinding',
-      metadata: { name: 'prod', namespace: NS },
-      spec: { clusterSet: 'prod' },
-    });
+    world = World.hub({ clusters: ['spoke1'], namespace: NS });
   });
 
   describe('an empty destination namespace', () => {
@@ -168,12 +142,7 @@ describe('taking over from ACM', () => {
         `ACM's propagation controller would not deliver this Application: no PlacementDecision in namespace "${NS}" selects ManagedCluster "spoke1"; pullfleet delivers it because a ManagedClusterSet bound to "${NS}" contains the cluster. If it was meant to stay undelivered (as under ACM), remove the pull label; to make both rules agree, add a Placement in "${NS}" that selects "spoke1"`,
       );
       // WHEN a Placement in the namespace selects the cluster THEN the warning goes
-      world.put('PlacementDecision', {
-        apiVersion: 'cluster.open-cluster-management.io/v1beta1',
-        kind: 'PlacementDecision',
-        metadata: { name: 'p-decision-1', namespace: NS },
-        status: { decisions: [{ clusterName: 'spoke1', reason: '' }] },
-      });
+      world.put('PlacementDecision', placementDecision('p', ['spoke1'], { namespace: NS, labelled: false }));
       await world.settle(reconciler, KEY);
       expect(warning()).toBeUndefined();
     });

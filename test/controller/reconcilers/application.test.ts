@@ -14,7 +14,8 @@ import { type Application, type FieldValue, type ManifestWork } from '../../../s
 import { buildManifestWork } from '../../../src/model/delivery/manifestwork.js';
 import { FORWARDED_OPERATION_ANNOTATION } from '../../../src/model/runtime/propagation.js';
 import { DELIVERY_ERROR_CONDITION, FEEDBACK_STALE_CONDITION } from '../../../src/model/runtime/status.js';
-import { World } from '../../support/world.js';
+import { pullApplication, World } from '../../support/world.js';
+import { applicationFeedback, workStatus } from '../../support/work-status.js';
 import { RESOURCE_SUMMARY_CONDITION, RESOURCE_SUMMARY_HEADER } from '../../../src/model/runtime/resource-summary.js';
 
 const NS = 'argocd';
@@ -28,33 +29,11 @@ function app(
     name?: string;
   } = {},
 ): Application {
-  return {
-    apiVersion: 'argoproj.io/v1alpha1',
-    kind: 'Application',
-    metadata: {
-      name: overrides.name ?? 'guestbook',
-      namespace: NS,
-      labels: overrides.labels ?? { [PULL_LABEL]: 'true' },
-      annotations: {
-        [MANAGED_CLUSTER_ANNOTATION]: overrides.cluster ?? 'spoke1',
-        'argocd.argoproj.io/skip-reconcile': 'true',
-        ...overrides.annotations,
-      },
-    },
-    spec: {
-      project: 'default',
-      destination: { server: 'https://kubernetes.default.svc', namespace: 'guestbook' },
-      source: { repoURL: 'https://git.example/apps', path: 'guestbook' },
-    },
-  };
+  return pullApplication({ namespace: NS, workload: 'guestbook', ...overrides });
 }
 
 function cluster(world: World, name: string, set = 'prod'): void {
-  world.put('ManagedCluster', {
-    apiVersion: 'cluster.open-cluster-management.io/v1',
-    kind: 'ManagedCluster',
-    metadata: { name, labels: { 'cluster.open-cluster-management.io/clusterset': set } },
-  });
+  world.addCluster(name, { clusterSet: set });
 }
 
 function feedbackValues(values: Record<string, FieldValue>) {
@@ -71,53 +50,43 @@ function report(
   const work = world.get<ManifestWork>('ManifestWork', workKey)!;
   // The spoke runs what the work delivered: its spec hash comes back unless the test says otherwise.
   values = { ...deliveredSpecHash(work), ...values };
-  work.status = {
-    conditions: [
+  work.status = workStatus(
+    [
+      // A spoke Namespace first: matching must use resourceMeta, not the position.
       {
-        type: 'Applied',
-        status: applied,
-        reason: applied === 'True' ? 'AppliedManifestWorkComplete' : 'AppliedManifestWorkFailed',
-        message: applied === 'True' ? 'applied' : 'namespace argocd not found',
+        resourceMeta: {
+          group: '',
+          version: 'v1',
+          kind: 'Namespace',
+          resource: 'namespaces',
+          name: 'guestbook',
+          ordinal: 0,
+        },
+        statusFeedback: { values: feedbackValues({ healthStatus: { type: 'String', string: 'Wrong' } }) },
       },
+      applicationFeedback({
+        name: 'guestbook',
+        namespace: NS,
+        ordinal: 1,
+        values,
+        // An agent that evaluates conditionRules (OCM 1.0 and later): an app without resources yet.
+        conditions: [
+          {
+            type: RESOURCE_SUMMARY_CONDITION,
+            status: 'True',
+            reason: 'ConditionRuleEvaluated',
+            message: `${RESOURCE_SUMMARY_HEADER} resources=0 images=0\nimages \n\nend`,
+          },
+        ],
+      }),
     ],
-    resourceStatus: {
-      manifests: [
-        // A spoke Namespace first: matching must use resourceMeta, not the position.
-        {
-          resourceMeta: {
-            group: '',
-            version: 'v1',
-            kind: 'Namespace',
-            resource: 'namespaces',
-            name: 'guestbook',
-            ordinal: 0,
-          },
-          statusFeedback: { values: feedbackValues({ healthStatus: { type: 'String', string: 'Wrong' } }) },
-        },
-        {
-          resourceMeta: {
-            group: 'argoproj.io',
-            version: 'v1alpha1',
-            kind: 'Application',
-            resource: 'applications',
-            name: 'guestbook',
-            namespace: NS,
-            ordinal: 1,
-          },
-          statusFeedback: { values: feedbackValues(values) },
-          // An agent that evaluates conditionRules (OCM 1.0 and later): an app without resources yet.
-          conditions: [
-            {
-              type: RESOURCE_SUMMARY_CONDITION,
-              status: 'True',
-              reason: 'ConditionRuleEvaluated',
-              message: `${RESOURCE_SUMMARY_HEADER} resources=0 images=0\nimages \n\nend`,
-            },
-          ],
-        },
-      ],
+    {
+      type: 'Applied',
+      status: applied,
+      reason: applied === 'True' ? 'AppliedManifestWorkComplete' : 'AppliedManifestWorkFailed',
+      message: applied === 'True' ? 'applied' : 'namespace argocd not found',
     },
-  };
+  );
   world.put('ManifestWork', work);
 }
 
@@ -128,20 +97,7 @@ describe('application reconciler', () => {
   let reconciler: Reconciler;
 
   beforeEach(() => {
-    world = new World();
-    cluster(world, 'spoke1');
-    cluster(world, 'spoke2');
-    world.put('ManagedClusterSet', {
-      apiVersion: 'cluster.open-cluster-management.io/v1beta2',
-      kind: 'ManagedClusterSet',
-      metadata: { name: 'prod' },
-    });
-    world.put('ManagedClusterSetBinding', {
-      apiVersion: 'cluster.open-cluster-management.io/v1beta2',
-      kind: 'ManagedClusterSetBinding',
-      metadata: { name: 'prod', namespace: NS },
-      spec: { clusterSet: 'prod' },
-    });
+    world = World.hub({ clusters: ['spoke1', 'spoke2'], namespace: NS });
     reconciler = world.reconciler(createApplicationReconciler);
   });
 

@@ -8,37 +8,21 @@ import {
 } from '../../../src/controller/reconcilers/cluster-secret.js';
 import { KubeApiError } from '../../../src/kube/client.js';
 import type { ResourceKind } from '../../../src/kube/resources.js';
-import { CONTROLLER_OWNED_LABEL, PLACEMENT_LABEL, PULL_LABEL } from '../../../src/model/core/keys.js';
+import { CONTROLLER_OWNED_LABEL, PULL_LABEL } from '../../../src/model/core/keys.js';
 import { type KubeObject } from '../../../src/model/core/types.js';
 import { World } from '../../support/world.js';
+import { placementApplicationSet, placementDecision } from '../../support/appsets.js';
 
 function pullAppSet(placement: string): KubeObject {
-  return {
-    apiVersion: 'argoproj.io/v1alpha1',
-    kind: 'ApplicationSet',
-    metadata: { name: `apps-${placement}`, namespace: 'argocd' },
-    spec: {
-      generators: [
-        {
-          clusterDecisionResource: {
-            configMapRef: 'ocm-placement-generator',
-            labelSelector: { matchLabels: { [PLACEMENT_LABEL]: placement } },
-          },
-        },
-      ],
-      template: { metadata: { labels: { [PULL_LABEL]: 'true' } } },
-    },
-  } as KubeObject;
+  return placementApplicationSet({
+    name: `apps-${placement}`,
+    placement,
+    template: { metadata: { labels: { [PULL_LABEL]: 'true' } } },
+  });
 }
 
-function decision(placement: string, clusters: string[], namespace = 'argocd'): KubeObject {
-  return {
-    apiVersion: 'cluster.open-cluster-management.io/v1beta1',
-    kind: 'PlacementDecision',
-    metadata: { name: `${placement}-decision-1`, namespace, labels: { [PLACEMENT_LABEL]: placement } },
-    status: { decisions: clusters.map((clusterName) => ({ clusterName, reason: '' })) },
-  } as KubeObject;
-}
+const decision = (placement: string, clusters: string[], namespace = 'argocd'): KubeObject =>
+  placementDecision(placement, clusters, { namespace });
 
 const acm = (
   placement: string,
@@ -64,12 +48,7 @@ const ocmAgent = (placement: string): GitOpsClusterLike => ({
 
 function world(gitOpsClusters: GitOpsClusterLike[] | undefined) {
   const w = new World();
-  for (const name of ['spoke1', 'spoke2', 'spoke3'])
-    w.put('ManagedCluster', {
-      apiVersion: 'cluster.open-cluster-management.io/v1',
-      kind: 'ManagedCluster',
-      metadata: { name },
-    });
+  for (const name of ['spoke1', 'spoke2', 'spoke3']) w.addCluster(name);
   const reconciler = w.reconciler((context) =>
     createClusterSecretReconciler(context, { listGitOpsClusters: async () => gitOpsClusters }),
   );
@@ -118,12 +97,7 @@ describe('cluster Secrets and GitOpsCluster', () => {
   test('GIVEN a pullfleet Secret written before a GitOpsCluster took the cluster over WHEN reconciled THEN it is kept, unchanged, and nothing is deleted', async () => {
     const gitOpsClusters: GitOpsClusterLike[] = [];
     const w = new World();
-    for (const name of ['spoke1', 'spoke2'])
-      w.put('ManagedCluster', {
-        apiVersion: 'cluster.open-cluster-management.io/v1',
-        kind: 'ManagedCluster',
-        metadata: { name },
-      });
+    for (const name of ['spoke1', 'spoke2']) w.addCluster(name);
     const reconciler = w.reconciler((context) =>
       createClusterSecretReconciler(context, { listGitOpsClusters: async () => gitOpsClusters }),
     );
@@ -141,11 +115,7 @@ describe('cluster Secrets and GitOpsCluster', () => {
 
   test('fails when GitOpsClusters cannot be read: no Secret is written and the reconcile is retried', async () => {
     const w = new World();
-    w.put('ManagedCluster', {
-      apiVersion: 'cluster.open-cluster-management.io/v1',
-      kind: 'ManagedCluster',
-      metadata: { name: 'spoke1' },
-    });
+    w.addCluster('spoke1');
     const reconciler = w.reconciler((context) =>
       createClusterSecretReconciler(context, {
         listGitOpsClusters: async () => {

@@ -15,7 +15,8 @@ import { type KubeObject } from '../../../src/model/core/types.js';
 import { buildPullApplicationSet } from '../../../src/model/delivery/appset.js';
 import { buildClusterSecret } from '../../../src/model/delivery/cluster-secret.js';
 import { spokeLabelParam } from '../../../src/model/delivery/per-spoke.js';
-import { World } from '../../support/world.js';
+import { managedCluster as clusterObject, World } from '../../support/world.js';
+import { placementDecision } from '../../support/appsets.js';
 
 const b64 = (text: string) => Buffer.from(text).toString('base64');
 
@@ -46,26 +47,10 @@ function appSet(name: string, placement: string, keys: string[]): KubeObject {
   );
 }
 
-function decision(placement: string, clusters: string[]): KubeObject {
-  return {
-    apiVersion: 'cluster.open-cluster-management.io/v1beta1',
-    kind: 'PlacementDecision',
-    metadata: {
-      name: `${placement}-decision-1`,
-      namespace: 'argocd',
-      labels: { 'cluster.open-cluster-management.io/placement': placement },
-    },
-    status: { decisions: clusters.map((clusterName) => ({ clusterName, reason: '' })) },
-  } as KubeObject;
-}
+const decision = (placement: string, clusters: string[]): KubeObject => placementDecision(placement, clusters);
 
 function managedCluster(name: string, labels: Record<string, string>, status?: unknown): KubeObject {
-  return {
-    apiVersion: 'cluster.open-cluster-management.io/v1',
-    kind: 'ManagedCluster',
-    metadata: { name, labels },
-    ...(status ? { status } : {}),
-  };
+  return clusterObject(name, { labels, ...(status ? { extra: { status } } : {}) });
 }
 
 type Secret = KubeObject & { data?: Record<string, string> };

@@ -4,46 +4,23 @@ import {
   createClusterSecretReconciler,
 } from '../../../src/controller/reconcilers/cluster-secret.js';
 import type { Reconciler } from '../../../src/controller/runtime/reconciler.js';
-import { CONTROLLER_OWNED_LABEL, PLACEMENT_LABEL, PULL_LABEL } from '../../../src/model/core/keys.js';
+import { CONTROLLER_OWNED_LABEL, PULL_LABEL } from '../../../src/model/core/keys.js';
 import { type KubeObject } from '../../../src/model/core/types.js';
 import { World } from '../../support/world.js';
+import { placementApplicationSet, placementDecision } from '../../support/appsets.js';
 
 const b64 = (text: string) => Buffer.from(text).toString('base64');
 
 function appSet(name: string, placement: string, pull = true): KubeObject {
-  return {
-    apiVersion: 'argoproj.io/v1alpha1',
-    kind: 'ApplicationSet',
-    metadata: { name, namespace: 'argocd' },
-    spec: {
-      generators: [
-        {
-          matrix: {
-            generators: [
-              {
-                clusterDecisionResource: {
-                  configMapRef: 'ocm-placement-generator',
-                  labelSelector: { matchLabels: { [PLACEMENT_LABEL]: placement } },
-                },
-              },
-              { list: { elements: [] } },
-            ],
-          },
-        },
-      ],
-      template: { metadata: { labels: pull ? { [PULL_LABEL]: 'true' } : {} } },
-    },
-  } as KubeObject;
+  return placementApplicationSet({
+    name,
+    placement,
+    matrixWith: { list: { elements: [] } },
+    template: { metadata: { labels: pull ? { [PULL_LABEL]: 'true' } : {} } },
+  });
 }
 
-function decision(placement: string, clusters: string[]): KubeObject {
-  return {
-    apiVersion: 'cluster.open-cluster-management.io/v1beta1',
-    kind: 'PlacementDecision',
-    metadata: { name: `${placement}-decision-1`, namespace: 'argocd', labels: { [PLACEMENT_LABEL]: placement } },
-    status: { decisions: clusters.map((clusterName) => ({ clusterName, reason: '' })) },
-  } as KubeObject;
-}
+const decision = (placement: string, clusters: string[]): KubeObject => placementDecision(placement, clusters);
 
 describe('cluster secret reconciler', () => {
   let world: World;
@@ -51,12 +28,7 @@ describe('cluster secret reconciler', () => {
 
   beforeEach(() => {
     world = new World();
-    for (const name of ['spoke1', 'spoke2', 'spoke3', 'local-cluster'])
-      world.put('ManagedCluster', {
-        apiVersion: 'cluster.open-cluster-management.io/v1',
-        kind: 'ManagedCluster',
-        metadata: { name },
-      });
+    for (const name of ['spoke1', 'spoke2', 'spoke3', 'local-cluster']) world.addCluster(name);
     reconciler = world.reconciler(createClusterSecretReconciler);
   });
 
@@ -78,11 +50,7 @@ describe('cluster secret reconciler', () => {
   });
 
   test('GIVEN the hub imported under another name (labelled local-cluster: "true") in the decisions THEN it gets no Secret', async () => {
-    world.put('ManagedCluster', {
-      apiVersion: 'cluster.open-cluster-management.io/v1',
-      kind: 'ManagedCluster',
-      metadata: { name: 'hub-east', labels: { 'local-cluster': 'true' } },
-    });
+    world.addCluster('hub-east', { labels: { 'local-cluster': 'true' } });
     world.put('ApplicationSet', appSet('guestbook', 'prod'));
     world.put('PlacementDecision', decision('prod', ['spoke1', 'hub-east']));
     await world.settle(reconciler, CLUSTER_SECRETS_KEY);

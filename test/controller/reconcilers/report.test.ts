@@ -1,19 +1,16 @@
 import { describe, expect, test } from '@jest/globals';
-import { ObjectCache, objectKey } from '../../../src/kube/cache.js';
 import { resolveConfig } from '../../../src/controller/runtime/config.js';
-import type { KubeWriter } from '../../../src/kube/client.js';
 import type { ReconcilerContext } from '../../../src/controller/runtime/reconciler.js';
 import { createReportReconciler, ReportReconciler } from '../../../src/controller/reconcilers/report.js';
 import { FLEET_REPORT, MULTICLUSTER_APPSET_REPORT } from '../../../src/kube/resources.js';
-import type { ResourceKind } from '../../../src/kube/resources.js';
 import {
   HOSTING_APPSET_ANNOTATION,
   HUB_APP_NAME_ANNOTATION,
   HUB_APP_NAMESPACE_ANNOTATION,
 } from '../../../src/model/core/keys.js';
-import { type KubeObject } from '../../../src/model/core/types.js';
 import { type FleetReport, type MulticlusterApplicationSetReport } from '../../../src/model/report/report.js';
 import { APPSET, applicationSet, decision, hubApp, NS, work, type Feedback } from '../../model/report/fixtures.js';
+import { World as MemoryWorld } from '../../support/world.js';
 
 const NOW = new Date('2026-01-01T01:00:00Z');
 const healthy: Feedback = {
@@ -24,56 +21,8 @@ const healthy: Feedback = {
 };
 const KEY = `${NS}/${APPSET}`;
 
-interface Write {
-  verb: 'apply' | 'applyStatus' | 'delete' | 'patch';
-  resource: string;
-  key: string;
-}
-
-/** The informer cache and a writer that lands every write in it (the cache doubles as the server's store). */
-class World implements KubeWriter {
-  readonly cache = new ObjectCache();
-  readonly writes: Write[] = [];
-  private version = 100;
-
-  put<T extends KubeObject>(kindId: string, object: T): T {
-    const copy = structuredClone(object);
-    copy.metadata.resourceVersion = String(++this.version);
-    copy.metadata.uid ??= `uid-${objectKey(copy)}`;
-    this.cache.upsert(kindId, copy);
-    return copy;
-  }
-
-  private land<T extends KubeObject>(kind: ResourceKind, next: T): T {
-    const stored = structuredClone(next);
-    stored.metadata.resourceVersion = String(++this.version);
-    this.cache.upsert(kind.id, structuredClone(stored));
-    return stored;
-  }
-
-  async apply<T extends KubeObject>(kind: ResourceKind, object: T): Promise<T> {
-    this.writes.push({ verb: 'apply', resource: kind.plural, key: objectKey(object) });
-    const existing = this.cache.get<T & { status?: unknown }>(kind.id, objectKey(object));
-    return this.land(kind, { ...structuredClone(object), ...(existing?.status ? { status: existing.status } : {}) });
-  }
-
-  async applyStatus<T extends KubeObject>(kind: ResourceKind, object: T): Promise<T> {
-    this.writes.push({ verb: 'applyStatus', resource: kind.plural, key: objectKey(object) });
-    const existing = this.cache.get<T>(kind.id, objectKey(object));
-    if (!existing) throw new Error(`status write for missing ${objectKey(object)}`);
-    return this.land(kind, { ...existing, status: (object as unknown as { status: unknown }).status });
-  }
-
-  async mergePatch<T extends KubeObject>(kind: ResourceKind, namespace: string | undefined, name: string): Promise<T> {
-    this.writes.push({ verb: 'patch', resource: kind.plural, key: `${namespace}/${name}` });
-    throw new Error('the report reconciler never merge-patches');
-  }
-
-  async delete(kind: ResourceKind, namespace: string | undefined, name: string): Promise<void> {
-    this.writes.push({ verb: 'delete', resource: kind.plural, key: `${namespace}/${name}` });
-    this.cache.remove(kind.id, `${namespace}/${name}`);
-  }
-
+/** The in-memory world, with the report of the ApplicationSet under test at hand. */
+class World extends MemoryWorld {
   report(): FleetReport | undefined {
     return this.cache.get<FleetReport>(FLEET_REPORT.id, KEY);
   }

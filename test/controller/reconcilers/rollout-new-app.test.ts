@@ -23,8 +23,9 @@ import {
   WaveLimit,
 } from '../../../src/constructs/index.js';
 import { SPEC_HASH_ANNOTATION } from '../../../src/model/core/keys.js';
-import type { Application, FieldValue, KubeObject, ManifestWork } from '../../../src/model/core/types.js';
+import type { Application, KubeObject, ManifestWork } from '../../../src/model/core/types.js';
 import { World } from '../../support/world.js';
+import { reportRunning } from '../../support/work-status.js';
 
 const NS = 'argocd';
 const ROLLOUT_KEY = `${NS}/web`;
@@ -57,7 +58,6 @@ function render(revision: string, spokes: Record<string, Ring>): KubeObject[] {
   return objects.sort((a, b) => (a.kind === b.kind ? 0 : a.kind === 'ConfigMap' ? -1 : 1));
 }
 
-const S = (string: string): FieldValue => ({ type: 'String', string });
 const workKey = (cluster: string) => `${cluster}/${NS}-web-${cluster}`;
 const payloadOf = (work: ManifestWork | undefined) =>
   work?.spec.workload.manifests.find((m) => m.kind === 'Application') as Application | undefined;
@@ -81,12 +81,7 @@ describe('a waved app whose hub Applications arrive one at a time, in reverse wa
     world.clock = new Date('2026-03-01T12:00:00Z');
     rings = { ...BASE };
     violations = [];
-    for (const name of ['c1', 'c2', 'c3', 'c4', 'c5', 'c6', 'c7'])
-      world.put('ManagedCluster', {
-        apiVersion: 'cluster.open-cluster-management.io/v1',
-        kind: 'ManagedCluster',
-        metadata: { name },
-      });
+    for (const name of ['c1', 'c2', 'c3', 'c4', 'c5', 'c6', 'c7']) world.addCluster(name);
     apps = world.reconciler(createApplicationReconciler, { relaxTenancy: true, argoNamespace: NS });
     rollouts = world.reconciler(createRolloutReconciler, { relaxTenancy: true, argoNamespace: NS });
   });
@@ -148,34 +143,7 @@ describe('a waved app whose hub Applications arrive one at a time, in reverse wa
       const work = world.get<ManifestWork>('ManifestWork', workKey(cluster));
       const payload = payloadOf(work);
       if (!work || !payload) continue;
-      const values: Record<string, FieldValue> = {
-        specHash: S(payload.metadata.annotations![SPEC_HASH_ANNOTATION]),
-        healthStatus: S('Healthy'),
-        syncStatus: S('Synced'),
-        syncRevision: S(String(payload.spec.source?.targetRevision)),
-        reconciledAt: S(world.clock.toISOString().replace(/\.\d{3}Z$/, 'Z')),
-      };
-      const status = {
-        conditions: [{ type: 'Applied', status: 'True', reason: 'AppliedManifestWorkComplete', message: 'applied' }],
-        resourceStatus: {
-          manifests: [
-            {
-              resourceMeta: {
-                group: 'argoproj.io',
-                version: 'v1alpha1',
-                kind: 'Application',
-                resource: 'applications',
-                name: payload.metadata.name,
-                namespace: payload.metadata.namespace,
-                ordinal: work.spec.workload.manifests.indexOf(payload as never),
-              },
-              statusFeedback: { values: Object.entries(values).map(([name, fieldValue]) => ({ name, fieldValue })) },
-            },
-          ],
-        },
-      };
-      if (JSON.stringify(work.status) !== JSON.stringify(status))
-        world.put('ManifestWork', { ...work, status } as never);
+      reportRunning(world, work, payload, 'Healthy');
     }
   }
 

@@ -20,12 +20,13 @@ import {
   Spoke,
   WaveLimit,
 } from '../../../src/constructs/index.js';
-import { MANAGED_CLUSTER_ANNOTATION, SPEC_HASH_ANNOTATION } from '../../../src/model/core/keys.js';
-import type { Application, FieldValue, KubeObject, ManifestWork } from '../../../src/model/core/types.js';
+import { MANAGED_CLUSTER_ANNOTATION } from '../../../src/model/core/keys.js';
+import type { Application, KubeObject, ManifestWork } from '../../../src/model/core/types.js';
 import { ROLLOUT_HALTED_CONDITION, ROLLOUT_RESUME_ANNOTATION } from '../../../src/model/rollout/policy.js';
 import { PREVIOUS_PAYLOAD_ANNOTATION } from '../../../src/model/rollout/runtime.js';
 import { rolloutPolicyName, rolloutStateName } from '../../../src/model/rollout/state.js';
 import { World } from '../../support/world.js';
+import { reportRunning } from '../../support/work-status.js';
 
 const NS = 'argocd';
 const CLUSTERS = ['c1', 'c2', 'c3', 'c4', 'c5'];
@@ -73,7 +74,6 @@ const workKey = (cluster: string) => `${cluster}/${NS}-web-${cluster}`;
 const revisionOf = (work: ManifestWork | undefined) =>
   (work?.spec.workload.manifests.find((m) => m.kind === 'Application') as Application | undefined)?.spec.source
     ?.targetRevision;
-const S = (string: string): FieldValue => ({ type: 'String', string });
 
 describe('rollout waves of a static app', () => {
   let world: World;
@@ -113,35 +113,7 @@ describe('rollout waves of a static app', () => {
       const work = world.get<ManifestWork>('ManifestWork', workKey(cluster));
       if (!work) continue;
       const payload = work.spec.workload.manifests.find((m) => m.kind === 'Application') as unknown as Application;
-      const healthy = !broken.has(cluster);
-      const values: Record<string, FieldValue> = {
-        specHash: S(payload.metadata.annotations![SPEC_HASH_ANNOTATION]),
-        healthStatus: S(healthy ? 'Healthy' : 'Degraded'),
-        syncStatus: S('Synced'),
-        syncRevision: S(String(payload.spec.source?.targetRevision)),
-        reconciledAt: S(world.clock.toISOString().replace(/\.\d{3}Z$/, 'Z')),
-      };
-      const status = {
-        conditions: [{ type: 'Applied', status: 'True', reason: 'AppliedManifestWorkComplete', message: 'applied' }],
-        resourceStatus: {
-          manifests: [
-            {
-              resourceMeta: {
-                group: 'argoproj.io',
-                version: 'v1alpha1',
-                kind: 'Application',
-                resource: 'applications',
-                name: payload.metadata.name,
-                namespace: payload.metadata.namespace,
-                ordinal: work.spec.workload.manifests.indexOf(payload as never),
-              },
-              statusFeedback: { values: Object.entries(values).map(([name, fieldValue]) => ({ name, fieldValue })) },
-            },
-          ],
-        },
-      };
-      if (JSON.stringify(work.status) !== JSON.stringify(status))
-        world.put('ManifestWork', { ...work, status } as never);
+      reportRunning(world, work, payload, broken.has(cluster) ? 'Degraded' : 'Healthy');
     }
   }
 
@@ -162,12 +134,7 @@ describe('rollout waves of a static app', () => {
   beforeEach(() => {
     world = new World();
     world.clock = new Date('2026-03-01T12:00:00Z');
-    for (const name of CLUSTERS)
-      world.put('ManagedCluster', {
-        apiVersion: 'cluster.open-cluster-management.io/v1',
-        kind: 'ManagedCluster',
-        metadata: { name },
-      });
+    for (const name of CLUSTERS) world.addCluster(name);
     broken = new Set();
     clusters = [...CLUSTERS];
     start();
@@ -295,11 +262,7 @@ describe('rollout waves of a static app', () => {
     await round();
     expect(revisions()).toStrictEqual(['v2', 'v1', 'v1', 'v1', 'v1']);
     // c6 joins with ring canary: Argo CD has applied its hub Application, not yet the policy naming it.
-    world.put('ManagedCluster', {
-      apiVersion: 'cluster.open-cluster-management.io/v1',
-      kind: 'ManagedCluster',
-      metadata: { name: 'c6' },
-    });
+    world.addCluster('c6');
     clusters.push('c6');
     const joined = render('v2', RolloutFailureAction.PAUSE, { c6: 'canary' });
     commit(joined.filter((o) => o.metadata.name === 'web-c6'));

@@ -6,13 +6,9 @@
 import { describe, expect, test } from '@jest/globals';
 import { pino } from 'pino';
 import { KubeApiError, type CallOptions } from '../../../src/kube/client.js';
-import {
-  LeaderElector,
-  type ElectionClock,
-  type LeaseClient,
-  type LeaseObject,
-} from '../../../src/controller/runtime/leader.js';
+import { LeaderElector, type LeaseClient, type LeaseObject } from '../../../src/controller/runtime/leader.js';
 import type { KubeObject } from '../../../src/model/core/types.js';
+import { ManualClock } from '../../support/clock.js';
 
 const OPTIONS = {
   namespace: 'platform',
@@ -24,52 +20,8 @@ const OPTIONS = {
   requestTimeoutSeconds: 5,
 };
 
-/** A monotonic clock whose timers fire only when the test advances it; promises settle between timers. */
-function manualClock() {
-  let now = 1_000_000;
-  let next = 0;
-  const timers = new Map<number, { at: number; callback: () => void }>();
-  const flush = async () => {
-    for (let i = 0; i < 5; i++) await new Promise<void>((resolve) => setImmediate(resolve));
-  };
-  const clock: ElectionClock & {
-    advance(ms: number): Promise<void>;
-    /** Time passes inside a call (a slow request): the clock moves, no timer fires. */
-    pass(ms: number): void;
-    flush(): Promise<void>;
-    readonly now: () => number;
-  } = {
-    now: () => now,
-    setTimeout: (callback, ms) => {
-      timers.set(++next, { at: now + ms, callback });
-      return next;
-    },
-    clearTimeout: (handle) => {
-      timers.delete(handle as number);
-    },
-    flush,
-    pass(ms: number) {
-      now += ms;
-    },
-    async advance(ms: number) {
-      const target = now + ms;
-      await flush();
-      for (;;) {
-        const due = [...timers.entries()]
-          .filter(([, t]) => t.at <= target)
-          .sort((a, b) => a[1].at - b[1].at || a[0] - b[0])[0];
-        if (!due) break;
-        timers.delete(due[0]);
-        now = due[1].at;
-        due[1].callback();
-        await flush();
-      }
-      now = target;
-      await flush();
-    },
-  };
-  return clock;
-}
+/** The manual clock, with five turns for promises to settle between timers. */
+const manualClock = () => new ManualClock({ start: 1_000_000, settleTurns: 5 });
 
 type Mode = 'ok' | 'hang' | 'forbidden';
 

@@ -1,5 +1,6 @@
 import { describe, expect, test } from '@jest/globals';
 import { WorkQueue } from '../../../src/controller/runtime/queue.js';
+import { ManualClock } from '../../support/clock.js';
 
 describe('WorkQueue', () => {
   test('GIVEN duplicate adds WHEN drained THEN each key comes out once, in first-add order', async () => {
@@ -77,110 +78,79 @@ describe('WorkQueue lanes', () => {
   });
 });
 
-/** A manual clock: timers fire only when the test advances time. */
-function manualTimers() {
-  let now = 0;
-  let next = 0;
-  const pending = new Map<number, { at: number; callback: () => void }>();
-  return {
-    now: () => now,
-    setTimeout: (callback: () => void, ms: number) => {
-      pending.set(++next, { at: now + ms, callback });
-      return next;
-    },
-    clearTimeout: (handle: unknown) => {
-      pending.delete(handle as number);
-    },
-    get pendingTimers() {
-      return pending.size;
-    },
-    advance(ms: number) {
-      const target = now + ms;
-      for (;;) {
-        const due = [...pending.entries()].filter(([, t]) => t.at <= target).sort((a, b) => a[1].at - b[1].at)[0];
-        if (!due) break;
-        pending.delete(due[0]);
-        now = due[1].at;
-        due[1].callback();
-      }
-      now = target;
-    },
-  };
-}
-
 describe('WorkQueue delayed adds', () => {
   test('GIVEN a key waiting 60 s WHEN it is added again after 1 s THEN it comes out after 1 s, not 60 s', () => {
-    const timers = manualTimers();
+    const timers = new ManualClock();
     const queue = new WorkQueue({ timers });
     queue.addAfter('a', 60_000);
     queue.addAfter('a', 1_000);
-    timers.advance(999);
+    timers.tick(999);
     expect(queue.depth).toBe(0);
-    timers.advance(1);
+    timers.tick(1);
     expect(queue.depth).toBe(1);
     expect(queue.delayed).toBe(0);
     // The superseded 60 s deadline does not add the key a second time.
-    timers.advance(60_000);
+    timers.tick(60_000);
     expect(queue.depth).toBe(1);
     expect(timers.pendingTimers).toBe(0);
   });
 
   test('GIVEN a key waiting 1 s WHEN a 60 s requeue arrives THEN the earlier deadline is kept', () => {
-    const timers = manualTimers();
+    const timers = new ManualClock();
     const queue = new WorkQueue({ timers });
     queue.addAfter('a', 1_000);
     queue.addAfter('a', 60_000);
-    timers.advance(1_000);
+    timers.tick(1_000);
     expect(queue.depth).toBe(1);
   });
 
   test('GIVEN a failing key with a long requeue pending WHEN it is rate-limited THEN the backoff retry wins', () => {
-    const timers = manualTimers();
+    const timers = new ManualClock();
     const queue = new WorkQueue({ timers, baseDelayMs: 100, random: () => 1 });
     queue.addAfter('a', 300_000);
     expect(queue.addRateLimited('a')).toBe(100);
-    timers.advance(100);
+    timers.tick(100);
     expect(queue.depth).toBe(1);
   });
 
   test('GIVEN many keys with shuffled delays WHEN time passes THEN each comes out at its own deadline, in deadline order', async () => {
-    const timers = manualTimers();
+    const timers = new ManualClock();
     const queue = new WorkQueue({ timers });
     const delays = [50, 10, 40, 20, 30, 0];
     delays.forEach((delay, i) => queue.addAfter(`k${i}`, delay));
     expect(queue.depth).toBe(1); // delay 0 is added at once
-    timers.advance(25);
+    timers.tick(25);
     expect(queue.depth).toBe(3);
-    timers.advance(25);
+    timers.tick(25);
     const order = [];
     for (let i = 0; i < delays.length; i++) order.push(await queue.get());
     expect(order).toStrictEqual(['k5', 'k1', 'k3', 'k4', 'k2', 'k0']);
   });
 
   test('GIVEN delayed keys WHEN the queue shuts down THEN no timer is left and nothing is added later', () => {
-    const timers = manualTimers();
+    const timers = new ManualClock();
     const queue = new WorkQueue({ timers });
     queue.addAfter('a', 10);
     queue.shutdown();
     expect(timers.pendingTimers).toBe(0);
-    timers.advance(10);
+    timers.tick(10);
     expect(queue.depth).toBe(0);
   });
 });
 
 describe('WorkQueue rate limiting with Retry-After', () => {
   test('GIVEN a first failure answered with Retry-After 20 s THEN the retry waits 20 s, not the 100 ms backoff', () => {
-    const timers = manualTimers();
+    const timers = new ManualClock();
     const queue = new WorkQueue({ timers, baseDelayMs: 100, random: () => 1 });
     expect(queue.addRateLimited('a', 20_000)).toBe(20_000);
-    timers.advance(19_999);
+    timers.tick(19_999);
     expect(queue.depth).toBe(0);
-    timers.advance(1);
+    timers.tick(1);
     expect(queue.depth).toBe(1);
   });
 
   test('GIVEN a Retry-After longer than the cap THEN the cap wins', () => {
-    const timers = manualTimers();
+    const timers = new ManualClock();
     const queue = new WorkQueue({ timers, maxDelayMs: 1_000 });
     expect(queue.addRateLimited('a', 3_600_000)).toBe(1_000);
   });

@@ -6,10 +6,11 @@
 import { describe, expect, test } from '@jest/globals';
 import { pino } from 'pino';
 import { KubeApiError, type CallOptions } from '../../../src/kube/client.js';
-import type { ElectionClock, LeaseClient, LeaseObject } from '../../../src/controller/runtime/leader.js';
+import type { LeaseClient, LeaseObject } from '../../../src/controller/runtime/leader.js';
 import { ShardElection } from '../../../src/controller/runtime/shards.js';
 import { applicationShard, fnv1a32, shardLeaseName, shardOf, writablePlan } from '../../../src/model/runtime/shards.js';
 import type { KubeObject, ManifestWork } from '../../../src/model/core/types.js';
+import { ManualClock } from '../../support/clock.js';
 
 const silent = pino({ level: 'silent' });
 
@@ -66,41 +67,7 @@ describe('the shard of a value', () => {
   });
 });
 
-/** A monotonic clock whose timers fire only when the test advances it; promises settle between timers. */
-function manualClock() {
-  let now = 1_000_000;
-  let next = 0;
-  const timers = new Map<number, { at: number; callback: () => void }>();
-  const flush = async () => {
-    for (let i = 0; i < 10; i++) await new Promise<void>((resolve) => setImmediate(resolve));
-  };
-  return {
-    now: () => now,
-    setTimeout: (callback: () => void, ms: number) => {
-      timers.set(++next, { at: now + ms, callback });
-      return next;
-    },
-    clearTimeout: (handle: unknown) => {
-      timers.delete(handle as number);
-    },
-    async advance(ms: number) {
-      const target = now + ms;
-      await flush();
-      for (;;) {
-        const due = [...timers.entries()]
-          .filter(([, t]) => t.at <= target)
-          .sort((a, b) => a[1].at - b[1].at || a[0] - b[0])[0];
-        if (!due) break;
-        timers.delete(due[0]);
-        now = due[1].at;
-        due[1].callback();
-        await flush();
-      }
-      now = target;
-      await flush();
-    },
-  } satisfies ElectionClock & { advance(ms: number): Promise<void> };
-}
+const manualClock = () => new ManualClock({ start: 1_000_000 });
 
 /** Leases in memory by name, with resourceVersion checks. */
 function leases() {

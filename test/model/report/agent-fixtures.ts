@@ -1,33 +1,24 @@
 /** Builders for agent-model report inputs: agent-managed ApplicationSets and the hub Applications the principal keeps. */
-import { PLACEMENT_LABEL } from '../../../src/model/core/keys.js';
 import { DELIVERY_MODEL_LABEL as REPORT_DELIVERY_MODEL_LABEL } from '../../../src/model/delivery/delivery-model.js';
 import type { ApplicationSet } from '../../../src/model/report/report.js';
 import type { Application, ApplicationStatus } from '../../../src/model/core/types.js';
+import { placementApplicationSet } from '../../support/appsets.js';
 
 export const NS = 'argocd';
 
 /** An ApplicationSet with the agent-managed template: delivery-model label and destination.name '{{name}}'. */
 export function agentAppSet(name = 'guestbook', placement = 'edge'): ApplicationSet {
-  return {
-    apiVersion: 'argoproj.io/v1alpha1',
-    kind: 'ApplicationSet',
-    metadata: { name, namespace: NS, uid: `${name}-uid`, generation: 1 },
-    spec: {
-      generators: [
-        {
-          clusterDecisionResource: {
-            configMapRef: 'ocm-placement-generator',
-            labelSelector: { matchLabels: { [PLACEMENT_LABEL]: placement } },
-            requeueAfterSeconds: 180,
-          },
-        },
-      ],
-      template: {
-        metadata: { name: `{{name}}-${name}`, labels: { [REPORT_DELIVERY_MODEL_LABEL]: 'agent-managed' } },
-        spec: { project: 'default', destination: { name: '{{name}}', namespace: name } },
-      },
+  return placementApplicationSet({
+    name,
+    namespace: NS,
+    placement,
+    metadata: { uid: `${name}-uid`, generation: 1 },
+    requeueAfterSeconds: 180,
+    template: {
+      metadata: { name: `{{name}}-${name}`, labels: { [REPORT_DELIVERY_MODEL_LABEL]: 'agent-managed' } },
+      spec: { project: 'default', destination: { name: '{{name}}', namespace: name } },
     },
-  };
+  });
 }
 
 /** The hub Application an agent-managed ApplicationSet generates for `cluster`, with the status the principal mirrored. */

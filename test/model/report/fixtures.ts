@@ -1,8 +1,9 @@
 /** Builders for the objects a fleet report is computed from. */
-import { MANAGED_CLUSTER_ANNOTATION, PLACEMENT_LABEL, PULL_LABEL } from '../../../src/model/core/keys.js';
+import { MANAGED_CLUSTER_ANNOTATION, PULL_LABEL } from '../../../src/model/core/keys.js';
 import { manifestWorkName } from '../../../src/model/core/names.js';
 import type { ApplicationSet, PlacementDecision } from '../../../src/model/report/report.js';
 import type { Application, Condition, FieldValue, ManifestWork } from '../../../src/model/core/types.js';
+import { placementApplicationSet, placementDecision } from '../../support/appsets.js';
 
 export const NS = 'argocd';
 export const APPSET = 'guestbook';
@@ -13,36 +14,25 @@ export function applicationSet(
   options: { name?: string; placement?: string; pull?: boolean; deleting?: boolean; generation?: number } = {},
 ): ApplicationSet {
   const name = options.name ?? APPSET;
-  return {
-    apiVersion: 'argoproj.io/v1alpha1',
-    kind: 'ApplicationSet',
+  return placementApplicationSet({
+    name,
+    namespace: NS,
+    placement: options.placement ?? PLACEMENT,
     metadata: {
-      name,
-      namespace: NS,
       uid: `${name}-uid`,
       generation: options.generation ?? 1,
       ...(options.deleting ? { deletionTimestamp: '2026-01-01T00:00:00Z' } : {}),
     },
-    spec: {
-      generators: [
-        {
-          clusterDecisionResource: {
-            configMapRef: 'ocm-placement-generator',
-            labelSelector: { matchLabels: { [PLACEMENT_LABEL]: options.placement ?? PLACEMENT } },
-            requeueAfterSeconds: 180,
-          },
-        },
-      ],
-      template: {
-        metadata: {
-          name: `{{name}}-${name}`,
-          labels: options.pull === false ? {} : { [PULL_LABEL]: 'true' },
-          annotations: { [MANAGED_CLUSTER_ANNOTATION]: '{{name}}' },
-        },
-        spec: { project: 'default', destination: { server: 'https://kubernetes.default.svc', namespace: name } },
+    requeueAfterSeconds: 180,
+    template: {
+      metadata: {
+        name: `{{name}}-${name}`,
+        labels: options.pull === false ? {} : { [PULL_LABEL]: 'true' },
+        annotations: { [MANAGED_CLUSTER_ANNOTATION]: '{{name}}' },
       },
+      spec: { project: 'default', destination: { server: 'https://kubernetes.default.svc', namespace: name } },
     },
-  };
+  });
 }
 
 export function decision(
@@ -51,12 +41,7 @@ export function decision(
   placement = PLACEMENT,
   namespace = NS,
 ): PlacementDecision {
-  return {
-    apiVersion: 'cluster.open-cluster-management.io/v1beta1',
-    kind: 'PlacementDecision',
-    metadata: { name, namespace, labels: { [PLACEMENT_LABEL]: placement } },
-    status: { decisions: clusters.map((clusterName) => ({ clusterName, reason: '' })) },
-  };
+  return placementDecision(placement, clusters, { name, namespace });
 }
 
 /** The hub Application the ApplicationSet generates for `cluster`. */

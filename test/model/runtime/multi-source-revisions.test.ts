@@ -31,6 +31,7 @@ import { REVISIONS_TRUNCATED_CONDITION, computeApplicationStatus } from '../../.
 import { applicationStatusFeedback, staticApplicationRows } from '../../../src/model/report/report.js';
 import { checkObject } from '../../../src/validate/schema.js';
 import { mergePatch } from '../../double/fake/patch.js';
+import { applicationFeedback, workStatus } from '../../support/work-status.js';
 
 const NOW = new Date('2026-03-01T12:00:00Z');
 const SHA = (n: number) => `${String(n).repeat(40)}`.slice(0, 40);
@@ -64,30 +65,12 @@ function workWith(app: Application, values: Record<string, string | FieldValue>)
   const work = buildManifestWork(app);
   const payload = work.spec.workload.manifests.find((m) => m.kind === 'Application') as unknown as Application;
   const all = { specHash: payload.metadata.annotations![SPEC_HASH_ANNOTATION], ...values };
-  work.status = {
-    conditions: [{ type: 'Applied', status: 'True', reason: 'AppliedManifestComplete', message: 'applied' }],
-    resourceStatus: {
-      manifests: [
-        {
-          resourceMeta: {
-            group: 'argoproj.io',
-            version: 'v1alpha1',
-            kind: 'Application',
-            resource: 'applications',
-            name: 'web',
-            namespace: 'argocd',
-            ordinal: 0,
-          },
-          statusFeedback: {
-            values: Object.entries(all).map(([name, value]) => ({
-              name,
-              fieldValue: typeof value === 'string' ? { type: 'String', string: value } : value,
-            })),
-          },
-        },
-      ],
-    },
-  };
+  work.status = workStatus([applicationFeedback({ name: 'web', namespace: 'argocd', ordinal: 0, values: all })], {
+    type: 'Applied',
+    status: 'True',
+    reason: 'AppliedManifestComplete',
+    message: 'applied',
+  });
   return work;
 }
 

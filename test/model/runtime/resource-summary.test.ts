@@ -20,6 +20,7 @@ import {
 import { checkObject } from '../../../src/validate/schema.js';
 import { evaluateCel, evaluateConditionRule } from '../../support/cel.js';
 import { spokeApplication, type SpokeResource } from '../../support/spoke-apps.js';
+import { applicationFeedback, workStatus } from '../../support/work-status.js';
 
 /** The message the work agent builds for `object` with pullfleet's rule (evaluated with CEL). */
 function summarise(object: Record<string, unknown>, maxChars?: number): string {
@@ -201,26 +202,15 @@ function workWith(conditions: ManifestWork['status'], generation = 1): ManifestW
 }
 
 function manifestStatus(extra: Record<string, unknown>): NonNullable<ManifestWork['status']> {
-  return {
-    conditions: [{ type: 'Available', status: 'True', reason: 'ResourcesAvailable', observedGeneration: 1 }],
-    resourceStatus: {
-      manifests: [
-        {
-          resourceMeta: {
-            group: 'argoproj.io',
-            version: 'v1alpha1',
-            kind: 'Application',
-            resource: 'applications',
-            name: 'shop',
-            namespace: 'argocd',
-            ordinal: 0,
-          },
-          statusFeedback: { values: [{ name: 'healthStatus', fieldValue: { type: 'String', string: 'Healthy' } }] },
-          ...extra,
-        },
-      ],
-    },
-  };
+  return workStatus(
+    [
+      {
+        ...applicationFeedback({ name: 'shop', namespace: 'argocd', ordinal: 0, values: { healthStatus: 'Healthy' } }),
+        ...extra,
+      },
+    ],
+    { type: 'Available', status: 'True', reason: 'ResourcesAvailable', observedGeneration: 1 },
+  );
 }
 
 describe('reading the summary from a work', () => {

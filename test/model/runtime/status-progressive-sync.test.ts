@@ -8,6 +8,7 @@ import { MANAGED_CLUSTER_ANNOTATION, PULL_LABEL, SPEC_HASH_ANNOTATION } from '..
 import type { Application, ManifestWork } from '../../../src/model/core/types.js';
 import { buildManifestWork } from '../../../src/model/delivery/manifestwork.js';
 import { computeApplicationStatus } from '../../../src/model/runtime/status.js';
+import { applicationFeedback, workStatus } from '../../support/work-status.js';
 
 const NOW = new Date('2026-03-01T12:00:00Z');
 
@@ -38,30 +39,17 @@ function workWith(deliveredRevision: string, values: Record<string, string>, spe
     specHash: specHash ?? payload.metadata.annotations![SPEC_HASH_ANNOTATION],
     ...values,
   };
-  work.status = {
-    conditions: [{ type: 'Applied', status: 'True', reason: 'x', message: 'applied' }],
-    resourceStatus: {
-      manifests: [
-        {
-          resourceMeta: {
-            group: 'argoproj.io',
-            version: 'v1alpha1',
-            kind: 'Application',
-            resource: 'applications',
-            name: 'web',
-            namespace: 'argocd',
-            ordinal: work.spec.workload.manifests.indexOf(payload as never),
-          },
-          statusFeedback: {
-            values: Object.entries(feedback).map(([name, string]) => ({
-              name,
-              fieldValue: { type: 'String', string },
-            })),
-          },
-        },
-      ],
-    },
-  };
+  work.status = workStatus(
+    [
+      applicationFeedback({
+        name: 'web',
+        namespace: 'argocd',
+        ordinal: work.spec.workload.manifests.indexOf(payload as never),
+        values: feedback,
+      }),
+    ],
+    { type: 'Applied', status: 'True', reason: 'x', message: 'applied' },
+  );
   return work;
 }
 
