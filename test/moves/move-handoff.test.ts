@@ -9,7 +9,7 @@ import { pino } from 'pino';
 import { startController, type RunningController } from '../../src/controller/runtime/manager.js';
 import { MANAGED_CLUSTER_ANNOTATION, PULL_LABEL } from '../../src/model/core/keys.js';
 import { type Application, type ManifestWork } from '../../src/model/core/types.js';
-import { DELIVERY_MODEL_LABEL as REPORT_DELIVERY_MODEL_LABEL } from '../../src/model/delivery/delivery-model.js';
+import { DELIVERY_MODEL_LABEL } from '../../src/model/delivery/delivery-model.js';
 import { isControllerWorkFor } from '../../src/model/runtime/propagation.js';
 import { computeAgentHandoff } from '../../src/model/runtime/takeover.js';
 import { kubeTime } from '../../src/model/core/time.js';
@@ -214,7 +214,7 @@ describe('an ApplicationSet-generated app moving from basic to agent-managed aga
     const app = hub.server.store.get<Application>('applications', NS, 'east-guestbook');
     delete app.metadata.labels![PULL_LABEL];
     delete app.metadata.annotations![MANAGED_CLUSTER_ANNOTATION];
-    app.metadata.labels![REPORT_DELIVERY_MODEL_LABEL] = 'agent-managed';
+    app.metadata.labels![DELIVERY_MODEL_LABEL] = 'agent-managed';
     app.spec.destination = { name: 'east', namespace: 'guestbook' };
     const relabelled = hub.server.store.update<Application>(app);
     const principal = hub.server.store.update<Application>({
@@ -286,7 +286,7 @@ describe('an ApplicationSet-generated app taken back from agent-managed to basic
     delete generated.metadata.labels![PULL_LABEL];
     delete generated.metadata.annotations![MANAGED_CLUSTER_ANNOTATION];
     delete generated.metadata.annotations!['argocd.argoproj.io/skip-reconcile'];
-    generated.metadata.labels![REPORT_DELIVERY_MODEL_LABEL] = 'agent-managed';
+    generated.metadata.labels![DELIVERY_MODEL_LABEL] = 'agent-managed';
     generated.spec.destination = { name: 'east', namespace: 'guestbook' };
     const agentApp = hub.server.store.create<Application>(generated);
     const principalStatus = { sync: { status: 'Synced', revision: 'r1' }, health: { status: 'Healthy' } };
@@ -301,7 +301,7 @@ describe('an ApplicationSet-generated app taken back from agent-managed to basic
     // WHEN the applicationset-controller applies the step-1 template (basic, still routed to the agent)
     const app = hub.server.store.get<Application>('applications', NS, 'east-guestbook');
     app.metadata.labels![PULL_LABEL] = 'true';
-    app.metadata.labels![REPORT_DELIVERY_MODEL_LABEL] = 'basic';
+    app.metadata.labels![DELIVERY_MODEL_LABEL] = 'basic';
     app.metadata.annotations = {
       ...app.metadata.annotations,
       [MANAGED_CLUSTER_ANNOTATION]: 'east',

@@ -27,7 +27,7 @@ import { isPullApplication, owningApplicationSet, targetCluster } from '../../mo
 import { nearestName } from '../../model/core/nearest.js';
 import { FLEET_REPORT_CRD_NAME } from '../../model/report/report-crd.js';
 import { isAgentModel } from '../../model/delivery/classification.js';
-import { DELIVERY_MODEL_LABEL as REPORT_DELIVERY_MODEL_LABEL } from '../../model/delivery/delivery-model.js';
+import { DELIVERY_MODEL_LABEL } from '../../model/delivery/delivery-model.js';
 import {
   agentApplicationRows,
   isReportedApplicationSet,
@@ -219,7 +219,7 @@ export function kubeStatusSource(kubeConfig: KubeConfig, options: { timeoutMs?: 
     },
     async listAgentApplications(namespace) {
       const scope = {
-        labelSelector: `${REPORT_DELIVERY_MODEL_LABEL} in (agent-managed,agent-autonomous)`,
+        labelSelector: `${DELIVERY_MODEL_LABEL} in (agent-managed,agent-autonomous)`,
         ...(namespace ? { namespace } : {}),
       };
       try {

@@ -12,7 +12,7 @@ import {
   type KubeObject,
   type ManifestWork,
 } from '../../../src/model/core/types.js';
-import { DELIVERY_MODEL_LABEL as REPORT_DELIVERY_MODEL_LABEL } from '../../../src/model/delivery/delivery-model.js';
+import { DELIVERY_MODEL_LABEL } from '../../../src/model/delivery/delivery-model.js';
 import { pullApplication, World } from '../../support/world.js';
 
 const NS = 'argocd';
@@ -32,7 +32,7 @@ function agentApp(options: { model?: string; pull?: boolean } = {}): Application
       name: 'guestbook',
       namespace: NS,
       labels: {
-        [REPORT_DELIVERY_MODEL_LABEL]: options.model ?? 'agent-managed',
+        [DELIVERY_MODEL_LABEL]: options.model ?? 'agent-managed',
         ...(options.pull ? { [PULL_LABEL]: 'true' } : {}),
       },
       annotations: options.pull ? { [MANAGED_CLUSTER_ANNOTATION]: 'spoke1' } : {},
@@ -85,7 +85,7 @@ describe('application reconciler and agent-model Applications', () => {
     expect(conditions).toHaveLength(1);
     expect(conditions![0]).toMatchObject({
       type: AGENT_PULL_CONFLICT_CONDITION,
-      message: `the Application is labelled ${REPORT_DELIVERY_MODEL_LABEL}=agent-managed and also ${PULL_LABEL}: the argocd-agent principal delivers agent-model Applications, so pullfleet does not wrap it into a ManifestWork; remove the ${PULL_LABEL} label, or set ${REPORT_DELIVERY_MODEL_LABEL} to basic to deliver it through a ManifestWork`,
+      message: `the Application is labelled ${DELIVERY_MODEL_LABEL}=agent-managed and also ${PULL_LABEL}: the argocd-agent principal delivers agent-model Applications, so pullfleet does not wrap it into a ManifestWork; remove the ${PULL_LABEL} label, or set ${DELIVERY_MODEL_LABEL} to basic to deliver it through a ManifestWork`,
     });
     // Level-triggered and idempotent: a second pass writes nothing.
     const before = world.writes.length;
@@ -114,7 +114,7 @@ describe('application reconciler and agent-model Applications', () => {
     await world.settle(reconciler, KEY);
     const current = world.get<Application>('Application', KEY)!;
     expect(current.status?.conditions?.map((c) => c.type)).toStrictEqual([AGENT_PULL_CONFLICT_CONDITION]);
-    current.metadata.labels![REPORT_DELIVERY_MODEL_LABEL] = 'basic';
+    current.metadata.labels![DELIVERY_MODEL_LABEL] = 'basic';
     current.metadata.annotations!['argocd.argoproj.io/skip-reconcile'] = 'true';
     current.spec.destination = { server: 'https://kubernetes.default.svc', namespace: 'guestbook' };
     world.put('Application', current);
@@ -177,7 +177,7 @@ describe('application reconciler and agent-model Applications', () => {
   function relabelAgent(): void {
     const current = world.get<Application>('Application', KEY)!;
     delete current.metadata.labels![PULL_LABEL];
-    current.metadata.labels![REPORT_DELIVERY_MODEL_LABEL] = 'agent-managed';
+    current.metadata.labels![DELIVERY_MODEL_LABEL] = 'agent-managed';
     current.spec.destination = { name: 'spoke1', namespace: 'guestbook' };
     current.status = structuredClone(PRINCIPAL_STATUS);
     world.put('Application', current);

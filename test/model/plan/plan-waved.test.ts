@@ -7,7 +7,7 @@
 import { describe, expect, test } from '@jest/globals';
 import { SPOKE_APP_NAMESPACE_ANNOTATION, PULL_LABEL } from '../../../src/model/core/keys.js';
 import { acknowledge, formatPlan, planFleet, planJson } from '../../../src/model/plan/plan.js';
-import { DELIVERY_MODEL_LABEL as REPORT_DELIVERY_MODEL_LABEL } from '../../../src/model/delivery/delivery-model.js';
+import { DELIVERY_MODEL_LABEL } from '../../../src/model/delivery/delivery-model.js';
 import type { PlannedObject, PlanSide } from '../../../src/model/plan/runtime.js';
 import { wavedOutput } from '../../support/plan-waved-fleet.js';
 
@@ -159,7 +159,7 @@ describe('plan lists the works the hub controller deletes for waved static apps'
       const { [PULL_LABEL]: _pull, ...labels } = app.metadata.labels as Record<string, string>;
       return {
         ...app,
-        metadata: { ...app.metadata, labels: { ...labels, [REPORT_DELIVERY_MODEL_LABEL]: 'agent-managed' } },
+        metadata: { ...app.metadata, labels: { ...labels, [DELIVERY_MODEL_LABEL]: 'agent-managed' } },
       };
     });
 

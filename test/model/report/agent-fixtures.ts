@@ -1,5 +1,5 @@
 /** Builders for agent-model report inputs: agent-managed ApplicationSets and the hub Applications the principal keeps. */
-import { DELIVERY_MODEL_LABEL as REPORT_DELIVERY_MODEL_LABEL } from '../../../src/model/delivery/delivery-model.js';
+import { DELIVERY_MODEL_LABEL } from '../../../src/model/delivery/delivery-model.js';
 import type { ApplicationSet } from '../../../src/model/report/report.js';
 import type { Application, ApplicationStatus } from '../../../src/model/core/types.js';
 import { placementApplicationSet } from '../../support/appsets.js';
@@ -15,7 +15,7 @@ export function agentAppSet(name = 'guestbook', placement = 'edge'): Application
     metadata: { uid: `${name}-uid`, generation: 1 },
     requeueAfterSeconds: 180,
     template: {
-      metadata: { name: `{{name}}-${name}`, labels: { [REPORT_DELIVERY_MODEL_LABEL]: 'agent-managed' } },
+      metadata: { name: `{{name}}-${name}`, labels: { [DELIVERY_MODEL_LABEL]: 'agent-managed' } },
       spec: { project: 'default', destination: { name: '{{name}}', namespace: name } },
     },
   });
@@ -37,7 +37,7 @@ export function agentApp(
       namespace: options.namespace ?? NS,
       uid: `${cluster}-agent-uid`,
       creationTimestamp: options.created ?? '2026-01-01T00:00:00Z',
-      labels: { [REPORT_DELIVERY_MODEL_LABEL]: model },
+      labels: { [DELIVERY_MODEL_LABEL]: model },
       ...(options.owned === false
         ? {}
         : {
