@@ -20,15 +20,8 @@ import { DeliveryModel } from '../model/delivery/delivery-model.js';
 import { staticHubApplicationName } from '../model/delivery/hub-application.js';
 import type { IHub, ISpoke } from './interfaces.js';
 import { hubParts } from './_hub-parts.js';
-import {
-  addProvenance,
-  apiObjectFrom,
-  keepNulls,
-  OutputFiles,
-  routeOutput,
-  sortChildrenInOutput,
-  type PlainObject,
-} from './_output.js';
+import { addProvenance, apiObjectFrom, keepNulls, sortChildrenInOutput, type PlainObject } from './_output.js';
+import { OutputFiles, routeOutput } from './output.js';
 import { recordProblem } from './_problems.js';
 import { recordWarning } from './_props-check.js';
 import { fleetRendered } from './_render-order.js';

@@ -16,7 +16,8 @@ import { buildAgentAppProject, spokeFolderPath } from '../model/delivery/deliver
 import { buildExpectedApplicationsConfigMap } from '../model/runtime/expected-apps.js';
 import type { HubFlavor, IHub, ISpoke } from './interfaces.js';
 import { DeliveryLedger } from './_delivery-ledger.js';
-import { apiObjectFrom, OutputFiles, routeOutput } from './_output.js';
+import { apiObjectFrom } from './_output.js';
+import { OutputFiles, routeOutput } from './output.js';
 import { HubRegistry } from './_registry.js';
 import { RenderOrder } from './_render-order.js';
 

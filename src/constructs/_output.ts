@@ -11,7 +11,6 @@ import { routeOf } from './_output-routes.js';
 import { RenderableApiObject } from './_render-json.js';
 import { OutputFiles } from './output.js';
 
-export { OutputFiles, routeOutput } from './output.js';
 export { renderJson } from './_render-json.js';
 export { OutputWriter } from './_output-writer.js';
 

@@ -12,7 +12,8 @@ import { dnsLabelProblem } from '../model/core/names.js';
 import { enumMember, FeedbackScrape, type EnumValue, type JsonObject } from '../model/core/types.js';
 import { fleetReportCrd, fleetReportRbacRules } from '../model/report/report-crd.js';
 import { isShardCount, MAX_SHARDS } from '../model/runtime/shards.js';
-import { OutputFiles, routeOutput, stampProvenance } from './_output.js';
+import { stampProvenance } from './_output.js';
+import { OutputFiles, routeOutput } from './output.js';
 import { pullfleetVersion } from '../version.js';
 import {
   bool,

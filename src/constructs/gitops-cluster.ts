@@ -13,7 +13,8 @@ import { dnsLabelRule } from '../model/validation/rules.js';
 import { Hub, hubContaining, HubFlavor } from './hub.js';
 import { hubParts } from './_hub-parts.js';
 import { claimId, markKind, nameFromId } from './_ids.js';
-import { apiObjectFrom, OutputFiles, routeOutput } from './_output.js';
+import { apiObjectFrom } from './_output.js';
+import { OutputFiles, routeOutput } from './output.js';
 import {
   bool,
   checkProps,

@@ -18,7 +18,8 @@ import { Hub, hubContaining, HubFlavor } from './hub.js';
 import { hubParts } from './_hub-parts.js';
 import { claimId, kindOf, markKind, nameFromId } from './_ids.js';
 import type { IClusterSet, IPlacement, ISpoke } from './interfaces.js';
-import { apiObjectFrom, OutputFiles, routeOutput } from './_output.js';
+import { apiObjectFrom } from './_output.js';
+import { OutputFiles, routeOutput } from './output.js';
 import {
   checkProps,
   clusterSetRef,

@@ -21,7 +21,8 @@ import { HubFlavor, type IClusterSet, type IHub, type ISpoke } from './interface
 import { fillObject, handOut, reserveObject } from './_hatch.js';
 import { hubOf, hubParts, type HubParts } from './_hub-parts.js';
 import { claimId, markKind, nameFromId } from './_ids.js';
-import { apiObjectFrom, OutputFiles, routeOutput } from './_output.js';
+import { apiObjectFrom } from './_output.js';
+import { OutputFiles, routeOutput } from './output.js';
 import { recordProblem } from './_problems.js';
 import { bool, checkProps, clusterSetRef, propsOf, shape, str, stringMap, TAINTS_CHECK } from './_props-check.js';
 import { normalizeVersions, resolveSpokeVersions, type VersionSource } from '../model/validation/versions.js';

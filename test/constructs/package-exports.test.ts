@@ -7,9 +7,6 @@ import * as root from '../../src/index.js';
 
 const DIR = 'src/constructs';
 
-/** The public names an internal module defines (an `_`-file is internal except for these). */
-const PUBLIC_FROM_INTERNAL_FILES = new Set(['routeOutput', 'OutputFiles']);
-
 /** Helpers that must never be reachable from the package, whatever module they move to. */
 const KNOWN_INTERNALS = [
   'claimId',
@@ -55,7 +52,7 @@ function internalValues(): Map<string, string> {
         .getJSDocTags(ts.isVariableStatement(node) ? node.declarationList.declarations[0] : node)
         .some((t) => t.tagName.text === 'internal');
       for (const name of names) {
-        if (internalFile ? !PUBLIC_FROM_INTERNAL_FILES.has(name) : tagged) found.set(name, file);
+        if (internalFile || tagged) found.set(name, file);
       }
     });
   }
