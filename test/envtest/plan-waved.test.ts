@@ -15,7 +15,7 @@ import { planStateFiles } from '../../src/constructs/_plan-state.js';
 import { ARGOCD_API_VERSION, WORK_API_VERSION } from '../../src/model/core/keys.js';
 import type { ManifestWork } from '../../src/model/core/types.js';
 import { deletionIds, planFleet, type FleetPlan } from '../../src/model/plan/plan.js';
-import type { PlanSide } from '../../src/model/plan/runtime.js';
+import type { PlanSide } from '../../src/model/plan/controller-deletions.js';
 import { parsePlanState } from '../../src/model/plan/state.js';
 import { ROLLOUT_PROGRESS_KEY } from '../../src/model/rollout/policy.js';
 import { RolloutHub, type RolloutEnv } from '../support/rollout-env.js';

@@ -26,7 +26,7 @@ import { ARGOCD_API_VERSION, WORK_API_VERSION } from '../../src/model/core/keys.
 import { manifestWorkName } from '../../src/model/core/names.js';
 import type { Application, ManifestWork } from '../../src/model/core/types.js';
 import { buildPayloadApplication } from '../../src/model/delivery/manifestwork.js';
-import { payloadHash } from '../../src/model/rollout/runtime.js';
+import { payloadHash } from '../../src/model/rollout/gate.js';
 import { isWavedApplication } from '../../src/model/rollout/static.js';
 import { computePropagation } from '../../src/model/runtime/propagation.js';
 import { realCluster } from '../support/cluster.js';

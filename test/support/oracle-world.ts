@@ -64,7 +64,7 @@ import {
 } from '../../src/model/core/keys.js';
 import { manifestWorkName } from '../../src/model/core/names.js';
 import { evaluatePlacement, type PlacementSpec } from '../../src/model/placement/placement.js';
-import type { PlannedObject } from '../../src/model/plan/runtime.js';
+import type { PlannedObject } from '../../src/model/plan/controller-deletions.js';
 import type { PlanState } from '../../src/model/plan/state.js';
 import { ROLLOUT_CLUSTER_LABEL, ROLLOUT_KIND_LABEL, ROLLOUT_PROGRESS_KEY } from '../../src/model/rollout/policy.js';
 import { rolloutStateName } from '../../src/model/rollout/state.js';

@@ -14,7 +14,7 @@ import {
   Spoke,
 } from '../../src/constructs/index.js';
 import { planStateFiles } from '../../src/constructs/_plan-state.js';
-import { type PlanSide } from '../../src/model/plan/runtime.js';
+import { type PlanSide } from '../../src/model/plan/controller-deletions.js';
 import { parsePlanState } from '../../src/model/plan/state.js';
 
 export interface SpokeSpec {

@@ -6,7 +6,7 @@
  */
 import { AppSource, ClusterSet, Fleet, Hub, PullApplication, Rollout, Spoke } from '../../src/constructs/index.js';
 import { planStateFiles } from '../../src/constructs/_plan-state.js';
-import type { PlanSide } from '../../src/model/plan/runtime.js';
+import type { PlanSide } from '../../src/model/plan/controller-deletions.js';
 import { parsePlanState } from '../../src/model/plan/state.js';
 
 export const WAVED_SPOKES = ['s1', 's2', 's3'] as const;

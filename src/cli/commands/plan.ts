@@ -16,7 +16,7 @@ import {
   planJson,
   type FleetPlan,
 } from '../../model/plan/plan.js';
-import { type PlannedObject, type PlanSide } from '../../model/plan/runtime.js';
+import { type PlannedObject, type PlanSide } from '../../model/plan/controller-deletions.js';
 import { parsePlanState, PLAN_STATE_FILE, type PlanState } from '../../model/plan/state.js';
 import { readCdk8sConfig } from '../support/cdk8s-config.js';
 import { Progress } from '../support/progress.js';

@@ -14,7 +14,7 @@ import { FLEET_APP_LABEL } from '../../model/delivery/hub-application.js';
 import { isPullApplication, jsonSize, targetCluster, undeclaredFieldOf } from '../../model/delivery/manifestwork.js';
 import { tenancyProblem } from '../../model/placement/tenancy.js';
 import { ROLLOUT_RESUME_ANNOTATION } from '../../model/rollout/policy.js';
-import { gateOf, type RolloutGate } from '../../model/rollout/runtime.js';
+import { gateOf, type RolloutGate } from '../../model/rollout/gate.js';
 import { isWavedApplication } from '../../model/rollout/static.js';
 import { rolloutPolicyName } from '../../model/rollout/state.js';
 import {

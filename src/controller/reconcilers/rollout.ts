@@ -19,7 +19,7 @@ import {
   rolloutResumeToken,
   type DeliveredPayload,
   type RolloutLookups,
-} from '../../model/rollout/runtime.js';
+} from '../../model/rollout/gate.js';
 import {
   buildRolloutStateConfigMap,
   rolloutAppOf,

@@ -1,9 +1,9 @@
 /**
  * `pullfleet plan`: what a change to the fleet does, comparing the committed output with a fresh synth.
  * Deletions are judged by what they remove on spokes, following each work's deleteOption
- * (plan-deletion.ts), and include the works the hub will delete at runtime for ApplicationSet-generated
- * apps (plan-runtime.ts) and the works of waved static apps, which the hub controller writes and deletes
- * (no rendered work shows them). Every change line carries a compact field diff (plan-diff.ts).
+ * (deletion.ts), and include the works the hub will delete at runtime for ApplicationSet-generated
+ * apps (controller-deletions.ts) and the works of waved static apps, which the hub controller writes and deletes
+ * (no rendered work shows them). Every change line carries a compact field diff (diff.ts).
  */
 import { FLEET_APP_LABEL } from '../delivery/hub-application.js';
 import { describeOutsideWaves, ROLLOUT_APP_LABEL, ROLLOUT_KIND_LABEL } from '../rollout/policy.js';
@@ -31,7 +31,13 @@ import type { Application, ManifestWork } from '../core/types.js';
 import { isStaticApplication } from '../runtime/propagation.js';
 import { isAgentModel } from '../delivery/classification.js';
 import { isPruneProtected, isWavedApplication } from '../rollout/static.js';
-import { compareRuntime, hubOfFile, type PlannedObject, type PlanSide, type RuntimeDeletion } from './runtime.js';
+import {
+  compareRuntime,
+  hubOfFile,
+  type PlannedObject,
+  type PlanSide,
+  type RuntimeDeletion,
+} from './controller-deletions.js';
 
 export interface PlanChange {
   /** `<hub>|<target>|<group>/<kind>|<namespace>/<name>` identity. */

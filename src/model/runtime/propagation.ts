@@ -29,7 +29,7 @@ import {
   LAST_APPLIED_ANNOTATION,
   LOCAL_CLUSTER,
 } from '../core/keys.js';
-import { gatedWork, type RolloutGate } from '../rollout/runtime.js';
+import { gatedWork, type RolloutGate } from '../rollout/gate.js';
 import { isPruneProtected, isWavedApplication } from '../rollout/static.js';
 
 /** The label Argo CD's label-based resource tracking sets on what it applies. */

@@ -23,7 +23,7 @@ import {
 import { MANAGED_CLUSTER_ANNOTATION } from '../../../src/model/core/keys.js';
 import type { Application, KubeObject, ManifestWork } from '../../../src/model/core/types.js';
 import { ROLLOUT_HALTED_CONDITION, ROLLOUT_RESUME_ANNOTATION } from '../../../src/model/rollout/policy.js';
-import { PREVIOUS_PAYLOAD_ANNOTATION } from '../../../src/model/rollout/runtime.js';
+import { PREVIOUS_PAYLOAD_ANNOTATION } from '../../../src/model/rollout/gate.js';
 import { rolloutPolicyName, rolloutStateName } from '../../../src/model/rollout/state.js';
 import { World } from '../../support/world.js';
 import { reportRunning } from '../../support/work-status.js';

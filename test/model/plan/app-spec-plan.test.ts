@@ -19,7 +19,7 @@ import {
 import { planStateFiles } from '../../../src/constructs/_plan-state.js';
 import { formatFieldChange } from '../../../src/model/plan/diff.js';
 import { planFleet } from '../../../src/model/plan/plan.js';
-import type { PlanSide } from '../../../src/model/plan/runtime.js';
+import type { PlanSide } from '../../../src/model/plan/controller-deletions.js';
 import { parsePlanState } from '../../../src/model/plan/state.js';
 
 const CHARTS = 'https://charts.example.com';

@@ -17,7 +17,7 @@ import {
 } from '../../../src/constructs/index.js';
 import { planStateFiles } from '../../../src/constructs/_plan-state.js';
 import { formatPlan, planFleet } from '../../../src/model/plan/plan.js';
-import { type PlanSide } from '../../../src/model/plan/runtime.js';
+import { type PlanSide } from '../../../src/model/plan/controller-deletions.js';
 import { parsePlanState } from '../../../src/model/plan/state.js';
 
 interface Spec {

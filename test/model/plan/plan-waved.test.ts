@@ -8,7 +8,7 @@ import { describe, expect, test } from '@jest/globals';
 import { SPOKE_APP_NAMESPACE_ANNOTATION, PULL_LABEL } from '../../../src/model/core/keys.js';
 import { acknowledge, formatPlan, planFleet, planJson } from '../../../src/model/plan/plan.js';
 import { DELIVERY_MODEL_LABEL } from '../../../src/model/delivery/delivery-model.js';
-import type { PlannedObject, PlanSide } from '../../../src/model/plan/runtime.js';
+import type { PlannedObject, PlanSide } from '../../../src/model/plan/controller-deletions.js';
 import { wavedOutput } from '../../support/plan-waved-fleet.js';
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any

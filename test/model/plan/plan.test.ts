@@ -7,7 +7,7 @@ import { describe, expect, test } from '@jest/globals';
 import { resourceOfKind } from '../../../src/model/plan/deletion.js';
 import { diffFields, formatFieldChange } from '../../../src/model/plan/diff.js';
 import { acknowledge, formatPlan, parseAcknowledgements, planFleet } from '../../../src/model/plan/plan.js';
-import { type PlannedObject, type PlanSide } from '../../../src/model/plan/runtime.js';
+import { type PlannedObject, type PlanSide } from '../../../src/model/plan/controller-deletions.js';
 import { output } from '../../support/plan-fleet.js';
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any

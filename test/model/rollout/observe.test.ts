@@ -1,6 +1,6 @@
 /**
  * What the rollout of a waved app sees of its hub Applications before the engine steps it
- * (src/model/rollout/runtime.ts): the observation of each cluster, the hub Applications it cannot observe
+ * (src/model/rollout/gate.ts): the observation of each cluster, the hub Applications it cannot observe
  * with why, and whether the hub has applied the policy's revision to every hub Application yet.
  */
 import { describe, expect, test } from '@jest/globals';
@@ -15,7 +15,7 @@ import {
   revisionLag,
   rolloutResumeToken,
   type RolloutLookups,
-} from '../../../src/model/rollout/runtime.js';
+} from '../../../src/model/rollout/gate.js';
 import { buildWavedHubApplication } from '../../../src/model/rollout/static.js';
 import { buildRolloutPolicyConfigMap } from '../../../src/model/rollout/state.js';
 

@@ -7,7 +7,7 @@ import { AppSource, PullApplication, Rollout, Spoke } from '../../../src/constru
 import { planStateFiles } from '../../../src/constructs/_plan-state.js';
 import { formatPlan, planFleet } from '../../../src/model/plan/plan.js';
 import { parsePlanState } from '../../../src/model/plan/state.js';
-import { type PlanSide } from '../../../src/model/plan/runtime.js';
+import { type PlanSide } from '../../../src/model/plan/controller-deletions.js';
 import { assignWaves } from '../../../src/model/rollout/policy.js';
 import { parseRolloutPolicy } from '../../../src/model/rollout/state.js';
 import { find, smallFleet } from '../../constructs/helpers.js';

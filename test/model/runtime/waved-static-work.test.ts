@@ -12,7 +12,7 @@ import { ARGOCD_SYNC_OPTIONS_ANNOTATION, CLEANUP_FINALIZER } from '../../../src/
 import type { Application, ManifestWork } from '../../../src/model/core/types.js';
 import { applyAgentHandback, buildStaticHubApplication } from '../../../src/model/delivery/hub-application.js';
 import { buildManifestWork, buildPayloadApplication } from '../../../src/model/delivery/manifestwork.js';
-import { payloadHash } from '../../../src/model/rollout/runtime.js';
+import { payloadHash } from '../../../src/model/rollout/gate.js';
 import { buildWavedHubApplication, protectFromPrune } from '../../../src/model/rollout/static.js';
 import { computePropagation } from '../../../src/model/runtime/propagation.js';
 
