@@ -70,7 +70,7 @@ export const FEEDBACK_PATHS: ReadonlyArray<readonly [string, string]> = [
   ['reconciledAt', '.status.reconciledAt'],
   // The spec the spoke Application runs (the payload's annotation; `\.` escapes the dot of the key).
   ['specHash', `.metadata.annotations.${SPEC_HASH_ANNOTATION.replaceAll('.', '\\.')}`],
-  // The forwarding mark of the operation the spoke ran last (see FORWARD_INFO_NAME in runtime/propagation.ts).
+  // The forwarding mark of the operation the spoke ran last (see FORWARD_INFO_NAME in runtime/operation-forwarding.ts).
   ['operationForwardId', `.status.operationState.operation.info[?(@.name=="${PULLFLEET_PREFIX}forwarded")].value`],
   // The revision the spoke's last sync applied: an Argo CD 2.x hub's RollingSync compares it (runtime/status.ts).
   ['operationStateSyncRevision', '.status.operationState.syncResult.revision'],

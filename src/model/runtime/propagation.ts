@@ -1,8 +1,12 @@
 /**
  * What the controller must do to the ManifestWorks of one hub Application, given what it observes. Pure:
  * the controller reads its caches, calls {@link computePropagation}, and performs the returned plan.
+ *
+ * {@link computePropagation} runs in steps: what keeps the app from being delivered (it is gone, being
+ * deleted, static, opted out, without a target, undeliverable, or another work is in the way), the
+ * forwarding of its `operation` (operation-forwarding.ts), the work it wants (inherited destination
+ * namespace, rollout gate), the hand-over from another controller's works (takeover.ts), and the plan.
  */
-import { createHash } from 'node:crypto';
 import { canonicalJson } from '../core/canonical-json.js';
 import { readApplicationFeedback, workCondition } from './feedback.js';
 import {
@@ -24,7 +28,6 @@ import {
   PULL_LABEL,
   REFRESH_ANNOTATION,
   SKIP_RECONCILE_ANNOTATION,
-  FORWARDED_OPERATION_ANNOTATION,
   ARGOCD_TRACKING_ANNOTATION,
   LAST_APPLIED_ANNOTATION,
   LOCAL_CLUSTER,
@@ -53,100 +56,25 @@ import {
   legacyKeptProblem,
   withDestinationNamespace,
   type LegacyWorkRef,
+  type TakeoverPlan,
 } from './takeover.js';
-import { kubeTime } from '../core/time.js';
+import { forwardOperation, type OperationAction } from './operation-forwarding.js';
 import type { Application, JsonObject, ManifestWork } from '../core/types.js';
 
-/**
- * Annotation the controller leaves on a hub app when it forwards `operation` (or holds it back while the spoke
- * runs another one): JSON `{id, at, after}` (see
- * {@link ForwardedOperation}). The operation itself stays on the hub app, and so in the work payload, until
- * the spoke's feedback shows it started; this record is what survives a controller restart.
- */
-export { FORWARDED_OPERATION_ANNOTATION };
-
-/** The record left on a hub app when the controller forwards an `operation` (annotation {@link FORWARDED_OPERATION_ANNOTATION}). */
-export interface ForwardedOperation {
-  /** Identity of the forwarded operation (hash of its canonical JSON): a different operation is forwarded afresh. */
-  readonly id: string;
-  /** Hub time the operation was first forwarded. */
-  readonly at: string;
-  /** The spoke's `operationState.startedAt` seen at that moment ('' when none): a different value means the spoke started it. */
-  readonly after: string;
-}
-
-export function parseForwardedOperation(app: Pick<Application, 'metadata'>): ForwardedOperation | undefined {
-  const raw = app.metadata.annotations?.[FORWARDED_OPERATION_ANNOTATION];
-  if (!raw) return undefined;
-  try {
-    const parsed = JSON.parse(raw) as Partial<ForwardedOperation>;
-    if (typeof parsed.at !== 'string') return undefined;
-    return {
-      id: typeof parsed.id === 'string' ? parsed.id : '',
-      at: parsed.at,
-      after: typeof parsed.after === 'string' ? parsed.after : '',
-    };
-  } catch {
-    return undefined;
-  }
-}
-
-/** Identity of an `operation` value: the same operation always gives the same id. */
-export function operationId(operation: JsonObject): string {
-  return createHash('sha256').update(canonicalJson(operation)).digest('hex').slice(0, 16);
-}
-
-/** How far a spoke's clock may lag the hub's before a `startedAt` counts as older than the forwarding. */
-export const CLOCK_SKEW_ALLOWANCE_MS = 5 * 60_000;
-
-/**
- * Whether the spoke's reported operation shows that the forwarded one was taken: a `startedAt` other than
- * the one seen when forwarding. When nothing was seen then (no feedback yet), a `startedAt` clearly older
- * than the forwarding is an earlier operation reported late, not this one.
- */
-export function operationTaken(
-  record: ForwardedOperation,
-  spokeStartedAt: string | undefined,
-  spokeForwardId?: string,
-): boolean {
-  // The spoke runs (or ran) exactly this forwarding: its operation state carries the mark.
-  if (spokeForwardId !== undefined && spokeForwardId === forwardId(record)) return true;
-  if (spokeStartedAt === undefined || spokeStartedAt === '' || spokeStartedAt === record.after) return false;
-  if (record.after === '') {
-    const started = Date.parse(spokeStartedAt);
-    const forwarded = Date.parse(record.at);
-    if (!Number.isNaN(started) && !Number.isNaN(forwarded) && started < forwarded - CLOCK_SKEW_ALLOWANCE_MS)
-      return false;
-  }
-  return true;
-}
-
-/**
- * Name of the `operation.info` entry the controller adds to a forwarded operation in the payload: its value
- * ({@link forwardId}) comes back through feedback (`operationForwardId`) from the spoke's
- * `operationState.operation`, so a forwarding is known taken even when the spoke starts it in the same second
- * as the one before (a `startedAt` has whole seconds only).
- */
-export const FORWARD_INFO_NAME = `${PULLFLEET_PREFIX}forwarded`;
-
-/** The mark of one forwarding: the operation, when it was forwarded and what the spoke had run before. */
-export function forwardId(record: ForwardedOperation): string {
-  return createHash('sha256').update(`${record.id}|${record.at}|${record.after}`).digest('hex').slice(0, 12);
-}
-
-/** The hub app with its operation marked as forwarded by `record` (the mark travels in the payload only). */
-function withForwardMark(app: Application, record: ForwardedOperation): Application {
-  const operation = app.operation;
-  if (!operation) return app;
-  const entries: unknown[] = Array.isArray(operation.info) ? operation.info : [];
-  const info = entries.filter(
-    (entry) => (entry as { name?: unknown } | null)?.name !== FORWARD_INFO_NAME,
-  ) as JsonObject[];
-  return {
-    ...app,
-    operation: { ...operation, info: [...info, { name: FORWARD_INFO_NAME, value: forwardId(record) }] },
-  };
-}
+// The forwarding of `operation` lives in operation-forwarding.ts; its names stay importable from here.
+export {
+  CLOCK_SKEW_ALLOWANCE_MS,
+  FORWARD_INFO_NAME,
+  FORWARDED_OPERATION_ANNOTATION,
+  forwardId,
+  operationId,
+  operationInProgress,
+  operationTaken,
+  parseForwardedOperation,
+  workCarriesForward,
+  type ForwardedOperation,
+  type OperationAction,
+} from './operation-forwarding.js';
 
 export interface WorkRef {
   readonly namespace: string;
@@ -181,13 +109,6 @@ export interface PropagationInput {
    */
   readonly rolloutGate?: RolloutGate;
 }
-
-/** What to do about the hub app's `operation`. */
-export type OperationAction =
-  /** Forwarded now for the first time: record it on the hub app (it stays in the payload until taken). */
-  | { readonly kind: 'record'; readonly record: ForwardedOperation }
-  /** The spoke started it (or it was withdrawn): remove `operation` and the record from the hub app. */
-  | { readonly kind: 'clear' };
 
 export interface PropagationPlan {
   /** The work to server-side apply; undefined when nothing needs writing. */
@@ -397,11 +318,34 @@ function argoFinalizersToRelease(app: Application, works: readonly ManifestWork[
 export function computePropagation(input: PropagationInput): PropagationPlan {
   const { app, namespace, name } = input;
   const owned = input.works.filter((work) => isControllerWorkFor(work, namespace, name));
-  const hasFinalizer = app?.metadata.finalizers?.includes(CLEANUP_FINALIZER) ?? false;
 
   // The app is gone: sweep whatever the controller wrote for it.
   if (!app) return { deletes: deletable(owned) };
 
+  const subject: Subject = {
+    input,
+    app,
+    owned,
+    hasFinalizer: app.metadata.finalizers?.includes(CLEANUP_FINALIZER) ?? false,
+  };
+  return deliveryEnded(subject) ?? deliveryBlocked(subject) ?? deliveryPlan(subject);
+}
+
+/** The hub Application {@link computePropagation} plans for (it exists), with what the steps share. */
+interface Subject {
+  readonly input: PropagationInput;
+  readonly app: Application;
+  /** The works the controller wrote for the app (any cluster namespace, terminating ones included). */
+  readonly owned: readonly ManifestWork[];
+  /** Whether the hub app carries the cleanup finalizer. */
+  readonly hasFinalizer: boolean;
+}
+
+/**
+ * What blocks delivery, part 1: the app is not (or no longer) one the controller delivers (being deleted,
+ * static, opted out). Undefined when it is.
+ */
+function deliveryEnded({ input, app, owned, hasFinalizer }: Subject): PropagationPlan | undefined {
   // Being deleted: delete the works first, release the finalizers once none remain.
   if (app.metadata.deletionTimestamp) {
     const release = argoFinalizersToRelease(app, input.works);
@@ -425,7 +369,15 @@ export function computePropagation(input: PropagationInput): PropagationPlan {
   if (!isPullApplication(app)) {
     return { deletes: deletable(owned), ...(hasFinalizer ? { finalizer: 'remove' as const } : {}) };
   }
+  return undefined;
+}
 
+/**
+ * What blocks delivery, part 2: the app asks for delivery but cannot have it now (no target, undeliverable,
+ * another work in the way). The plan keeps what runs and says why; undefined when delivery may go ahead.
+ */
+function deliveryBlocked(subject: Subject): PropagationPlan | undefined {
+  const { input, app, owned, hasFinalizer } = subject;
   // Opted in but no target: most likely a broken template or a typo, never a request to delete. Say so, keep what runs.
   if (!targetCluster(app)) {
     const value = app.metadata.annotations?.[MANAGED_CLUSTER_ANNOTATION];
@@ -449,137 +401,61 @@ export function computePropagation(input: PropagationInput): PropagationPlan {
     return { deletes: [], problem: shown, ...finalizer };
   }
 
+  const inTheWay = workInTheWay(subject);
+  return inTheWay ? { deletes: [], problem: inTheWay, ...finalizer } : undefined;
+}
+
+/** Why the work at the app's target may not be written over (another owner's, or synth's outside the waves). */
+function workInTheWay({ input, app }: Subject): string | undefined {
+  const { namespace, name } = input;
   const existing = input.workAtTarget;
+  if (!existing) return undefined;
   const targetName = manifestWorkName(app.metadata.namespace ?? 'argocd', app.metadata.name);
   const waved = isWavedApplication(app);
   // Synth hands a static work to a waved app only through Prune=false; one without it belongs to a spoke
   // outside the waves (a move's step), and a waved hub Application still in the cache must not write over it.
-  if (waved && existing && isStaticWorkFor(existing, namespace, name) && !isPruneProtected(existing))
-    return {
-      deletes: [],
-      problem: `ManifestWork ${existing.metadata.namespace}/${targetName} is rendered by synth without Argo CD's Prune=false, so it is not handed to the rollout of this waved app: the spoke is outside the app's waves (a move between delivery models); nothing is written over it. This clears once the hub applies the commit that renders this Application (static for a spoke outside the waves), or synthesize again`,
-      ...finalizer,
-    };
-  const adopt = waved && existing && isStaticWorkFor(existing, namespace, name) ? adoptionPatch(existing) : undefined;
-  if (
-    existing &&
-    !isControllerWorkFor(existing, namespace, name) &&
-    !(waved && isStaticWorkFor(existing, namespace, name))
-  ) {
-    return {
-      deletes: [],
-      problem: `ManifestWork ${existing.metadata.namespace}/${targetName} already exists and ${describeOwner(existing)}: refusing to take it over; delete it or rename the Application`,
-      ...finalizer,
-    };
-  }
+  if (waved && isStaticWorkFor(existing, namespace, name) && !isPruneProtected(existing))
+    return `ManifestWork ${existing.metadata.namespace}/${targetName} is rendered by synth without Argo CD's Prune=false, so it is not handed to the rollout of this waved app: the spoke is outside the app's waves (a move between delivery models); nothing is written over it. This clears once the hub applies the commit that renders this Application (static for a spoke outside the waves), or synthesize again`;
+  if (!isControllerWorkFor(existing, namespace, name) && !(waved && isStaticWorkFor(existing, namespace, name)))
+    return `ManifestWork ${existing.metadata.namespace}/${targetName} already exists and ${describeOwner(existing)}: refusing to take it over; delete it or rename the Application`;
+  return undefined;
+}
 
-  // `operation` stays in the payload until the spoke's feedback shows a new startedAt, and after that for as
-  // long as the spoke reports the phase Running or Terminating (see spokeBusy below). A standing-by work
-  // (step 1 of a move between models) writes nothing to the spoke Application, so it forwards neither
-  // operations nor refreshes: both stay on the hub app (for the principal, or for step 2).
-  const standBy = isStandBy(app);
-  let operation: OperationAction | undefined;
-  let payloadApp = app;
-  const record = parseForwardedOperation(app);
-  const spokeFeedback = existing
-    ? readApplicationFeedback(existing, spokeAppNamespace(app), app.metadata.name)
-    : undefined;
-  const spokeStartedAt = spokeFeedback?.operationStateStartedAt;
-  const spokeBusy =
-    existing !== undefined && isControllerWorkFor(existing, namespace, name) && operationInProgress(spokeFeedback);
-  if (standBy) {
-    const { operation: _principals, ...rest } = app;
-    payloadApp = rest;
-  } else if (spokeBusy) {
-    // The spoke runs an operation: the payload keeps exactly the operation the work carries now. Dropping it
-    // would make the work agent remove `.operation` from the spoke Application (it owns the field since the
-    // forward), and Argo CD only goes on with an operation while `.operation` is there, so the sync would stop
-    // half done, Running for ever; a new one written now would be taken for the running one and lost when that
-    // ends. A new hub operation waits for the spoke's phase to end (docs/reference/upstream-contract.md).
-    payloadApp = withPayloadOperation(app, operationInWork(existing, spokeAppNamespace(app), app.metadata.name));
-    if (app.operation === undefined) {
-      if (record) operation = { kind: 'clear' };
-    } else if (!record || record.id !== operationId(app.operation)) {
-      // Recorded now, forwarded once the phase ends: the record survives a restart, and the operation timeout
-      // (OperationPendingWarning) counts from here, so one held for ever behind a stuck spoke is said.
-      operation = {
-        kind: 'record',
-        record: { id: operationId(app.operation), at: kubeTime(input.now ?? new Date()), after: spokeStartedAt ?? '' },
-      };
-    } else if (operationTaken(record, spokeStartedAt, spokeFeedback?.operationForwardId)) operation = { kind: 'clear' };
-  } else if (app.operation !== undefined) {
-    const id = operationId(app.operation);
-    if (!record || record.id !== id) {
-      const fresh = { id, at: kubeTime(input.now ?? new Date()), after: spokeStartedAt ?? '' };
-      operation = { kind: 'record', record: fresh };
-      payloadApp = withForwardMark(app, fresh);
-    } else if (operationTaken(record, spokeStartedAt, spokeFeedback?.operationForwardId)) {
-      operation = { kind: 'clear' };
-      const { operation: _taken, ...rest } = app;
-      payloadApp = rest;
-    } else payloadApp = withForwardMark(app, record);
-  } else if (record) {
-    // Withdrawn from the hub app (or already cleared): the record has nothing left to track.
-    operation = { kind: 'clear' };
-  }
+/**
+ * The app is delivered: forward its operation, build the work it wants, hand over from another
+ * controller's works, and plan the writes (apply, retarget deletes, refresh, adoption, finalizer).
+ */
+function deliveryPlan(subject: Subject): PropagationPlan {
+  const { input, app, owned, hasFinalizer } = subject;
+  const { namespace, name } = input;
+  const existing = input.workAtTarget;
+  const ownExisting = existing !== undefined && isControllerWorkFor(existing, namespace, name);
+  const finalizer = hasFinalizer ? {} : { finalizer: 'add' as const };
 
-  // A taken-over app whose destination namespace the legacy controller filled in keeps it (see takeover.ts).
-  const inherited = inheritedDestinationNamespace(
-    app,
-    input.works,
-    existing && isControllerWorkFor(existing, namespace, name) ? existing : undefined,
-  );
-  let desired: ManifestWork | undefined = buildManifestWork(
-    withDestinationNamespace(payloadApp, inherited),
-    input.wrapOptions,
-  );
-  if (inherited)
-    desired = {
-      ...desired,
-      metadata: {
-        ...desired.metadata,
-        annotations: {
-          ...(desired.metadata.annotations ?? {}),
-          [INHERITED_DESTINATION_NAMESPACE_ANNOTATION]: inherited,
-        },
-      },
-    };
-  const target = { namespace: desired.metadata.namespace!, name: desired.metadata.name };
-  // A waved app's work carries what its rollout allows: nothing new until the cluster's wave comes.
-  let heldByRollout = false;
-  if (waved) {
-    desired = gatedWork(desired, existing, input.rolloutGate ?? { kind: 'hold' }, app.metadata.name);
-    if (!desired) {
-      heldByRollout = true;
-      // Nothing reaches the spoke now: the operation and the refresh wait on the hub app with the spec.
-      operation = undefined;
-    }
-  }
-  const adoption = adopt ? { adopt: { namespace: target.namespace, name: target.name, patch: adopt } } : {};
+  // `operation` stays in the payload until the spoke takes it, and is held back while the spoke runs one.
+  const forwarding = forwardOperation({ app, work: existing, ownWork: ownExisting, now: input.now });
+  const { desired, target, heldByRollout } = desiredWork(subject, forwarding.payloadApp, ownExisting);
+  // Nothing reaches the spoke while the rollout holds the work: the operation and the refresh wait on the hub
+  // app with the spec.
+  const operation = heldByRollout ? undefined : forwarding.operation;
+  const adopt = adoption(subject, target);
 
-  // Works another controller left for this app are handed over orphan-first (see takeover.ts): until each
-  // is Orphan and the agent saw it, pullfleet writes nothing of its own and the legacy work keeps delivering.
   const takeover = computeTakeover({ app, works: input.works, ...(existing ? { ownWork: existing } : {}) });
-  const handover = {
-    ...(takeover.orphan.length > 0 ? { orphan: takeover.orphan } : {}),
-    ...(takeover.statusWork ? { statusWork: takeover.statusWork } : {}),
-    ...(takeover.legacyControllerActive ? { legacyControllerActive: takeover.legacyControllerActive } : {}),
-    ...(takeover.waiting ? { takeoverWaiting: takeover.waiting } : {}),
-  };
+  const handover = handoverFields(takeover);
   if (!takeover.mayApply) {
     // The operation and the refresh annotation stay on the hub app: pullfleet's work forwards them once written.
     return { deletes: [], target, ...handover, ...finalizer };
   }
 
   const clearRefresh =
-    !standBy &&
+    !isStandBy(app) &&
     !heldByRollout &&
     app.metadata.annotations?.[REFRESH_ANNOTATION] !== undefined &&
     spokeReconciledSince(app, existing);
   const deletes = [...(newTargetReady(existing, namespace, name) ? deletable(owned, target) : []), ...takeover.deletes];
   return {
     ...(!desired || (existing && workUpToDate(existing, desired)) ? {} : { apply: desired }),
-    ...adoption,
+    ...(adopt ? { adopt } : {}),
     ...(heldByRollout ? { heldByRollout } : {}),
     deletes,
     ...(operation ? { operation } : {}),
@@ -590,53 +466,60 @@ export function computePropagation(input: PropagationInput): PropagationPlan {
   };
 }
 
-/** Argo CD's operation phases that are not over yet (`OperationPhase.Completed()` is false for them). */
-const PHASES_IN_PROGRESS = new Set(['Running', 'Terminating']);
+/** The work the app wants at its target, and whether its rollout holds it back (nothing written now). */
+interface DesiredWork {
+  /** Undefined when the rollout holds the work back. */
+  readonly desired?: ManifestWork;
+  readonly target: { readonly namespace: string; readonly name: string };
+  readonly heldByRollout: boolean;
+}
 
-/** Whether the spoke reports an operation still in progress (Running, or Terminating after a terminate). */
-export function operationInProgress(feedback: { readonly operationStatePhase?: string } | undefined): boolean {
-  return feedback?.operationStatePhase !== undefined && PHASES_IN_PROGRESS.has(feedback.operationStatePhase);
+/** The work for `payloadApp` (the hub app as the payload carries its operation), gated by the app's rollout. */
+function desiredWork({ input, app }: Subject, payloadApp: Application, ownExisting: boolean): DesiredWork {
+  // A taken-over app whose destination namespace the legacy controller filled in keeps it (see takeover.ts).
+  const inherited = inheritedDestinationNamespace(app, input.works, ownExisting ? input.workAtTarget : undefined);
+  const built = buildManifestWork(withDestinationNamespace(payloadApp, inherited), input.wrapOptions);
+  const desired = inherited
+    ? {
+        ...built,
+        metadata: {
+          ...built.metadata,
+          annotations: {
+            ...(built.metadata.annotations ?? {}),
+            [INHERITED_DESTINATION_NAMESPACE_ANNOTATION]: inherited,
+          },
+        },
+      }
+    : built;
+  const target = { namespace: desired.metadata.namespace!, name: desired.metadata.name };
+  // A waved app's work carries what its rollout allows: nothing new until the cluster's wave comes.
+  if (!isWavedApplication(app)) return { desired, target, heldByRollout: false };
+  const gated = gatedWork(desired, input.workAtTarget, input.rolloutGate ?? { kind: 'hold' }, app.metadata.name);
+  return gated ? { desired: gated, target, heldByRollout: false } : { target, heldByRollout: true };
+}
+
+/** A waved app taking over the work synth rendered for it before: the patch removing Argo CD's marks from it. */
+function adoption({ input, app }: Subject, target: DesiredWork['target']): PropagationPlan['adopt'] {
+  const existing = input.workAtTarget;
+  if (!existing || !isWavedApplication(app) || !isStaticWorkFor(existing, input.namespace, input.name))
+    return undefined;
+  const patch = adoptionPatch(existing);
+  return patch ? { namespace: target.namespace, name: target.name, patch } : undefined;
 }
 
 /**
- * Whether the payload Application `namespace/name` in `work` carries the operation `record` forwarded (its mark).
- * False while the operation is recorded but held back behind one the spoke still runs.
+ * Works another controller left for this app are handed over orphan-first (see takeover.ts): until each
+ * is Orphan and the agent saw it, pullfleet writes nothing of its own and the legacy work keeps delivering.
  */
-export function workCarriesForward(
-  work: ManifestWork,
-  namespace: string,
-  name: string,
-  record: ForwardedOperation,
-): boolean {
-  const info = operationInWork(work, namespace, name)?.info;
-  const mark = forwardId(record);
-  return (
-    Array.isArray(info) &&
-    info.some((entry) => {
-      const e = entry as { name?: unknown; value?: unknown } | null;
-      return e?.name === FORWARD_INFO_NAME && e.value === mark;
-    })
-  );
-}
-
-/** The `operation` of the payload Application `namespace/name` in a work, if it carries one. */
-function operationInWork(work: ManifestWork, namespace: string, name: string): JsonObject | undefined {
-  const payload = work.spec?.workload?.manifests?.find(
-    (manifest) =>
-      manifest.kind === 'Application' &&
-      (manifest.metadata as { name?: unknown } | undefined)?.name === name &&
-      ((manifest.metadata as { namespace?: unknown } | undefined)?.namespace ?? namespace) === namespace,
-  ) as { operation?: unknown } | undefined;
-  const operation = payload?.operation;
-  return operation !== null && typeof operation === 'object' && !Array.isArray(operation)
-    ? (operation as JsonObject)
-    : undefined;
-}
-
-/** The hub app with `operation` (or none) as the payload's operation. */
-function withPayloadOperation(app: Application, operation: JsonObject | undefined): Application {
-  const { operation: _hub, ...rest } = app;
-  return operation ? { ...rest, operation } : rest;
+function handoverFields(
+  takeover: TakeoverPlan,
+): Pick<PropagationPlan, 'orphan' | 'statusWork' | 'legacyControllerActive' | 'takeoverWaiting'> {
+  return {
+    ...(takeover.orphan.length > 0 ? { orphan: takeover.orphan } : {}),
+    ...(takeover.statusWork ? { statusWork: takeover.statusWork } : {}),
+    ...(takeover.legacyControllerActive ? { legacyControllerActive: takeover.legacyControllerActive } : {}),
+    ...(takeover.waiting ? { takeoverWaiting: takeover.waiting } : {}),
+  };
 }
 
 /** Whether a work is the one synth rendered for the app `namespace/name` (static delivery). */

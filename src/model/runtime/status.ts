@@ -19,7 +19,12 @@ import {
   payloadSpecHash,
   spokeAppNamespace,
 } from '../delivery/manifestwork.js';
-import { operationInProgress, operationTaken, parseForwardedOperation, workCarriesForward } from './propagation.js';
+import {
+  operationInProgress,
+  operationTaken,
+  parseForwardedOperation,
+  workCarriesForward,
+} from './operation-forwarding.js';
 import {
   INHERITED_DESTINATION_NAMESPACE_ANNOTATION,
   LEGACY_CONTROLLER_CONDITION,
