@@ -1,3 +1,4 @@
+import type { OutputWriter } from '../../src/constructs/_output-writer.js';
 import { ClusterSet, Fleet, Hub, Spoke, type HubProps } from '../../src/constructs/index.js';
 
 export type Obj = Record<string, unknown> & {
@@ -43,4 +44,19 @@ export function synthError(fleet: Fleet): string {
     return (error as Error).message;
   }
   throw new Error('expected the fleet to fail validation');
+}
+
+/** Writes 300 files (every hundredth in parts larger than one write) and returns what each must hold. */
+export function writeMany(writer: OutputWriter): Record<string, string> {
+  writer.expect(300);
+  const expected: Record<string, string> = {};
+  for (let i = 0; i < 300; i++) {
+    const file = `hub/hub/works/s${i}.yaml`;
+    const out = writer.file(file);
+    const parts = i % 100 === 0 ? ['a'.repeat(70_000), 'b'.repeat(70_000), 'c\n'] : [`s${i}: `, 'x\n'];
+    parts.forEach((part) => out.add(part));
+    out.close();
+    expected[file] = parts.join('');
+  }
+  return expected;
 }

@@ -22,7 +22,7 @@ import { TIMINGS_FILE_ENV, type SynthTimings } from '../../src/constructs/fleet.
 import { FleetValidationError } from '../../src/model/validation/rules.js';
 import { OutputWriter, renderJson } from '../../src/constructs/_output.js';
 import { buildFleet } from '../fixtures/example-fleet.js';
-import { smallFleet } from './helpers.js';
+import { smallFleet, writeMany } from './helpers.js';
 
 const scratch: string[] = [];
 afterAll(() => scratch.forEach((dir) => fs.rmSync(dir, { recursive: true, force: true })));
@@ -165,16 +165,7 @@ describe('the output writer with a thread of its own (many files)', () => {
   test('GIVEN many files, some in parts larger than one write THEN every file holds exactly what was given', () => {
     const dir = path.join(tmp(), 'dist');
     const writer = OutputWriter.open(dir)!;
-    writer.expect(300);
-    const expected: Record<string, string> = {};
-    for (let i = 0; i < 300; i++) {
-      const file = `hub/hub/works/s${i}.yaml`;
-      const out = writer.file(file);
-      const parts = i % 100 === 0 ? ['a'.repeat(70_000), 'b'.repeat(70_000), 'c\n'] : [`s${i}: `, 'x\n'];
-      parts.forEach((part) => out.add(part));
-      out.close();
-      expected[file] = parts.join('');
-    }
+    const expected = writeMany(writer);
     writer.finish();
     for (const [file, text] of Object.entries(expected))
       expect(fs.readFileSync(path.join(dir, file), 'utf8')).toBe(text);

@@ -11,6 +11,7 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, test } from '@jest/globals';
 import ts from 'typescript';
 import { OutputWriter, writerThreadModule, type WriterThreadModule } from '../../src/constructs/_output-writer.js';
+import { writeMany } from './helpers.js';
 
 const SOURCE = path.resolve('src/constructs');
 const scratch: string[] = [];
@@ -31,21 +32,6 @@ function compiledFolder(): string {
   fs.writeFileSync(path.join(dir, 'package.json'), '{ "type": "module" }\n');
   fs.writeFileSync(path.join(dir, '_writer-thread.js'), outputText);
   return dir;
-}
-
-/** Writes 300 files (every hundredth in parts larger than one write) and returns what each must hold. */
-function writeMany(writer: OutputWriter): Record<string, string> {
-  writer.expect(300);
-  const expected: Record<string, string> = {};
-  for (let i = 0; i < 300; i++) {
-    const file = `hub/hub/works/s${i}.yaml`;
-    const out = writer.file(file);
-    const parts = i % 100 === 0 ? ['a'.repeat(70_000), 'b'.repeat(70_000), 'c\n'] : [`s${i}: `, 'x\n'];
-    parts.forEach((part) => out.add(part));
-    out.close();
-    expected[file] = parts.join('');
-  }
-  return expected;
 }
 
 function expectFiles(dir: string, expected: Record<string, string>): void {

@@ -6,13 +6,11 @@
  */
 import { expect } from '@jest/globals';
 import {
-  ARGOCD_API_VERSION,
   CLUSTER_API_VERSION,
   LOCAL_CLUSTER,
   MANAGED_CLUSTER_ANNOTATION,
   PULL_LABEL,
   SKIP_RECONCILE_ANNOTATION,
-  WORK_API_VERSION,
 } from '../../src/model/core/keys.js';
 import { manifestWorkName } from '../../src/model/core/names.js';
 import { type Application, type ManifestWork } from '../../src/model/core/types.js';
@@ -20,20 +18,7 @@ import { bumpRevision, ConflictWriter, touchAnnotation, touchLabel } from '../su
 import { WRITE_VERBS, type FakeApiServer } from '../double/fake-apiserver.js';
 import { waitFor } from '../support/wait.js';
 import { assertFleetInvariants, workMatchesApp } from './invariants.js';
-import { hubApp, type Scenario, type ScenarioContext } from './scenarios.js';
-
-const appRef = (namespace: string, name: string) => ({
-  apiVersion: ARGOCD_API_VERSION,
-  kind: 'Application',
-  namespace,
-  name,
-});
-const workRef = (namespace: string, name: string) => ({
-  apiVersion: WORK_API_VERSION,
-  kind: 'ManifestWork',
-  namespace,
-  name,
-});
+import { appRef, hubApp, workRef, type Scenario, type ScenarioContext } from './scenarios.js';
 
 function serverOf(ctx: ScenarioContext): FakeApiServer {
   const server = ctx.cluster.faults?.server;

@@ -203,13 +203,15 @@ export function hubApp(
 
 // ------------------------------------------------------------------------------------------- helpers
 
-const appRef = (namespace: string, name: string) => ({
+/** The reference of hub Application `namespace`/`name`, for the cluster's get/delete. */
+export const appRef = (namespace: string, name: string) => ({
   apiVersion: ARGOCD_API_VERSION,
   kind: 'Application',
   namespace,
   name,
 });
-const workRef = (namespace: string, name: string) => ({
+/** The reference of ManifestWork `namespace`/`name`. */
+export const workRef = (namespace: string, name: string) => ({
   apiVersion: WORK_API_VERSION,
   kind: 'ManifestWork',
   namespace,

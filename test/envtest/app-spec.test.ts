@@ -10,7 +10,7 @@
  * accept it: the table, not the server, stops it).
  */
 import { join } from 'node:path';
-import { afterAll, beforeAll, expect, test } from '@jest/globals';
+import { expect, test } from '@jest/globals';
 import { Duration } from 'cdk8s';
 import {
   AppSource,
@@ -27,11 +27,10 @@ import {
 } from '../../src/constructs/index.js';
 import { argoSpecUnsupported } from '../../src/model/core/argo-spec-features.js';
 import type { JsonObject } from '../../src/model/core/types.js';
-import { startEnvtest, type Envtest } from '../support/envtest.js';
 import { loadKubeConfig, replaceCrd } from '../support/envtest-cluster.js';
 import { RawApiError, RawClient, type RawObject } from '../support/raw-client.js';
 import { describeRealServer } from '../support/real-server.js';
-import { createNamespaces, releaseCrds, releases, UPSTREAM_VERSIONS, type Located } from '../support/version-matrix.js';
+import { dryRunServer, releaseCrds, releases, UPSTREAM_VERSIONS, type Located } from '../support/version-matrix.js';
 
 const RELEASES = join(UPSTREAM_VERSIONS, 'argo-cd');
 const ARGO = 'argoproj.io/v1alpha1';
@@ -225,17 +224,8 @@ function appSpec(object: RawObject): JsonObject {
 }
 
 describeRealServer('the whole Application spec against every Argo CD release', () => {
-  let server: Envtest;
   const objects = fixtureObjects();
-
-  beforeAll(async () => {
-    server = await startEnvtest();
-    await createNamespaces(new RawClient(loadKubeConfig(server.kubeconfigPath)), objects);
-  }, 120_000);
-
-  afterAll(async () => {
-    await server?.stop();
-  });
+  const server = dryRunServer(objects);
 
   test('the fixture covers every source type and every prop, as hub apps, spoke apps and a template', () => {
     const text = JSON.stringify(objects.map((o) => o.object));

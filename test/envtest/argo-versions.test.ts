@@ -6,7 +6,7 @@
  * writes for each hub Application (a spoke's Argo CD holds those), and a fleet with both rollout paths.
  */
 import { join } from 'node:path';
-import { afterAll, beforeAll, expect, test } from '@jest/globals';
+import { expect, test } from '@jest/globals';
 import {
   AppSource,
   ClusterSet,
@@ -21,13 +21,12 @@ import {
 } from '../../src/constructs/index.js';
 import type { Application } from '../../src/model/core/types.js';
 import { buildPayloadApplication, isPullApplication } from '../../src/model/delivery/manifestwork.js';
-import { startEnvtest, type Envtest } from '../support/envtest.js';
 import { loadKubeConfig } from '../support/envtest-cluster.js';
-import { RawClient, type RawObject } from '../support/raw-client.js';
+import { type RawObject } from '../support/raw-client.js';
 import { describeRealServer } from '../support/real-server.js';
 import {
   checkReleases,
-  createNamespaces,
+  dryRunServer,
   distObjects,
   releases,
   UPSTREAM_VERSIONS,
@@ -93,17 +92,8 @@ function rolloutObjects(): Located[] {
 }
 
 describeRealServer('every Argo CD release users run', () => {
-  let server: Envtest;
   const objects = [...argoObjects(), ...rolloutObjects()];
-
-  beforeAll(async () => {
-    server = await startEnvtest();
-    await createNamespaces(new RawClient(loadKubeConfig(server.kubeconfigPath)), objects);
-  }, 120_000);
-
-  afterAll(async () => {
-    await server?.stop();
-  });
+  const server = dryRunServer(objects);
 
   test('the objects cover hub Applications, ApplicationSets, AppProjects, spoke Applications and each requirement', () => {
     const kinds = new Set(objects.map((o) => `${o.object.kind} ${o.where.includes('(in work') ? 'spoke' : 'hub'}`));

@@ -12,7 +12,7 @@
  * hub declaring Argo CD 3.1.16 (before versions were declared, synth rendered it and the hub refused it).
  */
 import { join } from 'node:path';
-import { afterAll, beforeAll, expect, test } from '@jest/globals';
+import { expect, test } from '@jest/globals';
 import {
   AppSource,
   ClusterSet,
@@ -38,11 +38,11 @@ import {
   isPullApplication,
   targetCluster,
 } from '../../src/model/delivery/manifestwork.js';
-import { startEnvtest, type Envtest } from '../support/envtest.js';
+import { type Envtest } from '../support/envtest.js';
 import { loadKubeConfig, replaceCrd } from '../support/envtest-cluster.js';
 import { RawApiError, RawClient, type RawObject } from '../support/raw-client.js';
 import { describeRealServer } from '../support/real-server.js';
-import { createNamespaces, releaseCrds, releases, UPSTREAM_VERSIONS, type Located } from '../support/version-matrix.js';
+import { dryRunServer, releaseCrds, releases, UPSTREAM_VERSIONS, type Located } from '../support/version-matrix.js';
 
 const source = (path: string) => AppSource.git({ repoURL: 'https://git.example.com/apps.git', path });
 const WAVES = [
@@ -240,7 +240,7 @@ function targets(fleet: Fleet, hubs: readonly Hub[]): Target[] {
 }
 
 /** Dry-runs each object against the CRDs of its target release; the refusals, each naming release, object and field. */
-async function refusals(server: Envtest, objects: readonly Target[]): Promise<string[]> {
+async function refusals(server: Pick<Envtest, 'kubeconfigPath'>, objects: readonly Target[]): Promise<string[]> {
   const kc = loadKubeConfig(server.kubeconfigPath);
   const client = new RawClient(kc);
   const groups = new Map<string, Target[]>();
@@ -266,18 +266,9 @@ async function refusals(server: Envtest, objects: readonly Target[]): Promise<st
 }
 
 describeRealServer('a fleet with declared versions, against the CRDs of those releases', () => {
-  let server: Envtest;
   const { fleet, hubs } = declaredFleet();
   const objects = targets(fleet, hubs);
-
-  beforeAll(async () => {
-    server = await startEnvtest();
-    await createNamespaces(new RawClient(loadKubeConfig(server.kubeconfigPath)), objects);
-  }, 120_000);
-
-  afterAll(async () => {
-    await server?.stop();
-  });
+  const server = dryRunServer(objects);
 
   test('the fixture synthesizes, declares several releases of each component, and covers every kind of target', () => {
     expect(fleet.problems()).toStrictEqual([]);

@@ -6,14 +6,13 @@
  * rule (what `resourceSummaries: false` renders for a hub before OCM 1.0).
  */
 import { join } from 'node:path';
-import { afterAll, beforeAll, expect, test } from '@jest/globals';
-import { startEnvtest, type Envtest } from '../support/envtest.js';
+import { expect, test } from '@jest/globals';
 import { loadKubeConfig } from '../support/envtest-cluster.js';
-import { RawClient, type RawObject } from '../support/raw-client.js';
+import { type RawObject } from '../support/raw-client.js';
 import { describeRealServer } from '../support/real-server.js';
 import {
   checkReleases,
-  createNamespaces,
+  dryRunServer,
   distObjects,
   UPSTREAM_VERSIONS,
   type Located,
@@ -46,19 +45,10 @@ function worksWithoutSummaries(dist: readonly Located[]): Located[] {
 }
 
 describeRealServer('every OCM and ACM release users run', () => {
-  let server: Envtest;
   const dist = distObjects();
   const ocm = [...dist.filter(ofGroup(OCM_GROUPS)), ...worksWithoutSummaries(dist)];
   const acm = dist.filter((l) => l.object.apiVersion === ACM_GITOPS);
-
-  beforeAll(async () => {
-    server = await startEnvtest();
-    await createNamespaces(new RawClient(loadKubeConfig(server.kubeconfigPath)), [...ocm, ...acm]);
-  }, 120_000);
-
-  afterAll(async () => {
-    await server?.stop();
-  });
+  const server = dryRunServer([...ocm, ...acm]);
 
   test('the objects cover works with and without the summary rule, placements, cluster sets and ACM GitOpsClusters', () => {
     const kinds = new Set(ocm.map((l) => l.object.kind));

@@ -6,7 +6,7 @@
  * the first generator's parameters from 2.5). A hub declaring an older release is refused at synth.
  */
 import { join } from 'node:path';
-import { afterAll, beforeAll, expect, test } from '@jest/globals';
+import { expect, test } from '@jest/globals';
 import {
   AppSource,
   ClusterSet,
@@ -20,17 +20,10 @@ import {
 } from '../../src/constructs/index.js';
 import type { Application } from '../../src/model/core/types.js';
 import { buildPayloadApplication, isPullApplication } from '../../src/model/delivery/manifestwork.js';
-import { startEnvtest, type Envtest } from '../support/envtest.js';
 import { loadKubeConfig } from '../support/envtest-cluster.js';
-import { RawClient, type RawObject } from '../support/raw-client.js';
+import { type RawObject } from '../support/raw-client.js';
 import { describeRealServer } from '../support/real-server.js';
-import {
-  checkReleases,
-  createNamespaces,
-  releases,
-  UPSTREAM_VERSIONS,
-  type Located,
-} from '../support/version-matrix.js';
+import { checkReleases, dryRunServer, releases, UPSTREAM_VERSIONS, type Located } from '../support/version-matrix.js';
 
 const RELEASES = join(UPSTREAM_VERSIONS, 'argo-cd');
 
@@ -82,7 +75,6 @@ function objectsOf(fleet: Fleet): Located[] {
 }
 
 describeRealServer('values per spoke against every Argo CD release users run', () => {
-  let server: Envtest;
   const versions = releases(RELEASES);
   const perRelease = new Map(versions.map((release) => [release, objectsOf(fleetOn(release))]));
   // Declaring another release changes nothing these objects carry: each distinct object is dry-run once per release.
@@ -93,15 +85,7 @@ describeRealServer('values per spoke against every Argo CD release users run', (
     seen.add(key);
     return true;
   });
-
-  beforeAll(async () => {
-    server = await startEnvtest();
-    await createNamespaces(new RawClient(loadKubeConfig(server.kubeconfigPath)), all);
-  }, 120_000);
-
-  afterAll(async () => {
-    await server?.stop();
-  });
+  const server = dryRunServer(all);
 
   test('the fixture renders the matrix ApplicationSet, labelled cluster Secrets and per-spoke Applications', () => {
     expect(versions.length).toBeGreaterThanOrEqual(7);

@@ -20,11 +20,12 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-function clientFor(port: number, options: KubeClientOptions = {}): KubeClient {
+/** A client of the server on `port`, authenticating with `token`; closed after the test. */
+function clientFor(port: number, options: KubeClientOptions = {}, token = 't'): KubeClient {
   const kubeConfig = new KubeConfig();
   kubeConfig.loadFromOptions({
     clusters: [{ name: 'local', server: `http://127.0.0.1:${port}`, skipTLSVerify: true }],
-    users: [{ name: 'me', token: 't' }],
+    users: [{ name: 'me', token }],
     contexts: [{ name: 'local', cluster: 'local', user: 'me' }],
     currentContext: 'local',
   });
@@ -171,15 +172,7 @@ describe('KubeClient Retry-After', () => {
 describe('KubeClient requests Node refuses to send', () => {
   test('GIVEN a token Node will not put in a header WHEN requests are made one after another THEN each fails with the reason and gives its slot back', async () => {
     const port = await httpServer((_req, res) => res.end('{}'));
-    const kubeConfig = new KubeConfig();
-    kubeConfig.loadFromOptions({
-      clusters: [{ name: 'local', server: `http://127.0.0.1:${port}`, skipTLSVerify: true }],
-      users: [{ name: 'me', token: 'line\nbreak' }],
-      contexts: [{ name: 'local', cluster: 'local', user: 'me' }],
-      currentContext: 'local',
-    });
-    const client = new KubeClient(kubeConfig, { maxInFlight: 1 });
-    cleanups.push(() => client.close());
+    const client = clientFor(port, { maxInFlight: 1 }, 'line\nbreak');
     // With one slot, a slot kept by the first failure would leave the second waiting for ever.
     for (let i = 0; i < 3; i++)
       await expect(client.get(MANAGED_CLUSTER, undefined, 'east')).rejects.toThrow(/Invalid character in header/);
@@ -187,15 +180,7 @@ describe('KubeClient requests Node refuses to send', () => {
 
   test('GIVEN the same token WHEN a watch is opened THEN it fails with the reason and leaves no timer behind to fire later', async () => {
     const port = await httpServer((_req, res) => res.end('{}'));
-    const kubeConfig = new KubeConfig();
-    kubeConfig.loadFromOptions({
-      clusters: [{ name: 'local', server: `http://127.0.0.1:${port}`, skipTLSVerify: true }],
-      users: [{ name: 'me', token: 'line\nbreak' }],
-      contexts: [{ name: 'local', cluster: 'local', user: 'me' }],
-      currentContext: 'local',
-    });
-    const client = new KubeClient(kubeConfig, { requestTimeoutMs: 20 });
-    cleanups.push(() => client.close());
+    const client = clientFor(port, { requestTimeoutMs: 20 }, 'line\nbreak');
     const done = new AbortController();
     await expect(client.watch(MANAGED_CLUSTER, {}, '1', () => undefined, done.signal)).rejects.toThrow(
       /Invalid character in header/,

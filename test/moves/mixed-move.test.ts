@@ -8,9 +8,8 @@
  */
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
-import { afterAll, describe, expect, test } from '@jest/globals';
+import { describe, expect, test } from '@jest/globals';
 import { parse as parseYaml } from 'yaml';
 import {
   AppSource,
@@ -35,17 +34,9 @@ import { parsePlanState, type PlanStateSpoke } from '../../src/model/plan/state.
 import { readSide } from '../../src/cli/commands/plan.js';
 import { renderWorkflow } from '../../src/cli/support/init-files.js';
 import { buildMixedMoveFleet, type MixedSpec } from '../fixtures/mixed-move-fleet.js';
+import { scratchFolders } from '../support/scratch.js';
 
-const scratch: string[] = [];
-process.env.PULLFLEET_CACHE_DIR = fs.mkdtempSync(path.join(os.tmpdir(), 'pullfleet-cache-'));
-scratch.push(process.env.PULLFLEET_CACHE_DIR);
-afterAll(() => scratch.forEach((dir) => fs.rmSync(dir, { recursive: true, force: true })));
-
-const tmp = (prefix: string) => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
-  scratch.push(dir);
-  return dir;
-};
+const tmp = scratchFolders();
 
 /** Synthesizes `spec` (judged against the output folder `previous`) into a fresh folder: the committed dist/ of that step. */
 function commit(spec: MixedSpec, previous?: string): { dir: string; files: Map<string, string> } {

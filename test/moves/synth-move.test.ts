@@ -3,28 +3,21 @@
  * models is enforced from the committed output: a one-step change is refused and dist/ stays as it was.
  */
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
-import { afterAll, describe, expect, test } from '@jest/globals';
+import { describe, expect, test } from '@jest/globals';
 import { runSynth } from '../../src/cli/commands/synth.js';
 import { runPlan } from '../../src/cli/commands/plan.js';
 import { validateFleet } from '../../src/cli/commands/validate.js';
+import { scratchFolders } from '../support/scratch.js';
 
-const scratch: string[] = [];
-process.env.PULLFLEET_CACHE_DIR = fs.mkdtempSync(path.join(os.tmpdir(), 'pullfleet-cache-'));
-scratch.push(process.env.PULLFLEET_CACHE_DIR);
-afterAll(() => {
-  delete process.env.PULLFLEET_TEST_MOVE;
-  scratch.forEach((dir) => fs.rmSync(dir, { recursive: true, force: true }));
-});
+const tmp = scratchFolders(['PULLFLEET_TEST_MOVE']);
 
 const app = `${process.execPath} --import tsx test/fixtures/move-fleet.ts`;
 const work = (dist: string) => fs.readFileSync(path.join(dist, 'hub', 'hub', 'works', 'east.yaml'), 'utf8');
 
 describe('pullfleet synth and plan across a move', () => {
   test('GIVEN a committed basic dist/ WHEN the spoke changes model in one step THEN synth refuses and dist/ is unchanged; WITH moveTo THEN step 1 keeps the work and takes the resources finalizer off its Application, and plan says so', async () => {
-    const out = fs.mkdtempSync(path.join(os.tmpdir(), 'pullfleet-move-'));
-    scratch.push(out);
+    const out = tmp('pullfleet-move-');
     const dist = path.join(out, 'dist');
     process.env.PULLFLEET_TEST_MOVE = 'basic';
     expect((await runSynth({ cwd: process.cwd(), outdir: dist, app, typecheck: false })).ok).toBe(true);

@@ -6,26 +6,19 @@
  * unreachable changes nothing.
  */
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
-import { afterAll, describe, expect, test } from '@jest/globals';
+import { describe, expect, test } from '@jest/globals';
 import { runSynth } from '../../src/cli/commands/synth.js';
 import { runPlan } from '../../src/cli/commands/plan.js';
+import { scratchFolders } from '../support/scratch.js';
 
-const scratch: string[] = [];
-process.env.PULLFLEET_CACHE_DIR = fs.mkdtempSync(path.join(os.tmpdir(), 'pullfleet-cache-'));
-scratch.push(process.env.PULLFLEET_CACHE_DIR);
-afterAll(() => {
-  delete process.env.PULLFLEET_TEST_MOVE;
-  scratch.forEach((dir) => fs.rmSync(dir, { recursive: true, force: true }));
-});
+const tmp = scratchFolders(['PULLFLEET_TEST_MOVE']);
 
 const app = `${process.execPath} --import tsx test/fixtures/move-fleet.ts`;
 
 describe('an agent-managed spoke that goes unreachable', () => {
   test('GIVEN a committed dist/ with east on agent-managed WHEN east is tainted unreachable THEN synth keeps it agent-managed, renders the tolerations the OCM controller adds, and plan shows no deletion', async () => {
-    const out = fs.mkdtempSync(path.join(os.tmpdir(), 'pullfleet-unreachable-'));
-    scratch.push(out);
+    const out = tmp('pullfleet-unreachable-');
     const dist = path.join(out, 'dist');
     process.env.PULLFLEET_TEST_MOVE = 'agent';
     expect((await runSynth({ cwd: process.cwd(), outdir: dist, app, typecheck: false })).ok).toBe(true);

@@ -5,20 +5,14 @@
  * again at once (nothing is deleted either way).
  */
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
-import { afterAll, describe, expect, test } from '@jest/globals';
+import { describe, expect, test } from '@jest/globals';
 import { runSynth } from '../../src/cli/commands/synth.js';
 import { runPlan } from '../../src/cli/commands/plan.js';
 import { runBinary } from '../support/cli.js';
+import { scratchFolders } from '../support/scratch.js';
 
-const scratch: string[] = [];
-process.env.PULLFLEET_CACHE_DIR = fs.mkdtempSync(path.join(os.tmpdir(), 'pullfleet-cache-'));
-scratch.push(process.env.PULLFLEET_CACHE_DIR);
-afterAll(() => {
-  delete process.env.PULLFLEET_TEST_WAVES;
-  scratch.forEach((dir) => fs.rmSync(dir, { recursive: true, force: true }));
-});
+const tmp = scratchFolders(['PULLFLEET_TEST_WAVES']);
 
 /** The app's work on spoke east (works/east.yaml also holds the spoke's bootstrap work). */
 const APP_WORK = 'name: argocd-web-east';
@@ -30,8 +24,7 @@ const read = (dist: string, file: string) => {
 
 describe('making a static app waved', () => {
   test('GIVEN committed static works WHEN the app gets waves THEN step 1 protects the works, step 2 hands them to the controller, and plan shows no deletion', async () => {
-    const out = fs.mkdtempSync(path.join(os.tmpdir(), 'pullfleet-waves-'));
-    scratch.push(out);
+    const out = tmp('pullfleet-waves-');
     const dist = path.join(out, 'dist');
     const plan = async () =>
       (await runPlan({ cwd: process.cwd(), outdir: path.relative(process.cwd(), dist), app })).stdout;
@@ -82,8 +75,7 @@ describe('making a static app waved', () => {
   });
 
   test('GIVEN step 1 of becoming waved committed WHEN the app is removed THEN its works are rendered once more without Prune=false, and the next synth removes them (plan lists it)', async () => {
-    const out = fs.mkdtempSync(path.join(os.tmpdir(), 'pullfleet-waves-'));
-    scratch.push(out);
+    const out = tmp('pullfleet-waves-');
     const dist = path.join(out, 'dist');
     // As users run them: bin/pullfleet.js (the fleet program reads PULLFLEET_TEST_WAVES from the environment).
     const plan = async () => {
@@ -128,8 +120,7 @@ describe('making a static app waved', () => {
   });
 
   test('GIVEN no committed output WHEN a new app is waved THEN synth renders it waved at once', async () => {
-    const out = fs.mkdtempSync(path.join(os.tmpdir(), 'pullfleet-waves-'));
-    scratch.push(out);
+    const out = tmp('pullfleet-waves-');
     const dist = path.join(out, 'dist');
     process.env.PULLFLEET_TEST_WAVES = 'waved';
     const result = await runSynth({ cwd: process.cwd(), outdir: dist, app, typecheck: false });

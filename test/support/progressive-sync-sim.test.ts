@@ -120,6 +120,14 @@ describe('the simulated applicationset-controller (released Argo CD semantics)',
     await cluster.mergePatch(ref(name), { status, ...('operationState' in status ? { operation: null } : {}) });
   }
 
+  /** The Argo CD of `name` reports `status`; once the simulator saw it, a second on, it runs a pass. */
+  async function reportThenPass(s: ProgressiveSyncSim, name: string, status: Record<string, unknown>) {
+    await report(name, status);
+    await seen(s);
+    tick();
+    await s.pass();
+  }
+
   const synced = (revision: string, startedAt?: string) => ({
     sync: { status: 'Synced', revision },
     health: { status: 'Healthy' },
@@ -137,16 +145,10 @@ describe('the simulated applicationset-controller (released Argo CD semantics)',
   async function rollOut(s: ProgressiveSyncSim, revision: string) {
     for (const name of ['a-web', 'b-web']) {
       tick();
-      await report(name, outOfSync(revision));
-      await seen(s);
-      tick();
-      await s.pass();
+      await reportThenPass(s, name, outOfSync(revision));
       expect((await app(name))?.operation).toBeDefined();
       tick();
-      await report(name, synced(revision, at(0)));
-      await seen(s);
-      tick();
-      await s.pass();
+      await reportThenPass(s, name, synced(revision, at(0)));
       tick();
       await s.pass();
       expect(s.statusOf(name)?.status).toBe('Healthy');
@@ -225,10 +227,7 @@ describe('the simulated applicationset-controller (released Argo CD semantics)',
     // WHEN a's sync is reported with a startedAt in the second of its Pending transition
     const pendingSince = s.statusOf('a-web')!.lastTransitionTime;
     tick();
-    await report('a-web', synced('r1', pendingSince));
-    await seen(s);
-    tick();
-    await s.pass();
+    await reportThenPass(s, 'a-web', synced('r1', pendingSince));
     // THEN it stays Pending (startedAt must be strictly later)
     expect(s.statusOf('a-web')?.status).toBe('Pending');
 
@@ -269,10 +268,7 @@ describe('the simulated applicationset-controller (released Argo CD semantics)',
     const s = await start('2.14');
     await s.pass();
     tick();
-    await report('a-web', outOfSync('r1'));
-    await seen(s);
-    tick();
-    await s.pass();
+    await reportThenPass(s, 'a-web', outOfSync('r1'));
     expect(s.statusOf('a-web')?.status).toBe('Pending');
     // A Succeeded sync of another revision does not count
     const succeeded = (revision?: string) => ({
@@ -285,10 +281,7 @@ describe('the simulated applicationset-controller (released Argo CD semantics)',
       },
     });
     tick();
-    await report('a-web', succeeded('r0'));
-    await seen(s);
-    tick();
-    await s.pass();
+    await reportThenPass(s, 'a-web', succeeded('r0'));
     expect(s.statusOf('a-web')?.status).toBe('Pending');
     // No syncResult at all: upstream dereferences a nil pointer
     tick();
@@ -297,10 +290,7 @@ describe('the simulated applicationset-controller (released Argo CD semantics)',
     await expect(s.pass()).rejects.toThrow(/nil pointer/);
     // The target revision: Progressing, then Healthy in the same pass
     tick();
-    await report('a-web', succeeded('r1'));
-    await seen(s);
-    tick();
-    await s.pass();
+    await reportThenPass(s, 'a-web', succeeded('r1'));
     expect(s.statusOf('a-web')?.status).toBe('Healthy');
   });
 
@@ -308,25 +298,16 @@ describe('the simulated applicationset-controller (released Argo CD semantics)',
     const s = await start('3.0');
     await s.pass();
     tick();
-    await report('a-web', outOfSync('r1'));
-    await seen(s);
-    tick();
-    await s.pass();
+    await reportThenPass(s, 'a-web', outOfSync('r1'));
     expect(s.statusOf('a-web')?.status).toBe('Pending');
     tick();
-    await report('a-web', {
+    await reportThenPass(s, 'a-web', {
       ...outOfSync('r1'),
       operationState: { operation: { sync: {} }, phase: 'Succeeded', startedAt: at(0) },
     });
-    await seen(s);
-    tick();
-    await s.pass();
     expect(s.statusOf('a-web')?.status).toBe('Pending');
     tick();
-    await report('a-web', synced('r1', at(0)));
-    await seen(s);
-    tick();
-    await s.pass();
+    await reportThenPass(s, 'a-web', synced('r1', at(0)));
     expect(s.statusOf('a-web')?.status).toBe('Healthy');
   });
 
@@ -348,10 +329,7 @@ describe('the simulated applicationset-controller (released Argo CD semantics)',
     await s.pass();
     expect([s.statusOf('a-web')?.status, s.statusOf('b-web')?.status]).toStrictEqual(['Healthy', 'Healthy']);
     tick();
-    await report('b-web', outOfSync('r2'));
-    await seen(s);
-    tick();
-    await s.pass();
+    await reportThenPass(s, 'b-web', outOfSync('r2'));
 
     // THEN b, of the second step, is asked to sync while a has not even compared v2
     expect(s.statusOf('b-web')?.status).toBe('Pending');

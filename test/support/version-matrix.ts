@@ -8,8 +8,10 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll } from '@jest/globals';
 import { parse as parseYaml, parseAllDocuments } from 'yaml';
-import { replaceCrd } from './envtest-cluster.js';
+import { startEnvtest, type Envtest } from './envtest.js';
+import { loadKubeConfig, replaceCrd } from './envtest-cluster.js';
 import { RawApiError, RawClient, type RawObject } from './raw-client.js';
 import type { KubeConfig } from '@kubernetes/client-node';
 
@@ -99,6 +101,28 @@ export async function createNamespaces(client: RawClient, objects: readonly Loca
       if (!(error instanceof RawApiError && error.code === 409)) throw error;
     }
   }
+}
+
+/**
+ * An API server of its own for the tests of the enclosing describe block: started before them with the
+ * namespaces of `objects` created, stopped after them. Its kubeconfig path can be read once they run.
+ */
+export function dryRunServer(objects: readonly Located[]): Pick<Envtest, 'kubeconfigPath'> {
+  let server: Envtest | undefined;
+  beforeAll(async () => {
+    server = await startEnvtest();
+    await createNamespaces(new RawClient(loadKubeConfig(server.kubeconfigPath)), objects);
+  }, 120_000);
+  afterAll(async () => {
+    await server?.stop();
+  });
+  return {
+    get kubeconfigPath(): string {
+      if (!server)
+        throw new Error('dryRunServer: the API server starts in beforeAll; read its kubeconfig inside a test');
+      return server.kubeconfigPath;
+    },
+  };
 }
 
 /**

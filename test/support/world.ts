@@ -203,6 +203,26 @@ export class World implements KubeWriter {
     return found ? structuredClone(found) : undefined;
   }
 
+  /**
+   * What the hub's Argo CD does with one object of a commit (an Application, or a ConfigMap), stored as
+   * `namespace`/its name: it applies what git holds and leaves what others wrote (finalizers, status,
+   * other annotations).
+   */
+  applyFromGit(namespace: string, object: KubeObject): void {
+    const kindId = object.kind === 'ConfigMap' ? 'ConfigMap' : 'Application';
+    const existing = this.get<KubeObject>(kindId, `${namespace}/${object.metadata.name}`);
+    this.put(kindId, {
+      ...existing,
+      ...object,
+      metadata: {
+        ...existing?.metadata,
+        ...object.metadata,
+        annotations: { ...existing?.metadata.annotations, ...object.metadata.annotations },
+      },
+      ...(existing && 'status' in existing ? { status: (existing as Application).status } : {}),
+    });
+  }
+
   private fail(verb: WriteRecord['verb']): void {
     if (this.failNext?.verb === verb) {
       const status = this.failNext.status;

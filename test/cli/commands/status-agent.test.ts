@@ -1,31 +1,17 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { describe, expect, jest, test } from '@jest/globals';
-import { buildProgram } from '../../../src/cli/main.js';
+import { describe, expect, test } from '@jest/globals';
 import { collectStatus, type StatusSource } from '../../../src/cli/commands/status.js';
 import { renderOutput, statusExitCode } from '../../../src/cli/support/status-render.js';
 import { type Application } from '../../../src/model/core/types.js';
 import { fleetReportCrd } from '../../../src/model/report/report-crd.js';
 import { computeFleetReport, type FleetReport } from '../../../src/model/report/report.js';
+import { runCli } from '../../support/cli.js';
 import { kubeconfigServer } from '../../support/kubeconfig-server.js';
 import { agentApp, agentAppSet, mirrored } from '../../model/report/agent-fixtures.js';
-import { applicationSet, decision, hubApp, work } from '../../model/report/fixtures.js';
+import { applicationSet, decision, hubApp, NOW, work } from '../../model/report/fixtures.js';
+import { expectGolden } from '../../support/golden.js';
 
-const GOLDEN_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', 'golden');
-const NOW = new Date('2026-01-01T01:00:00Z');
 const SHA = '0123456789abcdef0123456789abcdef01234567';
 const FRESH = '2026-01-01T00:59:00Z';
-
-/** Compares with a golden file; `UPDATE_GOLDEN=1 npm test -- test/cli` rewrites it. */
-function expectGolden(name: string, actual: string): void {
-  const file = join(GOLDEN_DIR, name);
-  if (process.env.UPDATE_GOLDEN) {
-    mkdirSync(GOLDEN_DIR, { recursive: true });
-    writeFileSync(file, actual);
-  }
-  expect(actual).toBe(readFileSync(file, 'utf8'));
-}
 
 /** An agent-managed ApplicationSet report with one row of every state. */
 function agentReport(): FleetReport {
@@ -154,23 +140,7 @@ describe('pullfleet status against an API server with agent-model Applications',
       metadata: { ...pushApp.metadata, namespace: 'store-17' },
     });
 
-    let out = '';
-    const outSpy = jest.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
-      out += String(chunk);
-      return true;
-    });
-    process.exitCode = undefined;
-    try {
-      await (
-        await buildProgram()
-      )
-        .exitOverride()
-        .parseAsync(['node', 'pullfleet', 'status', '--kubeconfig', cli.kubeconfig, '-o', 'json']);
-    } finally {
-      outSpy.mockRestore();
-    }
-    const code = Number(process.exitCode ?? 0);
-    process.exitCode = undefined;
+    const { code, out } = await runCli(['status', '--kubeconfig', cli.kubeconfig, '-o', 'json']);
     expect(code).toBe(1);
     const doc = JSON.parse(out) as {
       items: Array<{

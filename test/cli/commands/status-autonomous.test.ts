@@ -1,5 +1,4 @@
-import { describe, expect, jest, test } from '@jest/globals';
-import { buildProgram } from '../../../src/cli/main.js';
+import { describe, expect, test } from '@jest/globals';
 import { collectStatus, type StatusSource } from '../../../src/cli/commands/status.js';
 import { statusExitCode } from '../../../src/cli/support/status-render.js';
 import { type Application, type ConfigMapLike } from '../../../src/model/core/types.js';
@@ -8,6 +7,7 @@ import {
   buildExpectedApplicationsConfigMap,
   EXPECTED_APPLICATIONS_LABEL,
 } from '../../../src/model/runtime/expected-apps.js';
+import { runCli } from '../../support/cli.js';
 import { kubeconfigServer } from '../../support/kubeconfig-server.js';
 import { agentApp, mirrored } from '../../model/report/agent-fixtures.js';
 
@@ -136,23 +136,7 @@ describe('pullfleet status against an API server with expected-Application lists
       }>;
     };
   }> {
-    let out = '';
-    const outSpy = jest.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
-      out += String(chunk);
-      return true;
-    });
-    process.exitCode = undefined;
-    try {
-      await (
-        await buildProgram()
-      )
-        .exitOverride()
-        .parseAsync(['node', 'pullfleet', 'status', '--kubeconfig', cli.kubeconfig, '-o', 'json', ...args]);
-    } finally {
-      outSpy.mockRestore();
-    }
-    const code = Number(process.exitCode ?? 0);
-    process.exitCode = undefined;
+    const { code, out } = await runCli(['status', '--kubeconfig', cli.kubeconfig, '-o', 'json', ...args]);
     return { code, doc: JSON.parse(out) };
   }
 

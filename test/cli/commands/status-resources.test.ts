@@ -2,10 +2,9 @@
  * `pullfleet status --cluster / --app / --resource / --image`: what runs where, one table, problems first, from the
  * resource summaries on the works (--cluster) or the hub Applications' status (the rest).
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { runStatus, type StatusIo, type StatusOptions, type StatusSource } from '../../../src/cli/commands/status.js';
 import { MANAGED_CLUSTER_ANNOTATION, PULL_LABEL } from '../../../src/model/core/keys.js';
@@ -21,20 +20,10 @@ import { startFakeApiServer, type FakeApiServer, type KubeObj } from '../../doub
 import { runCli } from '../../support/cli.js';
 import { spokeApplication, type SpokeAppOptions } from '../../support/spoke-apps.js';
 import { WorkAgent, type ReportOptions } from '../../support/work-agent.js';
+import { expectGolden } from '../../support/golden.js';
 
-const GOLDEN_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', 'golden');
 const NOW = new Date('2026-01-01T01:00:00Z');
 const agent = new WorkAgent(undefined as never, () => NOW);
-
-/** Compares with a golden file; `UPDATE_GOLDEN=1 npm test -- test/cli` rewrites them. */
-function expectGolden(name: string, actual: string): void {
-  const file = join(GOLDEN_DIR, name);
-  if (process.env.UPDATE_GOLDEN) {
-    mkdirSync(GOLDEN_DIR, { recursive: true });
-    writeFileSync(file, actual);
-  }
-  expect(actual).toBe(readFileSync(file, 'utf8'));
-}
 
 function hubApp(cluster: string, app: string, appSet?: string): Application {
   return {

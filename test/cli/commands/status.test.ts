@@ -16,16 +16,8 @@ import { type Application, type ManifestWork } from '../../../src/model/core/typ
 import { fleetReportCrd } from '../../../src/model/report/report-crd.js';
 import { computeFleetReport, type FleetReport } from '../../../src/model/report/report.js';
 import { startFakeApiServer, type FakeApiServer, type KubeObj } from '../../double/fake-apiserver.js';
-import { applicationSet, decision, hubApp, work, type Feedback } from '../../model/report/fixtures.js';
+import { applicationSet, decision, healthy, hubApp, NOW, work, type Feedback } from '../../model/report/fixtures.js';
 import { runCli } from '../../support/cli.js';
-
-const NOW = new Date('2026-01-01T01:00:00Z');
-const healthy: Feedback = {
-  health: 'Healthy',
-  sync: 'Synced',
-  revision: 'abc123',
-  reconciledAt: '2026-01-01T00:59:00Z',
-};
 
 function reportFor(
   clusters: string[],

@@ -1,6 +1,3 @@
-import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from '@jest/globals';
 import { parse as parseYaml } from 'yaml';
 import {
@@ -17,10 +14,9 @@ import {
   type StatusGroup,
 } from '../../../src/cli/support/status-render.js';
 import { computeFleetReport, staticApplicationRows } from '../../../src/model/report/report.js';
-import { applicationSet, decision, hubApp, work, type Feedback } from '../../model/report/fixtures.js';
+import { applicationSet, decision, hubApp, NOW, work, type Feedback } from '../../model/report/fixtures.js';
+import { expectGolden } from '../../support/golden.js';
 
-const GOLDEN_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', 'golden');
-const NOW = new Date('2026-01-01T01:00:00Z');
 const SHA = '0123456789abcdef0123456789abcdef01234567';
 const healthy: Feedback = {
   health: 'Healthy',
@@ -30,16 +26,6 @@ const healthy: Feedback = {
   startedAt: '2026-01-01T00:50:00Z',
   reconciledAt: '2026-01-01T00:58:30Z',
 };
-
-/** Compares with a golden file; `UPDATE_GOLDEN=1 npm test -- test/cli` rewrites them. */
-function expectGolden(name: string, actual: string): void {
-  const file = join(GOLDEN_DIR, name);
-  if (process.env.UPDATE_GOLDEN) {
-    mkdirSync(GOLDEN_DIR, { recursive: true });
-    writeFileSync(file, actual);
-  }
-  expect(actual).toBe(readFileSync(file, 'utf8'));
-}
 
 function guestbookGroup(): StatusGroup {
   const result = computeFleetReport({

@@ -9,16 +9,9 @@ import {
   HUB_APP_NAMESPACE_ANNOTATION,
 } from '../../../src/model/core/keys.js';
 import { type FleetReport, type MulticlusterApplicationSetReport } from '../../../src/model/report/report.js';
-import { APPSET, applicationSet, decision, hubApp, NS, work, type Feedback } from '../../model/report/fixtures.js';
+import { APPSET, applicationSet, decision, healthy, hubApp, NOW, NS, work } from '../../model/report/fixtures.js';
 import { World as MemoryWorld } from '../../support/world.js';
 
-const NOW = new Date('2026-01-01T01:00:00Z');
-const healthy: Feedback = {
-  health: 'Healthy',
-  sync: 'Synced',
-  revision: 'abc123',
-  reconciledAt: '2026-01-01T00:59:00Z',
-};
 const KEY = `${NS}/${APPSET}`;
 
 /** The in-memory world, with the report of the ApplicationSet under test at hand. */

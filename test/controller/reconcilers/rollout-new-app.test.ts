@@ -88,18 +88,7 @@ describe('a waved app whose hub Applications arrive one at a time, in reverse wa
 
   /** What the hub's Argo CD does with one object of a commit: applies it, leaving what others wrote. */
   function argoApplies(object: KubeObject): void {
-    const kindId = object.kind === 'ConfigMap' ? 'ConfigMap' : 'Application';
-    const existing = world.get<KubeObject>(kindId, `${NS}/${object.metadata.name}`);
-    world.put(kindId, {
-      ...existing,
-      ...object,
-      metadata: {
-        ...existing?.metadata,
-        ...object.metadata,
-        annotations: { ...existing?.metadata.annotations, ...object.metadata.annotations },
-      },
-      ...(existing && 'status' in existing ? { status: (existing as Application).status } : {}),
-    });
+    world.applyFromGit(NS, object);
   }
 
   /** Whether the spoke of `cluster` reported running its work's payload, Healthy and Synced. */

@@ -90,21 +90,7 @@ describe('rollout waves of a static app', () => {
   }
 
   function commit(objects: KubeObject[]): void {
-    for (const object of objects) {
-      const kindId = object.kind === 'ConfigMap' ? 'ConfigMap' : 'Application';
-      const existing = world.get<KubeObject>(kindId, `${NS}/${object.metadata.name}`);
-      // Argo CD applies what git holds and leaves what others wrote (finalizers, status, other annotations).
-      world.put(kindId, {
-        ...existing,
-        ...object,
-        metadata: {
-          ...existing?.metadata,
-          ...object.metadata,
-          annotations: { ...existing?.metadata.annotations, ...object.metadata.annotations },
-        },
-        ...(existing && 'status' in existing ? { status: (existing as Application).status } : {}),
-      });
-    }
+    for (const object of objects) world.applyFromGit(NS, object);
   }
 
   /** The work agent and spoke Argo CD: every work's spoke runs its payload and reports it (healthy unless broken). */

@@ -100,6 +100,17 @@ export interface Feedback {
   reconciledAt?: string;
 }
 
+/** The report tests' clock: one hour into 2026. */
+export const NOW = new Date('2026-01-01T01:00:00Z');
+
+/** The feedback of an app that is synced and healthy, reconciled a minute before {@link NOW}. */
+export const healthy: Feedback = {
+  health: 'Healthy',
+  sync: 'Synced',
+  revision: 'abc123',
+  reconciledAt: '2026-01-01T00:59:00Z',
+};
+
 /** The work delivering `cluster`'s app, with the given feedback and work conditions. */
 export function work(
   cluster: string,

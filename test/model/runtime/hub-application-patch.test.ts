@@ -27,29 +27,15 @@ import {
   INVALID_FEEDBACK_CONDITION,
 } from '../../../src/model/runtime/status.js';
 import { LEGACY_CONTROLLER_WINDOW_MS } from '../../../src/model/runtime/takeover.js';
+import { pullApplication } from '../../support/world.js';
 
 const NOW = new Date('2026-03-01T12:00:00Z');
 const ARGO_FINALIZER = 'resources-finalizer.argocd.argoproj.io';
 
+/** argocd/guestbook for cluster east, without skip-reconcile; `metadata` fields replace its own. */
 function hubApp(metadata: Partial<Application['metadata']> = {}, rest: Partial<Application> = {}): Application {
-  return {
-    apiVersion: 'argoproj.io/v1alpha1',
-    kind: 'Application',
-    metadata: {
-      name: 'guestbook',
-      namespace: 'argocd',
-      resourceVersion: '7',
-      labels: { [PULL_LABEL]: 'true' },
-      annotations: { [MANAGED_CLUSTER_ANNOTATION]: 'east' },
-      ...metadata,
-    },
-    spec: {
-      project: 'default',
-      source: { repoURL: 'https://git.example/apps', path: 'guestbook' },
-      destination: { server: 'https://kubernetes.default.svc', namespace: 'guestbook' },
-    },
-    ...rest,
-  };
+  const app = pullApplication({ cluster: 'east', skipReconcile: false, metadata: { resourceVersion: '7' } });
+  return { ...app, metadata: { ...app.metadata, ...metadata }, ...rest };
 }
 
 function basic(app: Application, plan: Partial<PropagationPlan>, extra: Partial<BasicHubApplicationPatchInput> = {}) {

@@ -27,6 +27,7 @@ import { appResourcesFromApplication, appResourcesFromWork } from '../../../src/
 import { computeApplicationStatus } from '../../../src/model/runtime/status.js';
 import { SeededRandom } from '../../double/fake/random.js';
 import { WorkAgent } from '../../support/work-agent.js';
+import { pullApplication } from '../../support/world.js';
 
 const NOW = new Date('2026-03-01T12:00:00Z');
 
@@ -117,20 +118,10 @@ describe('what a resource list leaves out, rendered from data and read back', ()
 
 describe('the hub Application path and the ManifestWork path give the same view of what is left out', () => {
   const agent = new WorkAgent(undefined as never, () => NOW);
-  const hubApp: Application = {
-    apiVersion: 'argoproj.io/v1alpha1',
-    kind: 'Application',
-    metadata: {
-      name: 'shop',
-      namespace: 'argocd',
-      labels: { 'apps.open-cluster-management.io/pull-to-ocm-managed-cluster': 'true' },
-      annotations: {
-        'apps.open-cluster-management.io/ocm-managed-cluster': 'spoke1',
-        'argocd.argoproj.io/skip-reconcile': 'true',
-      },
-    },
+  const hubApp: Application = pullApplication({
+    name: 'shop',
     spec: { project: 'default', destination: { server: 'https://kubernetes.default.svc', namespace: 'shop' } },
-  };
+  });
 
   /** A work whose summary, cut for size, lists two Degraded Deployments of `total` resources. */
   function cutWork(header: string): ManifestWork {

@@ -11,26 +11,17 @@ import {
 import { computeApplicationStatus } from '../../../src/model/runtime/status.js';
 import { WorkAgent, type ReportOptions } from '../../support/work-agent.js';
 import { spokeApplication, type SpokeAppOptions } from '../../support/spoke-apps.js';
+import { pullApplication } from '../../support/world.js';
 
 const NOW = new Date('2026-03-01T12:00:00Z');
 const agent = new WorkAgent(undefined as never, () => NOW);
 
 function hubApp(status?: Application['status']): Application {
-  return {
-    apiVersion: 'argoproj.io/v1alpha1',
-    kind: 'Application',
-    metadata: {
-      name: 'shop',
-      namespace: 'argocd',
-      labels: { 'apps.open-cluster-management.io/pull-to-ocm-managed-cluster': 'true' },
-      annotations: {
-        'apps.open-cluster-management.io/ocm-managed-cluster': 'spoke1',
-        'argocd.argoproj.io/skip-reconcile': 'true',
-      },
-    },
+  const app = pullApplication({
+    name: 'shop',
     spec: { project: 'default', destination: { server: 'https://kubernetes.default.svc', namespace: 'shop' } },
-    ...(status ? { status } : {}),
-  };
+  });
+  return status ? { ...app, status } : app;
 }
 
 /** The app's work as the agent reports it: feedback, and the rule evaluated against the spoke app (unless told). */

@@ -1,11 +1,5 @@
 import { describe, expect, test } from '@jest/globals';
-import {
-  CLEANUP_FINALIZER,
-  MANAGED_CLUSTER_ANNOTATION,
-  PULL_LABEL,
-  SKIP_RECONCILE_ANNOTATION,
-  SPOKE_APP_NAMESPACE_ANNOTATION,
-} from '../../../src/model/core/keys.js';
+import { CLEANUP_FINALIZER, SPOKE_APP_NAMESPACE_ANNOTATION } from '../../../src/model/core/keys.js';
 import { type Application, type ManifestWork } from '../../../src/model/core/types.js';
 import { buildManifestWork } from '../../../src/model/delivery/manifestwork.js';
 import { computePropagation } from '../../../src/model/runtime/propagation.js';
@@ -20,27 +14,15 @@ import {
   orphanPatch,
 } from '../../../src/model/runtime/takeover.js';
 import { legacyWork, type LegacyFlavour } from '../../support/takeover-legacy.js';
+import { pullApplication } from '../../support/world.js';
 
+/** argocd/guestbook for cluster east with the cleanup finalizer; `extra` fields replace its own metadata. */
 function hubApp(extra: Partial<Application['metadata']> = {}): Application {
-  return {
-    apiVersion: 'argoproj.io/v1alpha1',
-    kind: 'Application',
-    metadata: {
-      name: 'guestbook',
-      namespace: 'argocd',
-      uid: '3f2a9c1e-0000-4000-8000-000000000001',
-      resourceVersion: '10',
-      labels: { [PULL_LABEL]: 'true' },
-      annotations: { [MANAGED_CLUSTER_ANNOTATION]: 'east', [SKIP_RECONCILE_ANNOTATION]: 'true' },
-      finalizers: [CLEANUP_FINALIZER],
-      ...extra,
-    },
-    spec: {
-      project: 'default',
-      source: { repoURL: 'https://git.example/apps', path: 'guestbook' },
-      destination: { server: 'https://kubernetes.default.svc', namespace: 'guestbook' },
-    },
-  };
+  const app = pullApplication({
+    cluster: 'east',
+    metadata: { uid: '3f2a9c1e-0000-4000-8000-000000000001', resourceVersion: '10', finalizers: [CLEANUP_FINALIZER] },
+  });
+  return { ...app, metadata: { ...app.metadata, ...extra } };
 }
 
 const appSetApp = () =>
@@ -92,6 +74,17 @@ const flavours: Array<[LegacyFlavour, () => Application]> = [
   ['acm', hubApp],
   ['acm', appSetApp],
 ];
+
+/** The propagation plan of argocd/guestbook when `other` stands beside the work at its target, `atTarget`. */
+function propagateBeside(app: Application, other: ManifestWork, atTarget: ManifestWork) {
+  return computePropagation({
+    namespace: 'argocd',
+    name: 'guestbook',
+    app,
+    works: [other, atTarget],
+    workAtTarget: atTarget,
+  });
+}
 
 describe('recognising a legacy work', () => {
   test.each(flavours)('GIVEN a %s work for the app THEN it is a legacy work of that app', (flavour, make) => {
@@ -158,24 +151,12 @@ describe('the hand-over, step by step (computePropagation)', () => {
     const app = hubApp();
     const legacy = stored(orphaned(legacyWork(app, 'argocd-pull-integration')), { generation: 2, observed: 2 });
     const own = stored(buildManifestWork(app), { generation: 1 });
-    const plan = computePropagation({
-      namespace: 'argocd',
-      name: 'guestbook',
-      app,
-      works: [legacy, own],
-      workAtTarget: own,
-    });
+    const plan = propagateBeside(app, legacy, own);
     expect(plan.deletes).toStrictEqual([]);
     // Status stays with the legacy work until the agent reports on pullfleet's, so the hub app never flaps to Unknown.
     expect(plan.statusWork).toStrictEqual({ namespace: 'east', name: legacy.metadata.name });
     const refused = stored(buildManifestWork(app), { generation: 1, observed: 1, applied: false });
-    const refusedPlan = computePropagation({
-      namespace: 'argocd',
-      name: 'guestbook',
-      app,
-      works: [legacy, refused],
-      workAtTarget: refused,
-    });
+    const refusedPlan = propagateBeside(app, legacy, refused);
     expect(refusedPlan.deletes).toStrictEqual([]);
     // A refusal is pullfleet's to report: status comes from its own work then.
     expect(refusedPlan.statusWork).toBeUndefined();
@@ -185,13 +166,7 @@ describe('the hand-over, step by step (computePropagation)', () => {
     const app = hubApp();
     const legacy = stored(orphaned(legacyWork(app, 'acm')), { generation: 2, observed: 2, rv: '205' });
     const own = stored(buildManifestWork(app), { generation: 1, observed: 1 });
-    const plan = computePropagation({
-      namespace: 'argocd',
-      name: 'guestbook',
-      app,
-      works: [legacy, own],
-      workAtTarget: own,
-    });
+    const plan = propagateBeside(app, legacy, own);
     expect(plan.apply).toBeUndefined();
     expect(plan.deletes).toStrictEqual([
       { namespace: 'east', name: legacy.metadata.name, uid: legacy.metadata.uid, resourceVersion: '205' },
@@ -203,13 +178,7 @@ describe('the hand-over, step by step (computePropagation)', () => {
     const app = hubApp();
     const legacy = stored(legacyWork(app, 'argocd-pull-integration'), { generation: 3, observed: 3 });
     const own = stored(buildManifestWork(app), { generation: 1, observed: 1 });
-    const plan = computePropagation({
-      namespace: 'argocd',
-      name: 'guestbook',
-      app,
-      works: [legacy, own],
-      workAtTarget: own,
-    });
+    const plan = propagateBeside(app, legacy, own);
     expect(plan.deletes).toStrictEqual([]);
     expect(plan.orphan?.map((ref) => ref.name)).toStrictEqual([legacy.metadata.name]);
     expect(plan.legacyControllerActive).toContain("scale argocd-pull-integration or ACM's propagation controller down");
@@ -225,13 +194,7 @@ describe('the hand-over, step by step (computePropagation)', () => {
       { observed: 1 },
     );
     const own = stored(buildManifestWork(app), { generation: 1, observed: 1 });
-    const first = computePropagation({
-      namespace: 'argocd',
-      name: 'guestbook',
-      app,
-      works: [unlabelled, own],
-      workAtTarget: own,
-    });
+    const first = propagateBeside(app, unlabelled, own);
     expect(first.orphan?.map((item) => item.name)).toStrictEqual([unlabelled.metadata.name]);
     expect(first.deletes).toStrictEqual([]);
     expect(first.legacyControllerActive).toBeUndefined();
