@@ -52,39 +52,281 @@ function bindAddress(value: string): string {
 }
 
 /**
- * An option whose value may come from environment variables (first set one wins) before its default.
- * The environment is passed in (not read from process.env at parse time) so tests can resolve the
- * exact env a Deployment renders.
+ * One flag of the command line: its commander flags and description, the environment variables it may come
+ * from (the first set one wins) before its default, its parser and its choices.
  */
-function option(
-  flags: string,
-  description: string,
-  settings: { env?: string[]; parse?: (value: string) => unknown; fallback?: unknown; choices?: string[] },
-  env: NodeJS.ProcessEnv,
-): Option {
+interface FlagSpec {
+  readonly flags: string;
+  readonly description: string;
+  readonly env?: readonly string[];
+  readonly parse?: (value: string) => unknown;
+  readonly fallback?: unknown;
+  readonly choices?: readonly string[];
+}
+
+/**
+ * The option of a flag, its value read from the environment before its default. The environment is passed
+ * in (not read from process.env at parse time) so tests can resolve the exact env a Deployment renders.
+ */
+function option(spec: FlagSpec, env: NodeJS.ProcessEnv): Option {
+  const { flags, description, parse, choices } = spec;
   const result = new Option(flags, description);
-  if (settings.choices) result.choices(settings.choices);
-  if (settings.parse) result.argParser(settings.parse);
-  const names = settings.env ?? [];
+  if (choices) result.choices(choices);
+  if (parse) result.argParser(parse);
+  const names = spec.env ?? [];
   const from = names.find((name) => env[name] !== undefined && env[name] !== '');
-  let value = settings.fallback;
+  let value = spec.fallback;
   if (from) {
     const raw = env[from]!;
     try {
-      value = settings.parse ? settings.parse(raw) : raw;
+      value = parse ? parse(raw) : raw;
     } catch (error) {
       throw new InvalidArgumentError(
         `environment variable ${from}: ${error instanceof Error ? error.message : String(error)}`,
       );
     }
-    if (settings.choices && !settings.choices.includes(String(value)))
-      throw new InvalidArgumentError(
-        `environment variable ${from}: "${raw}" is not one of ${settings.choices.join(', ')}`,
-      );
+    if (choices && !choices.includes(String(value)))
+      throw new InvalidArgumentError(`environment variable ${from}: "${raw}" is not one of ${choices.join(', ')}`);
   }
   if (value !== undefined) result.default(value, from ? `${JSON.stringify(value)} from ${from}` : undefined);
   if (names.length > 0) result.description = `${description} [env: ${names.join(', ')}]`;
   return result;
+}
+
+/** Where the controller connects and which namespaces it works in. */
+function connectionFlags(d: ControllerConfig): FlagSpec[] {
+  return [
+    {
+      flags: '--kubeconfig <path>',
+      description: 'kubeconfig file (default: in-cluster service account, else ~/.kube/config)',
+      env: ['KUBECONFIG'],
+    },
+    { flags: '--context <name>', description: 'kubeconfig context to use' },
+    {
+      flags: '--argo-namespace <ns>',
+      description: 'namespace of the hub Argo CD (cluster Secrets)',
+      env: ['PULLFLEET_ARGO_NAMESPACE'],
+      fallback: d.argoNamespace,
+    },
+    {
+      flags: '--namespace <ns>',
+      description: 'namespace of the controller (leader Lease)',
+      env: ['PULLFLEET_NAMESPACE', 'POD_NAMESPACE'],
+      fallback: d.namespace,
+    },
+  ];
+}
+
+/** How feedback is collected and judged, and which Applications are delivered. */
+function deliveryFlags(d: ControllerConfig): FlagSpec[] {
+  return [
+    {
+      flags: '--feedback-scrape-type <type>',
+      description: 'how work agents collect feedback',
+      env: ['PULLFLEET_FEEDBACK_SCRAPE_TYPE'],
+      choices: ['Poll', 'Watch'],
+      fallback: d.feedbackScrapeType,
+    },
+    {
+      flags: '--stale-after <seconds>',
+      description:
+        'feedback older than this raises FeedbackStaleWarning and marks fleet report rows Stale (0 disables)',
+      env: ['PULLFLEET_STALE_AFTER'],
+      parse: int,
+      fallback: d.staleAfterSeconds,
+    },
+    {
+      flags: '--operation-timeout <seconds>',
+      description:
+        'a forwarded operation the spoke has not started after this long raises OperationPendingWarning (0 disables)',
+      env: ['PULLFLEET_OPERATION_TIMEOUT'],
+      parse: int,
+      fallback: d.operationTimeoutSeconds,
+    },
+    {
+      flags: '--relax-tenancy [bool]',
+      description: 'let any namespace target any ManagedCluster (single-tenant hubs)',
+      env: ['PULLFLEET_RELAX_TENANCY'],
+      parse: bool,
+      fallback: d.relaxTenancy,
+    },
+    {
+      flags: '--acm-tenancy-warnings [bool]',
+      description:
+        "warn on pull Applications pullfleet did not render that ACM's propagation controller would not deliver (hubs taken over from ACM)",
+      env: ['PULLFLEET_ACM_TENANCY_WARNINGS'],
+      parse: bool,
+      fallback: d.acmTenancyWarnings,
+    },
+  ];
+}
+
+/** How much work runs at once, and how it is split between replicas. */
+function shardingFlags(d: ControllerConfig): FlagSpec[] {
+  return [
+    {
+      flags: '--resync <seconds>',
+      description: 'periodic full resync',
+      env: ['PULLFLEET_RESYNC'],
+      parse: int,
+      fallback: d.resyncSeconds,
+    },
+    {
+      flags: '--workers <n>',
+      description: 'concurrent Application reconciles (each has at most one API request in flight)',
+      env: ['PULLFLEET_WORKERS'],
+      parse: int,
+      fallback: d.workers,
+    },
+    {
+      flags: '--shards <n>',
+      description: 'split the clusters into this many shards, each with its own Lease (replicas share them)',
+      env: ['PULLFLEET_SHARDS'],
+      parse: int,
+      fallback: d.shards,
+    },
+  ];
+}
+
+/** Which duties besides propagation the controller takes on. */
+function dutyFlags(d: ControllerConfig): FlagSpec[] {
+  return [
+    {
+      flags: '--cluster-secrets [bool]',
+      description: 'keep blank Argo CD cluster Secrets for pull ApplicationSet clusters',
+      env: ['PULLFLEET_CLUSTER_SECRETS'],
+      parse: bool,
+      fallback: d.clusterSecrets,
+    },
+    {
+      flags: '--fleet-reports [bool]',
+      description: 'keep a FleetReport per pull ApplicationSet',
+      env: ['PULLFLEET_FLEET_REPORTS'],
+      parse: bool,
+      fallback: d.fleetReports,
+    },
+    {
+      flags: '--multicluster-reports [bool]',
+      description: "also write ACM's MulticlusterApplicationSetReport per pull ApplicationSet",
+      env: ['PULLFLEET_MULTICLUSTER_REPORTS'],
+      parse: bool,
+      fallback: d.multiclusterReports,
+    },
+    {
+      flags: '--resource-summaries [bool]',
+      description:
+        'ask work agents for a resource summary (OCM 1.0 and later; off for a hub whose ManifestWork CRD has no conditionRules)',
+      env: ['PULLFLEET_RESOURCE_SUMMARIES'],
+      parse: bool,
+      fallback: d.resourceSummaries,
+    },
+  ];
+}
+
+/** Leader election on a Lease. */
+function leaderFlags(d: ControllerConfig): FlagSpec[] {
+  return [
+    {
+      flags: '--leader-elect [bool]',
+      description: 'leader election on a Lease',
+      env: ['PULLFLEET_LEADER_ELECT'],
+      parse: bool,
+      fallback: d.leaderElection,
+    },
+    {
+      flags: '--lease-name <name>',
+      description: 'name of the leader Lease',
+      env: ['PULLFLEET_LEASE_NAME'],
+      fallback: d.leaseName,
+    },
+    {
+      flags: '--lease-duration <seconds>',
+      description: 'how long a Lease not renewed keeps other replicas waiting',
+      env: ['PULLFLEET_LEASE_DURATION'],
+      parse: seconds,
+      fallback: d.leaseDurationSeconds,
+    },
+    {
+      flags: '--renew-deadline <seconds>',
+      description: 'a leader that cannot renew within this stops at once',
+      env: ['PULLFLEET_RENEW_DEADLINE'],
+      parse: seconds,
+      fallback: d.renewDeadlineSeconds,
+    },
+    {
+      flags: '--retry-period <seconds>',
+      description: 'time between Lease acquire/renew attempts',
+      env: ['PULLFLEET_RETRY_PERIOD'],
+      parse: seconds,
+      fallback: d.retryPeriodSeconds,
+    },
+  ];
+}
+
+/** The timeouts of API requests and watches. */
+function timeoutFlags(d: ControllerConfig): FlagSpec[] {
+  return [
+    {
+      flags: '--request-timeout <seconds>',
+      description: 'timeout of every API request (watches: --watch-timeout plus a margin)',
+      env: ['PULLFLEET_REQUEST_TIMEOUT'],
+      parse: seconds,
+      fallback: d.requestTimeoutSeconds,
+    },
+    {
+      flags: '--watch-timeout <seconds>',
+      description: 'server-side timeout of each watch before it is reopened',
+      env: ['PULLFLEET_WATCH_TIMEOUT'],
+      parse: seconds,
+      fallback: d.watchTimeoutSeconds,
+    },
+  ];
+}
+
+/** The replica's identity, its /metrics and health server, and logging. */
+function servingFlags(d: ControllerConfig): FlagSpec[] {
+  return [
+    {
+      flags: '--identity <id>',
+      description: 'identity in the Lease',
+      env: ['PULLFLEET_IDENTITY', 'POD_NAME'],
+      fallback: d.identity,
+    },
+    {
+      flags: '--port <port>',
+      description: '/metrics, /healthz and /readyz port',
+      env: ['PULLFLEET_PORT'],
+      parse: int,
+      fallback: 8080,
+    },
+    {
+      flags: '--bind-address <address>',
+      description: 'address the /metrics, /healthz and /readyz server listens on',
+      env: ['PULLFLEET_BIND_ADDRESS'],
+      parse: bindAddress,
+      fallback: d.httpHost,
+    },
+    {
+      flags: '--log-level <level>',
+      description: 'log level',
+      env: ['PULLFLEET_LOG_LEVEL'],
+      choices: ['trace', 'debug', 'info', 'warn', 'error'],
+      fallback: 'info',
+    },
+  ];
+}
+
+/** Every flag of the controller, in the order `--help` lists them, with the defaults of `d`. */
+function controllerFlags(d: ControllerConfig): FlagSpec[] {
+  return [
+    ...connectionFlags(d),
+    ...deliveryFlags(d),
+    ...shardingFlags(d),
+    ...dutyFlags(d),
+    ...leaderFlags(d),
+    ...timeoutFlags(d),
+    ...servingFlags(d),
+  ];
 }
 
 /**
@@ -92,183 +334,10 @@ function option(
  * environment variables are read from (@default process.env).
  */
 export function buildCommand(env: NodeJS.ProcessEnv = process.env): Command {
-  const d = defaultConfig();
-  const o = (flags: string, description: string, settings: Parameters<typeof option>[2]) =>
-    option(flags, description, settings, env);
   const command = new Command('pullfleet-controller')
     .description('Hub controller for Argo CD pull delivery on OCM: propagation, status write-back, cluster secrets.')
-    .version(pullfleetVersion(), '--version', 'print the version of the controller and exit')
-    .addOption(
-      o('--kubeconfig <path>', 'kubeconfig file (default: in-cluster service account, else ~/.kube/config)', {
-        env: ['KUBECONFIG'],
-      }),
-    )
-    .addOption(o('--context <name>', 'kubeconfig context to use', {}))
-    .addOption(
-      o('--argo-namespace <ns>', 'namespace of the hub Argo CD (cluster Secrets)', {
-        env: ['PULLFLEET_ARGO_NAMESPACE'],
-        fallback: d.argoNamespace,
-      }),
-    )
-    .addOption(
-      o('--namespace <ns>', 'namespace of the controller (leader Lease)', {
-        env: ['PULLFLEET_NAMESPACE', 'POD_NAMESPACE'],
-        fallback: d.namespace,
-      }),
-    )
-    .addOption(
-      o('--feedback-scrape-type <type>', 'how work agents collect feedback', {
-        env: ['PULLFLEET_FEEDBACK_SCRAPE_TYPE'],
-        choices: ['Poll', 'Watch'],
-        fallback: d.feedbackScrapeType,
-      }),
-    )
-    .addOption(
-      o(
-        '--stale-after <seconds>',
-        'feedback older than this raises FeedbackStaleWarning and marks fleet report rows Stale (0 disables)',
-        { env: ['PULLFLEET_STALE_AFTER'], parse: int, fallback: d.staleAfterSeconds },
-      ),
-    )
-    .addOption(
-      o(
-        '--operation-timeout <seconds>',
-        'a forwarded operation the spoke has not started after this long raises OperationPendingWarning (0 disables)',
-        { env: ['PULLFLEET_OPERATION_TIMEOUT'], parse: int, fallback: d.operationTimeoutSeconds },
-      ),
-    )
-    .addOption(
-      o('--relax-tenancy [bool]', 'let any namespace target any ManagedCluster (single-tenant hubs)', {
-        env: ['PULLFLEET_RELAX_TENANCY'],
-        parse: bool,
-        fallback: d.relaxTenancy,
-      }),
-    )
-    .addOption(
-      o(
-        '--acm-tenancy-warnings [bool]',
-        "warn on pull Applications pullfleet did not render that ACM's propagation controller would not deliver (hubs taken over from ACM)",
-        { env: ['PULLFLEET_ACM_TENANCY_WARNINGS'], parse: bool, fallback: d.acmTenancyWarnings },
-      ),
-    )
-    .addOption(
-      o('--resync <seconds>', 'periodic full resync', {
-        env: ['PULLFLEET_RESYNC'],
-        parse: int,
-        fallback: d.resyncSeconds,
-      }),
-    )
-    .addOption(
-      o('--workers <n>', 'concurrent Application reconciles (each has at most one API request in flight)', {
-        env: ['PULLFLEET_WORKERS'],
-        parse: int,
-        fallback: d.workers,
-      }),
-    )
-    .addOption(
-      o('--shards <n>', 'split the clusters into this many shards, each with its own Lease (replicas share them)', {
-        env: ['PULLFLEET_SHARDS'],
-        parse: int,
-        fallback: d.shards,
-      }),
-    )
-    .addOption(
-      o('--cluster-secrets [bool]', 'keep blank Argo CD cluster Secrets for pull ApplicationSet clusters', {
-        env: ['PULLFLEET_CLUSTER_SECRETS'],
-        parse: bool,
-        fallback: d.clusterSecrets,
-      }),
-    )
-    .addOption(
-      o('--fleet-reports [bool]', 'keep a FleetReport per pull ApplicationSet', {
-        env: ['PULLFLEET_FLEET_REPORTS'],
-        parse: bool,
-        fallback: d.fleetReports,
-      }),
-    )
-    .addOption(
-      o('--multicluster-reports [bool]', "also write ACM's MulticlusterApplicationSetReport per pull ApplicationSet", {
-        env: ['PULLFLEET_MULTICLUSTER_REPORTS'],
-        parse: bool,
-        fallback: d.multiclusterReports,
-      }),
-    )
-    .addOption(
-      o(
-        '--resource-summaries [bool]',
-        'ask work agents for a resource summary (OCM 1.0 and later; off for a hub whose ManifestWork CRD has no conditionRules)',
-        { env: ['PULLFLEET_RESOURCE_SUMMARIES'], parse: bool, fallback: d.resourceSummaries },
-      ),
-    )
-    .addOption(
-      o('--leader-elect [bool]', 'leader election on a Lease', {
-        env: ['PULLFLEET_LEADER_ELECT'],
-        parse: bool,
-        fallback: d.leaderElection,
-      }),
-    )
-    .addOption(
-      o('--lease-name <name>', 'name of the leader Lease', { env: ['PULLFLEET_LEASE_NAME'], fallback: d.leaseName }),
-    )
-    .addOption(
-      o('--lease-duration <seconds>', 'how long a Lease not renewed keeps other replicas waiting', {
-        env: ['PULLFLEET_LEASE_DURATION'],
-        parse: seconds,
-        fallback: d.leaseDurationSeconds,
-      }),
-    )
-    .addOption(
-      o('--renew-deadline <seconds>', 'a leader that cannot renew within this stops at once', {
-        env: ['PULLFLEET_RENEW_DEADLINE'],
-        parse: seconds,
-        fallback: d.renewDeadlineSeconds,
-      }),
-    )
-    .addOption(
-      o('--retry-period <seconds>', 'time between Lease acquire/renew attempts', {
-        env: ['PULLFLEET_RETRY_PERIOD'],
-        parse: seconds,
-        fallback: d.retryPeriodSeconds,
-      }),
-    )
-    .addOption(
-      o('--request-timeout <seconds>', 'timeout of every API request (watches: --watch-timeout plus a margin)', {
-        env: ['PULLFLEET_REQUEST_TIMEOUT'],
-        parse: seconds,
-        fallback: d.requestTimeoutSeconds,
-      }),
-    )
-    .addOption(
-      o('--watch-timeout <seconds>', 'server-side timeout of each watch before it is reopened', {
-        env: ['PULLFLEET_WATCH_TIMEOUT'],
-        parse: seconds,
-        fallback: d.watchTimeoutSeconds,
-      }),
-    )
-    .addOption(
-      o('--identity <id>', 'identity in the Lease', { env: ['PULLFLEET_IDENTITY', 'POD_NAME'], fallback: d.identity }),
-    )
-    .addOption(
-      o('--port <port>', '/metrics, /healthz and /readyz port', {
-        env: ['PULLFLEET_PORT'],
-        parse: int,
-        fallback: 8080,
-      }),
-    )
-    .addOption(
-      o('--bind-address <address>', 'address the /metrics, /healthz and /readyz server listens on', {
-        env: ['PULLFLEET_BIND_ADDRESS'],
-        parse: bindAddress,
-        fallback: d.httpHost,
-      }),
-    )
-    .addOption(
-      o('--log-level <level>', 'log level', {
-        env: ['PULLFLEET_LOG_LEVEL'],
-        choices: ['trace', 'debug', 'info', 'warn', 'error'],
-        fallback: 'info',
-      }),
-    );
+    .version(pullfleetVersion(), '--version', 'print the version of the controller and exit');
+  for (const spec of controllerFlags(defaultConfig())) command.addOption(option(spec, env));
   return command;
 }
 

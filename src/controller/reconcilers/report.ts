@@ -22,12 +22,12 @@ import {
 import { manifestWorkName } from '../../model/core/names.js';
 import { type Application, type KubeObject, type ManifestWork } from '../../model/core/types.js';
 import { owningApplicationSet, targetCluster } from '../../model/delivery/manifestwork.js';
-import { FLEET_REPORT_API_VERSION, FLEET_REPORT_KIND } from '../../model/report/report-crd.js';
 import {
   computeFleetReport,
   decisionFeedsApplicationSet,
+  fleetReportShell,
+  fleetReportStatusWrite,
   isReportedApplicationSet,
-  sameReportStatus,
   toMulticlusterApplicationSetReport,
   type ApplicationSet,
   type FleetReport,
@@ -92,6 +92,76 @@ interface Known {
 /** Writes a FleetReport's status through the status subresource. */
 export type StatusWriter = (kind: ResourceKind, object: KubeObject & { status: unknown }) => Promise<KubeObject>;
 
+/** The ApplicationSet keys a PlacementDecision (now or before an update) feeds. */
+function keysForDecision(
+  cache: CacheReader,
+  decision: PlacementDecision,
+  previous: PlacementDecision | undefined,
+): string[] {
+  const keys = new Set<string>();
+  const namespace = decision.metadata.namespace;
+  if (!namespace) return [];
+  for (const appSet of cache.byIndex<ApplicationSet>(APPLICATION_SET.id, REPORT_NAMESPACE_INDEX, namespace)) {
+    if (!isReportedApplicationSet(appSet)) continue;
+    if (decisionFeedsApplicationSet(appSet, decision) || (previous && decisionFeedsApplicationSet(appSet, previous)))
+      keys.add(objectKey(appSet));
+  }
+  return [...keys];
+}
+
+/** The ApplicationSet key of the Application a ManifestWork delivers. */
+function keysForWork(cache: CacheReader, work: KubeObject): string[] {
+  const hosting = work.metadata.annotations?.[HOSTING_APPSET_ANNOTATION];
+  if (hosting && hosting.includes('/')) return [hosting];
+  // Works written by other tools may lack the hosting annotation: go through the hub Application.
+  return hubAppKey(work).flatMap((key) => appSetKeyOfApp(cache.get(APPLICATION.id, key)));
+}
+
+/** The events that bring an ApplicationSet's key: it, its decisions, its Applications and their works. */
+function reportWatches(cache: CacheReader): WatchSpec[] {
+  return [
+    {
+      kind: APPLICATION_SET,
+      indexes: { [REPORT_NAMESPACE_INDEX]: namespaceOf },
+      keysFor: (object) => [objectKey(object)],
+    },
+    {
+      kind: PLACEMENT_DECISION,
+      indexes: { [REPORT_NAMESPACE_INDEX]: namespaceOf },
+      keysFor: (object, previous) => keysForDecision(cache, object, previous),
+    },
+    {
+      kind: APPLICATION,
+      indexes: { [REPORT_APPSET_INDEX]: (object) => appSetKeyOfApp(object) },
+      keysFor: (object, previous) => [...new Set([...appSetKeyOfApp(object), ...appSetKeyOfApp(previous)])],
+    },
+    {
+      kind: MANIFEST_WORK,
+      indexes: { [REPORT_HUB_APP_INDEX]: hubAppKey },
+      keysFor: (object, previous) => [
+        ...new Set([...keysForWork(cache, object), ...(previous ? keysForWork(cache, previous) : [])]),
+      ],
+    },
+  ];
+}
+
+/** The works that may deliver `apps`: by the pullfleet name, plus any pointing back at the app. */
+function candidateWorks(cache: CacheReader, apps: readonly Application[]): ManifestWork[] {
+  const works = new Map<string, ManifestWork>();
+  for (const app of apps) {
+    const cluster = targetCluster(app);
+    if (!cluster) continue;
+    const byName = cache.get<ManifestWork>(
+      MANIFEST_WORK.id,
+      `${cluster}/${manifestWorkName(app.metadata.namespace ?? '', app.metadata.name)}`,
+    );
+    if (byName) works.set(objectKey(byName), byName);
+    for (const work of cache.byIndex<ManifestWork>(MANIFEST_WORK.id, REPORT_HUB_APP_INDEX, objectKey(app)))
+      works.set(objectKey(work), work);
+  }
+  return [...works.values()];
+}
+
 export class ReportReconciler implements Reconciler {
   readonly name = 'fleet-report';
   readonly workers: number;
@@ -109,49 +179,7 @@ export class ReportReconciler implements Reconciler {
     private readonly options: ReportReconcilerOptions,
   ) {
     this.workers = options.workers ?? 2;
-    this.watches = [
-      {
-        kind: APPLICATION_SET,
-        indexes: { [REPORT_NAMESPACE_INDEX]: namespaceOf },
-        keysFor: (object) => [objectKey(object)],
-      },
-      {
-        kind: PLACEMENT_DECISION,
-        indexes: { [REPORT_NAMESPACE_INDEX]: namespaceOf },
-        keysFor: (object, previous) => this.keysForDecision(object, previous),
-      },
-      {
-        kind: APPLICATION,
-        indexes: { [REPORT_APPSET_INDEX]: (object) => appSetKeyOfApp(object) },
-        keysFor: (object, previous) => [...new Set([...appSetKeyOfApp(object), ...appSetKeyOfApp(previous)])],
-      },
-      {
-        kind: MANIFEST_WORK,
-        indexes: { [REPORT_HUB_APP_INDEX]: hubAppKey },
-        keysFor: (object, previous) => [
-          ...new Set([...this.keysForWork(object), ...(previous ? this.keysForWork(previous) : [])]),
-        ],
-      },
-    ];
-  }
-
-  private keysForDecision(decision: PlacementDecision, previous: PlacementDecision | undefined): string[] {
-    const keys = new Set<string>();
-    const namespace = decision.metadata.namespace;
-    if (!namespace) return [];
-    for (const appSet of this.cache.byIndex<ApplicationSet>(APPLICATION_SET.id, REPORT_NAMESPACE_INDEX, namespace)) {
-      if (!isReportedApplicationSet(appSet)) continue;
-      if (decisionFeedsApplicationSet(appSet, decision) || (previous && decisionFeedsApplicationSet(appSet, previous)))
-        keys.add(objectKey(appSet));
-    }
-    return [...keys];
-  }
-
-  private keysForWork(work: KubeObject): string[] {
-    const hosting = work.metadata.annotations?.[HOSTING_APPSET_ANNOTATION];
-    if (hosting && hosting.includes('/')) return [hosting];
-    // Works written by other tools may lack the hosting annotation: go through the hub Application.
-    return hubAppKey(work).flatMap((key) => appSetKeyOfApp(this.cache.get(APPLICATION.id, key)));
+    this.watches = reportWatches(cache);
   }
 
   /** Entries this replica keeps per report (known reports, ACM reports written, reports deleted): a gauge for leaks. */
@@ -171,25 +199,9 @@ export class ReportReconciler implements Reconciler {
     return [...keys].sort();
   }
 
-  /** The works that may deliver `apps`: by the pullfleet name, plus any pointing back at the app. */
-  private candidateWorks(apps: readonly Application[]): ManifestWork[] {
-    const works = new Map<string, ManifestWork>();
-    for (const app of apps) {
-      const cluster = targetCluster(app);
-      if (!cluster) continue;
-      const byName = this.cache.get<ManifestWork>(
-        MANIFEST_WORK.id,
-        `${cluster}/${manifestWorkName(app.metadata.namespace ?? '', app.metadata.name)}`,
-      );
-      if (byName) works.set(objectKey(byName), byName);
-      for (const work of this.cache.byIndex<ManifestWork>(MANIFEST_WORK.id, REPORT_HUB_APP_INDEX, objectKey(app)))
-        works.set(objectKey(work), work);
-    }
-    return [...works.values()];
-  }
-
+  /** One run: read the cache, compute the report, write the object, its status and ACM's report when they change. */
   async reconcile(key: string): Promise<ReconcileResult | void> {
-    const { namespace = '', name } = splitKey(key);
+    const { namespace = '' } = splitKey(key);
     const appSet = this.cache.get<ApplicationSet>(APPLICATION_SET.id, key);
     const now = this.now();
     let known = this.known.get(key);
@@ -203,67 +215,66 @@ export class ReportReconciler implements Reconciler {
           ? this.cache.byIndex<PlacementDecision>(PLACEMENT_DECISION.id, REPORT_NAMESPACE_INDEX, namespace)
           : [],
         applications,
-        works: this.candidateWorks(applications),
+        works: candidateWorks(this.cache, applications),
         now,
         ...(previous ? { previous } : {}),
         staleAfterSeconds: this.options.staleAfterSeconds,
       });
     let result = compute(known?.status);
-
-    if (!result) {
-      // The ApplicationSet is gone, being deleted or no longer pull: its report goes too (garbage
-      // collection does the same through the owner reference when the ApplicationSet is deleted).
-      if (this.known.has(key) || ((!appSet || appSet.metadata.deletionTimestamp) && !this.removed.has(key))) {
-        await this.writer.delete(FLEET_REPORT, namespace, name);
-        if (this.options.multiclusterReports) await this.writer.delete(MULTICLUSTER_APPSET_REPORT, namespace, name);
-        this.removed.add(key);
-      }
-      this.known.delete(key);
-      this.writtenMcas.delete(key);
-      return;
-    }
+    if (!result) return this.removeReport(key, appSet);
 
     this.removed.delete(key);
-    const shell = shellOf(result.report);
-    const shellJson = canonicalJson(shell);
-    if (!known || known.shell !== shellJson) {
-      // Creates the report, or confirms it, and tells what status the server holds.
-      const stored = await this.writer.apply<FleetReport>(FLEET_REPORT, shell);
-      const fresh = !known;
-      known = { shell: shellJson, status: stored.status, checkedAt: now.getTime() };
-      this.known.set(key, known);
-      // Conditions keep the transition times the server already holds.
-      if (fresh) result = compute(known.status)!;
+    const held = await this.confirmShell(key, result.report, known, now);
+    // Conditions keep the transition times the server already holds.
+    if (!known) result = compute(held.status)!;
+    const statusWrite = fleetReportStatusWrite(result.report, held.status);
+    if (statusWrite) {
+      await this.writeStatus(FLEET_REPORT, statusWrite);
+      held.status = statusWrite.status;
     }
-    const desired = result.report.status!;
-    if (!sameReportStatus(known.status, desired)) {
-      await this.writeStatus(FLEET_REPORT, {
-        apiVersion: FLEET_REPORT_API_VERSION,
-        kind: FLEET_REPORT_KIND,
-        metadata: { name, namespace },
-        status: desired,
-      });
-      known.status = desired;
-    }
-
-    if (this.options.multiclusterReports) {
-      const mcas = toMulticlusterApplicationSetReport(result.report);
-      const json = canonicalJson(mcas);
-      if (this.writtenMcas.get(key) !== json) {
-        await this.writer.apply(MULTICLUSTER_APPSET_REPORT, mcas);
-        this.writtenMcas.set(key, json);
-      }
-    }
-
+    if (this.options.multiclusterReports) await this.writeMulticlusterReport(key, result.report);
     if (result.recheckAt)
       return { requeueAfterMs: Math.max(0, result.recheckAt.getTime() - now.getTime()) + RECHECK_MARGIN_MS };
     return undefined;
   }
-}
 
-/** The report without status: what server-side apply on the main resource sets. */
-function shellOf(report: FleetReport): FleetReport {
-  return { apiVersion: report.apiVersion, kind: report.kind, metadata: report.metadata, spec: report.spec };
+  /**
+   * The ApplicationSet is gone, being deleted or no longer reported: its report goes too (garbage collection
+   * does the same through the owner reference when the ApplicationSet is deleted).
+   */
+  private async removeReport(key: string, appSet: ApplicationSet | undefined): Promise<void> {
+    const { namespace = '', name } = splitKey(key);
+    if (this.known.has(key) || ((!appSet || appSet.metadata.deletionTimestamp) && !this.removed.has(key))) {
+      await this.writer.delete(FLEET_REPORT, namespace, name);
+      if (this.options.multiclusterReports) await this.writer.delete(MULTICLUSTER_APPSET_REPORT, namespace, name);
+      this.removed.add(key);
+    }
+    this.known.delete(key);
+    this.writtenMcas.delete(key);
+  }
+
+  /**
+   * What the server holds for the report: as known, unless the report object (without status) changed or is not
+   * known, in which case it is applied (creating or confirming it) and the server's answer tells the status.
+   */
+  private async confirmShell(key: string, report: FleetReport, known: Known | undefined, now: Date): Promise<Known> {
+    const shell = fleetReportShell(report);
+    const shellJson = canonicalJson(shell);
+    if (known && known.shell === shellJson) return known;
+    const stored = await this.writer.apply<FleetReport>(FLEET_REPORT, shell);
+    const confirmed: Known = { shell: shellJson, status: stored.status, checkedAt: now.getTime() };
+    this.known.set(key, confirmed);
+    return confirmed;
+  }
+
+  /** Writes ACM's MulticlusterApplicationSetReport of the report when it differs from the one last written. */
+  private async writeMulticlusterReport(key: string, report: FleetReport): Promise<void> {
+    const mcas = toMulticlusterApplicationSetReport(report);
+    const json = canonicalJson(mcas);
+    if (this.writtenMcas.get(key) === json) return;
+    await this.writer.apply(MULTICLUSTER_APPSET_REPORT, mcas);
+    this.writtenMcas.set(key, json);
+  }
 }
 
 /** The factory the controller manager runs; undefined when fleet reports are switched off. */

@@ -231,3 +231,26 @@ export function applicationSetOwnerReference(appSet: ApplicationSet): {
 export function sameReportStatus(a: FleetReportStatus | undefined, b: FleetReportStatus | undefined): boolean {
   return canonicalJson(a) === canonicalJson(b);
 }
+
+/** The report without status: what server-side apply on the main resource sets. */
+export function fleetReportShell(report: FleetReport): FleetReport {
+  return { apiVersion: report.apiVersion, kind: report.kind, metadata: report.metadata, spec: report.spec };
+}
+
+/**
+ * The write of a report's status through the status subresource (its identity and status only), or undefined
+ * when the server already holds that status (`held`: the status the server holds, as last read or written).
+ */
+export function fleetReportStatusWrite(
+  report: FleetReport,
+  held: FleetReportStatus | undefined,
+): (Pick<FleetReport, 'apiVersion' | 'kind' | 'metadata'> & { status: FleetReportStatus }) | undefined {
+  const status = report.status!;
+  if (sameReportStatus(held, status)) return undefined;
+  return {
+    apiVersion: FLEET_REPORT_API_VERSION,
+    kind: FLEET_REPORT_KIND,
+    metadata: { name: report.metadata.name, namespace: report.metadata.namespace },
+    status,
+  };
+}
