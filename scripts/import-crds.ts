@@ -1,7 +1,10 @@
 /**
  * Regenerates everything under imports/ from the upstream CRDs in ../shared/crds:
  *  - imports/schemas/*.json: each served version's openAPIV3Schema with descriptions stripped,
- *    used by the validation tests and by the API test double;
+ *    the one schema source for OCM and Argo CD kinds: the API test double serves them, and the validators below
+ *    are generated from them;
+ *  - imports/validators/*.cjs and index.json: ajv standalone code for each of those schemas and the FleetReport
+ *    CRD pullfleet renders, which `pullfleet validate` and synth load instead of compiling (scripts/validator-code.ts);
  *  - imports/*.ts: typed cdk8s classes (`cdk8s import`) for the kinds the constructs build with them
  *    (ManagedClusterSet, ManagedClusterSetBinding); every other kind is written as a plain ApiObject.
  * The CRD files themselves never enter the project: only their structure does.
@@ -14,6 +17,14 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseAllDocuments, stringify } from 'yaml';
+import {
+  FLEET_REPORT_API_VERSION,
+  FLEET_REPORT_GROUP,
+  FLEET_REPORT_KIND,
+  FLEET_REPORT_VERSION,
+  fleetReportCrd,
+} from '../src/model/report/report-crd.js';
+import { argoSchema, schemaHash, validatorModule } from './validator-code.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 function option(name: string, fallback: string): string {
@@ -86,6 +97,56 @@ function crdFiles(dir: string): string[] {
     .sort();
 }
 
+/** One generated validator, as imports/validators/index.json lists it under its apiVersion/kind. */
+interface ValidatorEntry {
+  /** The module under imports/validators/. */
+  module: string;
+  /** Where its schema came from, relative to imports/ (or the source file for FleetReport). */
+  source: string;
+  /** SHA-256 of the schema's JSON text (scripts/validator-code.ts: schemaHash). */
+  schema: string;
+}
+
+/** Writes imports/validators/: a module per schema envelope in imports/schemas, one for FleetReport, and the index. */
+function writeValidators(): void {
+  const dir = join(out, 'validators');
+  mkdirSync(dir, { recursive: true });
+  const index: Record<string, ValidatorEntry> = {};
+  const write = (key: string, base: string, schema: Json, source: string, formats = false): void => {
+    const module = `${base}.cjs`;
+    writeFileSync(join(dir, module), validatorModule(schema, source, formats));
+    index[key] = { module, source, schema: schemaHash(schema) };
+  };
+  for (const file of readdirSync(join(out, 'schemas')).sort()) {
+    const envelope = JSON.parse(readFileSync(join(out, 'schemas', file), 'utf8')) as {
+      group: string;
+      kind: string;
+      version: string;
+      schema: Json;
+    };
+    const apiVersion = envelope.group ? `${envelope.group}/${envelope.version}` : envelope.version;
+    // Argo CD kinds are judged as kubernetes-models judged them: metadata checked, optional fields nullable,
+    // formats checked.
+    const argo = envelope.group === 'argoproj.io';
+    const schema = argo ? argoSchema(envelope.schema) : envelope.schema;
+    write(`${apiVersion}/${envelope.kind}`, file.replace(/\.json$/, ''), schema, `schemas/${file}`, argo);
+  }
+  const report = fleetReportCrd() as { spec: { versions: Array<{ schema: { openAPIV3Schema: Json } }> } };
+  write(
+    `${FLEET_REPORT_API_VERSION}/${FLEET_REPORT_KIND}`,
+    `${FLEET_REPORT_GROUP}_${FLEET_REPORT_KIND}_${FLEET_REPORT_VERSION}`,
+    report.spec.versions[0].schema.openAPIV3Schema,
+    'src/model/report/report-crd.ts',
+  );
+  const sorted = Object.fromEntries(
+    Object.keys(index)
+      .sort()
+      .map((key) => [key, index[key]]),
+  );
+  writeFileSync(join(dir, 'index.json'), JSON.stringify(sorted, null, 2) + '\n');
+  console.log(`imports: validators <- ${Object.keys(sorted).length} schemas`);
+}
+
 function main(): void {
   rmSync(out, { recursive: true, force: true });
   mkdirSync(join(out, 'schemas'), { recursive: true });
@@ -148,6 +209,7 @@ function main(): void {
       });
       console.log(`imports: ${prefix} <- ${file}`);
     }
+    writeValidators();
   } finally {
     rmSync(work, { recursive: true, force: true });
   }

@@ -1,27 +1,23 @@
 /**
- * Schema validation of rendered objects, at synth time and by `pullfleet validate <dir>`: Argo CD,
- * Prometheus Operator and core kinds with the kubernetes-models packages, OCM and pullfleet kinds with ajv against the
- * description-stripped CRD schemas in imports/schemas (and the FleetReport CRD pullfleet renders).
- * Validators are loaded on first use of their kind; the code ajv compiles for a CRD schema is kept in
- * node_modules/.cache/pullfleet (PULLFLEET_CACHE_DIR overrides) under the hash of the schema, so the next run
- * loads it instead of compiling again. {@link checkObject} adds the rules of object-rules.ts and descends into
- * ManifestWork manifests.
+ * Schema validation of rendered objects, at synth time and by `pullfleet validate <dir>`: core and Prometheus
+ * Operator kinds with the kubernetes-models packages; OCM, Argo CD and pullfleet kinds with the validators
+ * `npm run import` generates (scripts/import-crds.ts) from the description-stripped CRD schemas in
+ * imports/schemas (the API test double serves the same files) and from the FleetReport CRD pullfleet renders.
+ * Each is ajv standalone code, a CommonJS module under imports/validators/ loaded on first use of its kind:
+ * nothing is compiled, cached or evaluated at run time. {@link checkObject} adds the rules of
+ * object-rules.ts and descends into ManifestWork manifests.
  */
-import { createHash } from 'node:crypto';
-import * as fs from 'node:fs';
 import { createRequire } from 'node:module';
-import * as path from 'node:path';
-import * as vm from 'node:vm';
-import type { Ajv as AjvClass, ErrorObject, Options as AjvOptions, ValidateFunction } from 'ajv';
+import { fileURLToPath } from 'node:url';
+import type { ErrorObject } from 'ajv';
 import {
   objectRuleFindings,
   type PlainObject,
   type ObjectFinding,
   type ObjectRuleOptions,
 } from '../model/validation/object-rules.js';
-import { FLEET_REPORT_API_VERSION, FLEET_REPORT_KIND, fleetReportCrd } from '../model/report/report-crd.js';
 
-/** Loads the validators and ajv on first use: a command that validates nothing (or few kinds) does not pay for all. */
+/** Loads the validators on first use: a command that validates nothing (or few kinds) does not pay for all. */
 const load = createRequire(import.meta.url);
 
 type ModelClass = (new (data: never) => { validate(): void }) & { prototype: { validate(): void } };
@@ -33,9 +29,6 @@ type ModelClass = (new (data: never) => { validate(): void }) & { prototype: { v
 const MODELS: ReadonlyMap<string, readonly [string, string]> = new Map(
   (
     [
-      ['argoproj.io/v1alpha1/Application', '@kubernetes-models/argo-cd/argoproj.io/v1alpha1/Application'],
-      ['argoproj.io/v1alpha1/ApplicationSet', '@kubernetes-models/argo-cd/argoproj.io/v1alpha1/ApplicationSet'],
-      ['argoproj.io/v1alpha1/AppProject', '@kubernetes-models/argo-cd/argoproj.io/v1alpha1/AppProject'],
       ['v1/ConfigMap', 'kubernetes-models/v1/ConfigMap'],
       ['v1/LimitRange', 'kubernetes-models/v1/LimitRange'],
       ['v1/Namespace', 'kubernetes-models/v1/Namespace'],
@@ -100,141 +93,47 @@ function modelClass(key: string): ModelClass | undefined {
   return cls;
 }
 
-interface SchemaEntry {
-  readonly group: string;
-  readonly version: string;
-  readonly kind: string;
-  readonly schema: object;
+/** A validator as ajv standalone code exports it: a function that records its findings on itself. */
+interface GeneratedValidator {
+  (data: unknown): boolean;
+  errors?: ErrorObject[] | null;
 }
 
-/** How every CRD schema is compiled; part of the key of a compiled validator kept on disk. */
-const AJV_OPTIONS: AjvOptions = { strict: false, allErrors: true, validateFormats: false, code: { source: true } };
-let ajv: AjvClass | undefined;
-const schemaDir = new URL('../../imports/schemas/', import.meta.url);
-let crdSchemas: Map<string, object> | undefined;
-const crdValidators = new Map<string, ValidateFunction>();
-
-/** apiVersion/kind → stripped CRD schema, read once. Argo CD kinds are left to kubernetes-models. */
-function crdSchemaIndex(): Map<string, object> {
-  if (crdSchemas) return crdSchemas;
-  crdSchemas = new Map();
-  for (const file of fs.readdirSync(schemaDir).sort()) {
-    // Files are named <group>_<Kind>_<version>.json; the Argo CD ones (the largest) are not even read.
-    if (!file.endsWith('.json') || file.startsWith('argoproj.io_')) continue;
-    const entry = JSON.parse(fs.readFileSync(new URL(file, schemaDir), 'utf8')) as SchemaEntry;
-    if (entry.group === 'argoproj.io') continue;
-    crdSchemas.set(`${entry.group}/${entry.version}/${entry.kind}`, entry.schema);
-  }
-  const report = fleetReportCrd() as { spec: { versions: Array<{ schema: { openAPIV3Schema: object } }> } };
-  crdSchemas.set(`${FLEET_REPORT_API_VERSION}/${FLEET_REPORT_KIND}`, report.spec.versions[0].schema.openAPIV3Schema);
-  return crdSchemas;
+/** One entry of imports/validators/index.json (written by scripts/import-crds.ts). */
+export interface ValidatorEntry {
+  /** The module under imports/validators/. */
+  readonly module: string;
+  /** Where its schema came from. */
+  readonly source: string;
+  /** SHA-256 of the schema's JSON text. */
+  readonly schema: string;
 }
 
-/**
- * Where compiled CRD validators are kept between runs: $PULLFLEET_CACHE_DIR, else
- * node_modules/.cache/pullfleet of the working folder when it has a node_modules folder (the type-check's
- * cache sits there too); undefined (nothing kept) otherwise.
- */
-function validatorCacheDir(): string | undefined {
-  const configured = process.env.PULLFLEET_CACHE_DIR;
-  if (configured) return configured;
-  const modules = path.join(process.cwd(), 'node_modules');
-  return fs.existsSync(modules) ? path.join(modules, '.cache', 'pullfleet') : undefined;
+/** The generated validators: imports/validators/ beside src/ in a checkout, beside lib/src/ in the package. */
+const VALIDATOR_DIR = fileURLToPath(new URL('../../imports/validators/', import.meta.url));
+let validatorIndex: Readonly<Record<string, ValidatorEntry>> | undefined;
+const validators = new Map<string, GeneratedValidator>();
+
+/** apiVersion/kind → generated validator entry, read once. */
+export function generatedValidators(): Readonly<Record<string, ValidatorEntry>> {
+  validatorIndex ??= load(`${VALIDATOR_DIR}index.json`) as Record<string, ValidatorEntry>;
+  return validatorIndex;
 }
 
-/** The first line of a kept validator: the SHA-256 of the code below it, checked before the code is run. */
-const CODE_HASH_PREFIX = '// sha256:';
-
-function sha256(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
-}
-
-/** Runs the module code ajv generated for a validator (CommonJS) and returns the function it exports. */
-function evaluateValidator(code: string, file: string): ValidateFunction {
-  const wrapper = vm.runInThisContext(`(function (require, module, exports) {${code}\n})`, {
-    filename: file,
-  }) as (require: NodeJS.Require, module: { exports: unknown }, exports: unknown) => void;
-  const module = { exports: {} as unknown };
-  wrapper(load, module, module.exports);
-  return module.exports as ValidateFunction;
-}
-
-/** A kept validator for `key`, when one exists and is intact; undefined otherwise. */
-function keptValidator(file: string): ValidateFunction | undefined {
-  let text: string;
-  try {
-    text = fs.readFileSync(file, 'utf8');
-  } catch {
-    return undefined;
-  }
-  const newline = text.indexOf('\n');
-  const code = text.slice(newline + 1);
-  // A file cut short (or changed by hand) is compiled again, never trusted.
-  if (newline < 0 || text.slice(0, newline) !== `${CODE_HASH_PREFIX}${sha256(code)}`) return undefined;
-  try {
-    const validate = evaluateValidator(code, file);
-    return typeof validate === 'function' ? validate : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Keeps the code of a compiled validator for the next run; a cache that cannot be written only costs time. */
-function keepValidator(file: string, code: string): void {
-  const temporary = `${file}.${process.pid}.tmp`;
-  try {
-    fs.mkdirSync(path.dirname(file), { recursive: true });
-    fs.writeFileSync(temporary, `${CODE_HASH_PREFIX}${sha256(code)}\n${code}`, 'utf8');
-    fs.renameSync(temporary, file); // whole files only: a run beside this one reads the old file or the new one
-  } catch {
-    try {
-      fs.rmSync(temporary, { force: true });
-    } catch {
-      // nothing was written
-    }
-  }
-}
-
-/**
- * The ajv validator of a CRD schema. Compiling one costs tens of milliseconds, so the code ajv generates is
- * kept in `dir` under a key made of the ajv version, the options and the schema itself: a changed schema
- * (or ajv) is always compiled again, an unchanged one is loaded. A kept file whose code does not match the
- * hash on its first line (cut short, edited) is compiled again and replaced.
- */
-export function compiledValidator(schema: object, dir: string | undefined = validatorCacheDir()): ValidateFunction {
-  const version = (load('ajv/package.json') as { version: string }).version;
-  const key = sha256(`${version}\0${JSON.stringify(AJV_OPTIONS)}\0${JSON.stringify(schema)}`).slice(0, 32);
-  const file = dir ? path.join(dir, `validator-${key}.cjs`) : undefined;
-  const kept = file ? keptValidator(file) : undefined;
-  if (kept) return kept;
-  if (!ajv) {
-    const { Ajv } = load('ajv') as { Ajv: new (options: AjvOptions) => AjvClass };
-    ajv = new Ajv(AJV_OPTIONS);
-  }
-  const validate = ajv.compile(schema);
-  if (file) {
-    const { default: standaloneCode } = load('ajv/dist/standalone') as {
-      default: (ajv: AjvClass, validate: ValidateFunction) => string;
-    };
-    keepValidator(file, standaloneCode(ajv, validate));
-  }
-  return validate;
-}
-
-function crdValidator(key: string): ValidateFunction | undefined {
-  const cached = crdValidators.get(key);
+function crdValidator(key: string): GeneratedValidator | undefined {
+  const cached = validators.get(key);
   if (cached) return cached;
-  const schema = crdSchemaIndex().get(key);
-  if (!schema) return undefined;
-  const validate = compiledValidator(schema);
-  crdValidators.set(key, validate);
+  const entry = Object.hasOwn(generatedValidators(), key) ? generatedValidators()[key] : undefined;
+  if (!entry) return undefined;
+  const validate = load(`${VALIDATOR_DIR}${entry.module}`) as GeneratedValidator;
+  validators.set(key, validate);
   return validate;
 }
 
 /** Whether pullfleet knows a schema for this apiVersion and kind. */
 export function hasSchema(apiVersion: string, kind: string): boolean {
   const key = `${apiVersion}/${kind}`;
-  return MODELS.has(key) || crdSchemaIndex().has(key);
+  return MODELS.has(key) || Object.hasOwn(generatedValidators(), key);
 }
 
 /** `/spec/x/0/y` → `spec.x[0].y`. */
@@ -262,13 +161,25 @@ function shortValue(value: unknown): string {
   return text.length > 60 ? `${text.slice(0, 57)}...` : text;
 }
 
+/** Keywords kubernetes-models words differently from ajv: every kind is reported in its words. */
+const KEYWORD_WORDING: Readonly<Record<string, string>> = {
+  anyOf: 'must match a schema in "anyOf"',
+  oneOf: 'must match exactly one schema in "oneOf"',
+  not: 'must NOT be valid according to schema in "not"',
+};
+
 function describeError(obj: unknown, e: ErrorObject): ObjectFinding {
   const value = valueAt(obj, e.instancePath);
-  let message = e.message ?? 'is invalid';
+  let message = KEYWORD_WORDING[e.keyword] ?? e.message ?? 'is invalid';
   if (e.keyword === 'enum')
     message = `must be one of ${(e.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`;
   if (e.keyword === 'required') {
-    return { severity: 'error', message: `${fieldPath(e.instancePath)} ${message}: add it (schema)` };
+    // Worded as kubernetes-models words it (ajv quotes the name): the same for every kind.
+    const missing = (e.params as { missingProperty: string }).missingProperty;
+    return {
+      severity: 'error',
+      message: `${fieldPath(e.instancePath)} must have required property ${missing}: add it (schema)`,
+    };
   }
   if (e.keyword === 'additionalProperties') {
     const extra = (e.params as { additionalProperty: string }).additionalProperty;

@@ -187,7 +187,7 @@ describe('a fleet description in a CommonJS package', () => {
     );
     fs.writeFileSync(path.join(dir, 'spokes.ts'), "export const spokes = ['prod-east'];\n");
     // The installed pullfleet is compiled JavaScript (lib/, an ES module package) importing subpaths that
-    // ES-only packages export for `import` alone (@kubernetes-models/argo-cd/argoproj.io/v1alpha1/AppProject).
+    // ES-only packages export for `import` alone.
     // compiled-esm and esm-only do the same, so the test needs no build (the sources, which the fleet
     // below imports, load either way).
     const modules = path.join(dir, 'node_modules');

@@ -1,7 +1,7 @@
 /**
- * Every synthesized object validates against its schema: Argo CD kinds with @kubernetes-models/argo-cd
- * (and the stripped CRD schema), core kinds with kubernetes-models, OCM kinds with ajv against the
- * description-stripped CRD schemas in imports/schemas. Objects inside ManifestWorks are checked too.
+ * Every synthesized object validates against its schema: core kinds with kubernetes-models, Argo CD and OCM
+ * kinds with the validators generated from the description-stripped CRD schemas in imports/schemas. Objects
+ * inside ManifestWorks are checked too.
  */
 import { describe, expect, test } from '@jest/globals';
 import { checkObject, hasSchema, schemaFindings } from '../../src/validate/schema.js';

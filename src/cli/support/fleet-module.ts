@@ -1,8 +1,8 @@
 /**
  * Runs the fleet description as an ES module in a CommonJS project too. In a package without
  * `"type": "module"`, tsx loads `fleet.config.ts` as CommonJS, and its require hook then turns
- * pullfleet's own ES modules into CommonJS as well, whose imports of ES-only packages
- * (`@kubernetes-models/argo-cd/...`) fail with ERR_PACKAGE_PATH_NOT_EXPORTED. So for such a project
+ * pullfleet's own ES modules into CommonJS as well, whose imports of packages that export a subpath for
+ * `import` alone fail with ERR_PACKAGE_PATH_NOT_EXPORTED. So for such a project
  * synth, validate and plan add a module hook (bin/fleet-esm.mjs, through NODE_OPTIONS) that loads the
  * project's own `.ts` and `.tsx` files as ES modules, as `"type": "module"` would; pullfleet itself
  * then loads natively.
