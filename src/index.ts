@@ -28,6 +28,7 @@ export {
   type IClusterSet,
   type IPlacement,
   type IGitOpsCluster,
+  type IRendersObjects,
 } from './constructs/index.js';
 
 // What PullApplication and PullApplicationSet share.
@@ -90,6 +91,7 @@ export type {
   PolicyRule,
   AddInventoryOptions,
   SpokeOverride,
+  RenderedObjectQuery,
 } from './constructs/index.js';
 
 // Enums the props take.

@@ -19,6 +19,7 @@ import { manifestWorkName } from '../model/core/names.js';
 import { DeliveryModel } from '../model/delivery/delivery-model.js';
 import { staticHubApplicationName } from '../model/delivery/hub-application.js';
 import type { IHub, ISpoke } from './interfaces.js';
+import type { RenderedObjectQuery } from './rendered.js';
 import { hubParts } from './_hub-parts.js';
 import { addProvenance, apiObjectFrom, keepNulls, sortChildrenInOutput, type PlainObject } from './_output.js';
 import { OutputFiles, routeOutput } from './output.js';
@@ -49,6 +50,8 @@ interface Reservation {
   content?: Record<string, unknown>;
   /** A hatch handed the object out. */
   handedOut: boolean;
+  /** How it was first asked for, when not through a construct's old hatch (`renderedObject({ ... })`). */
+  askedAs?: string;
 }
 
 const reservations = new WeakMap<ApiObject, Reservation>();
@@ -74,11 +77,22 @@ export function reserveObject(holder: Construct, id: string, identity: ObjectIde
   return obj;
 }
 
-/** A hatch hands `obj` out: if the fleet then does not render it, synth says so. */
-export function handOut(obj: ApiObject): ApiObject {
+/**
+ * A hatch hands `obj` out: if the fleet then does not render it, synth says so, naming the hatch as
+ * `askedAs` words it (the first one asked; without it, the construct's old hatch).
+ */
+export function handOut(obj: ApiObject, askedAs?: string): ApiObject {
   const reservation = reservations.get(obj);
-  if (reservation) reservation.handedOut = true;
+  if (reservation) {
+    if (!reservation.handedOut && askedAs !== undefined) reservation.askedAs = askedAs;
+    reservation.handedOut = true;
+  }
   return obj;
+}
+
+/** How `obj` was first asked for through `renderedObject`, or undefined (an old hatch, or not handed out). */
+function askedAs(obj: ApiObject): string | undefined {
+  return reservations.get(obj)?.askedAs;
 }
 
 /**
@@ -206,10 +220,10 @@ const APP_OBJECTS: Record<AppObject, { accessor: string; id: string; what: strin
  * ({@link settleAppHatches}). Once the fleet rendered, it returns what was rendered, and throws when the
  * app rendered no such object for the spoke.
  */
-export function appObjectHatch(app: HatchApp & Construct, spoke: string, which: AppObject): ApiObject {
+export function appObjectHatch(app: HatchApp & Construct, spoke: string, which: AppObject, asked?: string): ApiObject {
   const { id } = APP_OBJECTS[which];
   const rendered = app.node.tryFindChild(spoke)?.node.tryFindChild(which);
-  if (rendered) return handOut(ApiObject.of(rendered));
+  if (rendered) return handOut(ApiObject.of(rendered), asked);
   if (fleetRendered(app)) {
     const delivered = app.node.children.filter((c) => c.node.tryFindChild('Work')).map((c) => c.node.id);
     throw new Error(
@@ -218,19 +232,23 @@ export function appObjectHatch(app: HatchApp & Construct, spoke: string, which: 
   }
   // Created ahead of the spokes rendering creates in name order: the output keeps that order.
   sortChildrenInOutput(app);
+  const identity = appObjectIdentity(app, spoke, which);
+  const file = which === 'HubApplication' ? OutputFiles.APPLICATIONS : OutputFiles.works(spoke);
+  return handOut(reserveObject(scopeFor(scopeFor(app, spoke), which, file), id, identity, app), asked);
+}
+
+/** What the hub Application or the ManifestWork of `app` for `spoke` is before its content is known. */
+function appObjectIdentity(app: HatchApp, spoke: string, which: AppObject): ObjectIdentity {
   const argoNamespace = app.hub.argoNamespace;
   const hubApplication = staticHubApplicationName(app.name, spoke);
-  const identity: ObjectIdentity =
-    which === 'HubApplication'
-      ? { apiVersion: ARGOCD_API_VERSION, kind: 'Application', name: hubApplication, namespace: argoNamespace }
-      : {
-          apiVersion: WORK_API_VERSION,
-          kind: 'ManifestWork',
-          name: manifestWorkName(argoNamespace, hubApplication),
-          namespace: spoke,
-        };
-  const file = which === 'HubApplication' ? OutputFiles.APPLICATIONS : OutputFiles.works(spoke);
-  return handOut(reserveObject(scopeFor(scopeFor(app, spoke), which, file), id, identity, app));
+  return which === 'HubApplication'
+    ? { apiVersion: ARGOCD_API_VERSION, kind: 'Application', name: hubApplication, namespace: argoNamespace }
+    : {
+        apiVersion: WORK_API_VERSION,
+        kind: 'ManifestWork',
+        name: manifestWorkName(argoNamespace, hubApplication),
+        namespace: spoke,
+      };
 }
 
 /**
@@ -243,8 +261,14 @@ export function settleAppHatches(app: HatchApp): void {
     const holder = obj.node.scope!;
     const which = holder.node.id as AppObject;
     const spoke = holder.node.scope!.node.id;
-    const { accessor, what } = APP_OBJECTS[which];
-    const hatch = `${accessor}('${spoke}')`;
+    const { what } = APP_OBJECTS[which];
+    // Named as it was asked for: renderedObject({ ... }), or the old accessor.
+    const asked = askedAs(obj);
+    const accessor = asked ?? APP_OBJECTS[which].accessor;
+    const hatch = asked ?? `${accessor}('${spoke}')`;
+    const hubApplicationHatch = asked
+      ? renderedObjectCall({ kind: 'Application', spoke })
+      : `hubApplication('${spoke}')`;
     const targets = app.targets().filter((s) => s.hub === app.hub);
     if (!targets.some((s) => s.name === spoke)) {
       const names = targets.map((s) => `"${s.name}"`).join(', ');
@@ -264,7 +288,7 @@ export function settleAppHatches(app: HatchApp): void {
       };
     if (decision.model === DeliveryModel.AGENT_MANAGED && which === 'Work')
       return {
-        message: `${hatch}: spoke "${spoke}" runs the agent-managed model, so the argocd-agent principal delivers app "${app.name}" from its hub Application and no ManifestWork renders: edit hubApplication('${spoke}') instead, or remove the use of manifestWork for this spoke`,
+        message: `${hatch}: spoke "${spoke}" runs the agent-managed model, so the argocd-agent principal delivers app "${app.name}" from its hub Application and no ManifestWork renders: edit ${hubApplicationHatch} instead, or remove the use of ${accessor} for this spoke`,
       };
     return undefined; // a problem of the app for this spoke (local-cluster, an Application that cannot be wrapped) says why
   });
@@ -276,14 +300,172 @@ export function settleAppHatches(app: HatchApp): void {
  * for step 2 of a move to the agent-managed model (the ApplicationSet comes back at step 3).
  */
 export function settleApplicationSet(appSet: IConstruct & { readonly name: string }, autonomous: boolean): void {
-  dropUnrendered(appSet, () =>
-    autonomous
+  dropUnrendered(appSet, (obj) => {
+    const hatch = askedAs(obj) ?? 'applicationSet';
+    return autonomous
       ? {
-          message: `applicationSet: the placement's GitOpsCluster runs the agent-autonomous model, so app "${appSet.name}" renders no ApplicationSet (each spoke's own folder holds its Application) and the edits made through applicationSet would be lost: remove the use of applicationSet`,
+          message: `${hatch}: the placement's GitOpsCluster runs the agent-autonomous model, so app "${appSet.name}" renders no ApplicationSet (each spoke's own folder holds its Application) and the edits made through ${hatch} would be lost: remove the use of ${hatch}`,
         }
       : {
           warning: true,
-          message: `applicationSet: this synth is step 2 of a move of the placement's spokes to the agent-managed model, which renders no ApplicationSet (it comes back at step 3), so the edits made through applicationSet are left out of it`,
-        },
+          message: `${hatch}: this synth is step 2 of a move of the placement's spokes to the agent-managed model, which renders no ApplicationSet (it comes back at step 3), so the edits made through ${hatch} are left out of it`,
+        };
+  });
+}
+
+/** One object a construct holds, and the spoke it is rendered for (if it is rendered per spoke). */
+export interface HeldObject {
+  readonly obj: ApiObject;
+  /**
+   * The spoke it is rendered for.
+   * @default - not rendered per spoke (a query's `spoke` does not match it)
+   */
+  readonly spoke?: string;
+}
+
+/** What a construct renders, as its `renderedObject` answers from. */
+export interface RenderedCatalog {
+  /** How messages name the construct, for example `app "guestbook"`. */
+  readonly what: string;
+  /** The kinds it renders (the kinds of the objects it holds are added). */
+  readonly kinds: readonly string[];
+  /** The objects it holds now. */
+  readonly objects: readonly HeldObject[];
+  /**
+   * The objects that exist only once the fleet rendered, and how to reach them: said when none matches before.
+   * @default - every object exists before the fleet renders
+   */
+  readonly later?: string;
+  /**
+   * A message (after the construct path) for a query nothing matches, more precise than the general one.
+   * @default - the general message
+   */
+  readonly missing?: (query: RenderedObjectQuery) => string | undefined;
+}
+
+/** The name of `spoke` as a query gives it. */
+export function spokeNameOf(spoke: ISpoke | string | undefined): string | undefined {
+  return spoke === undefined || typeof spoke === 'string' ? spoke : spoke.name;
+}
+
+/** The call `query` stands for, as messages quote it: `renderedObject({ kind: 'ManifestWork', spoke: 'east' })`. */
+export function renderedObjectCall(query: RenderedObjectQuery): string {
+  if (query === null || typeof query !== 'object') return `renderedObject(${JSON.stringify(query)})`;
+  const spoke = spokeNameOf(query.spoke);
+  const fields = [
+    `kind: ${JSON.stringify(query.kind)}`,
+    ...(spoke !== undefined ? [`spoke: ${JSON.stringify(spoke)}`] : []),
+    ...(query.namespace !== undefined ? [`namespace: ${JSON.stringify(query.namespace)}`] : []),
+    ...(query.name !== undefined ? [`name: ${JSON.stringify(query.name)}`] : []),
+  ];
+  return `renderedObject({ ${fields.join(', ').replace(/"/g, "'")} })`;
+}
+
+/**
+ * The ApiObjects under `owner` (its whole subtree: no pullfleet construct holds another), each with the
+ * spoke `spokeOf` says it is rendered for, given the ids of its scopes below `owner`.
+ */
+export function heldObjects(
+  owner: IConstruct,
+  spokeOf: (obj: ApiObject, ids: readonly string[]) => string | undefined = () => undefined,
+): HeldObject[] {
+  const depth = owner.node.scopes.length;
+  return owner.node
+    .findAll()
+    .filter((c): c is ApiObject => ApiObject.isApiObject(c))
+    .map((obj) => {
+      const spoke = spokeOf(
+        obj,
+        obj.node.scopes.slice(depth).map((s) => s.node.id),
+      );
+      return spoke === undefined ? { obj } : { obj, spoke };
+    });
+}
+
+function describe(held: HeldObject): string {
+  const { obj, spoke } = held;
+  const namespace = obj.metadata.namespace;
+  return `${obj.kind} ${namespace !== undefined ? `${namespace}/` : ''}${obj.metadata.name}${spoke !== undefined ? ` (spoke "${spoke}")` : ''}`;
+}
+
+/**
+ * The one object of `catalog` that `query` identifies, handed out (see {@link handOut}). Throws, naming
+ * `owner` and the kinds it renders, when the construct renders no such kind, when nothing matches, or
+ * when more than one object matches.
+ */
+export function pickRendered(owner: IConstruct, query: RenderedObjectQuery, catalog: RenderedCatalog): ApiObject {
+  const path = owner.node.path;
+  if (query === null || typeof query !== 'object' || typeof query.kind !== 'string' || query.kind.length === 0)
+    throw new Error(
+      `${path}: renderedObject(${JSON.stringify(query)}): give the kind of the object, for example renderedObject({ kind: '${catalog.kinds[0] ?? catalog.objects[0]?.obj.kind ?? 'ConfigMap'}' })`,
+    );
+  const asked = renderedObjectCall(query);
+  const spoke = spokeNameOf(query.spoke);
+  const kinds = [...new Set([...catalog.kinds, ...catalog.objects.map((o) => o.obj.kind)])];
+  const later = catalog.later !== undefined && !fleetRendered(owner) ? `; ${catalog.later}` : '';
+  if (!kinds.includes(query.kind))
+    throw new Error(
+      `${path}: ${asked}: ${catalog.what} renders no ${query.kind}: it renders ${kinds.length > 0 ? kinds.join(', ') : 'nothing (a problem of its own, reported at synth)'}${later}`,
+    );
+  const ofKind = catalog.objects.filter((o) => o.obj.kind === query.kind);
+  const matches = ofKind.filter(
+    (o) =>
+      (query.name === undefined || o.obj.metadata.name === query.name) &&
+      (query.namespace === undefined || o.obj.metadata.namespace === query.namespace) &&
+      (spoke === undefined || o.spoke === spoke),
   );
+  if (matches.length === 1) return handOut(matches[0].obj, asked);
+  if (matches.length > 1)
+    throw new Error(
+      `${path}: ${asked}: ${catalog.what} renders ${matches.length} ${query.kind} objects that match (${matches.map(describe).join(', ')}): give name, namespace or spoke to choose one`,
+    );
+  const missing = catalog.missing?.(query);
+  if (missing !== undefined) throw new Error(`${path}: ${missing}`);
+  throw new Error(
+    `${path}: ${asked}: ${catalog.what} renders no ${query.kind} that matches (${ofKind.length > 0 ? `it renders ${ofKind.map(describe).join(', ')}` : `it renders none now`})${later}`,
+  );
+}
+
+/**
+ * `renderedObject(query)` of a PullApplication: its hub Application or ManifestWork for `query.spoke`
+ * (created when first asked for, before the fleet renders: see {@link appObjectHatch}), and once the fleet
+ * rendered anything it rendered (an agent-autonomous spoke's Application, the rollout policy ConfigMap).
+ */
+export function appRenderedObject(app: HatchApp & Construct, query: RenderedObjectQuery): ApiObject {
+  const kind = query?.kind;
+  const which: AppObject | undefined =
+    kind === 'Application' ? 'HubApplication' : kind === 'ManifestWork' ? 'Work' : undefined;
+  const spoke = spokeNameOf(query?.spoke);
+  const rendered = fleetRendered(app);
+  const what = `app "${app.name}"`;
+  const asked = which ? renderedObjectCall(query) : '';
+  if (which && spoke === undefined && !rendered)
+    throw new Error(
+      `${app.node.path}: ${asked}: ${what} renders its ${kind} per spoke, and the spokes it delivers to are known once the whole hub is declared: give the spoke, as in renderedObject({ kind: '${kind}', spoke })`,
+    );
+  // An agent-autonomous spoke's Application is in the spoke's own folder: the general lookup finds it.
+  const autonomous =
+    rendered && spoke !== undefined && app.node.tryFindChild(spoke)?.node.tryFindChild('SpokeApplication');
+  if (which && spoke !== undefined && !(which === 'HubApplication' && autonomous)) {
+    const expected = rendered ? undefined : appObjectIdentity(app, spoke, which);
+    const matches = (name: string | undefined, namespace: string | undefined) =>
+      (query.name === undefined || query.name === name) &&
+      (query.namespace === undefined || query.namespace === namespace);
+    if (expected && !matches(expected.name, expected.namespace))
+      throw new Error(
+        `${app.node.path}: ${asked}: the ${kind} ${what} renders for spoke "${spoke}" is ${expected.namespace}/${expected.name}: give that name and namespace, or leave them out`,
+      );
+    const obj = appObjectHatch(app, spoke, which, asked);
+    if (!matches(obj.metadata.name, obj.metadata.namespace))
+      throw new Error(
+        `${app.node.path}: ${asked}: the ${kind} ${what} rendered for spoke "${spoke}" is ${obj.metadata.namespace}/${obj.metadata.name}: give that name and namespace, or leave them out`,
+      );
+    return obj;
+  }
+  return pickRendered(app, query, {
+    what,
+    kinds: ['Application', 'ManifestWork'],
+    objects: heldObjects(app, (_obj, ids) => (ids[0] === 'RolloutPolicy' ? undefined : ids[0])),
+    later: 'the rollout policy ConfigMap of an app with a rollout exists once the fleet renders: read it after synth',
+  });
 }

@@ -36,6 +36,11 @@ interface Alert {
 /** The alerts, in the order docs/controller/metrics.md describes them. */
 function alerts(target: MonitoringTarget): Alert[] {
   const s = seriesSelector(target);
+  return [...leadershipAlerts(s, target), ...replicaAlerts(s), ...reconcileAlerts(s)];
+}
+
+/** No replica up, no leader, shards without a replica (sharded installs only). `s` selects the install's series. */
+function leadershipAlerts(s: string, target: MonitoringTarget): Alert[] {
   const list: Alert[] = [
     {
       alert: 'PullfleetControllerDown',
@@ -66,7 +71,12 @@ function alerts(target: MonitoringTarget): Alert[] {
       description: `Only {{ $value }} of ${target.shards} shards have a replica holding their Lease: the clusters of the others are not reconciled.`,
     });
   }
-  list.push(
+  return list;
+}
+
+/** A replica that cannot reach its Lease, keeps restarting, or leads without having caught up. */
+function replicaAlerts(s: string): Alert[] {
+  return [
     {
       alert: 'PullfleetLeaseUnreachable',
       expr: `pullfleet_leader_election_seconds_since_success{${s}} > 45`,
@@ -94,6 +104,12 @@ function alerts(target: MonitoringTarget): Alert[] {
       description:
         'Replica {{ $labels.instance }} leads but has not reconciled every key it found when it started leading, 15 minutes on: hub Applications may still miss their work or status.',
     },
+  ];
+}
+
+/** Failing reconciles, a throttled or saturated API client, slow or stale status, undelivered apps. */
+function reconcileAlerts(s: string): Alert[] {
+  return [
     {
       alert: 'PullfleetReconcileErrors',
       expr:
@@ -150,8 +166,7 @@ function alerts(target: MonitoringTarget): Alert[] {
       description:
         '{{ $value }} hub Applications carry DeliveryError (cluster missing, namespace not allowed, work not applied): their spoke does not get them.',
     },
-  );
-  return list;
+  ];
 }
 
 /** The names of the alerts rendered for `target`, in order. */
@@ -192,6 +207,11 @@ interface Panel {
 /** The panels, in rows of four stats then timeseries two to a row. */
 function panels(target: MonitoringTarget): Panel[] {
   const s = seriesSelector(target);
+  return [...statPanels(s, target.shards), ...reconcilePanels(s), ...apiPanels(s), ...processPanels(s)];
+}
+
+/** The four stats of the first row: replicas, leaders, shards held, caught up. `s` selects the install's series. */
+function statPanels(s: string, shards: number): Panel[] {
   return [
     { title: 'Replicas up', type: 'stat', targets: [{ expr: `sum(up{${s}})`, legend: 'up' }] },
     {
@@ -202,13 +222,19 @@ function panels(target: MonitoringTarget): Panel[] {
     {
       title: 'Shards held',
       type: 'stat',
-      targets: [{ expr: `sum(pullfleet_shards_held{${s}})`, legend: `of ${target.shards}` }],
+      targets: [{ expr: `sum(pullfleet_shards_held{${s}})`, legend: `of ${shards}` }],
     },
     {
       title: 'Caught up (leaders)',
       type: 'stat',
       targets: [{ expr: `min(pullfleet_caught_up{${s}} and on (instance) pullfleet_leader{${s}} == 1)`, legend: '' }],
     },
+  ];
+}
+
+/** Reconciles, the queue and the latencies of propagation and status. */
+function reconcilePanels(s: string): Panel[] {
+  return [
     {
       title: 'Reconciles by result',
       type: 'timeseries',
@@ -259,6 +285,12 @@ function panels(target: MonitoringTarget): Panel[] {
         },
       ],
     },
+  ];
+}
+
+/** The controller's API client: requests, its limit, writes, durations. */
+function apiPanels(s: string): Panel[] {
+  return [
     {
       title: 'API requests by code',
       type: 'timeseries',
@@ -296,6 +328,12 @@ function panels(target: MonitoringTarget): Panel[] {
         },
       ],
     },
+  ];
+}
+
+/** Conditions, leader election, watches and the cache, and the process. */
+function processPanels(s: string): Panel[] {
+  return [
     {
       title: 'Hub Applications by condition',
       type: 'timeseries',

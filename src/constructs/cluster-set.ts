@@ -13,6 +13,8 @@ import { Hub, hubContaining } from './hub.js';
 import { hubParts } from './_hub-parts.js';
 import { claimId, kindOf, markKind, nameFromId } from './_ids.js';
 import { assertNotRendered } from './_render-order.js';
+import { heldObjects, pickRendered, renderedObjectCall } from './_hatch.js';
+import type { IRendersObjects, RenderedObjectQuery } from './rendered.js';
 import type { IClusterSet, ISpoke } from './interfaces.js';
 import { stampProvenance } from './_output.js';
 import { OutputFiles, routeOutput } from './output.js';
@@ -85,7 +87,7 @@ const imports = new WeakSet<IConstruct>();
  * A ManagedClusterSet that exists on the hub ({@link ClusterSet.fromClusterSetName}): renders no
  * ManagedClusterSet, only the bindings added with `bindTo`.
  */
-class ImportedClusterSet extends Construct implements IClusterSet {
+class ImportedClusterSet extends Construct implements IClusterSet, IRendersObjects {
   public readonly name: string;
   public readonly hub: Hub;
   private readonly labelSelector?: Record<string, string>;
@@ -162,9 +164,17 @@ class ImportedClusterSet extends Construct implements IClusterSet {
     renderBinding(this, namespace, this.bindingList, this.problems);
   }
 
-  /** Escape hatch: the ManagedClusterSetBinding the fleet renders into `namespace`. */
+  /** The ManagedClusterSetBinding the fleet renders into a namespace: `{ kind: 'ManagedClusterSetBinding', namespace }`. */
+  public renderedObject(query: RenderedObjectQuery): ApiObject {
+    return clusterSetObject(this, query, ['ManagedClusterSetBinding']);
+  }
+
+  /**
+   * Escape hatch: the ManagedClusterSetBinding the fleet renders into `namespace`.
+   * @deprecated use `renderedObject({ kind: 'ManagedClusterSetBinding', namespace })`, the same object.
+   */
   public bindingFor(namespace: string): ApiObject {
-    return bindingObject(this, namespace);
+    return this.renderedObject({ kind: 'ManagedClusterSetBinding', namespace });
   }
 
   public isMember(spoke: ISpoke): boolean {
@@ -187,16 +197,24 @@ function selectorProblems(matchLabels: Record<string, string> | undefined): stri
   return problems;
 }
 
-function bindingObject(
-  set: IConstruct & { readonly name: string; readonly bindings: string[] },
-  namespace: string,
+/**
+ * `renderedObject(query)` of a cluster set: its ManagedClusterSet (a declared set) or one of its
+ * ManagedClusterSetBindings; a binding asked for by a namespace the set is not bound to says how to bind it.
+ */
+function clusterSetObject(
+  set: IConstruct & { readonly name: string },
+  query: RenderedObjectQuery,
+  kinds: readonly string[],
 ): ApiObject {
-  const child = set.node.tryFindChild(`Binding-${namespace}`);
-  if (!child)
-    throw new Error(
-      `${set.node.path}: cluster set "${set.name}" renders no binding into namespace "${namespace}" (rendered: ${JSON.stringify(set.node.children.filter((c) => c.node.id.startsWith('Binding-')).map((c) => c.node.id.slice('Binding-'.length)))}): bind it with bindTo('${namespace}')`,
-    );
-  return ApiObject.of(child);
+  return pickRendered(set, query, {
+    what: `cluster set "${set.name}"`,
+    kinds,
+    objects: heldObjects(set),
+    missing: ({ kind, namespace }) =>
+      kind === 'ManagedClusterSetBinding' && namespace !== undefined && !set.node.tryFindChild(`Binding-${namespace}`)
+        ? `${query.name === undefined ? '' : `${renderedObjectCall(query)}: `}cluster set "${set.name}" renders no binding into namespace "${namespace}" (rendered: ${JSON.stringify(set.node.children.filter((c) => c.node.id.startsWith('Binding-')).map((c) => c.node.id.slice('Binding-'.length)))}): bind it with bindTo('${namespace}')`
+        : undefined,
+  });
 }
 
 /** Settings of a {@link ClusterSet}. */
@@ -234,7 +252,7 @@ const CLUSTER_SET_PROPS = propsOf<ClusterSetProps>('ClusterSet', {
  * A ManagedClusterSet and its ManagedClusterSetBindings. `ApiObject.of(clusterSet)` is the
  * ManagedClusterSet; {@link bindingFor} returns a binding.
  */
-export class ClusterSet extends Construct implements IClusterSet {
+export class ClusterSet extends Construct implements IClusterSet, IRendersObjects {
   /**
    * A ManagedClusterSet that already exists on the hub, such as OCM's `default` and `global`: renders no
    * ManagedClusterSet, but `bindTo(namespace)` still renders a ManagedClusterSetBinding, under the
@@ -315,9 +333,22 @@ export class ClusterSet extends Construct implements IClusterSet {
     renderBinding(this, namespace, this.bindingList, this.problems);
   }
 
-  /** Escape hatch: the ManagedClusterSetBinding into `namespace`. Throws when the set is not bound there. */
+  /**
+   * The ApiObject the set renders for `query`: `{ kind: 'ManagedClusterSet' }` (also `ApiObject.of(set)`),
+   * or `{ kind: 'ManagedClusterSetBinding', namespace }`, created by `bindTo` (so ask after binding).
+   * Throws when the set renders no such object (a namespace it is not bound to), or more than one (give
+   * `namespace`).
+   */
+  public renderedObject(query: RenderedObjectQuery): ApiObject {
+    return clusterSetObject(this, query, ['ManagedClusterSet', 'ManagedClusterSetBinding']);
+  }
+
+  /**
+   * Escape hatch: the ManagedClusterSetBinding into `namespace`. Throws when the set is not bound there.
+   * @deprecated use `renderedObject({ kind: 'ManagedClusterSetBinding', namespace })`, the same object.
+   */
   public bindingFor(namespace: string): ApiObject {
-    return bindingObject(this, namespace);
+    return this.renderedObject({ kind: 'ManagedClusterSetBinding', namespace });
   }
 
   /** Whether a spoke is a member: its labels match `matchLabels`, or it carries this set's exclusive label. */

@@ -8,12 +8,15 @@ import { ApiObject, Duration } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { ARGOCD_GROUP, MANAGED_BY_LABEL, MANAGED_BY_VALUE } from '../model/core/keys.js';
-import { dnsLabelProblem } from '../model/core/names.js';
 import { enumMember, FeedbackScrape, type EnumValue, type JsonObject } from '../model/core/types.js';
 import { fleetReportCrd, fleetReportRbacRules } from '../model/report/report-crd.js';
-import { isShardCount, MAX_SHARDS } from '../model/runtime/shards.js';
 import { stampProvenance } from './_output.js';
+import { heldObjects, pickRendered } from './_hatch.js';
+import type { IRendersObjects, RenderedObjectQuery } from './rendered.js';
 import { OutputFiles, routeOutput } from './output.js';
+import { controllerDeployment } from './_controller-deployment.js';
+import { dnsLabelProblem } from '../model/core/names.js';
+import { isShardCount, MAX_SHARDS } from '../model/runtime/shards.js';
 import { pullfleetVersion } from '../version.js';
 import {
   bool,
@@ -202,6 +205,24 @@ const APP_LABELS = { 'app.kubernetes.io/name': 'pullfleet-controller', 'app.kube
 const PORT = 8080;
 const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error'];
 
+/** {@link ControllerInstallProps} (monitoring aside) with its defaults applied. */
+interface InstallSettings {
+  readonly namespace: string;
+  readonly argoNamespace: string;
+  readonly image: string;
+  readonly shards: number;
+  readonly replicas: number;
+  readonly feedbackScrape: FeedbackScrape;
+  readonly staleAfter: Duration;
+  readonly relaxTenancy: boolean;
+  readonly acmTenancyWarnings: boolean;
+  readonly resync: Duration;
+  readonly workers: number;
+  readonly multiclusterReports: boolean;
+  readonly resourceSummaries: boolean;
+  readonly logLevel: string;
+}
+
 /** {@link ControllerMonitoring} with its defaults applied. */
 interface ResolvedMonitoring {
   readonly serviceMonitor: boolean;
@@ -211,6 +232,77 @@ interface ResolvedMonitoring {
   readonly scrapeInterval: string;
   readonly dashboardNamespace: string;
   readonly runbookUrl: string;
+}
+
+/** The namespaces with their defaults; a name that is not a DNS label is pushed to `problems`. */
+function resolveNamespaces(props: ControllerInstallProps, problems: string[]) {
+  const namespace = props.namespace ?? 'pullfleet-system';
+  const argoNamespace = props.argoNamespace ?? 'argocd';
+  for (const [prop, value] of [
+    ['namespace', namespace],
+    ['argoNamespace', argoNamespace],
+  ] as const) {
+    const problem = dnsLabelProblem(value);
+    if (problem) problems.push(`${prop} "${value}" ${problem}: use a valid namespace name`);
+  }
+  return { namespace, argoNamespace };
+}
+
+/** The image reference `<repository>:<tag>`; a bad repository or tag is pushed to `problems`. */
+function resolveImage(props: ControllerInstallProps, problems: string[]): string {
+  const repository = props.imageRepository ?? 'ghcr.io/pullfleet/pullfleet-controller';
+  const tag = props.imageTag ?? pullfleetVersion();
+  if (!/^[a-z0-9]+([._\-/:][a-z0-9]+)*$/.test(repository))
+    problems.push(
+      `imageRepository "${repository}" is not an image repository: use for example "ghcr.io/acme/pullfleet-controller"`,
+    );
+  if (!/^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/.test(tag))
+    problems.push(`imageTag "${tag}" is not a valid tag: use for example "0.1.0"`);
+  if (tag === 'latest')
+    problems.push(`imageTag "latest" makes the install unreproducible: pin a version such as "0.1.0"`);
+  return `${repository}:${tag}`;
+}
+
+/** The install's settings with their defaults; a bad value is pushed to `problems`. */
+function resolveInstallSettings(props: ControllerInstallProps, problems: string[]): InstallSettings {
+  const { namespace, argoNamespace } = resolveNamespaces(props, problems);
+  const image = resolveImage(props, problems);
+  const shards = props.shards ?? 1;
+  if (!isShardCount(shards))
+    problems.push(`shards ${shards} must be an integer from 1 to ${MAX_SHARDS}: use 1 (one active replica) or more`);
+  const replicas = props.replicas ?? (shards > 1 ? shards + 1 : 2);
+  if (!Number.isInteger(replicas) || replicas < 1)
+    problems.push(`replicas ${replicas} must be an integer >= 1: use 1 or more (the default is 2)`);
+  const feedbackScrape = enumMember(props.feedbackScrape ?? FeedbackScrape.POLL);
+  const staleAfter = props.staleAfter ?? Duration.minutes(15);
+  const relaxTenancy = props.relaxTenancy ?? false;
+  const acmTenancyWarnings = props.acmTenancyWarnings ?? false;
+  const resync = props.resync ?? Duration.minutes(5);
+  if (resync.toSeconds() < 10) problems.push(`resync ${resync.toSeconds()}s is too short: use at least 10 seconds`);
+  const workers = props.workers ?? 32;
+  if (!Number.isInteger(workers) || workers < 1)
+    problems.push(`workers ${workers} must be an integer >= 1: use 1 or more (the default is 32)`);
+  const multiclusterReports = props.multiclusterReports ?? false;
+  const resourceSummaries = props.resourceSummaries ?? true;
+  const logLevel = props.logLevel ?? 'info';
+  if (!LOG_LEVELS.includes(logLevel))
+    problems.push(`logLevel "${logLevel}" must be one of ${LOG_LEVELS.join(', ')}: use one of them`);
+  return {
+    namespace,
+    argoNamespace,
+    image,
+    shards,
+    replicas,
+    feedbackScrape,
+    staleAfter,
+    relaxTenancy,
+    acmTenancyWarnings,
+    resync,
+    workers,
+    multiclusterReports,
+    resourceSummaries,
+    logLevel,
+  };
 }
 
 /** The monitoring settings with their defaults; a bad value is pushed to `problems`. */
@@ -276,7 +368,7 @@ export interface PolicyRule {
  * least-privilege RBAC, a Deployment with leader election, a PodDisruptionBudget and a metrics Service.
  * A Hub creates one as `hub.controller` unless `controller.enabled` is false.
  */
-export class ControllerInstall extends Construct {
+export class ControllerInstall extends Construct implements IRendersObjects {
   /** Namespace the controller runs in. */
   public readonly namespace: string;
   /** Namespace of the hub Argo CD (the cluster Secrets it manages). */
@@ -307,11 +399,20 @@ export class ControllerInstall extends Construct {
   public readonly logLevel: string;
   /** Name of the ServiceAccount (and of the Deployment, roles and Service). */
   public readonly name = 'pullfleet-controller';
-  /** The ServiceMonitor (escape hatch), when `monitoring` asks for it. */
+  /**
+   * The ServiceMonitor (escape hatch), when `monitoring` asks for it.
+   * @deprecated use `renderedObject({ kind: 'ServiceMonitor' })`, the same object.
+   */
   public readonly serviceMonitor?: ApiObject;
-  /** The PrometheusRule with the controller's alerts (escape hatch), when `monitoring` asks for it. */
+  /**
+   * The PrometheusRule with the controller's alerts (escape hatch), when `monitoring` asks for it.
+   * @deprecated use `renderedObject({ kind: 'PrometheusRule' })`, the same object.
+   */
   public readonly prometheusRule?: ApiObject;
-  /** The ConfigMap holding the Grafana dashboard (escape hatch), when `monitoring` asks for it. */
+  /**
+   * The ConfigMap holding the Grafana dashboard (escape hatch), when `monitoring` asks for it.
+   * @deprecated use `renderedObject({ kind: 'ConfigMap', name: 'pullfleet-controller-dashboard' })`, the same object.
+   */
   public readonly dashboard?: ApiObject;
 
   constructor(scope: Construct, id: string, props: ControllerInstallProps = {}) {
@@ -321,56 +422,45 @@ export class ControllerInstall extends Construct {
     // the install renders nothing (docs/reference/errors.md).
     const problems: string[] = [];
     this.node.addValidation({ validate: () => [...problems] });
-    this.namespace = props.namespace ?? 'pullfleet-system';
-    this.argoNamespace = props.argoNamespace ?? 'argocd';
-    for (const [prop, value] of [
-      ['namespace', this.namespace],
-      ['argoNamespace', this.argoNamespace],
-    ] as const) {
-      const problem = dnsLabelProblem(value);
-      if (problem) problems.push(`${prop} "${value}" ${problem}: use a valid namespace name`);
-    }
-    const repository = props.imageRepository ?? 'ghcr.io/pullfleet/pullfleet-controller';
-    const tag = props.imageTag ?? pullfleetVersion();
-    if (!/^[a-z0-9]+([._\-/:][a-z0-9]+)*$/.test(repository))
-      problems.push(
-        `imageRepository "${repository}" is not an image repository: use for example "ghcr.io/acme/pullfleet-controller"`,
-      );
-    if (!/^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/.test(tag))
-      problems.push(`imageTag "${tag}" is not a valid tag: use for example "0.1.0"`);
-    if (tag === 'latest')
-      problems.push(`imageTag "latest" makes the install unreproducible: pin a version such as "0.1.0"`);
-    this.image = `${repository}:${tag}`;
-    this.shards = props.shards ?? 1;
-    if (!isShardCount(this.shards))
-      problems.push(
-        `shards ${this.shards} must be an integer from 1 to ${MAX_SHARDS}: use 1 (one active replica) or more`,
-      );
-    this.replicas = props.replicas ?? (this.shards > 1 ? this.shards + 1 : 2);
-    if (!Number.isInteger(this.replicas) || this.replicas < 1)
-      problems.push(`replicas ${this.replicas} must be an integer >= 1: use 1 or more (the default is 2)`);
-    this.feedbackScrape = enumMember(props.feedbackScrape ?? FeedbackScrape.POLL);
-    this.staleAfter = props.staleAfter ?? Duration.minutes(15);
-    this.relaxTenancy = props.relaxTenancy ?? false;
-    this.acmTenancyWarnings = props.acmTenancyWarnings ?? false;
-    this.resync = props.resync ?? Duration.minutes(5);
-    if (this.resync.toSeconds() < 10)
-      problems.push(`resync ${this.resync.toSeconds()}s is too short: use at least 10 seconds`);
-    this.workers = props.workers ?? 32;
-    if (!Number.isInteger(this.workers) || this.workers < 1)
-      problems.push(`workers ${this.workers} must be an integer >= 1: use 1 or more (the default is 32)`);
-    this.multiclusterReports = props.multiclusterReports ?? false;
-    this.resourceSummaries = props.resourceSummaries ?? true;
-    this.logLevel = props.logLevel ?? 'info';
-    if (!LOG_LEVELS.includes(this.logLevel))
-      problems.push(`logLevel "${this.logLevel}" must be one of ${LOG_LEVELS.join(', ')}: use one of them`);
+    const settings = resolveInstallSettings(props, problems);
+    this.namespace = settings.namespace;
+    this.argoNamespace = settings.argoNamespace;
+    this.image = settings.image;
+    this.shards = settings.shards;
+    this.replicas = settings.replicas;
+    this.feedbackScrape = settings.feedbackScrape;
+    this.staleAfter = settings.staleAfter;
+    this.relaxTenancy = settings.relaxTenancy;
+    this.acmTenancyWarnings = settings.acmTenancyWarnings;
+    this.resync = settings.resync;
+    this.workers = settings.workers;
+    this.multiclusterReports = settings.multiclusterReports;
+    this.resourceSummaries = settings.resourceSummaries;
+    this.logLevel = settings.logLevel;
     const monitoring = props.monitoring && resolveMonitoring(props.monitoring, this.namespace, problems);
     if (problems.length > 0) return;
 
     routeOutput(this, OutputFiles.CONTROLLER);
     const labels = { ...APP_LABELS, [MANAGED_BY_LABEL]: MANAGED_BY_VALUE };
-    const objects: ApiObject[] = [];
+    const objects: ApiObject[] = [
+      ...this.renderBase(labels),
+      ...this.renderRbac(labels),
+      ...this.renderWorkload(labels),
+    ];
+    if (monitoring) {
+      const { serviceMonitor, prometheusRule, dashboard } = this.renderMonitoring(monitoring, labels);
+      this.serviceMonitor = serviceMonitor;
+      this.prometheusRule = prometheusRule;
+      this.dashboard = dashboard;
+      for (const object of [serviceMonitor, prometheusRule, dashboard]) if (object) objects.push(object);
+    }
+    for (const object of objects) stampProvenance(object);
+    this.node.defaultChild = this.node.findChild('Deployment');
+  }
 
+  /** The Namespace (unless it is the Argo CD one), the FleetReport CRD and the ServiceAccount. */
+  private renderBase(labels: Record<string, string>): ApiObject[] {
+    const objects: ApiObject[] = [];
     if (this.namespace !== this.argoNamespace) {
       objects.push(new k8s.KubeNamespace(this, 'Namespace', { metadata: { name: this.namespace, labels } }));
     }
@@ -380,8 +470,15 @@ export class ControllerInstall extends Construct {
         metadata: { name: this.name, namespace: this.namespace, labels },
       }),
     );
+    return objects;
+  }
 
-    objects.push(
+  /** The ClusterRole of {@link clusterRules}, the Argo CD namespace's Role and the leader-election Role, each bound. */
+  private renderRbac(labels: Record<string, string>): ApiObject[] {
+    const subjects = () => [{ kind: 'ServiceAccount', name: this.name, namespace: this.namespace }];
+    const argoRole = `${this.name}-cluster-secrets`;
+    const leaseRole = `${this.name}-leader-election`;
+    return [
       new k8s.KubeClusterRole(this, 'ClusterRole', {
         metadata: { name: this.name, labels },
         rules: this.clusterRules(),
@@ -389,118 +486,49 @@ export class ControllerInstall extends Construct {
       new k8s.KubeClusterRoleBinding(this, 'ClusterRoleBinding', {
         metadata: { name: this.name, labels },
         roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: this.name },
-        subjects: [{ kind: 'ServiceAccount', name: this.name, namespace: this.namespace }],
+        subjects: subjects(),
       }),
       // Cluster Secrets and the rollout ConfigMaps of waved apps (policy read, state written): only in the
       // Argo CD namespace.
       new k8s.KubeRole(this, 'ArgoRole', {
-        metadata: { name: `${this.name}-cluster-secrets`, namespace: this.argoNamespace, labels },
+        metadata: { name: argoRole, namespace: this.argoNamespace, labels },
         rules: [
           { apiGroups: [''], resources: ['secrets'], verbs: ['create', 'delete', 'get', 'list', 'patch', 'watch'] },
           { apiGroups: [''], resources: ['configmaps'], verbs: ['create', 'delete', 'get', 'list', 'patch', 'watch'] },
         ],
       }),
       new k8s.KubeRoleBinding(this, 'ArgoRoleBinding', {
-        metadata: { name: `${this.name}-cluster-secrets`, namespace: this.argoNamespace, labels },
-        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: `${this.name}-cluster-secrets` },
-        subjects: [{ kind: 'ServiceAccount', name: this.name, namespace: this.namespace }],
+        metadata: { name: argoRole, namespace: this.argoNamespace, labels },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: argoRole },
+        subjects: subjects(),
       }),
       // Leader election: Leases in the controller's own namespace only (one, or one per shard; not limited
       // by name, so `--lease-name` keeps working), and only the verbs the election uses.
       new k8s.KubeRole(this, 'LeaseRole', {
-        metadata: { name: `${this.name}-leader-election`, namespace: this.namespace, labels },
+        metadata: { name: leaseRole, namespace: this.namespace, labels },
         rules: [{ apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['create', 'get', 'update'] }],
       }),
       new k8s.KubeRoleBinding(this, 'LeaseRoleBinding', {
-        metadata: { name: `${this.name}-leader-election`, namespace: this.namespace, labels },
-        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: `${this.name}-leader-election` },
-        subjects: [{ kind: 'ServiceAccount', name: this.name, namespace: this.namespace }],
+        metadata: { name: leaseRole, namespace: this.namespace, labels },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: leaseRole },
+        subjects: subjects(),
       }),
-    );
+    ];
+  }
 
-    objects.push(
-      new k8s.KubeDeployment(this, 'Deployment', {
-        metadata: { name: this.name, namespace: this.namespace, labels },
-        spec: {
-          replicas: this.replicas,
-          selector: { matchLabels: APP_LABELS },
-          // Sharded, replicas started with another shard count would split the clusters another way while
-          // the old ones still run: a rollout stops every old replica before the new ones start.
-          strategy:
-            this.shards > 1
-              ? { type: 'Recreate' }
-              : {
-                  type: 'RollingUpdate',
-                  rollingUpdate: {
-                    maxUnavailable: k8s.IntOrString.fromNumber(0),
-                    maxSurge: k8s.IntOrString.fromNumber(1),
-                  },
-                },
-          template: {
-            metadata: { labels },
-            spec: {
-              serviceAccountName: this.name,
-              automountServiceAccountToken: true,
-              terminationGracePeriodSeconds: 30,
-              securityContext: {
-                runAsNonRoot: true,
-                runAsUser: 65532,
-                runAsGroup: 65532,
-                seccompProfile: { type: 'RuntimeDefault' },
-              },
-              affinity: {
-                podAntiAffinity: {
-                  preferredDuringSchedulingIgnoredDuringExecution: [
-                    {
-                      weight: 100,
-                      podAffinityTerm: {
-                        topologyKey: 'kubernetes.io/hostname',
-                        labelSelector: { matchLabels: APP_LABELS },
-                      },
-                    },
-                  ],
-                },
-              },
-              containers: [
-                {
-                  name: 'controller',
-                  image: this.image,
-                  imagePullPolicy: 'IfNotPresent',
-                  args: this.args(),
-                  env: [
-                    { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
-                    { name: 'POD_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } },
-                  ],
-                  ports: [{ name: 'http', containerPort: PORT, protocol: 'TCP' }],
-                  livenessProbe: {
-                    httpGet: { path: '/healthz', port: k8s.IntOrString.fromString('http') },
-                    initialDelaySeconds: 10,
-                    periodSeconds: 20,
-                  },
-                  readinessProbe: {
-                    httpGet: { path: '/readyz', port: k8s.IntOrString.fromString('http') },
-                    periodSeconds: 10,
-                  },
-                  resources: {
-                    requests: { cpu: k8s.Quantity.fromString('100m'), memory: k8s.Quantity.fromString('256Mi') },
-                    limits: { cpu: k8s.Quantity.fromString('1'), memory: k8s.Quantity.fromString('512Mi') },
-                  },
-                  securityContext: {
-                    runAsNonRoot: true,
-                    readOnlyRootFilesystem: true,
-                    allowPrivilegeEscalation: false,
-                    privileged: false,
-                    capabilities: { drop: ['ALL'] },
-                    seccompProfile: { type: 'RuntimeDefault' },
-                  },
-                  // tsx compiles into a cache under the temp directory; the root filesystem stays read-only.
-                  volumeMounts: [{ name: 'tmp', mountPath: '/tmp' }],
-                },
-              ],
-              volumes: [{ name: 'tmp', emptyDir: { sizeLimit: k8s.Quantity.fromString('64Mi') } }],
-            },
-          },
-        },
+  /** The Deployment, its PodDisruptionBudget and the metrics Service. */
+  private renderWorkload(labels: Record<string, string>): ApiObject[] {
+    return [
+      controllerDeployment(this, {
+        name: this.name,
+        namespace: this.namespace,
+        replicas: this.replicas,
+        shards: this.shards,
+        image: this.image,
+        args: this.args(),
+        labels,
+        selector: APP_LABELS,
+        port: PORT,
       }),
       new k8s.KubePodDisruptionBudget(this, 'PodDisruptionBudget', {
         metadata: { name: this.name, namespace: this.namespace, labels },
@@ -515,16 +543,22 @@ export class ControllerInstall extends Construct {
           ports: [{ name: 'metrics', port: PORT, targetPort: k8s.IntOrString.fromString('http'), protocol: 'TCP' }],
         },
       }),
-    );
-    if (monitoring) {
-      const target: MonitoringTarget = {
-        namespace: this.namespace,
-        shards: this.shards,
-        runbookUrl: monitoring.runbookUrl,
-      };
-      const monitoringLabels = { ...labels, ...monitoring.labels };
-      if (monitoring.serviceMonitor) {
-        this.serviceMonitor = new ApiObject(this, 'ServiceMonitor', {
+    ];
+  }
+
+  /** The monitoring objects `monitoring` asks for: a ServiceMonitor, a PrometheusRule, a dashboard ConfigMap. */
+  private renderMonitoring(
+    monitoring: ResolvedMonitoring,
+    labels: Record<string, string>,
+  ): { serviceMonitor?: ApiObject; prometheusRule?: ApiObject; dashboard?: ApiObject } {
+    const target: MonitoringTarget = {
+      namespace: this.namespace,
+      shards: this.shards,
+      runbookUrl: monitoring.runbookUrl,
+    };
+    const monitoringLabels = { ...labels, ...monitoring.labels };
+    const serviceMonitor = monitoring.serviceMonitor
+      ? new ApiObject(this, 'ServiceMonitor', {
           apiVersion: 'monitoring.coreos.com/v1',
           kind: 'ServiceMonitor',
           metadata: { name: this.name, namespace: this.namespace, labels: monitoringLabels },
@@ -535,32 +569,27 @@ export class ControllerInstall extends Construct {
             namespaceSelector: { matchNames: [this.namespace] },
             endpoints: [{ port: 'metrics', path: '/metrics', scheme: 'http', interval: monitoring.scrapeInterval }],
           },
-        });
-        objects.push(this.serviceMonitor);
-      }
-      if (monitoring.alerts) {
-        this.prometheusRule = new ApiObject(this, 'PrometheusRule', {
+        })
+      : undefined;
+    const prometheusRule = monitoring.alerts
+      ? new ApiObject(this, 'PrometheusRule', {
           apiVersion: 'monitoring.coreos.com/v1',
           kind: 'PrometheusRule',
           metadata: { name: this.name, namespace: this.namespace, labels: monitoringLabels },
           spec: alertRuleSpec(target),
-        });
-        objects.push(this.prometheusRule);
-      }
-      if (monitoring.dashboard) {
-        this.dashboard = new k8s.KubeConfigMap(this, 'Dashboard', {
+        })
+      : undefined;
+    const dashboard = monitoring.dashboard
+      ? new k8s.KubeConfigMap(this, 'Dashboard', {
           metadata: {
             name: `${this.name}-dashboard`,
             namespace: monitoring.dashboardNamespace,
             labels: { ...labels, grafana_dashboard: '1' },
           },
           data: { 'pullfleet-controller.json': `${JSON.stringify(dashboardJson(target), null, 2)}\n` },
-        });
-        objects.push(this.dashboard);
-      }
-    }
-    for (const object of objects) stampProvenance(object);
-    this.node.defaultChild = this.node.findChild('Deployment');
+        })
+      : undefined;
+    return { serviceMonitor, prometheusRule, dashboard };
   }
 
   /** The flags the controller runs with (documented in docs/controller/install.md). */
@@ -585,8 +614,23 @@ export class ControllerInstall extends Construct {
   }
 
   /**
+   * The ApiObject the install renders for `query` (`dist/<hub>/hub/controller.yaml`), for example
+   * `{ kind: 'Deployment' }` (also `ApiObject.of(install)`) or `{ kind: 'Role', name: 'pullfleet-controller-cluster-secrets' }`.
+   * Every object exists from the install's declaration. Throws, listing the kinds the install renders, for a
+   * kind it does not render, and when more than one object matches (give `name` or `namespace`).
+   */
+  public renderedObject(query: RenderedObjectQuery): ApiObject {
+    return pickRendered(this, query, {
+      what: `controller install "${this.node.path}"`,
+      kinds: [],
+      objects: heldObjects(this),
+    });
+  }
+
+  /**
    * Escape hatch: every object of the install, in output order (`dist/<hub>/hub/controller.yaml`).
    * `ApiObject.of(install)` is the Deployment.
+   * @deprecated use `renderedObject({ kind, name })` for each, the same objects.
    */
   public get apiObjects(): ApiObject[] {
     return this.node.children.filter((c): c is ApiObject => ApiObject.isApiObject(c));

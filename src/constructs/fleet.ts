@@ -18,7 +18,7 @@ import { PREVIOUS_OUTPUT_ENV, REPORT_FILE_ENV, STRICT_ENV, TIMINGS_FILE_ENV, typ
 import { fleetFileName, synthFailed, synthWritten, underPullfleetCommand, watchFleetProgram } from './_cli-session.js';
 import { Hub } from './hub.js';
 import { hubParts } from './_hub-parts.js';
-import { kindOf } from './_ids.js';
+import { messagesByPath, objectFindingProblems, ownerPath } from './_object-findings.js';
 import { inOutputOrder, OutputWriter, outputFileOf, renderJson, stampProvenance } from './_output.js';
 import { recordedProblems, recordProblem } from './_problems.js';
 import { markFleetRendering } from './_render-order.js';
@@ -87,13 +87,6 @@ function generatedHeader(file: string): string {
  */
 function renderYaml(objects: readonly ApiObject[]): string {
   return generatedHeader(fleetFileName()) + toYamlDocuments(objects.map((o) => renderJson(o)));
-}
-
-/** The construct a rendered object is reported under: the nearest pullfleet construct (Spoke, PullApplication...). */
-function ownerPath(obj: ApiObject): string {
-  const scopes = obj.node.scopes;
-  for (let i = scopes.length - 2; i >= 0; i--) if (kindOf(scopes[i]) !== undefined) return scopes[i].node.path;
-  return obj.node.path;
 }
 
 /** An object's identity for the collision check; its construct path is worked out only for a collision. */
@@ -259,6 +252,29 @@ export class Fleet extends App {
     this.prepare();
     this.timing.render += performance.now() - rendering;
     const checking = performance.now();
+    const { errors, warnings } = this.constructFindings();
+    const constructMessages = messagesByPath(errors);
+    const { files, hubs, unchecked } = this.groupObjects(constructMessages);
+    this.timing.validate += performance.now() - checking;
+    const clean =
+      errors.length === 0 && hubs.every((h) => h.collisions.length === 0) && !(this.strict && warnings.length > 0);
+    const found = this.checkObjects(files, unchecked, clean, writer);
+    const assembling = performance.now();
+    for (const { objects, collisions } of hubs) {
+      const added = objectFindingProblems(objects, found, constructMessages);
+      errors.push(...added.errors);
+      warnings.push(...added.warnings);
+      errors.push(...collisions);
+    }
+    this.timing.validate += performance.now() - assembling;
+    return { findings: { errors, warnings }, files: files.map(([file, { objects }]) => [file, objects]) };
+  }
+
+  /**
+   * The problems the constructs report: their validations and warnings, problems recorded while building
+   * (duplicate names...), and charts Fleet does not write.
+   */
+  private constructFindings(): { errors: FleetProblem[]; warnings: FleetProblem[] } {
     const errors: FleetProblem[] = [...recordedPropProblems(this).errors, ...recordedProblems(this)];
     const warnings: FleetProblem[] = [...recordedPropProblems(this).warnings];
     for (const c of this.node.findAll()) {
@@ -274,15 +290,15 @@ export class Fleet extends App {
         });
       }
     }
-    const constructMessages = new Map<string, string[]>();
-    for (const p of errors) {
-      const list = constructMessages.get(p.path);
-      if (list) list.push(p.message);
-      else constructMessages.set(p.path, [p.message]);
-    }
-    const allConstructMessages = [...constructMessages.values()].flat();
-    // A construct with a problem renders nothing (docs/reference/errors.md): synth writes none of its
-    // objects, so they are neither checked nor counted; its own problem is the one reported.
+    return { errors, warnings };
+  }
+
+  /**
+   * Every hub's objects grouped by output file (`<hub>/<file>`, sorted), with each hub's object collisions.
+   * A construct with a problem (in `constructMessages`) renders nothing (docs/reference/errors.md): synth writes
+   * none of its objects, so they are neither checked nor counted (`unchecked`); its own problem is the one reported.
+   */
+  private groupObjects(constructMessages: ReadonlyMap<string, string[]>) {
     const unchecked = new Set<ApiObject>();
     const byFile = new Map<string, { hub: Hub; objects: ApiObject[] }>();
     const hubs = this.hubs.map((hub) => {
@@ -304,14 +320,22 @@ export class Fleet extends App {
       return { hub, objects, collisions: collisionProblems(identities) };
     });
     const files = [...byFile.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    // Every object once, file by file: its JSON is checked and, while nothing is wrong, written with its file.
+    return { files, hubs, unchecked };
+  }
+
+  /**
+   * Checks every object once, file by file, and returns the findings of each; while nothing is wrong (`clean`
+   * so far), each file is written with `writer` as soon as its last object passed.
+   */
+  private checkObjects(
+    files: ReadonlyArray<[string, { hub: Hub; objects: ApiObject[] }]>,
+    unchecked: ReadonlySet<ApiObject>,
+    clean: boolean,
+    writer: OutputWriter | undefined,
+  ): Map<ApiObject, ObjectFinding[]> {
     const found = new Map<ApiObject, ObjectFinding[]>();
-    const looping = performance.now();
-    this.timing.validate += looping - checking;
     writer?.expect(files.length);
     let written = 0;
-    let clean =
-      errors.length === 0 && hubs.every((h) => h.collisions.length === 0) && !(this.strict && warnings.length > 0);
     for (const [file, { hub, objects }] of files) {
       let out = clean && writer ? writer.file(file) : undefined;
       out?.add(this.header);
@@ -351,52 +375,7 @@ export class Fleet extends App {
       writer.finish();
       this.timing.write += performance.now() - at;
     }
-    const assembling = performance.now();
-    for (const { objects, collisions } of hubs) {
-      // One message per owner construct and problem, however many objects repeat it.
-      const repeats = new Map<string, { problem: FleetProblem; more: number; list: FleetProblem[] }>();
-      for (const obj of objects) {
-        const objectFindings = found.get(obj);
-        if (!objectFindings) continue;
-        const owner = ownerPath(obj);
-        // A bad value a construct already reported (with its fix) is not reported again for every
-        // object made from it, whichever construct made the object (an app's namespace lands in each
-        // spoke's bootstrap); synth fails on the construct's problem either way.
-        // An empty value matches too much (`""` is in every message about any empty value): it counts as
-        // reported only by the construct that made the object.
-        for (const finding of objectFindings) {
-          const value = finding.value;
-          const already = value === '' ? (constructMessages.get(owner) ?? []) : allConstructMessages;
-          if (
-            value !== undefined &&
-            already.some((m) => m.includes(`"${value}"`) || m.includes(`${value} bytes`) || m.includes(` ${value} `))
-          )
-            continue;
-          const generic = finding.message.slice(finding.message.indexOf(': ') + 2);
-          const key = `${finding.severity}|${owner}|${generic}`;
-          const seen = repeats.get(key);
-          if (seen) {
-            seen.more++;
-            continue;
-          }
-          const problem = { path: owner, message: finding.message };
-          repeats.set(key, { problem, more: 0, list: finding.severity === 'error' ? errors : warnings });
-        }
-      }
-      for (const { problem, more, list } of repeats.values()) {
-        list.push(
-          more
-            ? {
-                path: problem.path,
-                message: `${problem.message} (and ${more} more object${more === 1 ? '' : 's'} made by this construct)`,
-              }
-            : problem,
-        );
-      }
-      errors.push(...collisions);
-    }
-    this.timing.validate += performance.now() - assembling;
-    return { findings: { errors, warnings }, files: files.map(([file, { objects }]) => [file, objects]) };
+    return found;
   }
 
   /** Writes the findings as JSON to $PULLFLEET_REPORT_FILE, when set (read by `pullfleet validate`). */

@@ -14,6 +14,9 @@ import { Hub, hubContaining, HubFlavor } from './hub.js';
 import { hubParts } from './_hub-parts.js';
 import { claimId, markKind, nameFromId } from './_ids.js';
 import { apiObjectFrom } from './_output.js';
+import { heldObjects, pickRendered } from './_hatch.js';
+import type { IRendersObjects, RenderedObjectQuery } from './rendered.js';
+import type { ApiObject } from 'cdk8s';
 import { OutputFiles, routeOutput } from './output.js';
 import {
   bool,
@@ -296,6 +299,65 @@ function splitForeign(props: unknown, foreign: readonly string[]): { props: unkn
   return { props: Object.fromEntries(Object.entries(record).filter(([key]) => !given.includes(key))), given };
 }
 
+/** The Argo CD the GitOpsCluster's add-on runs on each spoke it selects (see GitOpsCluster.spokeArgoSetup). */
+function spokeArgoSetupOf(props: AnyProps, ocm: boolean, model: DeliveryModel, argoNamespace: string): SpokeArgoSetup {
+  if (ocm)
+    return { kind: 'ocm-agent-addon', agentNamespace: props.agentNamespace ?? AGENT_ADDON_DEFAULTS.agentNamespace };
+  return (props.gitopsAddon ?? agentMode(model) !== undefined)
+    ? { kind: 'acm-gitops-addon' }
+    : { kind: 'openshift-gitops', namespace: argoNamespace };
+}
+
+/**
+ * Where agent-autonomous spokes sync their own folder from, with its defaults; a missing repository (that
+ * model) or one given to another model is a problem.
+ */
+function folderSourceOf(props: AnyProps, model: DeliveryModel): { source?: SpokeFolderSource; problems: string[] } {
+  const repo = props.spokeFolderRepository;
+  if (model !== DeliveryModel.AGENT_AUTONOMOUS)
+    return {
+      problems: repo
+        ? [`spokeFolderRepository is only used by agent-autonomous spokes, but the model is ${model}: drop it`]
+        : [],
+    };
+  if (!repo || typeof repo.repoURL !== 'string' || repo.repoURL.length === 0)
+    return {
+      problems: [
+        "an agent-autonomous spoke syncs its own folder from Git: give spokeFolderRepository { repoURL: '<the fleet repository>' }",
+      ],
+    };
+  return {
+    source: {
+      repoURL: repo.repoURL,
+      targetRevision: repo.targetRevision ?? 'HEAD',
+      outputPath: repo.outputPath ?? 'dist',
+    },
+    problems: [],
+  };
+}
+
+/** The `gitopsAddon` of an ACM GitOpsCluster: left out when nothing about the add-on is set or needed. */
+function acmGitopsAddon(props: AnyProps, mode: ReturnType<typeof agentMode>) {
+  const addonEnabled = props.gitopsAddon ?? mode !== undefined;
+  const olm = props.olmSubscription ? { enabled: true, ...props.olmSubscription } : undefined;
+  if (!(addonEnabled || props.overrideExistingConfigs !== undefined || olm)) return undefined;
+  return {
+    enabled: addonEnabled,
+    overrideExistingConfigs: props.overrideExistingConfigs ?? false,
+    ...(olm ? { olmSubscription: olm } : {}),
+    ...(mode
+      ? {
+          argoCDAgent: {
+            mode,
+            serverAddress: props.principalServerAddress,
+            serverPort: props.principalServerPort,
+            propagateHubCA: props.propagateHubCA ?? true,
+          },
+        }
+      : {}),
+  };
+}
+
 /**
  * A GitOpsCluster: registers the clusters of a Placement with the hub Argo CD and, for the agent
  * models, runs argocd-agent on them. Make one with the factory of the hub's flavour:
@@ -303,7 +365,7 @@ function splitForeign(props: unknown, foreign: readonly string[]): { props: unkn
  * `gitopsAddon`), {@link GitOpsCluster.ocm} the OCM `v1alpha1` one (`argoCDAgentAddon`). Every spoke its
  * placement selects (offline) gets its model; spokes no GitOpsCluster selects stay basic.
  */
-export class GitOpsCluster extends Construct {
+export class GitOpsCluster extends Construct implements IRendersObjects {
   /**
    * A GitOpsCluster for an ACM hub (`apps.open-cluster-management.io/v1beta1`): the hub Argo CD registers
    * the placement's clusters with blank cluster Secrets, the gitops add-on installs the spoke Argo CD,
@@ -383,124 +445,112 @@ export class GitOpsCluster extends Construct {
       );
       this.model = DeliveryModel.BASIC;
     }
-    this.spokeArgoSetup = ocm
-      ? { kind: 'ocm-agent-addon', agentNamespace: props.agentNamespace ?? AGENT_ADDON_DEFAULTS.agentNamespace }
-      : (props.gitopsAddon ?? agentMode(this.model) !== undefined)
-        ? { kind: 'acm-gitops-addon' }
-        : { kind: 'openshift-gitops', namespace: this.hub.argoNamespace };
-    if (!props.placement || typeof props.placement.selectedSpokes !== 'function') {
+    this.spokeArgoSetup = spokeArgoSetupOf(props, ocm, this.model, this.hub.argoNamespace);
+    if (!this.placementUsable(props.placement)) return;
+    this.problems.push(...this.settingProblems(props, ocm, foreign.given));
+    const folder = folderSourceOf(props, this.model);
+    this.problems.push(...folder.problems);
+    this.folderSource = folder.source;
+
+    hubParts(this.hub).registry.addGitOpsCluster({ gitOpsCluster: this, spokeArgoSetup: this.spokeArgoSetup });
+    routeOutput(this, OutputFiles.GITOPS_CLUSTERS);
+    this.renderResource(props, ocm);
+  }
+
+  /**
+   * Whether `placement` can be rendered against: given, and of this hub (else the problem is reported). A
+   * placement in another namespace is reported too, but rendered against.
+   */
+  private placementUsable(placement: IPlacement | undefined): placement is IPlacement {
+    if (!placement || typeof placement.selectedSpokes !== 'function') {
       if (!propReported(this, 'placement'))
         this.problems.push('placement is missing: give the Placement whose clusters this GitOpsCluster registers');
-      return;
+      return false;
     }
-    if (props.placement.hub !== this.hub) {
+    if (placement.hub !== this.hub) {
       this.problems.push(
-        `placement ${props.placement.node.path} belongs to hub "${props.placement.hub.name}", not "${this.hub.name}": use a placement of this hub`,
+        `placement ${placement.node.path} belongs to hub "${placement.hub.name}", not "${this.hub.name}": use a placement of this hub`,
       );
-      return;
+      return false;
     }
-    if (props.placement.namespace !== this.namespace) {
+    if (placement.namespace !== this.namespace) {
       this.problems.push(
-        `placement ${props.placement.node.path} is in namespace "${props.placement.namespace}", but GitOpsCluster ${this.node.path} is in "${this.namespace}" and only sees PlacementDecisions there: put both in the same namespace`,
+        `placement ${placement.node.path} is in namespace "${placement.namespace}", but GitOpsCluster ${this.node.path} is in "${this.namespace}" and only sees PlacementDecisions there: put both in the same namespace`,
       );
     }
+    return true;
+  }
+
+  /** The problems of the settings: the namespace and model an OCM hub needs, the other flavour's keys, the agent's. */
+  private settingProblems(props: AnyProps, ocm: boolean, foreign: readonly string[]): string[] {
+    const problems: string[] = [];
     if (ocm && this.namespace !== this.hub.argoNamespace)
-      this.problems.push(
+      problems.push(
         `namespace "${this.namespace}" is not the hub Argo CD's ("${this.hub.argoNamespace}"): the OCM GitOpsCluster controller takes its own namespace for the Argo CD namespace and puts the agents' cluster Secrets and the principal's certificates there, where a principal in "${this.hub.argoNamespace}" never looks; create the GitOpsCluster (and its placement) in "${this.hub.argoNamespace}"`,
       );
     const mode = agentMode(this.model);
     if (ocm && !mode)
-      this.problems.push(
+      problems.push(
         'model BASIC needs no GitOpsCluster on an OCM hub (the v1alpha1 GitOpsCluster always runs the agent): drop the GitOpsCluster, or choose AGENT_MANAGED or AGENT_AUTONOMOUS',
       );
-    for (const key of foreign.given) {
-      this.problems.push(
+    for (const key of foreign) {
+      problems.push(
         ocm
           ? `${key} is an ACM (v1beta1) setting, but GitOpsCluster.ocm renders the OCM (v1alpha1) GitOpsCluster: drop it`
           : `${key} is an OCM (v1alpha1) setting, but GitOpsCluster.acm renders the ACM (v1beta1) GitOpsCluster: drop it`,
       );
     }
     if (!ocm && mode && props.gitopsAddon === false)
-      this.problems.push(
+      problems.push(
         `model ${this.model} runs argocd-agent, which the ACM gitops add-on installs: leave gitopsAddon on (or choose DeliveryModel.BASIC)`,
       );
     const port = props.principalServerPort;
     if (port !== undefined && !(Number.isInteger(port) && port >= 1 && port <= 65535)) {
-      this.problems.push(
+      problems.push(
         `principalServerPort ${port} is not a port number: give a whole number from 1 to 65535, for example 443`,
       );
     }
-    if (mode) this.problems.push(...principalEndpointProblems(props, ocm));
-    if (this.model === DeliveryModel.AGENT_AUTONOMOUS) {
-      const repo = props.spokeFolderRepository;
-      if (!repo || typeof repo.repoURL !== 'string' || repo.repoURL.length === 0) {
-        this.problems.push(
-          "an agent-autonomous spoke syncs its own folder from Git: give spokeFolderRepository { repoURL: '<the fleet repository>' }",
-        );
-      } else {
-        this.folderSource = {
-          repoURL: repo.repoURL,
-          targetRevision: repo.targetRevision ?? 'HEAD',
-          outputPath: repo.outputPath ?? 'dist',
-        };
-      }
-    } else if (props.spokeFolderRepository) {
-      this.problems.push(
-        `spokeFolderRepository is only used by agent-autonomous spokes, but the model is ${this.model}: drop it`,
-      );
-    }
+    if (mode) problems.push(...principalEndpointProblems(props, ocm));
+    return problems;
+  }
 
-    hubParts(this.hub).registry.addGitOpsCluster({ gitOpsCluster: this, spokeArgoSetup: this.spokeArgoSetup });
-    routeOutput(this, OutputFiles.GITOPS_CLUSTERS);
+  /** Renders the GitOpsCluster object of the flavour (`Resource`). */
+  private renderResource(props: AnyProps, ocm: boolean): void {
+    const mode = agentMode(this.model);
     const common = {
       name: this.name,
       namespace: this.namespace,
-      placement: props.placement.name,
+      placement: this.placement.name,
       constructPath: `${this.node.path}/Resource`,
     };
-    if (ocm) {
-      apiObjectFrom(
-        this,
-        'Resource',
-        buildOcmGitOpsCluster({
+    const object = ocm
+      ? buildOcmGitOpsCluster({
           ...common,
           mode: mode ?? 'managed',
           principalServerAddress: props.principalServerAddress,
           principalServerPort: props.principalServerPort,
           agentNamespace: props.agentNamespace ?? AGENT_ADDON_DEFAULTS.agentNamespace,
           operatorNamespace: props.operatorNamespace ?? AGENT_ADDON_DEFAULTS.operatorNamespace,
-        }),
-      );
-    } else {
-      const addonEnabled = props.gitopsAddon ?? mode !== undefined;
-      const olm = props.olmSubscription ? { enabled: true, ...props.olmSubscription } : undefined;
-      apiObjectFrom(
-        this,
-        'Resource',
-        buildAcmGitOpsCluster({
+        })
+      : buildAcmGitOpsCluster({
           ...common,
           argoNamespace: this.hub.argoNamespace,
-          gitopsAddon:
-            addonEnabled || props.overrideExistingConfigs !== undefined || olm
-              ? {
-                  enabled: addonEnabled,
-                  overrideExistingConfigs: props.overrideExistingConfigs ?? false,
-                  ...(olm ? { olmSubscription: olm } : {}),
-                  ...(mode
-                    ? {
-                        argoCDAgent: {
-                          mode,
-                          serverAddress: props.principalServerAddress,
-                          serverPort: props.principalServerPort,
-                          propagateHubCA: props.propagateHubCA ?? true,
-                        },
-                      }
-                    : {}),
-                }
-              : undefined,
-        }),
-      );
-    }
+          gitopsAddon: acmGitopsAddon(props, mode),
+        });
+    apiObjectFrom(this, 'Resource', object);
+  }
+
+  /**
+   * The ApiObject it renders: `{ kind: 'GitOpsCluster' }` (`dist/<hub>/hub/gitops-clusters.yaml`), also
+   * `ApiObject.of(gitOpsCluster)`, created with it. Throws for any other kind, and when a problem of its
+   * own (reported at synth) left it rendering nothing.
+   */
+  public renderedObject(query: RenderedObjectQuery): ApiObject {
+    return pickRendered(this, query, {
+      what: `GitOpsCluster "${this.name}"`,
+      kinds: ['GitOpsCluster'],
+      objects: heldObjects(this),
+    });
   }
 
   /** Where agent-autonomous spokes sync their own folder from (a copy); undefined for the other models. */

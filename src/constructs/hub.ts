@@ -4,7 +4,7 @@
  * bookkeeping lives in its internal parts (_hub-parts.ts): the registry of its spokes, cluster sets and
  * GitOpsClusters, the delivery ledger and the render order. The Hub creates them and keeps its public API.
  */
-import { Chart } from 'cdk8s';
+import { type ApiObject, Chart } from 'cdk8s';
 import { type Construct, type IConstruct } from 'constructs';
 import { enumMember, type EnumValue } from '../model/core/types.js';
 import { ETCD_OBJECT_LIMIT } from '../model/validation/object-rules.js';
@@ -25,6 +25,11 @@ import { renderLeftoverWorks } from './_leftover-works.js';
 import { claimId, markKind, nameFromId } from './_ids.js';
 import { bool, checkProps, enumOf, num, propsOf, shape, str } from './_props-check.js';
 import { HubRegistry } from './_registry.js';
+import { heldObjects, pickRendered } from './_hatch.js';
+import type { IRendersObjects, RenderedObjectQuery } from './rendered.js';
+
+/** The children of a Hub that hold the hub's own objects, and the objects of each. */
+const HUB_OBJECT_SCOPES = ['ApplicationSetSupport', 'AgentProjects', 'ExpectedApplications', 'LeftoverWorks'];
 
 export { FeedbackScrape, HubFlavor };
 
@@ -150,7 +155,7 @@ const hubSymbol = Symbol.for('pullfleet.Hub');
  * A hub: a cdk8s Chart whose objects land in `dist/<hub>/`. Spokes, cluster sets, placements and apps
  * are created with the hub (or a construct inside it) as scope.
  */
-export class Hub extends Chart implements IHub {
+export class Hub extends Chart implements IHub, IRendersObjects {
   /**
    * Whether `x` is a Hub. Checks a `Symbol.for` marker, so it also recognises a Hub made by another
    * copy of this package.
@@ -268,6 +273,30 @@ export class Hub extends Chart implements IHub {
   /** The GitOpsClusters of this hub, in declaration order (a copy). */
   public get gitOpsClusters(): IGitOpsCluster[] {
     return this.registry.gitOpsClusters;
+  }
+
+  /**
+   * The ApiObject the hub itself renders for `query` (its constructs answer for theirs: `spoke.renderedObject`,
+   * `hub.controller.renderedObject`, ...): the generator ConfigMap and the applicationset-controller's Role and
+   * RoleBinding (`dist/<hub>/hub/application-sets.yaml`, created with the hub's first PullApplicationSet), and
+   * once the fleet rendered, the agent AppProjects, the ConfigMaps of the Applications each agent-autonomous
+   * spoke should run (`{ kind: 'ConfigMap', spoke }`) and the leftover ManifestWorks of apps that stopped being
+   * waved. Throws, listing the kinds it renders, when it renders no such object or more than one.
+   */
+  public renderedObject(query: RenderedObjectQuery): ApiObject {
+    return pickRendered(this, query, {
+      what: `hub "${this.name}"`,
+      kinds: ['ConfigMap', 'Role', 'RoleBinding', 'AppProject', 'ManifestWork'],
+      objects: HUB_OBJECT_SCOPES.flatMap((id) => {
+        const scope = this.node.tryFindChild(id);
+        if (!scope) return [];
+        return heldObjects(scope, (obj, ids) =>
+          id === 'ExpectedApplications' ? ids[0] : id === 'LeftoverWorks' ? obj.metadata.namespace : undefined,
+        );
+      }),
+      later:
+        'its agent AppProjects, expected-Applications ConfigMaps and leftover ManifestWorks exist once the fleet renders: read them after synth',
+    });
   }
 
   /**

@@ -96,6 +96,9 @@ export {
 } from './controller-install.js';
 export { Inventory, type AddInventoryOptions, type SpokeOverride } from './inventory.js';
 
+// The one escape hatch of every construct that renders objects.
+export { type IRendersObjects, type RenderedObjectQuery } from './rendered.js';
+
 // Where rendered objects land under dist/<hub>/.
 export { OutputFiles, routeOutput } from './output.js';
 export { Rollout, WaveLimit, RolloutFailureAction, DeletionOrder } from './rollout.js';

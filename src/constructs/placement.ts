@@ -19,6 +19,8 @@ import { hubParts } from './_hub-parts.js';
 import { claimId, kindOf, markKind, nameFromId } from './_ids.js';
 import type { IClusterSet, IPlacement, ISpoke } from './interfaces.js';
 import { apiObjectFrom } from './_output.js';
+import { pickRendered } from './_hatch.js';
+import type { IRendersObjects, RenderedObjectQuery } from './rendered.js';
 import { OutputFiles, routeOutput } from './output.js';
 import {
   checkProps,
@@ -242,7 +244,7 @@ const PLACEMENT_PROPS = propsOf<PlacementProps>('Placement', {
  * against the hub's spokes to deliver static apps and bootstrap namespaces. `ApiObject.of(placement)`
  * is the rendered Placement.
  */
-export class Placement extends Construct implements IPlacement {
+export class Placement extends Construct implements IPlacement, IRendersObjects {
   /**
    * A Placement that already exists on the hub (made by hand or by another tool): renders nothing.
    * PullApplicationSet delivers through it (its decisions choose the spokes at runtime); synth cannot
@@ -360,9 +362,25 @@ export class Placement extends Construct implements IPlacement {
       );
   }
 
-  /** The rendered spec (a copy: changing it changes neither the Placement nor what synth selects). */
+  /**
+   * The rendered spec (a copy: changing it changes neither the Placement nor what synth selects).
+   * @deprecated its type is the generated wire type; the Placement is `renderedObject({ kind: 'Placement' })`
+   * (`toJson().spec` once the fleet rendered: before, it lacks the tolerations an OCM GitOpsCluster adds).
+   */
   public get spec(): PlacementSpec {
     return JSON.parse(JSON.stringify(this.convergedSpec())) as PlacementSpec;
+  }
+
+  /**
+   * The ApiObject the placement renders: `{ kind: 'Placement' }` (`dist/<hub>/hub/placements.yaml`), also
+   * `ApiObject.of(placement)`, created with the placement. Throws for any other kind.
+   */
+  public renderedObject(query: RenderedObjectQuery): ApiObject {
+    return pickRendered(this, query, {
+      what: `placement "${this.namespace}/${this.name}"`,
+      kinds: ['Placement'],
+      objects: [{ obj: this.rendered }],
+    });
   }
 
   /** @internal legal but almost certainly wrong (shown by synth and validate; errors with --strict). */

@@ -32,7 +32,8 @@ import { type RolloutWave } from '../model/rollout/policy.js';
 import { apiObjectFrom } from './_output.js';
 import { OutputFiles, routeOutput } from './output.js';
 import type { IPlacement } from './interfaces.js';
-import { handOut, placeObject, reserveObject, settleApplicationSet } from './_hatch.js';
+import { handOut, heldObjects, pickRendered, placeObject, reserveObject, settleApplicationSet } from './_hatch.js';
+import type { IRendersObjects, RenderedObjectQuery } from './rendered.js';
 import { hubParts } from './_hub-parts.js';
 import { disablesAutomatedInTemplate, hubVersionsOf } from './_versions.js';
 
@@ -69,7 +70,7 @@ const PULL_APPLICATION_SET_PROPS = propsOf<PullApplicationSetProps>('PullApplica
  * skip-reconcile. The hub controller wraps each generated Application into a ManifestWork.
  * Spokes the Placement selects offline get the app's namespace and RBAC in their bootstrap.
  */
-export class PullApplicationSet extends PullAppBase {
+export class PullApplicationSet extends PullAppBase implements IRendersObjects {
   /** The Placement whose decisions choose the spokes. */
   public readonly placement: IPlacement;
   /** How often the generator re-reads placement decisions, in seconds. */
@@ -86,9 +87,29 @@ export class PullApplicationSet extends PullAppBase {
    * no ApplicationSet (each spoke's own folder holds the Application), nor does step 2 of a move to the
    * agent-managed model: edits made through it are then reported at synth, and once the fleet rendered
    * this is undefined.
+   * @deprecated use `renderedObject({ kind: 'ApplicationSet' })`, the same object (it throws where this is undefined).
    */
   public get applicationSet(): ApiObject | undefined {
     return this.renderedApplicationSet && handOut(this.renderedApplicationSet);
+  }
+
+  /**
+   * The ApiObject the app renders for `query`: `{ kind: 'ApplicationSet' }` is its ApplicationSet
+   * (`dist/<hub>/hub/application-sets.yaml`), also `ApiObject.of(appSet)`. Ask at any time: it is created
+   * with the app and filled in when the fleet renders; when the fleet then renders none (agent-autonomous,
+   * or step 2 of a move to agent-managed), synth reports the edits made through it. Once the fleet
+   * rendered, the Applications of agent-autonomous spokes are reachable too (`{ kind: 'Application', spoke }`).
+   * Throws when the app renders no such object (an ApplicationSet when its placement is missing or on
+   * another hub).
+   */
+  public renderedObject(query: RenderedObjectQuery): ApiObject {
+    return pickRendered(this, query, {
+      what: `app "${this.name}"`,
+      kinds: ['ApplicationSet'],
+      // `<appSet>/<spoke>/Application` for an agent-autonomous spoke.
+      objects: heldObjects(this, (_obj, ids) => (ids.length > 1 ? ids[0] : undefined)),
+      later: 'the Applications of agent-autonomous spokes exist once the fleet renders: read them after synth',
+    });
   }
 
   constructor(scope: Construct, id: string, props: PullApplicationSetProps) {

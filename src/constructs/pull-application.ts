@@ -27,8 +27,11 @@ import { buildRolloutPolicyConfigMap } from '../model/rollout/state.js';
 import { apiObjectFrom } from './_output.js';
 import { OutputFiles, routeOutput } from './output.js';
 import type { IPlacement, ISpoke } from './interfaces.js';
-import { appObjectHatch, placeObject, scopeFor, settleAppHatches } from './_hatch.js';
+import { appObjectHatch, appRenderedObject, placeObject, scopeFor, settleAppHatches } from './_hatch.js';
+import type { IRendersObjects, RenderedObjectQuery } from './rendered.js';
 import { hubParts } from './_hub-parts.js';
+import type { SpokeDecision } from './_delivery-ledger.js';
+import type { SpokeDelivery } from '../model/delivery/bootstrap.js';
 import { assertNotRendered } from './_render-order.js';
 
 /** Settings of a {@link PullApplication}: the app, and the spokes it is delivered to. */
@@ -70,7 +73,7 @@ const PULL_APPLICATION_PROPS = propsOf<PullApplicationProps>('PullApplication', 
  * target cluster, skip-reconcile, `pullfleet.io/delivery: static`) and the ManifestWork built from it
  * by the same model function the controller uses.
  */
-export class PullApplication extends PullAppBase {
+export class PullApplication extends PullAppBase implements IRendersObjects {
   private readonly spokeList: ISpoke[] = [];
   private readonly spokeSet = new Set<ISpoke>();
   private readonly placements: IPlacement[] = [];
@@ -266,9 +269,42 @@ export class PullApplication extends PullAppBase {
 
   /** @internal */
   public _render(): void {
-    const { ledger, registry } = hubParts(this.hub);
     const specs = this.specsBySpoke();
     for (const placement of this.placements) this.placementOnThisHub(placement);
+    const { outside, revision } = this.renderRolloutPolicy(specs);
+    // Spokes whose waved hub Application the controller will refuse (OCM's tenancy rule).
+    const refused: ISpoke[] = [];
+    for (const spoke of this.targets()) {
+      if (spoke.hub !== this.hub) {
+        this.problems.push(
+          `spoke "${spoke.name}" (${spoke.node.path}) is not a spoke of hub "${this.hub.name}": declare it on this hub or deliver from its own hub`,
+        );
+        continue;
+      }
+      const local = localClusterRule(this.name, spoke.name, spoke.labels);
+      if (local) {
+        this.problems.push(local);
+        continue;
+      }
+      // The spec this spoke gets; a spoke whose perSpoke result has problems (reported) renders nothing.
+      const app = specs.get(spoke.name);
+      if (!app) continue;
+      if (this.renderSpoke(spoke, app, revision, outside.get(spoke.name)) === 'waved')
+        refused.push(...this.outsideBoundSets([spoke]));
+    }
+    if (refused.length > 0) this.warnings.push(this.tenancyWarning(refused));
+    // Objects the escape hatches asked for that the app did not render go, and synth says why.
+    settleAppHatches(this);
+  }
+
+  /**
+   * Resolves the rollout policy (with the spokes outside its waves) and, once the app is waved, renders the
+   * policy ConfigMap; returns the spokes outside the waves and the rollout revision (undefined unless waved).
+   */
+  private renderRolloutPolicy(specs: ReadonlyMap<string, AppDefinition>): {
+    outside: ReadonlyMap<string, OutsideWaves>;
+    revision?: string;
+  } {
     this.rolloutPolicy = this.resolveRollout();
     // Spokes moving between delivery models, or on an agent model, leave the waves (see outsideWaves).
     const outside = this.rolloutPolicy ? this.spokesOutsideWaves() : new Map<string, OutsideWaves>();
@@ -293,127 +329,153 @@ export class PullApplication extends PullAppBase {
         buildRolloutPolicyConfigMap(this.rolloutPolicy, this.hub.argoNamespace, scope.node.path, revision),
       );
     }
-    // Spokes whose waved hub Application the controller will refuse (OCM's tenancy rule).
-    const refused: ISpoke[] = [];
-    for (const spoke of this.targets()) {
-      if (spoke.hub !== this.hub) {
-        this.problems.push(
-          `spoke "${spoke.name}" (${spoke.node.path}) is not a spoke of hub "${this.hub.name}": declare it on this hub or deliver from its own hub`,
-        );
-        continue;
-      }
-      const local = localClusterRule(this.name, spoke.name, spoke.labels);
-      if (local) {
-        this.problems.push(local);
-        continue;
-      }
-      // The spec this spoke gets; a spoke whose perSpoke result has problems (reported) renders nothing.
-      const app = specs.get(spoke.name);
-      if (!app) continue;
-      const scope = scopeFor(this, spoke.name);
-      const decision = ledger.decisionFor(spoke.name);
-      const model = decision.model;
-      const target = { cluster: spoke.name, namespace: this.hub.argoNamespace, constructPath: scope.node.path };
-      // Outside the waves (a move, an agent model): delivered as an app without waves would be, at once.
-      const outsideWave = outside.get(spoke.name);
-      ledger.claimSpokeApplication(
-        spoke.name,
-        this.hub.argoNamespace,
-        staticHubApplicationName(this.name, spoke.name),
-        model,
-        scope.node.path,
+    return { outside, revision };
+  }
+
+  /**
+   * Renders what spoke `spoke` of this hub gets of spec `app` by its delivery model: `'waved'` when the
+   * controller writes its work (a waved hub Application only), else `'rendered'` (or `'skipped'` with a problem).
+   */
+  private renderSpoke(
+    spoke: ISpoke,
+    app: AppDefinition,
+    revision: string | undefined,
+    outsideWave: OutsideWaves | undefined,
+  ): 'rendered' | 'waved' | 'skipped' {
+    const { ledger } = hubParts(this.hub);
+    const scope = scopeFor(this, spoke.name);
+    const decision = ledger.decisionFor(spoke.name);
+    const model = decision.model;
+    const target = { cluster: spoke.name, namespace: this.hub.argoNamespace, constructPath: scope.node.path };
+    ledger.claimSpokeApplication(
+      spoke.name,
+      this.hub.argoNamespace,
+      staticHubApplicationName(this.name, spoke.name),
+      model,
+      scope.node.path,
+    );
+    if (model === DeliveryModel.AGENT_MANAGED) {
+      // The principal owns the spec: a hub Application routed to the agent by destination name.
+      placeObject(
+        scopeFor(scope, 'HubApplication', OutputFiles.APPLICATIONS),
+        'Application',
+        buildAgentManagedHubApplication(app, target),
       );
-      if (model === DeliveryModel.AGENT_MANAGED) {
-        // The principal owns the spec: a hub Application routed to the agent by destination name.
-        placeObject(
-          scopeFor(scope, 'HubApplication', OutputFiles.APPLICATIONS),
-          'Application',
-          buildAgentManagedHubApplication(app, target),
-        );
-        ledger.addAgentProjectDestination(app, spoke.name);
-        // The principal hands the AppProject to the agent; the bootstrap brings only namespace and RBAC.
-        registry.deliverTo(spoke.name, { ...this.delivery(), project: undefined });
-        this.delivered++;
-        continue;
-      }
-      if (model === DeliveryModel.AGENT_AUTONOMOUS) {
-        // The spoke owns the spec: the Application goes into the spoke's own folder; the hub renders nothing.
-        const appScope = new Construct(scope, 'SpokeApplication');
-        routeOutput(appScope, OutputFiles.spokeApplications(spoke.name));
-        apiObjectFrom(appScope, 'Application', buildAutonomousSpokeApplication(app, target) as never);
-        registry.deliverTo(spoke.name, this.delivery());
-        this.delivered++;
-        continue;
-      }
-      // Taking the spoke back from argocd-agent: step 1 keeps the hub app routed to the agent (see AgentHandback).
-      const hubApp = applyAgentHandback(
-        buildStaticHubApplication(app, {
-          cluster: spoke.name,
-          namespace: this.hub.argoNamespace,
-          constructPath: scope.node.path,
-        }),
+      ledger.addAgentProjectDestination(app, spoke.name);
+      // The principal hands the AppProject to the agent; the bootstrap brings only namespace and RBAC.
+      this.countDelivery(spoke, { ...this.delivery(), project: undefined });
+      return 'rendered';
+    }
+    if (model === DeliveryModel.AGENT_AUTONOMOUS) {
+      // The spoke owns the spec: the Application goes into the spoke's own folder; the hub renders nothing.
+      const appScope = new Construct(scope, 'SpokeApplication');
+      routeOutput(appScope, OutputFiles.spokeApplications(spoke.name));
+      apiObjectFrom(appScope, 'Application', buildAutonomousSpokeApplication(app, target) as never);
+      this.countDelivery(spoke);
+      return 'rendered';
+    }
+    return this.renderBasicSpoke(spoke, app, decision, scope, { revision, outsideWave });
+  }
+
+  /** Counts a delivery to `spoke` and tells the spoke's bootstrap what the app needs there. */
+  private countDelivery(spoke: ISpoke, delivery: SpokeDelivery = this.delivery()): void {
+    // An imported spoke has no bootstrap to carry the namespace and RBAC.
+    hubParts(this.hub).registry.deliverTo(spoke.name, delivery);
+    this.delivered++;
+  }
+
+  /**
+   * Renders what a basic spoke gets: nothing in step 2 of a move to agent-managed, a waved hub Application whose
+   * work the controller writes (`'waved'`), or a hub Application with its ManifestWork.
+   */
+  private renderBasicSpoke(
+    spoke: ISpoke,
+    app: AppDefinition,
+    decision: SpokeDecision,
+    scope: Construct,
+    rollout: { revision?: string; outsideWave?: OutsideWaves },
+  ): 'rendered' | 'waved' | 'skipped' {
+    const { ledger } = hubParts(this.hub);
+    const target = { cluster: spoke.name, namespace: this.hub.argoNamespace, constructPath: scope.node.path };
+    // Taking the spoke back from argocd-agent: step 1 keeps the hub app routed to the agent (see AgentHandback).
+    const hubApp = applyAgentHandback(buildStaticHubApplication(app, target), spoke.name, handbackOf(decision));
+    const problem = wrapProblem(hubApp);
+    if (problem) {
+      this.problems.push(`cannot deliver to spoke "${spoke.name}": ${problem}`);
+      return 'skipped';
+    }
+    // Basic → agent-managed: the spoke Application this move hands to the agent (named by plan).
+    if (decision.moveStep !== undefined)
+      ledger.addHandOver(spoke.name, `${spokeAppNamespace(hubApp)}/${hubApp.metadata.name}`);
+    if (decision.clear) {
+      // Step 2 of basic → agent-managed: neither hub Application nor work; removing the work (Foreground)
+      // deletes the spoke Application, which step 1 left without the resources finalizer.
+      this.countDelivery(spoke);
+      return 'rendered';
+    }
+    if (rollout.revision !== undefined && rollout.outsideWave === undefined) {
+      // The controller writes this work when the spoke's wave comes; synth renders the hub Application only.
+      // A spoke taken back from a managed agent keeps the agent's destination in the work the controller writes.
+      const wavedApp = applyAgentHandback(
+        buildWavedHubApplication(app, target, rollout.revision),
         spoke.name,
         handbackOf(decision),
       );
-      const problem = wrapProblem(hubApp);
-      if (problem) {
-        this.problems.push(`cannot deliver to spoke "${spoke.name}": ${problem}`);
-        continue;
-      }
-      // Basic → agent-managed: the spoke Application this move hands to the agent (named by plan).
-      if (decision.moveStep !== undefined)
-        ledger.addHandOver(spoke.name, `${spokeAppNamespace(hubApp)}/${hubApp.metadata.name}`);
-      if (decision.clear) {
-        // Step 2 of basic → agent-managed: neither hub Application nor work; removing the work (Foreground)
-        // deletes the spoke Application, which step 1 left without the resources finalizer.
-        registry.deliverTo(spoke.name, this.delivery());
-        this.delivered++;
-        continue;
-      }
-      if (revision !== undefined && outsideWave === undefined) {
-        // The controller writes this work when the spoke's wave comes; synth renders the hub Application only.
-        // A spoke taken back from a managed agent keeps the agent's destination in the work the controller writes.
-        const wavedApp = applyAgentHandback(
-          buildWavedHubApplication(app, target, revision),
-          spoke.name,
-          handbackOf(decision),
-        );
-        const workName = manifestWorkName(hubApp.metadata.namespace ?? this.hub.argoNamespace, hubApp.metadata.name);
-        ledger.addRenderedWork(spoke.name, workName, decision.deleteOption, decision.fromAgent === true, {
-          waved: true,
-        });
-        placeObject(scopeFor(scope, 'HubApplication', OutputFiles.APPLICATIONS), 'Application', wavedApp);
-        registry.deliverTo(spoke.name, this.delivery());
-        this.delivered++;
-        refused.push(...this.outsideBoundSets([spoke]));
-        continue;
-      }
-      let work = buildManifestWork(hubApp, {
-        feedbackScrapeType: this.hub.workFeedbackScrapeType,
-        ...(this.hub.resourceSummaries ? {} : { resourceSummary: false }),
+      const workName = manifestWorkName(hubApp.metadata.namespace ?? this.hub.argoNamespace, hubApp.metadata.name);
+      ledger.addRenderedWork(spoke.name, workName, decision.deleteOption, decision.fromAgent === true, {
+        waved: true,
       });
-      // During a move between models the work orphans the spoke Application when it is deleted.
-      if (decision.deleteOption === DeleteOption.ORPHAN)
-        work.spec.deleteOption = { propagationPolicy: DeleteOption.ORPHAN };
-      // Protected so that Argo CD leaves it when it leaves dist/ and the controller takes it over: the whole app
-      // becoming waved, or a spoke rejoining the waves. A moving spoke's work goes as its move says (pruned).
-      const protect =
-        this.rolloutPolicy !== undefined && (outsideWave === undefined || outsideWave.reason === 'rejoining');
-      if (protect) work = protectFromPrune(work);
-      ledger.addRenderedWork(spoke.name, work.metadata.name, decision.deleteOption, decision.fromAgent === true, {
-        ...(protect ? { pruneProtected: true } : {}),
-      });
-      const sizeProblem = workSizeRule(work.metadata.name, spoke.name, work, this.hub.workSizeBudget);
-      if (sizeProblem) this.problems.push(sizeProblem);
-      placeObject(scopeFor(scope, 'HubApplication', OutputFiles.APPLICATIONS), 'Application', hubApp);
-      placeObject(scopeFor(scope, 'Work', OutputFiles.works(spoke.name)), 'ManifestWork', work);
-      // An imported spoke has no bootstrap to carry the namespace and RBAC.
-      registry.deliverTo(spoke.name, this.delivery());
-      this.delivered++;
+      placeObject(scopeFor(scope, 'HubApplication', OutputFiles.APPLICATIONS), 'Application', wavedApp);
+      this.countDelivery(spoke);
+      return 'waved';
     }
-    if (refused.length > 0) this.warnings.push(this.tenancyWarning(refused));
-    // Objects the escape hatches asked for that the app did not render go, and synth says why.
-    settleAppHatches(this);
+    this.renderStaticWork(spoke, hubApp, decision, scope, rollout.outsideWave);
+    this.countDelivery(spoke);
+    return 'rendered';
+  }
+
+  /** Renders the hub Application `hubApp` of a basic spoke with the ManifestWork built from it. */
+  private renderStaticWork(
+    spoke: ISpoke,
+    hubApp: ReturnType<typeof buildStaticHubApplication>,
+    decision: SpokeDecision,
+    scope: Construct,
+    outsideWave: OutsideWaves | undefined,
+  ): void {
+    const { ledger } = hubParts(this.hub);
+    let work = buildManifestWork(hubApp, {
+      feedbackScrapeType: this.hub.workFeedbackScrapeType,
+      ...(this.hub.resourceSummaries ? {} : { resourceSummary: false }),
+    });
+    // During a move between models the work orphans the spoke Application when it is deleted.
+    if (decision.deleteOption === DeleteOption.ORPHAN)
+      work.spec.deleteOption = { propagationPolicy: DeleteOption.ORPHAN };
+    // Protected so that Argo CD leaves it when it leaves dist/ and the controller takes it over: the whole app
+    // becoming waved, or a spoke rejoining the waves. A moving spoke's work goes as its move says (pruned).
+    const protect =
+      this.rolloutPolicy !== undefined && (outsideWave === undefined || outsideWave.reason === 'rejoining');
+    if (protect) work = protectFromPrune(work);
+    ledger.addRenderedWork(spoke.name, work.metadata.name, decision.deleteOption, decision.fromAgent === true, {
+      ...(protect ? { pruneProtected: true } : {}),
+    });
+    const sizeProblem = workSizeRule(work.metadata.name, spoke.name, work, this.hub.workSizeBudget);
+    if (sizeProblem) this.problems.push(sizeProblem);
+    placeObject(scopeFor(scope, 'HubApplication', OutputFiles.APPLICATIONS), 'Application', hubApp);
+    placeObject(scopeFor(scope, 'Work', OutputFiles.works(spoke.name)), 'ManifestWork', work);
+  }
+
+  /**
+   * The ApiObject the app renders for `query`: `{ kind: 'Application', spoke }` is the hub Application of
+   * `spoke` (`dist/<hub>/hub/applications.yaml`), `{ kind: 'ManifestWork', spoke }` its ManifestWork
+   * (`dist/<hub>/hub/works/<spoke>.yaml`; agent models render none, and a waved app's work is written by
+   * the controller). Ask at any time: before the fleet renders the object is created empty and filled in
+   * when the app renders, and edits made through it stay; when the app then renders no such object for
+   * `spoke` (it does not deliver there, or the spoke's delivery model renders none), synth reports it.
+   * Once the fleet rendered, every object the app rendered is reachable (an agent-autonomous spoke's
+   * Application, the rollout policy ConfigMap), and asking for one it did not render throws.
+   */
+  public renderedObject(query: RenderedObjectQuery): ApiObject {
+    return appRenderedObject(this, query);
   }
 
   /**
@@ -422,6 +484,7 @@ export class PullApplication extends PullAppBase {
    * edits made through it stay. When the app renders no hub Application for `spoke` (it does not deliver
    * there, or the spoke runs the agent-autonomous model), synth reports it; once the fleet rendered, this
    * throws instead.
+   * @deprecated use `renderedObject({ kind: 'Application', spoke })`, the same object.
    */
   public hubApplication(spoke: ISpoke | string): ApiObject {
     return appObjectHatch(this, typeof spoke === 'string' ? spoke : spoke.name, 'HubApplication');
@@ -431,6 +494,7 @@ export class PullApplication extends PullAppBase {
    * Escape hatch: the ManifestWork rendered for `spoke` (`dist/<hub>/hub/works/<spoke>.yaml`), read at any
    * time like {@link hubApplication} (agent models render no ManifestWork). A patch here changes the work
    * only: the hub Application it was built from stays as rendered.
+   * @deprecated use `renderedObject({ kind: 'ManifestWork', spoke })`, the same object.
    */
   public manifestWork(spoke: ISpoke | string): ApiObject {
     return appObjectHatch(this, typeof spoke === 'string' ? spoke : spoke.name, 'Work');

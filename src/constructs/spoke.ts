@@ -18,7 +18,8 @@ import { type InventoryCluster, type Taint } from '../model/placement/placement.
 import { labelKeyRule, taintProblems } from '../model/validation/object-rules.js';
 import { dnsLabelRule, dnsSubdomainRule, labelRule } from '../model/validation/rules.js';
 import { HubFlavor, type IClusterSet, type IHub, type ISpoke } from './interfaces.js';
-import { fillObject, handOut, reserveObject } from './_hatch.js';
+import { fillObject, heldObjects, pickRendered, renderedObjectCall, reserveObject, spokeNameOf } from './_hatch.js';
+import type { IRendersObjects, RenderedObjectQuery } from './rendered.js';
 import { hubOf, hubParts, type HubParts } from './_hub-parts.js';
 import { claimId, markKind, nameFromId } from './_ids.js';
 import { apiObjectFrom } from './_output.js';
@@ -282,7 +283,7 @@ class ImportedSpoke extends Construct implements ISpoke {
  * A spoke: an inventory entry for one ManagedCluster. Renders its blank Argo CD cluster Secret, and
  * its bootstrap (as a ManifestWork and as plain YAML for the first manual apply).
  */
-export class Spoke extends Construct implements ISpoke {
+export class Spoke extends Construct implements ISpoke, IRendersObjects {
   /**
    * A ManagedCluster that exists on the hub but is not described in the fleet (registered and
    * bootstrapped some other way). It is a static target: `PullApplication` renders its hub Application
@@ -325,8 +326,11 @@ export class Spoke extends Construct implements ISpoke {
   private moveTarget?: DeliveryModel;
   /** The cluster Secret, while the spoke renders one. */
   private secret?: ApiObject;
-  /** `clusterSecret` handed the Secret out (its edits are lost if a GitOpsCluster registers the cluster). */
-  private secretHandedOut = false;
+  /**
+   * The hatch that first handed the Secret out (`clusterSecret`, or a `renderedObject({ ... })` call): its
+   * edits are lost if a GitOpsCluster registers the cluster.
+   */
+  private secretHandedOut?: string;
   /** The bootstrap ManifestWork, created with the spoke and filled in when the fleet renders. */
   private bootstrapWorkObject?: ApiObject;
   /** The scope of the plain bootstrap objects (`dist/<hub>/bootstrap/<spoke>.yaml`). */
@@ -414,29 +418,64 @@ export class Spoke extends Construct implements ISpoke {
   }
 
   /**
+   * The ApiObject the spoke renders for `query`: `{ kind: 'Secret' }` is its Argo CD cluster Secret on the
+   * hub (`dist/<hub>/hub/cluster-secrets.yaml`), `{ kind: 'ManifestWork' }` its bootstrap ManifestWork
+   * (`dist/<hub>/hub/works/<spoke>.yaml`, filled in when the fleet renders); both exist from the spoke's
+   * declaration, so ask at any time. A GitOpsCluster whose placement selects the spoke registers the
+   * cluster itself, and then the fleet renders no Secret for it: edits made through it would be lost, so
+   * synth reports that as a problem. The plain bootstrap objects (`dist/<hub>/bootstrap/<spoke>.yaml`:
+   * Namespace, ClusterRole, ...) depend on every app delivered to the spoke, so they exist once the fleet
+   * rendered; to edit them before, use {@link editBootstrapObjects}. Throws for an object the spoke
+   * renders none of (a Secret or bootstrap of local-cluster, an invalid name, a duplicate spoke), or more
+   * than one of (give `name`).
+   */
+  public renderedObject(query: RenderedObjectQuery): ApiObject {
+    return this.objectFor(query, renderedObjectCall(query));
+  }
+
+  /** {@link renderedObject}, for the hatch `hatch` (how synth names it if the object is then not rendered). */
+  private objectFor(query: RenderedObjectQuery, hatch: string): ApiObject {
+    const spoke = spokeNameOf(query?.spoke);
+    if (spoke !== undefined && spoke !== this.name)
+      throw new Error(
+        `${this.node.path}: ${renderedObjectCall(query)}: spoke "${this.name}" renders objects for itself only: leave spoke out, or ask spoke "${spoke}"`,
+      );
+    if (query?.kind === 'Secret' && !this.secret)
+      throw new Error(
+        `${this.node.path}: spoke "${this.name}" renders no cluster Secret (local-cluster, an invalid name, a duplicate spoke, or a GitOpsCluster registers the cluster)`,
+      );
+    if (query?.kind === 'ManifestWork') this.bootstrapObject();
+    const obj = pickRendered(this, query, {
+      what: `spoke "${this.name}"`,
+      kinds: ['Secret', 'ManifestWork'],
+      objects: heldObjects(this, () => this.name),
+      later: `its plain bootstrap objects (dist/${this.hub.name}/bootstrap/${this.name}.yaml) exist once the fleet renders: edit them with editBootstrapObjects((objects) => ...), which runs when they are rendered`,
+    });
+    if (obj === this.secret) this.secretHandedOut ??= hatch;
+    return obj;
+  }
+
+  /**
    * Escape hatch: the Argo CD cluster Secret on the hub (`dist/<hub>/hub/cluster-secrets.yaml`), created
    * with the spoke: read it at any time. A GitOpsCluster whose placement selects the spoke registers the
    * cluster itself, and then the fleet renders no Secret for it: edits made here would be lost, so synth
    * reports that as a problem. Throws for a spoke that renders none, as far as the spoke knows
    * (local-cluster, an invalid name, a duplicate), and, once the fleet rendered, for a cluster a
    * GitOpsCluster registers.
+   * @deprecated use `renderedObject({ kind: 'Secret' })`, the same object.
    */
   public get clusterSecret(): ApiObject {
-    if (!this.secret)
-      throw new Error(
-        `${this.node.path}: spoke "${this.name}" renders no cluster Secret (local-cluster, an invalid name, a duplicate spoke, or a GitOpsCluster registers the cluster)`,
-      );
-    this.secretHandedOut = true;
-    return this.secret;
+    return this.objectFor({ kind: 'Secret' }, 'clusterSecret');
   }
 
   /**
    * Escape hatch: the bootstrap ManifestWork (`dist/<hub>/hub/works/<spoke>.yaml`), created with the
    * spoke and filled in when the fleet renders: read it at any time. Throws for a spoke that renders no
    * bootstrap (local-cluster, an invalid name, a duplicate).
+   * @deprecated use `renderedObject({ kind: 'ManifestWork' })`, the same object.
    */
   public get bootstrapWork(): ApiObject {
-    return handOut(this.bootstrapObject());
+    return this.renderedObject({ kind: 'ManifestWork' });
   }
 
   /**
@@ -444,6 +483,8 @@ export class Spoke extends Construct implements ISpoke {
    * in order. Which objects there are depends on every app delivered to the spoke, so they exist only once
    * the fleet rendered: before that this throws; change them with {@link editBootstrapObjects}, which
    * runs when they are rendered. Throws for a spoke that renders no bootstrap, like {@link bootstrapWork}.
+   * @deprecated once the fleet rendered, each is `renderedObject({ kind, name })`, the same object; before,
+   * change them with {@link editBootstrapObjects}.
    */
   public get bootstrapObjects(): ApiObject[] {
     this.bootstrapObject();
@@ -586,11 +627,12 @@ export class Spoke extends Construct implements ISpoke {
     if (gitOpsCluster && this.secret) {
       this.node.findChild('ClusterSecret').node.tryRemoveChild('Secret');
       this.secret = undefined;
-      if (this.secretHandedOut)
+      const hatch = this.secretHandedOut;
+      if (hatch !== undefined)
         recordProblem(
           this,
           this.node.path,
-          `clusterSecret: GitOpsCluster ${gitOpsCluster} selects spoke "${this.name}" and registers the cluster with the hub Argo CD itself, so the fleet renders no cluster Secret for it and the edits made through clusterSecret would be lost: remove the use of clusterSecret for this spoke`,
+          `${hatch}: GitOpsCluster ${gitOpsCluster} selects spoke "${this.name}" and registers the cluster with the hub Argo CD itself, so the fleet renders no cluster Secret for it and the edits made through ${hatch} would be lost: remove the use of ${hatch} for this spoke`,
         );
     }
     const scope = this.bootstrapScope!;
