@@ -22,7 +22,7 @@ import {
   buildExpectedApplicationsConfigMap,
   EXPECTED_APPLICATIONS_LABEL,
   parseExpectedApplications,
-} from '../src/model/runtime/expected-apps.js';
+} from '../src/model/reconcile/expected-apps.js';
 import { startFakeApiServer, type KubeObj } from '../test/double/fake-apiserver.js';
 import { applicationSet, APPSET, decision, generatedHubApp, hubApp, NS, work } from '../test/model/report/fixtures.js';
 import { agentApp, agentAppSet, mirrored } from '../test/model/report/agent-fixtures.js';

@@ -25,8 +25,8 @@ import {
   RESOURCE_SUMMARY_CONDITION,
   parseResourceSummary,
   resourceSummaryExpression,
-} from '../src/model/runtime/resource-summary.js';
-import { computeApplicationStatus } from '../src/model/runtime/status.js';
+} from '../src/model/reconcile/resource-summary.js';
+import { computeApplicationStatus } from '../src/model/reconcile/status.js';
 import { startFakeApiServer, type KubeObj } from '../test/double/fake-apiserver.js';
 import { evaluateCel } from '../test/support/cel.js';
 import { spokeApplication, type SpokeAppOptions } from '../test/support/spoke-apps.js';

@@ -13,7 +13,7 @@ import {
   buildPlacementReaderRoleBinding,
 } from '../model/delivery/appset.js';
 import { buildAgentAppProject, spokeFolderPath } from '../model/delivery/delivery-model.js';
-import { buildExpectedApplicationsConfigMap } from '../model/runtime/expected-apps.js';
+import { buildExpectedApplicationsConfigMap } from '../model/reconcile/expected-apps.js';
 import type { HubFlavor, IHub, ISpoke } from './interfaces.js';
 import { DeliveryLedger } from './_delivery-ledger.js';
 import { apiObjectFrom } from './_output.js';

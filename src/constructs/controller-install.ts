@@ -16,7 +16,7 @@ import type { IRendersObjects, RenderedObjectQuery } from './rendered.js';
 import { OutputFiles, routeOutput } from './output.js';
 import { controllerDeployment } from './_controller-deployment.js';
 import { dnsLabelProblem } from '../model/core/names.js';
-import { isShardCount, MAX_SHARDS } from '../model/runtime/shards.js';
+import { isShardCount, MAX_SHARDS } from '../model/reconcile/shards.js';
 import { pullfleetVersion } from '../version.js';
 import {
   bool,

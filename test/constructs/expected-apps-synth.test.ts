@@ -11,7 +11,7 @@ import {
   PullApplicationSet,
   Spoke,
 } from '../../src/constructs/index.js';
-import { EXPECTED_APPLICATIONS_LABEL, parseExpectedApplications } from '../../src/model/runtime/expected-apps.js';
+import { EXPECTED_APPLICATIONS_LABEL, parseExpectedApplications } from '../../src/model/reconcile/expected-apps.js';
 import { schemaFindings } from '../../src/validate/schema.js';
 import { allObjects, type Obj } from './helpers.js';
 import { buildFleet } from '../fixtures/example-fleet.js';

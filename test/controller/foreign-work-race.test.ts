@@ -10,8 +10,8 @@ import { startController, type RunningController } from '../../src/controller/ru
 import { MANAGED_BY_LABEL } from '../../src/model/core/keys.js';
 import { manifestWorkName } from '../../src/model/core/names.js';
 import type { Application, ManifestWork } from '../../src/model/core/types.js';
-import { isControllerWorkFor } from '../../src/model/runtime/propagation.js';
-import { DELIVERY_ERROR_CONDITION } from '../../src/model/runtime/status.js';
+import { isControllerWorkFor } from '../../src/model/reconcile/propagation.js';
+import { DELIVERY_ERROR_CONDITION } from '../../src/model/reconcile/status.js';
 import { startFakeApiServer, type FakeApiServer } from '../double/fake-apiserver.js';
 import { seedClusterSet, seedManagedCluster, seedPullApplication } from '../double/hub-seed.js';
 import { waitFor } from '../support/wait.js';

@@ -9,8 +9,8 @@ import { afterEach, beforeEach, describe, expect, test } from '@jest/globals';
 import { destination, pino } from 'pino';
 import { startController, type RunningController } from '../../src/controller/runtime/manager.js';
 import { fleetReportCrd } from '../../src/model/report/report-crd.js';
-import { FORWARDED_OPERATION_ANNOTATION } from '../../src/model/runtime/propagation.js';
-import { DELIVERY_ERROR_CONDITION } from '../../src/model/runtime/status.js';
+import { FORWARDED_OPERATION_ANNOTATION } from '../../src/model/reconcile/propagation.js';
+import { DELIVERY_ERROR_CONDITION } from '../../src/model/reconcile/status.js';
 import { kubeTime } from '../../src/model/core/time.js';
 import { startFakeApiServer, type FakeApiServer, type KubeObj } from '../double/fake-apiserver.js';
 import {

@@ -19,7 +19,7 @@ import {
   LEGACY_CONTROLLER_SEEN_ANNOTATION,
   LEGACY_CONTROLLER_WINDOW_MS,
   TAKEOVER_LABEL,
-} from '../../src/model/runtime/takeover.js';
+} from '../../src/model/reconcile/takeover.js';
 import { fakeCluster } from '../support/cluster.js';
 import { startFakeApiServer, type FakeApiServer } from '../double/fake-apiserver.js';
 import { seedClusterSet, seedManagedCluster, seedNamespaces, seedPullApplication } from '../double/hub-seed.js';

@@ -23,7 +23,7 @@ import {
   targetCluster,
   wrapProblem,
 } from '../../src/model/delivery/manifestwork.js';
-import { isStaticApplication } from '../../src/model/runtime/propagation.js';
+import { isStaticApplication } from '../../src/model/reconcile/propagation.js';
 import type { TestCluster } from '../support/cluster.js';
 import { waitFor } from '../support/wait.js';
 import type { Fleet } from './scenarios.js';

@@ -30,8 +30,8 @@ import { manifestWorkName } from '../../src/model/core/names.js';
 import { type Application, type ManifestWork } from '../../src/model/core/types.js';
 import { clusterSecretName } from '../../src/model/delivery/cluster-secret.js';
 import { buildManifestWork } from '../../src/model/delivery/manifestwork.js';
-import { FORWARDED_OPERATION_ANNOTATION } from '../../src/model/runtime/propagation.js';
-import { DELIVERY_ERROR_CONDITION } from '../../src/model/runtime/status.js';
+import { FORWARDED_OPERATION_ANNOTATION } from '../../src/model/reconcile/propagation.js';
+import { DELIVERY_ERROR_CONDITION } from '../../src/model/reconcile/status.js';
 import { errorCode, type TestCluster } from '../support/cluster.js';
 import {
   createPlacementDecision,

@@ -16,7 +16,7 @@ import { RawApiError, RawClient, type RawObject } from '../support/raw-client.js
 import { fleetCluster, fleetSets } from '../model/placement/inventory-fixtures.js';
 import { applicationSet, decision, hubApp, work, type Feedback } from '../model/report/fixtures.js';
 import { computeFleetReport } from '../../src/model/report/report.js';
-import { buildExpectedApplicationsConfigMap } from '../../src/model/runtime/expected-apps.js';
+import { buildExpectedApplicationsConfigMap } from '../../src/model/reconcile/expected-apps.js';
 import { parseInventory } from '../../src/model/placement/inventory.js';
 
 const BIN = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'bin', 'pullfleet.js');

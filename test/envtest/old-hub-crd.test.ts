@@ -18,7 +18,7 @@ import {
 import { manifestWorkName } from '../../src/model/core/names.js';
 import { type Application, type ManifestWork } from '../../src/model/core/types.js';
 import { buildManifestWork } from '../../src/model/delivery/manifestwork.js';
-import { RESOURCE_SUMMARY_WARNING_CONDITION } from '../../src/model/runtime/resource-summary.js';
+import { RESOURCE_SUMMARY_WARNING_CONDITION } from '../../src/model/reconcile/resource-summary.js';
 import { realCluster, type TestCluster } from '../support/cluster.js';
 import { applyCrds, readCrd } from '../support/envtest-cluster.js';
 import { RawClient, type RawObject } from '../support/raw-client.js';

@@ -21,7 +21,7 @@ import {
 import { manifestWorkName } from '../../src/model/core/names.js';
 import { type Application, type ManifestWork } from '../../src/model/core/types.js';
 import { type FleetReport } from '../../src/model/report/report.js';
-import { RESOURCE_SUMMARY_WARNING_CONDITION } from '../../src/model/runtime/resource-summary.js';
+import { RESOURCE_SUMMARY_WARNING_CONDITION } from '../../src/model/reconcile/resource-summary.js';
 import { kubeTime } from '../../src/model/core/time.js';
 import { realCluster, type TestCluster } from '../support/cluster.js';
 import {

@@ -24,7 +24,7 @@ import {
 } from '../../src/model/core/keys.js';
 import { manifestWorkName } from '../../src/model/core/names.js';
 import type { Application, ManifestWork } from '../../src/model/core/types.js';
-import { shardLeaseName, shardOf } from '../../src/model/runtime/shards.js';
+import { shardLeaseName, shardOf } from '../../src/model/reconcile/shards.js';
 import { realCluster } from '../support/cluster.js';
 import { loadKubeConfig } from '../support/envtest-cluster.js';
 import { describeRealServer } from '../support/real-server.js';

@@ -28,7 +28,7 @@ import type { Application, ManifestWork } from '../../src/model/core/types.js';
 import { buildPayloadApplication } from '../../src/model/delivery/manifestwork.js';
 import { payloadHash } from '../../src/model/rollout/gate.js';
 import { isWavedApplication } from '../../src/model/rollout/static.js';
-import { computePropagation } from '../../src/model/runtime/propagation.js';
+import { computePropagation } from '../../src/model/reconcile/propagation.js';
 import { realCluster } from '../support/cluster.js';
 import { PullDeliverySim, SOURCE_UID } from '../support/pull-delivery-sim.js';
 import { describeRealServer } from '../support/real-server.js';

@@ -10,8 +10,8 @@ import { startController, type RunningController } from '../../src/controller/ru
 import { MANAGED_CLUSTER_ANNOTATION, PULL_LABEL } from '../../src/model/core/keys.js';
 import { type Application, type ManifestWork } from '../../src/model/core/types.js';
 import { DELIVERY_MODEL_LABEL } from '../../src/model/delivery/delivery-model.js';
-import { isControllerWorkFor } from '../../src/model/runtime/propagation.js';
-import { computeAgentHandoff } from '../../src/model/runtime/takeover.js';
+import { isControllerWorkFor } from '../../src/model/reconcile/propagation.js';
+import { computeAgentHandoff } from '../../src/model/reconcile/takeover.js';
 import { kubeTime } from '../../src/model/core/time.js';
 import { startFakeApiServer, type FakeApiServer, type KubeObj } from '../double/fake-apiserver.js';
 import type { FakeStore, WatchEventType } from '../double/fake/store.js';

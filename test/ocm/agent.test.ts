@@ -19,7 +19,7 @@ import {
   parseResourceSummary,
   readResourceSummary,
   RESOURCE_SUMMARY_CONDITION,
-} from '../../src/model/runtime/resource-summary.js';
+} from '../../src/model/reconcile/resource-summary.js';
 import {
   describeRealOcm,
   startOcmSpoke,

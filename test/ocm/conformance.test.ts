@@ -25,7 +25,7 @@ import {
 import { FeedbackScrape, type Application, type ManifestWork } from '../../src/model/core/types.js';
 import { manifestWorkName } from '../../src/model/core/names.js';
 import { buildManifestWork } from '../../src/model/delivery/manifestwork.js';
-import { RESOURCE_SUMMARY_CONDITION } from '../../src/model/runtime/resource-summary.js';
+import { RESOURCE_SUMMARY_CONDITION } from '../../src/model/reconcile/resource-summary.js';
 import { realCluster } from '../support/cluster.js';
 import { PullDeliverySim } from '../support/pull-delivery-sim.js';
 import { describeRealOcm, startOcmSpoke, type OcmSpoke } from '../support/real-ocm.js';

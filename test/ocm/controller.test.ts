@@ -10,7 +10,7 @@ import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import { SPOKE_APP_NAMESPACE_ANNOTATION } from '../../src/model/core/keys.js';
 import { manifestWorkName } from '../../src/model/core/names.js';
 import type { Application } from '../../src/model/core/types.js';
-import { DELIVERY_ERROR_CONDITION } from '../../src/model/runtime/status.js';
+import { DELIVERY_ERROR_CONDITION } from '../../src/model/reconcile/status.js';
 import { describeRealOcm, type OcmSpoke } from '../support/real-ocm.js';
 import { waitFor } from '../support/wait.js';
 import { OcmFleet } from '../support/ocm-fleet.js';
@@ -114,7 +114,7 @@ describeRealOcm('the shipped controller with the real work agent', (hubKubeconfi
   // generic ("Failed to apply manifest work"); the cause is only in the manifest's Applied condition
   // ("Failed to apply manifest: namespaces \"…\" not found"). The double (test/support/work-agent.ts
   // appliedMessage) puts the cause on the work condition too, so the end-to-end scenario that checks the
-  // message passes there. src/model/runtime/status.ts would read the failed manifests' messages.
+  // message passes there. src/model/reconcile/status.ts would read the failed manifests' messages.
   test('the DeliveryError names the reason the spoke refused the payload', async () => {
     const ns = fleet.hubNamespace;
     await cluster.create(

@@ -7,7 +7,7 @@
  */
 import { isCelError, run, type CelInput } from '@bufbuild/cel';
 import { strings } from '@bufbuild/cel/ext';
-import type { ConditionRule } from '../../src/model/runtime/resource-summary.js';
+import type { ConditionRule } from '../../src/model/reconcile/resource-summary.js';
 
 /** What the agent writes for one rule. */
 export interface RuleResult {

@@ -68,7 +68,7 @@ import type { PlannedObject } from '../../src/model/plan/controller-deletions.js
 import type { PlanState } from '../../src/model/plan/state.js';
 import { ROLLOUT_CLUSTER_LABEL, ROLLOUT_KIND_LABEL, ROLLOUT_PROGRESS_KEY } from '../../src/model/rollout/policy.js';
 import { rolloutStateName } from '../../src/model/rollout/state.js';
-import { isStaticApplication } from '../../src/model/runtime/propagation.js';
+import { isStaticApplication } from '../../src/model/reconcile/propagation.js';
 import type { Application } from '../../src/model/core/types.js';
 import { realCluster, type ListQuery, type TestCluster } from './cluster.js';
 import { streamObjects, type ObjectStream } from './object-watch.js';

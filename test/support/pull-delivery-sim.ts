@@ -58,7 +58,7 @@ import { manifestWorkName } from '../../src/model/core/names.js';
 import { type Application, type ManifestWork } from '../../src/model/core/types.js';
 import { buildManifestWork } from '../../src/model/delivery/manifestwork.js';
 import { isAgentModel } from '../../src/model/delivery/classification.js';
-import { workUpToDate } from '../../src/model/runtime/propagation.js';
+import { workUpToDate } from '../../src/model/reconcile/propagation.js';
 import type { TestCluster } from './cluster.js';
 import {
   newAppliedManifestWork,

@@ -22,7 +22,7 @@ import {
 import { FEEDBACK_PATHS } from '../../src/model/delivery/manifestwork.js';
 import { errorCode, type TestCluster } from './cluster.js';
 import { evaluateConditionRule } from './cel.js';
-import type { ConditionRule } from '../../src/model/runtime/resource-summary.js';
+import type { ConditionRule } from '../../src/model/reconcile/resource-summary.js';
 
 /** What the spoke Argo CD reports for the payload Application (names follow FEEDBACK_PATHS). */
 export interface SpokeApplicationState {

@@ -41,12 +41,12 @@ import {
   EXPECTED_APPLICATIONS_LABEL,
   parseExpectedApplications,
   type ExpectedApplications,
-} from '../../model/runtime/expected-apps.js';
+} from '../../model/reconcile/expected-apps.js';
 import {
   appResourcesFromApplication,
   appResourcesFromWork,
   type AppResources,
-} from '../../model/runtime/resource-views.js';
+} from '../../model/reconcile/resource-views.js';
 import {
   EXIT_ERROR,
   EXIT_PROBLEMS,

@@ -15,8 +15,8 @@ import {
   type FleetReportSummary,
 } from '../../model/report/report.js';
 import type { Condition } from '../../model/core/types.js';
-import { isProblemResource, resourceRank, type SummaryResource } from '../../model/runtime/resource-summary.js';
-import type { AppResources } from '../../model/runtime/resource-views.js';
+import { isProblemResource, resourceRank, type SummaryResource } from '../../model/reconcile/resource-summary.js';
+import type { AppResources } from '../../model/reconcile/resource-views.js';
 
 /**
  * One table: a FleetReport of an ApplicationSet, the statically delivered Applications of a namespace,

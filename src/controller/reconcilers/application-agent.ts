@@ -12,9 +12,9 @@ import { KubeApiError } from '../../kube/client.js';
 import { APPLICATION, MANIFEST_WORK } from '../../kube/resources.js';
 import type { Application, ManifestWork } from '../../model/core/types.js';
 import { DELIVERY_MODEL_LABEL } from '../../model/delivery/delivery-model.js';
-import { computeHubApplicationPatch } from '../../model/runtime/hub-application-patch.js';
-import { isControllerWorkFor } from '../../model/runtime/propagation.js';
-import { computeAgentHandoff, handoffOrphanPatch, type AgentHandoffPlan } from '../../model/runtime/takeover.js';
+import { computeHubApplicationPatch } from '../../model/reconcile/hub-application-patch.js';
+import { isControllerWorkFor } from '../../model/reconcile/propagation.js';
+import { computeAgentHandoff, handoffOrphanPatch, type AgentHandoffPlan } from '../../model/reconcile/takeover.js';
 import type { ReconcileResult } from '../runtime/reconciler.js';
 import { LAGGING_REQUEUE_MS, WORK_OWNER_INDEX, type ApplicationParts } from './application-parts.js';
 

@@ -22,14 +22,14 @@ import {
   earliest,
   rejectedStatusPatch,
   type HubApplicationPatch,
-} from '../../model/runtime/hub-application-patch.js';
+} from '../../model/reconcile/hub-application-patch.js';
 import {
   computePropagation,
   isStaticApplication,
   type PropagationInput,
   type PropagationPlan,
-} from '../../model/runtime/propagation.js';
-import { acmTenancyDifference } from '../../model/runtime/takeover.js';
+} from '../../model/reconcile/propagation.js';
+import { acmTenancyDifference } from '../../model/reconcile/takeover.js';
 import type { ReconcileInfo, ReconcileResult } from '../runtime/reconciler.js';
 import {
   DECISION_NAMESPACE_INDEX,

@@ -6,8 +6,8 @@
  * forgets it. What to take over is decided by the model (computePropagation, computeTakeover).
  */
 import { KubeApiError } from '../../kube/client.js';
-import type { PropagationPlan } from '../../model/runtime/propagation.js';
-import { orphanPatch } from '../../model/runtime/takeover.js';
+import type { PropagationPlan } from '../../model/reconcile/propagation.js';
+import { orphanPatch } from '../../model/reconcile/takeover.js';
 import type { ApplicationParts } from './application-parts.js';
 
 /**

@@ -22,10 +22,10 @@ import { isAgentModel } from '../../model/delivery/classification.js';
 import { isPullApplication, owningApplicationSet, targetCluster } from '../../model/delivery/manifestwork.js';
 import type { ManagedClusterSetBinding } from '../../model/placement/tenancy.js';
 import { ROLLOUT_APP_LABEL } from '../../model/rollout/policy.js';
-import { workOwnerKey } from '../../model/runtime/propagation.js';
-import { RESOURCES_DIGEST_FIELD, resourcesDigest, trimWorkSummary } from '../../model/runtime/resource-summary.js';
-import { DELIVERY_MODEL_CONFLICT_CONDITION } from '../../model/runtime/status.js';
-import type { PlacementDecisionLike } from '../../model/runtime/takeover.js';
+import { workOwnerKey } from '../../model/reconcile/propagation.js';
+import { RESOURCES_DIGEST_FIELD, resourcesDigest, trimWorkSummary } from '../../model/reconcile/resource-summary.js';
+import { DELIVERY_MODEL_CONFLICT_CONDITION } from '../../model/reconcile/status.js';
+import type { PlacementDecisionLike } from '../../model/reconcile/takeover.js';
 import type { WatchEventType, WatchSpec } from '../runtime/reconciler.js';
 import type { ControllerConfig } from '../runtime/config.js';
 import {

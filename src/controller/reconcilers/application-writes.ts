@@ -6,8 +6,8 @@
  */
 import type { Application, KubeObject, ManifestWork } from '../../model/core/types.js';
 import { isConditionRulesUnknown, withoutResourceSummaryRule } from '../../model/delivery/manifestwork.js';
-import type { WorkRef } from '../../model/runtime/propagation.js';
-import { requestsResourceSummary } from '../../model/runtime/resource-summary.js';
+import type { WorkRef } from '../../model/reconcile/propagation.js';
+import { requestsResourceSummary } from '../../model/reconcile/resource-summary.js';
 import { isNotFound, KubeApiError } from '../../kube/client.js';
 import { APPLICATION, MANIFEST_WORK, type ResourceKind } from '../../kube/resources.js';
 import { WriteExpectations } from '../runtime/expectations.js';

@@ -6,7 +6,7 @@
  * `reconcile` dispatches to the parts: the agent-model path (application-agent.ts), and the basic path
  * (application-basic.ts: observe the cache, plan with the model, write the works, with the takeover of
  * other writers' works in application-takeover.ts, then write the hub Application once with the patch
- * model/runtime/hub-application-patch.ts computes). The watches and cache trims are in
+ * model/reconcile/hub-application-patch.ts computes). The watches and cache trims are in
  * application-watches.ts, the writes and the state kept between reconciles in application-writes.ts.
  *
  * Hub Applications labelled `pullfleet.io/delivery-model: agent-…` belong to the argocd-agent principal:
@@ -19,9 +19,9 @@ import { objectKey } from '../../kube/cache.js';
 import { APPLICATION, MANIFEST_WORK } from '../../kube/resources.js';
 import type { Application, ManifestWork } from '../../model/core/types.js';
 import { isAgentModel } from '../../model/delivery/classification.js';
-import { computePropagation, workOwnerKey, type PropagationPlan } from '../../model/runtime/propagation.js';
-import { applicationShard, writablePlan } from '../../model/runtime/shards.js';
-import { DELIVERY_MODEL_CONFLICT_CONDITION } from '../../model/runtime/status.js';
+import { computePropagation, workOwnerKey, type PropagationPlan } from '../../model/reconcile/propagation.js';
+import { applicationShard, writablePlan } from '../../model/reconcile/shards.js';
+import { DELIVERY_MODEL_CONFLICT_CONDITION } from '../../model/reconcile/status.js';
 import type { Reconciler, ReconcilerContext, ReconcileInfo, ReconcileResult } from '../runtime/reconciler.js';
 import { reconcileAgentApplication } from './application-agent.js';
 import { observeApplication, writeHubApplication, writeWorks } from './application-basic.js';

@@ -28,7 +28,7 @@ import {
   type RolloutState,
 } from '../../model/rollout/state.js';
 import { splitKey, type CacheReader } from '../../kube/cache.js';
-import { workOwnerKey } from '../../model/runtime/propagation.js';
+import { workOwnerKey } from '../../model/reconcile/propagation.js';
 import { KubeApiError } from '../../kube/client.js';
 import { APPLICATION, CONFIG_MAP, MANIFEST_WORK, type WatchScope } from '../../kube/resources.js';
 import type { Reconciler, ReconcilerContext, ReconcileResult, WatchSpec } from '../runtime/reconciler.js';

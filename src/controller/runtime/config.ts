@@ -2,7 +2,7 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { FeedbackScrape } from '../../model/core/types.js';
-import { isShardCount, MAX_SHARDS } from '../../model/runtime/shards.js';
+import { isShardCount, MAX_SHARDS } from '../../model/reconcile/shards.js';
 
 /** The controller's settings; the binary sets each from a flag or an environment variable. */
 export interface ControllerConfig {

@@ -7,7 +7,7 @@ import {
   FEEDBACK_STALE_CONDITION,
   INVALID_FEEDBACK_CONDITION,
   OPERATION_PENDING_CONDITION,
-} from '../../model/runtime/status.js';
+} from '../../model/reconcile/status.js';
 
 /**
  * The conditions `pullfleet_applications_with_condition` counts: those an operator acts on (delivery stopped,

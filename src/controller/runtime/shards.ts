@@ -1,7 +1,7 @@
 /**
  * Sharding by cluster across replicas, as the controller applies it. Which shard owns what (the hash, a
  * cluster's, hub Application's, ManifestWork's and key's shard, the Lease name per shard) is decided in
- * the model (src/model/runtime/shards.ts); this module holds a replica's side of it: what it may write and
+ * the model (src/model/reconcile/shards.ts); this module holds a replica's side of it: what it may write and
  * reconcile given the shards it holds ({@link replicaSharding}), and the Leases it holds them through
  * ({@link ShardElection}).
  *
@@ -19,7 +19,7 @@
 import type { Logger } from 'pino';
 import type { CacheReader } from '../../kube/cache.js';
 import { APPLICATION, MANIFEST_WORK, type ResourceKind } from '../../kube/resources.js';
-import { applicationShard, shardLeaseName, shardOf, workShard } from '../../model/runtime/shards.js';
+import { applicationShard, shardLeaseName, shardOf, workShard } from '../../model/reconcile/shards.js';
 import { LeaderElector, type ElectionClock, type LeaderElectionHealth, type LeaseClient } from './leader.js';
 import type { Reconciler, Sharding } from './reconciler.js';
 

@@ -117,7 +117,7 @@ export const CLEANUP_FINALIZER = `${PULLFLEET_PREFIX}manifestwork-cleanup`;
 export const SPEC_HASH_ANNOTATION = `${PULLFLEET_PREFIX}spec-hash`;
 /**
  * Annotation the controller leaves on a hub app when it forwards `operation` (see
- * src/model/runtime/propagation.ts).
+ * src/model/reconcile/propagation.ts).
  */
 export const FORWARDED_OPERATION_ANNOTATION = `${PULLFLEET_PREFIX}forwarded-operation`;
 /** Annotation the controller leaves on a hub app while an old propagation controller fights its hand-over (takeover.ts). */

@@ -36,8 +36,8 @@ import {
 import { createHash } from 'node:crypto';
 import { canonicalJson } from '../core/canonical-json.js';
 import { dnsLabelProblem, manifestWorkName, parseBool } from '../core/names.js';
-import { resourceSummaryRule, type ConditionRule } from '../runtime/resource-summary.js';
-import { SYNC_RESULT_REVISIONS_FEEDBACK, SYNC_REVISIONS_FEEDBACK } from '../runtime/feedback.js';
+import { resourceSummaryRule, type ConditionRule } from '../reconcile/resource-summary.js';
+import { SYNC_RESULT_REVISIONS_FEEDBACK, SYNC_REVISIONS_FEEDBACK } from '../reconcile/feedback.js';
 import { sortKeys } from '../core/records.js';
 import {
   type Application,

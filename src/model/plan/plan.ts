@@ -28,7 +28,7 @@ import { PLAN_STATE_FILE } from './state.js';
 import { describeTransition } from '../delivery/transition.js';
 import { buildManifestWork, isPullApplication, wrapProblem } from '../delivery/manifestwork.js';
 import type { Application, ManifestWork } from '../core/types.js';
-import { isStaticApplication } from '../runtime/propagation.js';
+import { isStaticApplication } from '../reconcile/propagation.js';
 import { isAgentModel } from '../delivery/classification.js';
 import { isPruneProtected, isWavedApplication } from '../rollout/static.js';
 import {
@@ -385,7 +385,7 @@ const renderedWorkKey = (hub: string, work: ManifestWork) => identity({ file: `$
 
 /**
  * What the hub controller deletes on spokes for waved static apps once the change is applied, mirroring
- * its propagation (src/model/runtime/propagation.ts): a hub Application that is removed (the hub's Argo CD
+ * its propagation (src/model/reconcile/propagation.ts): a hub Application that is removed (the hub's Argo CD
  * prunes it; dropped from a spoke, renamed, the app or the spoke removed) has its work deleted at once,
  * whatever the rollout's waves; one that opts out (pull label gone) too; one that stays has its work
  * rewritten, and manifests the rewrite drops are deleted like those of a rendered work. A hub Application

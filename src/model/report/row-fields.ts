@@ -4,7 +4,7 @@
  * stays under the object size limit.
  */
 import type { Application } from '../core/types.js';
-import type { ApplicationFeedback } from '../runtime/feedback.js';
+import type { ApplicationFeedback } from '../reconcile/feedback.js';
 import {
   countResources,
   imagesFromStatus,
@@ -14,7 +14,7 @@ import {
   type ResourceCounts,
   type ResourceSummaryReading,
   type SummaryResource,
-} from '../runtime/resource-summary.js';
+} from '../reconcile/resource-summary.js';
 import type { FleetReportRow, ReportResource, ReportResourceCounts } from './types.js';
 
 /** Longest operation message kept in a row (a report holds hundreds of rows; objects are capped at ~1.5 MB). */

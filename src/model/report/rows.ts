@@ -9,8 +9,8 @@ import { manifestWorkName } from '../core/names.js';
 import { kubeTime } from '../core/time.js';
 import { agentCluster, isAgentModel } from '../delivery/classification.js';
 import { spokeAppNamespace, targetCluster } from '../delivery/manifestwork.js';
-import { type ApplicationFeedback, readApplicationFeedback, workCondition } from '../runtime/feedback.js';
-import { readResourceSummary } from '../runtime/resource-summary.js';
+import { type ApplicationFeedback, readApplicationFeedback, workCondition } from '../reconcile/feedback.js';
+import { readResourceSummary } from '../reconcile/resource-summary.js';
 import {
   applicationStatusFeedback,
   copyFeedback,

@@ -15,7 +15,7 @@ import { canonicalJson } from '../core/canonical-json.js';
 import { sortKeys } from '../core/records.js';
 import type { Application, ConfigMapLike, JsonObject, ManifestWork } from '../core/types.js';
 import { buildPayloadApplication, spokeAppNamespace, targetCluster, wrapProblem } from '../delivery/manifestwork.js';
-import { readApplicationFeedback } from '../runtime/feedback.js';
+import { readApplicationFeedback } from '../reconcile/feedback.js';
 import type { ClusterObservation } from './engine.js';
 import { ROLLOUT_RESUME_ANNOTATION, ROLLOUT_REVISION_ANNOTATION, type RolloutPolicy } from './policy.js';
 import type { RolloutState } from './state.js';

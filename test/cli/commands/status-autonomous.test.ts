@@ -6,7 +6,7 @@ import { fleetReportCrd } from '../../../src/model/report/report-crd.js';
 import {
   buildExpectedApplicationsConfigMap,
   EXPECTED_APPLICATIONS_LABEL,
-} from '../../../src/model/runtime/expected-apps.js';
+} from '../../../src/model/reconcile/expected-apps.js';
 import { runCli } from '../../support/cli.js';
 import { kubeconfigServer } from '../../support/kubeconfig-server.js';
 import { agentApp, mirrored } from '../../model/report/agent-fixtures.js';

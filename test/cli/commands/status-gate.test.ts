@@ -9,7 +9,7 @@ import { PULL_LABEL } from '../../../src/model/core/keys.js';
 import { type Application } from '../../../src/model/core/types.js';
 import { fleetReportCrd } from '../../../src/model/report/report-crd.js';
 import { computeFleetReport, type ApplicationSet } from '../../../src/model/report/report.js';
-import { buildExpectedApplicationsConfigMap } from '../../../src/model/runtime/expected-apps.js';
+import { buildExpectedApplicationsConfigMap } from '../../../src/model/reconcile/expected-apps.js';
 import { type FakeApiServer, type KubeObj } from '../../double/fake-apiserver.js';
 import { agentApp, mirrored } from '../../model/report/agent-fixtures.js';
 import { applicationSet, decision, hubApp, work } from '../../model/report/fixtures.js';

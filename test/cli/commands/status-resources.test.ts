@@ -14,8 +14,8 @@ import {
   RESOURCE_LIST_TRUNCATED_CONDITION,
   RESOURCE_SUMMARY_CONDITION,
   RESOURCE_SUMMARY_HEADER,
-} from '../../../src/model/runtime/resource-summary.js';
-import { computeApplicationStatus } from '../../../src/model/runtime/status.js';
+} from '../../../src/model/reconcile/resource-summary.js';
+import { computeApplicationStatus } from '../../../src/model/reconcile/status.js';
 import { startFakeApiServer, type FakeApiServer, type KubeObj } from '../../double/fake-apiserver.js';
 import { runCli } from '../../support/cli.js';
 import { spokeApplication, type SpokeAppOptions } from '../../support/spoke-apps.js';

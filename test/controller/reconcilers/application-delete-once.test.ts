@@ -9,7 +9,7 @@ import type { Reconciler } from '../../../src/controller/runtime/reconciler.js';
 import type { KubeWriter } from '../../../src/kube/client.js';
 import type { ResourceKind } from '../../../src/kube/resources.js';
 import type { Application, KubeObject, ManifestWork } from '../../../src/model/core/types.js';
-import { isControllerWorkFor } from '../../../src/model/runtime/propagation.js';
+import { isControllerWorkFor } from '../../../src/model/reconcile/propagation.js';
 import { pullApplication, World } from '../../support/world.js';
 
 const NS = 'argocd';

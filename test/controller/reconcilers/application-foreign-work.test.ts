@@ -17,8 +17,8 @@ import type { ResourceKind } from '../../../src/kube/resources.js';
 import { CLEANUP_FINALIZER, MANAGED_BY_LABEL } from '../../../src/model/core/keys.js';
 import type { Application, KubeObject, ManifestWork } from '../../../src/model/core/types.js';
 import { buildManifestWork } from '../../../src/model/delivery/manifestwork.js';
-import { isControllerWorkFor } from '../../../src/model/runtime/propagation.js';
-import { DELIVERY_ERROR_CONDITION } from '../../../src/model/runtime/status.js';
+import { isControllerWorkFor } from '../../../src/model/reconcile/propagation.js';
+import { DELIVERY_ERROR_CONDITION } from '../../../src/model/reconcile/status.js';
 import { pullApplication, World } from '../../support/world.js';
 
 const NS = 'argocd';

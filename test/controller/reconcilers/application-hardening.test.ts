@@ -15,17 +15,17 @@ import {
   SKIP_RECONCILE_ANNOTATION,
 } from '../../../src/model/core/keys.js';
 import { FeedbackScrape, type Application, type FieldValue, type ManifestWork } from '../../../src/model/core/types.js';
-import { FORWARDED_OPERATION_ANNOTATION } from '../../../src/model/runtime/propagation.js';
+import { FORWARDED_OPERATION_ANNOTATION } from '../../../src/model/reconcile/propagation.js';
 import {
   DELIVERY_ERROR_CONDITION,
   FEEDBACK_STALE_CONDITION,
   INVALID_FEEDBACK_CONDITION,
   OPERATION_PENDING_CONDITION,
   SKIP_RECONCILE_CONDITION,
-} from '../../../src/model/runtime/status.js';
+} from '../../../src/model/reconcile/status.js';
 import { pullApplication, World } from '../../support/world.js';
 import { applicationFeedback, workStatus } from '../../support/work-status.js';
-import { RESOURCES_DIGEST_FIELD } from '../../../src/model/runtime/resource-summary.js';
+import { RESOURCES_DIGEST_FIELD } from '../../../src/model/reconcile/resource-summary.js';
 
 const NS = 'argocd';
 const KEY = `${NS}/guestbook`;

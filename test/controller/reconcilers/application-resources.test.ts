@@ -12,7 +12,7 @@ import type { ControllerConfig } from '../../../src/controller/runtime/config.js
 import type { Reconciler } from '../../../src/controller/runtime/reconciler.js';
 import { MANAGED_CLUSTER_ANNOTATION, PULL_LABEL } from '../../../src/model/core/keys.js';
 import { FeedbackScrape, type Application, type KubeObject, type ManifestWork } from '../../../src/model/core/types.js';
-import { RESOURCE_SUMMARY_WARNING_CONDITION } from '../../../src/model/runtime/resource-summary.js';
+import { RESOURCE_SUMMARY_WARNING_CONDITION } from '../../../src/model/reconcile/resource-summary.js';
 import { World } from '../../support/world.js';
 import { WorkAgent, type ReportOptions } from '../../support/work-agent.js';
 import { spokeApplication, type SpokeAppOptions } from '../../support/spoke-apps.js';

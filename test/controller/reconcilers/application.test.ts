@@ -12,11 +12,11 @@ import {
 } from '../../../src/model/core/keys.js';
 import { type Application, type FieldValue, type ManifestWork } from '../../../src/model/core/types.js';
 import { buildManifestWork } from '../../../src/model/delivery/manifestwork.js';
-import { FORWARDED_OPERATION_ANNOTATION } from '../../../src/model/runtime/propagation.js';
-import { DELIVERY_ERROR_CONDITION, FEEDBACK_STALE_CONDITION } from '../../../src/model/runtime/status.js';
+import { FORWARDED_OPERATION_ANNOTATION } from '../../../src/model/reconcile/propagation.js';
+import { DELIVERY_ERROR_CONDITION, FEEDBACK_STALE_CONDITION } from '../../../src/model/reconcile/status.js';
 import { pullApplication, World } from '../../support/world.js';
 import { applicationFeedback, workStatus } from '../../support/work-status.js';
-import { RESOURCE_SUMMARY_CONDITION, RESOURCE_SUMMARY_HEADER } from '../../../src/model/runtime/resource-summary.js';
+import { RESOURCE_SUMMARY_CONDITION, RESOURCE_SUMMARY_HEADER } from '../../../src/model/reconcile/resource-summary.js';
 
 const NS = 'argocd';
 const KEY = `${NS}/guestbook`;

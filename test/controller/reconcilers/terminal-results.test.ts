@@ -12,7 +12,7 @@ import type { Application } from '../../../src/model/core/types.js';
 import { DELIVERY_MODEL_LABEL } from '../../../src/model/delivery/delivery-model.js';
 import { ROLLOUT_APP_LABEL, ROLLOUT_KIND_LABEL } from '../../../src/model/rollout/policy.js';
 import { rolloutPolicyName } from '../../../src/model/rollout/state.js';
-import { DELIVERY_ERROR_CONDITION, DELIVERY_MODEL_CONFLICT_CONDITION } from '../../../src/model/runtime/status.js';
+import { DELIVERY_ERROR_CONDITION, DELIVERY_MODEL_CONFLICT_CONDITION } from '../../../src/model/reconcile/status.js';
 import { pullApplication, World } from '../../support/world.js';
 
 const NS = 'argocd';

@@ -8,11 +8,11 @@ import type { CacheReader } from '../../../src/kube/cache.js';
 import { APPLICATION, MANIFEST_WORK, SECRET } from '../../../src/kube/resources.js';
 import { replicaSharding } from '../../../src/controller/runtime/shards.js';
 import { readiness, type HealthView } from '../../../src/controller/runtime/http.js';
-import { shardOf } from '../../../src/model/runtime/shards.js';
+import { shardOf } from '../../../src/model/reconcile/shards.js';
 import type { KubeObject } from '../../../src/model/core/types.js';
 
 const SHARDS = 7;
-// From the table of test/model/runtime/shards.test.ts: spoke-west is shard 6 of 7, spoke-east shard 2.
+// From the table of test/model/reconcile/shards.test.ts: spoke-west is shard 6 of 7, spoke-east shard 2.
 const WEST = 'spoke-west';
 const EAST = 'spoke-east';
 

@@ -8,7 +8,13 @@ import { pino } from 'pino';
 import { KubeApiError, type CallOptions } from '../../../src/kube/client.js';
 import type { LeaseClient, LeaseObject } from '../../../src/controller/runtime/leader.js';
 import { ShardElection } from '../../../src/controller/runtime/shards.js';
-import { applicationShard, fnv1a32, shardLeaseName, shardOf, writablePlan } from '../../../src/model/runtime/shards.js';
+import {
+  applicationShard,
+  fnv1a32,
+  shardLeaseName,
+  shardOf,
+  writablePlan,
+} from '../../../src/model/reconcile/shards.js';
 import type { KubeObject, ManifestWork } from '../../../src/model/core/types.js';
 import { ManualClock } from '../../support/clock.js';
 

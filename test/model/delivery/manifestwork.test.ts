@@ -28,7 +28,7 @@ import {
   undeclaredFieldOf,
   wrapProblem,
 } from '../../../src/model/delivery/manifestwork.js';
-import { workUpToDate } from '../../../src/model/runtime/propagation.js';
+import { workUpToDate } from '../../../src/model/reconcile/propagation.js';
 import { objectRuleFindings } from '../../../src/model/validation/object-rules.js';
 
 function hubApp(

@@ -8,7 +8,7 @@ import {
   RESOURCE_SUMMARY_HEADER,
   resourceSummaryExpression,
   resourceSummaryRule,
-} from '../../../src/model/runtime/resource-summary.js';
+} from '../../../src/model/reconcile/resource-summary.js';
 import { evaluateCel } from '../../support/cel.js';
 import { spokeApplication, type SpokeAppOptions } from '../../support/spoke-apps.js';
 import { NS, applicationSet, decision, hubApp, work, type Feedback } from './fixtures.js';

@@ -15,16 +15,16 @@ import {
   truncatedListMessage,
   type OmittedResources,
   type TruncatedResourceList,
-} from '../../../src/model/runtime/omitted-resources.js';
+} from '../../../src/model/reconcile/omitted-resources.js';
 import {
   MAX_SUMMARY_CHARS,
   RESOURCE_LIST_TRUNCATED_CONDITION,
   RESOURCE_SUMMARY_CONDITION,
   RESOURCE_SUMMARY_HEADER,
   readResourceSummary,
-} from '../../../src/model/runtime/resource-summary.js';
-import { appResourcesFromApplication, appResourcesFromWork } from '../../../src/model/runtime/resource-views.js';
-import { computeApplicationStatus } from '../../../src/model/runtime/status.js';
+} from '../../../src/model/reconcile/resource-summary.js';
+import { appResourcesFromApplication, appResourcesFromWork } from '../../../src/model/reconcile/resource-views.js';
+import { computeApplicationStatus } from '../../../src/model/reconcile/status.js';
 import { SeededRandom } from '../../double/fake/random.js';
 import { WorkAgent } from '../../support/work-agent.js';
 import { pullApplication } from '../../support/world.js';

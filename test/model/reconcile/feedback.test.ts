@@ -4,7 +4,7 @@ import {
   readApplicationFeedback,
   validateApplicationFeedback,
   workCondition,
-} from '../../../src/model/runtime/feedback.js';
+} from '../../../src/model/reconcile/feedback.js';
 import type { Condition, ManifestStatus, ManifestWork } from '../../../src/model/core/types.js';
 
 function workWith(manifests: ManifestStatus[], conditions: Condition[] = []): Pick<ManifestWork, 'status'> {

@@ -16,7 +16,7 @@ import {
   toArgoResources,
   trimWorkSummary,
   type SummaryResource,
-} from '../../../src/model/runtime/resource-summary.js';
+} from '../../../src/model/reconcile/resource-summary.js';
 import { checkObject } from '../../../src/validate/schema.js';
 import { evaluateCel, evaluateConditionRule } from '../../support/cel.js';
 import { spokeApplication, type SpokeResource } from '../../support/spoke-apps.js';

@@ -19,14 +19,14 @@ import {
   computeHubApplicationPatch,
   rejectedStatusPatch,
   type BasicHubApplicationPatchInput,
-} from '../../../src/model/runtime/hub-application-patch.js';
-import type { PropagationPlan } from '../../../src/model/runtime/propagation.js';
+} from '../../../src/model/reconcile/hub-application-patch.js';
+import type { PropagationPlan } from '../../../src/model/reconcile/propagation.js';
 import {
   DELIVERY_ERROR_CONDITION,
   DELIVERY_MODEL_CONFLICT_CONDITION,
   INVALID_FEEDBACK_CONDITION,
-} from '../../../src/model/runtime/status.js';
-import { LEGACY_CONTROLLER_WINDOW_MS } from '../../../src/model/runtime/takeover.js';
+} from '../../../src/model/reconcile/status.js';
+import { LEGACY_CONTROLLER_WINDOW_MS } from '../../../src/model/reconcile/takeover.js';
 import { pullApplication } from '../../support/world.js';
 
 const NOW = new Date('2026-03-01T12:00:00Z');

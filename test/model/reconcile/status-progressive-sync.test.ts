@@ -7,7 +7,7 @@ import { describe, expect, test } from '@jest/globals';
 import { MANAGED_CLUSTER_ANNOTATION, PULL_LABEL, SPEC_HASH_ANNOTATION } from '../../../src/model/core/keys.js';
 import type { Application, ManifestWork } from '../../../src/model/core/types.js';
 import { buildManifestWork } from '../../../src/model/delivery/manifestwork.js';
-import { computeApplicationStatus } from '../../../src/model/runtime/status.js';
+import { computeApplicationStatus } from '../../../src/model/reconcile/status.js';
 import { applicationFeedback, workStatus } from '../../support/work-status.js';
 
 const NOW = new Date('2026-03-01T12:00:00Z');

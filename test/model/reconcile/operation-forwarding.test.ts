@@ -12,7 +12,7 @@ import {
   forwardOperation,
   operationId,
   type ForwardedOperation,
-} from '../../../src/model/runtime/operation-forwarding.js';
+} from '../../../src/model/reconcile/operation-forwarding.js';
 import { pullApplication } from '../../support/world.js';
 import { applicationFeedback, workStatus } from '../../support/work-status.js';
 

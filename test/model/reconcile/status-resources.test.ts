@@ -7,8 +7,8 @@ import {
   RESOURCE_SUMMARY_WARNING_CONDITION,
   RESOURCES_DIGEST_FIELD,
   resourcesDigest,
-} from '../../../src/model/runtime/resource-summary.js';
-import { computeApplicationStatus } from '../../../src/model/runtime/status.js';
+} from '../../../src/model/reconcile/resource-summary.js';
+import { computeApplicationStatus } from '../../../src/model/reconcile/status.js';
 import { WorkAgent, type ReportOptions } from '../../support/work-agent.js';
 import { spokeApplication, type SpokeAppOptions } from '../../support/spoke-apps.js';
 import { pullApplication } from '../../support/world.js';

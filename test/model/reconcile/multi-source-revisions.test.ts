@@ -26,8 +26,8 @@ import {
   multiSourceCount,
   sourceRevisionFeedbackPaths,
 } from '../../../src/model/delivery/manifestwork.js';
-import { readApplicationFeedback } from '../../../src/model/runtime/feedback.js';
-import { REVISIONS_TRUNCATED_CONDITION, computeApplicationStatus } from '../../../src/model/runtime/status.js';
+import { readApplicationFeedback } from '../../../src/model/reconcile/feedback.js';
+import { REVISIONS_TRUNCATED_CONDITION, computeApplicationStatus } from '../../../src/model/reconcile/status.js';
 import { applicationStatusFeedback, staticApplicationRows } from '../../../src/model/report/report.js';
 import { checkObject } from '../../../src/validate/schema.js';
 import { mergePatch } from '../../double/fake/patch.js';

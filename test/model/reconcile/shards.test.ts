@@ -12,7 +12,7 @@ import {
   shardLeaseName,
   shardOf,
   workShard,
-} from '../../../src/model/runtime/shards.js';
+} from '../../../src/model/reconcile/shards.js';
 
 /** key, its FNV-1a hash, and its shard among 1, 2, 3, 4, 7 and 64 shards. */
 const TABLE: ReadonlyArray<readonly [string, number, readonly number[]]> = [

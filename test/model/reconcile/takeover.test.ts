@@ -2,7 +2,7 @@ import { describe, expect, test } from '@jest/globals';
 import { CLEANUP_FINALIZER, SPOKE_APP_NAMESPACE_ANNOTATION } from '../../../src/model/core/keys.js';
 import { type Application, type ManifestWork } from '../../../src/model/core/types.js';
 import { buildManifestWork } from '../../../src/model/delivery/manifestwork.js';
-import { computePropagation } from '../../../src/model/runtime/propagation.js';
+import { computePropagation } from '../../../src/model/reconcile/propagation.js';
 import {
   LEGACY_CONTROLLER_SEEN_ANNOTATION,
   LEGACY_CONTROLLER_WINDOW_MS,
@@ -12,7 +12,7 @@ import {
   isLegacyWorkFor,
   legacyControllerWarning,
   orphanPatch,
-} from '../../../src/model/runtime/takeover.js';
+} from '../../../src/model/reconcile/takeover.js';
 import { legacyWork, type LegacyFlavour } from '../../support/takeover-legacy.js';
 import { pullApplication } from '../../support/world.js';
 

@@ -7,7 +7,7 @@ import {
   expectedApplicationsName,
   parseExpectedApplications,
   type ExpectedApplications,
-} from '../../../src/model/runtime/expected-apps.js';
+} from '../../../src/model/reconcile/expected-apps.js';
 import { agentApp, mirrored } from '../report/agent-fixtures.js';
 
 const NOW = new Date('2026-01-01T01:00:00Z');

@@ -14,7 +14,7 @@ import { applyAgentHandback, buildStaticHubApplication } from '../../../src/mode
 import { buildManifestWork, buildPayloadApplication } from '../../../src/model/delivery/manifestwork.js';
 import { payloadHash } from '../../../src/model/rollout/gate.js';
 import { buildWavedHubApplication, protectFromPrune } from '../../../src/model/rollout/static.js';
-import { computePropagation } from '../../../src/model/runtime/propagation.js';
+import { computePropagation } from '../../../src/model/reconcile/propagation.js';
 
 const def = {
   name: 'web',
