@@ -14,6 +14,7 @@ import {
   type AcmGitOpsClusterProps,
   type OcmGitOpsClusterProps,
 } from '../../src/constructs/index.js';
+import { testFleet } from '../support/fleet-builder.js';
 import { schemaFindings } from '../../src/validate/schema.js';
 import { allObjects, find, synthError, type Obj } from './helpers.js';
 
@@ -22,15 +23,14 @@ const REPO = { repoURL: 'https://git.example.com/fleet.git' };
 
 /** One hub, sets `edge` (spokes e1, e2) and `core` (c1); placements `edge` and `core` in the Argo CD namespace. */
 function fleetOf(flavor: HubFlavor) {
-  const fleet = new Fleet({ outdir: '/nonexistent/never-written' });
-  const hub = new Hub(fleet, 'hub', { flavor });
-  const edge = new ClusterSet(hub, 'edge');
-  const core = new ClusterSet(hub, 'core');
-  const e1 = new Spoke(hub, 'e1', { clusterSet: edge });
-  const e2 = new Spoke(hub, 'e2', { clusterSet: edge });
-  const c1 = new Spoke(hub, 'c1', { clusterSet: core });
-  const edgePlacement = new Placement(hub, 'edge', { clusterSets: [edge] });
-  const corePlacement = new Placement(hub, 'core', { clusterSets: [core] });
+  const { fleet, hub, sets, spokes } = testFleet({
+    hub: { flavor },
+    sets: ['edge', 'core'],
+    spokes: ['e1', 'e2', { name: 'c1', set: 'core' }],
+  });
+  const [e1, e2, c1] = spokes;
+  const edgePlacement = new Placement(hub, 'edge', { clusterSets: [sets.edge] });
+  const corePlacement = new Placement(hub, 'core', { clusterSets: [sets.core] });
   return { fleet, hub, e1, e2, c1, edgePlacement, corePlacement };
 }
 

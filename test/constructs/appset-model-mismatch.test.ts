@@ -6,25 +6,25 @@
 import { describe, expect, test } from '@jest/globals';
 import {
   AppSource,
-  ClusterSet,
   DeliveryModel,
   Fleet,
   GitOpsCluster,
-  Hub,
   HubFlavor,
   Placement,
   PullApplicationSet,
-  Spoke,
 } from '../../src/constructs/index.js';
+import { testFleet } from '../support/fleet-builder.js';
 import { find } from './helpers.js';
 
 const source = AppSource.git({ repoURL: 'https://git.example.com/apps.git', path: 'web' });
 
 function fleetWithAgents() {
-  const fleet = new Fleet({ outdir: '/nonexistent/never-written' });
-  const hub = new Hub(fleet, 'hub', { flavor: HubFlavor.OCM });
-  const all = new ClusterSet(hub, 'all');
-  for (const name of ['b1', 'e1', 'e2']) new Spoke(hub, name, { clusterSet: all, labels: { tier: name[0] } });
+  const { fleet, hub, sets } = testFleet({
+    hub: { flavor: HubFlavor.OCM },
+    sets: ['all'],
+    spokes: ['b1', 'e1', 'e2'].map((name) => ({ name, labels: { tier: name[0] } })),
+  });
+  const all = sets.all;
   const agents = new Placement(hub, 'agents', { predicates: [{ labels: { tier: 'e' } }] });
   GitOpsCluster.ocm(hub, 'edge', { placement: agents, model: DeliveryModel.AGENT_MANAGED });
   return { fleet, hub, all, agents };

@@ -25,6 +25,7 @@ import {
   type HubProps,
   type PullAppOptions,
 } from '../../src/constructs/index.js';
+import { testFleet } from '../support/fleet-builder.js';
 import { FEATURES } from '../../src/model/core/features.js';
 import { parseVersion, versionIn } from '../../src/model/core/versions.js';
 import { allObjects, find, synthError } from './helpers.js';
@@ -37,11 +38,12 @@ const WAVES = [
 
 /** A hub with set `prod` (spokes canary, east) and a waved PullApplicationSet `web` on it. */
 function wavedFleet(hubProps: HubProps = {}, app: Partial<PullAppOptions> = {}, deletionOrder?: DeletionOrder) {
-  const fleet = new Fleet({ outdir: '/nonexistent/never-written' });
-  const hub = new Hub(fleet, 'hub', hubProps);
-  const prod = new ClusterSet(hub, 'prod');
-  new Spoke(hub, 'canary', { clusterSet: prod, labels: { ring: 'canary' } });
-  new Spoke(hub, 'east', { clusterSet: prod });
+  const { fleet, hub, sets } = testFleet({
+    hub: hubProps,
+    sets: ['prod'],
+    spokes: [{ name: 'canary', labels: { ring: 'canary' } }, 'east'],
+  });
+  const prod = sets.prod;
   new PullApplicationSet(hub, 'web', {
     source,
     destinationNamespace: 'web',

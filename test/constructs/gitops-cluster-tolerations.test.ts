@@ -4,17 +4,8 @@
  * missing. The ACM GitOpsCluster adds none, and a Placement no OCM GitOpsCluster reads keeps what it declares.
  */
 import { describe, expect, test } from '@jest/globals';
-import {
-  ClusterSet,
-  Fleet,
-  GitOpsCluster,
-  Hub,
-  HubFlavor,
-  Placement,
-  Spoke,
-  TaintEffect,
-  TolerationOperator,
-} from '../../src/constructs/index.js';
+import { GitOpsCluster, HubFlavor, Placement, TaintEffect, TolerationOperator } from '../../src/constructs/index.js';
+import { testFleet } from '../support/fleet-builder.js';
 import type { Toleration } from '../../src/index.js';
 import { schemaFindings } from '../../src/validate/schema.js';
 import { find } from './helpers.js';
@@ -23,13 +14,16 @@ const UNREACHABLE = 'cluster.open-cluster-management.io/unreachable';
 const UNAVAILABLE = 'cluster.open-cluster-management.io/unavailable';
 
 function hubOf(flavor: HubFlavor, tolerations?: Toleration[]) {
-  const fleet = new Fleet({ outdir: '/nonexistent/never-written' });
-  const hub = new Hub(fleet, 'hub', { flavor });
-  const edge = new ClusterSet(hub, 'edge');
-  new Spoke(hub, 'e1', { clusterSet: edge });
-  new Spoke(hub, 'e2', { clusterSet: edge, taints: [{ key: UNREACHABLE, effect: TaintEffect.NO_SELECT }] });
-  new Spoke(hub, 'e3', { clusterSet: edge, taints: [{ key: UNAVAILABLE, effect: TaintEffect.NO_SELECT }] });
-  const placement = new Placement(hub, 'edge', { clusterSets: [edge], ...(tolerations ? { tolerations } : {}) });
+  const { fleet, hub, sets } = testFleet({
+    hub: { flavor },
+    sets: ['edge'],
+    spokes: [
+      'e1',
+      { name: 'e2', taints: [{ key: UNREACHABLE, effect: TaintEffect.NO_SELECT }] },
+      { name: 'e3', taints: [{ key: UNAVAILABLE, effect: TaintEffect.NO_SELECT }] },
+    ],
+  });
+  const placement = new Placement(hub, 'edge', { clusterSets: [sets.edge], ...(tolerations ? { tolerations } : {}) });
   return { fleet, hub, placement };
 }
 

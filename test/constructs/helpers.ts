@@ -1,5 +1,6 @@
 import type { OutputWriter } from '../../src/constructs/_output-writer.js';
-import { ClusterSet, Fleet, Hub, Spoke, type HubProps } from '../../src/constructs/index.js';
+import type { Fleet, HubProps } from '../../src/constructs/index.js';
+import { testFleet } from '../support/fleet-builder.js';
 
 export type Obj = Record<string, unknown> & {
   apiVersion: string;
@@ -9,13 +10,17 @@ export type Obj = Record<string, unknown> & {
 
 /** A fleet with one hub, cluster set `prod` and spokes `east`, `west` (prod) and `ocp` (OpenShift, no exclusive set). */
 export function smallFleet(hubProps: HubProps = {}) {
-  const fleet = new Fleet({ outdir: '/nonexistent/never-written' });
-  const hub = new Hub(fleet, 'hub', hubProps);
-  const prod = new ClusterSet(hub, 'prod');
-  const east = new Spoke(hub, 'east', { clusterSet: prod, labels: { region: 'us-east' } });
-  const west = new Spoke(hub, 'west', { clusterSet: prod, labels: { region: 'us-west' } });
-  const ocp = new Spoke(hub, 'ocp', { openshift: true });
-  return { fleet, hub, prod, east, west, ocp };
+  const { fleet, hub, sets, spokes } = testFleet({
+    hub: hubProps,
+    sets: ['prod'],
+    spokes: [
+      { name: 'east', labels: { region: 'us-east' } },
+      { name: 'west', labels: { region: 'us-west' } },
+      { name: 'ocp', set: null, openshift: true },
+    ],
+  });
+  const [east, west, ocp] = spokes;
+  return { fleet, hub, prod: sets.prod, east, west, ocp };
 }
 
 /** Every rendered object, flattened, with its file. */

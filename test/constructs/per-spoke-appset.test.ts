@@ -6,10 +6,7 @@
 import { describe, expect, test } from '@jest/globals';
 import {
   AppSource,
-  ClusterSet,
-  Fleet,
   GitOpsCluster,
-  Hub,
   HubFlavor,
   Placement,
   PullApplication,
@@ -17,6 +14,7 @@ import {
   Spoke,
   SpokeParam,
 } from '../../src/constructs/index.js';
+import { testFleet } from '../support/fleet-builder.js';
 import { DeliveryModel } from '../../src/model/delivery/delivery-model.js';
 import { substituteSpokeParams } from '../../src/model/delivery/per-spoke.js';
 import { allObjects, find, smallFleet, synthError, type Obj } from './helpers.js';
@@ -160,11 +158,12 @@ describe('SpokeParam.label in a PullApplicationSet', () => {
 
 describe('spoke labels and GitOpsClusters', () => {
   test('fails when a spoke the placement selects is registered by a GitOpsCluster (its Secret carries no labels)', () => {
-    const fleet = new Fleet({ outdir: '/nonexistent/never-written' });
-    const hub = new Hub(fleet, 'hub', { flavor: HubFlavor.ACM });
-    const edge = new ClusterSet(hub, 'edge');
-    new Spoke(hub, 'e1', { clusterSet: edge, labels: { region: 'eu' } });
-    const placement = new Placement(hub, 'edge', { clusterSets: [edge] });
+    const { fleet, hub, sets } = testFleet({
+      hub: { flavor: HubFlavor.ACM },
+      sets: ['edge'],
+      spokes: [{ name: 'e1', labels: { region: 'eu' } }],
+    });
+    const placement = new Placement(hub, 'edge', { clusterSets: [sets.edge] });
     GitOpsCluster.acm(hub, 'edge-gitops', { placement });
     new PullApplicationSet(hub, 'web', {
       source: chart({ region: SpokeParam.label('region') }),
@@ -177,11 +176,13 @@ describe('spoke labels and GitOpsClusters', () => {
   });
 
   test('GIVEN a static app to an agent-managed spoke THEN perSpoke sees that model and the hub Application carries the spoke values', () => {
-    const fleet = new Fleet({ outdir: '/nonexistent/never-written' });
-    const hub = new Hub(fleet, 'hub', { flavor: HubFlavor.OCM });
-    const edge = new ClusterSet(hub, 'edge');
-    const e1 = new Spoke(hub, 'e1', { clusterSet: edge, labels: { region: 'eu' } });
-    GitOpsCluster.ocm(hub, 'edge-agents', { placement: new Placement(hub, 'edge', { clusterSets: [edge] }) });
+    const { fleet, hub, sets, spokes } = testFleet({
+      hub: { flavor: HubFlavor.OCM },
+      sets: ['edge'],
+      spokes: [{ name: 'e1', labels: { region: 'eu' } }],
+    });
+    const [e1] = spokes;
+    GitOpsCluster.ocm(hub, 'edge-agents', { placement: new Placement(hub, 'edge', { clusterSets: [sets.edge] }) });
     const models: string[] = [];
     new PullApplication(hub, 'web', {
       source: chart({}),

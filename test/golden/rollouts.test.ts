@@ -6,30 +6,25 @@ import { describe, expect, test } from '@jest/globals';
 import { Duration } from 'cdk8s';
 import {
   AppSource,
-  ClusterSet,
   DeletionOrder,
   Fleet,
-  Hub,
   Placement,
   PullApplication,
   PullApplicationSet,
   Rollout,
   RolloutFailureAction,
-  Spoke,
   WaveLimit,
 } from '../../src/constructs/index.js';
+import { testFleet } from '../support/fleet-builder.js';
 
 function rolloutFleet(): Fleet {
-  const fleet = new Fleet({ outdir: '/nonexistent/never-written' });
-  const hub = new Hub(fleet, 'hub');
-  const set = new ClusterSet(hub, 'prod');
-  const spokes = ['canary', 'east-1', 'east-2', 'west-1', 'west-2'].map(
-    (name) =>
-      new Spoke(hub, name, {
-        clusterSet: set,
-        labels: { ring: name === 'canary' ? 'canary' : 'main', region: name.startsWith('east') ? 'east' : 'west' },
-      }),
-  );
+  const { fleet, hub, sets, spokes } = testFleet({
+    sets: ['prod'],
+    spokes: ['canary', 'east-1', 'east-2', 'west-1', 'west-2'].map((name) => ({
+      name,
+      labels: { ring: name === 'canary' ? 'canary' : 'main', region: name.startsWith('east') ? 'east' : 'west' },
+    })),
+  });
   new PullApplication(hub, 'payments', {
     source: AppSource.git({ repoURL: 'https://git.example.com/apps.git', path: 'payments', targetRevision: 'v3' }),
     destinationNamespace: 'payments',
@@ -50,7 +45,7 @@ function rolloutFleet(): Fleet {
       targetRevision: '6.7.1',
     }),
     destinationNamespace: 'podinfo',
-    placement: new Placement(hub, 'all', { clusterSets: [set] }),
+    placement: new Placement(hub, 'all', { clusterSets: [sets.prod] }),
     rollout: Rollout.waves(
       [
         { name: 'canary', labels: { ring: 'canary' } },

@@ -9,17 +9,15 @@ import { afterEach, describe, expect, test } from '@jest/globals';
 import { parseAllDocuments } from 'yaml';
 import {
   AppSource,
-  ClusterSet,
   DeliveryModel,
   Fleet,
   GitOpsCluster,
-  Hub,
   HubFlavor,
   Placement,
   PullApplication,
   PullApplicationSet,
-  Spoke,
 } from '../../src/constructs/index.js';
+import { NEVER_WRITTEN, testFleet } from '../support/fleet-builder.js';
 import {
   applicationSetStep,
   decideTransition,
@@ -40,10 +38,13 @@ afterEach(() => {
 
 /** A hub with spoke `s1` running app `web`; `agent` puts s1 under an agent-managed GitOpsCluster; `move` calls s1.moveTo. */
 function fleetAt(previous: string | undefined, agent: boolean, move?: DeliveryModel, flavor = HubFlavor.ACM) {
-  const fleet = new Fleet({ outdir: '/nonexistent/never-written', previousOutput: previous });
-  const hub = new Hub(fleet, 'hub', { flavor });
-  const set = new ClusterSet(hub, 'all');
-  const s1 = new Spoke(hub, 's1', { clusterSet: set, labels: agent ? { agent: 'true' } : {} });
+  const { fleet, hub, spokes } = testFleet({
+    fleet: { outdir: NEVER_WRITTEN, previousOutput: previous },
+    hub: { flavor },
+    sets: ['all'],
+    spokes: [{ name: 's1', labels: agent ? { agent: 'true' } : {} }],
+  });
+  const [s1] = spokes;
   gitOpsClusterOf(
     hub,
     'agents',
@@ -70,9 +71,13 @@ function edgeFleet(
   model: DeliveryModel | undefined,
   options: { move?: DeliveryModel; app?: 'set' | 'static' | 'none'; flavor?: HubFlavor } = {},
 ) {
-  const fleet = new Fleet({ outdir: '/nonexistent/never-written', previousOutput: previous });
-  const hub = new Hub(fleet, 'hub', { flavor: options.flavor ?? HubFlavor.ACM });
-  const s1 = new Spoke(hub, 's1', { clusterSet: new ClusterSet(hub, 'all'), labels: { tier: 'edge' } });
+  const { fleet, hub, spokes } = testFleet({
+    fleet: { outdir: NEVER_WRITTEN, previousOutput: previous },
+    hub: { flavor: options.flavor ?? HubFlavor.ACM },
+    sets: ['all'],
+    spokes: [{ name: 's1', labels: { tier: 'edge' } }],
+  });
+  const [s1] = spokes;
   const placement = new Placement(hub, 'edge', { predicates: [{ labels: { tier: 'edge' } }] });
   if (model) gitOpsClusterOf(hub, model === DeliveryModel.AGENT_AUTONOMOUS ? 'stores' : 'agents', placement, model);
   const app = options.app ?? 'set';
@@ -467,9 +472,12 @@ describe('moving a spoke between models', () => {
 
   test('GIVEN a static agent-managed app WHEN it is removed THEN plan shows the deletion the principal causes on the spoke, not "nothing on a spoke is deleted"', () => {
     const withApp = commit(fleetAt(undefined, true));
-    const fleet = new Fleet({ outdir: '/nonexistent/never-written', previousOutput: withApp.dir });
-    const hub = new Hub(fleet, 'hub', { flavor: HubFlavor.ACM });
-    new Spoke(hub, 's1', { clusterSet: new ClusterSet(hub, 'all'), labels: { agent: 'true' } });
+    const { fleet, hub } = testFleet({
+      fleet: { outdir: NEVER_WRITTEN, previousOutput: withApp.dir },
+      hub: { flavor: HubFlavor.ACM },
+      sets: ['all'],
+      spokes: [{ name: 's1', labels: { agent: 'true' } }],
+    });
     GitOpsCluster.acm(hub, 'agents', {
       placement: new Placement(hub, 'agents', { predicates: [{ labels: { agent: 'true' } }] }),
       model: DeliveryModel.AGENT_MANAGED,

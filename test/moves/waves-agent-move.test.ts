@@ -14,16 +14,14 @@ import { afterAll, describe, expect, test } from '@jest/globals';
 import { parseAllDocuments } from 'yaml';
 import {
   AppSource,
-  ClusterSet,
   DeliveryModel,
   Fleet,
   GitOpsCluster,
-  Hub,
   Placement,
   PullApplication,
   Rollout,
-  Spoke,
 } from '../../src/constructs/index.js';
+import { NEVER_WRITTEN, testFleet } from '../support/fleet-builder.js';
 import { readSide } from '../../src/cli/commands/plan.js';
 import { planFleet } from '../../src/model/plan/plan.js';
 import { parsePlanState } from '../../src/model/plan/state.js';
@@ -44,15 +42,16 @@ type East = 'basic' | 'to-agent' | 'agent' | 'to-basic';
  * for spokes labelled agent=managed.
  */
 function buildFleet(east: East, previousOutput?: string): Fleet {
-  const fleet = new Fleet({ outdir: '/nonexistent/never-written', ...(previousOutput ? { previousOutput } : {}) });
-  const hub = new Hub(fleet, 'hub');
-  const set = new ClusterSet(hub, 'all');
   const agent = east === 'to-agent' || east === 'agent';
-  const spokes = [
-    new Spoke(hub, 'canary', { clusterSet: set, labels: { ring: 'canary' } }),
-    new Spoke(hub, 'east', { clusterSet: set, labels: { ring: 'main', ...(agent ? { agent: 'managed' } : {}) } }),
-    new Spoke(hub, 'west', { clusterSet: set, labels: { ring: 'main' } }),
-  ];
+  const { fleet, hub, spokes } = testFleet({
+    fleet: { outdir: NEVER_WRITTEN, ...(previousOutput ? { previousOutput } : {}) },
+    sets: ['all'],
+    spokes: [
+      { name: 'canary', labels: { ring: 'canary' } },
+      { name: 'east', labels: { ring: 'main', ...(agent ? { agent: 'managed' } : {}) } },
+      { name: 'west', labels: { ring: 'main' } },
+    ],
+  });
   const agents = new Placement(hub, 'agents', { predicates: [{ labels: { agent: 'managed' } }] });
   GitOpsCluster.ocm(hub, 'agents', { placement: agents, model: DeliveryModel.AGENT_MANAGED });
   new PullApplication(hub, 'web', {
@@ -307,14 +306,15 @@ describe('spokes outside the waves', () => {
   test('GIVEN the only spoke of a wave moving to agent-managed THEN synth warns that the wave is passed over', () => {
     // canary moves: wave canary is left with no spoke, so the controller would start wave main at once
     const build = (moving: boolean, previousOutput?: string) => {
-      const fleet = new Fleet({ outdir: '/nonexistent/never-written', ...(previousOutput ? { previousOutput } : {}) });
-      const hub = new Hub(fleet, 'hub');
-      const set = new ClusterSet(hub, 'all');
-      const canary = new Spoke(hub, 'canary', {
-        clusterSet: set,
-        labels: { ring: 'canary', ...(moving ? { agent: 'managed' } : {}) },
+      const { fleet, hub, spokes } = testFleet({
+        fleet: { outdir: NEVER_WRITTEN, ...(previousOutput ? { previousOutput } : {}) },
+        sets: ['all'],
+        spokes: [
+          { name: 'canary', labels: { ring: 'canary', ...(moving ? { agent: 'managed' } : {}) } },
+          { name: 'west', labels: { ring: 'main' } },
+        ],
       });
-      const west = new Spoke(hub, 'west', { clusterSet: set, labels: { ring: 'main' } });
+      const [canary, west] = spokes;
       const agents = new Placement(hub, 'agents', { predicates: [{ labels: { agent: 'managed' } }] });
       GitOpsCluster.ocm(hub, 'agents', { placement: agents, model: DeliveryModel.AGENT_MANAGED });
       new PullApplication(hub, 'web', {

@@ -7,15 +7,14 @@ import {
   AppSource,
   ClusterSet,
   Fleet,
-  Hub,
   Placement,
   PullApplication,
   PullApplicationSet,
-  Spoke,
 } from '../../src/constructs/index.js';
 import { planStateFiles } from '../../src/constructs/_plan-state.js';
 import { type PlanSide } from '../../src/model/plan/controller-deletions.js';
 import { parsePlanState } from '../../src/model/plan/state.js';
+import { NEVER_WRITTEN, testFleet } from './fleet-builder.js';
 
 export interface SpokeSpec {
   name: string;
@@ -48,16 +47,19 @@ const DEFAULT_SPOKES: SpokeSpec[] = [
 ];
 
 /** The fleet described by `spec`, writing into `outdir` on synth. */
-export function planFleetFixture(spec: FleetSpec = {}, outdir = '/nonexistent/never-written'): Fleet {
-  const fleet = new Fleet({ outdir });
-  const hub = new Hub(fleet, 'hub', { argoNamespace: 'argocd', controller: { enabled: false } });
-  const prod = new ClusterSet(hub, 'prod');
-  for (const s of spec.spokes ?? DEFAULT_SPOKES)
-    new Spoke(hub, s.name, {
+export function planFleetFixture(spec: FleetSpec = {}, outdir = NEVER_WRITTEN): Fleet {
+  const { fleet, hub, sets } = testFleet({
+    fleet: { outdir },
+    hub: { argoNamespace: 'argocd', controller: { enabled: false } },
+    sets: ['prod'],
+    spokes: (spec.spokes ?? DEFAULT_SPOKES).map((s) => ({
+      name: s.name,
       labels: s.labels ?? {},
-      ...(s.set === 'none' ? {} : { clusterSet: prod }),
+      ...(s.set === 'none' ? { set: null } : {}),
       ...(s.taints ? { taints: s.taints } : {}),
-    });
+    })),
+  });
+  const prod = sets.prod;
   const gpu = spec.gpuSet ? new ClusterSet(hub, 'gpu', { matchLabels: { gpu: 'true' } }) : undefined;
   const placement = new Placement(hub, 'all-prod', {
     clusterSets: gpu ? [prod, gpu] : [prod],
@@ -93,7 +95,11 @@ export function planFleetFixture(spec: FleetSpec = {}, outdir = '/nonexistent/ne
 
 /** Renders the fixture the way synth does: objects per file and the hub's plan state. */
 export function output(spec: FleetSpec = {}): PlanSide {
-  const fleet = planFleetFixture(spec);
+  return planSideOf(planFleetFixture(spec));
+}
+
+/** Renders any fleet the way synth does, as one side of a plan: objects per file and each hub's plan state. */
+export function planSideOf(fleet: Fleet): PlanSide {
   const objects = [...fleet.renderObjects()].flatMap(([file, list]) => list.map((object) => ({ file, object })));
   const states = new Map(
     [...planStateFiles(fleet.hubs)].map(([file, text]) => [file.split('/')[0], parsePlanState(text, file)]),

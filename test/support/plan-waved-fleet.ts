@@ -4,10 +4,10 @@
  * controller in two waves (canary, then the rest). Synth renders its hub Applications and the rollout
  * policy, no ManifestWork: the controller writes (and deletes) those.
  */
-import { AppSource, ClusterSet, Fleet, Hub, PullApplication, Rollout, Spoke } from '../../src/constructs/index.js';
-import { planStateFiles } from '../../src/constructs/_plan-state.js';
+import { AppSource, Fleet, PullApplication, Rollout } from '../../src/constructs/index.js';
 import type { PlanSide } from '../../src/model/plan/controller-deletions.js';
-import { parsePlanState } from '../../src/model/plan/state.js';
+import { NEVER_WRITTEN, testFleet } from './fleet-builder.js';
+import { planSideOf } from './plan-fleet.js';
 
 export const WAVED_SPOKES = ['s1', 's2', 's3'] as const;
 
@@ -23,13 +23,13 @@ export interface WavedFleetSpec {
   readonly waved?: boolean;
 }
 
-export function wavedFleet(spec: WavedFleetSpec = {}, outdir = '/nonexistent/never-written'): Fleet {
-  const fleet = new Fleet({ outdir });
-  const hub = new Hub(fleet, 'hub', { argoNamespace: 'argocd', controller: { enabled: false } });
-  const prod = new ClusterSet(hub, 'prod');
-  const spokes = WAVED_SPOKES.map(
-    (name) => new Spoke(hub, name, { clusterSet: prod, labels: { ring: name === 's1' ? 'canary' : 'main' } }),
-  );
+export function wavedFleet(spec: WavedFleetSpec = {}, outdir = NEVER_WRITTEN): Fleet {
+  const { fleet, hub, spokes } = testFleet({
+    fleet: { outdir },
+    hub: { argoNamespace: 'argocd', controller: { enabled: false } },
+    sets: ['prod'],
+    spokes: WAVED_SPOKES.map((name) => ({ name, labels: { ring: name === 's1' ? 'canary' : 'main' } })),
+  });
   const targets = spec.targets ?? WAVED_SPOKES;
   new PullApplication(hub, spec.app ?? 'web', {
     source: AppSource.git({
@@ -54,10 +54,5 @@ export function wavedFleet(spec: WavedFleetSpec = {}, outdir = '/nonexistent/nev
 
 /** The fleet's output the way synth writes it: objects per file and the hub's plan state. */
 export function wavedOutput(spec: WavedFleetSpec = {}): PlanSide {
-  const fleet = wavedFleet(spec);
-  const objects = [...fleet.renderObjects()].flatMap(([file, list]) => list.map((object) => ({ file, object })));
-  const states = new Map(
-    [...planStateFiles(fleet.hubs)].map(([file, text]) => [file.split('/')[0], parsePlanState(text, file)]),
-  );
-  return { objects, states };
+  return planSideOf(wavedFleet(spec));
 }

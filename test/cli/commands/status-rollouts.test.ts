@@ -8,17 +8,15 @@ import { collectStatus, type StatusSource } from '../../../src/cli/commands/stat
 import { renderOutput, statusExitCode } from '../../../src/cli/support/status-render.js';
 import type { Application } from '../../../src/model/core/types.js';
 import type { ConfigMapObject } from '../../../src/model/delivery/appset.js';
-import { AppSource, ClusterSet, Fleet, Hub, PullApplication, Rollout, Spoke } from '../../../src/constructs/index.js';
+import { AppSource, PullApplication, Rollout } from '../../../src/constructs/index.js';
+import { testFleet } from '../../support/fleet-builder.js';
 
 const NOW = new Date('2026-11-25T12:00:00Z');
 
 /** The waved hub Applications synth renders for app `payments` on east and west. */
 function wavedApps(): Application[] {
-  const fleet = new Fleet({ outdir: '/nonexistent/never-written' });
-  const hub = new Hub(fleet, 'hub');
-  const set = new ClusterSet(hub, 'prod');
-  const east = new Spoke(hub, 'east', { clusterSet: set });
-  const west = new Spoke(hub, 'west', { clusterSet: set });
+  const { fleet, hub, spokes } = testFleet({ sets: ['prod'], spokes: ['east', 'west'] });
+  const [east, west] = spokes;
   new PullApplication(hub, 'payments', {
     source: AppSource.git({ repoURL: 'https://git.example/apps.git', path: 'payments' }),
     destinationNamespace: 'payments',

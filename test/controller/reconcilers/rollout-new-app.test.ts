@@ -12,16 +12,8 @@ import { Duration } from 'cdk8s';
 import { createApplicationReconciler } from '../../../src/controller/reconcilers/application.js';
 import { createRolloutReconciler } from '../../../src/controller/reconcilers/rollout.js';
 import type { Reconciler } from '../../../src/controller/runtime/reconciler.js';
-import {
-  AppSource,
-  ClusterSet,
-  Fleet,
-  Hub,
-  PullApplication,
-  Rollout,
-  Spoke,
-  WaveLimit,
-} from '../../../src/constructs/index.js';
+import { AppSource, PullApplication, Rollout, WaveLimit } from '../../../src/constructs/index.js';
+import { testFleet } from '../../support/fleet-builder.js';
 import { SPEC_HASH_ANNOTATION } from '../../../src/model/core/keys.js';
 import type { Application, KubeObject, ManifestWork } from '../../../src/model/core/types.js';
 import { World } from '../../support/world.js';
@@ -36,13 +28,19 @@ const WAVE_INDEX: Record<Ring, number> = { canary: 0, early: 1, late: 2 };
 
 /** What synth renders into the hub's applications.yaml for `web` at `revision` on `spokes`: the policy first. */
 function render(revision: string, spokes: Record<string, Ring>): KubeObject[] {
-  const fleet = new Fleet({ outdir: '/nonexistent/never-written' });
-  const hub = new Hub(fleet, 'hub', { argoNamespace: NS });
-  const set = new ClusterSet(hub, 'prod');
+  const {
+    fleet,
+    hub,
+    spokes: declared,
+  } = testFleet({
+    hub: { argoNamespace: NS },
+    sets: ['prod'],
+    spokes: Object.entries(spokes).map(([name, ring]) => ({ name, labels: { ring } })),
+  });
   new PullApplication(hub, 'web', {
     source: AppSource.git({ repoURL: 'https://git.example/apps.git', path: 'web', targetRevision: revision }),
     destinationNamespace: 'web',
-    spokes: Object.entries(spokes).map(([name, ring]) => new Spoke(hub, name, { clusterSet: set, labels: { ring } })),
+    spokes: declared,
     rollout: Rollout.waves(
       [
         { name: 'canary', labels: { ring: 'canary' }, soak: Duration.minutes(1) },

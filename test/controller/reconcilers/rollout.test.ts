@@ -9,17 +9,8 @@ import { Duration } from 'cdk8s';
 import { createApplicationReconciler } from '../../../src/controller/reconcilers/application.js';
 import { createRolloutReconciler } from '../../../src/controller/reconcilers/rollout.js';
 import type { Reconciler } from '../../../src/controller/runtime/reconciler.js';
-import {
-  AppSource,
-  ClusterSet,
-  Fleet,
-  Hub,
-  PullApplication,
-  Rollout,
-  RolloutFailureAction,
-  Spoke,
-  WaveLimit,
-} from '../../../src/constructs/index.js';
+import { AppSource, PullApplication, Rollout, RolloutFailureAction, WaveLimit } from '../../../src/constructs/index.js';
+import { testFleet } from '../../support/fleet-builder.js';
 import { MANAGED_CLUSTER_ANNOTATION } from '../../../src/model/core/keys.js';
 import type { Application, KubeObject, ManifestWork } from '../../../src/model/core/types.js';
 import { ROLLOUT_HALTED_CONDITION, ROLLOUT_RESUME_ANNOTATION } from '../../../src/model/rollout/policy.js';
@@ -41,16 +32,14 @@ function render(
   onFailure = RolloutFailureAction.PAUSE,
   joiners: Record<string, string> = {},
 ): KubeObject[] {
-  const fleet = new Fleet({ outdir: '/nonexistent/never-written' });
-  const hub = new Hub(fleet, 'hub', { argoNamespace: NS });
-  const set = new ClusterSet(hub, 'prod');
-  const spokes = [
-    ...CLUSTERS.map(
-      (name, i) =>
-        new Spoke(hub, name, { clusterSet: set, labels: { ring: i === 0 ? 'canary' : i < 3 ? 'early' : 'late' } }),
-    ),
-    ...Object.entries(joiners).map(([name, ring]) => new Spoke(hub, name, { clusterSet: set, labels: { ring } })),
-  ];
+  const { fleet, hub, spokes } = testFleet({
+    hub: { argoNamespace: NS },
+    sets: ['prod'],
+    spokes: [
+      ...CLUSTERS.map((name, i) => ({ name, labels: { ring: i === 0 ? 'canary' : i < 3 ? 'early' : 'late' } })),
+      ...Object.entries(joiners).map(([name, ring]) => ({ name, labels: { ring } })),
+    ],
+  });
   new PullApplication(hub, 'web', {
     source: AppSource.git({ repoURL: 'https://git.example/apps.git', path: 'web', targetRevision: revision }),
     destinationNamespace: 'web',

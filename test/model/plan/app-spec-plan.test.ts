@@ -7,28 +7,27 @@ import { describe, expect, test } from '@jest/globals';
 import { Duration } from 'cdk8s';
 import {
   AppSource,
-  Fleet,
-  Hub,
   Placement,
   PullApplication,
   PullApplicationSet,
-  Spoke,
   SyncOption,
   type PullAppOptions,
 } from '../../../src/constructs/index.js';
-import { planStateFiles } from '../../../src/constructs/_plan-state.js';
+import { testFleet } from '../../support/fleet-builder.js';
+import { planSideOf } from '../../support/plan-fleet.js';
 import { formatFieldChange } from '../../../src/model/plan/diff.js';
 import { planFleet } from '../../../src/model/plan/plan.js';
 import type { PlanSide } from '../../../src/model/plan/controller-deletions.js';
-import { parsePlanState } from '../../../src/model/plan/state.js';
 
 const CHARTS = 'https://charts.example.com';
 const VALUES = 'https://git.example.com/values.git';
 
 function side(app: Partial<PullAppOptions>): PlanSide {
-  const fleet = new Fleet({ outdir: '/nonexistent/never-written' });
-  const hub = new Hub(fleet, 'hub', { argoNamespace: 'argocd', controller: { enabled: false } });
-  const east = new Spoke(hub, 'east');
+  const {
+    fleet,
+    hub,
+    spokes: [east],
+  } = testFleet({ hub: { argoNamespace: 'argocd', controller: { enabled: false } }, spokes: ['east'] });
   const props = {
     destinationNamespace: 'web',
     resources: [{ apiGroup: 'apps', resources: ['deployments'] }],
@@ -36,11 +35,7 @@ function side(app: Partial<PullAppOptions>): PlanSide {
   } as PullAppOptions;
   new PullApplication(hub, 'web', { ...props, spokes: [east] });
   new PullApplicationSet(hub, 'api', { ...props, placement: new Placement(hub, 'everywhere') });
-  const objects = [...fleet.renderObjects()].flatMap(([file, list]) => list.map((object) => ({ file, object })));
-  const states = new Map(
-    [...planStateFiles(fleet.hubs)].map(([file, text]) => [file.split('/')[0], parsePlanState(text, file)]),
-  );
-  return { objects, states };
+  return planSideOf(fleet);
 }
 
 /** Field change lines of one changed object. */

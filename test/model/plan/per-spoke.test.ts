@@ -6,19 +6,15 @@
 import { describe, expect, test } from '@jest/globals';
 import {
   AppSource,
-  ClusterSet,
-  Fleet,
-  Hub,
   Placement,
   PullApplication,
   PullApplicationSet,
-  Spoke,
   SpokeParam,
 } from '../../../src/constructs/index.js';
-import { planStateFiles } from '../../../src/constructs/_plan-state.js';
+import { planSideOf } from '../../support/plan-fleet.js';
+import { testFleet } from '../../support/fleet-builder.js';
 import { formatPlan, planFleet } from '../../../src/model/plan/plan.js';
 import { type PlanSide } from '../../../src/model/plan/controller-deletions.js';
-import { parsePlanState } from '../../../src/model/plan/state.js';
 
 interface Spec {
   regions: Record<string, string>;
@@ -26,12 +22,18 @@ interface Spec {
 }
 
 function side(spec: Spec): PlanSide {
-  const fleet = new Fleet({ outdir: '/nonexistent/never-written' });
-  const hub = new Hub(fleet, 'hub', { argoNamespace: 'argocd', controller: { enabled: false } });
-  const prod = new ClusterSet(hub, 'prod');
-  for (const [name, region] of Object.entries(spec.regions))
-    new Spoke(hub, name, { clusterSet: prod, labels: { env: spec.env?.[name] ?? 'prod', region } });
-  const placement = new Placement(hub, 'all-prod', { clusterSets: [prod], predicates: [{ labels: { env: 'prod' } }] });
+  const { fleet, hub, sets } = testFleet({
+    hub: { argoNamespace: 'argocd', controller: { enabled: false } },
+    sets: ['prod'],
+    spokes: Object.entries(spec.regions).map(([name, region]) => ({
+      name,
+      labels: { env: spec.env?.[name] ?? 'prod', region },
+    })),
+  });
+  const placement = new Placement(hub, 'all-prod', {
+    clusterSets: [sets.prod],
+    predicates: [{ labels: { env: 'prod' } }],
+  });
   const chart = (values: Record<string, unknown>) =>
     AppSource.helm({ repoURL: 'https://charts.example.com', chart: 'web', targetRevision: '1.0.0', values });
   new PullApplication(hub, 'web', {
@@ -45,11 +47,7 @@ function side(spec: Spec): PlanSide {
     destinationNamespace: 'api',
     placement,
   });
-  const objects = [...fleet.renderObjects()].flatMap(([file, list]) => list.map((object) => ({ file, object })));
-  const states = new Map(
-    [...planStateFiles(fleet.hubs)].map(([file, text]) => [file.split('/')[0], parsePlanState(text, file)]),
-  );
-  return { objects, states };
+  return planSideOf(fleet);
 }
 
 describe('plan with values per spoke', () => {
