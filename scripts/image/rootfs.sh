@@ -13,7 +13,9 @@
 #               from the built controller: the packages lib/src/controller/main.js imports, directly or
 #               through other modules of lib/ (dependency-cruiser walks the import graph), and what those
 #               packages depend on (npm installs them from the lock file).
-#   <out>/app   /app: lib/ (npm run build), bin/pullfleet-controller.js, package.json, LICENSE and the
+#   <out>/app   /app: the modules of lib/ (npm run build) the controller imports, read from the same
+#               graph (no CLI, construct library or validators), bin/pullfleet-controller.js,
+#               package.json, LICENSE and the
 #               SBOM (CycloneDX, npm sbom plus Node and the Debian packages).
 #   <out>/sbom.cdx.json  the same SBOM.
 #
@@ -67,7 +69,6 @@ cp -R "$repo/package.json" "$repo/package-lock.json" "$repo/tsconfig.json" "$rep
   "$repo/src" "$repo/imports" "$work/build/"
 ln -s "$repo/node_modules" "$work/build/node_modules"
 (cd "$work/build" && npm run build --silent)
-cp -R "$work/build/lib" "$app/lib"
 mkdir -p "$app/bin"
 cp "$repo/bin/pullfleet-controller.js" "$app/bin/"
 cp "$repo/LICENSE" "$app/"
@@ -75,13 +76,13 @@ cp "$repo/LICENSE" "$app/"
 step "the packages $CONTROLLER_ENTRY imports (dependency-cruiser over lib/)"
 (cd "$work/build" && npx --no-install depcruise "$CONTROLLER_ENTRY" --no-config --do-not-follow node_modules \
   --output-type json) >"$work/graph.json"
-node --input-type=module - "$work/graph.json" "$repo/package.json" "$work/build" "$CONTROLLER_ENTRY" >"$work/controller-deps.txt" <<'JS'
+node --input-type=module - "$work/graph.json" "$repo/package.json" "$work/build" "$CONTROLLER_ENTRY" "$work/controller-modules.txt" >"$work/controller-deps.txt" <<'JS'
 // The packages the controller's modules import (node: built-ins aside), each a production dependency.
-// Prints one name a line.
-import { readFileSync } from 'node:fs';
+// Prints one name a line; writes the modules of lib/ it reaches to the file named last.
+import { readFileSync, writeFileSync } from 'node:fs';
 import { isBuiltin } from 'node:module';
 import { join } from 'node:path';
-const [graphFile, packageFile, build, entry] = process.argv.slice(2);
+const [graphFile, packageFile, build, entry, modulesFile] = process.argv.slice(2);
 const graph = JSON.parse(readFileSync(graphFile, 'utf8'));
 const { dependencies = {} } = JSON.parse(readFileSync(packageFile, 'utf8'));
 const packageOf = (specifier) => specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/');
@@ -111,9 +112,17 @@ if (problems.length) {
   process.exit(1);
 }
 for (const name of [...used].sort()) console.log(name);
+const modules = graph.modules.map((module) => module.source).filter((source) => source.startsWith('lib/'));
+writeFileSync(modulesFile, modules.sort().join('\n') + '\n');
 JS
 [ -s "$work/controller-deps.txt" ] || fail "found no package $CONTROLLER_ENTRY imports"
 echo "rootfs: the controller imports $(paste -sd ' ' "$work/controller-deps.txt")" >&2
+# Only the modules of lib/ the controller reaches go into the image.
+while read -r module; do
+  mkdir -p "$app/$(dirname "$module")"
+  cp "$work/build/$module" "$app/$module"
+done <"$work/controller-modules.txt"
+echo "rootfs: $(wc -l <"$work/controller-modules.txt") modules of lib/" >&2
 
 step "those packages and their dependencies (package-lock.json)"
 cp "$repo/package.json" "$repo/package-lock.json" "$deps/"

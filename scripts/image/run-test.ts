@@ -126,6 +126,9 @@ function unpack(archive: string, scratch: string): { rootfs: string; bundle: Run
   const cliOnly = ['ajv', 'kubernetes-models', '@kubernetes-models/argo-cd', 'yaml', 'semver'];
   for (const absent of [...synthOnly, ...cliOnly])
     if (existsSync(join(rootfs, 'app', 'node_modules', absent))) problems.push(`holds node_modules/${absent}`);
+  // pullfleet's own synth side: the CLI, the construct library, migrate, validate and the generated validators.
+  for (const absent of ['lib/src/cli', 'lib/src/constructs', 'lib/src/migrate', 'lib/src/validate', 'lib/imports'])
+    if (existsSync(join(rootfs, 'app', absent))) problems.push(`holds /app/${absent}`);
   for (const present of [
     'app/lib/src/controller/main.js',
     'app/bin/pullfleet-controller.js',
